@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstdint>
+
+#include <ATen/core/Tensor.h>
+
+/// The paper's synthetic 2-D experiment: two isotropic Gaussians with class imbalance.
+namespace lcs {
+
+struct SyntheticDataConfig {
+    int trainNegative = 90;   ///< class 0 ~ N((-1,-1), I)
+    int trainPositive = 10;   ///< class 1 ~ N((+1,+1), I)
+    int testNegative = 90;
+    int testPositive = 10;
+    int calibration = 500;    ///< unlabelled, uniform over the box
+    double boxMin = -4.0;     ///< box [boxMin, boxMax]^2 covers both classes (3 sd)
+    double boxMax = 4.0;
+};
+
+struct SyntheticData {
+    at::Tensor trainX, trainY;  ///< [N, 2] float, [N] int64
+    at::Tensor testX, testY;
+    at::Tensor calibrationX;    ///< [M, 2] float
+};
+
+/// Replicate r of the experiment, fully determined by (seed, r) and independent of the
+/// platform's <random> distributions (own Box-Muller over mt19937_64).
+SyntheticData makeSyntheticData(const SyntheticDataConfig& config, uint64_t seed, int replicate);
+
+/// A regular grid of resolution^2 points over the box (row-major, y outer), for
+/// decision-region plots.
+at::Tensor syntheticGrid(const SyntheticDataConfig& config, int resolution);
+
+} // namespace lcs

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "decision/cost_matrix.h"
+
+namespace lcs {
+
+/// L as a [C, D] tensor of the given dtype on the given device.
+at::Tensor costTensor(const CostMatrix& costs, at::ScalarType dtype = at::kFloat,
+                      at::Device device = at::kCPU);
+
+/// R(d) = sum_y probs[n, y] L[y, d] for every row: probs [N, C], costs [C, D] -> [N, D].
+at::Tensor expectedCosts(const at::Tensor& probs, const at::Tensor& costs);
+
+/// Bayes decisions argmin_d R(d), [N] int64. Ties go to the lowest decision index, so a
+/// class decision is preferred to referral (the last column) at equal expected cost.
+at::Tensor bayesDecisions(const at::Tensor& probs, const at::Tensor& costs);
+
+/// Everything the paper reports about a set of decisions on labelled points.
+struct DecisionMetrics {
+    int64_t count = 0;            ///< points evaluated
+    double averageCost = 0;       ///< mean_n L[y_n, d_n], referrals included at their cost
+    double accuracy = 0;          ///< on non-referred points (NaN when all are referred)
+    double nll = 0;               ///< -mean log p(y_n) on non-referred points (NaN if none)
+    double referralRate = 0;      ///< fraction of points referred
+    int numClasses = 0;
+    int numDecisions = 0;
+    std::vector<int64_t> confusion;   ///< [C x D] row-major counts, rows = truth
+    std::vector<double> perClassIoU;  ///< TP/(TP+FP+FN); NaN for a class absent from both
+    double meanIoU = 0;               ///< mean over classes with a defined IoU
+};
+
+/// probs [N, C] (the distribution the decisions were made from, used for NLL),
+/// decisions [N] in [0, D), labels [N] in [0, C). A referral counts as a miss (FN) for
+/// IoU. Points whose label equals `ignoreLabel` (if >= 0) are left out entirely.
+DecisionMetrics evaluateDecisions(const at::Tensor& probs, const at::Tensor& decisions,
+                                  const at::Tensor& labels, const CostMatrix& costs,
+                                  int64_t ignoreLabel = -1);
+
+} // namespace lcs

@@ -1,0 +1,297 @@
+#include "experiments/synthetic_experiment.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include <torch/torch.h>
+
+namespace lcs {
+
+std::string methodName(InferenceMethod m)
+{
+    switch (m) {
+    case InferenceMethod::Bbvi: return "bbvi";
+    case InferenceMethod::Sghmc: return "sghmc";
+    case InferenceMethod::Sgld: return "sgld";
+    case InferenceMethod::KfacLaplace: return "kfac_laplace";
+    }
+    return "unknown";
+}
+
+std::string methodLabel(InferenceMethod m)
+{
+    switch (m) {
+    case InferenceMethod::Bbvi: return "VI (BBVI)";
+    case InferenceMethod::Sghmc: return "SGHMC";
+    case InferenceMethod::Sgld: return "SGLD";
+    case InferenceMethod::KfacLaplace: return "KFAC-Laplace";
+    }
+    return "unknown";
+}
+
+std::optional<InferenceMethod> parseMethod(const std::string& name)
+{
+    for (auto m : {InferenceMethod::Bbvi, InferenceMethod::Sghmc, InferenceMethod::Sgld, InferenceMethod::KfacLaplace})
+        if (methodName(m) == name)
+            return m;
+    return std::nullopt;
+}
+
+std::vector<InferenceMethod> paperMethods()
+{
+    return {InferenceMethod::Bbvi, InferenceMethod::Sghmc, InferenceMethod::KfacLaplace};
+}
+
+MeanStd meanStd(const std::vector<double>& v)
+{
+    MeanStd r;
+    if (v.empty())
+        return r;
+    double sum = 0;
+    for (double x : v)
+        sum += x;
+    r.mean = sum / static_cast<double>(v.size());
+    if (v.size() > 1) {
+        double ss = 0;
+        for (double x : v)
+            ss += (x - r.mean) * (x - r.mean);
+        r.std = std::sqrt(ss / static_cast<double>(v.size() - 1));
+    }
+    return r;
+}
+
+uint64_t taskSeed(uint64_t seed, int replicate, InferenceMethod method)
+{
+    return mixSeed(seed, static_cast<uint64_t>(replicate), 100 + static_cast<uint64_t>(method));
+}
+
+namespace {
+
+/// Labels a job's reports with the replicate and method it belongs to.
+JobContext labelled(const JobContext& ctx, const std::string& detail)
+{
+    JobContext out = ctx;
+    if (ctx.progress) {
+        out.progress = [sink = ctx.progress, detail](const Progress& p) {
+            Progress q = p;
+            q.detail = detail;
+            sink(q);
+        };
+    }
+    return out;
+}
+
+std::string taskDetail(int replicate, InferenceMethod method)
+{
+    return "replicate " + std::to_string(replicate + 1) + ", " + methodName(method);
+}
+
+} // namespace
+
+SyntheticPredictive inferSynthetic(const SyntheticConfig& config, int replicate, InferenceMethod method,
+                                   const JobContext& ctxIn)
+{
+    const JobContext ctx = labelled(ctxIn, taskDetail(replicate, method));
+    SyntheticPredictive out;
+    out.replicate = replicate;
+    out.method = method;
+    out.data = makeSyntheticData(config.data, config.seed, replicate);
+
+    // One forward pass over calibration, test and grid points together.
+    std::vector<at::Tensor> parts{out.data.calibrationX, out.data.testX};
+    if (config.gridResolution > 0)
+        parts.push_back(syntheticGrid(config.data, config.gridResolution));
+    const auto evalInputs = torch::cat(parts, 0);
+
+    auto gen = makeGenerator(taskSeed(config.seed, replicate, method));
+    const TrainingSet train{out.data.trainX, out.data.trainY};
+    auto freshMlp = [&] {
+        Mlp m(2, config.hidden, 2);
+        initialiseFrom(*m, gen);
+        return m;
+    };
+    InferenceOutput inf;
+    switch (method) {
+    case InferenceMethod::Sghmc:
+        inf = runSgmcmc(freshMlp(), train, evalInputs, config.sghmc, gen, ctx, "sghmc");
+        break;
+    case InferenceMethod::Sgld: {
+        SgmcmcConfig sgld = config.sghmc;
+        sgld.momentum = 0.0;
+        inf = runSgmcmc(freshMlp(), train, evalInputs, sgld, gen, ctx, "sgld");
+        break;
+    }
+    case InferenceMethod::Bbvi:
+        inf = runBbvi(2, config.hidden, 2, train, evalInputs, config.bbvi, gen, ctx);
+        break;
+    case InferenceMethod::KfacLaplace:
+        inf = runKfacLaplace(freshMlp(), train, evalInputs, config.kfac, gen, ctx);
+        break;
+    }
+    const int64_t nCal = out.data.calibrationX.size(0);
+    const int64_t nTest = out.data.testX.size(0);
+    out.calibrationProbs = inf.predictive.narrow(0, 0, nCal).contiguous();
+    out.testProbs = inf.predictive.narrow(0, nCal, nTest).contiguous();
+    if (config.gridResolution > 0)
+        out.gridProbs = inf.predictive.narrow(0, nCal + nTest, inf.predictive.size(0) - nCal - nTest).contiguous();
+    out.model = inf.model;
+    out.seconds = inf.seconds;
+    return out;
+}
+
+SyntheticCorrection correctSynthetic(const SyntheticConfig& config, const SyntheticPredictive& predictive,
+                                     const CostMatrix& costs, const JobContext& ctxIn,
+                                     const CorrectionObserver& observer)
+{
+    const JobContext ctx = labelled(ctxIn, taskDetail(predictive.replicate, predictive.method));
+    costs.validateFor(2);
+    // The correction draws from its own stream: re-running it under a new cost matrix
+    // starts q from the same initialisation.
+    auto gen = makeGenerator(mixSeed(taskSeed(config.seed, predictive.replicate, predictive.method), 7));
+    auto trained = trainCorrection(predictive.data.calibrationX, predictive.calibrationProbs, costs,
+                                   config.correction, gen, ctx, observer);
+    SyntheticCorrection out;
+    out.q = trained.q;
+    out.curve = std::move(trained.curve);
+    out.seconds = trained.seconds;
+    out.testProbs = predictProbabilities(*out.q, predictive.data.testX);
+    if (config.gridResolution > 0)
+        out.gridProbs = predictProbabilities(*out.q, syntheticGrid(config.data, config.gridResolution));
+    return out;
+}
+
+ReplicateOutcome evaluateSynthetic(const SyntheticPredictive& predictive, const SyntheticCorrection& correction,
+                                   const CostMatrix& costs)
+{
+    const auto L = costTensor(costs);
+    ReplicateOutcome r;
+    r.replicate = predictive.replicate;
+    r.method = predictive.method;
+    const auto& y = predictive.data.testY;
+    r.uncorrected = evaluateDecisions(predictive.testProbs, bayesDecisions(predictive.testProbs, L), y, costs);
+    r.corrected = evaluateDecisions(correction.testProbs, bayesDecisions(correction.testProbs, L), y, costs);
+    r.inferenceSeconds = predictive.seconds;
+    r.correctionSeconds = correction.seconds;
+    return r;
+}
+
+MethodSummary summarise(InferenceMethod method, std::vector<ReplicateOutcome> outcomes)
+{
+    std::sort(outcomes.begin(), outcomes.end(),
+              [](const ReplicateOutcome& a, const ReplicateOutcome& b) { return a.replicate < b.replicate; });
+    std::vector<double> u, c, d;
+    for (const auto& o : outcomes) {
+        u.push_back(o.uncorrected.averageCost);
+        c.push_back(o.corrected.averageCost);
+        d.push_back(o.uncorrected.averageCost - o.corrected.averageCost);
+    }
+    MethodSummary s;
+    s.method = method;
+    s.uncorrected = meanStd(u);
+    s.corrected = meanStd(c);
+    s.pairedDiff = meanStd(d);
+    s.replicates = std::move(outcomes);
+    return s;
+}
+
+SyntheticResult runSynthetic(const SyntheticConfig& config, const JobContext& ctx, const ReplicateCallback& onReplicate)
+{
+    if (config.replicates < 1)
+        throw std::invalid_argument("synthetic: replicates must be >= 1, got " + std::to_string(config.replicates));
+    if (config.methods.empty())
+        throw std::invalid_argument("synthetic: no inference method selected");
+    config.costs.validateFor(2);
+    const auto start = std::chrono::steady_clock::now();
+
+    struct Task {
+        int replicate;
+        InferenceMethod method;
+    };
+    std::vector<Task> tasks;
+    for (int r = 0; r < config.replicates; ++r)
+        for (auto m : config.methods)
+            tasks.push_back({r, m});
+
+    std::mutex mutex;  // guards outcomes, progress and the callback
+    std::vector<ReplicateOutcome> outcomes;
+    std::atomic<size_t> next{0};
+    std::atomic<size_t> done{0};
+    std::exception_ptr failure;
+    CancelToken stopOthers;  // first failure stops the other workers
+
+    JobContext shared = ctx;
+    if (ctx.progress) {
+        shared.progress = [&](const Progress& p) {
+            std::lock_guard<std::mutex> lock(mutex);
+            Progress q = p;
+            // Overall position for a progress bar across all tasks.
+            q.scalars.push_back({"tasks_done", static_cast<double>(done.load())});
+            q.scalars.push_back({"tasks_total", static_cast<double>(tasks.size())});
+            ctx.progress(q);
+        };
+    }
+    auto worker = [&] {
+        try {
+            for (size_t i = next++; i < tasks.size(); i = next++) {
+                if (stopOthers.isCancelled())
+                    return;
+                ctx.checkCancelled();
+                const auto& t = tasks[i];
+                auto predictive = inferSynthetic(config, t.replicate, t.method, shared);
+                auto correction = correctSynthetic(config, predictive, config.costs, shared);
+                auto outcome = evaluateSynthetic(predictive, correction, config.costs);
+                std::lock_guard<std::mutex> lock(mutex);
+                outcomes.push_back(outcome);
+                ++done;
+                if (onReplicate)
+                    onReplicate(outcome, predictive, correction);
+                if (ctx.progress) {
+                    Progress p;
+                    p.phase = "replicate_done";
+                    p.detail = taskDetail(t.replicate, t.method);
+                    p.step = static_cast<long long>(done.load());
+                    p.total = static_cast<long long>(tasks.size());
+                    p.scalars = {{"uncorrected_cost", outcome.uncorrected.averageCost},
+                                 {"corrected_cost", outcome.corrected.averageCost}};
+                    ctx.progress(p);
+                }
+            }
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(mutex);
+            if (!failure)
+                failure = std::current_exception();
+            stopOthers.cancel();
+        }
+    };
+    const int threads = std::max(1, std::min<int>(config.threads, static_cast<int>(tasks.size())));
+    if (threads == 1) {
+        worker();
+    } else {
+        std::vector<std::thread> pool;
+        for (int i = 0; i < threads; ++i)
+            pool.emplace_back(worker);
+        for (auto& th : pool)
+            th.join();
+    }
+    if (failure)
+        std::rethrow_exception(failure);
+
+    SyntheticResult result;
+    result.replicates = config.replicates;
+    result.seed = config.seed;
+    for (auto m : config.methods) {
+        std::vector<ReplicateOutcome> mine;
+        for (const auto& o : outcomes)
+            if (o.method == m)
+                mine.push_back(o);
+        result.methods.push_back(summarise(m, std::move(mine)));
+    }
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+} // namespace lcs

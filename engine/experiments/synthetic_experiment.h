@@ -1,0 +1,122 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "calibration/correction.h"
+#include "core/job.h"
+#include "decision/cost_matrix.h"
+#include "decision/decisions.h"
+#include "inference/methods.h"
+#include "synthetic.h"
+
+/// The paper's synthetic experiment (section "Synthetic Data Experiments", Table 2) as
+/// plain functions: inference per (replicate, method), correction on the cached
+/// predictive, and the whole table. The GUI calls the phases separately so that a new
+/// cost matrix re-runs only the correction.
+namespace lcs {
+
+enum class InferenceMethod { Bbvi, Sghmc, Sgld, KfacLaplace };
+
+std::string methodName(InferenceMethod m);            ///< "bbvi", "sghmc", "sgld", "kfac_laplace"
+std::string methodLabel(InferenceMethod m);           ///< "BBVI", "SGHMC", ... for tables
+std::optional<InferenceMethod> parseMethod(const std::string& name);
+std::vector<InferenceMethod> paperMethods();           ///< bbvi, sghmc, kfac_laplace
+
+struct SyntheticConfig {
+    int replicates = 10;
+    std::vector<InferenceMethod> methods = paperMethods();
+    uint64_t seed = 0;
+    int threads = 1;                 ///< (replicate, method) tasks run in parallel
+    std::vector<int64_t> hidden{50};
+    SyntheticDataConfig data;
+    SgmcmcConfig sghmc;              ///< momentum 0.5 (SGHMC); SGLD uses momentum 0
+    BbviConfig bbvi;
+    KfacConfig kfac;
+    CorrectionConfig correction;
+    CostMatrix costs = costPreset("synthetic");
+    int gridResolution = 0;          ///< > 0: predictive and q also on a grid (for plots)
+};
+
+/// Everything inference produced for one (replicate, method): the cached posterior
+/// predictive that corrections are trained against.
+struct SyntheticPredictive {
+    int replicate = 0;
+    InferenceMethod method = InferenceMethod::Sghmc;
+    SyntheticData data;
+    at::Tensor calibrationProbs;  ///< [Ncal, 2]
+    at::Tensor testProbs;         ///< [Ntest, 2]
+    at::Tensor gridProbs;         ///< [res^2, 2] or undefined
+    std::shared_ptr<torch::nn::Module> model;  ///< MAP net (KFAC), BBVI net, last SGHMC sample
+    double seconds = 0;
+};
+
+struct SyntheticCorrection {
+    Mlp q{nullptr};
+    at::Tensor testProbs;
+    at::Tensor gridProbs;
+    std::vector<CorrectionStep> curve;
+    double seconds = 0;
+};
+
+struct ReplicateOutcome {
+    int replicate = 0;
+    InferenceMethod method = InferenceMethod::Sghmc;
+    DecisionMetrics uncorrected;
+    DecisionMetrics corrected;
+    double inferenceSeconds = 0;
+    double correctionSeconds = 0;
+};
+
+struct MeanStd {
+    double mean = 0;
+    double std = 0;  ///< sample standard deviation (n - 1); 0 for a single value
+};
+MeanStd meanStd(const std::vector<double>& values);
+
+struct MethodSummary {
+    InferenceMethod method = InferenceMethod::Sghmc;
+    MeanStd uncorrected;
+    MeanStd corrected;
+    MeanStd pairedDiff;  ///< uncorrected - corrected per replicate: > 0 means the correction helped
+    std::vector<ReplicateOutcome> replicates;  ///< in replicate order
+};
+
+struct SyntheticResult {
+    int replicates = 0;
+    uint64_t seed = 0;
+    double seconds = 0;
+    std::vector<MethodSummary> methods;  ///< in config order
+};
+
+/// Seed of the stream used by (replicate, method): results do not depend on threads.
+uint64_t taskSeed(uint64_t seed, int replicate, InferenceMethod method);
+
+SyntheticPredictive inferSynthetic(const SyntheticConfig& config, int replicate, InferenceMethod method,
+                                   const JobContext& ctx);
+
+/// Correction for a cached predictive under `costs` (validated for 2 classes).
+SyntheticCorrection correctSynthetic(const SyntheticConfig& config, const SyntheticPredictive& predictive,
+                                     const CostMatrix& costs, const JobContext& ctx,
+                                     const CorrectionObserver& observer = {});
+
+/// Test metrics of both decision rules.
+ReplicateOutcome evaluateSynthetic(const SyntheticPredictive& predictive, const SyntheticCorrection& correction,
+                                   const CostMatrix& costs);
+
+MethodSummary summarise(InferenceMethod method, std::vector<ReplicateOutcome> outcomes);
+
+/// Called once per finished (replicate, method), serialised (never concurrently).
+using ReplicateCallback =
+    std::function<void(const ReplicateOutcome&, const SyntheticPredictive&, const SyntheticCorrection&)>;
+
+/// The whole table. Progress reports come from worker threads but are serialised.
+SyntheticResult runSynthetic(const SyntheticConfig& config, const JobContext& ctx,
+                             const ReplicateCallback& onReplicate = {});
+
+} // namespace lcs

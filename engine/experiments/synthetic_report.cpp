@@ -1,0 +1,96 @@
+#include "experiments/synthetic_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace lcs {
+
+namespace {
+
+std::string fmt(const char* pattern, double a, double b)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, pattern, a, b);
+    return buf;
+}
+
+nlohmann::json meanStdJson(const MeanStd& m)
+{
+    return {{"mean", m.mean}, {"std", m.std}};
+}
+
+/// JSON has no NaN; an undefined metric (e.g. accuracy with everything referred) is null.
+nlohmann::json number(double v)
+{
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json metricsJson(const DecisionMetrics& m)
+{
+    return {{"cost", number(m.averageCost)}, {"accuracy", number(m.accuracy)}, {"nll", number(m.nll)},
+            {"referral_rate", number(m.referralRate)}, {"mean_iou", number(m.meanIoU)}};
+}
+
+} // namespace
+
+std::string syntheticTable(const SyntheticResult& r)
+{
+    std::ostringstream s;
+    s << "Synthetic data: test decision cost over " << r.replicates << " replicate(s), mean ± std\n";
+    char line[256];
+    std::snprintf(line, sizeof line, "%-14s %-20s %-20s %-16s %-10s\n", "method", "w/o correction",
+                  "w/ correction", "avg paired diff", "std diff");
+    s << line;
+    for (const auto& m : r.methods) {
+        std::snprintf(line, sizeof line, "%-14s %-21s %-21s %-16.5f %-10.5f\n", methodLabel(m.method).c_str(),
+                      fmt("%.3f ± %.3f", m.uncorrected.mean, m.uncorrected.std).c_str(),
+                      fmt("%.3f ± %.3f", m.corrected.mean, m.corrected.std).c_str(), m.pairedDiff.mean,
+                      m.pairedDiff.std);
+        s << line;
+    }
+    std::snprintf(line, sizeof line, "(paired diff = uncorrected - corrected; > 0 means the correction lowered the cost)\n"
+                                     "%.1f s wall\n", r.seconds);
+    s << line;
+    return s.str();
+}
+
+std::string syntheticJson(const SyntheticResult& r)
+{
+    nlohmann::json methods = nlohmann::json::object();
+    for (const auto& m : r.methods) {
+        nlohmann::json reps = nlohmann::json::array();
+        for (const auto& o : m.replicates)
+            reps.push_back({{"replicate", o.replicate},
+                            {"uncorrected", metricsJson(o.uncorrected)},
+                            {"corrected", metricsJson(o.corrected)},
+                            {"inference_seconds", o.inferenceSeconds},
+                            {"correction_seconds", o.correctionSeconds}});
+        methods[methodName(m.method)] = {{"uncorrected", meanStdJson(m.uncorrected)},
+                                         {"corrected", meanStdJson(m.corrected)},
+                                         {"paired_diff", meanStdJson(m.pairedDiff)},
+                                         {"replicates", reps}};
+    }
+    nlohmann::json j = {{"experiment", "synthetic"}, {"replicates", r.replicates}, {"seconds", r.seconds},
+                        {"seed", r.seed}, {"methods", methods}};
+    return j.dump(2) + "\n";
+}
+
+std::string syntheticCsv(const SyntheticResult& r)
+{
+    std::ostringstream s;
+    s.precision(10);
+    s << "method,replicate,uncorrected_cost,corrected_cost,paired_diff,uncorrected_accuracy,corrected_accuracy,"
+         "uncorrected_nll,corrected_nll,inference_seconds,correction_seconds\n";
+    for (const auto& m : r.methods)
+        for (const auto& o : m.replicates)
+            s << methodName(m.method) << ',' << o.replicate << ',' << o.uncorrected.averageCost << ','
+              << o.corrected.averageCost << ',' << (o.uncorrected.averageCost - o.corrected.averageCost) << ','
+              << o.uncorrected.accuracy << ',' << o.corrected.accuracy << ',' << o.uncorrected.nll << ','
+              << o.corrected.nll << ',' << o.inferenceSeconds << ',' << o.correctionSeconds << '\n';
+    return s.str();
+}
+
+} // namespace lcs

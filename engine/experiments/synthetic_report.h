@@ -1,0 +1,21 @@
+#pragma once
+
+#include <string>
+
+#include "experiments/synthetic_experiment.h"
+
+namespace lcs {
+
+/// The paper's Table 2 as text: mean ± std without and with correction, average paired
+/// difference and its std, one row per method.
+std::string syntheticTable(const SyntheticResult& result);
+
+/// {"experiment": "synthetic", "replicates": N, "seconds": s, "seed": S,
+///  "methods": {name: {"uncorrected": {"mean","std"}, "corrected": {...},
+///                     "paired_diff": {...}, "replicates": [...]}}}
+std::string syntheticJson(const SyntheticResult& result);
+
+/// One row per (method, replicate) with both decision rules' metrics.
+std::string syntheticCsv(const SyntheticResult& result);
+
+} // namespace lcs

@@ -1,0 +1,399 @@
+#include "inference/methods.h"
+
+#include <chrono>
+#include <cmath>
+
+#include <torch/torch.h>
+
+#include "inference/sghmc.h"
+#include "models/flat_parameters.h"
+
+namespace lcs {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start)
+{
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Reports about a hundred times per phase: often enough for a progress bar, rarely
+/// enough to cost nothing.
+using Scalars = std::vector<std::pair<std::string, double>>;
+
+void reportStep(const JobContext& ctx, const std::string& phase, long long step, long long total,
+                const std::function<Scalars()>& scalars = {})
+{
+    if (!ctx.progress)
+        return;
+    const long long every = std::max<long long>(1, total / 100);
+    if (step % every != 0 && step != total)
+        return;
+    Progress p;
+    p.phase = phase;
+    p.step = step;
+    p.total = total;
+    if (scalars)
+        p.scalars = scalars();
+    ctx.report(p);
+}
+
+/// Full batch, or a minibatch drawn without replacement from `generator`.
+TrainingSet batchOf(const TrainingSet& data, int batchSize, at::Generator& generator)
+{
+    const int64_t n = data.x.size(0);
+    if (batchSize <= 0 || batchSize >= n)
+        return data;
+    auto idx = torch::randperm(n, generator, torch::dtype(torch::kLong)).slice(0, 0, batchSize).to(data.x.device());
+    return {data.x.index_select(0, idx), data.y.index_select(0, idx)};
+}
+
+} // namespace
+
+// -------------------------------------------------------------------- PredictiveAverage
+
+void PredictiveAverage::add(const torch::Tensor& probs)
+{
+    auto p = probs.detach().to(torch::kDouble);
+    if (!m_sum.defined())
+        m_sum = p.clone();
+    else
+        m_sum.add_(p);
+    ++m_count;
+}
+
+torch::Tensor PredictiveAverage::mean() const
+{
+    TORCH_CHECK(m_count > 0, "PredictiveAverage: no samples were collected");
+    return (m_sum / m_count).to(torch::kFloat);
+}
+
+// -------------------------------------------------------------------- MAP
+
+namespace {
+
+/// Mean NLL of a (mini)batch with its gradient written into .grad(). Returns the NLL.
+double nllAndGradients(Mlp& model, const TrainingSet& batch)
+{
+    auto trace = model->trace(batch.x);
+    auto [loss, dLogits] = crossEntropyWithGradient(trace.logits, batch.y);
+    model->setGradients(trace, model->backpropagate(trace, dLogits));
+    return loss.item<double>();
+}
+
+} // namespace
+
+void trainMap(Mlp& model, const TrainingSet& data, const MapConfig& config, at::Generator& generator,
+              const JobContext& ctx, const std::string& phase)
+{
+    TORCH_CHECK(config.iterations >= 0, "MAP: iterations must be >= 0");
+    const double n = static_cast<double>(data.x.size(0));
+    FlatParameters flat(*model);
+    torch::optim::Adam adam({flat.tensor()}, torch::optim::AdamOptions(config.learningRate));
+    for (int it = 1; it <= config.iterations; ++it) {
+        ctx.checkCancelled();
+        // Gradient of mean NLL + tau/(2N) |theta|^2.
+        const double nll = nllAndGradients(model, batchOf(data, config.batchSize, generator));
+        if (config.priorPrecision > 0) {
+            torch::NoGradGuard noGrad;
+            flat.tensor().mutable_grad().add_(flat.tensor(), config.priorPrecision / n);
+        }
+        adam.step();
+        reportStep(ctx, phase, it, config.iterations, [&] { return Scalars{{"nll", nll}}; });
+    }
+}
+
+// -------------------------------------------------------------------- SGHMC / SGLD
+
+InferenceOutput runSgmcmc(Mlp model, const TrainingSet& data, const torch::Tensor& evalInputs,
+                          const SgmcmcConfig& config, at::Generator& generator, const JobContext& ctx,
+                          const std::string& phase)
+{
+    TORCH_CHECK(config.samples > 0 && config.thinning > 0 && config.burnIn >= 0,
+                "SGHMC: samples and thinning must be positive and burn-in >= 0");
+    const auto start = Clock::now();
+    // The prior enters through the sampler's tau/N theta term, not the gradient.
+    FlatParameters flat(*model);
+    Sghmc sampler({flat.tensor()},
+                  SghmcOptions(config.learningRate)
+                      .momentum(config.momentum)
+                      .prior_precision(config.priorPrecision)
+                      .num_data(static_cast<double>(data.x.size(0)))
+                      .temperature(config.temperature),
+                  generator);
+    PredictiveAverage predictive;
+    const long long total = config.burnIn + static_cast<long long>(config.samples) * config.thinning;
+    for (long long it = 1; it <= total; ++it) {
+        ctx.checkCancelled();
+        const double nll = nllAndGradients(model, batchOf(data, config.batchSize, generator));
+        sampler.step();
+        if (it > config.burnIn && (it - config.burnIn) % config.thinning == 0)
+            predictive.add(torch::softmax(model->trace(evalInputs).logits, 1));
+        reportStep(ctx, phase, it, total,
+                   [&] { return Scalars{{"nll", nll}, {"samples", static_cast<double>(predictive.count())}}; });
+    }
+    return {predictive.mean(), model.ptr(), secondsSince(start)};
+}
+
+// -------------------------------------------------------------------- BBVI
+
+BayesLinearImpl::BayesLinearImpl(int64_t in, int64_t out, double initialLogVariance)
+{
+    const double bound = 1.0 / std::sqrt(static_cast<double>(in));
+    weightMean = register_parameter("weight_mean", torch::empty({out, in}).uniform_(-bound, bound));
+    weightLogVar = register_parameter("weight_log_var", torch::full({out, in}, initialLogVariance));
+    biasMean = register_parameter("bias_mean", torch::empty({out}).uniform_(-bound, bound));
+    biasLogVar = register_parameter("bias_log_var", torch::full({out}, initialLogVariance));
+}
+
+torch::Tensor BayesLinearImpl::forwardLocal(const torch::Tensor& x, at::Generator& generator, Trace& t)
+{
+    torch::NoGradGuard noGrad;
+    auto mean = torch::addmm(biasMean, x, weightMean.t());
+    auto var = torch::addmm(biasLogVar.exp(), x.pow(2), weightLogVar.exp().t());
+    t.x = x;
+    t.eps = standardNormalLike(mean, generator);
+    t.sd = var.add_(1e-16).sqrt_();
+    return mean.addcmul_(t.sd, t.eps);
+}
+
+torch::Tensor BayesLinearImpl::backwardLocal(const Trace& t, const torch::Tensor& dOut)
+{
+    torch::NoGradGuard noGrad;
+    // out = m + sd * eps, m = x W^T + b, sd^2 = x^2 s2W^T + s2b, s2 = exp(logVar).
+    auto dVar = dOut * t.eps / (2.0 * t.sd);
+    auto varW = weightLogVar.exp();
+    auto varB = biasLogVar.exp();
+    writeGradient(weightMean, dOut.t().mm(t.x));
+    writeGradient(biasMean, dOut.sum(0));
+    writeGradient(weightLogVar, dVar.t().mm(t.x.pow(2)).mul_(varW));
+    writeGradient(biasLogVar, dVar.sum(0).mul_(varB));
+    return dOut.mm(weightMean).add_(2.0 * t.x * dVar.mm(varW));
+}
+
+torch::Tensor BayesLinearImpl::forwardLocalAutograd(const torch::Tensor& x, at::Generator& generator)
+{
+    auto mean = torch::addmm(biasMean, x, weightMean.t());
+    auto var = torch::addmm(biasLogVar.exp(), x.pow(2), weightLogVar.exp().t());
+    return mean + (var + 1e-16).sqrt() * standardNormalLike(mean, generator);
+}
+
+torch::Tensor BayesLinearImpl::forwardSampled(const torch::Tensor& x, at::Generator& generator)
+{
+    torch::NoGradGuard noGrad;
+    auto w = weightMean + (0.5 * weightLogVar).exp() * standardNormalLike(weightMean, generator);
+    auto b = biasMean + (0.5 * biasLogVar).exp() * standardNormalLike(biasMean, generator);
+    return torch::addmm(b, x, w.t());
+}
+
+torch::Tensor BayesLinearImpl::kl(double tau) const
+{
+    // KL(N(mu, s2) || N(0, 1/tau)) = 0.5 (tau s2 + tau mu^2 - 1 - log(tau s2)).
+    auto term = [tau](const torch::Tensor& mu, const torch::Tensor& logVar) {
+        return 0.5 * (tau * logVar.exp() + tau * mu.pow(2) - 1.0 - std::log(tau) - logVar).sum();
+    };
+    return term(weightMean, weightLogVar) + term(biasMean, biasLogVar);
+}
+
+void BayesLinearImpl::addKlGradient(double tau, double scale)
+{
+    torch::NoGradGuard noGrad;
+    // dKL/dmu = tau mu, dKL/dlogVar = 0.5 (tau s2 - 1).
+    for (auto* pair : {&weightMean, &biasMean})
+        pair->mutable_grad().add_(*pair, scale * tau);
+    for (auto* lv : {&weightLogVar, &biasLogVar})
+        lv->mutable_grad().add_(lv->exp().mul_(tau).sub_(1.0), 0.5 * scale);
+}
+
+BayesMlpImpl::BayesMlpImpl(int64_t inputs, std::vector<int64_t> hidden, int64_t classes, double initialLogVariance)
+{
+    int64_t in = inputs;
+    hidden.push_back(classes);
+    for (size_t i = 0; i < hidden.size(); ++i) {
+        layers.push_back(register_module("layer" + std::to_string(i), BayesLinear(in, hidden[i], initialLogVariance)));
+        in = hidden[i];
+    }
+}
+
+torch::Tensor BayesMlpImpl::forwardLocalAutograd(torch::Tensor x, at::Generator& generator)
+{
+    for (size_t i = 0; i < layers.size(); ++i) {
+        x = layers[i]->forwardLocalAutograd(x, generator);
+        if (i + 1 < layers.size())
+            x = torch::relu(x);
+    }
+    return x;
+}
+
+torch::Tensor BayesMlpImpl::forwardSampled(torch::Tensor x, at::Generator& generator)
+{
+    for (size_t i = 0; i < layers.size(); ++i) {
+        x = layers[i]->forwardSampled(x, generator);
+        if (i + 1 < layers.size())
+            x = torch::relu(x);
+    }
+    return x;
+}
+
+torch::Tensor BayesMlpImpl::kl(double tau) const
+{
+    torch::Tensor total = torch::zeros({}, layers.front()->weightMean.options());
+    for (const auto& l : layers)
+        total = total + l->kl(tau);
+    return total;
+}
+
+double BayesMlpImpl::lossAndGradients(const torch::Tensor& x, const torch::Tensor& y, double tau,
+                                                         double numData, at::Generator& generator)
+{
+    torch::NoGradGuard noGrad;
+    std::vector<BayesLinearImpl::Trace> traces(layers.size());
+    std::vector<torch::Tensor> preActivations;
+    torch::Tensor h = x;
+    for (size_t i = 0; i < layers.size(); ++i) {
+        auto s = layers[i]->forwardLocal(h, generator, traces[i]);
+        preActivations.push_back(s);
+        h = (i + 1 < layers.size()) ? torch::relu(s) : s;
+    }
+    auto [nll, dOut] = crossEntropyWithGradient(h, y);
+    for (size_t i = layers.size(); i-- > 0;) {
+        auto dIn = layers[i]->backwardLocal(traces[i], dOut);
+        if (i > 0)
+            dOut = dIn.mul_(preActivations[i - 1].gt(0));
+    }
+    for (auto& l : layers)
+        l->addKlGradient(tau, 1.0 / numData);
+    return nll.item<double>();
+}
+
+InferenceOutput runBbvi(int64_t inputs, std::vector<int64_t> hidden, int64_t classes, const TrainingSet& data,
+                        const torch::Tensor& evalInputs, const BbviConfig& config, at::Generator& generator,
+                        const JobContext& ctx)
+{
+    TORCH_CHECK(config.priorPrecision > 0, "BBVI: prior precision must be positive");
+    const auto start = Clock::now();
+    BayesMlp net(inputs, std::move(hidden), classes, config.initialLogVariance);
+    {
+        torch::NoGradGuard noGrad;
+        // Same default as a Linear layer, drawn from this job's generator.
+        for (auto& l : net->layers) {
+            const double bound = 1.0 / std::sqrt(static_cast<double>(l->weightMean.size(1)));
+            l->weightMean.uniform_(-bound, bound, generator);
+            l->biasMean.uniform_(-bound, bound, generator);
+        }
+    }
+    net->to(data.x.device());
+    const double n = static_cast<double>(data.x.size(0));
+    FlatParameters flat(*net);
+    torch::optim::Adam adam({flat.tensor()}, torch::optim::AdamOptions(config.learningRate));
+    for (int it = 1; it <= config.iterations; ++it) {
+        ctx.checkCancelled();
+        const auto batch = batchOf(data, config.batchSize, generator);
+        // Negative ELBO per training point: E_q[mean NLL] + KL / N.
+        const double nll = net->lossAndGradients(batch.x, batch.y, config.priorPrecision, n, generator);
+        adam.step();
+        reportStep(ctx, "bbvi", it, config.iterations, [&] {
+            torch::NoGradGuard noGrad;
+            return Scalars{{"nll", nll}, {"kl", net->kl(config.priorPrecision).item<double>()}};
+        });
+    }
+    PredictiveAverage predictive;
+    for (int s = 0; s < config.samples; ++s) {
+        ctx.checkCancelled();
+        predictive.add(torch::softmax(net->forwardSampled(evalInputs, generator), 1));
+    }
+    return {predictive.mean(), net.ptr(), secondsSince(start)};
+}
+
+// -------------------------------------------------------------------- KFAC-Laplace
+
+std::vector<KfacFactors> kfacFactors(Mlp& model, const torch::Tensor& x, const torch::Tensor& labels)
+{
+    auto trace = model->trace(x);
+    // Gradient of the *summed* NLL: row n of every dS_i is then sample n's own gradient.
+    auto dLogits = crossEntropyWithGradient(trace.logits, labels).second.mul_(static_cast<double>(x.size(0)));
+    const auto dS = model->backpropagate(trace, dLogits);
+    const double n = static_cast<double>(x.size(0));
+    std::vector<KfacFactors> factors;
+    for (size_t i = 0; i < dS.size(); ++i) {
+        const auto& in = trace.inputs[i];
+        auto a = torch::cat({in, torch::ones({in.size(0), 1}, in.options())}, 1);
+        factors.push_back({a.t().mm(a) / n, dS[i].t().mm(dS[i]) / n});
+    }
+    return factors;
+}
+
+torch::Tensor sampleMatrixNormal(const torch::Tensor& mean, const torch::Tensor& cholU, const torch::Tensor& cholV,
+                                 at::Generator& generator)
+{
+    auto z = standardNormalLike(mean, generator);
+    return mean + cholU.matmul(z).matmul(cholV.t());
+}
+
+InferenceOutput runKfacLaplace(Mlp model, const TrainingSet& data, const torch::Tensor& evalInputs,
+                               const KfacConfig& config, at::Generator& generator, const JobContext& ctx)
+{
+    const auto start = Clock::now();
+    trainMap(model, data, config.map, generator, ctx, "kfac_map");
+    ctx.checkCancelled();
+
+    const double n = config.scale > 0 ? config.scale : static_cast<double>(data.x.size(0));
+    const double tau = config.norm > 0 ? config.norm : config.map.priorPrecision;
+    TORCH_CHECK(tau > 0, "KFAC-Laplace: the prior precision (norm) must be positive");
+
+    // Fisher factors with labels drawn from the model's own predictive; A does not
+    // depend on the labels, G is averaged over the draws.
+    std::vector<KfacFactors> factors;
+    {
+        const auto probs = torch::softmax(model->trace(data.x).logits, 1);
+        const int draws = std::max(1, config.fisherLabelDraws);
+        for (int d = 0; d < draws; ++d) {
+            auto labels = torch::multinomial(probs.cpu(), 1, /*replacement=*/true, generator).squeeze(1).to(probs.device());
+            auto f = kfacFactors(model, data.x, labels);
+            if (factors.empty()) {
+                factors = f;
+            } else {
+                for (size_t i = 0; i < f.size(); ++i)
+                    factors[i].G = factors[i].G + f[i].G;
+            }
+        }
+        for (auto& f : factors)
+            f.G = f.G / draws;
+    }
+
+    // Per layer: precision (sqrt(N) A + sqrt(tau) I) (x) (sqrt(N) G + sqrt(tau) I), so the
+    // covariance is the Kronecker product of the inverses: V = A~^-1 (columns), U = G~^-1 (rows).
+    torch::NoGradGuard noGrad;
+    auto layers = model->linearLayers();
+    std::vector<torch::Tensor> means, cholUs, cholVs;
+    for (size_t i = 0; i < layers.size(); ++i) {
+        auto A = factors[i].A.to(torch::kDouble);
+        auto G = factors[i].G.to(torch::kDouble);
+        auto eyeA = torch::eye(A.size(0), A.options());
+        auto eyeG = torch::eye(G.size(0), G.options());
+        auto aTilde = std::sqrt(n) * A + std::sqrt(tau) * eyeA;
+        auto gTilde = std::sqrt(n) * G + std::sqrt(tau) * eyeG;
+        cholVs.push_back(torch::linalg::cholesky(torch::cholesky_inverse(torch::linalg::cholesky(aTilde))).to(torch::kFloat));
+        cholUs.push_back(torch::linalg::cholesky(torch::cholesky_inverse(torch::linalg::cholesky(gTilde))).to(torch::kFloat));
+        means.push_back(torch::cat({layers[i]->weight, layers[i]->bias.unsqueeze(1)}, 1).detach().clone());
+    }
+    PredictiveAverage predictive;
+    for (int s = 0; s < config.samples; ++s) {
+        ctx.checkCancelled();
+        torch::Tensor h = evalInputs;
+        for (size_t i = 0; i < layers.size(); ++i) {
+            auto w = sampleMatrixNormal(means[i], cholUs[i], cholVs[i], generator);
+            const auto in = w.size(1) - 1;
+            h = torch::addmm(w.select(1, in), h, w.narrow(1, 0, in).t());
+            if (i + 1 < layers.size())
+                h = torch::relu(h);
+        }
+        predictive.add(torch::softmax(h, 1));
+        reportStep(ctx, "kfac_samples", s + 1, config.samples);
+    }
+    return {predictive.mean(), model.ptr(), secondsSince(start)};
+}
+
+} // namespace lcs

@@ -1,0 +1,160 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Generator.h>
+#include <torch/nn/module.h>
+
+#include "core/job.h"
+#include "models/mlp.h"
+
+/// Posterior approximations for MLP classifiers. Each run takes a labelled training set
+/// (x [N, D] float, y [N] int64), the inputs on which the posterior predictive is needed
+/// (evalInputs [M, D]), and returns the Monte Carlo predictive there.
+namespace lcs {
+
+/// Running average of softmax outputs over posterior samples (DESIGN.md §4): the
+/// posterior predictive without keeping the samples.
+class PredictiveAverage {
+public:
+    void add(const torch::Tensor& probs);
+    int count() const { return m_count; }
+    /// The average so far; throws when no sample was added.
+    torch::Tensor mean() const;
+
+private:
+    torch::Tensor m_sum;
+    int m_count = 0;
+};
+
+struct TrainingSet {
+    torch::Tensor x;  ///< [N, D] float
+    torch::Tensor y;  ///< [N] int64
+};
+
+struct MapConfig {
+    int iterations = 2000;
+    double learningRate = 0.01;   ///< Adam
+    double priorPrecision = 1.0;
+    int batchSize = 0;            ///< 0 = full batch
+};
+
+struct SgmcmcConfig {
+    double learningRate = 0.1;
+    double momentum = 0.5;        ///< 0 = SGLD
+    double priorPrecision = 1.0;
+    double temperature = 1.0;
+    int burnIn = 300;
+    int samples = 100;
+    int thinning = 50;
+    int batchSize = 0;            ///< 0 = full batch
+};
+
+struct BbviConfig {
+    int iterations = 5000;
+    double learningRate = 0.01;   ///< Adam
+    double priorPrecision = 1.0;  ///< N(0, 1/tau) prior on every weight and bias
+    double initialLogVariance = -9.0;
+    int samples = 100;            ///< weight samples for the predictive
+    int batchSize = 0;
+};
+
+struct KfacConfig {
+    MapConfig map;
+    int fisherLabelDraws = 10;    ///< labels drawn from the model per input for G
+    int samples = 100;
+    /// Precision per layer (sqrt(N) A + sqrt(tau) I) (x) (sqrt(N) G + sqrt(tau) I),
+    /// Ritter et al. 2018; N = scale, tau = norm.
+    double scale = -1;            ///< < 0: the number of training points
+    double norm = -1;             ///< < 0: the MAP prior precision
+};
+
+/// Result of an inference run: the predictive on evalInputs and, where the method has a
+/// single network to show for itself (MAP, the BBVI means), that network.
+struct InferenceOutput {
+    torch::Tensor predictive;                     ///< [M, C] probabilities
+    std::shared_ptr<torch::nn::Module> model;     ///< may be null
+    double seconds = 0;
+};
+
+/// Mean NLL + tau/(2N) |theta|^2 with Adam; trains `model` in place.
+void trainMap(Mlp& model, const TrainingSet& data, const MapConfig& config, at::Generator& generator,
+              const JobContext& ctx, const std::string& phase = "map");
+
+InferenceOutput runSgmcmc(Mlp model, const TrainingSet& data, const torch::Tensor& evalInputs,
+                          const SgmcmcConfig& config, at::Generator& generator, const JobContext& ctx,
+                          const std::string& phase = "sghmc");
+
+InferenceOutput runBbvi(int64_t inputs, std::vector<int64_t> hidden, int64_t classes, const TrainingSet& data,
+                        const torch::Tensor& evalInputs, const BbviConfig& config, at::Generator& generator,
+                        const JobContext& ctx);
+
+InferenceOutput runKfacLaplace(Mlp model, const TrainingSet& data, const torch::Tensor& evalInputs,
+                               const KfacConfig& config, at::Generator& generator, const JobContext& ctx);
+
+// ---------------------------------------------------------------- building blocks (tested)
+
+/// Kronecker factors of one Linear layer's Fisher block: A = E[a a^T] over inputs with a
+/// trailing 1 for the bias, G = E[g g^T] over gradients of the NLL w.r.t. the layer's
+/// pre-activations. In column-stacked vec([W b]) order the block is A (x) G.
+struct KfacFactors {
+    torch::Tensor A;  ///< [in+1, in+1]
+    torch::Tensor G;  ///< [out, out]
+};
+
+/// Factors for every layer of `model` on inputs x with the given labels (one label per
+/// row; pass labels drawn from the model for the "true Fisher").
+std::vector<KfacFactors> kfacFactors(Mlp& model, const torch::Tensor& x, const torch::Tensor& labels);
+
+/// Draws W ~ MN(mean, U, V): rows covariance U [out, out], columns covariance V
+/// [in, in], i.e. vec_col(W) ~ N(vec_col(mean), V (x) U). Given as Cholesky factors.
+torch::Tensor sampleMatrixNormal(const torch::Tensor& mean, const torch::Tensor& cholU, const torch::Tensor& cholV,
+                                 at::Generator& generator);
+
+/// Linear layer with a factorised Gaussian over weights and biases, trained with the
+/// local reparameterisation trick (Kingma et al. 2015): pre-activations are sampled from
+/// N(x mu + mu_b, x^2 sigma^2 + sigma_b^2) instead of sampling weights.
+struct BayesLinearImpl : torch::nn::Module {
+    BayesLinearImpl(int64_t in, int64_t out, double initialLogVariance);
+
+    /// What the hand-written backward pass needs.
+    struct Trace {
+        torch::Tensor x, eps, sd;
+    };
+    /// Local-reparameterisation forward without autograd; fills `trace`.
+    torch::Tensor forwardLocal(const torch::Tensor& x, at::Generator& generator, Trace& trace);
+    /// Sets .grad() of the four parameters from dLoss/dOutput; returns dLoss/dx.
+    torch::Tensor backwardLocal(const Trace& trace, const torch::Tensor& dOut);
+    /// The same forward as a differentiable expression (autograd), drawing the same
+    /// noise from `generator`; the reference the hand-written gradient is tested against.
+    torch::Tensor forwardLocalAutograd(const torch::Tensor& x, at::Generator& generator);
+    /// One weight sample shared by all rows (a coherent function sample).
+    torch::Tensor forwardSampled(const torch::Tensor& x, at::Generator& generator);
+    /// KL(q || N(0, 1/tau)) summed over all weights and biases.
+    torch::Tensor kl(double priorPrecision) const;
+    /// Adds scale * dKL/dparameter to the parameters' gradients.
+    void addKlGradient(double priorPrecision, double scale);
+
+    torch::Tensor weightMean, weightLogVar, biasMean, biasLogVar;
+};
+TORCH_MODULE(BayesLinear);
+
+struct BayesMlpImpl : torch::nn::Module {
+    BayesMlpImpl(int64_t inputs, std::vector<int64_t> hidden, int64_t classes, double initialLogVariance);
+    torch::Tensor forwardSampled(torch::Tensor x, at::Generator& generator);
+    torch::Tensor forwardLocalAutograd(torch::Tensor x, at::Generator& generator);
+    torch::Tensor kl(double priorPrecision) const;
+
+    /// Negative ELBO per training point, mean NLL + KL / numData, with its gradient
+    /// written into every parameter's .grad(). Returns the NLL.
+    double lossAndGradients(const torch::Tensor& x, const torch::Tensor& y, double priorPrecision,
+                                               double numData, at::Generator& generator);
+
+    std::vector<BayesLinear> layers;
+};
+TORCH_MODULE(BayesMlp);
+
+} // namespace lcs

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The main job: build, then open LC Studio on the synthetic experiment. Without a display
+# it runs the same experiment headless and prints the paper's Table 2.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/build.sh
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  exec ./build/app/lcstudio "$@"
+fi
+echo "No display: running the synthetic experiment headless (lcstudio-cli synthetic)." >&2
+exec ./build/app/lcstudio-cli synthetic "$@"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what LC Studio needs from Debian 12's packages. Run as root (CI, containers);
+# as another user it prints the exact apt-get line and stops.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ ccache pkg-config
+  qt6-base-dev libqt6svg6-dev
+  libtorch-dev
+  libqcustomplot-dev libqcustomplot2.1-qt6
+  libopencv-dev
+  nlohmann-json3-dev
+  dataset-fashion-mnist
+  # Thread-safe OpenBLAS: LibTorch's default reference BLAS is 2-3x slower on small
+  # matrices, and the serial OpenBLAS build is not safe to call from several threads.
+  libopenblas0-pthread
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+line="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "LC Studio needs these Debian packages. Install them as root, then run again:" >&2
+  echo "  sudo apt-get update && sudo $line" >&2
+  exit 1
+fi
+echo "Installing: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+$line

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The CLI's contract: help, exit codes, JSON shape, atomic outputs, model round trip.
+set -u
+cli="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$cli" --help | grep -q "synthetic" || fail "--help does not list commands"
+"$cli" synthetic --help | grep -q -- "--replicates" || fail "synthetic --help misses --replicates"
+for flag in --methods --seed --threads --json --csv --save-models; do
+  "$cli" synthetic --help | grep -q -- "$flag" || fail "synthetic --help misses $flag"
+done
+
+expect_usage() {
+  local out rc
+  out=$("$cli" "$@" 2>&1); rc=$?
+  [ "$rc" -eq 2 ] || fail "'$*' exited $rc, expected 2"
+  [ -n "$out" ] || fail "'$*' printed no message"
+}
+expect_usage synthetic --bogus
+expect_usage synthetic --replicates 0
+expect_usage synthetic --replicates abc
+expect_usage synthetic --methods bbvi,nuts
+expect_usage synthetic --threads
+expect_usage frobnicate
+expect_usage presets nope
+printf '{"costs": [[0, 1, 1], [1, 0, 1], [1, 1, 0]]}' > "$tmp/three.json"
+expect_usage synthetic --costs "$tmp/three.json"
+"$cli" synthetic --costs "$tmp/three.json" 2>&1 | grep -q "3 classes" || fail "class-count message"
+
+# An earlier results file survives a run that fails on bad input.
+echo '{"old": true}' > "$tmp/out.json"
+"$cli" synthetic --replicates 1 --methods nope --json "$tmp/out.json" 2>/dev/null
+grep -q old "$tmp/out.json" || fail "bad run clobbered the JSON file"
+
+"$cli" synthetic --replicates 1 --methods kfac_laplace --correction-iterations 50 --seed 3 --quiet \
+  --json "$tmp/out.json" --csv "$tmp/out.csv" --save-models "$tmp/models" > "$tmp/table.txt" \
+  || fail "synthetic run failed"
+grep -q "KFAC-Laplace" "$tmp/table.txt" || fail "table lacks the method row"
+python3 - "$tmp/out.json" <<'PY' || fail "JSON shape"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["experiment"] == "synthetic" and d["replicates"] == 1 and isinstance(d["seconds"], (int, float))
+m = d["methods"]["kfac_laplace"]
+for k in ("uncorrected", "corrected", "paired_diff"):
+    assert set(m[k]) >= {"mean", "std"}, k
+PY
+[ "$(wc -l < "$tmp/out.csv")" -eq 2 ] || fail "CSV rows"
+ls "$tmp"/out.json.tmp* >/dev/null 2>&1 && fail "temporary file left behind"
+
+q="$tmp/models/kfac_laplace_r0_q.pt"
+[ -f "$q" ] && [ -f "$q.json" ] || fail "model or sidecar missing"
+"$cli" decide --model "$q" --point=-2,-2 --point 2,2 > "$tmp/decisions.txt" || fail "decide failed"
+[ "$(sed -n 1p "$tmp/decisions.txt" | awk -F, '{print $NF}')" = negative ] || fail "(-2,-2) should be negative"
+[ "$(sed -n 2p "$tmp/decisions.txt" | awk -F, '{print $NF}')" = positive ] || fail "(2,2) should be positive"
+expect_usage decide --model "$q" --point 1,2,3
+echo "cli contract: ok"

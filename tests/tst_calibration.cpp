@@ -1,0 +1,177 @@
+// The correction objective: gradient, closed-form optimum, and that training lowers the
+// expected decision cost.
+#include <cmath>
+
+#include <QtTest/QtTest>
+
+#include <torch/torch.h>
+
+#include "calibration/correction.h"
+#include "decision/decisions.h"
+
+using namespace lcs;
+
+class TestCalibration : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { at::set_num_threads(1); }
+
+    void gradientMatchesFiniteDifferences_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<bool>("referral");
+        QTest::newRow("synthetic 2 classes") << "synthetic" << false;
+        QTest::newRow("mnist 10 classes") << "mnist" << false;
+        QTest::newRow("10 classes + referral") << "cifar10" << true;
+    }
+    void gradientMatchesFiniteDifferences()
+    {
+        QFETCH(QString, preset);
+        QFETCH(bool, referral);
+        auto costs = costPreset(preset.toStdString());
+        if (referral)
+            costs.setReferral(0.3);
+        const int C = costs.numClasses();
+        auto gen = makeGenerator(1);
+        auto logits = torch::randn({5, C}, gen, torch::kDouble).requires_grad_(true);
+        auto p = torch::softmax(torch::randn({5, C}, gen, torch::kDouble), 1);
+        auto L = costTensor(costs, torch::kDouble);
+        const double M = costs.utilityConstant();
+        auto terms = correctionObjective(logits, p, L, M);
+        auto grad = torch::autograd::grad({terms.loss}, {logits})[0];
+        // Central differences with c held fixed (the objective's c carries no gradient): the
+        // perturbation is far too small to change any argmin for these random logits.
+        const double h = 1e-6;
+        auto fixedDecisions = terms.decisions;
+        for (int64_t i = 0; i < logits.size(0); ++i) {
+            for (int64_t k = 0; k < C; ++k) {
+                torch::NoGradGuard g;
+                auto plus = logits.detach().clone();
+                auto minus = logits.detach().clone();
+                plus[i][k] += h;
+                minus[i][k] -= h;
+                auto tp = correctionObjective(plus, p, L, M);
+                auto tm = correctionObjective(minus, p, L, M);
+                QVERIFY(torch::equal(tp.decisions, fixedDecisions) && torch::equal(tm.decisions, fixedDecisions));
+                const double numeric = (tp.loss.item<double>() - tm.loss.item<double>()) / (2 * h);
+                QVERIFY2(std::abs(numeric - grad[i][k].item<double>()) < 1e-6,
+                         qPrintable(QString("d/dlogit[%1][%2]: numeric %3 analytic %4")
+                                        .arg(i).arg(k).arg(numeric).arg(grad[i][k].item<double>())));
+            }
+        }
+    }
+
+    void closedFormGradientMatchesAutograd_data() { gradientMatchesFiniteDifferences_data(); }
+    void closedFormGradientMatchesAutograd()
+    {
+        QFETCH(QString, preset);
+        QFETCH(bool, referral);
+        auto costs = costPreset(preset.toStdString());
+        if (referral)
+            costs.setReferral(0.3);
+        const int C = costs.numClasses();
+        auto gen = makeGenerator(2);
+        auto logits = torch::randn({7, C}, gen, torch::kDouble).requires_grad_(true);
+        auto p = torch::softmax(torch::randn({7, C}, gen, torch::kDouble), 1);
+        auto L = costTensor(costs, torch::kDouble);
+        const double M = costs.utilityConstant() * 1.3;
+        auto reference = correctionObjective(logits, p, L, M);
+        auto autogradGrad = torch::autograd::grad({reference.loss}, {logits})[0];
+        auto manual = correctionObjectiveWithGradient(logits.detach(), p.log(), L, M);
+        QVERIFY(std::abs(manual.terms.loss.item<double>() - reference.loss.item<double>()) < 1e-12);
+        QVERIFY(std::abs(manual.terms.kl.item<double>() - reference.kl.item<double>()) < 1e-12);
+        QVERIFY(torch::equal(manual.terms.decisions, reference.decisions));
+        QVERIFY2(torch::allclose(manual.gradient, autogradGrad, 1e-9, 1e-12),
+                 qPrintable(QString("max diff %1").arg((manual.gradient - autogradGrad).abs().max().item<double>())));
+    }
+
+    void freeLogitsReachClosedForm_data()
+    {
+        QTest::addColumn<QVector<double>>("p");
+        QTest::addColumn<int>("expectedDecision");
+        // Synthetic costs: decide positive when q(pos) > 1/11.
+        QTest::newRow("confidently negative") << QVector<double>{0.97, 0.03} << 0;
+        QTest::newRow("near the 1/11 boundary, positive side") << QVector<double>{0.85, 0.15} << 1;
+        QTest::newRow("positive") << QVector<double>{0.3, 0.7} << 1;
+    }
+    void freeLogitsReachClosedForm()
+    {
+        QFETCH(QVector<double>, p);
+        QFETCH(int, expectedDecision);
+        const auto costs = costPreset("synthetic");
+        auto L = costTensor(costs, torch::kDouble);
+        const double M = costs.utilityConstant();
+        auto pt = torch::tensor(std::vector<double>(p.begin(), p.end()), torch::kDouble).unsqueeze(0);
+        auto logits = pt.log().clone().requires_grad_(true);  // start at q = p
+        torch::optim::Adam adam({logits}, torch::optim::AdamOptions(0.05));
+        CorrectionTerms terms;
+        for (int it = 0; it < 3000; ++it) {
+            adam.zero_grad();
+            terms = correctionObjective(logits, pt, L, M);
+            terms.loss.backward();
+            adam.step();
+        }
+        const int64_t c = terms.decisions[0].item<int64_t>();
+        QCOMPARE(c, static_cast<int64_t>(expectedDecision));
+        auto q = torch::softmax(logits.detach(), 1);
+        auto closed = closedFormCorrection(pt, L, c, M);
+        QVERIFY2(torch::allclose(q, closed, 0, 1e-4),
+                 qPrintable(QString("q(pos) %1 vs closed form %2").arg(q[0][1].item<double>()).arg(closed[0][1].item<double>())));
+        // The closed form is a fixed point: its own Bayes decision is c.
+        QCOMPARE(bayesDecisions(closed, L)[0].item<int64_t>(), c);
+        // Hand check for the first row: q ∝ p * exp(-L[:, c] / M).
+        if (expectedDecision == 0) {
+            const double a = p[0], b = p[1] * std::exp(-1.0);
+            QVERIFY(std::abs(closed[0][1].item<double>() - b / (a + b)) < 1e-12);
+        }
+    }
+
+    void trainingLowersExpectedCostOnMiscalibratedPredictive()
+    {
+        // A predictive that is deliberately overconfident towards the majority class on a
+        // 1-D problem (its boundary is shifted by 1.25 from sigmoid(2x)). q, trained from
+        // scratch, must end with a lower expected decision cost than p has under p's own
+        // decisions, while staying close to p (small KL).
+        auto gen = makeGenerator(5);
+        auto x = torch::linspace(-3, 3, 200).unsqueeze(1);
+        auto overconfidentPos = torch::sigmoid(2.0 * x.squeeze(1) - 2.5);  // shifted: too sure of "negative"
+        auto p = torch::stack({1 - overconfidentPos, overconfidentPos}, 1);
+        const auto costs = costPreset("synthetic");
+        auto L = costTensor(costs);
+        const double pCost = (p * L.t().index_select(0, bayesDecisions(p, L))).sum(1).mean().item<double>();
+
+        CorrectionConfig config;
+        config.iterations = 400;
+        config.hidden = {16};
+        auto out = trainCorrection(x, p, costs, config, gen, {});
+        QCOMPARE(static_cast<int>(out.curve.size()), 400);
+        const auto& first = out.curve.front();
+        const auto& last = out.curve.back();
+        QVERIFY2(last.loss < first.loss, "the objective must decrease");
+        QVERIFY2(last.expectedCost < pCost,
+                 qPrintable(QString("expected cost under q %1 vs under p %2").arg(last.expectedCost).arg(pCost)));
+        QVERIFY2(last.kl < 0.1, qPrintable(QString("KL(q||p) %1 should stay small").arg(last.kl)));
+    }
+
+    void rejectsMismatchedCostMatrix()
+    {
+        auto gen = makeGenerator(1);
+        auto x = torch::randn({4, 2});
+        auto p = torch::full({4, 3}, 1.0 / 3);
+        QVERIFY_THROWS_EXCEPTION(CostMatrixError, trainCorrection(x, p, costPreset("synthetic"), {}, gen, {}));
+    }
+
+    void cancellationStopsTraining()
+    {
+        auto gen = makeGenerator(1);
+        auto x = torch::randn({20, 2});
+        auto p = torch::full({20, 2}, 0.5);
+        CancelToken token;
+        token.cancel();
+        JobContext ctx{{}, &token};
+        QVERIFY_THROWS_EXCEPTION(Cancelled, trainCorrection(x, p, costPreset("synthetic"), {}, gen, ctx));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCalibration)
+#include "tst_calibration.moc"

@@ -1,0 +1,236 @@
+// The synthetic data generator, the experiment pipeline, its report formats and the
+// model files it writes.
+#include <QtTest/QtTest>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "experiments/synthetic_experiment.h"
+#include "experiments/synthetic_report.h"
+#include "core/atomic_file.h"
+#include "io/model_io.h"
+#include "synthetic.h"
+
+using namespace lcs;
+
+namespace {
+
+/// The paper's pipeline with iteration counts cut down so a test runs in seconds.
+SyntheticConfig quickConfig()
+{
+    SyntheticConfig c;
+    c.replicates = 2;
+    c.bbvi.iterations = 300;
+    c.bbvi.samples = 10;
+    c.sghmc.burnIn = 50;
+    c.sghmc.samples = 10;
+    c.sghmc.thinning = 5;
+    c.kfac.map.iterations = 200;
+    c.kfac.samples = 10;
+    c.correction.iterations = 60;
+    return c;
+}
+
+} // namespace
+
+class TestSynthetic : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { at::set_num_threads(1); }
+
+    void dataIsDeterminedBySeedAndReplicate()
+    {
+        const SyntheticDataConfig cfg;
+        const auto a = makeSyntheticData(cfg, 10, 3);
+        const auto b = makeSyntheticData(cfg, 10, 3);
+        const auto c = makeSyntheticData(cfg, 10, 4);
+        const auto d = makeSyntheticData(cfg, 11, 3);
+        QVERIFY(torch::equal(a.trainX, b.trainX) && torch::equal(a.calibrationX, b.calibrationX)
+                && torch::equal(a.testX, b.testX));
+        QVERIFY(!torch::equal(a.trainX, c.trainX));
+        QVERIFY(!torch::equal(a.trainX, d.trainX));
+        QVERIFY(!torch::equal(a.trainX, a.testX));
+    }
+
+    void dataHasThePapersShape()
+    {
+        const SyntheticDataConfig cfg;
+        const auto d = makeSyntheticData(cfg, 0, 0);
+        QCOMPARE(d.trainX.sizes(), (torch::IntArrayRef{100, 2}));
+        QCOMPARE(d.testX.size(0), int64_t(100));
+        QCOMPARE(d.calibrationX.sizes(), (torch::IntArrayRef{500, 2}));
+        QCOMPARE(d.trainY.sum().item<int64_t>(), int64_t(10));  // 10 positives
+        QCOMPARE(d.testY.sum().item<int64_t>(), int64_t(10));
+        QVERIFY(d.calibrationX.min().item<float>() >= cfg.boxMin && d.calibrationX.max().item<float>() <= cfg.boxMax);
+        // Class means, pooled over replicates: (-1,-1) and (+1,+1) within Monte Carlo error.
+        torch::Tensor negSum = torch::zeros({2}), posSum = torch::zeros({2});
+        int64_t negN = 0, posN = 0;
+        for (int r = 0; r < 40; ++r) {
+            const auto x = makeSyntheticData(cfg, 1, r);
+            auto neg = x.trainY.eq(0), pos = x.trainY.eq(1);
+            negSum += x.trainX.index({neg}).sum(0);
+            posSum += x.trainX.index({pos}).sum(0);
+            negN += neg.sum().item<int64_t>();
+            posN += pos.sum().item<int64_t>();
+        }
+        QVERIFY(torch::allclose(negSum / negN, torch::tensor({-1.0f, -1.0f}), 0, 0.08));
+        QVERIFY(torch::allclose(posSum / posN, torch::tensor({1.0f, 1.0f}), 0, 0.25));
+        // Calibration points fill the box uniformly: mean near the centre.
+        QVERIFY(torch::allclose(d.calibrationX.mean(0), torch::zeros({2}), 0, 0.3));
+    }
+
+    void gridCoversTheBox()
+    {
+        const SyntheticDataConfig cfg;
+        const auto g = syntheticGrid(cfg, 5);
+        QCOMPARE(g.sizes(), (torch::IntArrayRef{25, 2}));
+        QCOMPARE(g[0][0].item<float>(), float(cfg.boxMin));
+        QCOMPARE(g[24][1].item<float>(), float(cfg.boxMax));
+        QCOMPARE(g[1][0].item<float>(), float(cfg.boxMin + 2.0));  // x varies fastest
+        QCOMPARE(g[1][1].item<float>(), float(cfg.boxMin));
+    }
+
+    void pipelineProducesSensibleDecisions()
+    {
+        auto config = quickConfig();
+        config.replicates = 1;
+        config.gridResolution = 8;
+        for (auto method : {InferenceMethod::Bbvi, InferenceMethod::Sghmc, InferenceMethod::Sgld, InferenceMethod::KfacLaplace}) {
+            const auto p = inferSynthetic(config, 0, method, {});
+            QCOMPARE(p.calibrationProbs.sizes(), (torch::IntArrayRef{500, 2}));
+            QCOMPARE(p.gridProbs.sizes(), (torch::IntArrayRef{64, 2}));
+            QVERIFY(torch::allclose(p.testProbs.sum(1), torch::ones({100}), 0, 1e-5));
+            const auto c = correctSynthetic(config, p, config.costs, {});
+            QCOMPARE(static_cast<int>(c.curve.size()), config.correction.iterations);
+            const auto o = evaluateSynthetic(p, c, config.costs);
+            // Two well-separated Gaussians: any working method decides far better than
+            // "always positive" (cost 0.09) and has high accuracy.
+            QVERIFY2(o.uncorrected.averageCost < 0.06, methodName(method).c_str());
+            QVERIFY2(o.corrected.averageCost < 0.06, methodName(method).c_str());
+            QVERIFY(o.uncorrected.accuracy > 0.8);
+        }
+    }
+
+    void correctionReusesTheCachedPredictive()
+    {
+        // Re-correcting under a new matrix takes the predictive as it is; the same matrix
+        // twice gives the same q (its own deterministic stream).
+        auto config = quickConfig();
+        const auto p = inferSynthetic(config, 0, InferenceMethod::KfacLaplace, {});
+        const auto before = p.calibrationProbs.clone();
+        const auto a = correctSynthetic(config, p, config.costs, {});
+        auto harsher = config.costs;
+        harsher.set(1, 0, 5.0);
+        const auto b = correctSynthetic(config, p, harsher, {});
+        const auto a2 = correctSynthetic(config, p, config.costs, {});
+        QVERIFY(torch::equal(before, p.calibrationProbs));
+        QVERIFY(torch::equal(a.testProbs, a2.testProbs));
+        // A different matrix trains a different q, and missing a positive now costs 5, so
+        // at least as many test points are decided positive.
+        QVERIFY(!torch::allclose(a.testProbs, b.testProbs));
+        const auto positives = [](const torch::Tensor& probs, const CostMatrix& m) {
+            return bayesDecisions(probs, costTensor(m)).sum().item<int64_t>();
+        };
+        QVERIFY(positives(b.testProbs, harsher) >= positives(a.testProbs, config.costs));
+    }
+
+    void resultsDoNotDependOnThreadCount()
+    {
+        auto config = quickConfig();
+        config.methods = {InferenceMethod::Sghmc, InferenceMethod::KfacLaplace};
+        config.threads = 1;
+        const auto one = runSynthetic(config, {});
+        config.threads = 3;
+        const auto three = runSynthetic(config, {});
+        QCOMPARE(one.methods.size(), size_t(2));
+        for (size_t m = 0; m < one.methods.size(); ++m)
+            for (size_t r = 0; r < one.methods[m].replicates.size(); ++r) {
+                QCOMPARE(one.methods[m].replicates[r].uncorrected.averageCost,
+                         three.methods[m].replicates[r].uncorrected.averageCost);
+                QCOMPARE(one.methods[m].replicates[r].corrected.averageCost,
+                         three.methods[m].replicates[r].corrected.averageCost);
+            }
+    }
+
+    void summaryStatisticsByHand()
+    {
+        std::vector<ReplicateOutcome> o(3);
+        const double u[] = {0.02, 0.03, 0.01}, c[] = {0.01, 0.03, 0.0};
+        for (int i = 0; i < 3; ++i) {
+            o[i].replicate = 2 - i;  // out of order on purpose
+            o[i].uncorrected.averageCost = u[i];
+            o[i].corrected.averageCost = c[i];
+        }
+        const auto s = summarise(InferenceMethod::Bbvi, o);
+        QVERIFY(std::abs(s.uncorrected.mean - 0.02) < 1e-12);
+        QVERIFY(std::abs(s.uncorrected.std - 0.01) < 1e-12);  // sample std of .02 .03 .01
+        QVERIFY(std::abs(s.pairedDiff.mean - (0.01 + 0 + 0.01) / 3) < 1e-12);
+        QCOMPARE(s.replicates.front().replicate, 0);
+    }
+
+    void jsonHasTheDocumentedShape()
+    {
+        auto config = quickConfig();
+        config.replicates = 1;
+        config.methods = {InferenceMethod::KfacLaplace};
+        const auto r = runSynthetic(config, {});
+        const auto j = nlohmann::json::parse(syntheticJson(r));
+        QCOMPARE(j["experiment"].get<std::string>(), std::string("synthetic"));
+        QCOMPARE(j["replicates"].get<int>(), 1);
+        QVERIFY(j["seconds"].is_number());
+        const auto& m = j["methods"]["kfac_laplace"];
+        for (const char* k : {"uncorrected", "corrected", "paired_diff"})
+            QVERIFY(m[k]["mean"].is_number() && m[k]["std"].is_number());
+        QCOMPARE(m["uncorrected"]["mean"].get<double>(), r.methods[0].uncorrected.mean);
+        const auto csv = QString::fromStdString(syntheticCsv(r));
+        QCOMPARE(csv.count('\n'), 2);
+        QVERIFY(QString::fromStdString(syntheticTable(r)).contains("KFAC-Laplace"));
+    }
+
+    void cancelStopsTheRun()
+    {
+        auto config = quickConfig();
+        CancelToken token;
+        int reports = 0;
+        JobContext ctx{[&](const Progress&) {
+                           if (++reports == 3)
+                               token.cancel();
+                       },
+                       &token};
+        QVERIFY_THROWS_EXCEPTION(Cancelled, runSynthetic(config, ctx));
+    }
+
+    void savedModelDecidesTheSame()
+    {
+        auto config = quickConfig();
+        const auto p = inferSynthetic(config, 1, InferenceMethod::Sghmc, {});
+        const auto c = correctSynthetic(config, p, config.costs, {});
+        QTemporaryDir dir;
+        const std::string path = (dir.path() + "/q.pt").toStdString();
+        ModelInfo info;
+        info.role = "q";
+        info.experiment = "synthetic";
+        info.method = "sghmc";
+        info.replicate = 1;
+        info.costs = config.costs;
+        saveMlp(c.q, info, path);
+        auto loaded = loadMlp(path);
+        QCOMPARE(loaded.info.hidden, std::vector<int64_t>{50});
+        QVERIFY(loaded.info.costs == config.costs);
+        auto probs = predictProbabilities(*loaded.model, p.data.testX);
+        QVERIFY(torch::allclose(probs, c.testProbs));
+        // A sidecar that lies about the architecture is refused with the file named.
+        const std::string sidecar = path + ".json";
+        auto text = QString::fromStdString(readFile(sidecar)).replace("50", "7").toStdString();
+        writeFileAtomically(sidecar, text);
+        try {
+            loadMlp(path);
+            QFAIL("loaded weights into the wrong architecture");
+        } catch (const std::runtime_error& e) {
+            QVERIFY2(QString(e.what()).contains("q.pt"), e.what());
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSynthetic)
+#include "tst_synthetic.moc"
