@@ -1,18 +1,712 @@
 #include "main_window.h"
 
+#include <cstdio>
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QKeySequence>
 #include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSettings>
+#include <QSpinBox>
+#include <QSplitter>
 #include <QStatusBar>
+#include <QTime>
+#include <QToolBar>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include "qcustomplot_compat.h"
+
+#include "cost_editor.h"
+#include "curve_view.h"
+#include "plot_export.h"
+#include "region_view.h"
+#include "results_table.h"
 
 namespace lcs::ui {
 
+namespace {
+
+const char* const kMethods[] = {"bbvi", "sghmc", "sgld", "kfac_laplace"};
+const char* const kMethodLabels[] = {"BBVI (VI)", "SGHMC", "SGLD", "KFAC-Laplace"};
+constexpr int kMaxRecent = 8;
+
+QString writeText(const QString& path, const QString& text)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(text.toUtf8()) < 0 || !file.commit())
+        return QObject::tr("cannot write %1: %2").arg(path, file.errorString());
+    return {};
+}
+
+} // namespace
+
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 {
+    setObjectName("LCStudioMainWindow");
     setWindowTitle(tr("LC Studio"));
-    auto* label = new QLabel(tr("LC Studio: post-hoc loss calibration. The synthetic experiment is ready to run."), this);
-    label->setAlignment(Qt::AlignCenter);
-    setCentralWidget(label);
-    statusBar()->showMessage(tr("Ready"));
-    resize(1200, 800);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+
+    // Central area: view selector, decision regions over curves.
+    auto* central = new QWidget(this);
+    auto* centralLayout = new QVBoxLayout(central);
+    auto* selector = new QHBoxLayout;
+    m_viewMethod = new QComboBox(central);
+    for (int i = 0; i < 4; ++i)
+        m_viewMethod->addItem(kMethodLabels[i], kMethods[i]);
+    m_viewReplicate = new QSpinBox(central);
+    m_viewReplicate->setRange(1, 1000);
+    m_viewReplicate->setPrefix(tr("replicate "));
+    m_followTraining = new QCheckBox(tr("follow the task being trained"), central);
+    m_followTraining->setChecked(true);
+    selector->addWidget(new QLabel(tr("Show:"), central));
+    selector->addWidget(m_viewMethod);
+    selector->addWidget(m_viewReplicate);
+    selector->addWidget(m_followTraining);
+    selector->addStretch(1);
+    centralLayout->addLayout(selector);
+    auto* splitter = new QSplitter(Qt::Vertical, central);
+    m_regions = new RegionView(splitter);
+    m_curves = new CurveView(splitter);
+    splitter->addWidget(m_regions);
+    splitter->addWidget(m_curves);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 1);
+    centralLayout->addWidget(splitter, 1);
+    setCentralWidget(central);
+    connect(m_viewMethod, &QComboBox::currentIndexChanged, this, &MainWindow::showSelectedTask);
+    connect(m_viewReplicate, &QSpinBox::valueChanged, this, &MainWindow::showSelectedTask);
+
+    buildDocks();
+    buildActions();
+
+    m_progressBar = new QProgressBar(this);
+    m_progressBar->setRange(0, 1000);
+    m_progressBar->setMaximumWidth(260);
+    m_progressBar->setTextVisible(true);
+    m_phaseLabel = new QLabel(tr("Ready"), this);
+    m_timingLabel = new QLabel(this);
+    statusBar()->addWidget(m_phaseLabel, 1);
+    statusBar()->addPermanentWidget(m_timingLabel);
+    statusBar()->addPermanentWidget(m_progressBar);
+
+    connect(&m_runner, &JobRunner::started, this, &MainWindow::onStarted);
+    connect(&m_runner, &JobRunner::progress, this, &MainWindow::onProgress);
+    connect(&m_runner, &JobRunner::taskUpdated, this, &MainWindow::onTaskUpdated);
+    connect(&m_runner, &JobRunner::resultRow, m_results, &ResultsTable::addRow);
+    connect(&m_runner, &JobRunner::logMessage, this, &MainWindow::log);
+    connect(&m_runner, &JobRunner::finished, this,
+            [this](JobRunner::Job job, double seconds, const QString& json, const QString& csv) {
+                if (!json.isEmpty()) {
+                    m_lastResultsJson = json;
+                    m_lastResultsCsv = csv;
+                }
+                if (job == JobRunner::Job::Correct) {
+                    m_lastRecorrectionSeconds = seconds;
+                    m_timingLabel->setText(tr("re-correction on the cached posterior: %1 s").arg(seconds, 0, 'f', 2));
+                } else {
+                    m_timingLabel->setText(tr("%1: %2 s").arg(JobRunner::jobName(job)).arg(seconds, 0, 'f', 1));
+                }
+                onJobEnded(job, tr("%1 finished in %2 s").arg(JobRunner::jobName(job)).arg(seconds, 0, 'f', 2));
+            });
+    connect(&m_runner, &JobRunner::cancelled, this,
+            [this](JobRunner::Job job) { onJobEnded(job, tr("%1 cancelled").arg(JobRunner::jobName(job))); });
+    connect(&m_runner, &JobRunner::failed, this, [this](JobRunner::Job job, const QString& message) {
+        onJobEnded(job, tr("%1 failed").arg(JobRunner::jobName(job)));
+        if (m_screenshotPath.isEmpty())
+            QMessageBox::warning(this, tr("Job failed"), message);
+    });
+    connect(&m_runner, &JobRunner::modelSaved, this, [this](const QString& paths, const QString& error) {
+        if (!error.isEmpty())
+            QMessageBox::warning(this, tr("Save model"), error);
+        else
+            log(tr("Saved %1").arg(paths));
+    });
+    connect(&m_runner, &JobRunner::modelLoaded, this, [this](const TaskView& view, const QString& error) {
+        if (!error.isEmpty()) {
+            QMessageBox::warning(this, tr("Open model"), error);
+            return;
+        }
+        m_followTraining->setChecked(false);
+        m_regions->setTask(view, decisionNames());
+        log(tr("Loaded model (%1, replicate %2): decisions under the current cost matrix shown as \"corrected\"")
+                .arg(view.method).arg(view.replicate + 1));
+    });
+
+    // A new cost matrix after a run re-runs only the correction, on the cached
+    // posterior. The short delay folds a burst of edits into one job.
+    m_recorrectTimer.setSingleShot(true);
+    m_recorrectTimer.setInterval(300);
+    connect(&m_recorrectTimer, &QTimer::timeout, this, [this] {
+        if (!m_runner.hasPosterior())
+            return;
+        if (m_runner.isBusy()) {
+            m_recorrectPending = true;
+            if (m_currentJob == JobRunner::Job::Correct)
+                m_runner.cancel();
+            return;
+        }
+        startJob(JobRunner::Job::Correct);
+    });
+    connect(&m_costs, &CostMatrixModel::matrixChanged, this, &MainWindow::scheduleRecorrection);
+    connect(&m_costs, &CostMatrixModel::matrixChanged, this, &MainWindow::showSelectedTask);
+
+    QSettings stored;
+    restoreGeometry(stored.value("window/geometry").toByteArray());
+    if (!restoreState(stored.value("window/state").toByteArray()))
+        resize(1500, 950);
+    rebuildRecentMenu();
+    m_results->reset(settings().methods, settings().replicates);
+    updateActions();
+    log(tr("Ready: the synthetic experiment (two Gaussians, 90/10 imbalance, 500 unlabelled calibration points). "
+           "Press F5 to sample and correct."));
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildDocks()
+{
+    // Costs.
+    m_costEditor = new CostEditor(&m_costs, this);
+    auto* costDock = new QDockWidget(tr("Cost matrix"), this);
+    costDock->setObjectName("costDock");
+    costDock->setWidget(m_costEditor);
+    addDockWidget(Qt::LeftDockWidgetArea, costDock);
+    connect(m_costEditor, &CostEditor::fileUsed, this, &MainWindow::addRecentFile);
+
+    // Experiment.
+    auto* panel = new QWidget(this);
+    auto* form = new QFormLayout(panel);
+    auto* methods = new QWidget(panel);
+    auto* methodLayout = new QVBoxLayout(methods);
+    methodLayout->setContentsMargins(0, 0, 0, 0);
+    for (int i = 0; i < 4; ++i) {
+        auto* box = new QCheckBox(kMethodLabels[i], methods);
+        box->setChecked(QString(kMethods[i]) != "sgld");
+        m_methodBoxes.insert(kMethods[i], box);
+        methodLayout->addWidget(box);
+    }
+    m_replicates = new QSpinBox(panel);
+    m_replicates->setRange(1, 1000);
+    m_replicates->setValue(10);
+    m_seed = new QLineEdit("0", panel);
+    m_seed->setValidator(new QRegularExpressionValidator(QRegularExpression("[0-9]{1,19}"), m_seed));
+    m_threads = new QSpinBox(panel);
+    m_threads->setRange(1, 64);
+    m_threads->setValue(std::max(1, QThread::idealThreadCount()));
+    m_iterations = new QSpinBox(panel);
+    m_iterations->setRange(1, 1000000);
+    m_iterations->setValue(500);
+    m_gridResolution = new QSpinBox(panel);
+    m_gridResolution->setRange(10, 400);
+    m_gridResolution->setValue(80);
+    m_posteriorState = new QLabel(tr("no posterior sampled yet"), panel);
+    m_posteriorState->setWordWrap(true);
+    form->addRow(tr("Inference"), methods);
+    form->addRow(tr("Replicates"), m_replicates);
+    form->addRow(tr("Seed"), m_seed);
+    form->addRow(tr("Worker threads"), m_threads);
+    form->addRow(tr("Correction steps"), m_iterations);
+    form->addRow(tr("Region grid"), m_gridResolution);
+    auto* buttons = new QHBoxLayout;
+    auto* run = new QPushButton(tr("Run"), panel);
+    auto* sample = new QPushButton(tr("Sample"), panel);
+    auto* correct = new QPushButton(tr("Correct"), panel);
+    auto* cancel = new QPushButton(tr("Cancel"), panel);
+    run->setObjectName("runButton");
+    cancel->setObjectName("cancelButton");
+    connect(run, &QPushButton::clicked, this, &MainWindow::runAll);
+    connect(sample, &QPushButton::clicked, this, &MainWindow::sampleOnly);
+    connect(correct, &QPushButton::clicked, this, &MainWindow::correctOnly);
+    connect(cancel, &QPushButton::clicked, this, &MainWindow::cancelJob);
+    for (auto* b : {run, sample, correct, cancel})
+        buttons->addWidget(b);
+    form->addRow(buttons);
+    form->addRow(m_posteriorState);
+    auto* experimentDock = new QDockWidget(tr("Experiment: synthetic 2-D"), this);
+    experimentDock->setObjectName("experimentDock");
+    experimentDock->setWidget(panel);
+    addDockWidget(Qt::LeftDockWidgetArea, experimentDock);
+    auto markStale = [this] {
+        if (m_runner.hasPosterior() && settings().replicates != m_runner.posteriorSettings().replicates)
+            m_posteriorState->setText(tr("Settings changed: Run or Sample to re-sample the posterior."));
+    };
+    connect(m_replicates, &QSpinBox::valueChanged, this, markStale);
+
+    // Results and log.
+    m_results = new ResultsTable(this);
+    auto* resultsDock = new QDockWidget(tr("Results (paper Table 2)"), this);
+    resultsDock->setObjectName("resultsDock");
+    resultsDock->setWidget(m_results);
+    addDockWidget(Qt::RightDockWidgetArea, resultsDock);
+    m_log = new QPlainTextEdit(this);
+    m_log->setObjectName("log");
+    m_log->setReadOnly(true);
+    m_log->setMaximumBlockCount(5000);
+    m_log->setFont(QFont("monospace", 9));
+    auto* logDock = new QDockWidget(tr("Log"), this);
+    logDock->setObjectName("logDock");
+    logDock->setWidget(m_log);
+    addDockWidget(Qt::RightDockWidgetArea, logDock);
+    resizeDocks({resultsDock, costDock}, {560, 360}, Qt::Horizontal);
+    resizeDocks({resultsDock, logDock}, {260, 500}, Qt::Vertical);
+}
+
+void MainWindow::buildActions()
+{
+    auto* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open Session..."), QKeySequence::Open, this, &MainWindow::openSession);
+    file->addAction(tr("&Save Session"), QKeySequence::Save, this, &MainWindow::saveSession);
+    file->addAction(tr("Save Session &As..."), QKeySequence::SaveAs, this, &MainWindow::saveSessionAs);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addSeparator();
+    file->addAction(tr("&Import Cost Matrix..."), QKeySequence(tr("Ctrl+I")), m_costEditor, &CostEditor::importMatrix);
+    file->addAction(tr("&Export Cost Matrix..."), QKeySequence(tr("Ctrl+E")), m_costEditor, &CostEditor::exportMatrix);
+    file->addSeparator();
+    file->addAction(tr("Export &Plots..."), QKeySequence(tr("Ctrl+Shift+P")), this, &MainWindow::exportPlots);
+    m_exportResultsAction = file->addAction(tr("Export &Results..."), QKeySequence(tr("Ctrl+Shift+R")), this,
+                                            &MainWindow::exportResults);
+    m_saveModelAction = file->addAction(tr("Save &Model..."), QKeySequence(tr("Ctrl+Shift+S")), this, &MainWindow::saveModel);
+    file->addAction(tr("Open Mo&del..."), QKeySequence(tr("Ctrl+Shift+O")), this, &MainWindow::openModel);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    auto* edit = menuBar()->addMenu(tr("&Edit"));
+    auto* undo = m_costs.undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    auto* redo = m_costs.undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcuts({QKeySequence(tr("Ctrl+Shift+Z")), QKeySequence::Redo});
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    auto* presets = edit->addMenu(tr("Cost &Presets"));
+    for (const auto& name : costPresetNames()) {
+        const QString n = QString::fromStdString(name);
+        presets->addAction(n, this, [this, n] { m_costs.loadPreset(n); });
+    }
+    edit->addAction(tr("Reset Costs to &0/1"), &m_costs, &CostMatrixModel::resetToZeroOne);
+
+    auto* run = menuBar()->addMenu(tr("&Run"));
+    m_runAction = run->addAction(tr("&Run (Sample + Correct)"), QKeySequence(Qt::Key_F5), this, &MainWindow::runAll);
+    m_sampleAction = run->addAction(tr("&Sample Posterior Only"), QKeySequence(Qt::SHIFT | Qt::Key_F5), this,
+                                    &MainWindow::sampleOnly);
+    m_correctAction = run->addAction(tr("&Correct Only (cached posterior)"), QKeySequence(Qt::Key_F6), this,
+                                     &MainWindow::correctOnly);
+    m_cancelAction = run->addAction(tr("C&ancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelJob);
+
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    for (auto* dock : findChildren<QDockWidget*>())
+        m_viewMenu->addAction(dock->toggleViewAction());
+
+    auto* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About LC Studio"), this, [this] {
+        QMessageBox::about(this, tr("About LC Studio"),
+                           tr("<b>LC Studio %1</b><p>Post-hoc loss calibration for Bayesian neural networks "
+                              "(Vadera, Ghosh, Ng, Marlin, UAI 2021).</p><p>Edit the cost matrix, sample the "
+                              "posterior, and compare corrected against uncorrected decisions.</p>")
+                               .arg(QApplication::applicationVersion()));
+    });
+
+    auto* toolbar = addToolBar(tr("Run"));
+    toolbar->setObjectName("runToolbar");
+    toolbar->addAction(m_runAction);
+    toolbar->addAction(m_sampleAction);
+    toolbar->addAction(m_correctAction);
+    toolbar->addAction(m_cancelAction);
+    toolbar->addSeparator();
+    toolbar->addAction(undo);
+    toolbar->addAction(redo);
+}
+
+ExperimentSettings MainWindow::settings() const
+{
+    ExperimentSettings s;
+    s.replicates = m_replicates->value();
+    s.methods.clear();
+    for (const char* m : kMethods)
+        if (m_methodBoxes.value(m)->isChecked())
+            s.methods << m;
+    s.seed = m_seed->text().toULongLong();
+    s.threads = m_threads->value();
+    s.correctionIterations = m_iterations->value();
+    s.gridResolution = m_gridResolution->value();
+    return s;
+}
+
+Session MainWindow::currentSession() const
+{
+    Session s;
+    s.settings = settings();
+    s.costs = m_costs.matrix();
+    return s;
+}
+
+void MainWindow::applySession(const Session& session)
+{
+    m_replicates->setValue(session.settings.replicates);
+    for (const char* m : kMethods)
+        m_methodBoxes.value(m)->setChecked(session.settings.methods.contains(m));
+    m_seed->setText(QString::number(session.settings.seed));
+    m_threads->setValue(session.settings.threads);
+    m_iterations->setValue(session.settings.correctionIterations);
+    m_gridResolution->setValue(session.settings.gridResolution);
+    m_costs.undoStack()->clear();
+    m_costs.setMatrixDirect(session.costs);
+}
+
+QString MainWindow::taskKey(int replicate, const QString& method) const
+{
+    return method + "/" + QString::number(replicate);
+}
+
+QStringList MainWindow::decisionNames() const
+{
+    QStringList names;
+    for (int d = 0; d < m_costs.matrix().numDecisions(); ++d)
+        names << QString::fromStdString(m_costs.matrix().decisionName(d));
+    return names;
+}
+
+void MainWindow::log(const QString& line)
+{
+    m_log->appendPlainText(QTime::currentTime().toString("HH:mm:ss  ") + line);
+}
+
+void MainWindow::runAll() { startJob(JobRunner::Job::RunAll); }
+void MainWindow::sampleOnly() { startJob(JobRunner::Job::Sample); }
+void MainWindow::correctOnly() { startJob(JobRunner::Job::Correct); }
+
+void MainWindow::cancelJob()
+{
+    m_recorrectPending = false;
+    m_runner.cancel();
+}
+
+void MainWindow::startJob(JobRunner::Job job)
+{
+    const auto s = settings();
+    if (s.methods.isEmpty()) {
+        QMessageBox::information(this, tr("Nothing to run"), tr("Select at least one inference method."));
+        return;
+    }
+    if (job == JobRunner::Job::Correct && !m_runner.hasPosterior()) {
+        log(tr("No posterior yet: Run or Sample first."));
+        return;
+    }
+    try {
+        m_costs.matrix().validateFor(2);
+    } catch (const CostMatrixError& e) {
+        QMessageBox::warning(this, tr("Invalid cost matrix"), QString::fromStdString(e.what()));
+        return;
+    }
+    if (job != JobRunner::Job::Correct) {
+        m_tasks.clear();
+        m_regions->clear();
+        m_curves->clear();
+    }
+    const auto& sampled = job == JobRunner::Job::Correct ? m_runner.posteriorSettings() : s;
+    m_results->reset(sampled.methods, sampled.replicates);
+    m_runner.start(job, s, m_costs.matrix());
+}
+
+void MainWindow::onStarted(JobRunner::Job job)
+{
+    m_currentJob = job;
+    m_jobClock.start();
+    m_progressBar->setValue(0);
+    m_phaseLabel->setText(tr("%1...").arg(JobRunner::jobName(job)));
+    log(tr("%1 started").arg(JobRunner::jobName(job)));
+    updateActions();
+}
+
+void MainWindow::onProgress(const JobProgress& p)
+{
+    m_progressBar->setValue(static_cast<int>(p.fraction * 1000));
+    QString eta;
+    const double elapsed = m_jobClock.elapsed() / 1000.0;
+    if (p.fraction > 0.02)
+        eta = tr(" · ETA %1 s").arg(elapsed * (1 - p.fraction) / p.fraction, 0, 'f', 0);
+    m_phaseLabel->setText(tr("%1 · %2 · step %3/%4%5").arg(p.phase, p.detail).arg(p.step).arg(p.total).arg(eta));
+}
+
+void MainWindow::onTaskUpdated(const TaskView& view)
+{
+    m_tasks.insert(taskKey(view.replicate, view.method), view);
+    if (m_followTraining->isChecked() && m_runner.isBusy()) {
+        const QSignalBlocker b1(m_viewMethod), b2(m_viewReplicate);
+        m_viewMethod->setCurrentIndex(m_viewMethod->findData(view.method));
+        m_viewReplicate->setValue(view.replicate + 1);
+    }
+    if (taskKey(m_viewReplicate->value() - 1, m_viewMethod->currentData().toString())
+        == taskKey(view.replicate, view.method))
+        showSelectedTask();
+}
+
+void MainWindow::showSelectedTask()
+{
+    const auto it = m_tasks.constFind(taskKey(m_viewReplicate->value() - 1, m_viewMethod->currentData().toString()));
+    if (it == m_tasks.constEnd())
+        return;
+    m_regions->setTask(*it, decisionNames());
+    m_curves->setCurve(it->curve, tr("Correction: %1, replicate %2").arg(m_viewMethod->currentText()).arg(it->replicate + 1));
+}
+
+void MainWindow::onJobEnded(JobRunner::Job job, const QString& status)
+{
+    m_phaseLabel->setText(status);
+    if (job != JobRunner::Job::Correct || m_runner.hasPosterior())
+        m_progressBar->setValue(m_progressBar->maximum());
+    if (m_runner.hasPosterior()) {
+        const auto& ps = m_runner.posteriorSettings();
+        m_posteriorState->setText(tr("Cached posterior: %1 replicate(s) x %2 method(s), seed %3. "
+                                     "Editing costs re-runs only the correction.")
+                                      .arg(ps.replicates).arg(ps.methods.size()).arg(ps.seed));
+    }
+    updateActions();
+    showSelectedTask();
+    if (m_recorrectPending && m_runner.hasPosterior()) {
+        m_recorrectPending = false;
+        startJob(JobRunner::Job::Correct);
+    }
+}
+
+void MainWindow::updateActions()
+{
+    const bool busy = m_runner.isBusy();
+    m_runAction->setEnabled(!busy);
+    m_sampleAction->setEnabled(!busy);
+    m_correctAction->setEnabled(!busy && m_runner.hasPosterior());
+    m_cancelAction->setEnabled(busy);
+    m_saveModelAction->setEnabled(!busy && m_runner.hasPosterior());
+    m_exportResultsAction->setEnabled(!m_lastResultsJson.isEmpty());
+}
+
+void MainWindow::scheduleRecorrection()
+{
+    if (m_runner.hasPosterior())
+        m_recorrectTimer.start();
+}
+
+void MainWindow::addRecentFile(const QString& path)
+{
+    QSettings settings;
+    QStringList recent = settings.value("recentFiles").toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue("recentFiles", recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value("recentFiles").toStringList();
+    for (const QString& path : recent) {
+        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
+            if (path.endsWith(".lcsession", Qt::CaseInsensitive) || path.contains("session"))
+                openSessionFile(path);
+            else if (m_costs.importFile(path, 2))
+                log(tr("Imported %1").arg(path));
+        })->setToolTip(path);
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::setSessionPath(const QString& path)
+{
+    m_sessionPath = path;
+    setWindowTitle(path.isEmpty() ? tr("LC Studio") : tr("LC Studio - %1").arg(QFileInfo(path).fileName()));
+}
+
+bool MainWindow::openSessionFile(const QString& path)
+{
+    Session s;
+    const QString error = loadSession(path, s);
+    if (!error.isEmpty()) {
+        if (m_screenshotPath.isEmpty())
+            QMessageBox::warning(this, tr("Open session"), error);
+        log(error);
+        return false;
+    }
+    applySession(s);
+    setSessionPath(path);
+    addRecentFile(path);
+    log(tr("Opened session %1").arg(path));
+    return true;
+}
+
+bool MainWindow::saveSessionFile(const QString& path)
+{
+    const QString error = lcs::ui::saveSession(currentSession(), path);
+    if (!error.isEmpty()) {
+        QMessageBox::warning(this, tr("Save session"), error);
+        return false;
+    }
+    setSessionPath(path);
+    addRecentFile(path);
+    log(tr("Saved session %1").arg(path));
+    return true;
+}
+
+void MainWindow::openSession()
+{
+    QSettings settings;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), settings.value("paths/sessionDir").toString(),
+                                                      tr("LC Studio sessions (*.lcsession *.json)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue("paths/sessionDir", QFileInfo(path).absolutePath());
+    openSessionFile(path);
+}
+
+void MainWindow::saveSession()
+{
+    if (m_sessionPath.isEmpty())
+        saveSessionAs();
+    else
+        saveSessionFile(m_sessionPath);
+}
+
+void MainWindow::saveSessionAs()
+{
+    QSettings settings;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save session"),
+                                                      settings.value("paths/sessionDir").toString() + "/synthetic.lcsession",
+                                                      tr("LC Studio sessions (*.lcsession)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue("paths/sessionDir", QFileInfo(path).absolutePath());
+    saveSessionFile(path);
+}
+
+void MainWindow::exportPlots()
+{
+    QSettings settings;
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export all plots to"), settings.value("paths/exportDir").toString());
+    if (dir.isEmpty())
+        return;
+    settings.setValue("paths/exportDir", dir);
+    QStringList errors;
+    int written = 0;
+    QList<QCustomPlot*> plots = m_regions->plots();
+    plots << m_curves->plot();
+    for (auto* plot : plots)
+        for (const char* format : {"png", "svg", "pdf"}) {
+            const QString error = exportPlot(plot, dir + "/" + plot->objectName() + "." + format);
+            if (error.isEmpty())
+                ++written;
+            else
+                errors << error;
+        }
+    log(tr("Exported %1 plot file(s) to %2").arg(written).arg(dir));
+    if (!errors.isEmpty())
+        QMessageBox::warning(this, tr("Export plots"), errors.join("\n"));
+}
+
+void MainWindow::exportResults()
+{
+    if (m_lastResultsJson.isEmpty())
+        return;
+    QSettings settings;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export results"),
+                                                      settings.value("paths/exportDir").toString() + "/synthetic.json",
+                                                      tr("JSON (*.json);;CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue("paths/exportDir", QFileInfo(path).absolutePath());
+    const bool csv = path.endsWith(".csv", Qt::CaseInsensitive);
+    const QString error = writeText(path, csv ? m_lastResultsCsv : m_lastResultsJson);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Export results"), error);
+    else
+        log(tr("Results written to %1").arg(path));
+}
+
+void MainWindow::saveModel()
+{
+    const QString method = m_viewMethod->currentData().toString();
+    const int replicate = m_viewReplicate->value() - 1;
+    QSettings settings;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save correction model (%1, replicate %2)").arg(m_viewMethod->currentText()).arg(replicate + 1),
+        settings.value("paths/modelDir").toString() + QString("/%1_r%2_q.pt").arg(method).arg(replicate),
+        tr("LibTorch model (*.pt)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue("paths/modelDir", QFileInfo(path).absolutePath());
+    m_runner.saveModel(replicate, method, path);
+}
+
+void MainWindow::openModel()
+{
+    QSettings settings;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open correction model"),
+                                                      settings.value("paths/modelDir").toString(), tr("LibTorch model (*.pt)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue("paths/modelDir", QFileInfo(path).absolutePath());
+    if (!m_runner.loadModel(path, m_costs.matrix(), m_gridResolution->value()))
+        log(tr("Busy: open the model when the job has finished"));
+}
+
+void MainWindow::runDemoAndScreenshot(const QString& pngPath)
+{
+    m_screenshotPath = pngPath;
+    auto shoot = [this](JobRunner::Job job) {
+        if (job != JobRunner::Job::RunAll)
+            return;
+        // Let the queued replots land before grabbing.
+        QTimer::singleShot(300, this, [this] {
+            for (auto* plot : findChildren<QCustomPlot*>())
+                plot->replot();
+            const QImage image = grab().toImage();
+            if (image.isNull() || !image.save(m_screenshotPath)) {
+                std::fprintf(stderr, "lcstudio: cannot write screenshot %s\n", qPrintable(m_screenshotPath));
+                QApplication::exit(1);
+                return;
+            }
+            std::fprintf(stdout, "lcstudio: screenshot written to %s\n", qPrintable(m_screenshotPath));
+            QApplication::exit(0);
+        });
+    };
+    connect(&m_runner, &JobRunner::finished, this, shoot);
+    connect(&m_runner, &JobRunner::failed, this, [](JobRunner::Job, const QString& message) {
+        std::fprintf(stderr, "lcstudio: demo run failed: %s\n", qPrintable(message));
+        QApplication::exit(1);
+    });
+    connect(&m_runner, &JobRunner::cancelled, this, [] {
+        std::fprintf(stderr, "lcstudio: demo run cancelled\n");
+        QApplication::exit(1);
+    });
+    QTimer::singleShot(0, this, &MainWindow::runAll);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    m_recorrectPending = false;
+    m_runner.cancel();
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState());
+    event->accept();
 }
 
 } // namespace lcs::ui

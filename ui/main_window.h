@@ -1,13 +1,129 @@
 #pragma once
 
+#include <QElapsedTimer>
+#include <QHash>
 #include <QMainWindow>
+#include <QTimer>
+
+#include "cost_matrix_model.h"
+#include "job_runner.h"
+#include "session.h"
+
+class QAction;
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QPlainTextEdit;
+class QProgressBar;
+class QSpinBox;
 
 namespace lcs::ui {
 
+class CostEditor;
+class CurveView;
+class RegionView;
+class ResultsTable;
+
+/// LC Studio's main window: cost editing, experiment settings, background jobs, live
+/// decision regions and curves, results, export and sessions.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    CostMatrixModel* costModel() { return &m_costs; }
+    JobRunner* runner() { return &m_runner; }
+    ExperimentSettings settings() const;
+    void applySession(const Session& session);
+    Session currentSession() const;
+    /// Seconds the last correction-only job took (negative before any).
+    double lastRecorrectionSeconds() const { return m_lastRecorrectionSeconds; }
+
+    /// Screenshot mode: runs the whole pipeline, saves a PNG of the window and quits the
+    /// application with 0 (or 1 with a message on stderr on failure).
+    void runDemoAndScreenshot(const QString& pngPath);
+
+public Q_SLOTS:
+    void runAll();
+    void sampleOnly();
+    void correctOnly();
+    void cancelJob();
+    bool openSessionFile(const QString& path);
+    bool saveSessionFile(const QString& path);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildActions();
+    void buildDocks();
+    void startJob(JobRunner::Job job);
+    void onStarted(JobRunner::Job job);
+    void onProgress(const JobProgress& progress);
+    void onTaskUpdated(const TaskView& view);
+    void onJobEnded(JobRunner::Job job, const QString& status);
+    void showSelectedTask();
+    void updateActions();
+    void log(const QString& line);
+    void scheduleRecorrection();
+    void addRecentFile(const QString& path);
+    void rebuildRecentMenu();
+    void openSession();
+    void saveSession();
+    void saveSessionAs();
+    void exportPlots();
+    void exportResults();
+    void saveModel();
+    void openModel();
+    QString taskKey(int replicate, const QString& method) const;
+    QStringList decisionNames() const;
+    void setSessionPath(const QString& path);
+
+    CostMatrixModel m_costs;
+    JobRunner m_runner;
+
+    CostEditor* m_costEditor = nullptr;
+    RegionView* m_regions = nullptr;
+    CurveView* m_curves = nullptr;
+    ResultsTable* m_results = nullptr;
+    QPlainTextEdit* m_log = nullptr;
+    QProgressBar* m_progressBar = nullptr;
+    QLabel* m_phaseLabel = nullptr;
+    QLabel* m_timingLabel = nullptr;
+
+    QSpinBox* m_replicates = nullptr;
+    QHash<QString, QCheckBox*> m_methodBoxes;
+    QLineEdit* m_seed = nullptr;
+    QSpinBox* m_threads = nullptr;
+    QSpinBox* m_iterations = nullptr;
+    QSpinBox* m_gridResolution = nullptr;
+    QLabel* m_posteriorState = nullptr;
+
+    QComboBox* m_viewMethod = nullptr;
+    QSpinBox* m_viewReplicate = nullptr;
+    QCheckBox* m_followTraining = nullptr;
+
+    QAction* m_runAction = nullptr;
+    QAction* m_sampleAction = nullptr;
+    QAction* m_correctAction = nullptr;
+    QAction* m_cancelAction = nullptr;
+    QAction* m_saveModelAction = nullptr;
+    QAction* m_exportResultsAction = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
+
+    QHash<QString, TaskView> m_tasks;
+    QTimer m_recorrectTimer;
+    bool m_recorrectPending = false;
+    QElapsedTimer m_jobClock;
+    JobRunner::Job m_currentJob = JobRunner::Job::RunAll;
+    double m_lastRecorrectionSeconds = -1;
+    QString m_lastResultsJson, m_lastResultsCsv;
+    QString m_sessionPath;
+    QString m_screenshotPath;
 };
 
 } // namespace lcs::ui

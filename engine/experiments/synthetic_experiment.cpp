@@ -9,6 +9,8 @@
 
 #include <torch/torch.h>
 
+#include "core/parallel.h"
+
 namespace lcs {
 
 std::string methodName(InferenceMethod m)
@@ -198,6 +200,59 @@ MethodSummary summarise(InferenceMethod method, std::vector<ReplicateOutcome> ou
     return s;
 }
 
+std::vector<SyntheticPredictive> sampleAll(const SyntheticConfig& config, const JobContext& ctx)
+{
+    if (config.replicates < 1)
+        throw std::invalid_argument("synthetic: replicates must be >= 1, got " + std::to_string(config.replicates));
+    if (config.methods.empty())
+        throw std::invalid_argument("synthetic: no inference method selected");
+    std::vector<std::pair<int, InferenceMethod>> tasks;
+    for (int r = 0; r < config.replicates; ++r)
+        for (auto m : config.methods)
+            tasks.emplace_back(r, m);
+    std::vector<SyntheticPredictive> out(tasks.size());
+    parallelFor(
+        tasks.size(), config.threads,
+        [&](size_t i) { out[i] = inferSynthetic(config, tasks[i].first, tasks[i].second, ctx); }, ctx.cancel);
+    return out;
+}
+
+std::vector<SyntheticCorrection> correctAll(const SyntheticConfig& config,
+                                            const std::vector<SyntheticPredictive>& predictives,
+                                            const CostMatrix& costs, const JobContext& ctx,
+                                            const ObserverFactory& observers,
+                                            const std::function<void(size_t, const SyntheticCorrection&)>& onDone)
+{
+    costs.validateFor(2);
+    std::vector<SyntheticCorrection> out(predictives.size());
+    parallelFor(
+        predictives.size(), config.threads,
+        [&](size_t i) {
+            out[i] = correctSynthetic(config, predictives[i], costs, ctx,
+                                      observers ? observers(predictives[i]) : CorrectionObserver{});
+            if (onDone)
+                onDone(i, out[i]);
+        },
+        ctx.cancel);
+    return out;
+}
+
+SyntheticResult tabulate(const SyntheticConfig& config, const std::vector<ReplicateOutcome>& outcomes, double seconds)
+{
+    SyntheticResult result;
+    result.replicates = config.replicates;
+    result.seed = config.seed;
+    result.seconds = seconds;
+    for (auto m : config.methods) {
+        std::vector<ReplicateOutcome> mine;
+        for (const auto& o : outcomes)
+            if (o.method == m)
+                mine.push_back(o);
+        result.methods.push_back(summarise(m, std::move(mine)));
+    }
+    return result;
+}
+
 SyntheticResult runSynthetic(const SyntheticConfig& config, const JobContext& ctx, const ReplicateCallback& onReplicate)
 {
     if (config.replicates < 1)
@@ -207,91 +262,53 @@ SyntheticResult runSynthetic(const SyntheticConfig& config, const JobContext& ct
     config.costs.validateFor(2);
     const auto start = std::chrono::steady_clock::now();
 
-    struct Task {
-        int replicate;
-        InferenceMethod method;
-    };
-    std::vector<Task> tasks;
+    // Each (replicate, method) task runs inference then its correction, so results
+    // arrive replicate by replicate; tasks run in parallel on config.threads.
+    std::vector<std::pair<int, InferenceMethod>> tasks;
     for (int r = 0; r < config.replicates; ++r)
         for (auto m : config.methods)
-            tasks.push_back({r, m});
+            tasks.emplace_back(r, m);
 
     std::mutex mutex;  // guards outcomes, progress and the callback
     std::vector<ReplicateOutcome> outcomes;
-    std::atomic<size_t> next{0};
-    std::atomic<size_t> done{0};
-    std::exception_ptr failure;
-    CancelToken stopOthers;  // first failure stops the other workers
-
+    size_t done = 0;
     JobContext shared = ctx;
     if (ctx.progress) {
         shared.progress = [&](const Progress& p) {
             std::lock_guard<std::mutex> lock(mutex);
             Progress q = p;
             // Overall position for a progress bar across all tasks.
-            q.scalars.push_back({"tasks_done", static_cast<double>(done.load())});
+            q.scalars.push_back({"tasks_done", static_cast<double>(done)});
             q.scalars.push_back({"tasks_total", static_cast<double>(tasks.size())});
             ctx.progress(q);
         };
     }
-    auto worker = [&] {
-        try {
-            for (size_t i = next++; i < tasks.size(); i = next++) {
-                if (stopOthers.isCancelled())
-                    return;
-                ctx.checkCancelled();
-                const auto& t = tasks[i];
-                auto predictive = inferSynthetic(config, t.replicate, t.method, shared);
-                auto correction = correctSynthetic(config, predictive, config.costs, shared);
-                auto outcome = evaluateSynthetic(predictive, correction, config.costs);
-                std::lock_guard<std::mutex> lock(mutex);
-                outcomes.push_back(outcome);
-                ++done;
-                if (onReplicate)
-                    onReplicate(outcome, predictive, correction);
-                if (ctx.progress) {
-                    Progress p;
-                    p.phase = "replicate_done";
-                    p.detail = taskDetail(t.replicate, t.method);
-                    p.step = static_cast<long long>(done.load());
-                    p.total = static_cast<long long>(tasks.size());
-                    p.scalars = {{"uncorrected_cost", outcome.uncorrected.averageCost},
-                                 {"corrected_cost", outcome.corrected.averageCost}};
-                    ctx.progress(p);
-                }
-            }
-        } catch (...) {
+    parallelFor(
+        tasks.size(), config.threads,
+        [&](size_t i) {
+            const auto [replicate, method] = tasks[i];
+            auto predictive = inferSynthetic(config, replicate, method, shared);
+            auto correction = correctSynthetic(config, predictive, config.costs, shared);
+            auto outcome = evaluateSynthetic(predictive, correction, config.costs);
             std::lock_guard<std::mutex> lock(mutex);
-            if (!failure)
-                failure = std::current_exception();
-            stopOthers.cancel();
-        }
-    };
-    const int threads = std::max(1, std::min<int>(config.threads, static_cast<int>(tasks.size())));
-    if (threads == 1) {
-        worker();
-    } else {
-        std::vector<std::thread> pool;
-        for (int i = 0; i < threads; ++i)
-            pool.emplace_back(worker);
-        for (auto& th : pool)
-            th.join();
-    }
-    if (failure)
-        std::rethrow_exception(failure);
-
-    SyntheticResult result;
-    result.replicates = config.replicates;
-    result.seed = config.seed;
-    for (auto m : config.methods) {
-        std::vector<ReplicateOutcome> mine;
-        for (const auto& o : outcomes)
-            if (o.method == m)
-                mine.push_back(o);
-        result.methods.push_back(summarise(m, std::move(mine)));
-    }
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return result;
+            outcomes.push_back(outcome);
+            ++done;
+            if (onReplicate)
+                onReplicate(outcome, predictive, correction);
+            if (ctx.progress) {
+                Progress p;
+                p.phase = "replicate_done";
+                p.detail = taskDetail(replicate, method);
+                p.step = static_cast<long long>(done);
+                p.total = static_cast<long long>(tasks.size());
+                p.scalars = {{"uncorrected_cost", outcome.uncorrected.averageCost},
+                             {"corrected_cost", outcome.corrected.averageCost}};
+                ctx.progress(p);
+            }
+        },
+        ctx.cancel);
+    return tabulate(config, outcomes,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
 } // namespace lcs

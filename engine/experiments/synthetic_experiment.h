@@ -111,6 +111,26 @@ ReplicateOutcome evaluateSynthetic(const SyntheticPredictive& predictive, const 
 
 MethodSummary summarise(InferenceMethod method, std::vector<ReplicateOutcome> outcomes);
 
+/// Inference for every (replicate, method) of the config, in parallel (config.threads),
+/// in replicate-major order: the cache that corrections are trained against.
+std::vector<SyntheticPredictive> sampleAll(const SyntheticConfig& config, const JobContext& ctx);
+
+/// Makes an observer for one task's correction (may return an empty function).
+using ObserverFactory = std::function<CorrectionObserver(const SyntheticPredictive&)>;
+
+/// Corrections for every cached predictive under `costs`, in parallel; the result is in
+/// the order of `predictives`.
+/// `onDone(i, correction)` runs on the worker thread that finished task i.
+std::vector<SyntheticCorrection> correctAll(const SyntheticConfig& config,
+                                            const std::vector<SyntheticPredictive>& predictives,
+                                            const CostMatrix& costs, const JobContext& ctx,
+                                            const ObserverFactory& observers = {},
+                                            const std::function<void(size_t, const SyntheticCorrection&)>& onDone = {});
+
+/// Groups outcomes by method (config order) into the table.
+SyntheticResult tabulate(const SyntheticConfig& config, const std::vector<ReplicateOutcome>& outcomes,
+                         double seconds);
+
 /// Called once per finished (replicate, method), serialised (never concurrently).
 using ReplicateCallback =
     std::function<void(const ReplicateOutcome&, const SyntheticPredictive&, const SyntheticCorrection&)>;

@@ -1,0 +1,162 @@
+#include "cost_editor.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalBlocker>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "cost_matrix_model.h"
+
+namespace lcs::ui {
+
+CostEditor::CostEditor(CostMatrixModel* model, QWidget* parent) : QWidget(parent), m_model(model)
+{
+    auto* layout = new QVBoxLayout(this);
+
+    auto* presetRow = new QHBoxLayout;
+    m_presets = new QComboBox(this);
+    m_presets->setObjectName("costPresets");
+    m_presets->addItem(tr("Preset..."));
+    for (const auto& name : costPresetNames())
+        m_presets->addItem(QString::fromStdString(name));
+    connect(m_presets, &QComboBox::activated, this, [this](int index) {
+        if (index > 0)
+            m_model->loadPreset(m_presets->itemText(index));
+        m_presets->setCurrentIndex(0);
+    });
+    auto* reset = new QPushButton(tr("0/1 defaults"), this);
+    reset->setToolTip(tr("0 on the diagonal, 1 elsewhere"));
+    connect(reset, &QPushButton::clicked, m_model, &CostMatrixModel::resetToZeroOne);
+    auto* importButton = new QPushButton(tr("Import..."), this);
+    auto* exportButton = new QPushButton(tr("Export..."), this);
+    connect(importButton, &QPushButton::clicked, this, &CostEditor::importMatrix);
+    connect(exportButton, &QPushButton::clicked, this, &CostEditor::exportMatrix);
+    presetRow->addWidget(m_presets, 1);
+    presetRow->addWidget(reset);
+    presetRow->addWidget(importButton);
+    presetRow->addWidget(exportButton);
+    layout->addLayout(presetRow);
+
+    auto* caption = new QLabel(tr("<small>rows: true class &nbsp;·&nbsp; columns: decision</small>"), this);
+    layout->addWidget(caption);
+    m_table = new QTableView(this);
+    m_table->setObjectName("costTable");
+    m_table->setModel(m_model);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->setMinimumHeight(90);
+    layout->addWidget(m_table, 1);
+
+    auto* form = new QFormLayout;
+    auto* referralRow = new QHBoxLayout;
+    m_referral = new QCheckBox(tr("Referral option"), this);
+    m_referral->setToolTip(tr("Adds a decision \"refer\" with a constant cost"));
+    m_referralCost = new QDoubleSpinBox(this);
+    m_referralCost->setRange(0.0, 1000.0);
+    m_referralCost->setDecimals(3);
+    m_referralCost->setSingleStep(0.05);
+    m_referralCost->setValue(0.05);
+    m_referralCost->setKeyboardTracking(false);
+    referralRow->addWidget(m_referral);
+    referralRow->addWidget(new QLabel(tr("cost"), this));
+    referralRow->addWidget(m_referralCost, 1);
+    form->addRow(referralRow);
+    connect(m_referral, &QCheckBox::toggled, this, [this](bool on) { m_model->setReferral(on, m_referralCost->value()); });
+    connect(m_referralCost, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        if (m_model->matrix().hasReferral())
+            m_model->setReferralCost(v);
+    });
+
+    auto* mRow = new QHBoxLayout;
+    m_autoM = new QCheckBox(tr("M = largest cost"), this);
+    m_m = new QDoubleSpinBox(this);
+    m_m->setRange(0.0, 1e6);
+    m_m->setDecimals(3);
+    m_m->setKeyboardTracking(false);
+    m_m->setToolTip(tr("Utilities are M - L; M must be at least the largest cost"));
+    mRow->addWidget(m_autoM);
+    mRow->addWidget(new QLabel(tr("M"), this));
+    mRow->addWidget(m_m, 1);
+    form->addRow(mRow);
+    connect(m_autoM, &QCheckBox::toggled, this, [this](bool automatic) {
+        m_model->setUtilityConstant(automatic ? std::nullopt : std::optional<double>(m_m->value()));
+    });
+    connect(m_m, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+        if (!m_autoM->isChecked() && !m_model->setUtilityConstant(v))
+            syncFromModel();
+    });
+    layout->addLayout(form);
+
+    m_status = new QLabel(this);
+    m_status->setWordWrap(true);
+    m_status->setObjectName("costStatus");
+    layout->addWidget(m_status);
+
+    connect(m_model, &CostMatrixModel::matrixChanged, this, &CostEditor::syncFromModel);
+    connect(m_model, &CostMatrixModel::errorOccurred, this, [this](const QString& msg) { showMessage(msg, true); });
+    syncFromModel();
+}
+
+void CostEditor::syncFromModel()
+{
+    const auto& m = m_model->matrix();
+    {
+        const QSignalBlocker b1(m_referral), b2(m_referralCost), b3(m_autoM), b4(m_m);
+        m_referral->setChecked(m.hasReferral());
+        if (m.referralCost())
+            m_referralCost->setValue(*m.referralCost());
+        m_referralCost->setEnabled(m.hasReferral());
+        m_autoM->setChecked(!m.utilityConstantSetting());
+        m_m->setValue(m.utilityConstant());
+        m_m->setEnabled(m.utilityConstantSetting().has_value());
+    }
+    showMessage(tr("%1 classes, %2 decisions · largest cost %3 · M = %4")
+                    .arg(m.numClasses()).arg(m.numDecisions()).arg(m.maxCost()).arg(m.utilityConstant()),
+                false);
+}
+
+void CostEditor::showMessage(const QString& text, bool error)
+{
+    m_status->setText(error ? QString("<span style='color:#b00020'>%1</span>").arg(text.toHtmlEscaped()) : text);
+}
+
+void CostEditor::importMatrix()
+{
+    QSettings settings;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import cost matrix"), settings.value("paths/costDir").toString(),
+                                                      tr("Cost matrices (*.json *.cost);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue("paths/costDir", QFileInfo(path).absolutePath());
+    if (m_model->importFile(path, m_expectedClasses)) {
+        showMessage(tr("Imported %1").arg(path), false);
+        Q_EMIT fileUsed(path);
+    }
+}
+
+void CostEditor::exportMatrix()
+{
+    QSettings settings;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export cost matrix"),
+                                                      settings.value("paths/costDir").toString() + "/costs.json",
+                                                      tr("JSON (*.json);;Weka cost matrix (*.cost)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue("paths/costDir", QFileInfo(path).absolutePath());
+    if (m_model->exportFile(path)) {
+        showMessage(tr("Exported %1").arg(path), false);
+        Q_EMIT fileUsed(path);
+    }
+}
+
+} // namespace lcs::ui

@@ -1,0 +1,176 @@
+#include "region_view.h"
+
+#include <QHBoxLayout>
+
+#include "qcustomplot_compat.h"
+
+#include "plot_export.h"
+
+namespace lcs::ui {
+
+namespace {
+
+const QColor kClassColors[] = {QColor(31, 119, 180), QColor(214, 39, 40)};
+const QColor kReferColor(230, 184, 0);
+
+QColor lighter(const QColor& c)
+{
+    return QColor::fromRgbF(0.72 + 0.28 * c.redF(), 0.72 + 0.28 * c.greenF(), 0.72 + 0.28 * c.blueF());
+}
+
+} // namespace
+
+QColor RegionView::decisionColor(int decision, int numDecisions, bool region)
+{
+    const bool referral = numDecisions == 3 && decision == 2;
+    QColor c = referral ? kReferColor : kClassColors[std::clamp(decision, 0, 1)];
+    return region ? lighter(c) : c;
+}
+
+RegionView::RegionView(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_uncorrected = makePanel(tr("Uncorrected (posterior predictive)"), "regions_uncorrected");
+    m_corrected = makePanel(tr("Corrected (q)"), "regions_corrected");
+    m_difference = makePanel(tr("Where they decide differently"), "regions_difference");
+    for (auto* p : {&m_uncorrected, &m_corrected, &m_difference})
+        layout->addWidget(p->plot);
+}
+
+RegionView::Panel RegionView::makePanel(const QString& title, const QString& objectName)
+{
+    Panel panel;
+    panel.plot = new QCustomPlot(this);
+    panel.plot->setObjectName(objectName);
+    panel.plot->setMinimumSize(260, 260);
+    panel.plot->setNoAntialiasingOnDrag(true);
+    panel.plot->plotLayout()->insertRow(0);
+    panel.plot->plotLayout()->addElement(0, 0, new QCPTextElement(panel.plot, title, QFont("sans", 10, QFont::Bold)));
+    panel.plot->xAxis->setLabel("x1");
+    panel.plot->yAxis->setLabel("x2");
+    panel.map = new QCPColorMap(panel.plot->xAxis, panel.plot->yAxis);
+    panel.map->setInterpolate(false);
+    panel.map->setTightBoundary(true);
+    installExportMenu(panel.plot, this);
+    return panel;
+}
+
+QList<QCustomPlot*> RegionView::plots() const
+{
+    return {m_uncorrected.plot, m_corrected.plot, m_difference.plot};
+}
+
+void RegionView::clear()
+{
+    for (auto* p : {&m_uncorrected, &m_corrected, &m_difference}) {
+        p->map->data()->clear();
+        p->plot->clearGraphs();
+        p->plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+void RegionView::drawRegions(Panel& panel, const RegionGrid& grid, const RegionGrid* other)
+{
+    if (!grid.isValid() || (other && !other->isValid())) {
+        panel.map->data()->clear();
+        return;
+    }
+    const int n = grid.resolution;
+    panel.map->data()->setSize(n, n);
+    panel.map->data()->setRange(QCPRange(grid.xMin, grid.xMax), QCPRange(grid.yMin, grid.yMax));
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+            const int k = j * n + i;
+            const double v = other ? double(grid.decisions[k] != other->decisions[k]) : double(grid.decisions[k]);
+            panel.map->data()->setCell(i, j, v);
+        }
+    QCPColorGradient gradient;
+    gradient.setColorInterpolation(QCPColorGradient::ciRGB);
+    if (other) {
+        gradient.setColorStopAt(0, QColor(245, 245, 245));
+        gradient.setColorStopAt(1, QColor(255, 140, 0));
+        gradient.setLevelCount(2);
+        panel.map->setDataRange(QCPRange(0, 1));
+    } else {
+        const int d = std::max(2, grid.numDecisions);
+        for (int i = 0; i < d; ++i)
+            gradient.setColorStopAt(double(i) / (d - 1), decisionColor(i, d, true));
+        gradient.setLevelCount(d);
+        panel.map->setDataRange(QCPRange(0, d - 1));
+    }
+    panel.map->setGradient(gradient);
+    panel.plot->xAxis->setRange(grid.xMin, grid.xMax);
+    panel.plot->yAxis->setRange(grid.yMin, grid.yMax);
+    // Same scale on both axes, so distances and the Gaussians look as they are.
+    panel.plot->yAxis->setScaleRatio(panel.plot->xAxis, 1.0);
+}
+
+void RegionView::drawPoints(Panel& panel, const TaskView& view, const QVector<int>& decisions, int numDecisions,
+                            const QStringList& decisionNames)
+{
+    auto* plot = panel.plot;
+    plot->clearGraphs();
+    // Calibration points: small grey dots, unlabelled.
+    auto* cal = plot->addGraph();
+    cal->setName(tr("calibration (unlabelled)"));
+    cal->setLineStyle(QCPGraph::lsNone);
+    cal->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(90, 90, 90, 110), 2.5));
+    cal->setAdaptiveSampling(false);
+    QVector<double> cx, cy;
+    for (const auto& p : view.calibration) {
+        cx << p.x();
+        cy << p.y();
+    }
+    cal->setData(cx, cy);
+    // Training points: hollow squares in the class colour.
+    for (int y = 0; y < 2; ++y) {
+        auto* g = plot->addGraph();
+        g->setName(tr("train, class %1").arg(y));
+        g->setLineStyle(QCPGraph::lsNone);
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, decisionColor(y, 2, false), 5));
+        QVector<double> xs, ys;
+        for (int i = 0; i < view.train.size(); ++i)
+            if (view.trainLabels[i] == y) {
+                xs << view.train[i].x();
+                ys << view.train[i].y();
+            }
+        g->setData(xs, ys);
+    }
+    // Test points: edge = true class, face = decision.
+    if (decisions.size() == view.test.size()) {
+        for (int y = 0; y < 2; ++y)
+            for (int d = 0; d < numDecisions; ++d) {
+                QVector<double> xs, ys;
+                for (int i = 0; i < view.test.size(); ++i)
+                    if (view.testLabels[i] == y && decisions[i] == d) {
+                        xs << view.test[i].x();
+                        ys << view.test[i].y();
+                    }
+                if (xs.isEmpty())
+                    continue;
+                auto* g = plot->addGraph();
+                g->setName(tr("test: true %1, decided %2").arg(y).arg(d < decisionNames.size() ? decisionNames[d] : QString::number(d)));
+                g->setLineStyle(QCPGraph::lsNone);
+                QCPScatterStyle style(QCPScatterStyle::ssCircle, QPen(decisionColor(y, 2, false), 2.0),
+                                      QBrush(decisionColor(d, numDecisions, false)), 8);
+                g->setScatterStyle(style);
+                g->setData(xs, ys);
+            }
+    }
+}
+
+void RegionView::setTask(const TaskView& view, const QStringList& decisionNames)
+{
+    const int d = std::max({2, view.uncorrected.numDecisions, view.corrected.numDecisions});
+    drawRegions(m_uncorrected, view.uncorrected, nullptr);
+    drawRegions(m_corrected, view.corrected, nullptr);
+    drawRegions(m_difference, view.corrected, &view.uncorrected);
+    drawPoints(m_uncorrected, view, view.testDecisionsUncorrected, d, decisionNames);
+    drawPoints(m_corrected, view, view.testDecisionsCorrected, d, decisionNames);
+    drawPoints(m_difference, view, {}, d, decisionNames);
+    for (auto* p : {&m_uncorrected, &m_corrected, &m_difference})
+        p->plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+} // namespace lcs::ui

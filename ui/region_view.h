@@ -1,0 +1,41 @@
+#pragma once
+
+#include <QWidget>
+
+#include "ui_types.h"
+
+class QCustomPlot;
+class QCPColorMap;
+
+namespace lcs::ui {
+
+/// Decision regions over the 2-D plane: uncorrected | corrected | where they differ,
+/// with training, calibration and test points drawn as in the paper's Figure 1 (edge
+/// colour = true class, face colour = decision). A controller around three QCustomPlots;
+/// data arrives through setTask and is drawn with a queued replot.
+class RegionView : public QWidget {
+    Q_OBJECT
+public:
+    explicit RegionView(QWidget* parent = nullptr);
+
+    void setTask(const TaskView& view, const QStringList& decisionNames);
+    void clear();
+    QList<QCustomPlot*> plots() const;
+
+    /// Colour of a decision's region / marker face, and of a true class (marker edge).
+    static QColor decisionColor(int decision, int numDecisions, bool region);
+
+private:
+    struct Panel {
+        QCustomPlot* plot = nullptr;
+        QCPColorMap* map = nullptr;
+    };
+    Panel makePanel(const QString& title, const QString& objectName);
+    void drawRegions(Panel& panel, const RegionGrid& grid, const RegionGrid* other);
+    void drawPoints(Panel& panel, const TaskView& view, const QVector<int>& decisions, int numDecisions,
+                    const QStringList& decisionNames);
+
+    Panel m_uncorrected, m_corrected, m_difference;
+};
+
+} // namespace lcs::ui

@@ -1,0 +1,68 @@
+#include "results_table.h"
+
+#include <QHeaderView>
+
+#include "experiments/synthetic_experiment.h"
+
+namespace lcs::ui {
+
+ResultsTable::ResultsTable(QWidget* parent) : QTableWidget(parent)
+{
+    setObjectName("results_table");
+    setColumnCount(5);
+    setHorizontalHeaderLabels({tr("method"), tr("w/o correction"), tr("w/ correction (ours)"), tr("avg paired diff ± std"),
+                               tr("replicates")});
+    horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    horizontalHeader()->setStretchLastSection(true);
+    verticalHeader()->hide();
+    setEditTriggers(QAbstractItemView::NoEditTriggers);
+    setToolTip(tr("Test decision cost, mean ± sample std over replicates; paired diff = uncorrected - corrected"));
+}
+
+void ResultsTable::reset(const QStringList& methods, int replicates)
+{
+    m_methods = methods;
+    m_replicates = replicates;
+    m_rows.clear();
+    refresh();
+}
+
+void ResultsTable::addRow(const ResultRow& row)
+{
+    // A re-correction replaces the earlier result of the same task.
+    for (auto& r : m_rows)
+        if (r.replicate == row.replicate && r.method == row.method) {
+            r = row;
+            refresh();
+            return;
+        }
+    m_rows.push_back(row);
+    refresh();
+}
+
+void ResultsTable::refresh()
+{
+    setRowCount(m_methods.size());
+    for (int i = 0; i < m_methods.size(); ++i) {
+        std::vector<double> u, c, d;
+        for (const auto& r : m_rows)
+            if (r.method == m_methods[i]) {
+                u.push_back(r.uncorrectedCost);
+                c.push_back(r.correctedCost);
+                d.push_back(r.uncorrectedCost - r.correctedCost);
+            }
+        const auto method = parseMethod(m_methods[i].toStdString());
+        const QString label = method ? QString::fromStdString(methodLabel(*method)) : m_methods[i];
+        auto cell = [](const MeanStd& m, int digits) {
+            return QString("%1 ± %2").arg(m.mean, 0, 'f', digits).arg(m.std, 0, 'f', digits);
+        };
+        const bool any = !u.empty();
+        setItem(i, 0, new QTableWidgetItem(label));
+        setItem(i, 1, new QTableWidgetItem(any ? cell(meanStd(u), 3) : QStringLiteral("–")));
+        setItem(i, 2, new QTableWidgetItem(any ? cell(meanStd(c), 3) : QStringLiteral("–")));
+        setItem(i, 3, new QTableWidgetItem(any ? cell(meanStd(d), 4) : QStringLiteral("–")));
+        setItem(i, 4, new QTableWidgetItem(QString("%1 / %2").arg(u.size()).arg(m_replicates)));
+    }
+}
+
+} // namespace lcs::ui

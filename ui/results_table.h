@@ -1,0 +1,27 @@
+#pragma once
+
+#include <QTableWidget>
+
+#include "ui_types.h"
+
+namespace lcs::ui {
+
+/// The paper's Table 2, filling in as (replicate, method) results arrive: per method,
+/// mean ± std of the test decision cost without and with correction, the average paired
+/// difference and its std, and how many replicates are in.
+class ResultsTable : public QTableWidget {
+    Q_OBJECT
+public:
+    explicit ResultsTable(QWidget* parent = nullptr);
+    void reset(const QStringList& methods, int replicates);
+    void addRow(const ResultRow& row);
+    const QVector<ResultRow>& rows() const { return m_rows; }
+
+private:
+    void refresh();
+    QStringList m_methods;
+    int m_replicates = 0;
+    QVector<ResultRow> m_rows;
+};
+
+} // namespace lcs::ui

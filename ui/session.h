@@ -1,0 +1,28 @@
+#pragma once
+
+#include <QMap>
+#include <QString>
+
+#include "ui_types.h"
+
+namespace lcs::ui {
+
+/// Everything needed to reproduce a run: experiment, settings (seeds included), cost
+/// matrix, data paths. Opening a session and pressing Run repeats the run exactly.
+struct Session {
+    QString experiment = QStringLiteral("synthetic");
+    ExperimentSettings settings;
+    CostMatrix costs = costPreset("synthetic");
+    QMap<QString, QString> dataPaths;  ///< none for the synthetic experiment
+};
+
+QByteArray sessionToJson(const Session& session);
+/// Throws CostMatrixError / std::runtime_error naming `source` and the bad field.
+Session sessionFromJson(const QByteArray& json, const QString& source);
+
+/// Atomic write (QSaveFile); returns an error message, empty on success.
+QString saveSession(const Session& session, const QString& path);
+/// Returns an error message, empty on success; `out` is untouched on failure.
+QString loadSession(const QString& path, Session& out);
+
+} // namespace lcs::ui

@@ -1,0 +1,84 @@
+#pragma once
+
+#include <QMetaType>
+#include <QPointF>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+#include "decision/cost_matrix.h"
+
+/// Plain data that crosses from the job thread to the GUI thread. No tensors, no
+/// engine objects with shared state: everything here is copied by value.
+namespace lcs::ui {
+
+/// The experiment as the user set it up; with the cost matrix, this is a session.
+struct ExperimentSettings {
+    int replicates = 10;
+    QStringList methods{"bbvi", "sghmc", "kfac_laplace"};
+    quint64 seed = 0;
+    int threads = 2;
+    int correctionIterations = 500;
+    int gridResolution = 80;
+
+    bool operator==(const ExperimentSettings& o) const
+    {
+        return replicates == o.replicates && methods == o.methods && seed == o.seed && threads == o.threads
+               && correctionIterations == o.correctionIterations && gridResolution == o.gridResolution;
+    }
+    bool operator!=(const ExperimentSettings& o) const { return !(*this == o); }
+};
+
+struct JobProgress {
+    QString phase;      ///< "sampling", "correcting", or an engine phase name
+    QString detail;     ///< "replicate 3, bbvi"
+    qint64 step = 0;    ///< within the current engine phase
+    qint64 total = 0;
+    double fraction = 0;  ///< of the whole job, 0..1
+    QVector<QPair<QString, double>> scalars;
+};
+
+/// Decisions (and class-1 probabilities) over a regular grid, row-major, y outer.
+struct RegionGrid {
+    int resolution = 0;
+    double xMin = 0, xMax = 0, yMin = 0, yMax = 0;
+    int numDecisions = 0;
+    QVector<int> decisions;
+    QVector<float> positiveProbability;
+    bool isValid() const { return resolution > 0 && decisions.size() == resolution * resolution; }
+};
+
+struct CurvePoint {
+    int step = 0;
+    double loss = 0, kl = 0, expectedCost = 0;
+};
+
+/// Everything needed to draw one (replicate, method): data, both decision rules on the
+/// grid and on the test points, and the correction's curve so far.
+struct TaskView {
+    int replicate = 0;
+    QString method;
+    QVector<QPointF> train, calibration, test;
+    QVector<int> trainLabels, testLabels;
+    QVector<int> testDecisionsUncorrected, testDecisionsCorrected;
+    RegionGrid uncorrected, corrected;
+    QVector<CurvePoint> curve;
+    bool correctionDone = false;
+};
+
+/// One finished (replicate, method): the numbers of the paper's Table 2.
+struct ResultRow {
+    int replicate = 0;
+    QString method;
+    double uncorrectedCost = 0, correctedCost = 0;
+    double uncorrectedAccuracy = 0, correctedAccuracy = 0;
+    double correctionSeconds = 0;
+};
+
+} // namespace lcs::ui
+
+Q_DECLARE_METATYPE(lcs::ui::ExperimentSettings)
+Q_DECLARE_METATYPE(lcs::ui::JobProgress)
+Q_DECLARE_METATYPE(lcs::ui::TaskView)
+Q_DECLARE_METATYPE(lcs::ui::ResultRow)
+Q_DECLARE_METATYPE(lcs::CostMatrix)
