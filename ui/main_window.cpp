@@ -130,17 +130,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(&m_runner, &JobRunner::failed, this, [this](JobRunner::Job job, const QString& message) {
         onJobEnded(job, tr("%1 failed").arg(JobRunner::jobName(job)));
         if (m_screenshotPath.isEmpty())
-            QMessageBox::warning(this, tr("Job failed"), message);
+            showError(tr("Job failed"), message);
     });
     connect(&m_runner, &JobRunner::modelSaved, this, [this](const QString& paths, const QString& error) {
         if (!error.isEmpty())
-            QMessageBox::warning(this, tr("Save model"), error);
+            showError(tr("Save model"), error);
         else
             log(tr("Saved %1").arg(paths));
     });
     connect(&m_runner, &JobRunner::modelLoaded, this, [this](const TaskView& view, const QString& error) {
         if (!error.isEmpty()) {
-            QMessageBox::warning(this, tr("Open model"), error);
+            showError(tr("Open model"), error);
             return;
         }
         m_followTraining->setChecked(false);
@@ -383,6 +383,16 @@ QStringList MainWindow::decisionNames() const
     return names;
 }
 
+void MainWindow::showError(const QString& title, const QString& text)
+{
+    log(title + ": " + text);
+    // Window-modal but not blocking: a job's signals keep flowing, and tests never hang
+    // on a dialog nobody will close.
+    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
 void MainWindow::log(const QString& line)
 {
     m_log->appendPlainText(QTime::currentTime().toString("HH:mm:ss  ") + line);
@@ -402,7 +412,7 @@ void MainWindow::startJob(JobRunner::Job job)
 {
     const auto s = settings();
     if (s.methods.isEmpty()) {
-        QMessageBox::information(this, tr("Nothing to run"), tr("Select at least one inference method."));
+        showError(tr("Nothing to run"), tr("Select at least one inference method."));
         return;
     }
     if (job == JobRunner::Job::Correct && !m_runner.hasPosterior()) {
@@ -412,7 +422,7 @@ void MainWindow::startJob(JobRunner::Job job)
     try {
         m_costs.matrix().validateFor(2);
     } catch (const CostMatrixError& e) {
-        QMessageBox::warning(this, tr("Invalid cost matrix"), QString::fromStdString(e.what()));
+        showError(tr("Invalid cost matrix"), QString::fromStdString(e.what()));
         return;
     }
     if (job != JobRunner::Job::Correct) {
@@ -521,8 +531,10 @@ void MainWindow::rebuildRecentMenu()
     const QStringList recent = QSettings().value("recentFiles").toStringList();
     for (const QString& path : recent) {
         m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
-            if (path.endsWith(".lcsession", Qt::CaseInsensitive) || path.contains("session"))
-                openSessionFile(path);
+            if (path.endsWith(".lcsession", Qt::CaseInsensitive)) {
+                if (!openSessionFile(path))
+                    showError(tr("Open session"), m_lastError);
+            }
             else if (m_costs.importFile(path, 2))
                 log(tr("Imported %1").arg(path));
         })->setToolTip(path);
@@ -541,8 +553,7 @@ bool MainWindow::openSessionFile(const QString& path)
     Session s;
     const QString error = loadSession(path, s);
     if (!error.isEmpty()) {
-        if (m_screenshotPath.isEmpty())
-            QMessageBox::warning(this, tr("Open session"), error);
+        m_lastError = error;
         log(error);
         return false;
     }
@@ -557,7 +568,8 @@ bool MainWindow::saveSessionFile(const QString& path)
 {
     const QString error = lcs::ui::saveSession(currentSession(), path);
     if (!error.isEmpty()) {
-        QMessageBox::warning(this, tr("Save session"), error);
+        m_lastError = error;
+        log(error);
         return false;
     }
     setSessionPath(path);
@@ -574,15 +586,16 @@ void MainWindow::openSession()
     if (path.isEmpty())
         return;
     settings.setValue("paths/sessionDir", QFileInfo(path).absolutePath());
-    openSessionFile(path);
+    if (!openSessionFile(path))
+        showError(tr("Open session"), m_lastError);
 }
 
 void MainWindow::saveSession()
 {
     if (m_sessionPath.isEmpty())
         saveSessionAs();
-    else
-        saveSessionFile(m_sessionPath);
+    else if (!saveSessionFile(m_sessionPath))
+        showError(tr("Save session"), m_lastError);
 }
 
 void MainWindow::saveSessionAs()
@@ -594,7 +607,8 @@ void MainWindow::saveSessionAs()
     if (path.isEmpty())
         return;
     settings.setValue("paths/sessionDir", QFileInfo(path).absolutePath());
-    saveSessionFile(path);
+    if (!saveSessionFile(path))
+        showError(tr("Save session"), m_lastError);
 }
 
 void MainWindow::exportPlots()
@@ -618,7 +632,7 @@ void MainWindow::exportPlots()
         }
     log(tr("Exported %1 plot file(s) to %2").arg(written).arg(dir));
     if (!errors.isEmpty())
-        QMessageBox::warning(this, tr("Export plots"), errors.join("\n"));
+        showError(tr("Export plots"), errors.join("\n"));
 }
 
 void MainWindow::exportResults()
@@ -635,7 +649,7 @@ void MainWindow::exportResults()
     const bool csv = path.endsWith(".csv", Qt::CaseInsensitive);
     const QString error = writeText(path, csv ? m_lastResultsCsv : m_lastResultsJson);
     if (!error.isEmpty())
-        QMessageBox::warning(this, tr("Export results"), error);
+        showError(tr("Export results"), error);
     else
         log(tr("Results written to %1").arg(path));
 }

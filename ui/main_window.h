@@ -41,6 +41,7 @@ public:
     Session currentSession() const;
     /// Seconds the last correction-only job took (negative before any).
     double lastRecorrectionSeconds() const { return m_lastRecorrectionSeconds; }
+    QString lastError() const { return m_lastError; }
 
     /// Screenshot mode: runs the whole pipeline, saves a PNG of the window and quits the
     /// application with 0 (or 1 with a message on stderr on failure).
@@ -51,6 +52,7 @@ public Q_SLOTS:
     void sampleOnly();
     void correctOnly();
     void cancelJob();
+    /// Return false on failure, leaving the window as it was; lastError() says why.
     bool openSessionFile(const QString& path);
     bool saveSessionFile(const QString& path);
 
@@ -68,6 +70,7 @@ private:
     void showSelectedTask();
     void updateActions();
     void log(const QString& line);
+    void showError(const QString& title, const QString& text);
     void scheduleRecorrection();
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
@@ -123,6 +126,7 @@ private:
     double m_lastRecorrectionSeconds = -1;
     QString m_lastResultsJson, m_lastResultsCsv;
     QString m_sessionPath;
+    QString m_lastError;
     QString m_screenshotPath;
 };
 

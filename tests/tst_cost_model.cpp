@@ -1,0 +1,178 @@
+// The cost matrix table model: in-place edits, validation, undo/redo, referral, M,
+// presets, and import/export round trips that refuse bad files and keep the matrix.
+#include <QtTest/QtTest>
+
+#include "cost_matrix_model.h"
+
+using namespace lcs;
+using namespace lcs::ui;
+
+class TestCostModel : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void editUndoRedo()
+    {
+        CostMatrixModel model;
+        QSignalSpy changed(&model, &CostMatrixModel::matrixChanged);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.columnCount(), 2);
+        QCOMPARE(model.headerData(1, Qt::Horizontal, Qt::DisplayRole).toString(), QString("positive"));
+        QVERIFY(model.setData(model.index(0, 1), QString(" 0.25 ")));
+        QCOMPARE(model.matrix().at(0, 1), 0.25);
+        QCOMPARE(model.data(model.index(0, 1), Qt::DisplayRole).toString(), QString("0.25"));
+        QVERIFY(model.setData(model.index(1, 0), 3.0));
+        QCOMPARE(model.undoStack()->count(), 2);
+        model.undoStack()->undo();
+        QCOMPARE(model.matrix().at(1, 0), 1.0);
+        QCOMPARE(model.matrix().at(0, 1), 0.25);
+        model.undoStack()->undo();
+        QVERIFY(model.matrix() == costPreset("synthetic"));
+        model.undoStack()->redo();
+        model.undoStack()->redo();
+        QCOMPARE(model.matrix().at(1, 0), 3.0);
+        QVERIFY(changed.count() >= 6);
+    }
+
+    void editsToOneCellMergeIntoOneUndoStep()
+    {
+        CostMatrixModel model;
+        QVERIFY(model.setData(model.index(0, 1), 0.2));
+        QVERIFY(model.setData(model.index(0, 1), 0.3));
+        QVERIFY(model.setData(model.index(0, 1), 0.4));
+        QCOMPARE(model.undoStack()->count(), 1);
+        model.undoStack()->undo();
+        QCOMPARE(model.matrix().at(0, 1), 0.1);
+    }
+
+    void badCellValuesAreRefused_data()
+    {
+        QTest::addColumn<QVariant>("value");
+        QTest::addColumn<QString>("messagePart");
+        QTest::newRow("text") << QVariant("abc") << "not a number";
+        QTest::newRow("empty") << QVariant("") << "not a number";
+        QTest::newRow("negative") << QVariant(-0.5) << "negative";
+        QTest::newRow("NaN") << QVariant(std::nan("")) << "finite";
+        QTest::newRow("NaN text") << QVariant("nan") << "finite";
+        QTest::newRow("infinity") << QVariant(std::numeric_limits<double>::infinity()) << "finite";
+    }
+    void badCellValuesAreRefused()
+    {
+        QFETCH(QVariant, value);
+        QFETCH(QString, messagePart);
+        CostMatrixModel model;
+        QSignalSpy errors(&model, &CostMatrixModel::errorOccurred);
+        QVERIFY(!model.setData(model.index(1, 0), value));
+        QCOMPARE(errors.count(), 1);
+        const QString msg = errors.takeFirst().at(0).toString();
+        QVERIFY2(msg.contains(messagePart) && msg.contains("positive"), qPrintable(msg));
+        QVERIFY(model.matrix() == costPreset("synthetic"));
+        QCOMPARE(model.undoStack()->count(), 0);
+    }
+
+    void referralToggleAndCost()
+    {
+        CostMatrixModel model;
+        QVERIFY(model.setReferral(true, 0.2));
+        QCOMPARE(model.columnCount(), 3);
+        QCOMPARE(model.headerData(2, Qt::Horizontal, Qt::DisplayRole).toString(), QString("refer"));
+        QCOMPARE(model.matrix().at(1, 2), 0.2);
+        QVERIFY(model.setReferralCost(0.07));
+        QCOMPARE(model.matrix().at(0, 2), 0.07);
+        model.undoStack()->undo();
+        QCOMPARE(model.matrix().at(0, 2), 0.2);
+        model.undoStack()->undo();
+        QCOMPARE(model.columnCount(), 2);
+    }
+
+    void utilityConstantIsCheckedAgainstLargestCost()
+    {
+        CostMatrixModel model;
+        QSignalSpy errors(&model, &CostMatrixModel::errorOccurred);
+        QVERIFY(!model.setUtilityConstant(0.5));
+        QVERIFY(errors.takeFirst().at(0).toString().contains("smaller than the largest cost"));
+        QVERIFY(!model.matrix().utilityConstantSetting());
+        QVERIFY(model.setUtilityConstant(2.0));
+        QCOMPARE(model.matrix().utilityConstant(), 2.0);
+        // Raising a cost above M is refused too.
+        QVERIFY(!model.setData(model.index(1, 0), 2.5));
+        QVERIFY(model.setUtilityConstant(std::nullopt));
+        QVERIFY(model.setData(model.index(1, 0), 2.5));
+        QCOMPARE(model.matrix().utilityConstant(), 2.5);
+    }
+
+    void presetsAndReset()
+    {
+        CostMatrixModel model;
+        QSignalSpy errors(&model, &CostMatrixModel::errorOccurred);
+        QVERIFY(!model.loadPreset("mnist"));  // 10 classes, the experiment has 2
+        QVERIFY(errors.takeFirst().at(0).toString().contains("10 classes"));
+        QVERIFY(model.resetToZeroOne());
+        QCOMPARE(model.matrix().at(0, 1), 1.0);
+        QCOMPARE(model.matrix().classNames()[1], std::string("positive"));
+        QVERIFY(model.loadPreset("synthetic"));
+        QCOMPARE(model.matrix().at(0, 1), 0.1);
+    }
+
+    void importExportRoundTrip_data()
+    {
+        QTest::addColumn<QString>("suffix");
+        QTest::newRow("json") << "json";
+        QTest::newRow("weka") << "cost";
+    }
+    void importExportRoundTrip()
+    {
+        QFETCH(QString, suffix);
+        QTemporaryDir dir;
+        CostMatrixModel a;
+        QVERIFY(a.setData(a.index(1, 0), 4.0));
+        QVERIFY(a.setReferral(true, 0.3));
+        const QString path = dir.path() + "/m." + suffix;
+        QVERIFY(a.exportFile(path));
+        CostMatrixModel b;
+        QVERIFY(b.importFile(path, 2));
+        QCOMPARE(b.matrix().values(), a.matrix().values());
+        QCOMPARE(b.matrix().classNames(), a.matrix().classNames());
+        QVERIFY(b.matrix().hasReferral());
+        b.undoStack()->undo();  // the import is one undoable step
+        QVERIFY(b.matrix() == costPreset("synthetic"));
+    }
+
+    void badFilesAreRefusedAndMatrixStays_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QByteArray>("contents");
+        QTest::addColumn<QString>("messagePart");
+        QTest::newRow("malformed json") << "a.json" << QByteArray("{\"costs\": [[0, 1], [1, 0]") << "not valid JSON";
+        QTest::newRow("negative json") << "b.json" << QByteArray("{\"costs\": [[0, -1], [1, 0]]}") << "negative";
+        QTest::newRow("text entry weka") << "c.cost" << QByteArray("2 2\n0 x\n1 0\n") << "not a number";
+        QTest::newRow("nan weka") << "d.cost" << QByteArray("2 2\n0 nan\n1 0\n") << "finite";
+        QTest::newRow("three classes") << "e.json" << QByteArray("{\"costs\": [[0,1,1],[1,0,1],[1,1,0]]}") << "3 classes";
+        QTest::newRow("missing file") << "" << QByteArray() << "cannot open";
+    }
+    void badFilesAreRefusedAndMatrixStays()
+    {
+        QFETCH(QString, name);
+        QFETCH(QByteArray, contents);
+        QFETCH(QString, messagePart);
+        QTemporaryDir dir;
+        const QString path = dir.path() + "/" + (name.isEmpty() ? QString("missing.json") : name);
+        if (!name.isEmpty()) {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(contents);
+        }
+        CostMatrixModel model;
+        QVERIFY(model.setData(model.index(0, 1), 0.2));
+        const CostMatrix before = model.matrix();
+        QSignalSpy errors(&model, &CostMatrixModel::errorOccurred);
+        QVERIFY(!model.importFile(path, 2));
+        QCOMPARE(errors.count(), 1);
+        const QString msg = errors.takeFirst().at(0).toString();
+        QVERIFY2(msg.contains(messagePart) && msg.contains(path), qPrintable(msg));
+        QVERIFY(model.matrix() == before);
+        QCOMPARE(model.undoStack()->count(), 1);
+    }
+};
+
+QTEST_MAIN(TestCostModel)
+#include "tst_cost_model.moc"

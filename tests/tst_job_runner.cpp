@@ -1,0 +1,178 @@
+// The job bridge: signals while the synthetic pipeline runs on the worker thread,
+// cancellation, the GUI thread's responsiveness, and re-correction without re-sampling.
+#include <algorithm>
+
+#include <QtTest/QtTest>
+
+#include "job_runner.h"
+
+using namespace lcs;
+using namespace lcs::ui;
+
+namespace {
+
+ExperimentSettings smallSettings()
+{
+    ExperimentSettings s;
+    s.replicates = 1;
+    s.methods = {"kfac_laplace", "sghmc"};
+    s.threads = 2;
+    s.correctionIterations = 150;
+    s.gridResolution = 24;
+    return s;
+}
+
+} // namespace
+
+class TestJobRunner : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void runReportsProgressAndResults()
+    {
+        JobRunner runner;
+        QSignalSpy started(&runner, &JobRunner::started);
+        QSignalSpy progress(&runner, &JobRunner::progress);
+        QSignalSpy tasks(&runner, &JobRunner::taskUpdated);
+        QSignalSpy rows(&runner, &JobRunner::resultRow);
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        QVERIFY(runner.start(JobRunner::Job::RunAll, smallSettings(), costPreset("synthetic")));
+        QVERIFY(runner.isBusy());
+        QVERIFY(!runner.start(JobRunner::Job::Sample, smallSettings(), costPreset("synthetic")));  // one at a time
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(started.count(), 1);
+        QVERIFY(!runner.isBusy());
+        QVERIFY(runner.hasPosterior());
+        QVERIFY(progress.count() > 0);
+        double lastFraction = 0;
+        for (const auto& args : progress) {
+            const auto p = args.at(0).value<JobProgress>();
+            QVERIFY(p.fraction >= 0 && p.fraction <= 1.0 + 1e-9);
+            lastFraction = std::max(lastFraction, p.fraction);
+        }
+        QVERIFY(lastFraction > 0.9);
+        QCOMPARE(rows.count(), 2);
+        QCOMPARE(runner.inferenceRuns(), 2);
+        // The last view of each task has both decision rules over the whole grid.
+        TaskView last = tasks.last().at(0).value<TaskView>();
+        QVERIFY(last.correctionDone);
+        QCOMPARE(last.uncorrected.decisions.size(), 24 * 24);
+        QCOMPARE(last.corrected.decisions.size(), 24 * 24);
+        QCOMPARE(last.curve.size(), 150);
+        QCOMPARE(last.test.size(), 100);
+        const QString json = finished.first().at(2).toString();
+        QVERIFY(json.contains("\"kfac_laplace\"") && json.contains("paired_diff"));
+    }
+
+    void recorrectionDoesNotResample()
+    {
+        JobRunner runner;
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        QSignalSpy rows(&runner, &JobRunner::resultRow);
+        QVERIFY(runner.start(JobRunner::Job::RunAll, smallSettings(), costPreset("synthetic")));
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(runner.inferenceRuns(), 2);
+        const QList<QList<QVariant>> firstRows = rows;
+        rows.clear();
+
+        // The same matrix again: the cached posterior and q's own seeded stream give
+        // exactly the first run's numbers.
+        QVERIFY(runner.start(JobRunner::Job::Correct, smallSettings(), costPreset("synthetic")));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(runner.inferenceRuns(), 2);
+        QCOMPARE(rows.count(), 2);
+        for (const auto& before : firstRows) {
+            const auto b = before.at(0).value<ResultRow>();
+            bool matched = false;
+            for (const auto& args : rows) {
+                const auto a = args.at(0).value<ResultRow>();
+                if (a.method == b.method && a.replicate == b.replicate) {
+                    QCOMPARE(a.uncorrectedCost, b.uncorrectedCost);
+                    QCOMPARE(a.correctedCost, b.correctedCost);
+                    matched = true;
+                }
+            }
+            QVERIFY(matched);
+        }
+        rows.clear();
+
+        // A new matrix: only the correction runs.
+        auto harsher = costPreset("synthetic");
+        harsher.set(1, 0, 10.0);  // missing a positive now costs 10
+        QVERIFY(runner.start(JobRunner::Job::Correct, smallSettings(), harsher));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(runner.inferenceRuns(), 2);  // the posterior was reused, not re-sampled
+        QCOMPARE(rows.count(), 2);
+        QVERIFY(finished.last().at(2).toString().contains("\"corrected\""));
+    }
+
+    void correctionWithoutPosteriorFails()
+    {
+        JobRunner runner;
+        QSignalSpy failed(&runner, &JobRunner::failed);
+        QVERIFY(runner.start(JobRunner::Job::Correct, smallSettings(), costPreset("synthetic")));
+        QVERIFY(failed.wait(10000));
+        QVERIFY(failed.first().at(1).toString().contains("no posterior"));
+        QVERIFY(!runner.isBusy());
+    }
+
+    void cancelIsPromptAndLeavesRunnerUsable()
+    {
+        JobRunner runner;
+        QSignalSpy cancelled(&runner, &JobRunner::cancelled);
+        QSignalSpy progress(&runner, &JobRunner::progress);
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        auto big = smallSettings();
+        big.replicates = 10;
+        big.methods = {"bbvi", "sghmc", "kfac_laplace"};
+        QVERIFY(runner.start(JobRunner::Job::RunAll, big, costPreset("synthetic")));
+        QVERIFY(progress.wait(20000));
+        QElapsedTimer clock;
+        clock.start();
+        runner.cancel();
+        QVERIFY(cancelled.wait(5000));
+        const qint64 ms = clock.elapsed();
+        qInfo("cancel took effect after %lld ms", ms);
+        QVERIFY2(ms < 1000, qPrintable(QString("cancel took %1 ms").arg(ms)));
+        QCOMPARE(finished.count(), 0);
+        QVERIFY(!runner.isBusy());
+        QVERIFY(!runner.hasPosterior());  // nothing half-sampled was cached
+        QVERIFY(runner.start(JobRunner::Job::RunAll, smallSettings(), costPreset("synthetic")));
+        QVERIFY(finished.wait(120000));
+        QVERIFY(runner.hasPosterior());
+    }
+
+    void guiThreadStaysResponsive()
+    {
+        // Timers every 5 ms on this (GUI) thread while the pipeline runs; the largest
+        // lateness is reported. Were the job run on this thread, the lateness would be the
+        // job's whole duration (seconds); the bound only catches that kind of blocking.
+        JobRunner runner;
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        QElapsedTimer clock;
+        qint64 last = 0, worst = 0;
+        int ticks = 0;
+        QTimer timer;
+        timer.setTimerType(Qt::PreciseTimer);
+        timer.setInterval(5);
+        connect(&timer, &QTimer::timeout, this, [&] {
+            const qint64 now = clock.elapsed();
+            worst = std::max(worst, now - last - 5);
+            last = now;
+            ++ticks;
+        });
+        auto settings = smallSettings();
+        settings.replicates = 2;
+        settings.methods = {"bbvi", "sghmc", "kfac_laplace"};
+        clock.start();
+        timer.start();
+        QVERIFY(runner.start(JobRunner::Job::RunAll, settings, costPreset("synthetic")));
+        QVERIFY(finished.wait(180000));
+        timer.stop();
+        qInfo("largest event-loop delay while the pipeline ran: %lld ms over %d ticks (%.1f s)", worst, ticks,
+              clock.elapsed() / 1000.0);
+        QVERIFY2(worst < 1500, qPrintable(QString("GUI thread blocked for %1 ms").arg(worst)));
+    }
+};
+
+QTEST_MAIN(TestJobRunner)
+#include "tst_job_runner.moc"

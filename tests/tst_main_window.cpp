@@ -1,0 +1,123 @@
+// The main window end to end: a run fills the views (screenshot not blank, both decision
+// colours present), a cost edit re-runs only the correction, sessions round-trip.
+#include <QtTest/QtTest>
+
+#include <QColor>
+#include <QImage>
+#include <QSet>
+
+#include "main_window.h"
+#include "region_view.h"
+
+using namespace lcs;
+using namespace lcs::ui;
+
+namespace {
+
+Session smallSession()
+{
+    Session s;
+    s.settings.replicates = 1;
+    s.settings.methods = {"kfac_laplace"};
+    s.settings.correctionIterations = 120;
+    s.settings.gridResolution = 30;
+    s.settings.threads = 2;
+    return s;
+}
+
+/// Distance between colours, to find the region tints in a screenshot.
+bool near(QRgb a, const QColor& b)
+{
+    return std::abs(qRed(a) - b.red()) + std::abs(qGreen(a) - b.green()) + std::abs(qBlue(a) - b.blue()) < 12;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);  // QSettings go to a throw-away place
+        QCoreApplication::setOrganizationName("LCStudioTests");
+    }
+
+    void screenshotIsNotBlank()
+    {
+        MainWindow window;
+        window.applySession(smallSession());
+        window.resize(1400, 900);
+        window.show();
+        QSignalSpy finished(window.runner(), &JobRunner::finished);
+        window.runAll();
+        QVERIFY(finished.wait(120000));
+        QTest::qWait(400);  // queued replots
+        const QImage image = window.grab().toImage();
+        QVERIFY(!image.isNull());
+        QSet<QRgb> colours;
+        int negativeRegion = 0, positiveRegion = 0;
+        const QColor negTint = RegionView::decisionColor(0, 2, true), posTint = RegionView::decisionColor(1, 2, true);
+        for (int y = 0; y < image.height(); y += 3)
+            for (int x = 0; x < image.width(); x += 3) {
+                const QRgb c = image.pixel(x, y);
+                colours.insert(c);
+                negativeRegion += near(c, negTint);
+                positiveRegion += near(c, posTint);
+            }
+        QVERIFY2(colours.size() > 50, qPrintable(QString("only %1 distinct colours").arg(colours.size())));
+        // Both decision regions are drawn (each covers a good part of the plane).
+        QVERIFY2(negativeRegion > 500 && positiveRegion > 500,
+                 qPrintable(QString("region pixels: negative %1, positive %2").arg(negativeRegion).arg(positiveRegion)));
+    }
+
+    void costEditRerunsOnlyTheCorrection()
+    {
+        MainWindow window;
+        window.applySession(smallSession());
+        QSignalSpy finished(window.runner(), &JobRunner::finished);
+        window.runAll();
+        QVERIFY(finished.wait(120000));
+        const int sampled = window.runner()->inferenceRuns();
+        QCOMPARE(sampled, 1);
+        auto* model = window.costModel();
+        QVERIFY(model->setData(model->index(1, 0), 3.0));
+        QVERIFY(finished.wait(60000));  // the re-correction, started by the edit
+        QCOMPARE(finished.last().at(0).value<JobRunner::Job>(), JobRunner::Job::Correct);
+        QCOMPARE(window.runner()->inferenceRuns(), sampled);
+        QVERIFY(window.lastRecorrectionSeconds() > 0);
+        // Undo is another edit: another correction, still no sampling.
+        model->undoStack()->undo();
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(window.runner()->inferenceRuns(), sampled);
+    }
+
+    void sessionRoundTrip()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.path() + "/s.lcsession";
+        Session s = smallSession();
+        s.settings.seed = 1234567890123ULL;
+        s.costs.set(1, 0, 2.5);
+        s.costs.setReferral(0.04);
+        {
+            MainWindow a;
+            a.applySession(s);
+            QVERIFY(a.saveSessionFile(path));
+        }
+        MainWindow b;
+        QVERIFY(b.openSessionFile(path));
+        const Session back = b.currentSession();
+        QVERIFY(back.settings == s.settings);
+        QVERIFY(back.costs == s.costs);
+        // A corrupt session is refused and the window keeps what it had.
+        QFile f(dir.path() + "/bad.lcsession");
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"format": "lcstudio-session", "settings": {"replicates": 0}, "cost_matrix": {"costs": [[0,1],[1,0]]}})");
+        f.close();
+        QVERIFY(!b.openSessionFile(f.fileName()));
+        QVERIFY(b.currentSession().settings == s.settings);
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"
