@@ -68,6 +68,7 @@ Options:
   --costs FILE        cost matrix (.json or Weka .cost, 2 classes); default: the paper's
   --preset NAME       a named preset instead of --costs (see "lcstudio-cli presets")
   --correction-iterations N   q training steps (default 500)
+  --device D          cpu (default) or cuda[:N] when this LibTorch build has CUDA
   --json FILE         write results as JSON (atomically)
   --csv FILE          write per-replicate results as CSV (atomically)
   --save-models DIR   save each q (and the MAP / BBVI networks) with a JSON sidecar
@@ -229,7 +230,7 @@ int runSyntheticCommand(int argc, char** argv)
     std::string flag, value;
     const std::vector<std::string> valueFlags{"--replicates", "--methods", "--seed", "--threads", "--json",
                                               "--csv", "--save-models", "--costs", "--preset",
-                                              "--correction-iterations"};
+                                              "--correction-iterations", "--device"};
     while (args.next(flag, value, valueFlags)) {
         if (flag == "-h" || flag == "--help") {
             std::fputs(kSyntheticHelp, stdout);
@@ -255,6 +256,13 @@ int runSyntheticCommand(int argc, char** argv)
             config.threads = static_cast<int>(parseInteger(flag, value, 1, 256));
         } else if (flag == "--correction-iterations") {
             config.correction.iterations = static_cast<int>(parseInteger(flag, value, 0, 10000000));
+        } else if (flag == "--device") {
+            config.device = value;
+            try {
+                lcs::resolveDevice(value);
+            } catch (const std::invalid_argument& e) {
+                throw UsageError(std::string("--device: ") + e.what());
+            }
         } else if (flag == "--json") {
             jsonPath = value;
         } else if (flag == "--csv") {

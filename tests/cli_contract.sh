@@ -23,6 +23,7 @@ expect_usage synthetic --replicates 0
 expect_usage synthetic --replicates abc
 expect_usage synthetic --methods bbvi,nuts
 expect_usage synthetic --threads
+expect_usage synthetic --device tpu
 expect_usage frobnicate
 expect_usage presets nope
 printf '{"costs": [[0, 1, 1], [1, 0, 1], [1, 1, 0]]}' > "$tmp/three.json"

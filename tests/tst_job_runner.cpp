@@ -105,6 +105,40 @@ private Q_SLOTS:
         QVERIFY(finished.last().at(2).toString().contains("\"corrected\""));
     }
 
+    void savedModelLoadsBackAndDecides()
+    {
+        JobRunner runner;
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        QSignalSpy tasks(&runner, &JobRunner::taskUpdated);
+        QSignalSpy saved(&runner, &JobRunner::modelSaved);
+        QSignalSpy loaded(&runner, &JobRunner::modelLoaded);
+        QVERIFY(runner.start(JobRunner::Job::RunAll, smallSettings(), costPreset("synthetic")));
+        QVERIFY(finished.wait(120000));
+        QTemporaryDir dir;
+        const QString path = dir.path() + "/q.pt";
+        QVERIFY(runner.saveModel(0, "kfac_laplace", path));
+        QVERIFY(saved.wait(10000));
+        QVERIFY2(saved.first().at(1).toString().isEmpty(), qPrintable(saved.first().at(1).toString()));
+        QVERIFY(QFile::exists(path) && QFile::exists(path + ".json") && QFile::exists(dir.path() + "/q_map.pt"));
+        QVERIFY(runner.loadModel(path, costPreset("synthetic"), 24));
+        QVERIFY(loaded.wait(10000));
+        const auto view = loaded.first().at(0).value<TaskView>();
+        QVERIFY(loaded.first().at(1).toString().isEmpty());
+        // The reloaded q decides exactly as the q of the run did.
+        TaskView original;
+        for (const auto& args : tasks) {
+            const auto v = args.at(0).value<TaskView>();
+            if (v.method == "kfac_laplace" && v.correctionDone)
+                original = v;
+        }
+        QCOMPARE(view.corrected.decisions, original.corrected.decisions);
+        // A task that does not exist is refused with a message.
+        saved.clear();
+        QVERIFY(runner.saveModel(5, "bbvi", dir.path() + "/none.pt"));
+        QVERIFY(saved.wait(10000));
+        QVERIFY(!saved.first().at(1).toString().isEmpty());
+    }
+
     void correctionWithoutPosteriorFails()
     {
         JobRunner runner;

@@ -152,6 +152,31 @@ private Q_SLOTS:
             }
     }
 
+    void deviceNamesAreChecked()
+    {
+        QVERIFY(resolveDevice("cpu").is_cpu());
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, resolveDevice("tpu:7"));
+        if (!torch::cuda::is_available()) {
+            try {
+                resolveDevice("cuda");
+                QFAIL("cuda accepted without CUDA");
+            } catch (const std::invalid_argument& e) {
+                QVERIFY(QString(e.what()).contains("no CUDA"));
+            }
+            auto config = quickConfig();
+            config.device = "cuda";
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, runSynthetic(config, {}));
+        } else {
+            // On a CUDA machine the pipeline runs there and returns CPU results.
+            auto config = quickConfig();
+            config.replicates = 1;
+            config.methods = {InferenceMethod::Sghmc};
+            config.device = "cuda";
+            const auto r = runSynthetic(config, {});
+            QVERIFY(r.methods[0].replicates[0].uncorrected.averageCost < 0.06);
+        }
+    }
+
     void summaryStatisticsByHand()
     {
         std::vector<ReplicateOutcome> o(3);

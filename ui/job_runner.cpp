@@ -4,8 +4,6 @@
 #include <map>
 #include <mutex>
 
-#include <QRegularExpression>
-
 #include <torch/torch.h>
 
 #include "decision/decisions.h"
@@ -38,6 +36,7 @@ SyntheticConfig toConfig(const ExperimentSettings& s, const CostMatrix& costs)
     c.threads = std::max(1, s.threads);
     c.correction.iterations = s.correctionIterations;
     c.gridResolution = s.gridResolution;
+    c.device = s.device.toStdString();
     c.costs = costs;
     return c;
 }
@@ -155,6 +154,7 @@ public Q_SLOTS:
                 cc.costs = costs;
                 cc.correction.iterations = config.correction.iterations;
                 cc.threads = config.threads;
+                cc.device = config.device;
                 const auto correctionStart = Clock::now();
                 Q_EMIT logMessage(tr("Correcting %1 cached predictive(s)").arg(m_cache.size()));
                 PhaseProgress phase(m_cache.size(), sampling ? sampleShare : 0.0, 1.0);
@@ -237,7 +237,9 @@ public Q_SLOTS:
                 if (auto mlp = std::dynamic_pointer_cast<MlpImpl>(p.model)) {
                     info.role = p.method == InferenceMethod::KfacLaplace ? "map" : "last_sample";
                     QString other = path;
-                    other.replace(QRegularExpression("(\\.pt)?$"), "_" + QString::fromStdString(info.role) + ".pt");
+                    if (other.endsWith(".pt"))
+                        other.chop(3);
+                    other += "_" + QString::fromStdString(info.role) + ".pt";
                     saveMlp(Mlp(mlp), info, other.toStdString());
                     written << other;
                 }
@@ -381,6 +383,11 @@ QString JobRunner::jobName(Job job)
     case Job::Correct: return tr("Correction");
     }
     return {};
+}
+
+bool JobRunner::cudaAvailable()
+{
+    return torch::cuda::is_available();
 }
 
 bool JobRunner::start(Job job, const ExperimentSettings& settings, const CostMatrix& costs)

@@ -33,6 +33,8 @@ public:
     int inferenceRuns() const;
 
     static QString jobName(Job job);
+    /// Whether this LibTorch build can run jobs on CUDA here.
+    static bool cudaAvailable();
 
 public Q_SLOTS:
     /// Each returns false (and does nothing) while another job is running.

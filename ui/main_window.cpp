@@ -24,6 +24,7 @@
 #include <QSaveFile>
 #include <QSettings>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTime>
@@ -216,6 +217,14 @@ void MainWindow::buildDocks()
     m_gridResolution = new QSpinBox(panel);
     m_gridResolution->setRange(10, 400);
     m_gridResolution->setValue(80);
+    m_device = new QComboBox(panel);
+    m_device->addItem(tr("CPU"), "cpu");
+    m_device->addItem(tr("CUDA"), "cuda");
+    if (!JobRunner::cudaAvailable()) {
+        // Listed but disabled, so the user sees why it is not offered.
+        qobject_cast<QStandardItemModel*>(m_device->model())->item(1)->setEnabled(false);
+        m_device->setItemData(1, tr("This LibTorch build has no CUDA support or no GPU is visible"), Qt::ToolTipRole);
+    }
     m_posteriorState = new QLabel(tr("no posterior sampled yet"), panel);
     m_posteriorState->setWordWrap(true);
     form->addRow(tr("Inference"), methods);
@@ -224,6 +233,7 @@ void MainWindow::buildDocks()
     form->addRow(tr("Worker threads"), m_threads);
     form->addRow(tr("Correction steps"), m_iterations);
     form->addRow(tr("Region grid"), m_gridResolution);
+    form->addRow(tr("Device"), m_device);
     auto* buttons = new QHBoxLayout;
     auto* run = new QPushButton(tr("Run"), panel);
     auto* sample = new QPushButton(tr("Sample"), panel);
@@ -346,6 +356,7 @@ ExperimentSettings MainWindow::settings() const
     s.threads = m_threads->value();
     s.correctionIterations = m_iterations->value();
     s.gridResolution = m_gridResolution->value();
+    s.device = m_device->currentData().toString();
     return s;
 }
 
@@ -366,6 +377,8 @@ void MainWindow::applySession(const Session& session)
     m_threads->setValue(session.settings.threads);
     m_iterations->setValue(session.settings.correctionIterations);
     m_gridResolution->setValue(session.settings.gridResolution);
+    const int device = m_device->findData(session.settings.device.startsWith("cuda") ? "cuda" : "cpu");
+    m_device->setCurrentIndex(device < 0 ? 0 : device);
     m_costs.undoStack()->clear();
     m_costs.setMatrixDirect(session.costs);
 }

@@ -103,6 +103,7 @@ private:
     QSpinBox* m_threads = nullptr;
     QSpinBox* m_iterations = nullptr;
     QSpinBox* m_gridResolution = nullptr;
+    QComboBox* m_device = nullptr;
     QLabel* m_posteriorState = nullptr;
 
     QComboBox* m_viewMethod = nullptr;

@@ -39,7 +39,8 @@ QByteArray sessionToJson(const Session& s)
                          {"seed", QString::number(s.settings.seed)},
                          {"threads", s.settings.threads},
                          {"correction_iterations", s.settings.correctionIterations},
-                         {"grid_resolution", s.settings.gridResolution}};
+                         {"grid_resolution", s.settings.gridResolution},
+                         {"device", s.settings.device}};
     QJsonObject paths;
     for (auto it = s.dataPaths.begin(); it != s.dataPaths.end(); ++it)
         paths.insert(it.key(), it.value());
@@ -67,6 +68,11 @@ Session sessionFromJson(const QByteArray& json, const QString& source)
     s.settings.threads = intField(o, "threads", s.settings.threads, 1, 256, source);
     s.settings.correctionIterations = intField(o, "correction_iterations", s.settings.correctionIterations, 0, 10000000, source);
     s.settings.gridResolution = intField(o, "grid_resolution", s.settings.gridResolution, 2, 1000, source);
+    if (o.contains("device")) {
+        s.settings.device = o.value("device").toString();
+        if (s.settings.device != "cpu" && !s.settings.device.startsWith("cuda"))
+            fail(source, QString("field \"settings.device\": \"%1\" is not cpu or cuda[:N]").arg(s.settings.device));
+    }
     if (o.contains("seed")) {
         bool ok = false;
         s.settings.seed = o.value("seed").toString().toULongLong(&ok);

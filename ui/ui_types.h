@@ -20,11 +20,13 @@ struct ExperimentSettings {
     int threads = 2;
     int correctionIterations = 500;
     int gridResolution = 80;
+    QString device = QStringLiteral("cpu");
 
     bool operator==(const ExperimentSettings& o) const
     {
         return replicates == o.replicates && methods == o.methods && seed == o.seed && threads == o.threads
-               && correctionIterations == o.correctionIterations && gridResolution == o.gridResolution;
+               && correctionIterations == o.correctionIterations && gridResolution == o.gridResolution
+               && device == o.device;
     }
     bool operator!=(const ExperimentSettings& o) const { return !(*this == o); }
 };

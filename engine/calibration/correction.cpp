@@ -65,7 +65,8 @@ at::Tensor closedFormCorrection(const at::Tensor& p, const at::Tensor& costs, in
 at::Tensor predictProbabilities(MlpImpl& model, const at::Tensor& x)
 {
     torch::NoGradGuard noGrad;
-    return torch::softmax(model.forward(x), 1);
+    const auto device = model.parameters().front().device();
+    return torch::softmax(model.forward(x.to(device)), 1).cpu();
 }
 
 CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const CostMatrix& costs,

@@ -80,7 +80,7 @@ CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const
                                  const CorrectionConfig& config, at::Generator& generator, const JobContext& ctx,
                                  const CorrectionObserver& observer = {}, const Mlp* initial = nullptr);
 
-/// q's class probabilities at x (no gradient).
+/// q's class probabilities at x (no gradient), computed on q's device, returned on the CPU.
 at::Tensor predictProbabilities(MlpImpl& model, const at::Tensor& x);
 
 } // namespace lcs

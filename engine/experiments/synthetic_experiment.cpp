@@ -5,6 +5,7 @@
 #include <cmath>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <torch/torch.h>
@@ -66,6 +67,22 @@ MeanStd meanStd(const std::vector<double>& v)
     return r;
 }
 
+c10::Device resolveDevice(const std::string& device)
+{
+    std::optional<c10::Device> d;
+    try {
+        d = torch::Device(device);
+    } catch (const c10::Error&) {
+        throw std::invalid_argument("device \"" + device + "\" is not a device (use cpu or cuda[:N])");
+    }
+    if (d->is_cuda() && !torch::cuda::is_available())
+        throw std::invalid_argument("device \"" + device
+                                    + "\": this LibTorch build has no CUDA support or no GPU is visible; use cpu");
+    if (!d->is_cpu() && !d->is_cuda())
+        throw std::invalid_argument("device \"" + device + "\" is not supported (use cpu or cuda[:N])");
+    return *d;
+}
+
 uint64_t taskSeed(uint64_t seed, int replicate, InferenceMethod method)
 {
     return mixSeed(seed, static_cast<uint64_t>(replicate), 100 + static_cast<uint64_t>(method));
@@ -107,13 +124,15 @@ SyntheticPredictive inferSynthetic(const SyntheticConfig& config, int replicate,
     std::vector<at::Tensor> parts{out.data.calibrationX, out.data.testX};
     if (config.gridResolution > 0)
         parts.push_back(syntheticGrid(config.data, config.gridResolution));
-    const auto evalInputs = torch::cat(parts, 0);
+    const auto device = resolveDevice(config.device);
+    const auto evalInputs = torch::cat(parts, 0).to(device);
 
     auto gen = makeGenerator(taskSeed(config.seed, replicate, method));
-    const TrainingSet train{out.data.trainX, out.data.trainY};
+    const TrainingSet train{out.data.trainX.to(device), out.data.trainY.to(device)};
     auto freshMlp = [&] {
         Mlp m(2, config.hidden, 2);
-        initialiseFrom(*m, gen);
+        initialiseFrom(*m, gen);  // drawn on the CPU for reproducibility, then moved
+        m->to(device);
         return m;
     };
     InferenceOutput inf;
@@ -134,6 +153,10 @@ SyntheticPredictive inferSynthetic(const SyntheticConfig& config, int replicate,
         inf = runKfacLaplace(freshMlp(), train, evalInputs, config.kfac, gen, ctx);
         break;
     }
+    // The cache is plain CPU data, whatever device trained it.
+    inf.predictive = inf.predictive.cpu();
+    if (inf.model)
+        inf.model->to(torch::kCPU);
     const int64_t nCal = out.data.calibrationX.size(0);
     const int64_t nTest = out.data.testX.size(0);
     out.calibrationProbs = inf.predictive.narrow(0, 0, nCal).contiguous();
@@ -154,10 +177,12 @@ SyntheticCorrection correctSynthetic(const SyntheticConfig& config, const Synthe
     // The correction draws from its own stream: re-running it under a new cost matrix
     // starts q from the same initialisation.
     auto gen = makeGenerator(mixSeed(taskSeed(config.seed, predictive.replicate, predictive.method), 7));
-    auto trained = trainCorrection(predictive.data.calibrationX, predictive.calibrationProbs, costs,
-                                   config.correction, gen, ctx, observer);
+    const auto device = resolveDevice(config.device);
+    auto trained = trainCorrection(predictive.data.calibrationX.to(device), predictive.calibrationProbs.to(device),
+                                   costs, config.correction, gen, ctx, observer);
     SyntheticCorrection out;
     out.q = trained.q;
+    out.q->to(torch::kCPU);
     out.curve = std::move(trained.curve);
     out.seconds = trained.seconds;
     out.testProbs = predictProbabilities(*out.q, predictive.data.testX);
@@ -206,6 +231,7 @@ std::vector<SyntheticPredictive> sampleAll(const SyntheticConfig& config, const 
         throw std::invalid_argument("synthetic: replicates must be >= 1, got " + std::to_string(config.replicates));
     if (config.methods.empty())
         throw std::invalid_argument("synthetic: no inference method selected");
+    resolveDevice(config.device);  // fail before any work
     std::vector<std::pair<int, InferenceMethod>> tasks;
     for (int r = 0; r < config.replicates; ++r)
         for (auto m : config.methods)
@@ -260,6 +286,7 @@ SyntheticResult runSynthetic(const SyntheticConfig& config, const JobContext& ct
     if (config.methods.empty())
         throw std::invalid_argument("synthetic: no inference method selected");
     config.costs.validateFor(2);
+    resolveDevice(config.device);  // fail before any work
     const auto start = std::chrono::steady_clock::now();
 
     // Each (replicate, method) task runs inference then its correction, so results

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
 
 #include "calibration/correction.h"
 #include "core/job.h"
@@ -41,7 +42,15 @@ struct SyntheticConfig {
     CorrectionConfig correction;
     CostMatrix costs = costPreset("synthetic");
     int gridResolution = 0;          ///< > 0: predictive and q also on a grid (for plots)
+    /// "cpu" or "cuda[:N]": where networks train. Results and cached predictives are
+    /// always returned on the CPU. Random draws come from per-task CPU generators (CUDA
+    /// SGHMC noise from the device's generator), so CUDA runs are not bit-identical to CPU.
+    std::string device = "cpu";
 };
+
+/// Parses and checks config.device; throws std::invalid_argument naming the value when
+/// the device is unknown or this LibTorch build cannot use it.
+c10::Device resolveDevice(const std::string& device);
 
 /// Everything inference produced for one (replicate, method): the cached posterior
 /// predictive that corrections are trained against.
@@ -52,7 +61,7 @@ struct SyntheticPredictive {
     at::Tensor calibrationProbs;  ///< [Ncal, 2]
     at::Tensor testProbs;         ///< [Ntest, 2]
     at::Tensor gridProbs;         ///< [res^2, 2] or undefined
-    std::shared_ptr<torch::nn::Module> model;  ///< MAP net (KFAC), BBVI net, last SGHMC sample
+    std::shared_ptr<torch::nn::Module> model;  ///< MAP net (KFAC), BBVI net, last SGHMC sample (on the CPU)
     double seconds = 0;
 };
 
