@@ -67,22 +67,16 @@ SyntheticData makeSyntheticData(const SyntheticDataConfig& c, uint64_t seed, int
     SyntheticData d;
     // Separate streams for train, test and calibration so that changing one count does
     // not reshuffle the others.
-    {
-        Stream s(mixSeed(seed, static_cast<uint64_t>(replicate), 1));
+    auto labelled = [&](uint64_t stream, int negatives, int positives) {
+        Stream s(mixSeed(seed, static_cast<uint64_t>(replicate), stream));
         std::vector<float> x;
         std::vector<int64_t> y;
-        appendGaussian(s, c.trainNegative, -1.0, 0, x, y);
-        appendGaussian(s, c.trainPositive, +1.0, 1, x, y);
-        std::tie(d.trainX, d.trainY) = toTensors(x, y);
-    }
-    {
-        Stream s(mixSeed(seed, static_cast<uint64_t>(replicate), 2));
-        std::vector<float> x;
-        std::vector<int64_t> y;
-        appendGaussian(s, c.testNegative, -1.0, 0, x, y);
-        appendGaussian(s, c.testPositive, +1.0, 1, x, y);
-        std::tie(d.testX, d.testY) = toTensors(x, y);
-    }
+        appendGaussian(s, negatives, -1.0, 0, x, y);
+        appendGaussian(s, positives, +1.0, 1, x, y);
+        return toTensors(x, y);
+    };
+    std::tie(d.trainX, d.trainY) = labelled(1, c.trainNegative, c.trainPositive);
+    std::tie(d.testX, d.testY) = labelled(2, c.testNegative, c.testPositive);
     {
         Stream s(mixSeed(seed, static_cast<uint64_t>(replicate), 3));
         std::vector<float> x;

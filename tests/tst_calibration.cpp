@@ -11,6 +11,31 @@
 
 using namespace lcs;
 
+namespace {
+
+/// A random problem for the gradient checks: q logits and p for `rows` points under the
+/// named preset (optionally with a referral column).
+struct GradientCase {
+    CostMatrix costs;
+    torch::Tensor logits, p, L;
+};
+
+GradientCase gradientCase(const QString& preset, bool referral, int rows, uint64_t seed)
+{
+    GradientCase c;
+    c.costs = costPreset(preset.toStdString());
+    if (referral)
+        c.costs.setReferral(0.3);
+    const int C = c.costs.numClasses();
+    auto gen = makeGenerator(seed);
+    c.logits = torch::randn({rows, C}, gen, torch::kDouble).requires_grad_(true);
+    c.p = torch::softmax(torch::randn({rows, C}, gen, torch::kDouble), 1);
+    c.L = costTensor(c.costs, torch::kDouble);
+    return c;
+}
+
+} // namespace
+
 class TestCalibration : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -28,14 +53,8 @@ private Q_SLOTS:
     {
         QFETCH(QString, preset);
         QFETCH(bool, referral);
-        auto costs = costPreset(preset.toStdString());
-        if (referral)
-            costs.setReferral(0.3);
+        auto [costs, logits, p, L] = gradientCase(preset, referral, 5, 1);
         const int C = costs.numClasses();
-        auto gen = makeGenerator(1);
-        auto logits = torch::randn({5, C}, gen, torch::kDouble).requires_grad_(true);
-        auto p = torch::softmax(torch::randn({5, C}, gen, torch::kDouble), 1);
-        auto L = costTensor(costs, torch::kDouble);
         const double M = costs.utilityConstant();
         auto terms = correctionObjective(logits, p, L, M);
         auto grad = torch::autograd::grad({terms.loss}, {logits})[0];
@@ -66,14 +85,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, preset);
         QFETCH(bool, referral);
-        auto costs = costPreset(preset.toStdString());
-        if (referral)
-            costs.setReferral(0.3);
-        const int C = costs.numClasses();
-        auto gen = makeGenerator(2);
-        auto logits = torch::randn({7, C}, gen, torch::kDouble).requires_grad_(true);
-        auto p = torch::softmax(torch::randn({7, C}, gen, torch::kDouble), 1);
-        auto L = costTensor(costs, torch::kDouble);
+        auto [costs, logits, p, L] = gradientCase(preset, referral, 7, 2);
         const double M = costs.utilityConstant() * 1.3;
         auto reference = correctionObjective(logits, p, L, M);
         auto autogradGrad = torch::autograd::grad({reference.loss}, {logits})[0];

@@ -3,19 +3,17 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QFileDialog>
-#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
-#include <QSettings>
 #include <QSignalBlocker>
 #include <QTableView>
 #include <QVBoxLayout>
 
 #include "cost_matrix_model.h"
+#include "file_dialogs.h"
 
 namespace lcs::ui {
 
@@ -132,12 +130,9 @@ void CostEditor::showMessage(const QString& text, bool error)
 
 void CostEditor::importMatrix()
 {
-    QSettings settings;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Import cost matrix"), settings.value("paths/costDir").toString(),
-                                                      tr("Cost matrices (*.json *.cost);;All files (*)"));
+    const QString path = askOpenPath(this, tr("Import cost matrix"), "costDir", tr("Cost matrices (*.json *.cost);;All files (*)"));
     if (path.isEmpty())
         return;
-    settings.setValue("paths/costDir", QFileInfo(path).absolutePath());
     if (m_model->importFile(path, m_expectedClasses)) {
         showMessage(tr("Imported %1").arg(path), false);
         Q_EMIT fileUsed(path);
@@ -146,13 +141,10 @@ void CostEditor::importMatrix()
 
 void CostEditor::exportMatrix()
 {
-    QSettings settings;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export cost matrix"),
-                                                      settings.value("paths/costDir").toString() + "/costs.json",
-                                                      tr("JSON (*.json);;Weka cost matrix (*.cost)"));
+    const QString path = askSavePath(this, tr("Export cost matrix"), "costDir", "costs.json",
+                                     tr("JSON (*.json);;Weka cost matrix (*.cost)"));
     if (path.isEmpty())
         return;
-    settings.setValue("paths/costDir", QFileInfo(path).absolutePath());
     if (m_model->exportFile(path)) {
         showMessage(tr("Exported %1").arg(path), false);
         Q_EMIT fileUsed(path);

@@ -36,6 +36,7 @@
 
 #include "cost_editor.h"
 #include "curve_view.h"
+#include "file_dialogs.h"
 #include "plot_export.h"
 #include "region_view.h"
 #include "results_table.h"
@@ -593,12 +594,9 @@ bool MainWindow::saveSessionFile(const QString& path)
 
 void MainWindow::openSession()
 {
-    QSettings settings;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), settings.value("paths/sessionDir").toString(),
-                                                      tr("LC Studio sessions (*.lcsession *.json)"));
+    const QString path = askOpenPath(this, tr("Open session"), "sessionDir", tr("LC Studio sessions (*.lcsession *.json)"));
     if (path.isEmpty())
         return;
-    settings.setValue("paths/sessionDir", QFileInfo(path).absolutePath());
     if (!openSessionFile(path))
         showError(tr("Open session"), m_lastError);
 }
@@ -613,24 +611,19 @@ void MainWindow::saveSession()
 
 void MainWindow::saveSessionAs()
 {
-    QSettings settings;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save session"),
-                                                      settings.value("paths/sessionDir").toString() + "/synthetic.lcsession",
-                                                      tr("LC Studio sessions (*.lcsession)"));
+    const QString path = askSavePath(this, tr("Save session"), "sessionDir", "synthetic.lcsession",
+                                     tr("LC Studio sessions (*.lcsession)"));
     if (path.isEmpty())
         return;
-    settings.setValue("paths/sessionDir", QFileInfo(path).absolutePath());
     if (!saveSessionFile(path))
         showError(tr("Save session"), m_lastError);
 }
 
 void MainWindow::exportPlots()
 {
-    QSettings settings;
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Export all plots to"), settings.value("paths/exportDir").toString());
+    const QString dir = askFolder(this, tr("Export all plots to"), "exportDir");
     if (dir.isEmpty())
         return;
-    settings.setValue("paths/exportDir", dir);
     QStringList errors;
     int written = 0;
     QList<QCustomPlot*> plots = m_regions->plots();
@@ -652,13 +645,9 @@ void MainWindow::exportResults()
 {
     if (m_lastResultsJson.isEmpty())
         return;
-    QSettings settings;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export results"),
-                                                      settings.value("paths/exportDir").toString() + "/synthetic.json",
-                                                      tr("JSON (*.json);;CSV (*.csv)"));
+    const QString path = askSavePath(this, tr("Export results"), "exportDir", "synthetic.json", tr("JSON (*.json);;CSV (*.csv)"));
     if (path.isEmpty())
         return;
-    settings.setValue("paths/exportDir", QFileInfo(path).absolutePath());
     const bool csv = path.endsWith(".csv", Qt::CaseInsensitive);
     const QString error = writeText(path, csv ? m_lastResultsCsv : m_lastResultsJson);
     if (!error.isEmpty())
@@ -671,25 +660,19 @@ void MainWindow::saveModel()
 {
     const QString method = m_viewMethod->currentData().toString();
     const int replicate = m_viewReplicate->value() - 1;
-    QSettings settings;
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Save correction model (%1, replicate %2)").arg(m_viewMethod->currentText()).arg(replicate + 1),
-        settings.value("paths/modelDir").toString() + QString("/%1_r%2_q.pt").arg(method).arg(replicate),
-        tr("LibTorch model (*.pt)"));
+    const QString path = askSavePath(this,
+                                     tr("Save correction model (%1, replicate %2)").arg(m_viewMethod->currentText()).arg(replicate + 1),
+                                     "modelDir", QString("%1_r%2_q.pt").arg(method).arg(replicate), tr("LibTorch model (*.pt)"));
     if (path.isEmpty())
         return;
-    settings.setValue("paths/modelDir", QFileInfo(path).absolutePath());
     m_runner.saveModel(replicate, method, path);
 }
 
 void MainWindow::openModel()
 {
-    QSettings settings;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open correction model"),
-                                                      settings.value("paths/modelDir").toString(), tr("LibTorch model (*.pt)"));
+    const QString path = askOpenPath(this, tr("Open correction model"), "modelDir", tr("LibTorch model (*.pt)"));
     if (path.isEmpty())
         return;
-    settings.setValue("paths/modelDir", QFileInfo(path).absolutePath());
     if (!m_runner.loadModel(path, m_costs.matrix(), m_gridResolution->value()))
         log(tr("Busy: open the model when the job has finished"));
 }
@@ -697,9 +680,30 @@ void MainWindow::openModel()
 void MainWindow::runDemoAndScreenshot(const QString& pngPath)
 {
     m_screenshotPath = pngPath;
-    auto shoot = [this](JobRunner::Job job) {
+    // Responsiveness probe: a 10 ms timer on the GUI thread; its largest lateness while
+    // the pipeline runs (with live plots) is printed at the end.
+    auto* probe = new QTimer(this);
+    probe->setTimerType(Qt::PreciseTimer);
+    probe->setInterval(10);
+    auto clock = std::make_shared<QElapsedTimer>();
+    auto worst = std::make_shared<qint64>(0);
+    auto last = std::make_shared<qint64>(0);
+    connect(probe, &QTimer::timeout, this, [clock, worst, last] {
+        const qint64 now = clock->elapsed();
+        *worst = std::max(*worst, now - *last - 10);
+        *last = now;
+    });
+    connect(&m_runner, &JobRunner::started, this, [probe, clock, last] {
+        clock->start();
+        *last = 0;
+        probe->start();
+    });
+    auto shoot = [this, probe, worst](JobRunner::Job job) {
         if (job != JobRunner::Job::RunAll)
             return;
+        std::fprintf(stdout, "lcstudio: largest event-loop delay while the pipeline ran: %lld ms\n",
+                     static_cast<long long>(*worst));
+        probe->stop();
         // Let the queued replots land before grabbing.
         QTimer::singleShot(300, this, [this] {
             for (auto* plot : findChildren<QCustomPlot*>())

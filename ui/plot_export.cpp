@@ -1,15 +1,13 @@
 #include "plot_export.h"
 
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPainter>
 #include <QSaveFile>
-#include <QSettings>
 #include <QSvgGenerator>
-#include <QTemporaryDir>
 
+#include "file_dialogs.h"
 #include "qcustomplot_compat.h"
 
 namespace lcs::ui {
@@ -69,15 +67,11 @@ void installExportMenu(QCustomPlot* plot, QWidget* dialogParent)
         QMenu menu(plot);
         for (const QString& format : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
             menu.addAction(QObject::tr("Export as %1...").arg(format.toUpper()), plot, [=] {
-                QSettings settings;
-                const QString dir = settings.value("paths/exportDir").toString();
                 const QString name = plot->objectName().isEmpty() ? QStringLiteral("plot") : plot->objectName();
-                const QString path = QFileDialog::getSaveFileName(dialogParent, QObject::tr("Export plot"),
-                                                                  dir + "/" + name + "." + format,
-                                                                  format.toUpper() + " (*." + format + ")");
+                const QString path = askSavePath(dialogParent, QObject::tr("Export plot"), "exportDir",
+                                                 name + "." + format, format.toUpper() + " (*." + format + ")");
                 if (path.isEmpty())
                     return;
-                settings.setValue("paths/exportDir", QFileInfo(path).absolutePath());
                 const QString error = exportPlot(plot, path);
                 if (!error.isEmpty())
                     QMessageBox::warning(dialogParent, QObject::tr("Export failed"), error);
