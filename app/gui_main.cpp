@@ -26,9 +26,10 @@ int main(int argc, char** argv)
     QCommandLineOption demo("demo", "Run the named experiment's default pipeline at start-up (synthetic).", "experiment");
     QCommandLineOption screenshot("screenshot", "With --demo: save a PNG of the window when the run ends, then exit.",
                                   "file");
-    QCommandLineOption session("session", "Open a session file at start-up.", "file");
     QCommandLineOption replicates("replicates", "Override the number of replicates.", "n");
-    parser.addOptions({demo, screenshot, session, replicates});
+    parser.addOptions({demo, screenshot, replicates});
+    // Positional, not --session: QGuiApplication takes -session for X11 session management.
+    parser.addPositionalArgument("session", "A session file (.lcsession) to open at start-up.", "[session]");
     parser.process(app);
 
     if (parser.isSet(screenshot) && !parser.isSet(demo)) {
@@ -40,8 +41,13 @@ int main(int argc, char** argv)
         return 2;
     }
     lcs::ui::MainWindow window;
-    if (parser.isSet(session) && !window.openSessionFile(parser.value(session))) {
-        std::fprintf(stderr, "lcstudio: cannot open session %s\n", qPrintable(parser.value(session)));
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() > 1) {
+        std::fprintf(stderr, "lcstudio: one session file at most\n");
+        return 2;
+    }
+    if (!positional.isEmpty() && !window.openSessionFile(positional.front())) {
+        std::fprintf(stderr, "lcstudio: %s\n", qPrintable(window.lastError()));
         return 1;
     }
     if (parser.isSet(replicates)) {

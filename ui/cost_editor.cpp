@@ -52,8 +52,9 @@ CostEditor::CostEditor(CostMatrixModel* model, QWidget* parent) : QWidget(parent
     m_table->setModel(m_model);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->setMinimumHeight(90);
-    layout->addWidget(m_table, 1);
+    m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    m_table->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Maximum);
+    layout->addWidget(m_table);
 
     auto* form = new QFormLayout;
     auto* referralRow = new QHBoxLayout;
@@ -99,6 +100,7 @@ CostEditor::CostEditor(CostMatrixModel* model, QWidget* parent) : QWidget(parent
     m_status->setWordWrap(true);
     m_status->setObjectName("costStatus");
     layout->addWidget(m_status);
+    layout->addStretch(1);
 
     connect(m_model, &CostMatrixModel::matrixChanged, this, &CostEditor::syncFromModel);
     connect(m_model, &CostMatrixModel::errorOccurred, this, [this](const QString& msg) { showMessage(msg, true); });

@@ -22,6 +22,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardItemModel>
@@ -270,13 +271,19 @@ void MainWindow::buildDocks()
     m_log->setObjectName("log");
     m_log->setReadOnly(true);
     m_log->setMaximumBlockCount(5000);
+    m_log->setLineWrapMode(QPlainTextEdit::NoWrap);  // keeps the printed table aligned
     m_log->setFont(QFont("monospace", 9));
     auto* logDock = new QDockWidget(tr("Log"), this);
     logDock->setObjectName("logDock");
     logDock->setWidget(m_log);
     addDockWidget(Qt::RightDockWidgetArea, logDock);
-    resizeDocks({resultsDock, costDock}, {560, 360}, Qt::Horizontal);
-    resizeDocks({resultsDock, logDock}, {260, 500}, Qt::Vertical);
+    // Initial proportions; a saved window state replaces them.
+    QTimer::singleShot(0, this, [this, resultsDock, costDock, logDock] {
+        if (QSettings().contains("window/state"))
+            return;
+        resizeDocks({resultsDock, costDock}, {470, 360}, Qt::Horizontal);
+        resizeDocks({resultsDock, logDock}, {220, 600}, Qt::Vertical);
+    });
 }
 
 void MainWindow::buildActions()
@@ -410,6 +417,7 @@ void MainWindow::showError(const QString& title, const QString& text)
 void MainWindow::log(const QString& line)
 {
     m_log->appendPlainText(QTime::currentTime().toString("HH:mm:ss  ") + line);
+    m_log->horizontalScrollBar()->setValue(0);  // appending scrolls to the long line's end
 }
 
 void MainWindow::runAll() { startJob(JobRunner::Job::RunAll); }

@@ -102,8 +102,6 @@ void RegionView::drawRegions(Panel& panel, const RegionGrid& grid, const RegionG
     panel.map->setGradient(gradient);
     panel.plot->xAxis->setRange(grid.xMin, grid.xMax);
     panel.plot->yAxis->setRange(grid.yMin, grid.yMax);
-    // Same scale on both axes, so distances and the Gaussians look as they are.
-    panel.plot->yAxis->setScaleRatio(panel.plot->xAxis, 1.0);
 }
 
 void RegionView::drawPoints(Panel& panel, const TaskView& view, const QVector<int>& decisions, int numDecisions,

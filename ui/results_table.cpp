@@ -10,11 +10,17 @@ ResultsTable::ResultsTable(QWidget* parent) : QTableWidget(parent)
 {
     setObjectName("results_table");
     setColumnCount(5);
-    setHorizontalHeaderLabels({tr("method"), tr("w/o correction"), tr("w/ correction (ours)"), tr("avg paired diff ± std"),
-                               tr("replicates")});
+    setHorizontalHeaderLabels({tr("method"), tr("w/o corr."), tr("w/ corr."), tr("paired diff"), tr("n")});
+    const QStringList tips{tr("Inference method"), tr("Test decision cost without correction, mean ± std"),
+                           tr("Test decision cost with the post-hoc correction (ours), mean ± std"),
+                           tr("Average paired difference uncorrected - corrected ± its std (> 0: the correction helped)"),
+                           tr("Replicates finished / requested")};
+    for (int i = 0; i < tips.size(); ++i)
+        horizontalHeaderItem(i)->setToolTip(tips[i]);
     horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     horizontalHeader()->setStretchLastSection(true);
     verticalHeader()->hide();
+    setMinimumWidth(430);  // all five columns without scrolling
     setEditTriggers(QAbstractItemView::NoEditTriggers);
     setToolTip(tr("Test decision cost, mean ± sample std over replicates; paired diff = uncorrected - corrected"));
 }
