@@ -32,7 +32,7 @@ int main(int argc, char** argv)
         }
         std::printf("run %d: %.2f s wall\n", rep + 1, result.seconds);
         for (const auto& m : result.methods)
-            std::printf("  %-13s inference %.3f s/replicate (cpu-thread time)  cost %.4f -> %.4f\n",
+            std::printf("  %-13s inference %.3f s/replicate (wall, on one worker)  cost %.4f -> %.4f\n",
                         lcs::methodName(m.method).c_str(), inference[static_cast<int>(m.method)] / replicates,
                         m.uncorrected.mean, m.corrected.mean);
         std::printf("  correction    %.3f s per q (500 Adam steps on 500 points)\n", correction / corrections);
