@@ -18,6 +18,7 @@
 #include <torch/torch.h>
 
 #include "core/atomic_file.h"
+#include "core/threads.h"
 #include "decision/decisions.h"
 #include "experiments/synthetic_experiment.h"
 #include "experiments/synthetic_report.h"
@@ -299,7 +300,7 @@ int runSyntheticCommand(int argc, char** argv)
 
     // Tiny networks: parallelism across tasks beats intra-op threads, which would only
     // fight over the same cores.
-    at::set_num_threads(1);
+    lcs::configureThreads(1);
     ProgressPrinter printer(quiet);
     lcs::JobContext ctx{[&](const lcs::Progress& p) { printer(p); }, &g_cancel};
     lcs::ReplicateCallback onReplicate;

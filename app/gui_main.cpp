@@ -4,15 +4,14 @@
 #include <QApplication>
 #include <QCommandLineParser>
 
-#include <ATen/Parallel.h>
-
+#include "core/threads.h"
 #include "main_window.h"
 
 int main(int argc, char** argv)
 {
     // The synthetic experiment's networks are tiny: jobs parallelise across tasks, and
     // intra-op threads would only compete with them and with the GUI thread.
-    at::set_num_threads(1);
+    lcs::configureThreads(1);
 
     QApplication app(argc, argv);
     QApplication::setApplicationName("LC Studio");

@@ -5,8 +5,7 @@
 #include <cstdlib>
 #include <string>
 
-#include <ATen/Parallel.h>
-
+#include "core/threads.h"
 #include "experiments/synthetic_experiment.h"
 
 int main(int argc, char** argv)
@@ -14,7 +13,7 @@ int main(int argc, char** argv)
     const int replicates = argc > 1 ? std::atoi(argv[1]) : 10;
     const int threads = argc > 2 ? std::atoi(argv[2]) : 2;
     const int repeats = argc > 3 ? std::atoi(argv[3]) : 1;
-    at::set_num_threads(1);
+    lcs::configureThreads(1);
     lcs::SyntheticConfig config;
     config.replicates = replicates;
     config.threads = threads;

@@ -4,6 +4,7 @@
 
 #include <QtTest/QtTest>
 
+#include "core/threads.h"
 #include "job_runner.h"
 
 using namespace lcs;
@@ -27,6 +28,8 @@ ExperimentSettings smallSettings()
 class TestJobRunner : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void initTestCase() { configureThreads(1); }
+
     void runReportsProgressAndResults()
     {
         JobRunner runner;

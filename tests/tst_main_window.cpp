@@ -6,7 +6,10 @@
 #include <QImage>
 #include <QSet>
 
+#include "core/threads.h"
 #include "main_window.h"
+#include "plot_export.h"
+#include "qcustomplot_compat.h"
 #include "region_view.h"
 
 using namespace lcs;
@@ -38,6 +41,7 @@ class TestMainWindow : public QObject {
 private Q_SLOTS:
     void initTestCase()
     {
+        configureThreads(1);
         QStandardPaths::setTestModeEnabled(true);  // QSettings go to a throw-away place
         QCoreApplication::setOrganizationName("LCStudioTests");
     }
@@ -68,6 +72,35 @@ private Q_SLOTS:
         // Both decision regions are drawn (each covers a good part of the plane).
         QVERIFY2(negativeRegion > 500 && positiveRegion > 500,
                  qPrintable(QString("region pixels: negative %1, positive %2").arg(negativeRegion).arg(positiveRegion)));
+    }
+
+    void plotsExportAsPngSvgPdf()
+    {
+        MainWindow window;
+        window.applySession(smallSession());
+        window.resize(1400, 900);
+        window.show();
+        QSignalSpy finished(window.runner(), &JobRunner::finished);
+        window.runAll();
+        QVERIFY(finished.wait(120000));
+        QTemporaryDir dir;
+        const auto plots = window.findChildren<QCustomPlot*>();
+        QCOMPARE(plots.size(), 4);  // three region panels and the curves
+        for (auto* plot : plots) {
+            for (const QString format : {"png", "svg", "pdf"}) {
+                const QString path = dir.path() + "/" + plot->objectName() + "." + format;
+                const QString error = exportPlot(plot, path);
+                QVERIFY2(error.isEmpty(), qPrintable(error));
+                QVERIFY2(QFileInfo(path).size() > 1000, qPrintable(path));
+            }
+        }
+        QFile svg(dir.path() + "/regions_corrected.svg");
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        QVERIFY(svg.readAll().contains("<svg"));
+        QImage png(dir.path() + "/regions_uncorrected.png");
+        QVERIFY(!png.isNull() && png.width() > 300);
+        QVERIFY(exportPlot(plots.front(), dir.path() + "/x.bmp").contains("unknown plot format"));
+        QVERIFY(!QFile::exists(dir.path() + "/x.bmp"));
     }
 
     void costEditRerunsOnlyTheCorrection()

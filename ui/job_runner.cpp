@@ -4,6 +4,10 @@
 #include <map>
 #include <mutex>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#endif
+
 #include <torch/torch.h>
 
 #include "decision/decisions.h"
@@ -361,6 +365,14 @@ JobRunner::JobRunner(QObject* parent) : QObject(parent)
     connect(m_worker, &SyntheticWorker::modelLoaded, this, &JobRunner::modelLoaded);
     m_thread.setObjectName("lcs-jobs");
     m_thread.start();
+    QMetaObject::invokeMethod(m_worker, [] {
+#ifdef __linux__
+        // Jobs take every core; a slightly lower priority for this thread (and the
+        // engine's worker threads, which inherit it) keeps the GUI thread first in line.
+        // On Linux the nice value is per thread, and who = 0 means the calling thread.
+        ::setpriority(PRIO_PROCESS, 0, 5);
+#endif
+    });
 }
 
 JobRunner::~JobRunner()

@@ -460,6 +460,7 @@ void MainWindow::startJob(JobRunner::Job job)
 void MainWindow::onStarted(JobRunner::Job job)
 {
     m_currentJob = job;
+    m_followedTask.clear();
     m_jobClock.start();
     m_progressBar->setValue(0);
     m_phaseLabel->setText(tr("%1...").arg(JobRunner::jobName(job)));
@@ -479,8 +480,16 @@ void MainWindow::onProgress(const JobProgress& p)
 
 void MainWindow::onTaskUpdated(const TaskView& view)
 {
-    m_tasks.insert(taskKey(view.replicate, view.method), view);
-    if (m_followTraining->isChecked() && m_runner.isBusy()) {
+    const QString key = taskKey(view.replicate, view.method);
+    m_tasks.insert(key, view);
+    // Follow one task until its correction is done, rather than hopping between the
+    // tasks that train in parallel (each hop would redraw everything).
+    const auto followed = m_tasks.constFind(m_followedTask);
+    const bool followedDone = followed == m_tasks.constEnd() || followed->correctionDone
+                              || m_currentJob == JobRunner::Job::Sample;
+    if (m_followTraining->isChecked() && m_runner.isBusy() && key != m_followedTask && followedDone
+        && !view.correctionDone) {
+        m_followedTask = key;
         const QSignalBlocker b1(m_viewMethod), b2(m_viewReplicate);
         m_viewMethod->setCurrentIndex(m_viewMethod->findData(view.method));
         m_viewReplicate->setValue(view.replicate + 1);
@@ -695,10 +704,14 @@ void MainWindow::runDemoAndScreenshot(const QString& pngPath)
     probe->setInterval(10);
     auto clock = std::make_shared<QElapsedTimer>();
     auto worst = std::make_shared<qint64>(0);
+    auto worstAt = std::make_shared<qint64>(0);
     auto last = std::make_shared<qint64>(0);
-    connect(probe, &QTimer::timeout, this, [clock, worst, last] {
+    connect(probe, &QTimer::timeout, this, [clock, worst, worstAt, last] {
         const qint64 now = clock->elapsed();
-        *worst = std::max(*worst, now - *last - 10);
+        if (now - *last - 10 > *worst) {
+            *worst = now - *last - 10;
+            *worstAt = now;
+        }
         *last = now;
     });
     connect(&m_runner, &JobRunner::started, this, [probe, clock, last] {
@@ -706,11 +719,11 @@ void MainWindow::runDemoAndScreenshot(const QString& pngPath)
         *last = 0;
         probe->start();
     });
-    auto shoot = [this, probe, worst](JobRunner::Job job) {
+    auto shoot = [this, probe, worst, worstAt, clock](JobRunner::Job job) {
         if (job != JobRunner::Job::RunAll)
             return;
-        std::fprintf(stdout, "lcstudio: largest event-loop delay while the pipeline ran: %lld ms\n",
-                     static_cast<long long>(*worst));
+        std::fprintf(stdout, "lcstudio: largest event-loop delay while the pipeline ran: %lld ms (%.1f s into the run of %.1f s)\n",
+                     static_cast<long long>(*worst), *worstAt / 1000.0, clock->elapsed() / 1000.0);
         probe->stop();
         // Let the queued replots land before grabbing.
         QTimer::singleShot(300, this, [this] {

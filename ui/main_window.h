@@ -120,6 +120,7 @@ private:
     QMenu* m_viewMenu = nullptr;
 
     QHash<QString, TaskView> m_tasks;
+    QString m_followedTask;
     QTimer m_recorrectTimer;
     bool m_recorrectPending = false;
     QElapsedTimer m_jobClock;

@@ -45,6 +45,8 @@ RegionView::Panel RegionView::makePanel(const QString& title, const QString& obj
     panel.plot->setObjectName(objectName);
     panel.plot->setMinimumSize(260, 260);
     panel.plot->setNoAntialiasingOnDrag(true);
+    // Hundreds of markers redrawn at 10 Hz: antialiasing them cost most of a core.
+    panel.plot->setNotAntialiasedElements(QCP::aeScatters | QCP::aePlottables);
     panel.plot->plotLayout()->insertRow(0);
     panel.plot->plotLayout()->addElement(0, 0, new QCPTextElement(panel.plot, title, QFont("sans", 10, QFont::Bold)));
     panel.plot->xAxis->setLabel("x1");
@@ -63,6 +65,7 @@ QList<QCustomPlot*> RegionView::plots() const
 
 void RegionView::clear()
 {
+    m_shown = {};
     for (auto* p : {&m_uncorrected, &m_corrected, &m_difference}) {
         p->map->data()->clear();
         p->plot->clearGraphs();
@@ -161,14 +164,25 @@ void RegionView::drawPoints(Panel& panel, const TaskView& view, const QVector<in
 void RegionView::setTask(const TaskView& view, const QStringList& decisionNames)
 {
     const int d = std::max({2, view.uncorrected.numDecisions, view.corrected.numDecisions});
-    drawRegions(m_uncorrected, view.uncorrected, nullptr);
+    // While q trains only the corrected grid changes: redraw just what did, so that
+    // 10 Hz snapshots stay cheap for the GUI thread.
+    const bool sameBase = m_shown.valid && m_shown.replicate == view.replicate && m_shown.method == view.method
+                          && m_shown.uncorrected == view.uncorrected.decisions && m_shown.decisionNames == decisionNames
+                          && m_shown.testUncorrected == view.testDecisionsUncorrected;
+    if (!sameBase) {
+        drawRegions(m_uncorrected, view.uncorrected, nullptr);
+        drawPoints(m_uncorrected, view, view.testDecisionsUncorrected, d, decisionNames);
+        drawPoints(m_difference, view, {}, d, decisionNames);
+        m_uncorrected.plot->replot(QCustomPlot::rpQueuedReplot);
+    }
     drawRegions(m_corrected, view.corrected, nullptr);
     drawRegions(m_difference, view.corrected, &view.uncorrected);
-    drawPoints(m_uncorrected, view, view.testDecisionsUncorrected, d, decisionNames);
-    drawPoints(m_corrected, view, view.testDecisionsCorrected, d, decisionNames);
-    drawPoints(m_difference, view, {}, d, decisionNames);
-    for (auto* p : {&m_uncorrected, &m_corrected, &m_difference})
-        p->plot->replot(QCustomPlot::rpQueuedReplot);
+    if (!sameBase || m_shown.testCorrected != view.testDecisionsCorrected)
+        drawPoints(m_corrected, view, view.testDecisionsCorrected, d, decisionNames);
+    m_corrected.plot->replot(QCustomPlot::rpQueuedReplot);
+    m_difference.plot->replot(QCustomPlot::rpQueuedReplot);
+    m_shown = {true, view.replicate, view.method, view.uncorrected.decisions, view.testDecisionsUncorrected,
+               view.testDecisionsCorrected, decisionNames};
 }
 
 } // namespace lcs::ui

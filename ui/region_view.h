@@ -36,6 +36,14 @@ private:
                     const QStringList& decisionNames);
 
     Panel m_uncorrected, m_corrected, m_difference;
+    /// What is on screen, to skip redrawing the parts a new snapshot leaves unchanged.
+    struct Shown {
+        bool valid = false;
+        int replicate = -1;
+        QString method;
+        QVector<int> uncorrected, testUncorrected, testCorrected;
+        QStringList decisionNames;
+    } m_shown;
 };
 
 } // namespace lcs::ui
