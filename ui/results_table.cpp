@@ -20,7 +20,7 @@ ResultsTable::ResultsTable(QWidget* parent) : QTableWidget(parent)
     horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     horizontalHeader()->setStretchLastSection(true);
     verticalHeader()->hide();
-    setMinimumWidth(430);  // all five columns without scrolling
+    setMinimumWidth(450);  // all five columns without scrolling
     setEditTriggers(QAbstractItemView::NoEditTriggers);
     setToolTip(tr("Test decision cost, mean ± sample std over replicates; paired diff = uncorrected - corrected"));
 }
