@@ -28,6 +28,17 @@ Session smallSession()
     return s;
 }
 
+/// Shows the window on the small session and runs the whole pipeline to the end.
+bool showAndRun(MainWindow& window)
+{
+    window.applySession(smallSession());
+    window.resize(1400, 900);
+    window.show();
+    QSignalSpy finished(window.runner(), &JobRunner::finished);
+    window.runAll();
+    return finished.wait(120000);
+}
+
 /// Distance between colours, to find the region tints in a screenshot.
 bool near(QRgb a, const QColor& b)
 {
@@ -49,12 +60,7 @@ private Q_SLOTS:
     void screenshotIsNotBlank()
     {
         MainWindow window;
-        window.applySession(smallSession());
-        window.resize(1400, 900);
-        window.show();
-        QSignalSpy finished(window.runner(), &JobRunner::finished);
-        window.runAll();
-        QVERIFY(finished.wait(120000));
+        QVERIFY(showAndRun(window));
         QTest::qWait(400);  // queued replots
         const QImage image = window.grab().toImage();
         QVERIFY(!image.isNull());
@@ -77,12 +83,7 @@ private Q_SLOTS:
     void plotsExportAsPngSvgPdf()
     {
         MainWindow window;
-        window.applySession(smallSession());
-        window.resize(1400, 900);
-        window.show();
-        QSignalSpy finished(window.runner(), &JobRunner::finished);
-        window.runAll();
-        QVERIFY(finished.wait(120000));
+        QVERIFY(showAndRun(window));
         QTemporaryDir dir;
         const auto plots = window.findChildren<QCustomPlot*>();
         QCOMPARE(plots.size(), 4);  // three region panels and the curves

@@ -73,8 +73,6 @@ RegionGrid regionGrid(const SyntheticConfig& config, const at::Tensor& probs, co
     g.xMax = g.yMax = config.data.boxMax;
     g.numDecisions = static_cast<int>(costs.size(1));
     g.decisions = ints(bayesDecisions(probs, costs));
-    auto pos = probs.select(1, 1).contiguous().to(at::kFloat);
-    g.positiveProbability = QVector<float>(pos.data_ptr<float>(), pos.data_ptr<float>() + pos.numel());
     return g;
 }
 
@@ -194,9 +192,6 @@ public Q_SLOTS:
                         row.method = v.method;
                         row.uncorrectedCost = outcomes[i].uncorrected.averageCost;
                         row.correctedCost = outcomes[i].corrected.averageCost;
-                        row.uncorrectedAccuracy = outcomes[i].uncorrected.accuracy;
-                        row.correctedAccuracy = outcomes[i].corrected.accuracy;
-                        row.correctionSeconds = c.seconds;
                         std::lock_guard<std::mutex> lock(emitMutex);
                         Q_EMIT taskUpdated(v);
                         Q_EMIT resultRow(row);

@@ -475,7 +475,16 @@ void MainWindow::onProgress(const JobProgress& p)
     const double elapsed = m_jobClock.elapsed() / 1000.0;
     if (p.fraction > 0.02)
         eta = tr(" · ETA %1 s").arg(elapsed * (1 - p.fraction) / p.fraction, 0, 'f', 0);
-    m_phaseLabel->setText(tr("%1 · %2 · step %3/%4%5").arg(p.phase, p.detail).arg(p.step).arg(p.total).arg(eta));
+    QStringList figures;
+    for (const auto& [name, value] : p.scalars)
+        if (!name.startsWith("tasks_"))
+            figures << QString("%1 %2").arg(name).arg(value, 0, 'g', 3);
+    m_phaseLabel->setText(tr("%1 · %2 · step %3/%4%5%6")
+                              .arg(p.phase, p.detail)
+                              .arg(p.step)
+                              .arg(p.total)
+                              .arg(figures.isEmpty() ? QString() : " · " + figures.join(", "))
+                              .arg(eta));
 }
 
 void MainWindow::onTaskUpdated(const TaskView& view)

@@ -40,13 +40,12 @@ struct JobProgress {
     QVector<QPair<QString, double>> scalars;
 };
 
-/// Decisions (and class-1 probabilities) over a regular grid, row-major, y outer.
+/// Decisions over a regular grid, row-major, y outer.
 struct RegionGrid {
     int resolution = 0;
     double xMin = 0, xMax = 0, yMin = 0, yMax = 0;
     int numDecisions = 0;
     QVector<int> decisions;
-    QVector<float> positiveProbability;
     bool isValid() const { return resolution > 0 && decisions.size() == resolution * resolution; }
 };
 
@@ -73,8 +72,6 @@ struct ResultRow {
     int replicate = 0;
     QString method;
     double uncorrectedCost = 0, correctedCost = 0;
-    double uncorrectedAccuracy = 0, correctedAccuracy = 0;
-    double correctionSeconds = 0;
 };
 
 } // namespace lcs::ui

@@ -32,15 +32,6 @@ private:
     std::atomic<bool> m_cancelled{false};
 };
 
-/// Class-probability snapshot of a model over a regular 2-D grid (row-major, y outer),
-/// used to draw decision regions while a job runs.
-struct GridSnapshot {
-    int resolution = 0;                    ///< points per axis
-    double xMin = 0, xMax = 0, yMin = 0, yMax = 0;
-    int numClasses = 0;
-    std::vector<float> probabilities;      ///< resolution*resolution*numClasses
-};
-
 /// One progress report. Plain data so it may be copied across threads.
 struct Progress {
     std::string phase;                     ///< e.g. "sghmc", "correction"
@@ -48,8 +39,6 @@ struct Progress {
     long long step = 0;
     long long total = 0;
     std::vector<std::pair<std::string, double>> scalars;  ///< e.g. {"loss", 0.12}
-    std::vector<GridSnapshot> grids;       ///< optional snapshots (decision regions)
-    std::string message;                   ///< optional log line
 };
 
 using ProgressSink = std::function<void(const Progress&)>;
