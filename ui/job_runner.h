@@ -68,7 +68,6 @@ private:
     bool m_busy = false;
     bool m_hasPosterior = false;
     ExperimentSettings m_posteriorSettings;
-    ExperimentSettings m_pendingSettings;
 };
 
 } // namespace lcs::ui

@@ -8,10 +8,8 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
-#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLabel>
@@ -255,11 +253,24 @@ void MainWindow::buildDocks()
     experimentDock->setObjectName("experimentDock");
     experimentDock->setWidget(panel);
     addDockWidget(Qt::LeftDockWidgetArea, experimentDock);
+    // The cached posterior is tied to what was sampled (data, methods, seed, device,
+    // grid); correction steps and threads can change without re-sampling.
     auto markStale = [this] {
-        if (m_runner.hasPosterior() && settings().replicates != m_runner.posteriorSettings().replicates)
+        if (!m_runner.hasPosterior())
+            return;
+        auto sampled = m_runner.posteriorSettings();
+        const auto now = settings();
+        sampled.correctionIterations = now.correctionIterations;
+        sampled.threads = now.threads;
+        if (sampled != now)
             m_posteriorState->setText(tr("Settings changed: Run or Sample to re-sample the posterior."));
     };
     connect(m_replicates, &QSpinBox::valueChanged, this, markStale);
+    connect(m_gridResolution, &QSpinBox::valueChanged, this, markStale);
+    connect(m_seed, &QLineEdit::textChanged, this, markStale);
+    connect(m_device, &QComboBox::currentIndexChanged, this, markStale);
+    for (auto* box : m_methodBoxes)
+        connect(box, &QCheckBox::toggled, this, markStale);
 
     // Results and log.
     m_results = new ResultsTable(this);

@@ -90,6 +90,16 @@ uint64_t taskSeed(uint64_t seed, int replicate, InferenceMethod method)
 
 namespace {
 
+/// Refuses a config before any work starts; messages name the setting.
+void checkConfig(const SyntheticConfig& config)
+{
+    if (config.replicates < 1)
+        throw std::invalid_argument("synthetic: replicates must be >= 1, got " + std::to_string(config.replicates));
+    if (config.methods.empty())
+        throw std::invalid_argument("synthetic: no inference method selected");
+    resolveDevice(config.device);
+}
+
 /// Labels a job's reports with the replicate and method it belongs to.
 JobContext labelled(const JobContext& ctx, const std::string& detail)
 {
@@ -227,11 +237,7 @@ MethodSummary summarise(InferenceMethod method, std::vector<ReplicateOutcome> ou
 
 std::vector<SyntheticPredictive> sampleAll(const SyntheticConfig& config, const JobContext& ctx)
 {
-    if (config.replicates < 1)
-        throw std::invalid_argument("synthetic: replicates must be >= 1, got " + std::to_string(config.replicates));
-    if (config.methods.empty())
-        throw std::invalid_argument("synthetic: no inference method selected");
-    resolveDevice(config.device);  // fail before any work
+    checkConfig(config);
     std::vector<std::pair<int, InferenceMethod>> tasks;
     for (int r = 0; r < config.replicates; ++r)
         for (auto m : config.methods)
@@ -281,12 +287,8 @@ SyntheticResult tabulate(const SyntheticConfig& config, const std::vector<Replic
 
 SyntheticResult runSynthetic(const SyntheticConfig& config, const JobContext& ctx, const ReplicateCallback& onReplicate)
 {
-    if (config.replicates < 1)
-        throw std::invalid_argument("synthetic: replicates must be >= 1, got " + std::to_string(config.replicates));
-    if (config.methods.empty())
-        throw std::invalid_argument("synthetic: no inference method selected");
+    checkConfig(config);
     config.costs.validateFor(2);
-    resolveDevice(config.device);  // fail before any work
     const auto start = std::chrono::steady_clock::now();
 
     // Each (replicate, method) task runs inference then its correction, so results
