@@ -15,14 +15,19 @@
 #include <unistd.h>
 
 #include <ATen/Parallel.h>
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "core/atomic_file.h"
+#include "core/input_error.h"
+#include "core/number_format.h"
 #include "core/threads.h"
 #include "decision/decisions.h"
 #include "experiments/synthetic_experiment.h"
 #include "experiments/synthetic_report.h"
+#include "core/json_input.h"
 #include "io/model_io.h"
+#include "io/session_file.h"
 
 namespace {
 
@@ -48,10 +53,12 @@ Usage:
   lcstudio-cli synthetic [options]   reproduce the paper's synthetic experiment (Table 2)
   lcstudio-cli decide [options]      decisions from a saved correction network
   lcstudio-cli presets [NAME]        list the paper's cost matrices, or print one as JSON
+  lcstudio-cli check FILE...         check cost matrices, sessions and saved models
   lcstudio-cli --help | --version
 
 Run "lcstudio-cli COMMAND --help" for the options of a command.
-Exit status: 0 success, 1 failure, 2 bad usage, 130 interrupted.
+Exit status: 0 success, 1 failure, 2 bad usage, bad input or an output that cannot be
+written (the message names the flag, file or field), 130 interrupted.
 )";
 
 const char* kSyntheticHelp = R"(lcstudio-cli synthetic - the paper's synthetic 2-D experiment
@@ -69,12 +76,26 @@ Options:
   --costs FILE        cost matrix (.json or Weka .cost, 2 classes); default: the paper's
   --preset NAME       a named preset instead of --costs (see "lcstudio-cli presets")
   --correction-iterations N   q training steps (default 500)
+  --correction-lr X   peak Adam learning rate of q, cosine-annealed (default 0.1)
+  --warm-start-steps N        steps distilling the predictive into q before the
+                      correction (default 300; 0 starts q from a random network)
   --device D          cpu (default) or cuda[:N] when this LibTorch build has CUDA
   --json FILE         write results as JSON (atomically)
   --csv FILE          write per-replicate results as CSV (atomically)
   --save-models DIR   save each q (and the MAP / BBVI networks) with a JSON sidecar
   --quiet             no progress on stderr
   -h, --help          this text
+)";
+
+const char* kCheckHelp = R"(lcstudio-cli check - check LC Studio files without running anything
+
+Usage: lcstudio-cli check FILE...
+Reads each file with the same checks the window and the other commands apply and
+prints one line per file: "ok: ..." with a summary, or the problem (naming the file
+and the field). Kinds, by name: *.cost (Weka cost matrix), *.lcsession (session),
+*.pt (saved network: its *.pt.json sidecar and the weights it is tied to), *.json
+(a cost matrix, or a session / model sidecar by its "format" field).
+Exit status 0 when every file is fine, 2 otherwise.
 )";
 
 const char* kDecideHelp = R"(lcstudio-cli decide - Bayes decisions from a saved correction network
@@ -89,76 +110,120 @@ Options:
 Prints one line per point: the features, the class probabilities and the decision.
 )";
 
-long long parseInteger(const std::string& flag, const std::string& value, long long lo, long long hi)
+long long parseIntegerFlag(const std::string& flag, const std::string& value, long long lo, long long hi)
 {
-    size_t used = 0;
-    long long v = 0;
-    try {
-        v = std::stoll(value, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used == 0 || used != value.size())
-        throw UsageError(flag + ": \"" + value + "\" is not an integer");
-    if (v < lo || v > hi)
-        throw UsageError(flag + ": " + value + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
-    return v;
+    const auto v = lcs::parseInteger(value, lo, hi);
+    if (!v)
+        throw UsageError(flag + ": \"" + value.substr(0, 40) + "\" is not an integer in " + std::to_string(lo) + ".."
+                         + std::to_string(hi));
+    return *v;
 }
 
+/// Comma-separated finite numbers ("0.5,-1"); spaces around a number are allowed.
 std::vector<double> parseNumbers(const std::string& what, const std::string& text)
 {
     std::vector<double> out;
     std::stringstream ss(text);
     std::string field;
     while (std::getline(ss, field, ',')) {
-        size_t used = 0;
-        double v = 0;
-        try {
-            v = std::stod(field, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        while (used < field.size() && std::isspace(static_cast<unsigned char>(field[used])))
-            ++used;
-        if (used == 0 || used != field.size())
-            throw UsageError(what + ": \"" + field + "\" is not a number");
-        out.push_back(v);
+        const auto first = field.find_first_not_of(" \t");
+        const auto last = field.find_last_not_of(" \t");
+        const std::string trimmed = first == std::string::npos ? "" : field.substr(first, last - first + 1);
+        const auto v = lcs::parseFiniteNumber(trimmed);
+        if (!v)
+            throw UsageError(what + ": \"" + field.substr(0, 40) + "\" is not a finite number");
+        out.push_back(*v);
     }
+    if (out.empty() || (!text.empty() && text.back() == ','))
+        throw UsageError(what + ": \"" + text.substr(0, 40) + "\" is not a comma-separated list of numbers");
     return out;
 }
 
-/// Minimal "--flag value" / "--flag=value" parser: unknown flags are usage errors.
+/// One command's flags: whether each takes a value and may be repeated.
+struct FlagSpec {
+    const char* name;
+    bool takesValue;
+    bool repeatable = false;
+};
+
+/// "--flag value" / "--flag=value" parser. Unknown flags, positional arguments, a value
+/// given to a switch (--quiet=no), an empty value (--json "") and a single-valued flag
+/// given twice are all usage errors: silently ignoring any of them runs something other
+/// than what the user asked for.
 class Args {
 public:
-    Args(int argc, char** argv, int first)
+    Args(int argc, char** argv, int first, std::string command, std::vector<FlagSpec> specs)
+        : m_command(std::move(command)), m_specs(std::move(specs))
     {
         for (int i = first; i < argc; ++i)
             m_items.emplace_back(argv[i]);
     }
-    bool next(std::string& flag, std::string& value, const std::vector<std::string>& valueFlags)
+    bool next(std::string& flag, std::string& value)
     {
         if (m_pos >= m_items.size())
             return false;
         flag = m_items[m_pos++];
         value.clear();
+        if (flag == "-h")
+            flag = "--help";
+        if (flag.rfind("--", 0) != 0)
+            throw UsageError(m_command + ": unexpected argument \"" + flag.substr(0, 40) + "\" (see lcstudio-cli "
+                             + m_command + " --help)");
+        bool inlineValue = false;
         const auto eq = flag.find('=');
-        if (flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+        if (eq != std::string::npos) {
             value = flag.substr(eq + 1);
             flag = flag.substr(0, eq);
+            inlineValue = true;
+        }
+        const auto spec = std::find_if(m_specs.begin(), m_specs.end(), [&](const FlagSpec& f) { return flag == f.name; });
+        if (flag == "--help") {
+            if (inlineValue)
+                throw UsageError("--help takes no value");
             return true;
         }
-        if (std::find(valueFlags.begin(), valueFlags.end(), flag) != valueFlags.end()) {
+        if (spec == m_specs.end())
+            throw UsageError(m_command + ": unknown option \"" + flag.substr(0, 40) + "\" (see lcstudio-cli " + m_command
+                             + " --help)");
+        if (!spec->takesValue && inlineValue)
+            throw UsageError(flag + " takes no value (got \"" + value.substr(0, 40) + "\")");
+        if (spec->takesValue && !inlineValue) {
             if (m_pos >= m_items.size())
                 throw UsageError(flag + " needs a value");
             value = m_items[m_pos++];
+        }
+        if (spec->takesValue && value.empty())
+            throw UsageError(flag + " needs a non-empty value");
+        if (!spec->repeatable) {
+            if (std::find(m_seen.begin(), m_seen.end(), flag) != m_seen.end())
+                throw UsageError(flag + " is given twice");
+            m_seen.push_back(flag);
         }
         return true;
     }
 
 private:
+    std::string m_command;
+    std::vector<FlagSpec> m_specs;
     std::vector<std::string> m_items;
+    std::vector<std::string> m_seen;
     size_t m_pos = 0;
 };
+
+/// Refuses, before any work, an output path whose folder is missing or not writable
+/// (a run must not end in a write failure after all its work) or that is a folder.
+void checkOutputPath(const std::string& flag, const std::string& path)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::is_directory(path, ec))
+        throw UsageError(flag + ": " + path + " is a folder, not a file");
+    const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+    if (!fs::is_directory(parent, ec))
+        throw UsageError(flag + ": folder " + parent.string() + " does not exist");
+    if (::access(parent.c_str(), W_OK) != 0)
+        throw UsageError(flag + ": folder " + parent.string() + " is not writable");
+}
 
 /// Live progress on stderr: one rewritten line on a terminal, a line per finished
 /// task otherwise (so CI logs stay short).
@@ -177,15 +242,17 @@ public:
                 total = v;
         }
         if (p.phase == "replicate_done") {
-            double u = 0, c = 0;
+            double u = 0, c = 0, collapsed = 0;
             for (const auto& [k, v] : p.scalars) {
                 if (k == "uncorrected_cost")
                     u = v;
                 if (k == "corrected_cost")
                     c = v;
+                if (k == "collapsed")
+                    collapsed = v;
             }
-            std::fprintf(stderr, "%s[%lld/%lld] %s: cost %.3f -> %.3f\n", m_tty ? "\r\033[K" : "", p.step, p.total,
-                         p.detail.c_str(), u, c);
+            std::fprintf(stderr, "%s[%lld/%lld] %s: cost %.3f -> %.3f%s\n", m_tty ? "\r\033[K" : "", p.step, p.total,
+                         p.detail.c_str(), u, c, collapsed > 0 ? " (warning: q collapsed to one class)" : "");
             return;
         }
         if (m_tty)
@@ -214,7 +281,9 @@ void saveRunModels(const std::string& dir, const lcs::SyntheticConfig& config, c
     info.seed = config.seed;
     info.costs = config.costs;
     info.role = "q";
+    info.collapsed = c.collapsed;
     lcs::saveMlp(c.q, info, stem + "_q.pt");
+    info.collapsed = false;
     if (auto mlp = std::dynamic_pointer_cast<lcs::MlpImpl>(p.model)) {
         info.role = o.method == lcs::InferenceMethod::KfacLaplace ? "map" : "last_sample";
         lcs::saveMlp(lcs::Mlp(mlp), info, stem + "_" + info.role + ".pt");
@@ -227,36 +296,40 @@ int runSyntheticCommand(int argc, char** argv)
     config.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::string jsonPath, csvPath, modelDir, costsPath, presetName;
     bool quiet = false;
-    Args args(argc, argv, 2);
+    Args args(argc, argv, 2, "synthetic",
+              {{"--replicates", true}, {"--methods", true}, {"--seed", true}, {"--threads", true}, {"--json", true},
+               {"--csv", true}, {"--save-models", true}, {"--costs", true}, {"--preset", true},
+               {"--correction-iterations", true}, {"--correction-lr", true}, {"--warm-start-steps", true},
+               {"--device", true}, {"--quiet", false}});
     std::string flag, value;
-    const std::vector<std::string> valueFlags{"--replicates", "--methods", "--seed", "--threads", "--json",
-                                              "--csv", "--save-models", "--costs", "--preset",
-                                              "--correction-iterations", "--device"};
-    while (args.next(flag, value, valueFlags)) {
-        if (flag == "-h" || flag == "--help") {
+    while (args.next(flag, value)) {
+        if (flag == "--help") {
             std::fputs(kSyntheticHelp, stdout);
             return kExitOk;
         } else if (flag == "--replicates") {
-            config.replicates = static_cast<int>(parseInteger(flag, value, 1, 10000));
+            config.replicates = static_cast<int>(parseIntegerFlag(flag, value, 1, 10000));
         } else if (flag == "--methods") {
-            config.methods.clear();
+            std::vector<std::string> names;
             std::stringstream ss(value);
             std::string name;
-            while (std::getline(ss, name, ',')) {
-                auto m = lcs::parseMethod(name);
-                if (!m)
-                    throw UsageError("--methods: unknown method \"" + name
-                                     + "\" (choose from bbvi, sghmc, sgld, kfac_laplace)");
-                config.methods.push_back(*m);
-            }
-            if (config.methods.empty())
-                throw UsageError("--methods: empty list");
+            while (std::getline(ss, name, ','))
+                names.push_back(name);
+            if (!value.empty() && value.back() == ',')
+                names.push_back("");
+            config.methods = lcs::parseMethodList(names, "--methods");
         } else if (flag == "--seed") {
-            config.seed = static_cast<uint64_t>(parseInteger(flag, value, 0, std::numeric_limits<long long>::max()));
+            config.seed = static_cast<uint64_t>(parseIntegerFlag(flag, value, 0, std::numeric_limits<long long>::max()));
         } else if (flag == "--threads") {
-            config.threads = static_cast<int>(parseInteger(flag, value, 1, 256));
+            config.threads = static_cast<int>(parseIntegerFlag(flag, value, 1, 256));
         } else if (flag == "--correction-iterations") {
-            config.correction.iterations = static_cast<int>(parseInteger(flag, value, 0, 10000000));
+            config.correction.iterations = static_cast<int>(parseIntegerFlag(flag, value, 1, 10000000));
+        } else if (flag == "--correction-lr") {
+            const auto lr = lcs::parseFiniteNumber(value);
+            if (!lr || *lr <= 0 || *lr > 10)
+                throw UsageError("--correction-lr: \"" + value.substr(0, 40) + "\" is not a number in (0, 10]");
+            config.correction.learningRate = *lr;
+        } else if (flag == "--warm-start-steps") {
+            config.correction.warmStartSteps = static_cast<int>(parseIntegerFlag(flag, value, 0, 1000000));
         } else if (flag == "--device") {
             config.device = value;
             try {
@@ -265,8 +338,10 @@ int runSyntheticCommand(int argc, char** argv)
                 throw UsageError(std::string("--device: ") + e.what());
             }
         } else if (flag == "--json") {
+            checkOutputPath(flag, value);
             jsonPath = value;
         } else if (flag == "--csv") {
+            checkOutputPath(flag, value);
             csvPath = value;
         } else if (flag == "--save-models") {
             modelDir = value;
@@ -276,8 +351,6 @@ int runSyntheticCommand(int argc, char** argv)
             presetName = value;
         } else if (flag == "--quiet") {
             quiet = true;
-        } else {
-            throw UsageError("synthetic: unknown option \"" + flag + "\" (see lcstudio-cli synthetic --help)");
         }
     }
     if (!costsPath.empty() && !presetName.empty())
@@ -296,6 +369,7 @@ int runSyntheticCommand(int argc, char** argv)
         std::filesystem::create_directories(modelDir, ec);
         if (ec)
             throw UsageError("--save-models: cannot create " + modelDir + ": " + ec.message());
+        checkOutputPath("--save-models", modelDir + "/model.pt");
     }
 
     // Tiny networks: parallelism across tasks beats intra-op threads, which would only
@@ -321,10 +395,11 @@ int runDecideCommand(int argc, char** argv)
 {
     std::string modelPath, pointsPath, costsPath;
     std::vector<std::vector<double>> points;
-    Args args(argc, argv, 2);
+    Args args(argc, argv, 2, "decide",
+              {{"--model", true}, {"--points", true}, {"--point", true, /*repeatable=*/true}, {"--costs", true}});
     std::string flag, value;
-    while (args.next(flag, value, {"--model", "--points", "--point", "--costs"})) {
-        if (flag == "-h" || flag == "--help") {
+    while (args.next(flag, value)) {
+        if (flag == "--help") {
             std::fputs(kDecideHelp, stdout);
             return kExitOk;
         } else if (flag == "--model") {
@@ -335,16 +410,12 @@ int runDecideCommand(int argc, char** argv)
             points.push_back(parseNumbers("--point", value));
         } else if (flag == "--costs") {
             costsPath = value;
-        } else {
-            throw UsageError("decide: unknown option \"" + flag + "\" (see lcstudio-cli decide --help)");
         }
     }
     if (modelPath.empty())
         throw UsageError("decide: --model FILE is required");
     if (!pointsPath.empty()) {
-        std::ifstream in(pointsPath);
-        if (!in)
-            throw UsageError("--points: cannot open " + pointsPath);
+        std::istringstream in(lcs::readFile(pointsPath, size_t{256} << 20));
         std::string line;
         int lineNo = 0;
         while (std::getline(in, line)) {
@@ -366,6 +437,9 @@ int runDecideCommand(int argc, char** argv)
         throw UsageError("decide: no points (use --points FILE or --point X,Y)");
 
     auto loaded = lcs::loadMlp(modelPath);
+    if (loaded.info.collapsed)
+        std::fprintf(stderr, "lcstudio-cli: warning: %s collapsed to one class when it was trained\n",
+                     modelPath.c_str());
     lcs::CostMatrix costs = loaded.info.costs;
     if (!costsPath.empty())
         costs = lcs::loadCostMatrix(costsPath);
@@ -382,16 +456,84 @@ int runDecideCommand(int argc, char** argv)
     auto x = torch::tensor(flat).reshape({static_cast<int64_t>(points.size()), loaded.info.inputs});
     auto probs = torch::softmax(loaded.model->forward(x), 1).detach();
     auto decisions = lcs::bayesDecisions(probs, lcs::costTensor(costs));
+    const auto probsCpu = probs.to(torch::kDouble).contiguous();
+    const double* p = probsCpu.data_ptr<double>();
     for (size_t i = 0; i < points.size(); ++i) {
         std::string row;
         for (double v : points[i])
-            row += std::to_string(v) + ",";
+            row += lcs::formatNumber(v) + ",";
         for (int64_t c = 0; c < probs.size(1); ++c)
-            row += std::to_string(probs[i][c].item<double>()) + ",";
+            row += lcs::formatNumber(p[static_cast<int64_t>(i) * probs.size(1) + c]) + ",";
         row += costs.decisionName(static_cast<int>(decisions[i].item<int64_t>()));
         std::puts(row.c_str());
     }
     return kExitOk;
+}
+
+/// One line about one file, or throws InputError / CostMatrixError naming the problem.
+std::string checkFile(const std::string& path)
+{
+    auto endsWith = [&](const char* suffix) {
+        const std::string s(suffix);
+        return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
+    };
+    auto describe = [](const lcs::CostMatrix& m) {
+        return std::to_string(m.numClasses()) + "-class cost matrix" + (m.hasReferral() ? " with referral" : "")
+               + ", M = " + lcs::formatNumber(m.utilityConstant());
+    };
+    if (endsWith(".pt")) {
+        const auto loaded = lcs::loadMlp(path);
+        std::string arch = std::to_string(loaded.info.inputs);
+        for (auto h : loaded.info.hidden)
+            arch += "-" + std::to_string(h);
+        arch += "-" + std::to_string(loaded.info.classes);
+        return "network " + arch + " (" + (loaded.info.role.empty() ? "model" : loaded.info.role) + ", "
+               + (loaded.info.method.empty() ? "unknown method" : loaded.info.method) + "), weights match the sidecar"
+               + (loaded.info.collapsed ? "; warning: q collapsed when it was trained" : "");
+    }
+    if (endsWith(".lcsession")) {
+        const auto s = lcs::loadSessionFile(path);
+        return "session: " + s.experiment + ", " + std::to_string(s.settings.replicates) + " replicate(s), "
+               + std::to_string(s.settings.methods.size()) + " method(s), " + describe(s.costs);
+    }
+    if (endsWith(".cost"))
+        return describe(lcs::loadCostMatrix(path));
+    if (endsWith(".json")) {
+        const std::string text = lcs::readFile(path, size_t{16} << 20);
+        const auto j = lcs::parseJsonInput(text, path);
+        std::string format;
+        if (j.is_object() && j.contains("format") && j["format"].is_string())
+            format = j["format"].get<std::string>();
+        if (format == "lcstudio-session")
+            return "session: " + lcs::sessionFromJson(text, path).experiment;
+        if (format == "lcstudio-model") {
+            const auto info = lcs::modelInfoFromJson(text, path);
+            return "model sidecar for a " + std::to_string(info.parameterCount()) + "-parameter network";
+        }
+        return describe(lcs::costMatrixFromJson(text, path));
+    }
+    throw lcs::InputError(path + ": unknown kind of file (expected .json, .cost, .lcsession or .pt)");
+}
+
+int runCheckCommand(int argc, char** argv)
+{
+    if (argc <= 2)
+        throw UsageError("check: no FILE given (see lcstudio-cli check --help)");
+    const std::string first = argv[2];
+    if (first == "-h" || first == "--help") {
+        std::fputs(kCheckHelp, stdout);
+        return kExitOk;
+    }
+    int status = kExitOk;
+    for (int i = 2; i < argc; ++i) {
+        try {
+            std::printf("ok: %s: %s\n", argv[i], checkFile(argv[i]).c_str());
+        } catch (const lcs::InputError& e) {
+            std::fprintf(stderr, "lcstudio-cli: %s\n", e.what());
+            status = kExitUsage;
+        }
+    }
+    return status;
 }
 
 int runPresetsCommand(int argc, char** argv)
@@ -408,6 +550,8 @@ int runPresetsCommand(int argc, char** argv)
         std::puts("lcstudio-cli presets [NAME]: list presets, or print one as JSON");
         return kExitOk;
     }
+    if (argc > 3)
+        throw UsageError("presets: one NAME at most (got \"" + std::string(argv[3]).substr(0, 40) + "\" too)");
     try {
         std::fputs(lcs::costMatrixToJson(lcs::costPreset(name)).c_str(), stdout);
     } catch (const lcs::CostMatrixError& e) {
@@ -440,10 +584,18 @@ int main(int argc, char** argv)
             return runSyntheticCommand(argc, argv);
         if (command == "decide")
             return runDecideCommand(argc, argv);
+        if (command == "check")
+            return runCheckCommand(argc, argv);
         if (command == "presets")
             return runPresetsCommand(argc, argv);
         throw UsageError("unknown command \"" + command + "\" (see lcstudio-cli --help)");
     } catch (const UsageError& e) {
+        std::fprintf(stderr, "lcstudio-cli: %s\n", e.what());
+        return kExitUsage;
+    } catch (const lcs::InputError& e) {
+        std::fprintf(stderr, "lcstudio-cli: %s\n", e.what());
+        return kExitUsage;
+    } catch (const lcs::OutputError& e) {
         std::fprintf(stderr, "lcstudio-cli: %s\n", e.what());
         return kExitUsage;
     } catch (const lcs::Cancelled&) {

@@ -3,6 +3,7 @@
 #include <QtTest/QtTest>
 
 #include "cost_matrix_model.h"
+#include "session.h"
 
 using namespace lcs;
 using namespace lcs::ui;
@@ -144,10 +145,38 @@ private Q_SLOTS:
         QTest::addColumn<QString>("messagePart");
         QTest::newRow("malformed json") << "a.json" << QByteArray("{\"costs\": [[0, 1], [1, 0]") << "not valid JSON";
         QTest::newRow("negative json") << "b.json" << QByteArray("{\"costs\": [[0, -1], [1, 0]]}") << "negative";
-        QTest::newRow("text entry weka") << "c.cost" << QByteArray("2 2\n0 x\n1 0\n") << "not a number";
+        QTest::newRow("text entry weka") << "c.cost" << QByteArray("2 2\n0 x\n1 0\n") << "not a finite number";
         QTest::newRow("nan weka") << "d.cost" << QByteArray("2 2\n0 nan\n1 0\n") << "finite";
         QTest::newRow("three classes") << "e.json" << QByteArray("{\"costs\": [[0,1,1],[1,0,1],[1,1,0]]}") << "3 classes";
         QTest::newRow("missing file") << "" << QByteArray() << "cannot open";
+        // These three took the window down once (an exception other than CostMatrixError).
+        QTest::newRow("overflowing number") << "f.json" << QByteArray("{\"costs\": [[0, 1e400], [1, 0]]}") << "not valid JSON";
+        QTest::newRow("negative subnormal") << "g.json" << QByteArray("{\"costs\": [[0, -1e-310], [1, 0]]}") << "-1e-310";
+        QTest::newRow("nested 40000 deep") << "h.json" << (QByteArray(40000, '[') + QByteArray(40000, ']')) << "nested deeper";
+        QTest::newRow("9 MB") << "i.json" << QByteArray(9 << 20, ' ') << "are read";
+        QTest::newRow("weka float header") << "j.cost" << QByteArray("3e9 3e9\n") << "not two integers";
+        QTest::newRow("weka row shape") << "k.cost" << QByteArray("2 2\n0 1 1\n1 0\n") << "row 1 has 3 numbers";
+    }
+
+    void subnormalCostsSaveAndReadBack()
+    {
+        // Every finite double round-trips through the files the window writes.
+        CostMatrixModel model;
+        QVERIFY(model.setData(model.index(0, 1), 1e-310));
+        QVERIFY(model.setUtilityConstant(1.0000000000000002));
+        QTemporaryDir dir;
+        for (const QString name : {QStringLiteral("s.json"), QStringLiteral("s.cost")}) {
+            QVERIFY(model.exportFile(dir.path() + "/" + name));
+            CostMatrixModel back;
+            QVERIFY(back.importFile(dir.path() + "/" + name, 2));
+            QCOMPARE(back.matrix().at(0, 1), 1e-310);
+        }
+        Session session;
+        session.costs = model.matrix();
+        QVERIFY(saveSession(session, dir.path() + "/s.lcsession").isEmpty());
+        Session loaded;
+        QVERIFY(loadSession(dir.path() + "/s.lcsession", loaded).isEmpty());
+        QVERIFY(loaded.costs == model.matrix());
     }
     void badFilesAreRefusedAndMatrixStays()
     {

@@ -200,7 +200,9 @@ bool CostMatrixModel::importFile(const QString& path, int expectedClasses)
         next = loadCostMatrix(path.toStdString());
         if (expectedClasses > 0)
             next.validateFor(expectedClasses);
-    } catch (const CostMatrixError& e) {
+    } catch (const std::exception& e) {
+        // Readers throw InputError for bad content; anything else is still the file's
+        // fault as far as the user can tell, and must never take the window down.
         QString msg = QString::fromStdString(e.what());
         if (!msg.contains(path))
             msg = path + ": " + msg;

@@ -192,7 +192,12 @@ public Q_SLOTS:
                         row.method = v.method;
                         row.uncorrectedCost = outcomes[i].uncorrected.averageCost;
                         row.correctedCost = outcomes[i].corrected.averageCost;
+                        row.collapsed = c.collapsed;
                         std::lock_guard<std::mutex> lock(emitMutex);
+                        if (c.collapsed)
+                            Q_EMIT logMessage(tr("Warning: replicate %1, %2: q collapsed to one class everywhere "
+                                                 "(its corrected decisions are shown but should not be trusted)")
+                                                  .arg(p.replicate + 1).arg(v.method));
                         Q_EMIT taskUpdated(v);
                         Q_EMIT resultRow(row);
                     });
@@ -231,10 +236,12 @@ public Q_SLOTS:
                 info.seed = m_cacheConfig.seed;
                 info.costs = m_correctionCosts;
                 info.role = "q";
+                info.collapsed = m_corrections[i].collapsed;
                 saveMlp(m_corrections[i].q, info, path.toStdString());
                 QStringList written{path};
                 if (auto mlp = std::dynamic_pointer_cast<MlpImpl>(p.model)) {
                     info.role = p.method == InferenceMethod::KfacLaplace ? "map" : "last_sample";
+                    info.collapsed = false;
                     QString other = path;
                     if (other.endsWith(".pt"))
                         other.chop(3);

@@ -33,6 +33,9 @@
 
 #include "qcustomplot_compat.h"
 
+#include "core/atomic_file.h"
+#include "inference/method_catalog.h"
+
 #include "cost_editor.h"
 #include "curve_view.h"
 #include "file_dialogs.h"
@@ -44,16 +47,24 @@ namespace lcs::ui {
 
 namespace {
 
-const char* const kMethods[] = {"bbvi", "sghmc", "sgld", "kfac_laplace"};
-const char* const kMethodLabels[] = {"BBVI (VI)", "SGHMC", "SGLD", "KFAC-Laplace"};
+/// The engine's catalogue, as the strings the window stores and shows.
+QStringList methodNames()
+{
+    QStringList out;
+    for (auto m : allMethods())
+        out << QString::fromStdString(methodName(m));
+    return out;
+}
 constexpr int kMaxRecent = 8;
 
 QString writeText(const QString& path, const QString& text)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(text.toUtf8()) < 0 || !file.commit())
-        return QObject::tr("cannot write %1: %2").arg(path, file.errorString());
-    return {};
+    try {
+        writeFileAtomically(path.toStdString(), text.toStdString());
+        return {};
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
 }
 
 } // namespace
@@ -69,8 +80,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     auto* centralLayout = new QVBoxLayout(central);
     auto* selector = new QHBoxLayout;
     m_viewMethod = new QComboBox(central);
-    for (int i = 0; i < 4; ++i)
-        m_viewMethod->addItem(kMethodLabels[i], kMethods[i]);
+    for (auto m : allMethods())
+        m_viewMethod->addItem(QString::fromStdString(methodLabel(m)), QString::fromStdString(methodName(m)));
     m_viewReplicate = new QSpinBox(central);
     m_viewReplicate->setRange(1, 1000);
     m_viewReplicate->setPrefix(tr("replicate "));
@@ -197,10 +208,11 @@ void MainWindow::buildDocks()
     auto* methods = new QWidget(panel);
     auto* methodLayout = new QVBoxLayout(methods);
     methodLayout->setContentsMargins(0, 0, 0, 0);
-    for (int i = 0; i < 4; ++i) {
-        auto* box = new QCheckBox(kMethodLabels[i], methods);
-        box->setChecked(QString(kMethods[i]) != "sgld");
-        m_methodBoxes.insert(kMethods[i], box);
+    for (auto m : allMethods()) {
+        auto* box = new QCheckBox(QString::fromStdString(methodLabel(m)), methods);
+        const auto paper = paperMethods();
+        box->setChecked(std::find(paper.begin(), paper.end(), m) != paper.end());
+        m_methodBoxes.insert(QString::fromStdString(methodName(m)), box);
         methodLayout->addWidget(box);
     }
     m_replicates = new QSpinBox(panel);
@@ -368,7 +380,7 @@ ExperimentSettings MainWindow::settings() const
     ExperimentSettings s;
     s.replicates = m_replicates->value();
     s.methods.clear();
-    for (const char* m : kMethods)
+    for (const QString& m : methodNames())
         if (m_methodBoxes.value(m)->isChecked())
             s.methods << m;
     s.seed = m_seed->text().toULongLong();
@@ -390,7 +402,7 @@ Session MainWindow::currentSession() const
 void MainWindow::applySession(const Session& session)
 {
     m_replicates->setValue(session.settings.replicates);
-    for (const char* m : kMethods)
+    for (const QString& m : methodNames())
         m_methodBoxes.value(m)->setChecked(session.settings.methods.contains(m));
     m_seed->setText(QString::number(session.settings.seed));
     m_threads->setValue(session.settings.threads);
@@ -749,9 +761,9 @@ void MainWindow::runDemoAndScreenshot(const QString& pngPath)
         QTimer::singleShot(300, this, [this] {
             for (auto* plot : findChildren<QCustomPlot*>())
                 plot->replot();
-            const QImage image = grab().toImage();
-            if (image.isNull() || !image.save(m_screenshotPath)) {
-                std::fprintf(stderr, "lcstudio: cannot write screenshot %s\n", qPrintable(m_screenshotPath));
+            const QString error = saveImageAtomically(grab().toImage(), m_screenshotPath);
+            if (!error.isEmpty()) {
+                std::fprintf(stderr, "lcstudio: cannot write screenshot: %s\n", qPrintable(error));
                 QApplication::exit(1);
                 return;
             }

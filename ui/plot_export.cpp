@@ -1,11 +1,15 @@
 #include "plot_export.h"
 
+#include <QBuffer>
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPainter>
-#include <QSaveFile>
+#include <QPageSize>
+#include <QPdfWriter>
 #include <QSvgGenerator>
+
+#include "core/atomic_file.h"
 
 #include "file_dialogs.h"
 #include "qcustomplot_compat.h"
@@ -14,22 +18,26 @@ namespace lcs::ui {
 
 namespace {
 
-/// QCustomPlot writes by path; write next to the target and rename so a failed export
-/// never leaves a truncated file behind.
-QString writeVia(const QString& path, const std::function<bool(const QString&)>& writer)
+/// Writes rendered bytes with the engine's checked atomic writer: a full disk or a
+/// missing folder leaves the old file as it was and no partial file behind.
+QString writeBytes(const QString& path, const QByteArray& bytes)
 {
-    const QString tmp = path + ".tmp-export";
-    QFile::remove(tmp);
-    if (!writer(tmp)) {
-        QFile::remove(tmp);
-        return QObject::tr("cannot write %1").arg(path);
+    try {
+        writeFileAtomically(path.toStdString(), bytes.toStdString());
+        return {};
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
     }
-    QFile::remove(path);
-    if (!QFile::rename(tmp, path)) {
-        QFile::remove(tmp);
-        return QObject::tr("cannot replace %1").arg(path);
-    }
-    return {};
+}
+
+/// Renders `plot` at w x h into a paint device writing to `buffer`.
+bool paintInto(QCustomPlot* plot, QPaintDevice* device, int w, int h)
+{
+    QCPPainter painter;
+    if (!painter.begin(device))
+        return false;
+    plot->toPainter(&painter, w, h);
+    return painter.end();
 }
 
 } // namespace
@@ -39,25 +47,45 @@ QString exportPlot(QCustomPlot* plot, const QString& path)
     const QString suffix = QFileInfo(path).suffix().toLower();
     const int w = plot->width() > 50 ? plot->width() : 800;
     const int h = plot->height() > 50 ? plot->height() : 600;
-    if (suffix == "png")
-        return writeVia(path, [&](const QString& tmp) { return plot->savePng(tmp, w, h, 2.0, -1, -1, QCP::ruDotsPerInch); });
-    if (suffix == "pdf")
-        return writeVia(path, [&](const QString& tmp) { return plot->savePdf(tmp, w, h); });
-    if (suffix == "svg") {
-        return writeVia(path, [&](const QString& tmp) {
-            QSvgGenerator svg;
-            svg.setFileName(tmp);
-            svg.setSize(QSize(w, h));
-            svg.setViewBox(QRect(0, 0, w, h));
-            svg.setTitle(plot->objectName());
-            QCPPainter painter;
-            if (!painter.begin(&svg))
-                return false;
-            plot->toPainter(&painter, w, h);
-            return painter.end();
-        });
+    // Every format is rendered into memory first and written in one checked step.
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    bool rendered = false;
+    if (suffix == "png") {
+        rendered = plot->toPixmap(w, h, 2.0).save(&buffer, "PNG");
+    } else if (suffix == "pdf") {
+        QPdfWriter pdf(&buffer);
+        pdf.setCreator("LC Studio");
+        pdf.setTitle(plot->objectName());
+        pdf.setPageSize(QPageSize(QSizeF(w, h), QPageSize::Point));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setResolution(72);
+        rendered = paintInto(plot, &pdf, w, h);
+    } else if (suffix == "svg") {
+        QSvgGenerator svg;
+        svg.setOutputDevice(&buffer);
+        svg.setSize(QSize(w, h));
+        svg.setViewBox(QRect(0, 0, w, h));
+        svg.setTitle(plot->objectName());
+        rendered = paintInto(plot, &svg, w, h);
+    } else {
+        return QObject::tr("%1: unknown plot format \"%2\" (use .png, .svg or .pdf)").arg(path, suffix);
     }
-    return QObject::tr("%1: unknown plot format \"%2\" (use .png, .svg or .pdf)").arg(path, suffix);
+    buffer.close();
+    if (!rendered || bytes.isEmpty())
+        return QObject::tr("cannot render the plot for %1").arg(path);
+    return writeBytes(path, bytes);
+}
+
+QString saveImageAtomically(const QImage& image, const QString& path)
+{
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    if (image.isNull() || !image.save(&buffer, "PNG"))
+        return QObject::tr("cannot encode the image for %1").arg(path);
+    return writeBytes(path, bytes);
 }
 
 void installExportMenu(QCustomPlot* plot, QWidget* dialogParent)

@@ -1,5 +1,7 @@
 #include "results_table.h"
 
+#include <QColor>
+
 #include <QHeaderView>
 
 #include "experiments/synthetic_experiment.h"
@@ -51,8 +53,10 @@ void ResultsTable::refresh()
     setRowCount(m_methods.size());
     for (int i = 0; i < m_methods.size(); ++i) {
         std::vector<double> u, c, d;
+        int collapsed = 0;
         for (const auto& r : m_rows)
             if (r.method == m_methods[i]) {
+                collapsed += r.collapsed ? 1 : 0;
                 u.push_back(r.uncorrectedCost);
                 c.push_back(r.correctedCost);
                 d.push_back(r.uncorrectedCost - r.correctedCost);
@@ -67,7 +71,14 @@ void ResultsTable::refresh()
         setItem(i, 1, new QTableWidgetItem(any ? cell(meanStd(u), 3) : QStringLiteral("–")));
         setItem(i, 2, new QTableWidgetItem(any ? cell(meanStd(c), 3) : QStringLiteral("–")));
         setItem(i, 3, new QTableWidgetItem(any ? cell(meanStd(d), 4) : QStringLiteral("–")));
-        setItem(i, 4, new QTableWidgetItem(QString("%1 / %2").arg(u.size()).arg(m_replicates)));
+        auto* done = new QTableWidgetItem(QString("%1 / %2").arg(u.size()).arg(m_replicates));
+        if (collapsed > 0) {
+            // A collapsed q (one class everywhere) is counted but flagged, never hidden.
+            done->setText(done->text() + tr(" (%1 collapsed)").arg(collapsed));
+            done->setForeground(QColor(0xb0, 0x00, 0x20));
+            done->setToolTip(tr("q collapsed to one class in %1 replicate(s); see the log").arg(collapsed));
+        }
+        setItem(i, 4, done);
     }
 }
 

@@ -17,10 +17,11 @@ struct Session {
 };
 
 QByteArray sessionToJson(const Session& session);
-/// Throws CostMatrixError / std::runtime_error naming `source` and the bad field.
+/// Throws InputError (CostMatrixError for the matrix) naming `source` and the bad field.
+/// The format and its checks live in the engine (io/session_file.h), shared with the CLI.
 Session sessionFromJson(const QByteArray& json, const QString& source);
 
-/// Atomic write (QSaveFile); returns an error message, empty on success.
+/// Atomic write; returns an error message, empty on success (the old file is kept).
 QString saveSession(const Session& session, const QString& path);
 /// Returns an error message, empty on success; `out` is untouched on failure.
 QString loadSession(const QString& path, Session& out);

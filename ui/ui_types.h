@@ -72,6 +72,7 @@ struct ResultRow {
     int replicate = 0;
     QString method;
     double uncorrectedCost = 0, correctedCost = 0;
+    bool collapsed = false;  ///< q collapsed to one class: shown, but marked
 };
 
 } // namespace lcs::ui

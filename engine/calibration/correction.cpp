@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include <torch/torch.h>
 
@@ -62,6 +63,17 @@ at::Tensor closedFormCorrection(const at::Tensor& p, const at::Tensor& costs, in
     return w / w.sum(-1, /*keepdim=*/true);
 }
 
+bool decisionsCollapsed(const at::Tensor& qProbs, const at::Tensor& p, const at::Tensor& costs)
+{
+    torch::NoGradGuard noGrad;
+    const auto L = costs.to(qProbs.device(), qProbs.scalar_type());
+    const auto dq = bayesDecisions(qProbs, L);
+    const auto dp = bayesDecisions(p.to(qProbs.device(), qProbs.scalar_type()), L);
+    const bool qConstant = dq.eq(dq[0]).all().item<bool>();
+    const bool pConstant = dp.eq(dp[0]).all().item<bool>();
+    return qConstant && !pConstant;
+}
+
 at::Tensor predictProbabilities(MlpImpl& model, const at::Tensor& x)
 {
     torch::NoGradGuard noGrad;
@@ -92,11 +104,38 @@ CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const
         initialiseFrom(*out.q, generator);
     }
     out.q->to(x.device());
+    const auto logP = p.to(torch::kFloat).clamp_min(1e-12).log();
+    const auto pFloat = logP.exp();
+    out.warmStartKl = std::numeric_limits<double>::quiet_NaN();
+    if (!initial && config.warmStartSteps > 0) {
+        // Distil p into q: mean KL(p || q) = cross-entropy(p, q) - H(p), whose gradient
+        // w.r.t. q's logits is (q - p) / B.
+        FlatParameters flat(*out.q);
+        torch::optim::Adam adam({flat.tensor()}, torch::optim::AdamOptions(config.warmStartLearningRate));
+        const double b = static_cast<double>(x.size(0));
+        for (int step = 1; step <= config.warmStartSteps; ++step) {
+            ctx.checkCancelled();
+            auto trace = out.q->trace(x);
+            auto dLogits = (torch::softmax(trace.logits, 1) - pFloat) / b;
+            out.q->setGradients(trace, out.q->backpropagate(trace, dLogits));
+            adam.step();
+            if (ctx.progress && (step % std::max(1, config.warmStartSteps / 20) == 0 || step == config.warmStartSteps)) {
+                Progress pr;
+                pr.phase = "warm_start";
+                pr.step = step;
+                pr.total = config.warmStartSteps;
+                ctx.report(pr);
+            }
+        }
+        flat.release();
+        torch::NoGradGuard noGrad;
+        const auto logQ = torch::log_softmax(out.q->forward(x), 1);
+        out.warmStartKl = (logQ.exp() * (logQ - logP)).sum(1).mean().item<double>();
+    }
 
     const auto L = costTensor(costs, at::kFloat, x.device());
     const double M = costs.utilityConstant();
     const int64_t n = x.size(0);
-    const auto logP = p.to(torch::kFloat).clamp_min(1e-12).log();
     FlatParameters flat(*out.q);
     torch::optim::Adam adam({flat.tensor()}, torch::optim::AdamOptions(config.learningRate));
     out.curve.reserve(static_cast<size_t>(config.iterations));
@@ -139,6 +178,7 @@ CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const
         }
     }
     flat.release();
+    out.collapsed = decisionsCollapsed(predictProbabilities(*out.q, x), p, L);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
 }

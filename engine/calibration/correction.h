@@ -54,6 +54,13 @@ struct CorrectionConfig {
     int batchSize = 0;             ///< 0 = the whole calibration set each step
     std::vector<int64_t> hidden{50};
     double inputNoiseStd = 0.0;    ///< N(0, s^2) added to calibration inputs per step
+    /// Before the correction, a fresh q is distilled into the predictive it corrects
+    /// (minimising KL(p || q) with Adam) for this many steps: the paper starts q from
+    /// the student S, and a fresh q trained at lr 0.1 sometimes collapsed in its first
+    /// steps to one class everywhere (all ReLUs dead, zero gradient) and never left.
+    /// Not used when trainCorrection is given an initial network.
+    int warmStartSteps = 300;
+    double warmStartLearningRate = 0.01;
 };
 
 struct CorrectionStep {
@@ -65,9 +72,18 @@ struct CorrectionStep {
 
 struct CorrectionOutput {
     Mlp q{nullptr};
-    std::vector<CorrectionStep> curve;  ///< one entry per step
+    std::vector<CorrectionStep> curve;  ///< one entry per correction step (not the warm start)
     double seconds = 0;
+    /// KL(q || p) on the calibration set after the warm start (NaN without one).
+    double warmStartKl = 0;
+    /// q ended deciding one class for every calibration input while p's own decisions
+    /// differ between inputs: a collapsed q, reported rather than silently returned.
+    bool collapsed = false;
 };
+
+/// The collapse test of CorrectionOutput::collapsed: Bayes decisions under qProbs are the
+/// same for every row while those under p are not. qProbs, p [N, C]; costs [C, D].
+bool decisionsCollapsed(const at::Tensor& qProbs, const at::Tensor& p, const at::Tensor& costs);
 
 /// Called after every step with the step's figures and the network being trained (for
 /// snapshots); runs on the job's thread.

@@ -4,13 +4,37 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
-#include <stdexcept>
+#include <filesystem>
+#include <system_error>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/input_error.h"
+#include "core/number_format.h"
+
 namespace lcs {
+
+namespace {
+
+std::string errnoText(int error)
+{
+    return std::strerror(error);
+}
+
+/// Closes a descriptor on every path out of a scope.
+struct FileDescriptor {
+    int fd = -1;
+    ~FileDescriptor()
+    {
+        if (fd >= 0)
+            ::close(fd);
+    }
+};
+
+} // namespace
 
 std::string temporaryPathFor(const std::string& path)
 {
@@ -20,8 +44,11 @@ std::string temporaryPathFor(const std::string& path)
 
 void commitTemporary(const std::string& tmpPath, const std::string& path)
 {
-    if (std::rename(tmpPath.c_str(), path.c_str()) != 0)
-        throw std::runtime_error("cannot replace " + path + ": " + std::strerror(errno));
+    if (std::rename(tmpPath.c_str(), path.c_str()) != 0) {
+        const int error = errno;
+        discardTemporary(tmpPath);
+        throw OutputError("cannot replace " + path + ": " + errnoText(error));
+    }
 }
 
 void discardTemporary(const std::string& tmpPath) noexcept
@@ -29,27 +56,93 @@ void discardTemporary(const std::string& tmpPath) noexcept
     std::remove(tmpPath.c_str());
 }
 
-void writeFileAtomically(const std::string& path, const std::string& contents)
+void removeStaleTemporaries(const std::string& path) noexcept
 {
-    writeAtomicallyWith(path, [&](const std::string& tmp) {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out)
-            throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-        out << contents;
-        out.flush();
-        if (!out)
-            throw std::runtime_error("cannot write " + path + ": write failed");
-    });
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path target(path);
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    const std::string prefix = target.filename().string() + ".tmp.";
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.compare(0, prefix.size(), prefix) != 0)
+            continue;
+        const std::string rest = name.substr(prefix.size());
+        const auto dot = rest.find('.');
+        const auto pid = parseInteger(rest.substr(0, dot), 1, 1LL << 31);
+        if (!pid || dot == std::string::npos)
+            continue;
+        // Only files of processes that are gone: a concurrent writer's file is its own.
+        if (::kill(static_cast<pid_t>(*pid), 0) != 0 && errno == ESRCH)
+            fs::remove(it->path(), ec);
+    }
 }
 
-std::string readFile(const std::string& path)
+void writeFileAtomically(const std::string& path, const std::string& contents)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    return buffer.str();
+    removeStaleTemporaries(path);
+    const std::string tmp = temporaryPathFor(path);
+    auto fail = [&](const std::string& what, int error) {
+        discardTemporary(tmp);
+        throw OutputError("cannot write " + path + ": " + what + (error ? ": " + errnoText(error) : std::string()));
+    };
+    {
+        FileDescriptor file;
+        file.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (file.fd < 0)
+            throw OutputError("cannot write " + path + ": " + errnoText(errno));
+        const char* data = contents.data();
+        size_t left = contents.size();
+        while (left > 0) {
+            const ssize_t n = ::write(file.fd, data, left);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                fail("write failed", n < 0 ? errno : 0);
+            data += n;
+            left -= static_cast<size_t>(n);
+        }
+        // Data on disk before the rename, so a crash cannot leave a renamed empty file.
+        if (::fsync(file.fd) != 0)
+            fail("flush failed", errno);
+        const int fd = file.fd;
+        file.fd = -1;
+        if (::close(fd) != 0)
+            fail("close failed", errno);
+    }
+    commitTemporary(tmp, path);
+}
+
+std::string readFile(const std::string& path, size_t maxBytes)
+{
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0)
+        throw InputError("cannot open " + path + ": " + errnoText(errno));
+    if (!S_ISREG(info.st_mode))
+        throw InputError(path + ": not a regular file");
+    if (static_cast<unsigned long long>(info.st_size) > maxBytes)
+        throw InputError(path + ": " + std::to_string(info.st_size) + " bytes; at most " + std::to_string(maxBytes)
+                         + " are read");
+    FileDescriptor file;
+    file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (file.fd < 0)
+        throw InputError("cannot open " + path + ": " + errnoText(errno));
+    std::string out;
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(file.fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            throw InputError("cannot read " + path + ": " + errnoText(errno));
+        if (n == 0)
+            break;
+        out.append(buffer, static_cast<size_t>(n));
+        // The file may grow after stat: the cap holds for what is read.
+        if (out.size() > maxBytes)
+            throw InputError(path + ": larger than " + std::to_string(maxBytes) + " bytes");
+    }
+    return out;
 }
 
 } // namespace lcs

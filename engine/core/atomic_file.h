@@ -1,37 +1,30 @@
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace lcs {
 
-/// Writes `contents` to `path` through a temporary file in the same directory and a
-/// rename, so a reader never sees a half-written file and a failed write leaves the
-/// old file intact. Throws std::runtime_error naming the path.
+/// Writes `contents` to `path` through a temporary file in the same directory (written,
+/// flushed to disk, then renamed over `path`), so a reader never sees a half-written
+/// file and a failed write (disk full, no permission) leaves the old file as it was and
+/// no temporary behind. Temporaries that killed processes left next to `path` are
+/// removed first. Throws OutputError naming the path.
 void writeFileAtomically(const std::string& path, const std::string& contents);
 
-/// Whole file as a string; throws std::runtime_error naming the path.
-std::string readFile(const std::string& path);
+/// Whole file as a string. Throws InputError naming the path when it cannot be read,
+/// is not a regular file, or is larger than `maxBytes`.
+std::string readFile(const std::string& path, size_t maxBytes = size_t{64} << 20);
 
-/// Runs `writer(tmpPath)` then renames tmpPath over `path` (for writers that need a
-/// path, such as torch::save). Removes the temporary file on failure.
-template <typename Writer>
-void writeAtomicallyWith(const std::string& path, Writer&& writer);
-
+/// A fresh temporary name next to `path` ("<path>.tmp.<pid>.<n>"), for writers that
+/// must be given a path (Qt's image and PDF writers); commit with commitTemporary.
 std::string temporaryPathFor(const std::string& path);
+/// Renames tmpPath over path (atomic on POSIX); throws OutputError, removing tmpPath.
 void commitTemporary(const std::string& tmpPath, const std::string& path);
 void discardTemporary(const std::string& tmpPath) noexcept;
 
-template <typename Writer>
-void writeAtomicallyWith(const std::string& path, Writer&& writer)
-{
-    const std::string tmp = temporaryPathFor(path);
-    try {
-        writer(tmp);
-        commitTemporary(tmp, path);
-    } catch (...) {
-        discardTemporary(tmp);
-        throw;
-    }
-}
+/// Removes "<path>.tmp.<pid>.<n>" files whose process no longer runs (left by a run
+/// that was killed mid-write). Never throws.
+void removeStaleTemporaries(const std::string& path) noexcept;
 
 } // namespace lcs

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <iomanip>
-#include <limits>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
+#include "core/json_input.h"
+#include "core/number_format.h"
 #include "decision/embedded_presets.h"
 
 namespace lcs {
@@ -17,20 +17,9 @@ namespace lcs {
 namespace {
 
 constexpr const char* kJsonFormat = "lcstudio-cost-matrix";
-
-std::string formatNumber(double v)
-{
-    std::ostringstream s;
-    s << std::setprecision(std::numeric_limits<double>::max_digits10) << v;
-    // Shortest form that still round-trips keeps files readable: try fewer digits first.
-    for (int digits = 6; digits < std::numeric_limits<double>::max_digits10; ++digits) {
-        std::ostringstream t;
-        t << std::setprecision(digits) << v;
-        if (std::stod(t.str()) == v)
-            return t.str();
-    }
-    return s.str();
-}
+/// A 1000-class matrix with referral written by costMatrixToJson is about 4 MB.
+constexpr size_t kMaxCostFileBytes = size_t{8} << 20;
+constexpr size_t kMaxClassNameLength = 200;
 
 bool endsWith(const std::string& s, const std::string& suffix)
 {
@@ -188,84 +177,84 @@ bool CostMatrix::operator==(const CostMatrix& o) const
 
 CostMatrix costMatrixFromJson(const std::string& text, const std::string& source)
 {
-    nlohmann::json j;
     try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw CostMatrixError(source + ": not valid JSON (" + e.what() + ")");
-    }
-    if (!j.is_object())
-        throw CostMatrixError(source + ": top level must be an object");
-    if (j.contains("format") && j["format"] != kJsonFormat)
-        throw CostMatrixError(source + ": field \"format\" is " + j["format"].dump() + ", expected \""
-                              + kJsonFormat + "\"");
-    if (!j.contains("costs") || !j["costs"].is_array() || j["costs"].empty())
-        throw CostMatrixError(source + ": field \"costs\" must be a non-empty array of rows");
-
-    const auto& rows = j["costs"];
-    const int classes = static_cast<int>(rows.size());
-    size_t cols = 0;
-    std::vector<double> values;
-    for (size_t r = 0; r < rows.size(); ++r) {
-        const auto& row = rows[r];
-        if (!row.is_array())
-            throw CostMatrixError(source + ": costs row " + std::to_string(r + 1) + " is not an array");
-        if (r == 0)
-            cols = row.size();
-        if (row.size() != cols)
-            throw CostMatrixError(source + ": costs row " + std::to_string(r + 1) + " has "
-                                  + std::to_string(row.size()) + " entries, row 1 has " + std::to_string(cols));
-        for (size_t c = 0; c < row.size(); ++c) {
-            if (!row[c].is_number())
-                throw CostMatrixError(source + ": costs[" + std::to_string(r + 1) + "][" + std::to_string(c + 1)
-                                      + "] = " + row[c].dump() + " is not a number");
-            values.push_back(row[c].get<double>());
+        const nlohmann::json j = parseJsonInput(text, source, JsonLimits{kMaxCostFileBytes, 8});
+        const JsonObjectReader r(j, source);
+        r.refuseUnknown({"format", "version", "name", "description", "classes", "referral", "referral_cost", "M", "costs"});
+        if (r.has("format") && r.stringOr("format", "") != kJsonFormat)
+            r.fail("format", "is \"" + r.string("format").substr(0, 40) + "\", expected \"" + kJsonFormat + "\"");
+        if (r.has("version"))
+            r.integer("version", 1, 1);
+        const auto& rows = r.require("costs");
+        if (!rows.is_array() || rows.empty())
+            r.fail("costs", "must be a non-empty array of rows, got " + jsonExcerpt(rows));
+        if (rows.size() > static_cast<size_t>(kMaxCostClasses))
+            r.fail("costs", "has " + std::to_string(rows.size()) + " rows; at most "
+                                + std::to_string(kMaxCostClasses) + " classes are supported");
+        const int classes = static_cast<int>(rows.size());
+        size_t cols = 0;
+        std::vector<double> values;
+        for (size_t row = 0; row < rows.size(); ++row) {
+            const auto& entries = rows[row];
+            const std::string rowName = "costs[" + std::to_string(row + 1) + "]";
+            if (!entries.is_array())
+                throw CostMatrixError(source + ": " + rowName + " is not an array: " + jsonExcerpt(entries));
+            if (row == 0)
+                cols = entries.size();
+            if (entries.size() != cols)
+                throw CostMatrixError(source + ": " + rowName + " (row " + std::to_string(row + 1) + ") has "
+                                      + std::to_string(entries.size()) + " entries, row 1 has " + std::to_string(cols));
+            for (size_t c = 0; c < entries.size(); ++c) {
+                if (!entries[c].is_number())
+                    throw CostMatrixError(source + ": " + rowName + "[" + std::to_string(c + 1)
+                                          + "] = " + jsonExcerpt(entries[c]) + " is not a number");
+                values.push_back(entries[c].get<double>());
+            }
         }
-    }
-    bool referral = false;
-    if (cols == static_cast<size_t>(classes) + 1)
-        referral = true;
-    else if (cols != static_cast<size_t>(classes))
-        throw CostMatrixError(source + ": costs has " + std::to_string(classes) + " rows and "
-                              + std::to_string(cols) + " columns; expected " + std::to_string(classes)
-                              + " or " + std::to_string(classes + 1) + " (with referral)");
+        bool referral = false;
+        if (cols == static_cast<size_t>(classes) + 1)
+            referral = true;
+        else if (cols != static_cast<size_t>(classes))
+            throw CostMatrixError(source + ": costs has " + std::to_string(classes) + " rows and "
+                                  + std::to_string(cols) + " columns; expected " + std::to_string(classes) + " or "
+                                  + std::to_string(classes + 1) + " (with referral)");
+        if (r.has("referral") && r.boolean("referral") != referral && !r.hasValue("referral_cost"))
+            r.fail("referral", std::string("is ") + (referral ? "false" : "true") + " but costs has "
+                                   + std::to_string(cols) + " columns for " + std::to_string(classes) + " classes");
 
-    std::vector<std::string> names;
-    if (j.contains("classes")) {
-        if (!j["classes"].is_array())
-            throw CostMatrixError(source + ": field \"classes\" must be an array of names");
-        for (const auto& n : j["classes"]) {
-            if (!n.is_string())
-                throw CostMatrixError(source + ": class name " + n.dump() + " is not a string");
-            names.push_back(n.get<std::string>());
+        std::vector<std::string> names;
+        if (r.has("classes")) {
+            names = r.strings("classes", static_cast<size_t>(kMaxCostClasses));
+            for (auto& n : names)
+                if (n.size() > kMaxClassNameLength)
+                    r.fail("classes", "has a name longer than " + std::to_string(kMaxClassNameLength) + " characters");
         }
+        CostMatrix m;
+        try {
+            m = CostMatrix(classes, std::move(values), referral, std::move(names));
+        } catch (const CostMatrixError& e) {
+            throw CostMatrixError(source + ": " + e.what());
+        }
+        if (r.hasValue("referral_cost")) {
+            if (referral)
+                throw CostMatrixError(source + ": give either a referral column or \"referral_cost\", not both");
+            m.setReferral(r.number("referral_cost"));
+        }
+        if (r.hasValue("M"))
+            m.setUtilityConstant(r.number("M"));
+        if (r.has("name"))
+            m.setName(r.string("name").substr(0, kMaxClassNameLength));
+        try {
+            m.validate();
+        } catch (const CostMatrixError& e) {
+            throw CostMatrixError(source + ": " + e.what());
+        }
+        return m;
+    } catch (const CostMatrixError&) {
+        throw;
+    } catch (const InputError& e) {
+        throw CostMatrixError(e.what());
     }
-    CostMatrix m;
-    try {
-        m = CostMatrix(classes, std::move(values), referral, std::move(names));
-    } catch (const CostMatrixError& e) {
-        throw CostMatrixError(source + ": " + e.what());
-    }
-    if (j.contains("referral_cost") && !j["referral_cost"].is_null()) {
-        if (!j["referral_cost"].is_number())
-            throw CostMatrixError(source + ": field \"referral_cost\" must be a number");
-        if (referral)
-            throw CostMatrixError(source + ": give either a referral column or \"referral_cost\", not both");
-        m.setReferral(j["referral_cost"].get<double>());
-    }
-    if (j.contains("M") && !j["M"].is_null()) {
-        if (!j["M"].is_number())
-            throw CostMatrixError(source + ": field \"M\" must be a number or null");
-        m.setUtilityConstant(j["M"].get<double>());
-    }
-    if (j.contains("name") && j["name"].is_string())
-        m.setName(j["name"].get<std::string>());
-    try {
-        m.validate();
-    } catch (const CostMatrixError& e) {
-        throw CostMatrixError(source + ": " + e.what());
-    }
-    return m;
 }
 
 std::string costMatrixToJson(const CostMatrix& costs)
@@ -294,59 +283,68 @@ std::string costMatrixToJson(const CostMatrix& costs)
 
 CostMatrix costMatrixFromWeka(const std::string& text, const std::string& source)
 {
-    std::istringstream in(text);
-    std::string line;
-    std::vector<std::string> tokens;
-    int lineNo = 0;
-    std::vector<int> tokenLine;
-    while (std::getline(in, line)) {
-        ++lineNo;
-        const auto first = line.find_first_not_of(" \t\r");
-        if (first == std::string::npos || line[first] == '%')
-            continue;
-        std::istringstream ls(line);
-        std::string tok;
-        while (ls >> tok) {
-            tokens.push_back(tok);
-            tokenLine.push_back(lineNo);
-        }
-    }
-    auto number = [&](size_t i, const std::string& what) {
-        if (i >= tokens.size())
-            throw CostMatrixError(source + ": file ends before " + what);
-        const std::string& t = tokens[i];
-        size_t used = 0;
-        double v = 0;
-        try {
-            v = std::stod(t, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used != t.size())
-            throw CostMatrixError(source + ": line " + std::to_string(tokenLine[i]) + ": " + what + " \"" + t
-                                  + "\" is not a number");
-        return v;
+    if (text.size() > kMaxCostFileBytes)
+        throw CostMatrixError(source + ": " + std::to_string(text.size()) + " bytes; at most "
+                              + std::to_string(kMaxCostFileBytes) + " are read");
+    // Non-comment lines with their numbers and tokens: the header, then one line a row.
+    struct Line {
+        int number;
+        std::vector<std::string> tokens;
     };
-    const double rowsD = number(0, "the row count");
-    const double colsD = number(1, "the column count");
-    if (rowsD < 1 || rowsD != std::floor(rowsD) || colsD < 1 || colsD != std::floor(colsD))
-        throw CostMatrixError(source + ": size \"" + tokens[0] + " " + tokens[1] + "\" is not two positive integers");
-    const int rows = static_cast<int>(rowsD);
-    const int cols = static_cast<int>(colsD);
-    if (cols != rows && cols != rows + 1)
-        throw CostMatrixError(source + ": " + std::to_string(rows) + "x" + std::to_string(cols)
-                              + " matrix; expected square, or one extra referral column");
-    const size_t expected = static_cast<size_t>(rows) * cols;
-    if (tokens.size() - 2 != expected)
-        throw CostMatrixError(source + ": header says " + std::to_string(rows) + "x" + std::to_string(cols) + " = "
-                              + std::to_string(expected) + " entries, file has " + std::to_string(tokens.size() - 2));
-    std::vector<double> values;
-    values.reserve(expected);
-    for (size_t i = 0; i < expected; ++i) {
-        const int r = static_cast<int>(i) / cols, c = static_cast<int>(i) % cols;
-        values.push_back(number(i + 2, "entry (" + std::to_string(r + 1) + ", " + std::to_string(c + 1) + ")"));
+    std::vector<Line> lines;
+    {
+        std::istringstream in(text);
+        std::string line;
+        int lineNo = 0;
+        while (std::getline(in, line)) {
+            ++lineNo;
+            // Tokens split on any whitespace (\v and \f too); blank and '%' lines are skipped.
+            std::istringstream ls(line);
+            Line l{lineNo, {}};
+            std::string tok;
+            while (ls >> tok)
+                l.tokens.push_back(tok);
+            if (l.tokens.empty() || l.tokens.front()[0] == '%')
+                continue;
+            lines.push_back(std::move(l));
+        }
     }
-    CostMatrix m(rows, std::move(values), cols == rows + 1);
+    if (lines.empty())
+        throw CostMatrixError(source + ": no header line \"ROWS COLUMNS\"");
+    const auto& header = lines.front();
+    const std::string headerText = header.tokens.size() >= 2 ? header.tokens[0].substr(0, 20) + " " + header.tokens[1].substr(0, 20)
+                                                               : header.tokens[0].substr(0, 20);
+    const auto rows = header.tokens.size() == 2 ? parseInteger(header.tokens[0], 1, kMaxCostClasses) : std::nullopt;
+    const auto cols = header.tokens.size() == 2 ? parseInteger(header.tokens[1], 1, kMaxCostClasses + 1) : std::nullopt;
+    if (!rows || !cols)
+        throw CostMatrixError(source + ": line " + std::to_string(header.number) + ": header \"" + headerText
+                              + "\" is not two integers ROWS COLUMNS with 1 <= ROWS <= "
+                              + std::to_string(kMaxCostClasses));
+    if (*cols != *rows && *cols != *rows + 1)
+        throw CostMatrixError(source + ": " + std::to_string(*rows) + "x" + std::to_string(*cols)
+                              + " matrix; expected square, or one extra referral column");
+    if (lines.size() - 1 != static_cast<size_t>(*rows))
+        throw CostMatrixError(source + ": header says " + std::to_string(*rows) + " rows, file has "
+                              + std::to_string(lines.size() - 1));
+    std::vector<double> values;
+    values.reserve(static_cast<size_t>(*rows * *cols));
+    for (long long r = 0; r < *rows; ++r) {
+        const auto& line = lines[static_cast<size_t>(r + 1)];
+        if (line.tokens.size() != static_cast<size_t>(*cols))
+            throw CostMatrixError(source + ": line " + std::to_string(line.number) + ": row " + std::to_string(r + 1)
+                                  + " has " + std::to_string(line.tokens.size()) + " numbers, the header says "
+                                  + std::to_string(*cols));
+        for (long long c = 0; c < *cols; ++c) {
+            const std::string& t = line.tokens[static_cast<size_t>(c)];
+            const auto v = parseFiniteNumber(t);
+            if (!v)
+                throw CostMatrixError(source + ": line " + std::to_string(line.number) + ": entry ("
+                                      + std::to_string(r + 1) + ", " + std::to_string(c + 1) + ") \""
+                                      + t.substr(0, 40) + "\" is not a finite number");
+            values.push_back(*v);
+        }
+    }
+    CostMatrix m(static_cast<int>(*rows), std::move(values), *cols == *rows + 1);
     try {
         m.validate();
     } catch (const CostMatrixError& e) {
@@ -373,8 +371,8 @@ CostMatrix loadCostMatrix(const std::string& path)
 {
     std::string text;
     try {
-        text = readFile(path);
-    } catch (const std::exception& e) {
+        text = readFile(path, kMaxCostFileBytes);
+    } catch (const InputError& e) {
         throw CostMatrixError(e.what());
     }
     if (endsWith(path, ".cost"))
@@ -394,11 +392,7 @@ void saveCostMatrix(const CostMatrix& costs, const std::string& path)
         text = costMatrixToJson(costs);
     else
         throw CostMatrixError(path + ": unknown cost matrix format (use .json or .cost)");
-    try {
-        writeFileAtomically(path, text);
-    } catch (const std::exception& e) {
-        throw CostMatrixError(e.what());
-    }
+    writeFileAtomically(path, text);
 }
 
 // ---------------------------------------------------------------------------- presets

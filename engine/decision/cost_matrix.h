@@ -5,15 +5,21 @@
 #include <string>
 #include <vector>
 
+#include "core/input_error.h"
+
 /// Cost matrices: plain C++ with no LibTorch or Qt, so that the GUI's table model and
 /// the file readers can use them without heavy headers.
 namespace lcs {
 
 /// A malformed or invalid cost matrix; the message names the file, field or value.
-class CostMatrixError : public std::runtime_error {
+class CostMatrixError : public InputError {
 public:
-    using std::runtime_error::runtime_error;
+    using InputError::InputError;
 };
+
+/// Largest class count any reader accepts (ImageNet has 1000); larger files are refused
+/// before anything is allocated for them.
+constexpr int kMaxCostClasses = 1000;
 
 /// L[y, d]: one row per true class y, one column per decision d. With a referral
 /// option the matrix has C+1 columns and the last is the referral decision.
@@ -80,18 +86,21 @@ private:
 };
 
 /// JSON text (format "lcstudio-cost-matrix") <-> CostMatrix. `source` names the file in
-/// error messages.
+/// error messages. The reader caps size and nesting depth, refuses unknown fields and
+/// throws only CostMatrixError.
 CostMatrix costMatrixFromJson(const std::string& text, const std::string& source = "JSON");
 std::string costMatrixToJson(const CostMatrix& costs);
 
 /// Weka `.cost` text: `%` comment lines, then "R C", then R rows of C numbers
 /// (rows = actual class, columns = predicted class). C = R+1 means a referral column.
+/// The header must be two integers and each of the R rows exactly C numbers.
 CostMatrix costMatrixFromWeka(const std::string& text, const std::string& source = ".cost");
 std::string costMatrixToWeka(const CostMatrix& costs);
 
 /// Reads a file by extension (.json or .cost); throws CostMatrixError naming the file.
 CostMatrix loadCostMatrix(const std::string& path);
-/// Writes by extension, atomically (temporary file, then rename).
+/// Writes by extension, atomically (temporary file, then rename). Throws CostMatrixError
+/// for an invalid matrix or path, OutputError when the file cannot be written.
 void saveCostMatrix(const CostMatrix& costs, const std::string& path);
 
 /// The paper's matrices: "synthetic", "mnist", "cifar10", "selective", "camvid".

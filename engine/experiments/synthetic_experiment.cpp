@@ -14,41 +14,6 @@
 
 namespace lcs {
 
-std::string methodName(InferenceMethod m)
-{
-    switch (m) {
-    case InferenceMethod::Bbvi: return "bbvi";
-    case InferenceMethod::Sghmc: return "sghmc";
-    case InferenceMethod::Sgld: return "sgld";
-    case InferenceMethod::KfacLaplace: return "kfac_laplace";
-    }
-    return "unknown";
-}
-
-std::string methodLabel(InferenceMethod m)
-{
-    switch (m) {
-    case InferenceMethod::Bbvi: return "VI (BBVI)";
-    case InferenceMethod::Sghmc: return "SGHMC";
-    case InferenceMethod::Sgld: return "SGLD";
-    case InferenceMethod::KfacLaplace: return "KFAC-Laplace";
-    }
-    return "unknown";
-}
-
-std::optional<InferenceMethod> parseMethod(const std::string& name)
-{
-    for (auto m : {InferenceMethod::Bbvi, InferenceMethod::Sghmc, InferenceMethod::Sgld, InferenceMethod::KfacLaplace})
-        if (methodName(m) == name)
-            return m;
-    return std::nullopt;
-}
-
-std::vector<InferenceMethod> paperMethods()
-{
-    return {InferenceMethod::Bbvi, InferenceMethod::Sghmc, InferenceMethod::KfacLaplace};
-}
-
 MeanStd meanStd(const std::vector<double>& v)
 {
     MeanStd r;
@@ -195,6 +160,7 @@ SyntheticCorrection correctSynthetic(const SyntheticConfig& config, const Synthe
     out.q->to(torch::kCPU);
     out.curve = std::move(trained.curve);
     out.seconds = trained.seconds;
+    out.collapsed = trained.collapsed;
     out.testProbs = predictProbabilities(*out.q, predictive.data.testX);
     if (config.gridResolution > 0)
         out.gridProbs = predictProbabilities(*out.q, syntheticGrid(config.data, config.gridResolution));
@@ -213,6 +179,7 @@ ReplicateOutcome evaluateSynthetic(const SyntheticPredictive& predictive, const 
     r.corrected = evaluateDecisions(correction.testProbs, bayesDecisions(correction.testProbs, L), y, costs);
     r.inferenceSeconds = predictive.seconds;
     r.correctionSeconds = correction.seconds;
+    r.collapsed = correction.collapsed;
     return r;
 }
 
@@ -220,13 +187,14 @@ MethodSummary summarise(InferenceMethod method, std::vector<ReplicateOutcome> ou
 {
     std::sort(outcomes.begin(), outcomes.end(),
               [](const ReplicateOutcome& a, const ReplicateOutcome& b) { return a.replicate < b.replicate; });
+    MethodSummary s;
     std::vector<double> u, c, d;
     for (const auto& o : outcomes) {
         u.push_back(o.uncorrected.averageCost);
         c.push_back(o.corrected.averageCost);
         d.push_back(o.uncorrected.averageCost - o.corrected.averageCost);
+        s.collapsedReplicates += o.collapsed ? 1 : 0;
     }
-    MethodSummary s;
     s.method = method;
     s.uncorrected = meanStd(u);
     s.corrected = meanStd(c);
@@ -331,7 +299,8 @@ SyntheticResult runSynthetic(const SyntheticConfig& config, const JobContext& ct
                 p.step = static_cast<long long>(done);
                 p.total = static_cast<long long>(tasks.size());
                 p.scalars = {{"uncorrected_cost", outcome.uncorrected.averageCost},
-                             {"corrected_cost", outcome.corrected.averageCost}};
+                             {"corrected_cost", outcome.corrected.averageCost},
+                             {"collapsed", outcome.collapsed ? 1.0 : 0.0}};
                 ctx.progress(p);
             }
         },

@@ -13,6 +13,7 @@
 #include "core/job.h"
 #include "decision/cost_matrix.h"
 #include "decision/decisions.h"
+#include "inference/method_catalog.h"
 #include "inference/methods.h"
 #include "synthetic.h"
 
@@ -21,13 +22,6 @@
 /// predictive, and the whole table. The GUI calls the phases separately so that a new
 /// cost matrix re-runs only the correction.
 namespace lcs {
-
-enum class InferenceMethod { Bbvi, Sghmc, Sgld, KfacLaplace };
-
-std::string methodName(InferenceMethod m);            ///< "bbvi", "sghmc", "sgld", "kfac_laplace"
-std::string methodLabel(InferenceMethod m);           ///< "BBVI", "SGHMC", ... for tables
-std::optional<InferenceMethod> parseMethod(const std::string& name);
-std::vector<InferenceMethod> paperMethods();           ///< bbvi, sghmc, kfac_laplace
 
 struct SyntheticConfig {
     int replicates = 10;
@@ -71,6 +65,7 @@ struct SyntheticCorrection {
     at::Tensor gridProbs;
     std::vector<CorrectionStep> curve;
     double seconds = 0;
+    bool collapsed = false;  ///< see CorrectionOutput::collapsed
 };
 
 struct ReplicateOutcome {
@@ -80,6 +75,7 @@ struct ReplicateOutcome {
     DecisionMetrics corrected;
     double inferenceSeconds = 0;
     double correctionSeconds = 0;
+    bool collapsed = false;  ///< q collapsed to one class (its "corrected" row is still reported)
 };
 
 struct MeanStd {
@@ -93,6 +89,7 @@ struct MethodSummary {
     MeanStd uncorrected;
     MeanStd corrected;
     MeanStd pairedDiff;  ///< uncorrected - corrected per replicate: > 0 means the correction helped
+    int collapsedReplicates = 0;
     std::vector<ReplicateOutcome> replicates;  ///< in replicate order
 };
 

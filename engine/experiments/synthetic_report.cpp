@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/number_format.h"
+
 namespace lcs {
 
 namespace {
@@ -51,6 +53,16 @@ std::string syntheticTable(const SyntheticResult& r)
                       m.pairedDiff.std);
         s << line;
     }
+    for (const auto& m : r.methods) {
+        if (m.collapsedReplicates == 0)
+            continue;
+        std::string which;
+        for (const auto& o : m.replicates)
+            if (o.collapsed)
+                which += (which.empty() ? "" : ", ") + std::to_string(o.replicate + 1);
+        s << "warning: " << methodLabel(m.method) << ": q collapsed to one class in " << m.collapsedReplicates
+          << " replicate(s) (" << which << "); their corrected cost is included above\n";
+    }
     std::snprintf(line, sizeof line, "(paired diff = uncorrected - corrected; > 0 means the correction lowered the cost)\n"
                                      "%.1f s wall\n", r.seconds);
     s << line;
@@ -67,10 +79,12 @@ std::string syntheticJson(const SyntheticResult& r)
                             {"uncorrected", metricsJson(o.uncorrected)},
                             {"corrected", metricsJson(o.corrected)},
                             {"inference_seconds", o.inferenceSeconds},
-                            {"correction_seconds", o.correctionSeconds}});
+                            {"correction_seconds", o.correctionSeconds},
+                            {"collapsed", o.collapsed}});
         methods[methodName(m.method)] = {{"uncorrected", meanStdJson(m.uncorrected)},
                                          {"corrected", meanStdJson(m.corrected)},
                                          {"paired_diff", meanStdJson(m.pairedDiff)},
+                                         {"collapsed_replicates", m.collapsedReplicates},
                                          {"replicates", reps}};
     }
     nlohmann::json j = {{"experiment", "synthetic"}, {"replicates", r.replicates}, {"seconds", r.seconds},
@@ -80,16 +94,19 @@ std::string syntheticJson(const SyntheticResult& r)
 
 std::string syntheticCsv(const SyntheticResult& r)
 {
+    // Shortest round-trip text for every number: a CSV reader gets back the exact doubles.
     std::ostringstream s;
-    s.precision(10);
     s << "method,replicate,uncorrected_cost,corrected_cost,paired_diff,uncorrected_accuracy,corrected_accuracy,"
-         "uncorrected_nll,corrected_nll,inference_seconds,correction_seconds\n";
+         "uncorrected_nll,corrected_nll,inference_seconds,correction_seconds,collapsed\n";
     for (const auto& m : r.methods)
         for (const auto& o : m.replicates)
-            s << methodName(m.method) << ',' << o.replicate << ',' << o.uncorrected.averageCost << ','
-              << o.corrected.averageCost << ',' << (o.uncorrected.averageCost - o.corrected.averageCost) << ','
-              << o.uncorrected.accuracy << ',' << o.corrected.accuracy << ',' << o.uncorrected.nll << ','
-              << o.corrected.nll << ',' << o.inferenceSeconds << ',' << o.correctionSeconds << '\n';
+            s << methodName(m.method) << ',' << o.replicate << ',' << formatNumber(o.uncorrected.averageCost) << ','
+              << formatNumber(o.corrected.averageCost) << ','
+              << formatNumber(o.uncorrected.averageCost - o.corrected.averageCost) << ','
+              << formatNumber(o.uncorrected.accuracy) << ',' << formatNumber(o.corrected.accuracy) << ','
+              << formatNumber(o.uncorrected.nll) << ',' << formatNumber(o.corrected.nll) << ','
+              << formatNumber(o.inferenceSeconds) << ',' << formatNumber(o.correctionSeconds) << ','
+              << (o.collapsed ? 1 : 0) << '\n';
     return s.str();
 }
 

@@ -1,72 +1,20 @@
 #include "io/model_io.h"
 
-#include <fstream>
-#include <stdexcept>
+#include <sstream>
 
-#include <nlohmann/json.hpp>
 #include <torch/serialize.h>
 
 #include "core/atomic_file.h"
+#include "core/input_error.h"
 
 namespace lcs {
 
-std::string modelInfoToJson(const ModelInfo& info)
-{
-    nlohmann::json j;
-    j["format"] = "lcstudio-model";
-    j["version"] = 1;
-    j["role"] = info.role;
-    j["experiment"] = info.experiment;
-    j["method"] = info.method;
-    j["replicate"] = info.replicate;
-    j["seed"] = info.seed;
-    j["architecture"] = {{"type", "mlp"}, {"inputs", info.inputs}, {"hidden", info.hidden},
-                         {"classes", info.classes}, {"activation", "relu"}};
-    j["class_names"] = info.costs.empty() ? nlohmann::json::array() : nlohmann::json(info.costs.classNames());
-    if (!info.costs.empty()) {
-        j["cost_matrix"] = nlohmann::json::parse(costMatrixToJson(info.costs));
-        j["preset"] = info.costs.name();
-    }
-    return j.dump(2) + "\n";
-}
+namespace {
 
-ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
-{
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw std::runtime_error(source + ": not valid JSON (" + e.what() + ")");
-    }
-    auto need = [&](const nlohmann::json& obj, const char* key, const std::string& where) -> const nlohmann::json& {
-        if (!obj.contains(key))
-            throw std::runtime_error(source + ": missing field \"" + where + key + "\"");
-        return obj[key];
-    };
-    if (j.value("format", "") != "lcstudio-model")
-        throw std::runtime_error(source + ": field \"format\" must be \"lcstudio-model\"");
-    ModelInfo info;
-    try {
-        info.role = j.value("role", "");
-        info.experiment = j.value("experiment", "");
-        info.method = j.value("method", "");
-        info.replicate = j.value("replicate", -1);
-        info.seed = j.value("seed", 0ULL);
-        const auto& arch = need(j, "architecture", "");
-        if (need(arch, "type", "architecture.").get<std::string>() != "mlp")
-            throw std::runtime_error(source + ": field \"architecture.type\" is not \"mlp\"");
-        info.inputs = need(arch, "inputs", "architecture.").get<int64_t>();
-        info.hidden = need(arch, "hidden", "architecture.").get<std::vector<int64_t>>();
-        info.classes = need(arch, "classes", "architecture.").get<int64_t>();
-    } catch (const nlohmann::json::exception& e) {
-        throw std::runtime_error(source + ": bad field type (" + e.what() + ")");
-    }
-    if (info.inputs < 1 || info.classes < 1)
-        throw std::runtime_error(source + ": architecture needs positive inputs and classes");
-    if (j.contains("cost_matrix"))
-        info.costs = costMatrixFromJson(j["cost_matrix"].dump(), source + " (cost_matrix)");
-    return info;
-}
+constexpr size_t kMaxSidecarBytes = size_t{16} << 20;
+constexpr size_t kMaxWeightsBytes = size_t{1} << 30;
+
+} // namespace
 
 void saveMlp(const Mlp& model, const ModelInfo& infoIn, const std::string& path)
 {
@@ -74,20 +22,37 @@ void saveMlp(const Mlp& model, const ModelInfo& infoIn, const std::string& path)
     info.inputs = model->inputs;
     info.hidden = model->hidden;
     info.classes = model->classes;
-    // Weights first: a sidecar must never describe weights that are not there.
-    writeAtomicallyWith(path, [&](const std::string& tmp) {
+    // Serialise into memory: LibTorch's file writer reports a full disk from its
+    // destructor, which ends in std::terminate. Our own writer checks every write.
+    std::ostringstream bytes;
+    try {
         torch::serialize::OutputArchive archive;
         model->save(archive);
-        archive.save_to(tmp);
-    });
-    writeFileAtomically(path + ".json", modelInfoToJson(info));
+        archive.save_to(bytes);
+    } catch (const c10::Error& e) {
+        throw OutputError("cannot serialise the network for " + path + ": " + e.what_without_backtrace());
+    }
+    const std::string weights = bytes.str();
+    info.weightsBytes = weights.size();
+    info.weightsChecksum = checksumHex(weights);
+    // Build the sidecar before touching the disk, so that a sidecar that cannot be
+    // written (it always can: every number round-trips) never follows new weights.
+    const std::string sidecar = modelInfoToJson(info);
+    writeFileAtomically(path, weights);
+    writeFileAtomically(path + ".json", sidecar);
 }
 
 LoadedMlp loadMlp(const std::string& path)
 {
     const std::string sidecar = path + ".json";
     LoadedMlp out;
-    out.info = modelInfoFromJson(readFile(sidecar), sidecar);
+    out.info = modelInfoFromJson(readFile(sidecar, kMaxSidecarBytes), sidecar);
+    const std::string weights = readFile(path, kMaxWeightsBytes);
+    if (weights.size() != out.info.weightsBytes || checksumHex(weights) != out.info.weightsChecksum)
+        throw InputError(path + " does not match " + sidecar + " (weights of " + std::to_string(weights.size())
+                         + " bytes, checksum " + checksumHex(weights) + "; the sidecar records "
+                         + std::to_string(out.info.weightsBytes) + " bytes, " + out.info.weightsChecksum
+                         + "): the files come from different saves, or a save was interrupted; save the model again");
     out.model = Mlp(out.info.inputs, out.info.hidden, out.info.classes);
     // InputArchive replaces tensors wholesale (set_), so a file of another shape would load
     // "successfully"; compare against the architecture the sidecar promises.
@@ -96,17 +61,17 @@ LoadedMlp loadMlp(const std::string& path)
         expected.emplace_back(item.key(), item.value().sizes().vec());
     try {
         torch::serialize::InputArchive archive;
-        archive.load_from(path);
+        archive.load_from(weights.data(), weights.size());
         out.model->load(archive);
     } catch (const c10::Error& e) {
-        throw std::runtime_error(path + ": cannot load weights for the architecture in " + sidecar + " ("
-                                 + e.what_without_backtrace() + ")");
+        throw InputError(path + ": cannot load weights for the architecture in " + sidecar + " ("
+                         + e.what_without_backtrace() + ")");
     }
     for (const auto& [name, sizes] : expected) {
         const auto actual = out.model->named_parameters()[name].sizes().vec();
         if (actual != sizes)
-            throw std::runtime_error(path + ": weight \"" + name + "\" has shape " + c10::str(c10::IntArrayRef(actual))
-                                     + " but " + sidecar + " describes " + c10::str(c10::IntArrayRef(sizes)));
+            throw InputError(path + ": weight \"" + name + "\" has shape " + c10::str(c10::IntArrayRef(actual)) + " but "
+                             + sidecar + " describes " + c10::str(c10::IntArrayRef(sizes)));
     }
     out.model->eval();
     return out;

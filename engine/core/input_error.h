@@ -1,0 +1,24 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace lcs {
+
+/// Bad input from outside the program: a file, a field in it, a flag's value. The
+/// message names the file, field or value, so it can be shown to a user as it is.
+/// Every reader throws this (or a subclass) and nothing else for bad content; the CLI
+/// maps it to exit status 2 and the window to a message box.
+class InputError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// An output that could not be written (disk full, no permission, a directory in the
+/// way). The message names the path. The earlier file at that path is left as it was.
+class OutputError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+} // namespace lcs

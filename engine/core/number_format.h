@@ -1,0 +1,22 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace lcs {
+
+/// The shortest decimal text that reads back as exactly `value` (std::to_chars), for
+/// every double: subnormals, huge values and -0 included. NaN and infinities come out as
+/// "nan", "inf", "-inf" (callers that write formats without them must check first).
+std::string formatNumber(double value);
+
+/// Strict parse of a whole token as a finite double: no surrounding text, no NaN or
+/// infinity, no overflow or underflow to zero of a non-zero literal. nullopt otherwise.
+/// Subnormal values are accepted: they are finite doubles.
+std::optional<double> parseFiniteNumber(std::string_view text);
+
+/// Strict parse of a whole token as an integer in [lo, hi]; nullopt otherwise.
+std::optional<long long> parseInteger(std::string_view text, long long lo, long long hi);
+
+} // namespace lcs

@@ -1,0 +1,77 @@
+#include "inference/method_catalog.h"
+
+#include <algorithm>
+
+#include "core/input_error.h"
+
+namespace lcs {
+
+const std::vector<InferenceMethod>& allMethods()
+{
+    static const std::vector<InferenceMethod> all{InferenceMethod::Bbvi, InferenceMethod::Sghmc, InferenceMethod::Sgld,
+                                                  InferenceMethod::KfacLaplace};
+    return all;
+}
+
+std::string methodName(InferenceMethod m)
+{
+    switch (m) {
+    case InferenceMethod::Bbvi: return "bbvi";
+    case InferenceMethod::Sghmc: return "sghmc";
+    case InferenceMethod::Sgld: return "sgld";
+    case InferenceMethod::KfacLaplace: return "kfac_laplace";
+    }
+    return "unknown";
+}
+
+std::string methodLabel(InferenceMethod m)
+{
+    switch (m) {
+    case InferenceMethod::Bbvi: return "VI (BBVI)";
+    case InferenceMethod::Sghmc: return "SGHMC";
+    case InferenceMethod::Sgld: return "SGLD";
+    case InferenceMethod::KfacLaplace: return "KFAC-Laplace";
+    }
+    return "unknown";
+}
+
+std::optional<InferenceMethod> parseMethod(const std::string& name)
+{
+    for (auto m : allMethods())
+        if (methodName(m) == name)
+            return m;
+    return std::nullopt;
+}
+
+std::vector<InferenceMethod> paperMethods()
+{
+    return {InferenceMethod::Bbvi, InferenceMethod::Sghmc, InferenceMethod::KfacLaplace};
+}
+
+std::string methodNameList()
+{
+    std::string out;
+    for (auto m : allMethods())
+        out += (out.empty() ? "" : ", ") + methodName(m);
+    return out;
+}
+
+std::vector<InferenceMethod> parseMethodList(const std::vector<std::string>& names, const std::string& what)
+{
+    if (names.empty())
+        throw InputError(what + ": empty list (choose from " + methodNameList() + ")");
+    std::vector<InferenceMethod> out;
+    for (const auto& name : names) {
+        const auto m = parseMethod(name);
+        if (!m)
+            throw InputError(what + ": unknown method \"" + name.substr(0, 40) + "\" (choose from " + methodNameList()
+                             + ")");
+        // A method listed twice would double its rows and understate the spread.
+        if (std::find(out.begin(), out.end(), *m) != out.end())
+            throw InputError(what + ": method \"" + name + "\" is listed twice");
+        out.push_back(*m);
+    }
+    return out;
+}
+
+} // namespace lcs

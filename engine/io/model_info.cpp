@@ -1,0 +1,142 @@
+#include "io/model_info.h"
+
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "core/input_error.h"
+#include "core/json_input.h"
+
+namespace lcs {
+
+namespace {
+
+constexpr const char* kFormat = "lcstudio-model";
+/// Version 2 added the weights checksum; version 1 sidecars cannot be tied to their
+/// weights and are refused with a message saying so.
+constexpr int kVersion = 2;
+constexpr size_t kMaxNameLength = 100;
+
+} // namespace
+
+int64_t ModelInfo::parameterCount() const
+{
+    int64_t total = 0, in = inputs;
+    for (int64_t h : hidden) {
+        total += (in + 1) * h;
+        in = h;
+    }
+    return total + (in + 1) * classes;
+}
+
+std::string checksumHex(const std::string& bytes)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (unsigned char c : bytes) {
+        h ^= c;
+        h *= 1099511628211ULL;
+    }
+    char out[17];
+    std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+    return out;
+}
+
+std::string modelInfoToJson(const ModelInfo& info)
+{
+    nlohmann::json j;
+    j["format"] = kFormat;
+    j["version"] = kVersion;
+    j["role"] = info.role;
+    j["experiment"] = info.experiment;
+    j["method"] = info.method;
+    j["replicate"] = info.replicate;
+    j["seed"] = info.seed;
+    j["architecture"] = {{"type", "mlp"}, {"inputs", info.inputs}, {"hidden", info.hidden},
+                         {"classes", info.classes}, {"activation", "relu"}};
+    j["weights"] = {{"bytes", info.weightsBytes}, {"fnv1a64", info.weightsChecksum}};
+    j["collapsed"] = info.collapsed;
+    j["class_names"] = info.costs.empty() ? nlohmann::json::array() : nlohmann::json(info.costs.classNames());
+    if (!info.costs.empty()) {
+        j["cost_matrix"] = nlohmann::json::parse(costMatrixToJson(info.costs));
+        j["preset"] = info.costs.name();
+    }
+    return j.dump(2) + "\n";
+}
+
+ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
+{
+    const auto j = parseJsonInput(text, source, JsonLimits{size_t{16} << 20, 16});
+    const JsonObjectReader r(j, source);
+    r.refuseUnknown({"format", "version", "role", "experiment", "method", "replicate", "seed", "architecture",
+                     "weights", "collapsed", "class_names", "cost_matrix", "preset"});
+    if (r.stringOr("format", "") != kFormat)
+        r.fail("format", std::string("must be \"") + kFormat + "\"");
+    const auto version = r.integer("version", 1, 1000);
+    if (version != kVersion)
+        r.fail("version", "is " + std::to_string(version) + "; this LC Studio reads version " + std::to_string(kVersion)
+                              + (version < kVersion ? " (older files carry no weights checksum: save the model again)"
+                                                    : ""));
+    ModelInfo info;
+    auto name = [&](const char* key) {
+        const auto s = r.stringOr(key, "");
+        if (s.size() > kMaxNameLength)
+            r.fail(key, "is longer than " + std::to_string(kMaxNameLength) + " characters");
+        return s;
+    };
+    info.role = name("role");
+    info.experiment = name("experiment");
+    info.method = name("method");
+    info.replicate = static_cast<int>(r.integerOr("replicate", -1, -1, 1 << 20));
+    if (r.has("seed")) {
+        const auto& s = r.require("seed");
+        if (s.is_number_unsigned())
+            info.seed = s.get<unsigned long long>();
+        else if (s.is_number_integer() && s.get<long long>() >= 0)
+            info.seed = static_cast<unsigned long long>(s.get<long long>());
+        else
+            r.fail("seed", "must be a non-negative integer, got " + jsonExcerpt(s));
+    }
+    if (r.has("collapsed"))
+        info.collapsed = r.boolean("collapsed");
+
+    const auto arch = r.object("architecture");
+    arch.refuseUnknown({"type", "inputs", "hidden", "classes", "activation"});
+    if (arch.string("type") != "mlp")
+        arch.fail("type", "is not \"mlp\"");
+    if (arch.has("activation") && arch.string("activation") != "relu")
+        arch.fail("activation", "is not \"relu\"");
+    info.inputs = arch.integer("inputs", 1, kMaxModelInputs);
+    for (long long h : arch.integers("hidden", kMaxModelHiddenLayers, 1, kMaxModelWidth))
+        info.hidden.push_back(h);
+    info.classes = arch.integer("classes", 1, kMaxCostClasses);
+
+    const auto weights = r.object("weights");
+    weights.refuseUnknown({"bytes", "fnv1a64"});
+    info.weightsBytes = static_cast<uint64_t>(weights.integer("bytes", 1, int64_t{1} << 40));
+    info.weightsChecksum = weights.string("fnv1a64");
+    if (info.weightsChecksum.size() != 16
+        || info.weightsChecksum.find_first_not_of("0123456789abcdef") != std::string::npos)
+        weights.fail("fnv1a64", "must be 16 lower-case hex digits");
+    // Refuse before anything is allocated: the weights file stores 4 bytes per float
+    // parameter, so an architecture larger than the file is a wrong sidecar.
+    if (static_cast<uint64_t>(info.parameterCount()) * 4 > info.weightsBytes)
+        arch.fail("hidden", "describes " + std::to_string(info.parameterCount()) + " parameters, more than the "
+                                + std::to_string(info.weightsBytes) + "-byte weights file can hold");
+
+    if (r.hasValue("cost_matrix"))
+        info.costs = costMatrixFromJson(r.require("cost_matrix").dump(), source + " (cost_matrix)");
+    if (r.has("class_names")) {
+        const auto names = r.strings("class_names", static_cast<size_t>(kMaxCostClasses));
+        if (!names.empty() && static_cast<int64_t>(names.size()) != info.classes)
+            r.fail("class_names", "has " + std::to_string(names.size()) + " names for "
+                                      + std::to_string(info.classes) + " classes");
+    }
+    if (!info.costs.empty() && info.costs.numClasses() != info.classes)
+        r.fail("cost_matrix", "has " + std::to_string(info.costs.numClasses()) + " classes, the network "
+                                  + std::to_string(info.classes));
+    if (r.has("preset"))
+        name("preset");
+    return info;
+}
+
+} // namespace lcs

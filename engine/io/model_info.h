@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "decision/cost_matrix.h"
+
+/// The JSON sidecar written next to a saved network (`<file>.json`): what LC Studio or
+/// the CLI need to rebuild the network and decide with it, and a checksum that ties the
+/// sidecar to the weights file it was written with. Plain C++ (no LibTorch), so the
+/// reader can be fuzzed on its own.
+namespace lcs {
+
+/// Caps every sidecar reader applies before anything is allocated.
+constexpr int64_t kMaxModelInputs = int64_t{1} << 20;
+constexpr int64_t kMaxModelWidth = int64_t{1} << 16;
+constexpr size_t kMaxModelHiddenLayers = 16;
+
+struct ModelInfo {
+    std::string role;          ///< "q" (correction), "map", "last_sample", ...
+    std::string experiment;    ///< e.g. "synthetic"
+    std::string method;        ///< inference method the model belongs to
+    int replicate = -1;
+    unsigned long long seed = 0;
+    int64_t inputs = 0;
+    std::vector<int64_t> hidden;
+    int64_t classes = 0;
+    CostMatrix costs;          ///< the matrix q was trained for (may be empty)
+    bool collapsed = false;    ///< q's training ended collapsed (see CorrectionOutput)
+    /// The weights file this sidecar belongs to: its size and FNV-1a 64 checksum (hex).
+    uint64_t weightsBytes = 0;
+    std::string weightsChecksum;
+
+    /// Number of float parameters the architecture has (weights and biases).
+    int64_t parameterCount() const;
+};
+
+std::string modelInfoToJson(const ModelInfo& info);
+/// Strict reader: every field typed and range-checked, unknown fields refused, the
+/// architecture capped and required to fit in the recorded weights size. Throws
+/// InputError naming `source` and the field.
+ModelInfo modelInfoFromJson(const std::string& text, const std::string& source);
+
+/// FNV-1a 64-bit checksum of `bytes` as 16 hex digits.
+std::string checksumHex(const std::string& bytes);
+
+} // namespace lcs
