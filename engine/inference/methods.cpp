@@ -109,7 +109,7 @@ void trainMap(Mlp& model, const TrainingSet& data, const MapConfig& config, at::
 
 InferenceOutput runSgmcmc(Mlp model, const TrainingSet& data, const torch::Tensor& evalInputs,
                           const SgmcmcConfig& config, at::Generator& generator, const JobContext& ctx,
-                          const std::string& phase)
+                          const std::string& phase, const SampleVisitor& visitor)
 {
     TORCH_CHECK(config.samples > 0 && config.thinning > 0 && config.burnIn >= 0,
                 "SGHMC: samples and thinning must be positive and burn-in >= 0");
@@ -129,8 +129,12 @@ InferenceOutput runSgmcmc(Mlp model, const TrainingSet& data, const torch::Tenso
         ctx.checkCancelled();
         const double nll = nllAndGradients(model, batchOf(data, config.batchSize, generator));
         sampler.step();
-        if (it > config.burnIn && (it - config.burnIn) % config.thinning == 0)
-            predictive.add(torch::softmax(model->trace(evalInputs).logits, 1));
+        if (it > config.burnIn && (it - config.burnIn) % config.thinning == 0) {
+            const auto probs = torch::softmax(model->trace(evalInputs).logits, 1);
+            predictive.add(probs);
+            if (visitor)
+                visitor(it, probs);
+        }
         reportStep(ctx, phase, it, total,
                    [&] { return Scalars{{"nll", nll}, {"samples", static_cast<double>(predictive.count())}}; });
     }
@@ -332,10 +336,40 @@ torch::Tensor sampleMatrixNormal(const torch::Tensor& mean, const torch::Tensor&
     return mean + cholU.matmul(z).matmul(cholV.t());
 }
 
-InferenceOutput runKfacLaplace(Mlp model, const TrainingSet& data, const torch::Tensor& evalInputs,
-                               const KfacConfig& config, at::Generator& generator, const JobContext& ctx)
+std::vector<KfacFactors> kfacSampledFisherFactors(Mlp& model, const torch::Tensor& x, int labelDraws,
+                                                  at::Generator& generator)
 {
-    const auto start = Clock::now();
+    const auto probs = torch::softmax(model->trace(x).logits, 1);
+    const int draws = std::max(1, labelDraws);
+    std::vector<KfacFactors> factors;
+    for (int d = 0; d < draws; ++d) {
+        auto labels = torch::multinomial(probs.cpu(), 1, /*replacement=*/true, generator).squeeze(1).to(probs.device());
+        auto f = kfacFactors(model, x, labels);
+        if (factors.empty()) {
+            factors = f;
+        } else {
+            for (size_t i = 0; i < f.size(); ++i)
+                factors[i].G = factors[i].G + f[i].G;
+        }
+    }
+    for (auto& f : factors)
+        f.G = f.G / draws;
+    return factors;
+}
+
+KfacPrecisionFactors kfacPrecisionFactors(const KfacFactors& factors, double scale, double norm)
+{
+    TORCH_CHECK(scale > 0 && norm > 0, "KFAC-Laplace: scale and norm must be positive");
+    auto A = factors.A.to(torch::kDouble);
+    auto G = factors.G.to(torch::kDouble);
+    auto eyeA = torch::eye(A.size(0), A.options());
+    auto eyeG = torch::eye(G.size(0), G.options());
+    return {std::sqrt(scale) * A + std::sqrt(norm) * eyeA, std::sqrt(scale) * G + std::sqrt(norm) * eyeG};
+}
+
+std::vector<KfacLayerPosterior> fitKfacLaplace(Mlp& model, const TrainingSet& data, const KfacConfig& config,
+                                               at::Generator& generator, const JobContext& ctx)
+{
     trainMap(model, data, config.map, generator, ctx, "kfac_map");
     ctx.checkCancelled();
 
@@ -343,51 +377,46 @@ InferenceOutput runKfacLaplace(Mlp model, const TrainingSet& data, const torch::
     const double tau = config.norm > 0 ? config.norm : config.map.priorPrecision;
     TORCH_CHECK(tau > 0, "KFAC-Laplace: the prior precision (norm) must be positive");
 
-    // Fisher factors with labels drawn from the model's own predictive; A does not
-    // depend on the labels, G is averaged over the draws.
-    std::vector<KfacFactors> factors;
-    {
-        const auto probs = torch::softmax(model->trace(data.x).logits, 1);
-        const int draws = std::max(1, config.fisherLabelDraws);
-        for (int d = 0; d < draws; ++d) {
-            auto labels = torch::multinomial(probs.cpu(), 1, /*replacement=*/true, generator).squeeze(1).to(probs.device());
-            auto f = kfacFactors(model, data.x, labels);
-            if (factors.empty()) {
-                factors = f;
-            } else {
-                for (size_t i = 0; i < f.size(); ++i)
-                    factors[i].G = factors[i].G + f[i].G;
-            }
-        }
-        for (auto& f : factors)
-            f.G = f.G / draws;
-    }
-
-    // Per layer: precision (sqrt(N) A + sqrt(tau) I) (x) (sqrt(N) G + sqrt(tau) I), so the
-    // covariance is the Kronecker product of the inverses: V = A~^-1 (columns), U = G~^-1 (rows).
+    // Fisher factors with labels drawn from the model's own predictive (the true Fisher,
+    // not the empirical one on the training labels).
+    const auto factors = kfacSampledFisherFactors(model, data.x, config.fisherLabelDraws, generator);
     torch::NoGradGuard noGrad;
     auto layers = model->linearLayers();
-    std::vector<torch::Tensor> means, cholUs, cholVs;
+    std::vector<KfacLayerPosterior> posterior;
     for (size_t i = 0; i < layers.size(); ++i) {
-        auto A = factors[i].A.to(torch::kDouble);
-        auto G = factors[i].G.to(torch::kDouble);
-        auto eyeA = torch::eye(A.size(0), A.options());
-        auto eyeG = torch::eye(G.size(0), G.options());
-        auto aTilde = std::sqrt(n) * A + std::sqrt(tau) * eyeA;
-        auto gTilde = std::sqrt(n) * G + std::sqrt(tau) * eyeG;
-        cholVs.push_back(torch::linalg::cholesky(torch::cholesky_inverse(torch::linalg::cholesky(aTilde))).to(torch::kFloat));
-        cholUs.push_back(torch::linalg::cholesky(torch::cholesky_inverse(torch::linalg::cholesky(gTilde))).to(torch::kFloat));
-        means.push_back(torch::cat({layers[i]->weight, layers[i]->bias.unsqueeze(1)}, 1).detach().clone());
+        auto precision = kfacPrecisionFactors(factors[i], n, tau);
+        auto mean = torch::cat({layers[i]->weight, layers[i]->bias.unsqueeze(1)}, 1).detach().clone();
+        posterior.push_back({mean, precision.aTilde, precision.gTilde});
+    }
+    return posterior;
+}
+
+InferenceOutput runKfacLaplace(Mlp model, const TrainingSet& data, const torch::Tensor& evalInputs,
+                               const KfacConfig& config, at::Generator& generator, const JobContext& ctx)
+{
+    const auto start = Clock::now();
+    const auto posterior = fitKfacLaplace(model, data, config, generator, ctx);
+
+    // The covariance is the Kronecker product of the inverses: V = aTilde^-1 (columns),
+    // U = gTilde^-1 (rows).
+    torch::NoGradGuard noGrad;
+    auto choleskyOfInverse = [](const torch::Tensor& precision) {
+        return torch::linalg::cholesky(torch::cholesky_inverse(torch::linalg::cholesky(precision))).to(torch::kFloat);
+    };
+    std::vector<torch::Tensor> cholUs, cholVs;
+    for (const auto& layer : posterior) {
+        cholVs.push_back(choleskyOfInverse(layer.aTilde));
+        cholUs.push_back(choleskyOfInverse(layer.gTilde));
     }
     PredictiveAverage predictive;
     for (int s = 0; s < config.samples; ++s) {
         ctx.checkCancelled();
         torch::Tensor h = evalInputs;
-        for (size_t i = 0; i < layers.size(); ++i) {
-            auto w = sampleMatrixNormal(means[i], cholUs[i], cholVs[i], generator);
+        for (size_t i = 0; i < posterior.size(); ++i) {
+            auto w = sampleMatrixNormal(posterior[i].mean, cholUs[i], cholVs[i], generator);
             const auto in = w.size(1) - 1;
             h = torch::addmm(w.select(1, in), h, w.narrow(1, 0, in).t());
-            if (i + 1 < layers.size())
+            if (i + 1 < posterior.size())
                 h = torch::relu(h);
         }
         predictive.add(torch::softmax(h, 1));

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -84,13 +85,33 @@ struct InferenceOutput {
 void trainMap(Mlp& model, const TrainingSet& data, const MapConfig& config, at::Generator& generator,
               const JobContext& ctx, const std::string& phase = "map");
 
+/// Sees every posterior sample runSgmcmc collects, in order: the sampler iteration it was
+/// taken after (1-based, burn-in included, so burnIn + k * thinning for the k-th sample)
+/// and its softmax probabilities on evalInputs [M, C]. Runs on the job's thread.
+using SampleVisitor = std::function<void(long long iteration, const torch::Tensor& probs)>;
+
+/// SGHMC or SGLD (momentum 0): burnIn steps, then `samples` draws, one every `thinning`
+/// steps; the predictive is the mean of exactly those draws' softmax outputs.
 InferenceOutput runSgmcmc(Mlp model, const TrainingSet& data, const torch::Tensor& evalInputs,
                           const SgmcmcConfig& config, at::Generator& generator, const JobContext& ctx,
-                          const std::string& phase = "sghmc");
+                          const std::string& phase = "sghmc", const SampleVisitor& visitor = {});
 
 InferenceOutput runBbvi(int64_t inputs, std::vector<int64_t> hidden, int64_t classes, const TrainingSet& data,
                         const torch::Tensor& evalInputs, const BbviConfig& config, at::Generator& generator,
                         const JobContext& ctx);
+
+/// One Linear layer's Laplace posterior in matrix-normal form: W~ = [W b] ~ MN(mean,
+/// gTilde^-1, aTilde^-1), i.e. precision aTilde (x) gTilde in column-stacked vec([W b]) order.
+struct KfacLayerPosterior {
+    torch::Tensor mean;    ///< [out, in+1] float, the MAP weights with the bias as last column
+    torch::Tensor aTilde;  ///< [in+1, in+1] double, sqrt(N) A + sqrt(tau) I
+    torch::Tensor gTilde;  ///< [out, out] double, sqrt(N) G + sqrt(tau) I
+};
+
+/// The MAP fit (trains `model` in place) and the KFAC-Laplace posterior of every layer,
+/// what runKfacLaplace samples from.
+std::vector<KfacLayerPosterior> fitKfacLaplace(Mlp& model, const TrainingSet& data, const KfacConfig& config,
+                                               at::Generator& generator, const JobContext& ctx);
 
 InferenceOutput runKfacLaplace(Mlp model, const TrainingSet& data, const torch::Tensor& evalInputs,
                                const KfacConfig& config, at::Generator& generator, const JobContext& ctx);
@@ -108,6 +129,22 @@ struct KfacFactors {
 /// Factors for every layer of `model` on inputs x with the given labels (one label per
 /// row; pass labels drawn from the model for the "true Fisher").
 std::vector<KfacFactors> kfacFactors(Mlp& model, const torch::Tensor& x, const torch::Tensor& labels);
+
+/// The "true Fisher" factors: kfacFactors with labels drawn from the model's own
+/// predictive softmax(model(x)), `labelDraws` labels per input (at least 1). A does not
+/// depend on the labels; G is the average over the draws, an unbiased estimate of
+/// E_x E_{y~p(y|x)}[g g^T].
+std::vector<KfacFactors> kfacSampledFisherFactors(Mlp& model, const torch::Tensor& x, int labelDraws,
+                                                  at::Generator& generator);
+
+/// The damped Kronecker factors of one layer's posterior precision (Ritter et al. 2018):
+/// sqrt(N) A + sqrt(tau) I and sqrt(N) G + sqrt(tau) I in double, so that their Kronecker
+/// product is N A (x) G + sqrt(N tau) (A (x) I + I (x) G) + tau I.
+struct KfacPrecisionFactors {
+    torch::Tensor aTilde;
+    torch::Tensor gTilde;
+};
+KfacPrecisionFactors kfacPrecisionFactors(const KfacFactors& factors, double scale, double norm);
 
 /// Draws W ~ MN(mean, U, V): rows covariance U [out, out], columns covariance V
 /// [in, in], i.e. vec_col(W) ~ N(vec_col(mean), V (x) U). Given as Cholesky factors.
