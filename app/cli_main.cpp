@@ -76,7 +76,7 @@ Options:
   --costs FILE        cost matrix (.json or Weka .cost, 2 classes); default: the paper's
   --preset NAME       a named preset instead of --costs (see "lcstudio-cli presets")
   --correction-iterations N   q training steps (default 500)
-  --correction-lr X   peak Adam learning rate of q, cosine-annealed (default 0.1)
+  --correction-lr X   peak Adam learning rate of q, cosine-annealed (default 0.03)
   --warm-start-steps N        steps distilling the predictive into q before the
                       correction (default 300; 0 starts q from a random network)
   --device D          cpu (default) or cuda[:N] when this LibTorch build has CUDA

@@ -11,6 +11,8 @@ packages=(
   libopencv-dev
   nlohmann-json3-dev
   dataset-fashion-mnist
+  # The readers' fuzz harnesses: clang with libFuzzer and the sanitizer runtimes.
+  clang libclang-rt-14-dev
   # Thread-safe OpenBLAS: LibTorch's default reference BLAS is 2-3x slower on small
   # matrices, and the serial OpenBLAS build is not safe to call from several threads.
   libopenblas0-pthread

@@ -1,0 +1,222 @@
+// File formats and file writing: numbers that read back, atomic writes that survive a
+// full disk, model files tied to their sidecar, collapse detection by hand.
+#include <cmath>
+#include <csignal>
+#include <limits>
+
+#include <sys/resource.h>
+
+#include <QtTest/QtTest>
+
+#include <torch/torch.h>
+
+#include "calibration/correction.h"
+#include "core/atomic_file.h"
+#include "core/input_error.h"
+#include "core/number_format.h"
+#include "decision/decisions.h"
+#include "io/model_io.h"
+
+using namespace lcs;
+
+namespace {
+
+/// Files larger than `bytes` cannot be written while this lives: write() fails with
+/// EFBIG as on a full disk (SIGXFSZ is ignored so the process survives it).
+class FileSizeLimit {
+public:
+    explicit FileSizeLimit(rlim_t bytes)
+    {
+        ::getrlimit(RLIMIT_FSIZE, &m_old);
+        m_oldHandler = std::signal(SIGXFSZ, SIG_IGN);
+        rlimit limit = m_old;
+        limit.rlim_cur = bytes;
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+    }
+    ~FileSizeLimit()
+    {
+        ::setrlimit(RLIMIT_FSIZE, &m_old);
+        std::signal(SIGXFSZ, m_oldHandler);
+    }
+
+private:
+    rlimit m_old{};
+    void (*m_oldHandler)(int) = nullptr;
+};
+
+QStringList temporariesIn(const QString& dir)
+{
+    return QDir(dir).entryList({"*.tmp.*"}, QDir::Files);
+}
+
+} // namespace
+
+class TestFormats : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void numbersReadBackExactly_data()
+    {
+        QTest::addColumn<double>("value");
+        QTest::newRow("0.1") << 0.1;
+        QTest::newRow("subnormal 1e-310") << 1e-310;
+        QTest::newRow("smallest subnormal") << std::numeric_limits<double>::denorm_min();
+        QTest::newRow("largest") << std::numeric_limits<double>::max();
+        QTest::newRow("negative zero") << -0.0;
+        QTest::newRow("1/3") << 1.0 / 3.0;
+        QTest::newRow("1 + epsilon") << 1.0 + std::numeric_limits<double>::epsilon();
+    }
+    void numbersReadBackExactly()
+    {
+        QFETCH(double, value);
+        const auto text = formatNumber(value);
+        const auto back = parseFiniteNumber(text);
+        QVERIFY2(back.has_value(), text.c_str());
+        QCOMPARE(std::signbit(*back), std::signbit(value));
+        QCOMPARE(*back, value);
+    }
+
+    void strictNumberParsing_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("accepted");
+        QTest::newRow("plain") << "0.25" << true;
+        QTest::newRow("leading plus") << "+2" << true;
+        QTest::newRow("subnormal") << "1e-310" << true;
+        QTest::newRow("nan") << "nan" << false;
+        QTest::newRow("inf") << "inf" << false;
+        QTest::newRow("overflow") << "1e400" << false;
+        QTest::newRow("underflow of a non-zero literal") << "1e-400" << false;
+        QTest::newRow("trailing text") << "1x" << false;
+        QTest::newRow("trailing space") << "1 " << false;
+        QTest::newRow("empty") << "" << false;
+    }
+    void strictNumberParsing()
+    {
+        QFETCH(QString, text);
+        QFETCH(bool, accepted);
+        QCOMPARE(parseFiniteNumber(text.toStdString()).has_value(), accepted);
+    }
+
+    void failedWriteKeepsTheOldFile()
+    {
+        QTemporaryDir dir;
+        const std::string path = (dir.path() + "/out.json").toStdString();
+        writeFileAtomically(path, "old contents\n");
+        {
+            FileSizeLimit limit(16);
+            QVERIFY_THROWS_EXCEPTION(OutputError, writeFileAtomically(path, std::string(4096, 'x')));
+        }
+        QCOMPARE(readFile(path), std::string("old contents\n"));
+        QVERIFY2(temporariesIn(dir.path()).isEmpty(), qPrintable(temporariesIn(dir.path()).join(", ")));
+        QVERIFY_THROWS_EXCEPTION(OutputError, writeFileAtomically((dir.path() + "/no/such/dir/x").toStdString(), "x"));
+    }
+
+    void staleTemporariesOfDeadProcessesAreRemoved()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.path() + "/model.pt";
+        // pid 2^22 + 1 is above Linux's pid_max default, so no such process runs; our
+        // own pid's temporary belongs to a live writer and must stay.
+        const QString dead = path + ".tmp.4194305.0";
+        const QString live = path + QString(".tmp.%1.99").arg(QCoreApplication::applicationPid());
+        for (const QString& p : {dead, live}) {
+            QFile f(p);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("partial");
+        }
+        writeFileAtomically(path.toStdString(), "new");
+        QVERIFY(!QFile::exists(dead));
+        QVERIFY(QFile::exists(live));
+    }
+
+    void readFileRefusesTooLargeAndFolders()
+    {
+        QTemporaryDir dir;
+        const std::string path = (dir.path() + "/big.txt").toStdString();
+        writeFileAtomically(path, std::string(1000, 'a'));
+        QVERIFY_THROWS_EXCEPTION(InputError, readFile(path, 999));
+        QCOMPARE(readFile(path, 1000).size(), size_t(1000));
+        QVERIFY_THROWS_EXCEPTION(InputError, readFile(dir.path().toStdString()));
+    }
+
+    void modelSaveOnAFullDiskLeavesTheOldPair()
+    {
+        QTemporaryDir dir;
+        const std::string path = (dir.path() + "/q.pt").toStdString();
+        auto gen = makeGenerator(1);
+        Mlp first(2, std::vector<int64_t>{50}, 2), second(2, std::vector<int64_t>{50}, 2);
+        initialiseFrom(*first, gen);
+        initialiseFrom(*second, gen);
+        ModelInfo info;
+        info.role = "q";
+        info.costs = costPreset("synthetic");
+        info.collapsed = true;
+        saveMlp(first, info, path);
+        {
+            FileSizeLimit limit(512);  // the weights alone are ~1.5 kB
+            QVERIFY_THROWS_EXCEPTION(OutputError, saveMlp(second, info, path));
+        }
+        QVERIFY(temporariesIn(dir.path()).isEmpty());
+        auto loaded = loadMlp(path);
+        QVERIFY(loaded.info.collapsed);
+        QVERIFY(loaded.info.costs == info.costs);
+        auto x = torch::randn({5, 2}, gen);
+        QVERIFY(torch::allclose(loaded.model->forward(x), first->forward(x)));
+    }
+
+    void weightsOfAnotherSaveAreRefused()
+    {
+        QTemporaryDir dir;
+        const std::string a = (dir.path() + "/a.pt").toStdString(), b = (dir.path() + "/b.pt").toStdString();
+        auto gen = makeGenerator(2);
+        Mlp netA(2, std::vector<int64_t>{8}, 2), netB(2, std::vector<int64_t>{8}, 2);
+        initialiseFrom(*netA, gen);
+        initialiseFrom(*netB, gen);
+        saveMlp(netA, {}, a);
+        saveMlp(netB, {}, b);
+        // b's weights under a's sidecar: same architecture, other save.
+        writeFileAtomically(a, readFile(b));
+        try {
+            loadMlp(a);
+            QFAIL("mismatched weights were loaded");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).contains("does not match"), e.what());
+        }
+    }
+
+    void collapseIsDetectedByHand()
+    {
+        const auto L = costTensor(costPreset("synthetic"));
+        // p decides negative for row 0 and positive for row 1 (threshold q(pos) > 1/11).
+        auto p = torch::tensor({{0.99f, 0.01f}, {0.5f, 0.5f}});
+        auto oneClass = torch::tensor({{0.99f, 0.01f}, {0.98f, 0.02f}});   // both negative
+        auto faithful = torch::tensor({{0.97f, 0.03f}, {0.6f, 0.4f}});     // negative, positive
+        QVERIFY(decisionsCollapsed(oneClass, p, L));
+        QVERIFY(!decisionsCollapsed(faithful, p, L));
+        // A p that itself decides one class everywhere leaves nothing to collapse from.
+        QVERIFY(!decisionsCollapsed(oneClass, oneClass, L));
+    }
+
+    void warmStartFitsThePredictive()
+    {
+        // A smooth predictive on a 1-D line: after the warm start alone (no correction
+        // steps) q must match it closely, where a random q is far off.
+        auto gen = makeGenerator(3);
+        auto x = torch::linspace(-3, 3, 200).unsqueeze(1);
+        auto pos = torch::sigmoid(2.0 * x.squeeze(1) - 1.0);
+        auto p = torch::stack({1 - pos, pos}, 1);
+        CorrectionConfig config;
+        config.iterations = 0;
+        config.hidden = {16};
+        auto warm = trainCorrection(x, p, costPreset("synthetic"), config, gen, {});
+        QVERIFY2(warm.warmStartKl < 0.01, qPrintable(QString("KL after warm start %1").arg(warm.warmStartKl)));
+        config.warmStartSteps = 0;
+        auto cold = trainCorrection(x, p, costPreset("synthetic"), config, gen, {});
+        auto q = predictProbabilities(*cold.q, x);
+        const double coldKl = (q * (q.log() - p.log())).sum(1).mean().item<double>();
+        QVERIFY2(coldKl > 10 * warm.warmStartKl, qPrintable(QString("random q KL %1").arg(coldKl)));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestFormats)
+#include "tst_formats.moc"
