@@ -43,8 +43,9 @@ extern "C" void onInterrupt(int)
     g_cancel.cancel();
 }
 
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+/// A bad flag or value: bad input like a bad file, and reported the same way (exit 2).
+struct UsageError : lcs::InputError {
+    using lcs::InputError::InputError;
 };
 
 const char* kTopHelp = R"(lcstudio-cli - post-hoc loss calibration of Bayesian neural networks, headless
@@ -589,10 +590,7 @@ int main(int argc, char** argv)
         if (command == "presets")
             return runPresetsCommand(argc, argv);
         throw UsageError("unknown command \"" + command + "\" (see lcstudio-cli --help)");
-    } catch (const UsageError& e) {
-        std::fprintf(stderr, "lcstudio-cli: %s\n", e.what());
-        return kExitUsage;
-    } catch (const lcs::InputError& e) {
+    } catch (const lcs::InputError& e) {  // UsageError included
         std::fprintf(stderr, "lcstudio-cli: %s\n", e.what());
         return kExitUsage;
     } catch (const lcs::OutputError& e) {
