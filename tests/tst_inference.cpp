@@ -8,6 +8,7 @@
 
 #include "inference/methods.h"
 #include "inference/sghmc.h"
+#include "models/flat_parameters.h"
 #include "models/mlp.h"
 
 using namespace lcs;
@@ -32,6 +33,22 @@ Conjugate makeConjugate()
     c.cov = torch::inverse(precision);
     c.mean = c.cov.mv(c.X.t().mv(c.y)) / (c.sigma * c.sigma);
     return c;
+}
+
+/// E[sigmoid(d)] for d ~ N(mean, variance), by the trapezoid rule over 12 standard
+/// deviations in plain doubles: the exact two-class predictive of a Gaussian logit gap.
+double expectedSigmoid(double mean, double variance)
+{
+    const double sd = std::sqrt(variance);
+    const int steps = 4800;
+    const double lo = -12.0, h = 24.0 / steps;
+    double sum = 0;
+    for (int i = 0; i <= steps; ++i) {
+        const double t = lo + i * h;
+        const double weight = (i == 0 || i == steps) ? 0.5 : 1.0;
+        sum += weight * std::exp(-0.5 * t * t) / (1.0 + std::exp(-(mean + sd * t)));
+    }
+    return sum * h / std::sqrt(2.0 * M_PI);
 }
 
 } // namespace
@@ -113,6 +130,425 @@ private Q_SLOTS:
             QVERIFY2(std::abs(layer->weightMean[0][i].item<double>() - c.mean[i].item<double>()) < 0.03,
                      qPrintable(QString("BBVI mean[%1] %2 vs exact %3")
                                     .arg(i).arg(layer->weightMean[0][i].item<double>()).arg(c.mean[i].item<double>())));
+    }
+
+    void sgmcmcWithoutDataSamplesThePrior_data()
+    {
+        QTest::addColumn<double>("momentum");
+        QTest::addColumn<double>("priorPrecision");
+        QTest::addColumn<double>("numData");
+        QTest::newRow("SGHMC, tau 2, N 10") << 0.5 << 2.0 << 10.0;
+        QTest::newRow("SGLD, tau 2, N 10") << 0.0 << 2.0 << 10.0;
+        QTest::newRow("SGHMC, tau 0.5, N 1") << 0.5 << 0.5 << 1.0;
+        QTest::newRow("SGLD, tau 0.5, N 1") << 0.0 << 0.5 << 1.0;
+    }
+    void sgmcmcWithoutDataSamplesThePrior()
+    {
+        // With a zero likelihood gradient the target is the prior N(0, 1/tau) itself, and
+        // only the sampler's (tau/N) theta term keeps the chain there: without it the chain
+        // is a random walk whose variance grows without bound, with its sign flipped it
+        // diverges. 2000 coordinates are 2000 independent chains, started away from 0.
+        QFETCH(double, momentum);
+        QFETCH(double, priorPrecision);
+        QFETCH(double, numData);
+        const int chains = 2000;
+        auto theta = torch::full({chains}, 1.5, torch::dtype(torch::kDouble).requires_grad(true));
+        theta.mutable_grad() = torch::zeros_like(theta);
+        // Step size lr/N with lr tau/N = 0.02 in every row (so the rows differ only in where
+        // tau and N enter): the discretisation inflates the variance by about 1%; the
+        // relaxation time is about 50 steps.
+        const double lr = 0.02 * numData / priorPrecision;
+        auto gen = makeGenerator(101);
+        Sghmc sampler({theta}, SghmcOptions(lr).momentum(momentum).prior_precision(priorPrecision).num_data(numData),
+                      gen);
+        std::vector<torch::Tensor> draws;
+        for (int it = 1; it <= 4500; ++it) {
+            sampler.step();
+            if (it > 500 && it % 10 == 0)
+                draws.push_back(theta.detach().clone());
+        }
+        auto s = torch::stack(draws);
+        const double mean = s.mean().item<double>(), var = s.var().item<double>();
+        const double priorVar = 1.0 / priorPrecision;
+        // About 80000 effectively independent draws: Monte Carlo errors of ~0.4% of the
+        // variance and ~0.004 sd on the mean.
+        QVERIFY2(std::abs(mean) < 0.03 * std::sqrt(priorVar), qPrintable(QString("mean %1, prior mean 0").arg(mean)));
+        QVERIFY2(std::abs(var / priorVar - 1.0) < 0.05,
+                 qPrintable(QString("variance %1, prior variance %2").arg(var).arg(priorVar)));
+    }
+
+    void sgmcmcWeighsPriorAndDataAlike_data()
+    {
+        QTest::addColumn<double>("momentum");
+        QTest::newRow("SGHMC") << 0.5;
+        QTest::newRow("SGLD") << 0.0;
+    }
+    void sgmcmcWeighsPriorAndDataAlike()
+    {
+        // Three points of a linear-Gaussian model (noise sd 1) and a prior of precision 2:
+        // the posterior precision tau I + X^T X = [[4.25, 1], [1, 4.25]] is half prior, so
+        // dropping the prior moves the mean and doubles the variance. Worked by hand:
+        //   X^T X = [[2.25, 1], [1, 2.25]], X^T y = [2.5, 0.5],
+        //   cov = [[4.25, -1], [-1, 4.25]] / 17.0625, mean = cov X^T y.
+        const double xs[3][2] = {{1.0, 0.5}, {-0.5, 1.0}, {1.0, 1.0}};
+        const double ys[3] = {1.0, -1.0, 1.0};
+        const double tau = 2.0, n = 3.0;
+        const double det = 4.25 * 4.25 - 1.0;
+        const double exactCov[2][2] = {{4.25 / det, -1.0 / det}, {-1.0 / det, 4.25 / det}};
+        const double xty[2] = {1.0 * 1.0 - 0.5 * -1.0 + 1.0 * 1.0, 0.5 * 1.0 + 1.0 * -1.0 + 1.0 * 1.0};
+        const double exactMean[2] = {exactCov[0][0] * xty[0] + exactCov[0][1] * xty[1],
+                                     exactCov[1][0] * xty[0] + exactCov[1][1] * xty[1]};
+        QFETCH(double, momentum);
+        auto X = torch::from_blob(const_cast<double*>(&xs[0][0]), {3, 2}, torch::kDouble).clone();
+        auto y = torch::from_blob(const_cast<double*>(ys), {3}, torch::kDouble).clone();
+        const auto xtx = X.t().mm(X), xtyT = X.t().mv(y);
+        // 1000 independent chains as the rows of w; the mean NLL gradient is written by hand.
+        const int chains = 1000;
+        auto w = torch::zeros({chains, 2}, torch::dtype(torch::kDouble).requires_grad(true));
+        w.mutable_grad() = torch::zeros_like(w);
+        // Step lr/N = 0.004: lr/N times the largest posterior precision 5.25 is 0.021.
+        auto gen = makeGenerator(202);
+        Sghmc sampler({w}, SghmcOptions(0.004 * n).momentum(momentum).prior_precision(tau).num_data(n), gen);
+        std::vector<torch::Tensor> draws;
+        for (int it = 1; it <= 4000; ++it) {
+            {
+                torch::NoGradGuard g;
+                w.mutable_grad().copy_((w.mm(xtx) - xtyT) / n);
+            }
+            sampler.step();
+            if (it > 1000 && it % 10 == 0)
+                draws.push_back(w.detach().clone());
+        }
+        auto s = torch::stack(draws).reshape({-1, 2});
+        auto mean = s.mean(0);
+        auto centred = s - mean;
+        auto cov = centred.t().mm(centred) / static_cast<double>(s.size(0) - 1);
+        // Posterior sds ~0.5; ~40000 effective draws.
+        for (int i = 0; i < 2; ++i) {
+            QVERIFY2(std::abs(mean[i].item<double>() - exactMean[i]) < 0.02,
+                     qPrintable(QString("mean[%1] %2 vs exact %3").arg(i).arg(mean[i].item<double>()).arg(exactMean[i])));
+            for (int j = 0; j < 2; ++j)
+                QVERIFY2(std::abs(cov[i][j].item<double>() - exactCov[i][j]) < 0.012,
+                         qPrintable(QString("cov[%1][%2] %3 vs exact %4")
+                                        .arg(i).arg(j).arg(cov[i][j].item<double>()).arg(exactCov[i][j])));
+        }
+    }
+
+    void sgmcmcCollectsExactlyTheScheduledDraws_data()
+    {
+        QTest::addColumn<int>("burnIn");
+        QTest::addColumn<int>("thinning");
+        QTest::addColumn<int>("samples");
+        QTest::newRow("burn-in 7, thinning 3, 4 samples") << 7 << 3 << 4;
+        QTest::newRow("no burn-in, every step, 5 samples") << 0 << 1 << 5;
+        QTest::newRow("burn-in 5, thinning 4, 1 sample") << 5 << 4 << 1;
+    }
+    void sgmcmcCollectsExactlyTheScheduledDraws()
+    {
+        // Draws are taken after steps B + T, B + 2T, ..., B + S T, and the predictive is the
+        // mean of exactly those. The chain is replayed step by step (same seed, same
+        // sampler) so each visited draw is checked against the network after that step.
+        QFETCH(int, burnIn);
+        QFETCH(int, thinning);
+        QFETCH(int, samples);
+        SgmcmcConfig config;
+        config.learningRate = 0.05;  // large steps: every step visibly changes the output
+        config.burnIn = burnIn;
+        config.thinning = thinning;
+        config.samples = samples;
+        auto dataGen = makeGenerator(8);
+        TrainingSet data{torch::randn({12, 2}, dataGen), torch::randint(0, 3, {12}, dataGen, torch::kLong)};
+        auto evalInputs = torch::randn({5, 2}, dataGen);
+        auto freshNet = [] {
+            Mlp net(2, std::vector<int64_t>{6}, 3);
+            auto g = makeGenerator(9);
+            initialiseFrom(*net, g);
+            return net;
+        };
+
+        std::vector<long long> iterations;
+        std::vector<torch::Tensor> visited;
+        auto gen = makeGenerator(10);
+        const auto out = runSgmcmc(freshNet(), data, evalInputs, config, gen, {}, "sghmc",
+                                   [&](long long it, const torch::Tensor& probs) {
+                                       iterations.push_back(it);
+                                       visited.push_back(probs.clone());
+                                   });
+        std::vector<long long> expected;
+        for (int k = 1; k <= samples; ++k)
+            expected.push_back(burnIn + static_cast<long long>(k) * thinning);
+        auto listed = [](const std::vector<long long>& v) {
+            QStringList s;
+            for (auto i : v)
+                s << QString::number(i);
+            return s.join(", ");
+        };
+        QVERIFY2(iterations == expected, qPrintable(QString("draws after steps [%1], expected [%2]")
+                                                        .arg(listed(iterations), listed(expected))));
+
+        // The predictive is their mean, accumulated in double and returned as float.
+        auto mean = torch::zeros({5, 3}, torch::kDouble);
+        for (const auto& p : visited)
+            mean += p.to(torch::kDouble);
+        mean /= static_cast<double>(samples);
+        QVERIFY2(torch::allclose(out.predictive.to(torch::kDouble), mean, 0, 1e-6),
+                 qPrintable(QString("max diff %1").arg((out.predictive.to(torch::kDouble) - mean).abs().max().item<double>())));
+
+        // Replay: the same sampler on the same network and noise, softmax after every step.
+        Mlp net = freshNet();
+        FlatParameters flat(*net);
+        auto replayGen = makeGenerator(10);
+        Sghmc sampler({flat.tensor()},
+                      SghmcOptions(config.learningRate).momentum(config.momentum).prior_precision(config.priorPrecision)
+                          .num_data(12.0),
+                      replayGen);
+        std::vector<torch::Tensor> after{torch::softmax(net->trace(evalInputs).logits, 1)};  // after[t]: after step t
+        for (long long t = 1; t <= expected.back(); ++t) {
+            auto trace = net->trace(data.x);
+            net->setGradients(trace, net->backpropagate(trace, crossEntropyWithGradient(trace.logits, data.y).second));
+            sampler.step();
+            after.push_back(torch::softmax(net->trace(evalInputs).logits, 1));
+        }
+        for (int k = 0; k < samples; ++k) {
+            const auto t = expected[static_cast<size_t>(k)];
+            QVERIFY2(torch::allclose(visited[static_cast<size_t>(k)], after[static_cast<size_t>(t)], 0, 1e-6),
+                     qPrintable(QString("draw %1 is not the network after step %2").arg(k).arg(t)));
+            // One step earlier or later is a different network: the check can tell them apart.
+            QVERIFY((after[static_cast<size_t>(t)] - after[static_cast<size_t>(t - 1)]).abs().max().item<double>() > 1e-3);
+        }
+    }
+
+    void bbviPredictiveIsTheGaussianExpectation()
+    {
+        // Through the real runBbvi, without training: a linear softmax model (no hidden
+        // layer) with every weight and bias variance 1/4 (sd 1/2; taking the variance for
+        // the sd would halve it). The two-class predictive at
+        // x is E[sigmoid(z1 - z0)] with z1 - z0 Gaussian, mean (mu_1 - mu_0).x + mb_1 - mb_0
+        // and variance sum_j x_j^2 (s2_1j + s2_0j) + s2_b1 + s2_b0, computed here by quadrature.
+        BbviConfig config;
+        config.iterations = 0;
+        config.initialLogVariance = std::log(0.25);
+        config.samples = 20000;
+        TrainingSet data{torch::zeros({1, 2}), torch::zeros({1}, torch::kLong)};
+        // The origin and two rings: far from it the mean gap grows like |x| and its sd like
+        // sqrt(1 + |x|^2), so the predictive there is most sensitive to the sd.
+        auto evalInputs = torch::tensor({{0.0f, 0.0f}, {2.0f, 0.0f}, {0.0f, 2.0f}, {-2.0f, 0.0f}, {0.0f, -2.0f},
+                                         {5.0f, 0.0f}, {3.5f, 3.5f}, {0.0f, 5.0f}, {-3.5f, 3.5f},
+                                         {-5.0f, 0.0f}, {-3.5f, -3.5f}, {0.0f, -5.0f}, {3.5f, -3.5f}});
+        auto gen = makeGenerator(12);
+        const auto out = runBbvi(2, {}, 2, data, evalInputs, config, gen, {});
+        auto net = std::dynamic_pointer_cast<BayesMlpImpl>(out.model);
+        QVERIFY(net && net->layers.size() == 1);
+        const auto& l = net->layers[0];
+        auto mu = l->weightMean.to(torch::kDouble), s2 = l->weightLogVar.exp().to(torch::kDouble);
+        auto mb = l->biasMean.to(torch::kDouble), s2b = l->biasLogVar.exp().to(torch::kDouble);
+        double largestGap = 0;  // between the right answer and the variance used as sd
+        for (int64_t i = 0; i < evalInputs.size(0); ++i) {
+            double mean = mb[1].item<double>() - mb[0].item<double>();
+            double var = s2b[1].item<double>() + s2b[0].item<double>();
+            double varIfSdWereVar = std::pow(s2b[1].item<double>(), 2) + std::pow(s2b[0].item<double>(), 2);
+            for (int j = 0; j < 2; ++j) {
+                const double x = evalInputs[i][j].item<double>();
+                mean += x * (mu[1][j].item<double>() - mu[0][j].item<double>());
+                var += x * x * (s2[1][j].item<double>() + s2[0][j].item<double>());
+                varIfSdWereVar += x * x * (std::pow(s2[1][j].item<double>(), 2) + std::pow(s2[0][j].item<double>(), 2));
+            }
+            const double exact = expectedSigmoid(mean, var);
+            const double got = out.predictive[i][1].item<double>();
+            largestGap = std::max(largestGap, std::abs(expectedSigmoid(mean, varIfSdWereVar) - exact));
+            // 20000 draws: Monte Carlo sd at most 0.5 / sqrt(20000) = 0.0035.
+            QVERIFY2(std::abs(got - exact) < 0.012,
+                     qPrintable(QString("x %1: predictive %2, exact %3").arg(i).arg(got).arg(exact)));
+        }
+        // The check above can tell sd 1/2 from sd 1/4 at these points.
+        QVERIFY2(largestGap > 0.05, qPrintable(QString("largest gap %1").arg(largestGap)));
+    }
+
+    void bayesLinearSampledOutputsHaveTheLayersMoments()
+    {
+        // forwardSampled draws one weight sample shared by all rows, so for inputs x, x' and
+        // output j (closed form, per weight variance s2 and bias variance s2b):
+        //   E[out_j(x)] = mu_j . x + mb_j,
+        //   Cov[out_j(x), out_j(x')] = sum_k x_k x'_k s2_jk + s2b_j.
+        // The variances below are all != 1, so using a variance as the sd on either the
+        // weight or the bias line changes them; x = 0 isolates the bias.
+        BayesLinear layer(2, 3, 0.0);
+        const double mu[3][2] = {{0.5, -1.0}, {0.0, 2.0}, {-1.5, 0.3}};
+        const double s2[3][2] = {{0.25, 4.0}, {2.0, 0.5}, {3.0, 0.2}};
+        const double mb[3] = {1.0, -0.5, 0.0};
+        const double s2b[3] = {4.0, 0.25, 2.0};
+        {
+            torch::NoGradGuard g;
+            for (int j = 0; j < 3; ++j) {
+                for (int k = 0; k < 2; ++k) {
+                    layer->weightMean[j][k] = mu[j][k];
+                    layer->weightLogVar[j][k] = std::log(s2[j][k]);
+                }
+                layer->biasMean[j] = mb[j];
+                layer->biasLogVar[j] = std::log(s2b[j]);
+            }
+        }
+        const double xs[3][2] = {{0.0, 0.0}, {1.0, -2.0}, {0.5, 0.5}};
+        auto x = torch::tensor({{0.0f, 0.0f}, {1.0f, -2.0f}, {0.5f, 0.5f}});
+        auto gen = makeGenerator(37);
+        const int draws = 20000;
+        std::vector<torch::Tensor> outs;
+        for (int d = 0; d < draws; ++d)
+            outs.push_back(layer->forwardSampled(x, gen).to(torch::kDouble));
+        auto s = torch::stack(outs);  // [draws, rows, outputs]
+        auto mean = s.mean(0);
+        auto centred = s - mean;
+        for (int j = 0; j < 3; ++j) {
+            for (int r = 0; r < 3; ++r) {
+                const double exactMean = mu[j][0] * xs[r][0] + mu[j][1] * xs[r][1] + mb[j];
+                const double exactVar = xs[r][0] * xs[r][0] * s2[j][0] + xs[r][1] * xs[r][1] * s2[j][1] + s2b[j];
+                // 20000 draws: the mean to 0.007 sd, covariances to ~1% of sd x sd.
+                QVERIFY2(std::abs(mean[r][j].item<double>() - exactMean) < 0.04 * std::sqrt(exactVar),
+                         qPrintable(QString("output %1 at x %2: mean %3, exact %4").arg(j).arg(r)
+                                        .arg(mean[r][j].item<double>()).arg(exactMean)));
+                for (int r2 = 0; r2 < 3; ++r2) {
+                    const double exactCov =
+                        xs[r][0] * xs[r2][0] * s2[j][0] + xs[r][1] * xs[r2][1] * s2[j][1] + s2b[j];
+                    const double exactVar2 =
+                        xs[r2][0] * xs[r2][0] * s2[j][0] + xs[r2][1] * xs[r2][1] * s2[j][1] + s2b[j];
+                    const double cov =
+                        (centred.select(2, j).select(1, r) * centred.select(2, j).select(1, r2)).sum().item<double>()
+                        / (draws - 1.0);
+                    QVERIFY2(std::abs(cov - exactCov) < 0.05 * std::sqrt(exactVar * exactVar2),
+                             qPrintable(QString("output %1, x %2 and x %3: covariance %4, exact %5")
+                                            .arg(j).arg(r).arg(r2).arg(cov).arg(exactCov)));
+                }
+            }
+        }
+    }
+
+    void kfacSampledFisherIsTheExpectationOverTheModelsLabels()
+    {
+        // G of the true Fisher is E_x E_{y~p(y|x)}[g g^T]. Enumerating the classes by hand:
+        // on the logits g = p - e_y, so the last layer's G is mean_n (diag p_n - p_n p_n^T);
+        // the hidden layer's g is relu'(s_n) * W2^T (p_n - e_y).
+        auto gen = makeGenerator(19);
+        Mlp net(3, std::vector<int64_t>{4}, 3);
+        initialiseFrom(*net, gen);
+        const int64_t rows = 10;
+        auto x = 2.0 * torch::randn({rows, 3}, gen, torch::kFloat);
+        const int draws = 2000;
+        const auto factors = kfacSampledFisherFactors(net, x, draws, gen);
+        QCOMPARE(factors.size(), size_t(2));
+
+        auto layers = net->linearLayers();
+        auto W1 = layers[0]->weight.detach().to(torch::kDouble), b1 = layers[0]->bias.detach().to(torch::kDouble);
+        auto W2 = layers[1]->weight.detach().to(torch::kDouble), b2 = layers[1]->bias.detach().to(torch::kDouble);
+        auto xd = x.to(torch::kDouble);
+        auto A1 = torch::zeros({4, 4}, torch::kDouble), A2 = torch::zeros({5, 5}, torch::kDouble);
+        auto G1 = torch::zeros({4, 4}, torch::kDouble), G2 = torch::zeros({3, 3}, torch::kDouble);
+        for (int64_t n = 0; n < rows; ++n) {
+            auto s = W1.mv(xd[n]) + b1;
+            auto h = s.clamp_min(0);
+            auto p = torch::softmax(W2.mv(h) + b2, 0);
+            auto a1 = torch::cat({xd[n], torch::ones({1}, torch::kDouble)});
+            auto a2 = torch::cat({h, torch::ones({1}, torch::kDouble)});
+            A1 += torch::outer(a1, a1);
+            A2 += torch::outer(a2, a2);
+            for (int64_t y = 0; y < 3; ++y) {
+                auto g2 = p.clone();
+                g2[y] -= 1.0;
+                auto g1 = W2.t().mv(g2) * s.gt(0).to(torch::kDouble);
+                const double py = p[y].item<double>();
+                G2 += py * torch::outer(g2, g2);
+                G1 += py * torch::outer(g1, g1);
+            }
+        }
+        const double nd = static_cast<double>(rows);
+        const torch::Tensor exactA[2] = {A1 / nd, A2 / nd}, exactG[2] = {G1 / nd, G2 / nd};
+        for (size_t l = 0; l < 2; ++l) {
+            QVERIFY2(torch::allclose(factors[l].A.to(torch::kDouble), exactA[l], 1e-5, 1e-5),
+                     qPrintable(QString("A of layer %1").arg(l)));
+            // 20000 labels per layer: entry errors ~0.003. One draw (errors ~0.1), a sum over
+            // the draws (x2000) or the training labels would all be far off.
+            const double err = (factors[l].G.to(torch::kDouble) - exactG[l]).abs().max().item<double>();
+            QVERIFY2(err < 0.015, qPrintable(QString("G of layer %1: max error %2 (largest entry %3)")
+                                                 .arg(l).arg(err).arg(exactG[l].abs().max().item<double>())));
+        }
+    }
+
+    void kfacPrecisionMatchesDenseLaplace_data()
+    {
+        QTest::addColumn<double>("tau");
+        QTest::newRow("tau -> 0: N times the dense Fisher") << 1e-8;
+        QTest::newRow("tau 1: damped as Ritter et al.") << 1.0;
+    }
+    void kfacPrecisionMatchesDenseLaplace()
+    {
+        // A one-layer softmax net on N = 16 copies of one input, where KFAC is exact: the
+        // dense Fisher of one point, enumerated over the classes, is
+        //   F = sum_y p_y vec(g_y a^T) vec(g_y a^T)^T = (a a^T) (x) E[g g^T],  g_y = p - e_y,
+        // and the Laplace precision N F + tau I. KFAC's (sqrt(N) A + sqrt(tau) I) (x)
+        // (sqrt(N) G + sqrt(tau) I) equals N A (x) G + sqrt(N tau) (A (x) I + I (x) G) + tau I.
+        // The training labels are the model's least likely class, so an empirical Fisher
+        // (on those labels) is far from the true one.
+        QFETCH(double, tau);
+        const int64_t n = 16;
+        Mlp net(2, std::vector<int64_t>{}, 3);
+        {
+            torch::NoGradGuard g;
+            auto layer = net->linearLayers()[0];
+            layer->weight.copy_(torch::tensor({{1.0f, -0.5f}, {0.2f, 0.8f}, {-1.0f, 0.3f}}));
+            layer->bias.copy_(torch::tensor({0.1f, -0.2f, 0.3f}));
+        }
+        const double x0[2] = {1.0, -0.5};
+        // Hand: logits (1.35, -0.4, -0.85) -> p ~ (0.79, 0.14, 0.09); class 2 least likely.
+        double logits[3] = {1.0 * x0[0] - 0.5 * x0[1] + 0.1, 0.2 * x0[0] + 0.8 * x0[1] - 0.2,
+                            -1.0 * x0[0] + 0.3 * x0[1] + 0.3};
+        double z = 0, p[3];
+        for (double l : logits)
+            z += std::exp(l);
+        for (int k = 0; k < 3; ++k)
+            p[k] = std::exp(logits[k]) / z;
+        TrainingSet data{torch::tensor({float(x0[0]), float(x0[1])}).repeat({n, 1}), torch::full({n}, 2, torch::kLong)};
+
+        KfacConfig config;
+        config.map.iterations = 0;  // keep the weights above as the "MAP"
+        config.map.priorPrecision = tau;
+        config.fisherLabelDraws = 2000;  // 32000 labels: G to ~1%
+        auto gen = makeGenerator(29);
+        const auto posterior = fitKfacLaplace(net, data, config, gen, {});
+        QCOMPARE(posterior.size(), size_t(1));
+        QVERIFY(torch::allclose(posterior[0].mean, torch::tensor({{1.0f, -0.5f, 0.1f}, {0.2f, 0.8f, -0.2f},
+                                                                  {-1.0f, 0.3f, 0.3f}})));
+        const auto kfac = torch::kron(posterior[0].aTilde, posterior[0].gTilde);
+
+        // Dense Laplace by enumeration, in vec_col([W b]) order: entry j*3 + i is W~[i][j].
+        const double a[3] = {x0[0], x0[1], 1.0};
+        double dense[9][9] = {}, ggT[3][3] = {};
+        for (int y = 0; y < 3; ++y) {
+            double g[3] = {p[0], p[1], p[2]};
+            g[y] -= 1.0;
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c)
+                    ggT[r][c] += p[y] * g[r] * g[c];
+            double v[9];
+            for (int j = 0; j < 3; ++j)
+                for (int i = 0; i < 3; ++i)
+                    v[j * 3 + i] = g[i] * a[j];
+            for (int r = 0; r < 9; ++r)
+                for (int c = 0; c < 9; ++c)
+                    dense[r][c] += n * p[y] * v[r] * v[c];
+        }
+        // Expected: N F + tau I, plus KFAC's cross terms sqrt(N tau) (A (x) I + I (x) G).
+        double maxErr = 0, maxEntry = 0;
+        for (int r = 0; r < 9; ++r) {
+            for (int c = 0; c < 9; ++c) {
+                const int jr = r / 3, ir = r % 3, jc = c / 3, ic = c % 3;
+                const double crossTerms = std::sqrt(n * tau) * (a[jr] * a[jc] * (ir == ic) + (jr == jc) * ggT[ir][ic]);
+                const double expected = dense[r][c] + crossTerms + tau * (r == c);
+                maxErr = std::max(maxErr, std::abs(kfac[r][c].item<double>() - expected));
+                maxEntry = std::max(maxEntry, std::abs(expected));
+            }
+        }
+        // G from 32000 sampled labels is within ~2% of E[g g^T]; N A instead of sqrt(N) A,
+        // an undamped or an empirical Fisher is off by a factor of 4 or more.
+        QVERIFY2(maxErr < 0.05 * maxEntry, qPrintable(QString("max error %1, largest entry %2").arg(maxErr).arg(maxEntry)));
     }
 
     void mlpHandGradientsMatchAutograd()
