@@ -1,6 +1,7 @@
 // The correction objective: gradient, closed-form optimum, and that training lowers the
 // expected decision cost.
 #include <cmath>
+#include <set>
 
 #include <QtTest/QtTest>
 
@@ -34,7 +35,80 @@ GradientCase gradientCase(const QString& preset, bool referral, int rows, uint64
     return c;
 }
 
+/// A small problem written out by hand, for the objective's value in plain doubles.
+struct HandCase {
+    std::vector<std::vector<double>> logits;  ///< [B][C] q logits
+    std::vector<std::vector<double>> p;       ///< [B][C] predictive probabilities
+    std::vector<std::vector<double>> L;       ///< [C][D] costs, rows = true class
+    double M = 1;
+};
+
+torch::Tensor tensorOf(const std::vector<std::vector<double>>& rows)
+{
+    std::vector<torch::Tensor> t;
+    for (const auto& r : rows)
+        t.push_back(torch::tensor(r, torch::kDouble));
+    return torch::stack(t);
+}
+
+std::vector<double> softmaxOf(const std::vector<double>& z)
+{
+    double sum = 0;
+    std::vector<double> q;
+    for (double v : z)
+        sum += std::exp(v);
+    for (double v : z)
+        q.push_back(std::exp(v) / sum);
+    return q;
+}
+
+/// c_b = argmin_d sum_y q(y|x_b) L[y, d] (the lowest d on ties).
+std::vector<int64_t> handDecisions(const std::vector<std::vector<double>>& logits, const std::vector<std::vector<double>>& L)
+{
+    std::vector<int64_t> decisions;
+    for (const auto& z : logits) {
+        const auto q = softmaxOf(z);
+        int64_t best = 0;
+        double bestCost = 0;
+        for (size_t d = 0; d < L.front().size(); ++d) {
+            double cost = 0;
+            for (size_t y = 0; y < q.size(); ++y)
+                cost += q[y] * L[y][d];
+            if (d == 0 || cost < bestCost) {
+                best = static_cast<int64_t>(d);
+                bestCost = cost;
+            }
+        }
+        decisions.push_back(best);
+    }
+    return decisions;
+}
+
+/// The objective's three figures for fixed decisions, in plain doubles:
+///   expected cost = mean_b sum_y q L[y, c_b],  KL = mean_b sum_y q log(q / p),
+///   loss = expected cost / M + KL.
+struct HandTerms {
+    double loss = 0, kl = 0, expectedCost = 0;
+};
+HandTerms handObjective(const std::vector<std::vector<double>>& logits, const HandCase& c,
+                        const std::vector<int64_t>& decisions)
+{
+    HandTerms t;
+    const double b = static_cast<double>(logits.size());
+    for (size_t row = 0; row < logits.size(); ++row) {
+        const auto q = softmaxOf(logits[row]);
+        for (size_t y = 0; y < q.size(); ++y) {
+            t.expectedCost += q[y] * c.L[y][static_cast<size_t>(decisions[row])] / b;
+            t.kl += q[y] * std::log(q[y] / c.p[row][y]) / b;
+        }
+    }
+    t.loss = t.expectedCost / c.M + t.kl;
+    return t;
+}
+
 } // namespace
+
+Q_DECLARE_METATYPE(HandCase)
 
 class TestCalibration : public QObject {
     Q_OBJECT
@@ -95,6 +169,69 @@ private Q_SLOTS:
         QVERIFY(torch::equal(manual.terms.decisions, reference.decisions));
         QVERIFY2(torch::allclose(manual.gradient, autogradGrad, 1e-9, 1e-12),
                  qPrintable(QString("max diff %1").arg((manual.gradient - autogradGrad).abs().max().item<double>())));
+    }
+
+    void objectiveEqualsHandComputation_data()
+    {
+        QTest::addColumn<HandCase>("hand");
+        HandCase three;
+        three.logits = {{0.5, -0.2, 0.1}, {-1.0, 0.3, 0.8}};
+        three.p = {{0.6, 0.3, 0.1}, {0.2, 0.5, 0.3}};
+        three.L = {{0.0, 1.0, 2.0}, {1.0, 0.0, 1.0}, {4.0, 2.0, 0.0}};
+        three.M = 2.5;
+        QTest::newRow("2 rows, 3 classes, M 2.5") << three;
+        HandCase referral;
+        // q(pos) ~ 0.2, 0.75, 0.03: refer, decide positive, decide negative.
+        referral.logits = {{0.7, -0.7}, {-0.5, 0.6}, {1.8, -1.7}};
+        referral.p = {{0.6, 0.4}, {0.5, 0.5}, {0.9, 0.1}};
+        referral.L = {{0.0, 0.1, 0.05}, {1.0, 0.0, 0.05}};  // synthetic costs + referral at 0.05
+        referral.M = 3.0;
+        QTest::newRow("3 rows, 2 classes + referral, M 3") << referral;
+    }
+    void objectiveEqualsHandComputation()
+    {
+        // Both implementations of the objective against the formula of DESIGN.md §3 in plain
+        // doubles, with M != 1 (so dropping M shows) and q far enough from p that the KL
+        // term (and its sign) matters.
+        QFETCH(HandCase, hand);
+        const auto decisions = handDecisions(hand.logits, hand.L);
+        const auto expected = handObjective(hand.logits, hand, decisions);
+        QVERIFY(expected.kl > 0.05);
+        QVERIFY(std::set<int64_t>(decisions.begin(), decisions.end()).size() > 1);
+        const auto logits = tensorOf(hand.logits), p = tensorOf(hand.p), L = tensorOf(hand.L);
+
+        const auto autogradTerms = correctionObjective(logits, p, L, hand.M);
+        const auto closedForm = correctionObjectiveWithGradient(logits, p.log(), L, hand.M);
+        for (const auto* terms : {&autogradTerms, &closedForm.terms}) {
+            QCOMPARE(std::vector<int64_t>(terms->decisions.data_ptr<int64_t>(),
+                                          terms->decisions.data_ptr<int64_t>() + terms->decisions.numel()),
+                     decisions);
+            QVERIFY2(std::abs(terms->loss.item<double>() - expected.loss) < 1e-12,
+                     qPrintable(QString("loss %1, by hand %2").arg(terms->loss.item<double>(), 0, 'g', 15).arg(expected.loss, 0, 'g', 15)));
+            QVERIFY2(std::abs(terms->kl.item<double>() - expected.kl) < 1e-12,
+                     qPrintable(QString("KL %1, by hand %2").arg(terms->kl.item<double>(), 0, 'g', 15).arg(expected.kl, 0, 'g', 15)));
+            QVERIFY2(std::abs(terms->expectedCost.item<double>() - expected.expectedCost) < 1e-12,
+                     qPrintable(QString("expected cost %1, by hand %2")
+                                    .arg(terms->expectedCost.item<double>(), 0, 'g', 15).arg(expected.expectedCost, 0, 'g', 15)));
+        }
+
+        // The closed-form gradient against central differences of the hand-written loss
+        // (c held fixed, as the objective's c carries no gradient).
+        const double h = 1e-5;
+        for (size_t row = 0; row < hand.logits.size(); ++row) {
+            for (size_t k = 0; k < hand.logits[row].size(); ++k) {
+                auto plus = hand.logits, minus = hand.logits;
+                plus[row][k] += h;
+                minus[row][k] -= h;
+                QCOMPARE(handDecisions(plus, hand.L), decisions);
+                QCOMPARE(handDecisions(minus, hand.L), decisions);
+                const double numeric =
+                    (handObjective(plus, hand, decisions).loss - handObjective(minus, hand, decisions).loss) / (2 * h);
+                const double analytic = closedForm.gradient[static_cast<int64_t>(row)][static_cast<int64_t>(k)].item<double>();
+                QVERIFY2(std::abs(numeric - analytic) < 1e-8,
+                         qPrintable(QString("d/dlogit[%1][%2]: numeric %3 analytic %4").arg(row).arg(k).arg(numeric).arg(analytic)));
+            }
+        }
     }
 
     void freeLogitsReachClosedForm_data()
