@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <ATen/Parallel.h>
@@ -28,6 +29,10 @@
 #include "core/json_input.h"
 #include "io/model_io.h"
 #include "io/session_file.h"
+#include "camvid_reader.h"
+#include "cifar_reader.h"
+#include "idx_reader.h"
+#include "image_data.h"
 
 namespace {
 
@@ -54,7 +59,7 @@ Usage:
   lcstudio-cli synthetic [options]   reproduce the paper's synthetic experiment (Table 2)
   lcstudio-cli decide [options]      decisions from a saved correction network
   lcstudio-cli presets [NAME]        list the paper's cost matrices, or print one as JSON
-  lcstudio-cli check FILE...         check cost matrices, sessions and saved models
+  lcstudio-cli check FILE...         check cost matrices, sessions, saved models and data
   lcstudio-cli --help | --version
 
 Run "lcstudio-cli COMMAND --help" for the options of a command.
@@ -95,7 +100,10 @@ Reads each file with the same checks the window and the other commands apply and
 prints one line per file: "ok: ..." with a summary, or the problem (naming the file
 and the field). Kinds, by name: *.cost (Weka cost matrix), *.lcsession (session),
 *.pt (saved network: its *.pt.json sidecar and the weights it is tied to), *.json
-(a cost matrix, or a session / model sidecar by its "format" field).
+(a cost matrix, or a session / model sidecar by its "format" field), IDX files
+(*-ubyte, *-ubyte.gz), CIFAR-10 batches (*.bin), and data folders: MNIST-like IDX,
+CIFAR-10 binary, or CamVid (every frame of train, val and test is decoded and its
+labels checked).
 Exit status 0 when every file is fine, 2 otherwise.
 )";
 
@@ -471,6 +479,53 @@ int runDecideCommand(int argc, char** argv)
     return kExitOk;
 }
 
+bool isDirectory(const std::string& path)
+{
+    struct stat info {};
+    return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+/// A data folder: CIFAR-10 binary, MNIST-like IDX, or CamVid (every frame of every split
+/// among train, val and test is decoded and its labels checked).
+std::string checkDataFolder(const std::string& dir)
+{
+    auto exists = [&](const std::string& name) {
+        struct stat info {};
+        return ::stat((dir + "/" + name).c_str(), &info) == 0;
+    };
+    const bool camvid = exists("train.txt") || exists("val.txt") || exists("test.txt") || exists("trainannot") ||
+                        exists("valannot") || exists("testannot");
+    if (!camvid) {
+        const auto data = lcs::loadImageDataset(dir);
+        std::string shape;
+        for (auto d : data.inputShape)
+            shape += (shape.empty() ? "" : "x") + std::to_string(d);
+        return "image folder: " + std::to_string(data.train.size()) + " training and " +
+               std::to_string(data.test.size()) + " test images of " + shape + ", " +
+               std::to_string(data.classes()) + " classes";
+    }
+    std::string summary = "CamVid folder:";
+    for (const char* split : {"train", "val", "test"}) {
+        if (!exists(std::string(split) + ".txt") && !exists(split))
+            continue;
+        const auto pairs = lcs::findCamvidSplit(dir, split);
+        int height = 0, width = 0;
+        for (const auto& pair : pairs) {
+            const auto frame = lcs::readCamvidFrame(pair);
+            height = frame.height;
+            width = frame.width;
+            g_cancel.throwIfCancelled();
+        }
+        summary += std::string(" ") + split + " " + std::to_string(pairs.size()) + " frames (last " +
+                   std::to_string(height) + "x" + std::to_string(width) + "),";
+    }
+    if (summary.back() != ',')
+        throw lcs::InputError(dir + ": a CamVid folder, but none of its splits (train, val, test) has both "
+                                    "frames and labels (SPLIT/ with SPLITannot/, or SPLIT.txt)");
+    summary.back() = '.';
+    return summary + " labels 0..11 (11 = void)";
+}
+
 /// One line about one file, or throws InputError / CostMatrixError naming the problem.
 std::string checkFile(const std::string& path)
 {
@@ -513,7 +568,24 @@ std::string checkFile(const std::string& path)
         }
         return describe(lcs::costMatrixFromJson(text, path));
     }
-    throw lcs::InputError(path + ": unknown kind of file (expected .json, .cost, .lcsession or .pt)");
+    if (endsWith("-ubyte") || endsWith("-ubyte.gz") || endsWith(".idx") || endsWith(".idx.gz")) {
+        const auto idx = lcs::readIdxFile(path);
+        std::string shape;
+        for (auto d : idx.shape)
+            shape += (shape.empty() ? "" : "x") + std::to_string(d);
+        return "IDX array " + shape + " of unsigned bytes";
+    }
+    if (endsWith(".bin")) {
+        const auto batch = lcs::parseCifarBatch(lcs::readFile(path, lcs::kMaxCifarBatchBytes), path);
+        return "CIFAR-10 batch of " + std::to_string(batch.size()) + " images";
+    }
+    if (isDirectory(path))
+        return checkDataFolder(path);
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0)
+        throw lcs::InputError(path + ": no such file or directory");
+    throw lcs::InputError(path + ": unknown kind of file (expected .json, .cost, .lcsession, .pt, IDX "
+                                 "(*-ubyte[.gz]), a CIFAR-10 .bin batch or a data folder)");
 }
 
 int runCheckCommand(int argc, char** argv)

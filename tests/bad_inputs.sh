@@ -204,6 +204,111 @@ expect 2 "field \"data_paths.camvid\" must be a path string" -- check "$f/paths.
 expect 2 "unknown kind of file" -- check "$f/points.csv"
 expect 2 "no FILE given" -- check
 
+# ---------------------------------------------------------------- data files and folders (check)
+d="$f/data"
+mkdir -p "$d"
+python3 - "$d" <<'PY'
+import gzip, os, struct, sys, zlib
+d = sys.argv[1]
+def idx(shape, vals, kind=8, ndim=None):
+    return bytes([0, 0, kind, len(shape) if ndim is None else ndim]) + b''.join(struct.pack('>I', x) for x in shape) + bytes(vals)
+def put(name, data):
+    os.makedirs(os.path.dirname(os.path.join(d, name)), exist_ok=True)
+    open(os.path.join(d, name), 'wb').write(data)
+put('good-ubyte', idx([2, 2], [1, 2, 3, 4]))
+put('good-ubyte.gz', gzip.compress(idx([2, 2], [1, 2, 3, 4])))
+put('magic-ubyte', b'PK\x03\x04' + bytes(8))
+put('float-ubyte', idx([1], [0, 0, 0, 0], kind=0x0D))
+put('dims-ubyte', idx([1] * 9, [1]))
+put('zero-ubyte', idx([3, 0], []))
+put('cut-ubyte', idx([10, 28, 28], [7] * 100))
+put('long-ubyte', idx([2], [1, 2, 3]))
+put('huge-ubyte', idx([60000, 60000, 60000], []))
+put('cut-ubyte.gz', gzip.compress(idx([4, 4], list(range(16))))[:-12])
+# 1.1 MB that inflates to 1.1 GB: stopped just past the 784,016 bytes its header declares.
+put('bomb-ubyte.gz', gzip.compress(idx([1000, 28, 28], [0] * 784000)) + gzip.compress(b'\0' * (1 << 20)) * 1100)
+rec = lambda label, fill: bytes([label]) + bytes([fill]) * 3072
+put('good.bin', rec(1, 2) + rec(9, 3))
+put('cut.bin', rec(1, 2) + rec(9, 3)[:100])
+put('label.bin', rec(1, 2) + rec(12, 3))
+put('empty.bin', b'')
+# IDX folders
+for name in ['train-images-idx3-ubyte', 't10k-images-idx3-ubyte']:
+    put('mnist_count/' + name, idx([3, 2, 2], list(range(12))))
+put('mnist_count/train-labels-idx1-ubyte', idx([3], [0, 1, 2]))
+put('mnist_count/t10k-labels-idx1-ubyte', idx([2], [0, 1]))
+put('mnist_label/train-images-idx3-ubyte.gz', gzip.compress(idx([2, 2, 2], list(range(8)))))
+put('mnist_label/train-labels-idx1-ubyte.gz', gzip.compress(idx([2], [0, 10])))
+put('mnist_label/t10k-images-idx3-ubyte.gz', gzip.compress(idx([1, 2, 2], [1, 2, 3, 4])))
+put('mnist_label/t10k-labels-idx1-ubyte.gz', gzip.compress(idx([1], [3])))
+put('mnist_missing/train-images-idx3-ubyte', idx([1, 2, 2], [1, 2, 3, 4]))
+put('mnist_shape/train-images-idx3-ubyte', idx([2, 4], list(range(8))))
+put('mnist_shape/train-labels-idx1-ubyte', idx([2], [0, 1]))
+put('mnist_shape/t10k-images-idx3-ubyte', idx([2, 4], list(range(8))))
+put('mnist_shape/t10k-labels-idx1-ubyte', idx([2], [0, 1]))
+# CIFAR folders
+put('cifar_test_only/test_batch.bin', rec(1, 2))
+put('cifar_no_test/data_batch_1.bin', rec(1, 2))
+put('cifar_cut/data_batch_1.bin', rec(1, 2)[:-1])
+put('cifar_cut/test_batch.bin', rec(1, 2))
+put('cifar_names/data_batch_1.bin', rec(1, 2))
+put('cifar_names/test_batch.bin', rec(1, 2))
+put('cifar_names/batches.meta.txt', b'cat\ndog\n')
+# CamVid folders
+def png(w, h, ctype, rows):
+    def chunk(t, data):
+        return struct.pack('>I', len(data)) + t + data + struct.pack('>I', zlib.crc32(t + data) & 0xffffffff)
+    raw = b''.join(b'\x00' + r for r in rows)
+    return (b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, ctype, 0, 0, 0))
+            + chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b''))
+frame = png(4, 3, 2, [bytes([30, 60, 90]) * 4] * 3)
+label = lambda v, w=4, h=3: png(w, h, 0, [bytes([v]) * w] * h)
+put('camvid_good/train/a.png', frame); put('camvid_good/trainannot/a.png', label(3))
+put('camvid_pair/train/a.png', frame); put('camvid_pair/train/b.png', frame); put('camvid_pair/trainannot/a.png', label(3))
+put('camvid_range/val/a.png', frame); put('camvid_range/valannot/a.png', label(12))
+put('camvid_size/val/a.png', frame); put('camvid_size/valannot/a.png', label(3, 5, 3))
+put('camvid_bomb/train/a.png', png(100000, 1, 0, [b'']))
+put('camvid_bomb/trainannot/a.png', label(3))
+put('camvid_text/train/a.png', b'GIF89a not a png')
+put('camvid_text/trainannot/a.png', label(3))
+os.makedirs(os.path.join(d, 'camvid_annot_only/trainannot'), exist_ok=True)
+put('camvid_list/train.txt', b'train/a.png\n')
+put('camvid_listmissing/val.txt', b'val/a.png valannot/a.png\n')
+PY
+expect 0 "IDX array 2x2" -- check "$d/good-ubyte"
+expect 0 "IDX array 2x2" -- check "$d/good-ubyte.gz"
+expect 2 "magic number must start with two zero bytes" -- check "$d/magic-ubyte"
+expect 2 "0x0d is not supported" -- check "$d/float-ubyte"
+expect 2 "9 dimensions" -- check "$d/dims-ubyte"
+expect 2 "dimension 1 is 0" -- check "$d/zero-ubyte"
+expect 2 "(truncated file)" -- check "$d/cut-ubyte"
+expect 2 "(extra bytes after the data)" -- check "$d/long-ubyte"
+expect 2 "describe more than" -- check "$d/huge-ubyte"
+expect 2 "gzip data is truncated" -- check "$d/cut-ubyte.gz"
+expect 2 "(extra bytes after the data)" -- check "$d/bomb-ubyte.gz"
+expect 0 "CIFAR-10 batch of 2 images" -- check "$d/good.bin"
+expect 2 "record 2 is cut short" -- check "$d/cut.bin"
+expect 2 "record 2 has label 12" -- check "$d/label.bin"
+expect 2 "empty file" -- check "$d/empty.bin"
+expect 2 "holds 3 images but" -- check "$d/mnist_count"
+expect 2 "label 10 of item 2 is out of range" -- check "$d/mnist_label"
+expect 2 "train-labels-idx1-ubyte (or train-labels-idx1-ubyte.gz) is missing" -- check "$d/mnist_missing"
+expect 2 "needs 3 dimensions" -- check "$d/mnist_shape"
+expect 2 "no training batch" -- check "$d/cifar_test_only"
+expect 2 "test_batch.bin is missing" -- check "$d/cifar_no_test"
+expect 2 "record 1 is cut short" -- check "$d/cifar_cut"
+expect 2 "expected 10 class names" -- check "$d/cifar_names"
+expect 0 "CamVid folder: train 1 frames" -- check "$d/camvid_good"
+expect 2 "has no label image" -- check "$d/camvid_pair"
+expect 2 "label 12 at pixel (0, 0) is out of range" -- check "$d/camvid_range"
+expect 2 "label image is 5x3 but its frame" -- check "$d/camvid_size"
+expect 2 "PNG declares 100000x1 pixels" -- check "$d/camvid_bomb"
+expect 2 "not a PNG file" -- check "$d/camvid_text"
+expect 2 "none of its splits" -- check "$d/camvid_annot_only"
+expect 2 "line 1 has 1 fields" -- check "$d/camvid_list"
+expect 2 "is missing" -- check "$d/camvid_listmissing"
+expect 2 "no such file or directory" -- check "$d/nowhere/"
+
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)
 [ -z "$leftovers" ] || { echo "FAIL: temporary files left behind: $leftovers"; failures=$((failures + 1)); }

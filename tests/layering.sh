@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The engine and the data sources never touch Qt: no Qt include in their sources, and
+# The engine and the data sources never touch Qt (and keep OpenCV out of headers): no Qt include in their sources, and
 # the headless CLI built on them has no Qt library among its direct dependencies.
 # (Debian's libtorch itself pulls Qt5 in through OpenCV's highgui; that is not ours.)
 set -u
@@ -7,6 +7,9 @@ src="$1"; cli="$2"
 fail() { echo "FAIL: $*"; exit 1; }
 hits=$(grep -rlE '#include <Q[A-Za-z]|#include <qcustomplot' "$src/engine" "$src/datasets" || true)
 [ -z "$hits" ] || fail "Qt included in engine/datasets: $hits"
+# OpenCV stays in .cpp files: no engine or datasets header includes it.
+hits=$(grep -rlE '#include <opencv' --include='*.h' "$src/engine" "$src/datasets" || true)
+[ -z "$hits" ] || fail "OpenCV included in a header: $hits"
 command -v readelf >/dev/null || { echo "readelf missing: source check only"; exit 0; }
 needed=$(readelf -d "$cli" | grep NEEDED | grep -iE 'libQt' || true)
 [ -z "$needed" ] || fail "lcstudio-cli links Qt directly: $needed"
