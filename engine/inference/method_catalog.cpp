@@ -74,4 +74,62 @@ std::vector<InferenceMethod> parseMethodList(const std::vector<std::string>& nam
     return out;
 }
 
+const std::vector<ImageMethod>& allImageMethods()
+{
+    static const std::vector<ImageMethod> all{ImageMethod::SgldS, ImageMethod::Sgld,  ImageMethod::LcSgld,
+                                              ImageMethod::CwSgd, ImageMethod::Ours,  ImageMethod::OursNoS,
+                                              ImageMethod::Sghmc, ImageMethod::LcSghmc};
+    return all;
+}
+
+std::string imageMethodName(ImageMethod m)
+{
+    switch (m) {
+    case ImageMethod::SgldS: return "sgld_s";
+    case ImageMethod::Sgld: return "sgld";
+    case ImageMethod::LcSgld: return "lc_sgld";
+    case ImageMethod::CwSgd: return "cw_sgd";
+    case ImageMethod::Ours: return "ours";
+    case ImageMethod::OursNoS: return "ours_no_s";
+    case ImageMethod::Sghmc: return "sghmc";
+    case ImageMethod::LcSghmc: return "lc_sghmc";
+    }
+    return "unknown";
+}
+
+std::string imageMethodLabel(ImageMethod m)
+{
+    switch (m) {
+    case ImageMethod::SgldS: return "SGLD + S";
+    case ImageMethod::Sgld: return "SGLD (MC)";
+    case ImageMethod::LcSgld: return "LC-SGLD";
+    case ImageMethod::CwSgd: return "CW-SGD";
+    case ImageMethod::Ours: return "Ours (q on S)";
+    case ImageMethod::OursNoS: return "Ours (q, no S)";
+    case ImageMethod::Sghmc: return "SGHMC";
+    case ImageMethod::LcSghmc: return "LC-SGHMC";
+    }
+    return "unknown";
+}
+
+std::vector<ImageMethod> parseImageMethodList(const std::vector<std::string>& names, const std::string& what,
+                                              const std::vector<ImageMethod>& allowed)
+{
+    std::string choices;
+    for (auto m : allowed)
+        choices += (choices.empty() ? "" : ", ") + imageMethodName(m);
+    if (names.empty())
+        throw InputError(what + ": empty list (choose from " + choices + ")");
+    std::vector<ImageMethod> out;
+    for (const auto& name : names) {
+        auto it = std::find_if(allowed.begin(), allowed.end(), [&](ImageMethod m) { return imageMethodName(m) == name; });
+        if (it == allowed.end())
+            throw InputError(what + ": unknown method \"" + name.substr(0, 40) + "\" (choose from " + choices + ")");
+        if (std::find(out.begin(), out.end(), *it) != out.end())
+            throw InputError(what + ": method \"" + name + "\" is listed twice");
+        out.push_back(*it);
+    }
+    return out;
+}
+
 } // namespace lcs

@@ -23,4 +23,17 @@ std::string methodNameList();
 /// a name given twice, or an empty list.
 std::vector<InferenceMethod> parseMethodList(const std::vector<std::string>& names, const std::string& what);
 
+/// The methods the image experiments compare (paper Figs. 3-5): posterior predictives
+/// with and without the student S, the loss-calibrated and class-weighted baselines, and
+/// the correction q on S ("ours") or on the stored MC predictive ("ours_no_s").
+enum class ImageMethod { SgldS, Sgld, LcSgld, CwSgd, Ours, OursNoS, Sghmc, LcSghmc };
+
+const std::vector<ImageMethod>& allImageMethods();
+std::string imageMethodName(ImageMethod m);   ///< "sgld_s", "sgld", "lc_sgld", "cw_sgd", "ours", ...
+std::string imageMethodLabel(ImageMethod m);  ///< "SGLD + S", "LC-SGLD", "CW-SGD", "Ours (q on S)", ...
+/// Parses a list of names among `allowed`; throws InputError naming `what` for an unknown
+/// or repeated name or an empty list.
+std::vector<ImageMethod> parseImageMethodList(const std::vector<std::string>& names, const std::string& what,
+                                              const std::vector<ImageMethod>& allowed);
+
 } // namespace lcs

@@ -1,0 +1,76 @@
+#include "cli_support.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "core/number_format.h"
+
+namespace cli {
+
+lcs::CancelToken g_cancel;
+
+long long parseIntegerFlag(const std::string& flag, const std::string& value, long long lo, long long hi)
+{
+    const auto v = lcs::parseInteger(value, lo, hi);
+    if (!v)
+        throw UsageError(flag + ": \"" + value.substr(0, 40) + "\" is not an integer in " + std::to_string(lo) + ".."
+                         + std::to_string(hi));
+    return *v;
+}
+
+/// Comma-separated finite numbers ("0.5,-1"); spaces around a number are allowed.
+std::vector<double> parseNumbers(const std::string& what, const std::string& text)
+{
+    std::vector<double> out;
+    std::stringstream ss(text);
+    std::string field;
+    while (std::getline(ss, field, ',')) {
+        const auto first = field.find_first_not_of(" \t");
+        const auto last = field.find_last_not_of(" \t");
+        const std::string trimmed = first == std::string::npos ? "" : field.substr(first, last - first + 1);
+        const auto v = lcs::parseFiniteNumber(trimmed);
+        if (!v)
+            throw UsageError(what + ": \"" + field.substr(0, 40) + "\" is not a finite number");
+        out.push_back(*v);
+    }
+    if (out.empty() || (!text.empty() && text.back() == ','))
+        throw UsageError(what + ": \"" + text.substr(0, 40) + "\" is not a comma-separated list of numbers");
+    return out;
+}
+
+std::vector<std::string> splitNames(const std::string& text)
+{
+    std::vector<std::string> names;
+    std::stringstream ss(text);
+    std::string name;
+    while (std::getline(ss, name, ','))
+        names.push_back(name);
+    if (!text.empty() && text.back() == ',')
+        names.push_back("");
+    return names;
+}
+
+double parsePositiveFlag(const std::string& flag, const std::string& value, double max)
+{
+    const auto v = lcs::parseFiniteNumber(value);
+    if (!v || *v <= 0 || *v > max)
+        throw UsageError(flag + ": \"" + value.substr(0, 40) + "\" is not a number in (0, " + lcs::formatNumber(max) + "]");
+    return *v;
+}
+
+void checkOutputPath(const std::string& flag, const std::string& path)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::is_directory(path, ec))
+        throw UsageError(flag + ": " + path + " is a folder, not a file");
+    const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+    if (!fs::is_directory(parent, ec))
+        throw UsageError(flag + ": folder " + parent.string() + " does not exist");
+    if (::access(parent.c_str(), W_OK) != 0)
+        throw UsageError(flag + ": folder " + parent.string() + " is not writable");
+}
+
+} // namespace cli

@@ -1,0 +1,138 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Generator.h>
+#include <ATen/core/Tensor.h>
+
+#include "calibration/correction.h"
+#include "core/job.h"
+#include "decision/cost_matrix.h"
+#include "inference/methods.h"
+#include "models/classifier.h"
+
+/// Training for any Classifier with autograd (DESIGN.md §4-§5): SGD and class-weighted
+/// SGD, SGLD/SGHMC with online distillation into a student S (Bayesian dark knowledge),
+/// the loss-calibrated sampler LC-SGLD/LC-SGHMC, and the correction q on S or on a
+/// stored predictive. Inputs are tensors [N, ...] on the CPU; networks may live on CUDA.
+namespace lcs {
+
+enum class LrSchedule { Constant, OneCycle, Cosine };
+
+/// The learning rate at `step` (0-based) of `total` steps. OneCycle is PyTorch's
+/// OneCycleLR with its defaults: from maxLr/25 up to maxLr over the first 30% of steps,
+/// then down to maxLr/(25 * 1e4), both halves cosine-shaped. Cosine anneals maxLr to 0.
+double scheduledLearningRate(LrSchedule schedule, double maxLr, long long step, long long total);
+
+/// Class-weighted cross-entropy as PyTorch computes it with `weight=` and mean reduction:
+///   sum_n w[y_n] (-log softmax(z_n)[y_n]) / sum_n w[y_n].
+/// classWeights [C]; undefined means every weight 1 (plain mean cross-entropy).
+at::Tensor weightedCrossEntropy(const at::Tensor& logits, const at::Tensor& labels, const at::Tensor& classWeights);
+
+/// The loss-calibrated sampler's extra potential per point (DESIGN.md §5), averaged:
+///   mean_n -log sum_y u(y, h*_n) p(y|x_n),  u = M - L,  h*_n = argmin_d sum_y p(y|x_n) L[y, d]
+/// with h* held fixed (no gradient through the decision). costs [C, D].
+at::Tensor utilityPotential(const at::Tensor& logits, const at::Tensor& costs, double utilityConstant);
+
+/// Classes whose decision column is cheaper to get wrong than the others': the
+/// "important" classes CW-SGD up-weights (columns 3 and 8 of the MNIST preset).
+std::vector<int64_t> importantClasses(const CostMatrix& costs);
+
+struct SgdConfig {
+    int epochs = 1;
+    int batchSize = 64;
+    double learningRate = 0.05;     ///< peak learning rate of the schedule
+    LrSchedule schedule = LrSchedule::OneCycle;
+    double momentum = 0.9;
+    double weightDecay = 1e-4;
+    std::vector<double> classWeights;  ///< empty: plain cross-entropy; else CW-SGD
+};
+
+/// Minibatch SGD on (weighted) cross-entropy; trains `model` in place.
+void trainSgd(ClassifierImpl& model, const TrainingSet& data, const SgdConfig& config, at::Generator& generator,
+              const JobContext& ctx, const std::string& phase = "sgd");
+
+/// Makes a perturbed batch of the calibration/distillation set D' from clean inputs.
+using InputPerturbation = std::function<at::Tensor(const at::Tensor& clean, at::Generator& generator)>;
+
+struct SgldDistillationConfig {
+    int epochs = 10;                ///< passes over D, one teacher step per minibatch
+    int batchSize = 64;
+    double learningRate = 1e-4;     ///< step on the minibatch mean NLL (see SghmcOptions)
+    double momentum = 0.0;          ///< 0 = SGLD
+    double priorPrecision = 6.0;
+    double temperature = 1.0;
+    long long burnInSteps = 1000;
+    long long thinning = 1000;      ///< steps between collected samples after burn-in
+    int keepSamples = 30;           ///< the predictive averages the last this many samples
+    bool distil = true;             ///< train a student S alongside (one step per teacher step)
+    SgdConfig student;              ///< its optimiser; epochs are the teacher's
+    /// LC-SGLD / LC-SGHMC: sample p(theta|D) G(h*|D), i.e. add utilityPotential to the
+    /// minibatch potential. Not used when null.
+    const CostMatrix* lossCalibration = nullptr;
+};
+
+struct TrainingCurvePoint {
+    std::string phase;
+    int epoch = 0;
+    double loss = 0;
+    double studentLoss = 0;
+};
+
+struct SgldDistillationResult {
+    Classifier teacher;             ///< the last sample
+    Classifier student;             ///< S, null without distillation
+    at::Tensor evalPredictive;      ///< [M, C] mean softmax of the kept samples on evalInputs
+    int samplesKept = 0;
+    std::vector<TrainingCurvePoint> curve;
+    double seconds = 0;
+    double secondsPerEpoch = 0;
+};
+
+/// SGLD (momentum 0) or SGHMC from `initial` (copied; e.g. a MAP network), with online
+/// distillation: per minibatch one sampler step on D, then one student step on a
+/// perturbed batch of D' (`calibrationInputs`, drawn uniformly, through `perturb`) with
+/// loss -sum_y p_teacher(y|x') log S(y|x').
+SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const ClassifierImpl& initial,
+                                           const TrainingSet& data, const at::Tensor& calibrationInputs,
+                                           const InputPerturbation& perturb, const at::Tensor& evalInputs,
+                                           const SgldDistillationConfig& config, at::Generator& generator,
+                                           const JobContext& ctx, const std::string& phase = "sgld");
+
+struct ImageCorrectionConfig {
+    int epochs = 1;                 ///< passes over D'
+    int batchSize = 64;
+    double learningRate = 0.05;     ///< peak of the one-cycle schedule
+    LrSchedule schedule = LrSchedule::OneCycle;
+    double momentum = 0.9;
+    double weightDecay = 0.0;
+    double inputNoiseStd = 0.01;    ///< N(0, s^2) on calibration inputs, as the authors do
+};
+
+struct ImageCorrectionResult {
+    Classifier q;
+    std::vector<CorrectionStep> curve;  ///< one entry per epoch (means over its steps)
+    bool collapsed = false;             ///< see decisionsCollapsed
+    double seconds = 0;
+};
+
+/// Where the predictive p that q corrects comes from: the student S (amortised,
+/// evaluated on the same noisy inputs as q), or a stored predictive [N', C] aligned with
+/// the calibration inputs (the MC average, no S).
+struct PredictiveSource {
+    ClassifierImpl* student = nullptr;
+    at::Tensor stored;
+};
+
+/// Trains q, warm-started from `warmStart` (copied), on the correction objective of
+/// DESIGN.md §3 over D' with SGD momentum and a one-cycle schedule.
+ImageCorrectionResult trainImageCorrection(const ModelSpec& spec, const ClassifierImpl& warmStart,
+                                           const at::Tensor& calibrationInputs, const PredictiveSource& source,
+                                           const CostMatrix& costs, const ImageCorrectionConfig& config,
+                                           at::Generator& generator, const JobContext& ctx,
+                                           const std::string& phase = "correction");
+
+} // namespace lcs

@@ -1,0 +1,264 @@
+#include "experiments/corruption_experiment.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "core/input_error.h"
+#include "core/number_format.h"
+
+namespace lcs {
+namespace {
+
+bool wants(const CorruptionConfig& c, ImageMethod m)
+{
+    return std::find(c.methods.begin(), c.methods.end(), m) != c.methods.end();
+}
+
+DecisionMetrics decide(const at::Tensor& probs, const at::Tensor& labels, const CostMatrix& costs)
+{
+    const auto L = costTensor(costs);
+    return evaluateDecisions(probs, bayesDecisions(probs, L), labels, costs);
+}
+
+std::string rateText(double rate)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2g", rate);
+    return buf;
+}
+
+nlohmann::json number(double v)
+{
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+} // namespace
+
+CorruptionConfig CorruptionConfig::preset(const std::string& name, const ImageDataset& data)
+{
+    if (name != "cpu" && name != "paper")
+        throw InputError("preset \"" + name + "\" is not cpu or paper");
+    const bool cpu = name == "cpu";
+    const bool colour = data.inputShape.size() == 3 && data.inputShape[0] == 3;
+    CorruptionConfig c;
+    c.model.inputShape = data.inputShape;
+    c.model.classes = data.classes();
+    c.costs = data.classes() == 10 ? costPreset(colour ? "cifar10" : "mnist") : CostMatrix::zeroOne(static_cast<int>(data.classes()));
+    c.costs.setClassNames(data.classNames);
+    const long long perEpoch = (data.train.size() + 63) / 64;
+    if (!colour) {
+        // MNIST-like: MLP 784-200-10 with ReLU (appendix, "MNIST-MLP200").
+        c.model.architecture = "mlp";
+        c.model.hidden = {200};
+        c.map = {cpu ? 3 : 100, 64, cpu ? 0.05 : 0.01, cpu ? LrSchedule::OneCycle : LrSchedule::Cosine, 0.9, 1e-4, {}};
+        c.sgld.learningRate = cpu ? 2e-3 : 1e-4;
+        c.sgld.priorPrecision = 6.0;
+        c.sgld.epochs = cpu ? 4 : 100;
+        c.sgld.student = {0, 64, cpu ? 0.05 : 1e-3, cpu ? LrSchedule::OneCycle : LrSchedule::Constant, 0.9, 1e-4, {}};
+        c.correction = {cpu ? 2 : 100, 64, cpu ? 0.01 : 1e-3, cpu ? LrSchedule::OneCycle : LrSchedule::Constant, 0.9, 0.0,
+                        0.01};
+    } else {
+        // CIFAR-10: ResNet-18 (width 64 in the paper; 16 keeps a CPU epoch short).
+        c.model.architecture = "resnet18";
+        c.model.width = cpu ? 8 : 64;
+        c.map = {cpu ? 3 : 100, 64, 0.05, LrSchedule::OneCycle, 0.9, 5e-4, {}};
+        c.sgld.learningRate = cpu ? 1e-3 : 2e-5;
+        c.sgld.priorPrecision = 50.0;
+        c.sgld.epochs = cpu ? 3 : 50;
+        c.sgld.student = {0, 64, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}};
+        c.correction = {cpu ? 1 : 50, 64, 0.05, LrSchedule::OneCycle, 0.9, 0.0, 0.01};
+    }
+    c.sgld.momentum = 0.0;  // SGLD
+    c.sgld.batchSize = 64;
+    // Samples: the paper keeps one from the end of each of the last 30 epochs; the CPU
+    // preset keeps ten per epoch after a one-epoch burn-in.
+    c.sgld.burnInSteps = cpu ? perEpoch : 10000;
+    c.sgld.thinning = cpu ? std::max<long long>(1, perEpoch / 10) : perEpoch;
+    c.sgld.keepSamples = 30;
+    c.cwSgd = c.map;
+    return c;
+}
+
+CorruptionResult runCorruptionExperiment(const ImageDataset& data, const CorruptionConfig& config,
+                                         const JobContext& ctx)
+{
+    const auto start = std::chrono::steady_clock::now();
+    if (config.costs.numClasses() != data.classes())
+        throw InputError("cost matrix has " + std::to_string(config.costs.numClasses()) + " classes but " + data.name +
+                         " has " + std::to_string(data.classes()));
+    if (config.trials < 1)
+        throw InputError("trials must be at least 1");
+    const c10::Device device(config.device);
+    CorruptionResult result;
+    result.dataset = data.name;
+    result.model = config.model.describe();
+    result.trials = config.trials;
+    result.seed = config.seed;
+    int distillationRuns = 0;
+    for (size_t rateIndex = 0; rateIndex < config.rates.size(); ++rateIndex) {
+        const double rate = config.rates[rateIndex];
+        for (int trial = 0; trial < config.trials; ++trial) {
+            const std::string detail = "rate " + rateText(rate) + ", trial " + std::to_string(trial + 1);
+            auto generator = makeGenerator(mixSeed(config.seed, rateIndex + 1, static_cast<uint64_t>(trial) + 1));
+            TrainingSet train{data.train.images, corruptLabels(data.train.labels, rate, data.classes(), generator)};
+            auto record = [&](ImageMethod m, const at::Tensor& probs, double seconds, bool collapsed) {
+                result.rows.push_back({rate, trial, m, decide(probs, data.test.labels, config.costs), seconds, collapsed});
+            };
+            auto progress = [&](const std::string& what) {
+                return JobContext{[&, what](const Progress& p) {
+                                      Progress q = p;
+                                      q.detail = detail + ", " + what + (p.detail.empty() ? "" : ", " + p.detail);
+                                      ctx.report(q);
+                                  },
+                                  ctx.cancel};
+            };
+            const auto perturb = [&](const at::Tensor& clean, at::Generator& g) {
+                return withGaussianNoise(clean, config.calibrationNoiseStd, g);
+            };
+            const bool needsChain = wants(config, ImageMethod::SgldS) || wants(config, ImageMethod::Sgld) ||
+                                    wants(config, ImageMethod::Ours) || wants(config, ImageMethod::OursNoS) ||
+                                    wants(config, ImageMethod::LcSgld);
+            Classifier map;
+            if (needsChain) {
+                map = config.model.build(generator);
+                map->to(device);
+                trainSgd(*map, train, config.map, generator, progress("map"), "map");
+            }
+            if (wants(config, ImageMethod::SgldS) || wants(config, ImageMethod::Sgld) ||
+                wants(config, ImageMethod::Ours) || wants(config, ImageMethod::OursNoS)) {
+                auto chain = runSgldDistillation(config.model, *map, train, train.x, perturb, data.test.images,
+                                                 config.sgld, generator, progress("sgld + S"), "sgld");
+                result.distillationSecondsPerEpoch += chain.secondsPerEpoch;
+                ++distillationRuns;
+                const auto studentProbs = predictClassProbabilities(*chain.student, data.test.images);
+                if (wants(config, ImageMethod::SgldS))
+                    record(ImageMethod::SgldS, studentProbs, chain.seconds, false);
+                if (wants(config, ImageMethod::Sgld))
+                    record(ImageMethod::Sgld, chain.evalPredictive, chain.seconds, false);
+                if (wants(config, ImageMethod::Ours)) {
+                    auto q = trainImageCorrection(config.model, *chain.student, train.x, {chain.student.get(), {}},
+                                                  config.costs, config.correction, generator, progress("ours"),
+                                                  "correction");
+                    record(ImageMethod::Ours, predictClassProbabilities(*q.q, data.test.images), q.seconds, q.collapsed);
+                }
+            }
+            if (wants(config, ImageMethod::LcSgld)) {
+                auto lc = config.sgld;
+                lc.distil = false;
+                lc.lossCalibration = &config.costs;
+                auto chain = runSgldDistillation(config.model, *map, train, {}, {}, data.test.images, lc, generator,
+                                                 progress("lc-sgld"), "lc_sgld");
+                record(ImageMethod::LcSgld, chain.evalPredictive, chain.seconds, false);
+            }
+            if (wants(config, ImageMethod::CwSgd)) {
+                const auto t0 = std::chrono::steady_clock::now();
+                auto cw = config.cwSgd;
+                if (cw.classWeights.empty()) {
+                    cw.classWeights.assign(static_cast<size_t>(data.classes()), 1.0);
+                    for (auto k : importantClasses(config.costs))
+                        cw.classWeights[static_cast<size_t>(k)] = config.cwWeight;
+                }
+                auto net = config.model.build(generator);
+                net->to(device);
+                trainSgd(*net, train, cw, generator, progress("cw-sgd"), "cw_sgd");
+                record(ImageMethod::CwSgd, predictClassProbabilities(*net, data.test.images),
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), false);
+            }
+        }
+    }
+    if (distillationRuns > 0)
+        result.distillationSecondsPerEpoch /= distillationRuns;
+    for (double rate : config.rates)
+        for (auto m : config.methods) {
+            std::vector<double> cost, accuracy, nll;
+            int collapsed = 0;
+            for (const auto& row : result.rows)
+                if (row.rate == rate && row.method == m) {
+                    cost.push_back(row.metrics.averageCost);
+                    accuracy.push_back(row.metrics.accuracy);
+                    nll.push_back(row.metrics.nll);
+                    collapsed += row.collapsed ? 1 : 0;
+                }
+            if (!cost.empty())
+                result.summary.push_back({m, rate, meanStd(cost), meanStd(accuracy), meanStd(nll), collapsed});
+        }
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+std::string corruptionTable(const CorruptionResult& r)
+{
+    std::ostringstream s;
+    s << "Label corruption on " << r.dataset << " (" << r.model << "): test metrics over " << r.trials
+      << " trial(s), mean ± std\n";
+    char line[256];
+    std::snprintf(line, sizeof line, "%-6s %-16s %-19s %-19s %-19s\n", "rate", "method", "decision cost", "accuracy",
+                  "NLL");
+    s << line;
+    for (const auto& m : r.summary) {
+        char cost[48], acc[48], nll[48];
+        std::snprintf(cost, sizeof cost, "%.4f ± %.4f", m.cost.mean, m.cost.std);
+        std::snprintf(acc, sizeof acc, "%.4f ± %.4f", m.accuracy.mean, m.accuracy.std);
+        std::snprintf(nll, sizeof nll, "%.4f ± %.4f", m.nll.mean, m.nll.std);
+        std::snprintf(line, sizeof line, "%-6s %-16s %-20s %-20s %-20s%s\n", rateText(m.rate).c_str(),
+                      imageMethodLabel(m.method).c_str(), cost, acc, nll, m.collapsed ? "  (q collapsed)" : "");
+        s << line;
+    }
+    std::snprintf(line, sizeof line, "%.1f s wall; SGLD + S distillation %.2f s per epoch\n", r.seconds,
+                  r.distillationSecondsPerEpoch);
+    s << line;
+    return s.str();
+}
+
+std::string corruptionJson(const CorruptionResult& r)
+{
+    auto meanStdJson = [](const MeanStd& m) { return nlohmann::json{{"mean", number(m.mean)}, {"std", number(m.std)}}; };
+    nlohmann::json rates = nlohmann::json::array();
+    for (const auto& m : r.summary)
+        rates.push_back({{"rate", m.rate},
+                         {"method", imageMethodName(m.method)},
+                         {"cost", meanStdJson(m.cost)},
+                         {"accuracy", meanStdJson(m.accuracy)},
+                         {"nll", meanStdJson(m.nll)},
+                         {"collapsed_trials", m.collapsed}});
+    nlohmann::json trials = nlohmann::json::array();
+    for (const auto& row : r.rows)
+        trials.push_back({{"rate", row.rate},
+                          {"trial", row.trial},
+                          {"method", imageMethodName(row.method)},
+                          {"cost", number(row.metrics.averageCost)},
+                          {"accuracy", number(row.metrics.accuracy)},
+                          {"nll", number(row.metrics.nll)},
+                          {"seconds", row.seconds},
+                          {"collapsed", row.collapsed}});
+    nlohmann::json j = {{"experiment", "corruption"},
+                        {"dataset", r.dataset},
+                        {"model", r.model},
+                        {"trials", r.trials},
+                        {"seed", r.seed},
+                        {"seconds", r.seconds},
+                        {"distillation_seconds_per_epoch", r.distillationSecondsPerEpoch},
+                        {"summary", rates},
+                        {"runs", trials}};
+    return j.dump(2) + "\n";
+}
+
+std::string corruptionCsv(const CorruptionResult& r)
+{
+    std::ostringstream s;
+    s << "rate,trial,method,cost,accuracy,nll,seconds,collapsed\n";
+    for (const auto& row : r.rows)
+        s << formatNumber(row.rate) << ',' << row.trial << ',' << imageMethodName(row.method) << ','
+          << formatNumber(row.metrics.averageCost) << ',' << formatNumber(row.metrics.accuracy) << ','
+          << formatNumber(row.metrics.nll) << ',' << formatNumber(row.seconds) << ',' << (row.collapsed ? 1 : 0)
+          << '\n';
+    return s.str();
+}
+
+} // namespace lcs

@@ -1,0 +1,76 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "calibration/image_training.h"
+#include "core/job.h"
+#include "decision/cost_matrix.h"
+#include "decision/decisions.h"
+#include "experiments/synthetic_experiment.h"
+#include "image_data.h"
+#include "inference/method_catalog.h"
+#include "models/classifier.h"
+
+/// The paper's label-corruption experiment (section "Decision-making under label
+/// corruption", Fig. 4): a fraction of training labels replaced by uniform random ones;
+/// SGLD with a distilled student S, LC-SGLD, CW-SGD and our correction q on S compared
+/// by decision cost, accuracy and NLL on the clean test set, mean ± std over trials.
+namespace lcs {
+
+struct CorruptionConfig {
+    std::vector<double> rates{0.3, 0.5, 0.7};
+    int trials = 1;
+    uint64_t seed = 0;
+    std::vector<ImageMethod> methods{ImageMethod::SgldS, ImageMethod::LcSgld, ImageMethod::CwSgd, ImageMethod::Ours};
+    ModelSpec model;
+    SgdConfig map;                  ///< the MAP network the chains start from
+    SgldDistillationConfig sgld;    ///< SGLD + S (and LC-SGLD with lossCalibration set)
+    SgdConfig cwSgd;                ///< classWeights filled from the cost matrix when empty
+    double cwWeight = 1.4;          ///< weight of the important classes in CW-SGD
+    ImageCorrectionConfig correction;
+    double calibrationNoiseStd = 0.05;  ///< D' = training images + N(0, s^2), drawn per batch
+    CostMatrix costs;
+    std::string device = "cpu";
+
+    /// Settings for `data` (an MLP for 1-channel images, ResNet-18 for colour ones):
+    /// "cpu" finishes a rate in minutes here; "paper" is the appendix's.
+    static CorruptionConfig preset(const std::string& name, const ImageDataset& data);
+};
+
+struct CorruptionRow {
+    double rate = 0;
+    int trial = 0;
+    ImageMethod method = ImageMethod::SgldS;
+    DecisionMetrics metrics;
+    double seconds = 0;
+    bool collapsed = false;
+};
+
+struct CorruptionSummary {
+    ImageMethod method = ImageMethod::SgldS;
+    double rate = 0;
+    MeanStd cost, accuracy, nll;
+    int collapsed = 0;
+};
+
+struct CorruptionResult {
+    std::string dataset;
+    std::string model;
+    std::vector<CorruptionRow> rows;
+    std::vector<CorruptionSummary> summary;  ///< per (rate, method), in config order
+    int trials = 0;
+    uint64_t seed = 0;
+    double seconds = 0;
+    double distillationSecondsPerEpoch = 0;  ///< SGLD + S, mean over runs
+};
+
+CorruptionResult runCorruptionExperiment(const ImageDataset& data, const CorruptionConfig& config,
+                                         const JobContext& ctx);
+
+std::string corruptionTable(const CorruptionResult& result);
+std::string corruptionJson(const CorruptionResult& result);
+std::string corruptionCsv(const CorruptionResult& result);
+
+} // namespace lcs
