@@ -1,0 +1,328 @@
+// The image experiments' maths against hand computations and closed forms: schedules,
+// class-weighted cross-entropy, the LC sampler's utility potential and its gradient,
+// CW-SGD's optimum, online distillation of a fixed teacher, the correction's optimum on
+// separable points, ResNet-18's structure, warm starts, and the corruption experiment
+// end to end on a tiny generated data set.
+#include <cmath>
+
+#include <QtTest/QtTest>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "calibration/correction.h"
+#include "calibration/image_training.h"
+#include "decision/decisions.h"
+#include "experiments/corruption_experiment.h"
+#include "models/classifier.h"
+
+using namespace lcs;
+
+namespace {
+
+double scalar(const at::Tensor& t)
+{
+    return t.item<double>();
+}
+
+/// Three classes of 1x4x4 "images": class k lights up row k (plus noise).
+ImageDataset tinyImages(int perClass, uint64_t seed)
+{
+    auto g = makeGenerator(seed);
+    auto make = [&](int n) {
+        auto labels = at::arange(3, at::kLong).repeat({n});
+        auto images = at::randn({3 * n, 1, 4, 4}, g) * 0.5;
+        for (int64_t i = 0; i < 3 * n; ++i)
+            images[i][0][labels[i].item<int64_t>()] += 2.0;
+        return ImageSet{images, labels};
+    };
+    ImageDataset d;
+    d.name = "tiny";
+    d.classNames = {"a", "b", "c"};
+    d.inputShape = {1, 4, 4};
+    d.train = make(perClass);
+    d.test = make(perClass / 2);
+    return d;
+}
+
+} // namespace
+
+class TestImageTraining : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void schedules()
+    {
+        // OneCycle over 11 steps (t = step / 10): maxLr/25 at the start, maxLr at 30%,
+        // maxLr/25/1e4 at the end; halfway up the warm-up is halfway between.
+        QCOMPARE(scheduledLearningRate(LrSchedule::OneCycle, 1.0, 0, 11), 0.04);
+        QVERIFY(std::abs(scheduledLearningRate(LrSchedule::OneCycle, 1.0, 3, 11) - 1.0) < 1e-12);
+        QVERIFY(std::abs(scheduledLearningRate(LrSchedule::OneCycle, 1.0, 10, 11) - 4e-6) < 1e-15);
+        QVERIFY(std::abs(scheduledLearningRate(LrSchedule::OneCycle, 1.0, 3, 21) - 0.52) < 1e-12);
+        // Down-phase midpoint: t = 0.65 -> (1 + 4e-6) / 2.
+        QVERIFY(std::abs(scheduledLearningRate(LrSchedule::OneCycle, 1.0, 13, 21) - 0.500002) < 1e-9);
+        QVERIFY(std::abs(scheduledLearningRate(LrSchedule::Cosine, 0.2, 5, 11) - 0.1) < 1e-12);
+        QCOMPARE(scheduledLearningRate(LrSchedule::Cosine, 0.2, 10, 11), 0.0);
+        QCOMPARE(scheduledLearningRate(LrSchedule::Constant, 0.3, 7, 11), 0.3);
+    }
+
+    void weightedCrossEntropyByHand()
+    {
+        // Rows p = (0.25, 0.75) and (0.8, 0.2); labels 1 and 0.
+        const auto logits = torch::tensor({{0.0, std::log(3.0)}, {std::log(4.0), 0.0}}, torch::kDouble);
+        const auto labels = torch::tensor({1, 0}, torch::kLong);
+        const double a = -std::log(0.75), b = -std::log(0.8);
+        QVERIFY(std::abs(scalar(weightedCrossEntropy(logits, labels, {})) - (a + b) / 2) < 1e-12);
+        // Weights (1, 2): (2a + 1b) / (2 + 1), PyTorch's weighted mean.
+        const auto w = torch::tensor({1.0, 2.0}, torch::kDouble);
+        QVERIFY(std::abs(scalar(weightedCrossEntropy(logits, labels, w)) - (2 * a + b) / 3) < 1e-12);
+    }
+
+    void utilityPotentialByHand()
+    {
+        // Synthetic costs: L = [[0, 0.1], [1, 0]], M = 1, u = M - L.
+        const auto L = torch::tensor({{0.0, 0.1}, {1.0, 0.0}}, torch::kDouble);
+        // p = (0.8, 0.2): R = (0.2, 0.08) -> h* = 1, G = 0.9 * 0.8 + 1 * 0.2 = 0.92.
+        // p = (0.95, 0.05): R = (0.05, 0.095) -> h* = 0, G = 1 * 0.95 + 0 * 0.05 = 0.95.
+        auto logits = torch::tensor({{std::log(0.8), std::log(0.2)}, {std::log(0.95), std::log(0.05)}}, torch::kDouble)
+                          .requires_grad_(true);
+        const auto value = utilityPotential(logits, L, 1.0);
+        QVERIFY(std::abs(scalar(value) - (-std::log(0.92) - std::log(0.95)) / 2) < 1e-12);
+        // With M = 2: u = 2 - L, G = 1.9 * 0.8 + 2 * 0.2 = 1.92 and 2 * 0.95 + 1 * 0.05 = 1.95.
+        QVERIFY(std::abs(scalar(utilityPotential(logits, L, 2.0)) - (-std::log(1.92) - std::log(1.95)) / 2) < 1e-12);
+        // Gradient in closed form, h* fixed: d/dz_k [-log G] = -p_k (u_k - G) / G, over B = 2.
+        value.backward();
+        const double p[2][2] = {{0.8, 0.2}, {0.95, 0.05}};
+        const double u[2][2] = {{0.9, 1.0}, {1.0, 0.0}};
+        const double G[2] = {0.92, 0.95};
+        for (int b = 0; b < 2; ++b)
+            for (int k = 0; k < 2; ++k) {
+                const double expected = -p[b][k] * (u[b][k] - G[b]) / G[b] / 2.0;
+                QVERIFY2(std::abs(logits.grad()[b][k].item<double>() - expected) < 1e-12,
+                         qPrintable(QString("row %1 class %2").arg(b).arg(k)));
+            }
+    }
+
+    void importantClassesOfThePresets()
+    {
+        QCOMPARE(importantClasses(costPreset("mnist")), (std::vector<int64_t>{3, 8}));
+        QCOMPARE(importantClasses(costPreset("cifar10")), (std::vector<int64_t>{1, 9}));
+        QVERIFY(importantClasses(CostMatrix::zeroOne(4)).empty());
+    }
+
+    void cwSgdReachesTheWeightedOptimum()
+    {
+        // Inputs carry no information and labels are 50/50: the weighted cross-entropy
+        // is minimised at p(1) = w1 / (w0 + w1) = 1.4 / 2.4; unweighted at 1/2.
+        auto g = makeGenerator(3);
+        TrainingSet data{at::zeros({200, 1, 1, 1}), at::arange(2, at::kLong).repeat({100})};
+        ModelSpec spec;
+        spec.inputShape = {1, 1, 1};
+        spec.classes = 2;
+        spec.hidden = {};
+        for (double w1 : {1.0, 1.4}) {
+            auto model = spec.build(g);
+            SgdConfig config{300, 200, 0.2, LrSchedule::Constant, 0.9, 0.0, {1.0, w1}};  // full batch: exact gradients
+            trainSgd(*model, data, config, g, {});
+            const double p1 = predictClassProbabilities(*model, data.x.slice(0, 0, 1))[0][1].item<double>();
+            QVERIFY2(std::abs(p1 - w1 / (1.0 + w1)) < 0.005, qPrintable(QString::number(p1)));
+        }
+    }
+
+    void lossCalibratedChainFollowsTheUtilityPotential()
+    {
+        // Uninformative inputs, labels 50/50, synthetic costs: at temperature 0 the chain is
+        // gradient descent on meanNLL + utilityPotential. With h* = 1 (p1 > 1/11), the
+        // potential is -log(0.9 + 0.1 p1) and the stationary point solves
+        //   p1 - 1/2 = 0.1 p1 (1 - p1) / (0.9 + 0.1 p1)   (bisection below); 1/2 without it.
+        double lo = 0.5, hi = 0.6;
+        for (int i = 0; i < 100; ++i) {
+            const double mid = (lo + hi) / 2;
+            ((mid - 0.5) - 0.1 * mid * (1 - mid) / (0.9 + 0.1 * mid) < 0 ? lo : hi) = mid;
+        }
+        const double expected = lo;
+        QVERIFY(expected > 0.52 && expected < 0.53);
+        auto g = makeGenerator(4);
+        TrainingSet data{at::zeros({200, 1, 1, 1}), at::arange(2, at::kLong).repeat({100})};
+        ModelSpec spec;
+        spec.inputShape = {1, 1, 1};
+        spec.classes = 2;
+        spec.hidden = {};
+        auto start = spec.build(g);
+        const auto costs = costPreset("synthetic");
+        SgldDistillationConfig config;
+        config.epochs = 400;
+        config.batchSize = 200;
+        config.learningRate = 1.0;
+        config.temperature = 0.0;
+        config.priorPrecision = 0.0;
+        config.distil = false;
+        config.burnInSteps = 399;
+        config.thinning = 1;
+        for (bool calibrated : {false, true}) {
+            config.lossCalibration = calibrated ? &costs : nullptr;
+            const auto result = runSgldDistillation(spec, *start, data, {}, {}, data.x.slice(0, 0, 1), config, g, {});
+            const double p1 = result.evalPredictive[0][1].item<double>();
+            QVERIFY2(std::abs(p1 - (calibrated ? expected : 0.5)) < 1e-4, qPrintable(QString::number(p1, 'g', 8)));
+        }
+    }
+
+    void distillationMatchesAFixedTeacher()
+    {
+        // A teacher that cannot move (step 1e-12, no noise) is one ensemble member; the
+        // student distilled online must reproduce its predictive on D'.
+        auto g = makeGenerator(5);
+        const auto data = tinyImages(40, 1);
+        ModelSpec spec;
+        spec.inputShape = data.inputShape;
+        spec.classes = 3;
+        spec.hidden = {16};
+        auto teacher = spec.build(g);
+        {
+            torch::NoGradGuard noGrad;
+            for (auto& p : teacher->parameters())
+                p.mul_(3.0);  // a confident, non-trivial teacher
+        }
+        SgldDistillationConfig config;
+        config.epochs = 500;
+        config.batchSize = 30;
+        config.learningRate = 1e-12;
+        config.temperature = 0.0;
+        config.burnInSteps = 0;
+        config.thinning = 1;
+        config.student = {0, 30, 0.1, LrSchedule::OneCycle, 0.9, 0.0, {}};
+        TrainingSet train{data.train.images, data.train.labels};
+        const auto result = runSgldDistillation(spec, *teacher, train, train.x, {}, data.test.images, config, g, {});
+        const auto target = predictClassProbabilities(*teacher, train.x);
+        const auto student = predictClassProbabilities(*result.student, train.x);
+        const double tv = scalar((target - student).abs().sum(1).mean()) / 2;
+        QVERIFY2(tv < 0.03, qPrintable(QString("total variation %1").arg(tv)));
+        // The MC predictive of a chain that does not move is the teacher's own.
+        QVERIFY(result.evalPredictive.allclose(predictClassProbabilities(*teacher, data.test.images), 1e-5, 1e-5));
+        QCOMPARE(result.samplesKept, 30);
+    }
+
+    void correctionReachesTheClosedForm()
+    {
+        // Four one-hot inputs and a linear q: every point's q is free, so training must
+        // reach the per-point optimum q(y) ∝ p(y) exp(-L[y, c] / M) for q's own decision c.
+        auto g = makeGenerator(9);
+        const auto x = at::eye(4).view({4, 1, 2, 2});
+        const auto p = torch::tensor({{0.7, 0.2, 0.1}, {0.3, 0.4, 0.3}, {0.1, 0.1, 0.8}, {0.45, 0.1, 0.45}});
+        CostMatrix costs(3, {0, 1, 0.5, 1, 0, 1, 0.2, 1, 0}, false);
+        costs.setUtilityConstant(2.0);
+        ModelSpec spec;
+        spec.inputShape = {1, 2, 2};
+        spec.classes = 3;
+        spec.hidden = {};
+        auto start = spec.build(g);
+        ImageCorrectionConfig config{3000, 4, 0.5, LrSchedule::Constant, 0.9, 0.0, 0.0};
+        const auto result = trainImageCorrection(spec, *start, x, {nullptr, p}, costs, config, g, {});
+        const auto q = predictClassProbabilities(*result.q, x);
+        const auto L = costTensor(costs);
+        const auto decisions = bayesDecisions(q, L);
+        for (int64_t n = 0; n < 4; ++n) {
+            const auto expected = closedFormCorrection(p[n], L, decisions[n].item<int64_t>(), 2.0);
+            QVERIFY2(q[n].allclose(expected, 0, 2e-3),
+                     qPrintable(QString("point %1: %2 vs %3")
+                                    .arg(n)
+                                    .arg(q[n][0].item<double>())
+                                    .arg(expected[0].item<double>())));
+        }
+        QVERIFY(!result.collapsed);
+    }
+
+    void resnetStructure()
+    {
+        auto g = makeGenerator(1);
+        ModelSpec spec;
+        spec.architecture = "resnet18";
+        spec.inputShape = {3, 32, 32};
+        spec.classes = 10;
+        spec.width = 4;
+        auto net = spec.build(g);
+        QCOMPARE(net->forward(at::randn({2, 3, 32, 32}, g)).sizes(), (c10::IntArrayRef{2, 10}));
+        int convs = 0, blocks = 0;
+        for (auto& m : net->modules(false)) {
+            convs += m->as<torch::nn::Conv2dImpl>() ? 1 : 0;
+            blocks += m->as<BasicBlockImpl>() ? 1 : 0;
+        }
+        QCOMPARE(blocks, 8);
+        QCOMPARE(convs, 1 + 16 + 3);  // stem, two per block, three projection shortcuts
+        // Final features are 8 * width wide.
+        auto* resnet = dynamic_cast<ResNet18Impl*>(net.get());
+        QVERIFY(resnet);
+        QCOMPARE(resnet->head->weight.size(1), 32);
+        // A 1-channel 28x28 input works as well (MNIST through ResNet).
+        spec.inputShape = {1, 28, 28};
+        QCOMPARE(spec.build(g)->forward(at::randn({1, 1, 28, 28}, g)).size(1), 10);
+    }
+
+    void warmStartCopiesParametersAndBuffers()
+    {
+        auto g = makeGenerator(2);
+        ModelSpec spec;
+        spec.architecture = "resnet18";
+        spec.inputShape = {3, 8, 8};
+        spec.classes = 3;
+        spec.width = 2;
+        auto a = spec.build(g);
+        a->train();
+        for (int i = 0; i < 3; ++i)
+            a->forward(at::randn({4, 3, 8, 8}, g) + 1.0);  // moves BatchNorm's running statistics
+        auto b = cloneClassifier(spec, *a);
+        const auto x = at::randn({5, 3, 8, 8}, g);
+        QVERIFY(predictClassProbabilities(*a, x).equal(predictClassProbabilities(*b, x)));
+        ModelSpec other = spec;
+        other.width = 3;
+        auto c = other.build(g);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, copyParametersAndBuffers(*a, *c));
+    }
+
+    void corruptionExperimentOnTinyImages()
+    {
+        const auto data = tinyImages(60, 4);
+        auto config = CorruptionConfig::preset("cpu", data);
+        QCOMPARE(config.model.architecture, std::string("mlp"));
+        config.model.hidden = {16};
+        config.rates = {0.0, 0.5};
+        config.trials = 2;
+        config.methods = {ImageMethod::SgldS, ImageMethod::Sgld, ImageMethod::LcSgld, ImageMethod::CwSgd,
+                          ImageMethod::Ours};
+        config.map.epochs = 10;
+        config.map.batchSize = 16;
+        config.cwSgd = config.map;
+        config.sgld.epochs = 10;
+        config.sgld.batchSize = 16;
+        config.correction.batchSize = 16;
+        config.sgld.burnInSteps = 2;
+        config.sgld.thinning = 1;
+        config.correction.epochs = 3;
+        const auto result = runCorruptionExperiment(data, config, {});
+        QCOMPARE(result.rows.size(), size_t(2 * 2 * 5));
+        QCOMPARE(result.summary.size(), size_t(2 * 5));
+        for (const auto& row : result.rows) {
+            QVERIFY(row.metrics.averageCost >= 0 && row.metrics.averageCost <= 1);
+            QCOMPARE(row.metrics.count, data.test.size());
+            // Rows of separable classes are learnt by every method without corruption.
+            if (row.rate == 0.0)
+                QVERIFY2(row.metrics.accuracy > 0.9, imageMethodName(row.method).c_str());
+        }
+        const auto json = nlohmann::json::parse(corruptionJson(result));
+        QCOMPARE(json["experiment"].get<std::string>(), std::string("corruption"));
+        QCOMPARE(json["runs"].size(), size_t(20));
+        QCOMPARE(json["summary"][0]["method"].get<std::string>(), std::string("sgld_s"));
+        const auto csv = QString::fromStdString(corruptionCsv(result));
+        QCOMPARE(csv.count('\n'), 21);
+        // Seeded: the same configuration gives the same numbers.
+        config.rates = {0.5};
+        config.trials = 1;
+        const auto again1 = runCorruptionExperiment(data, config, {});
+        const auto again2 = runCorruptionExperiment(data, config, {});
+        for (size_t i = 0; i < again1.rows.size(); ++i)
+            QCOMPARE(again1.rows[i].metrics.averageCost, again2.rows[i].metrics.averageCost);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestImageTraining)
+#include "tst_image_training.moc"
