@@ -241,6 +241,9 @@ put('mnist_label/train-images-idx3-ubyte.gz', gzip.compress(idx([2, 2, 2], list(
 put('mnist_label/train-labels-idx1-ubyte.gz', gzip.compress(idx([2], [0, 10])))
 put('mnist_label/t10k-images-idx3-ubyte.gz', gzip.compress(idx([1, 2, 2], [1, 2, 3, 4])))
 put('mnist_label/t10k-labels-idx1-ubyte.gz', gzip.compress(idx([1], [3])))
+for split, n in (('train', 4), ('t10k', 2)):
+    put('mnist_ok/%s-images-idx3-ubyte' % split, idx([n, 2, 2], list(range(4 * n))))
+    put('mnist_ok/%s-labels-idx1-ubyte' % split, idx([n], list(range(n))))
 put('mnist_missing/train-images-idx3-ubyte', idx([1, 2, 2], [1, 2, 3, 4]))
 put('mnist_shape/train-images-idx3-ubyte', idx([2, 4], list(range(8))))
 put('mnist_shape/train-labels-idx1-ubyte', idx([2], [0, 1]))
@@ -308,6 +311,24 @@ expect 2 "none of its splits" -- check "$d/camvid_annot_only"
 expect 2 "line 1 has 1 fields" -- check "$d/camvid_list"
 expect 2 "is missing" -- check "$d/camvid_listmissing"
 expect 2 "no such file or directory" -- check "$d/nowhere/"
+
+# ---------------------------------------------------------------- corruption flags
+expect 2 "--data is required" -- corruption
+expect 2 "outside [0, 1]" -- corruption --data fashion-mnist --rates 0.5,1.5
+expect 2 "is not a finite number" -- corruption --data fashion-mnist --rates 0.5,nan
+expect 2 "not a comma-separated list" -- corruption --data fashion-mnist --rates 0.5,
+expect 2 "unknown method \"ours_no_s\"" -- corruption --data fashion-mnist --methods ours_no_s
+expect 2 "listed twice" -- corruption --data fashion-mnist --methods ours,ours
+expect 2 "is not cpu or paper" -- corruption --data fashion-mnist --preset gpu
+expect 2 "--trials: \"0\" is not an integer in 1..1000" -- corruption --data fashion-mnist --trials 0
+expect 2 "--max-train: \"-5\"" -- corruption --data fashion-mnist --max-train -5
+expect 2 "neither an MNIST-like IDX folder" -- corruption --data "$f"
+expect 2 "no such directory" -- corruption --data "$f/none"
+expect 2 "label 10 of item 2 is out of range" -- corruption --data "$d/mnist_label"
+expect 2 "record 1 is cut short" -- corruption --data "$d/cifar_cut"
+expect 2 "has 3 classes but" -- corruption --data "$d/mnist_ok" --costs "$f/three.json"
+expect 2 "does not exist" -- corruption --data fashion-mnist --json "$f/nowhere/out.json"
+expect 2 "unknown option \"--rate\"" -- corruption --data fashion-mnist --rate 0.5
 
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)
