@@ -150,6 +150,14 @@ int runCorruptionCommand(int argc, char** argv)
     lcs::JobContext ctx{[&](const lcs::Progress& p) {
                             if (quiet)
                                 return;
+                            if (p.phase == lcs::kEpochMetricsPhase) {
+                                std::string scalars;
+                                for (const auto& [k, v] : p.scalars)
+                                    scalars += " " + k + " " + lcs::formatNumber(std::round(v * 1e4) / 1e4);
+                                std::fprintf(stderr, "%s%s: epoch %lld test%s\n", tty ? "\r\033[K" : "",
+                                             p.detail.c_str(), p.step, scalars.c_str());
+                                return;
+                            }
                             if (tty)
                                 std::fprintf(stderr, "\r\033[K%s: %s %lld/%lld", p.detail.c_str(), p.phase.c_str(),
                                              p.step, p.total);

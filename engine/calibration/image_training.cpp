@@ -108,7 +108,7 @@ std::vector<int64_t> importantClasses(const CostMatrix& costs)
 }
 
 void trainSgd(ClassifierImpl& model, const TrainingSet& data, const SgdConfig& config, at::Generator& generator,
-              const JobContext& ctx, const std::string& phase)
+              const JobContext& ctx, const std::string& phase, const EpochCallback& onEpoch)
 {
     const auto device = deviceOf(model);
     torch::optim::SGD optimizer(model.parameters(), torch::optim::SGDOptions(config.learningRate)
@@ -139,6 +139,10 @@ void trainSgd(ClassifierImpl& model, const TrainingSet& data, const SgdConfig& c
                 ctx.report({phase, "epoch " + std::to_string(epoch + 1), step, total,
                             {{"loss", lossSum / static_cast<double>((step - 1) % perEpoch + 1)}}});
         }
+        if (onEpoch) {
+            onEpoch(epoch + 1, model);
+            model.train();
+        }
     }
 }
 
@@ -146,7 +150,8 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
                                            const TrainingSet& data, const at::Tensor& calibrationInputs,
                                            const InputPerturbation& perturb, const at::Tensor& evalInputs,
                                            const SgldDistillationConfig& config, at::Generator& generator,
-                                           const JobContext& ctx, const std::string& phase)
+                                           const JobContext& ctx, const std::string& phase,
+                                           const EpochCallback& onEpoch)
 {
     const auto start = Clock::now();
     SgldDistillationResult out;
@@ -233,6 +238,11 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
         }
         out.curve.push_back({phase, epoch + 1, lossSum / static_cast<double>(inEpoch),
                              studentSum / static_cast<double>(inEpoch)});
+        if (onEpoch) {
+            auto& shown = config.distil ? *out.student : teacher;
+            onEpoch(epoch + 1, shown);
+            shown.train();
+        }
     }
     if (kept.empty())
         kept.push_back(predictClassProbabilities(teacher, evalInputs));  // too short a chain: the last state
@@ -249,7 +259,8 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
 ImageCorrectionResult trainImageCorrection(const ModelSpec& spec, const ClassifierImpl& warmStart,
                                            const at::Tensor& calibrationInputs, const PredictiveSource& source,
                                            const CostMatrix& costs, const ImageCorrectionConfig& config,
-                                           at::Generator& generator, const JobContext& ctx, const std::string& phase)
+                                           at::Generator& generator, const JobContext& ctx, const std::string& phase,
+                                           const EpochCallback& onEpoch)
 {
     TORCH_CHECK(source.student || source.stored.defined(), "trainImageCorrection: no predictive to correct");
     TORCH_CHECK(!source.stored.defined() || source.stored.size(0) == calibrationInputs.size(0),
@@ -305,6 +316,10 @@ ImageCorrectionResult trainImageCorrection(const ModelSpec& spec, const Classifi
         }
         const double k = static_cast<double>(std::max<long long>(1, inEpoch));
         out.curve.push_back({epoch + 1, sums.loss / k, sums.kl / k, sums.expectedCost / k});
+        if (onEpoch) {
+            onEpoch(epoch + 1, q);
+            q.train();
+        }
     }
     // Collapse check on (up to) 2,000 calibration inputs.
     const auto probe = calibrationInputs.slice(0, 0, std::min<int64_t>(n, 2000));

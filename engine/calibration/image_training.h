@@ -41,6 +41,10 @@ at::Tensor utilityPotential(const at::Tensor& logits, const at::Tensor& costs, d
 /// "important" classes CW-SGD up-weights (columns 3 and 8 of the MNIST preset).
 std::vector<int64_t> importantClasses(const CostMatrix& costs);
 
+/// Called at the end of every epoch with the network being trained (for live test-set
+/// curves); runs on the job's thread.
+using EpochCallback = std::function<void(int epoch, ClassifierImpl& model)>;
+
 struct SgdConfig {
     int epochs = 1;
     int batchSize = 64;
@@ -53,7 +57,7 @@ struct SgdConfig {
 
 /// Minibatch SGD on (weighted) cross-entropy; trains `model` in place.
 void trainSgd(ClassifierImpl& model, const TrainingSet& data, const SgdConfig& config, at::Generator& generator,
-              const JobContext& ctx, const std::string& phase = "sgd");
+              const JobContext& ctx, const std::string& phase = "sgd", const EpochCallback& onEpoch = {});
 
 /// Makes a perturbed batch of the calibration/distillation set D' from clean inputs.
 using InputPerturbation = std::function<at::Tensor(const at::Tensor& clean, at::Generator& generator)>;
@@ -95,12 +99,14 @@ struct SgldDistillationResult {
 /// SGLD (momentum 0) or SGHMC from `initial` (copied; e.g. a MAP network), with online
 /// distillation: per minibatch one sampler step on D, then one student step on a
 /// perturbed batch of D' (`calibrationInputs`, drawn uniformly, through `perturb`) with
-/// loss -sum_y p_teacher(y|x') log S(y|x').
+/// loss -sum_y p_teacher(y|x') log S(y|x'). onEpoch sees the student (the teacher
+/// without distillation).
 SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const ClassifierImpl& initial,
                                            const TrainingSet& data, const at::Tensor& calibrationInputs,
                                            const InputPerturbation& perturb, const at::Tensor& evalInputs,
                                            const SgldDistillationConfig& config, at::Generator& generator,
-                                           const JobContext& ctx, const std::string& phase = "sgld");
+                                           const JobContext& ctx, const std::string& phase = "sgld",
+                                           const EpochCallback& onEpoch = {});
 
 struct ImageCorrectionConfig {
     int epochs = 1;                 ///< passes over D'
@@ -133,6 +139,6 @@ ImageCorrectionResult trainImageCorrection(const ModelSpec& spec, const Classifi
                                            const at::Tensor& calibrationInputs, const PredictiveSource& source,
                                            const CostMatrix& costs, const ImageCorrectionConfig& config,
                                            at::Generator& generator, const JobContext& ctx,
-                                           const std::string& phase = "correction");
+                                           const std::string& phase = "correction", const EpochCallback& onEpoch = {});
 
 } // namespace lcs

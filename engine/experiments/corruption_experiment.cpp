@@ -40,6 +40,34 @@ nlohmann::json number(double v)
 
 } // namespace
 
+DecisionComparison compareDecisions(const at::Tensor& probsBefore, const at::Tensor& probsAfter,
+                                    const at::Tensor& labels, const CostMatrix& costs)
+{
+    const auto L = costTensor(costs);
+    const auto before = bayesDecisions(probsBefore, L);
+    const auto after = bayesDecisions(probsAfter, L);
+    DecisionComparison out;
+    out.uncorrected = evaluateDecisions(probsBefore, before, labels, costs);
+    out.corrected = evaluateDecisions(probsAfter, after, labels, costs);
+    const auto differ = before.ne(after).nonzero().flatten();
+    out.changedCount = differ.size(0);
+    const auto pb = probsBefore.to(at::kFloat).contiguous();
+    const auto pa = probsAfter.to(at::kFloat).contiguous();
+    const auto c = probsBefore.size(1);
+    for (int64_t k = 0; k < std::min<int64_t>(differ.size(0), kMaxChangedDecisions); ++k) {
+        const auto i = differ[k].item<int64_t>();
+        ChangedDecision d;
+        d.index = i;
+        d.label = labels[i].item<int64_t>();
+        d.before = before[i].item<int64_t>();
+        d.after = after[i].item<int64_t>();
+        d.probsBefore.assign(pb[i].data_ptr<float>(), pb[i].data_ptr<float>() + c);
+        d.probsAfter.assign(pa[i].data_ptr<float>(), pa[i].data_ptr<float>() + c);
+        out.changed.push_back(std::move(d));
+    }
+    return out;
+}
+
 CorruptionConfig CorruptionConfig::preset(const std::string& name, const ImageDataset& data)
 {
     if (name != "cpu" && name != "paper")
@@ -118,6 +146,17 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                                   },
                                   ctx.cancel};
             };
+            // Live test-set curves: cost, accuracy and NLL of the network being trained
+            // after every epoch, on up to 2,000 test images.
+            const auto probe = data.test.images.slice(0, 0, std::min<int64_t>(data.test.size(), 2000));
+            const auto probeLabels = data.test.labels.slice(0, 0, probe.size(0));
+            auto curve = [&](const std::string& name) -> EpochCallback {
+                return [&, name](int epoch, ClassifierImpl& net) {
+                    const auto metrics = decide(predictClassProbabilities(net, probe), probeLabels, config.costs);
+                    ctx.report({kEpochMetricsPhase, name + ", " + detail, epoch, 0,
+                                {{"cost", metrics.averageCost}, {"accuracy", metrics.accuracy}, {"nll", metrics.nll}}});
+                };
+            };
             const auto perturb = [&](const at::Tensor& clean, at::Generator& g) {
                 return withGaussianNoise(clean, config.calibrationNoiseStd, g);
             };
@@ -128,12 +167,13 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
             if (needsChain) {
                 map = config.model.build(generator);
                 map->to(device);
-                trainSgd(*map, train, config.map, generator, progress("map"), "map");
+                trainSgd(*map, train, config.map, generator, progress("map"), "map", curve("map"));
             }
             if (wants(config, ImageMethod::SgldS) || wants(config, ImageMethod::Sgld) ||
                 wants(config, ImageMethod::Ours) || wants(config, ImageMethod::OursNoS)) {
                 auto chain = runSgldDistillation(config.model, *map, train, train.x, perturb, data.test.images,
-                                                 config.sgld, generator, progress("sgld + S"), "sgld");
+                                                 config.sgld, generator, progress("sgld + S"), "sgld",
+                                                 curve("sgld_s"));
                 result.distillationSecondsPerEpoch += chain.secondsPerEpoch;
                 ++distillationRuns;
                 const auto studentProbs = predictClassProbabilities(*chain.student, data.test.images);
@@ -144,8 +184,13 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                 if (wants(config, ImageMethod::Ours)) {
                     auto q = trainImageCorrection(config.model, *chain.student, train.x, {chain.student.get(), {}},
                                                   config.costs, config.correction, generator, progress("ours"),
-                                                  "correction");
-                    record(ImageMethod::Ours, predictClassProbabilities(*q.q, data.test.images), q.seconds, q.collapsed);
+                                                  "correction", curve("ours"));
+                    const auto qProbs = predictClassProbabilities(*q.q, data.test.images);
+                    record(ImageMethod::Ours, qProbs, q.seconds, q.collapsed);
+                    auto comparison = compareDecisions(studentProbs, qProbs, data.test.labels, config.costs);
+                    comparison.rate = rate;
+                    comparison.trial = trial;
+                    result.comparisons.push_back(std::move(comparison));
                 }
             }
             if (wants(config, ImageMethod::LcSgld)) {
@@ -153,7 +198,7 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                 lc.distil = false;
                 lc.lossCalibration = &config.costs;
                 auto chain = runSgldDistillation(config.model, *map, train, {}, {}, data.test.images, lc, generator,
-                                                 progress("lc-sgld"), "lc_sgld");
+                                                 progress("lc-sgld"), "lc_sgld", curve("lc_sgld"));
                 record(ImageMethod::LcSgld, chain.evalPredictive, chain.seconds, false);
             }
             if (wants(config, ImageMethod::CwSgd)) {
@@ -166,7 +211,7 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                 }
                 auto net = config.model.build(generator);
                 net->to(device);
-                trainSgd(*net, train, cw, generator, progress("cw-sgd"), "cw_sgd");
+                trainSgd(*net, train, cw, generator, progress("cw-sgd"), "cw_sgd", curve("cw_sgd"));
                 record(ImageMethod::CwSgd, predictClassProbabilities(*net, data.test.images),
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), false);
             }

@@ -19,6 +19,11 @@
 /// by decision cost, accuracy and NLL on the clean test set, mean ± std over trials.
 namespace lcs {
 
+/// Progress phase of the per-epoch test-set figures: detail = "METHOD, rate R, trial T",
+/// step = epoch, scalars cost / accuracy / nll. (The training phases report their own
+/// loss scalars with their own names.)
+inline constexpr const char* kEpochMetricsPhase = "epoch_metrics";
+
 struct CorruptionConfig {
     std::vector<double> rates{0.3, 0.5, 0.7};
     int trials = 1;
@@ -55,6 +60,30 @@ struct CorruptionSummary {
     int collapsed = 0;
 };
 
+/// A test image whose decision the correction changed (for the window's gallery).
+struct ChangedDecision {
+    int64_t index = 0;            ///< row of the test set
+    int64_t label = 0;
+    int64_t before = 0, after = 0;  ///< decisions under S and under q
+    std::vector<float> probsBefore, probsAfter;
+};
+
+/// Both decision rules on the test set of one run, for confusion matrices and galleries.
+struct DecisionComparison {
+    double rate = 0;
+    int trial = 0;
+    DecisionMetrics uncorrected;  ///< SGLD + S
+    DecisionMetrics corrected;    ///< ours
+    std::vector<ChangedDecision> changed;  ///< at most kMaxChangedDecisions, in test order
+    int64_t changedCount = 0;
+};
+inline constexpr size_t kMaxChangedDecisions = 64;
+
+/// Where two decision rules disagree on the test set: metrics of both and the first
+/// kMaxChangedDecisions disagreements with their probabilities.
+DecisionComparison compareDecisions(const at::Tensor& probsBefore, const at::Tensor& probsAfter,
+                                    const at::Tensor& labels, const CostMatrix& costs);
+
 struct CorruptionResult {
     std::string dataset;
     std::string model;
@@ -64,6 +93,7 @@ struct CorruptionResult {
     uint64_t seed = 0;
     double seconds = 0;
     double distillationSecondsPerEpoch = 0;  ///< SGLD + S, mean over runs
+    std::vector<DecisionComparison> comparisons;  ///< one per run that trained q
 };
 
 CorruptionResult runCorruptionExperiment(const ImageDataset& data, const CorruptionConfig& config,
