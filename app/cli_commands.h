@@ -6,6 +6,7 @@
 namespace cli {
 
 int runCorruptionCommand(int argc, char** argv);
+int runSelectiveCommand(int argc, char** argv);
 
 /// Refuses a --device value this build cannot use (UsageError naming the value).
 void checkDeviceFlag(const std::string& value);

@@ -146,31 +146,10 @@ int runCorruptionCommand(int argc, char** argv)
         std::fprintf(stderr, "%s: %lld training, %lld test images; %s; %zu rate(s) x %d trial(s)\n", data.name.c_str(),
                      static_cast<long long>(data.train.size()), static_cast<long long>(data.test.size()),
                      config.model.describe().c_str(), config.rates.size(), config.trials);
-    const bool tty = ::isatty(STDERR_FILENO) != 0;
-    lcs::JobContext ctx{[&](const lcs::Progress& p) {
-                            if (quiet)
-                                return;
-                            if (p.phase == lcs::kEpochMetricsPhase) {
-                                std::string scalars;
-                                for (const auto& [k, v] : p.scalars)
-                                    scalars += " " + k + " " + lcs::formatNumber(std::round(v * 1e4) / 1e4);
-                                std::fprintf(stderr, "%s%s: epoch %lld test%s\n", tty ? "\r\033[K" : "",
-                                             p.detail.c_str(), p.step, scalars.c_str());
-                                return;
-                            }
-                            if (tty)
-                                std::fprintf(stderr, "\r\033[K%s: %s %lld/%lld", p.detail.c_str(), p.phase.c_str(),
-                                             p.step, p.total);
-                            if (p.step == p.total) {
-                                std::string scalars;
-                                for (const auto& [k, v] : p.scalars)
-                                    scalars += " " + k + " " + lcs::formatNumber(std::round(v * 1e4) / 1e4);
-                                std::fprintf(stderr, "%s%s: %s done,%s\n", tty ? "\r\033[K" : "", p.detail.c_str(),
-                                             p.phase.c_str(), scalars.c_str());
-                            }
-                        },
-                        &g_cancel};
+    ProgressLines lines(quiet);
+    lcs::JobContext ctx{[&](const lcs::Progress& p) { lines(p); }, &g_cancel};
     const auto result = lcs::runCorruptionExperiment(data, config, ctx);
+    lines.finish();
     std::fputs(lcs::corruptionTable(result).c_str(), stdout);
     for (const auto& s : result.summary)
         if (s.collapsed > 0)

@@ -59,6 +59,7 @@ const char* kTopHelp = R"(lcstudio-cli - post-hoc loss calibration of Bayesian n
 Usage:
   lcstudio-cli synthetic [options]   reproduce the paper's synthetic experiment (Table 2)
   lcstudio-cli corruption [options]  decisions under label corruption (paper Fig. 4)
+  lcstudio-cli selective [options]   selective classification with referral (paper Fig. 3)
   lcstudio-cli decide [options]      decisions from a saved correction network
   lcstudio-cli presets [NAME]        list the paper's cost matrices, or print one as JSON
   lcstudio-cli check FILE...         check cost matrices, sessions, saved models and data
@@ -503,6 +504,8 @@ int main(int argc, char** argv)
             return runCheckCommand(argc, argv);
         if (command == "corruption")
             return runCorruptionCommand(argc, argv);
+        if (command == "selective")
+            return runSelectiveCommand(argc, argv);
         if (command == "presets")
             return runPresetsCommand(argc, argv);
         throw UsageError("unknown command \"" + command + "\" (see lcstudio-cli --help)");

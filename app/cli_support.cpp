@@ -1,5 +1,6 @@
 #include "cli_support.h"
 
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 
@@ -71,6 +72,35 @@ void checkOutputPath(const std::string& flag, const std::string& path)
         throw UsageError(flag + ": folder " + parent.string() + " does not exist");
     if (::access(parent.c_str(), W_OK) != 0)
         throw UsageError(flag + ": folder " + parent.string() + " is not writable");
+}
+
+ProgressLines::ProgressLines(bool quiet) : m_quiet(quiet), m_tty(::isatty(STDERR_FILENO) != 0) {}
+
+void ProgressLines::operator()(const lcs::Progress& p)
+{
+    if (m_quiet)
+        return;
+    auto scalars = [&] {
+        std::string out;
+        for (const auto& [k, v] : p.scalars)
+            out += " " + k + " " + lcs::formatNumber(std::round(v * 1e4) / 1e4);
+        return out;
+    };
+    const char* clear = m_tty ? "\r\033[K" : "";
+    if (p.phase == "epoch_metrics") {
+        std::fprintf(stderr, "%s%s: epoch %lld test%s\n", clear, p.detail.c_str(), p.step, scalars().c_str());
+        return;
+    }
+    if (m_tty)
+        std::fprintf(stderr, "\r\033[K%s: %s %lld/%lld", p.detail.c_str(), p.phase.c_str(), p.step, p.total);
+    if (p.step == p.total)
+        std::fprintf(stderr, "%s%s: %s done,%s\n", clear, p.detail.c_str(), p.phase.c_str(), scalars().c_str());
+}
+
+void ProgressLines::finish()
+{
+    if (!m_quiet && m_tty)
+        std::fprintf(stderr, "\r\033[K");
 }
 
 } // namespace cli

@@ -160,4 +160,17 @@ private:
     bool m_tty;
 };
 
+/// Progress of the image experiments on stderr: the running phase on one rewritten line
+/// on a terminal, and one line per finished phase and per epoch's test figures.
+class ProgressLines {
+public:
+    explicit ProgressLines(bool quiet);
+    void operator()(const lcs::Progress& p);
+    void finish();
+
+private:
+    bool m_quiet;
+    bool m_tty;
+};
+
 } // namespace cli

@@ -1,0 +1,313 @@
+#include "experiments/selective_experiment.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "core/input_error.h"
+#include "core/number_format.h"
+
+namespace lcs {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool wants(const SelectiveConfig& c, ImageMethod m)
+{
+    return std::find(c.methods.begin(), c.methods.end(), m) != c.methods.end();
+}
+
+DecisionMetrics decide(const at::Tensor& probs, const at::Tensor& labels, const CostMatrix& costs)
+{
+    return evaluateDecisions(probs, bayesDecisions(probs, costTensor(costs)), labels, costs);
+}
+
+nlohmann::json number(double v)
+{
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+std::string costText(double r)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", r);
+    return buf;
+}
+
+} // namespace
+
+CostMatrix selectiveCosts(const CostMatrix& base, double referralCost)
+{
+    if (!(referralCost >= 0) || !std::isfinite(referralCost))
+        throw InputError("referral cost " + formatNumber(referralCost) + " must be a finite number >= 0");
+    CostMatrix costs = base;
+    costs.setReferral(referralCost);
+    return costs;
+}
+
+SelectiveConfig SelectiveConfig::preset(const std::string& name, const ImageDataset& data)
+{
+    if (name != "cpu" && name != "paper")
+        throw InputError("preset \"" + name + "\" is not cpu or paper");
+    const bool cpu = name == "cpu";
+    const bool colour = data.inputShape.size() == 3 && data.inputShape[0] == 3;
+    SelectiveConfig c;
+    c.model.inputShape = data.inputShape;
+    c.model.classes = data.classes();
+    c.baseCosts = CostMatrix::zeroOne(static_cast<int>(data.classes()), data.classNames);
+    if (colour) {
+        c.model.architecture = "resnet18";
+        c.model.width = cpu ? 8 : 64;
+    } else {
+        c.model.architecture = "mlp";
+        c.model.hidden = {200};
+    }
+    const long long perEpoch = (data.train.size() + 63) / 64;
+    // Appendix (rotated CIFAR-10): MAP by SGD one-cycle peak 0.05 for 100 epochs; SGHMC
+    // momentum 0.7, lr 1e-3, prior precision 5, 1000 burn-in steps, 100 epochs, one
+    // sample at the end of each of the last 30; student SGD one-cycle peak 0.1, wd 5e-4;
+    // q from S with SGD lr 1e-3 for 100 epochs; without S, one-cycle peak 0.1.
+    c.map = {cpu ? 3 : 100, 64, 0.05, LrSchedule::OneCycle, 0.9, 5e-4, {}};
+    c.sghmc.momentum = 0.7;
+    c.sghmc.learningRate = 1e-3;
+    c.sghmc.priorPrecision = 5.0;
+    c.sghmc.epochs = cpu ? 3 : 100;
+    c.sghmc.batchSize = 64;
+    c.sghmc.burnInSteps = cpu ? perEpoch : 1000;
+    c.sghmc.thinning = cpu ? std::max<long long>(1, perEpoch / 3) : perEpoch;
+    c.sghmc.keepSamples = cpu ? 6 : 30;
+    c.sghmc.student = {0, 64, 0.1, LrSchedule::OneCycle, 0.9, 5e-4, {}};
+    c.correction = {cpu ? 1 : 100, 64, cpu ? 0.01 : 1e-3, cpu ? LrSchedule::OneCycle : LrSchedule::Constant, 0.9, 0.0,
+                    0.01};
+    c.correctionNoS = {cpu ? 1 : 100, 64, cpu ? 0.01 : 0.1, LrSchedule::OneCycle, 0.9, 0.0, 0.01};
+    c.calibrationCopies = cpu ? 1 : 10;
+    return c;
+}
+
+SelectiveResult runSelectiveExperiment(const ImageDataset& data, const SelectiveConfig& config, const JobContext& ctx)
+{
+    const auto start = Clock::now();
+    if (config.referralCosts.empty())
+        throw InputError("no referral costs given");
+    if (config.baseCosts.numClasses() != data.classes() || config.baseCosts.hasReferral())
+        throw InputError("the base cost matrix must be " + std::to_string(data.classes()) + " x " +
+                         std::to_string(data.classes()) + " without a referral column");
+    if (config.calibrationCopies < 1)
+        throw InputError("calibration copies must be at least 1");
+    const c10::Device device(config.device);
+    SelectiveResult result;
+    result.dataset = data.name;
+    result.model = config.model.describe();
+    result.trials = config.trials;
+    result.seed = config.seed;
+    std::vector<CostMatrix> costs;
+    for (double r : config.referralCosts)
+        costs.push_back(selectiveCosts(config.baseCosts, r));
+    const size_t K = costs.size();
+    std::vector<double> oursSeconds(K, 0), noSSeconds(K, 0), lcSeconds(K, 0);
+    double chainSeconds = 0;
+
+    for (int trial = 0; trial < config.trials; ++trial) {
+        const std::string detail = "trial " + std::to_string(trial + 1);
+        auto generator = makeGenerator(mixSeed(config.seed, 0x5e1ec7, static_cast<uint64_t>(trial) + 1));
+        auto progress = [&](const std::string& what) {
+            return JobContext{[&, what](const Progress& p) {
+                                  Progress q = p;
+                                  q.detail = detail + ", " + what + (p.detail.empty() ? "" : ", " + p.detail);
+                                  ctx.report(q);
+                              },
+                              ctx.cancel};
+        };
+        // The contamination: every training and test image rotated once; D' holds
+        // `calibrationCopies` further random rotations of every training image.
+        TrainingSet train{rotateImages(data.train.images,
+                                       randomAngles(data.train.size(), config.maxRotationDegrees, generator)),
+                          data.train.labels};
+        const auto testImages =
+            rotateImages(data.test.images, randomAngles(data.test.size(), config.maxRotationDegrees, generator));
+        const auto calibration = rotatedCopies(data.train.images, config.calibrationCopies,
+                                               config.maxRotationDegrees, generator);
+        const auto& testLabels = data.test.labels;
+
+        auto t0 = Clock::now();
+        auto map = config.model.build(generator);
+        map->to(device);
+        trainSgd(*map, train, config.map, generator, progress("map"), "map");
+        const double mapSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
+
+        const bool needsS = wants(config, ImageMethod::Ours);
+        const bool needsStored = wants(config, ImageMethod::OursNoS);
+        auto sampler = config.sghmc;
+        sampler.distil = needsS;
+        // The MC predictive on the test set and, for ours_no_s, on D' as well.
+        const auto evalInputs = needsStored ? at::cat({testImages, calibration}, 0) : testImages;
+        SgldDistillationResult chain;
+        if (wants(config, ImageMethod::Sghmc) || needsS || needsStored) {
+            chain = runSgldDistillation(config.model, *map, train, calibration, {}, evalInputs, sampler, generator,
+                                        progress("sghmc + S"), "sghmc");
+            if (trial == 0) {
+                chainSeconds = mapSeconds + chain.seconds;
+                result.samplingSeconds = chainSeconds;
+            }
+        }
+        const auto testPredictive = chain.evalPredictive.defined()
+                                        ? chain.evalPredictive.slice(0, 0, testImages.size(0))
+                                        : at::Tensor();
+        const auto storedPredictive = needsStored ? chain.evalPredictive.slice(0, testImages.size(0)) : at::Tensor();
+
+        for (size_t k = 0; k < K; ++k) {
+            const double r = config.referralCosts[k];
+            const auto& L = costs[k];
+            const std::string at = "r " + costText(r);
+            auto record = [&](ImageMethod m, const at::Tensor& probs, double seconds, bool collapsed) {
+                result.rows.push_back({r, trial, m, decide(probs, testLabels, L), seconds, collapsed});
+            };
+            if (wants(config, ImageMethod::Sghmc))
+                record(ImageMethod::Sghmc, testPredictive, 0.0, false);
+            if (needsS) {
+                auto q = trainImageCorrection(config.model, *chain.student, calibration, {chain.student.get(), {}}, L,
+                                              config.correction, generator, progress("ours, " + at), "correction");
+                const auto qProbs = predictClassProbabilities(*q.q, testImages);
+                record(ImageMethod::Ours, qProbs, q.seconds, q.collapsed);
+                if (trial == 0)
+                    oursSeconds[k] = q.seconds;
+                auto comparison = compareDecisions(testPredictive, qProbs, testLabels, L);
+                comparison.rate = r;
+                comparison.trial = trial;
+                result.comparisons.push_back(std::move(comparison));
+            }
+            if (needsStored) {
+                auto q = trainImageCorrection(config.model, *map, calibration, {nullptr, storedPredictive}, L,
+                                              config.correctionNoS, generator, progress("ours (no S), " + at),
+                                              "correction");
+                record(ImageMethod::OursNoS, predictClassProbabilities(*q.q, testImages), q.seconds, q.collapsed);
+                if (trial == 0)
+                    noSSeconds[k] = q.seconds;
+            }
+            if (wants(config, ImageMethod::LcSghmc)) {
+                auto lc = config.sghmc;
+                lc.distil = false;
+                lc.lossCalibration = &L;
+                const auto lcChain = runSgldDistillation(config.model, *map, train, {}, {}, testImages, lc, generator,
+                                                         progress("lc-sghmc, " + at), "lc_sghmc");
+                record(ImageMethod::LcSghmc, lcChain.evalPredictive, lcChain.seconds, false);
+                if (trial == 0)
+                    lcSeconds[k] = mapSeconds + lcChain.seconds;
+            }
+        }
+    }
+    double ours = chainSeconds, noS = chainSeconds, lc = 0;
+    for (size_t k = 0; k < K; ++k) {
+        ours += oursSeconds[k];
+        noS += noSSeconds[k];
+        lc += lcSeconds[k];
+        result.trainingTime.push_back({static_cast<int>(k + 1), wants(config, ImageMethod::Ours) ? ours : 0.0,
+                                       wants(config, ImageMethod::OursNoS) ? noS : 0.0,
+                                       wants(config, ImageMethod::LcSghmc) ? lc : 0.0});
+    }
+    for (double r : config.referralCosts)
+        for (auto m : config.methods) {
+            std::vector<double> cost, accuracy, referral, nll;
+            int collapsed = 0;
+            for (const auto& row : result.rows)
+                if (row.referralCost == r && row.method == m) {
+                    cost.push_back(row.metrics.averageCost);
+                    accuracy.push_back(row.metrics.accuracy);
+                    referral.push_back(row.metrics.referralRate);
+                    nll.push_back(row.metrics.nll);
+                    collapsed += row.collapsed ? 1 : 0;
+                }
+            if (!cost.empty())
+                result.summary.push_back(
+                    {m, r, meanStd(cost), meanStd(accuracy), meanStd(referral), meanStd(nll), collapsed});
+        }
+    result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return result;
+}
+
+std::string selectiveTable(const SelectiveResult& r)
+{
+    std::ostringstream s;
+    s << "Selective classification on " << r.dataset << " rotated ±30° (" << r.model << "): test metrics over "
+      << r.trials << " trial(s), mean ± std\n";
+    char line[256];
+    std::snprintf(line, sizeof line, "%-6s %-16s %-19s %-19s %-19s\n", "r", "method", "decision cost",
+                  "acc. (non-referred)", "referral rate");
+    s << line;
+    for (const auto& m : r.summary) {
+        char cost[48], acc[48], ref[48];
+        std::snprintf(cost, sizeof cost, "%.4f ± %.4f", m.cost.mean, m.cost.std);
+        std::snprintf(acc, sizeof acc, "%.4f ± %.4f", m.accuracy.mean, m.accuracy.std);
+        std::snprintf(ref, sizeof ref, "%.4f ± %.4f", m.referralRate.mean, m.referralRate.std);
+        std::snprintf(line, sizeof line, "%-6s %-16s %-20s %-20s %-20s%s\n", costText(m.referralCost).c_str(),
+                      imageMethodLabel(m.method).c_str(), cost, acc, ref, m.collapsed ? "  (q collapsed)" : "");
+        s << line;
+    }
+    s << "Training time (s) vs number of cost functions:\n";
+    std::snprintf(line, sizeof line, "%-6s %-14s %-14s %-14s\n", "costs", "ours (S once)", "ours, no S", "LC-SGHMC");
+    s << line;
+    auto cell = [](double v) { return v > 0 ? costText(v) : std::string("-"); };
+    for (const auto& t : r.trainingTime) {
+        std::snprintf(line, sizeof line, "%-6d %-14s %-14s %-14s\n", t.costFunctions, cell(t.ours).c_str(),
+                      cell(t.oursNoS).c_str(), cell(t.lcSghmc).c_str());
+        s << line;
+    }
+    std::snprintf(line, sizeof line, "%.1f s wall\n", r.seconds);
+    s << line;
+    return s.str();
+}
+
+std::string selectiveJson(const SelectiveResult& r)
+{
+    auto meanStdJson = [](const MeanStd& m) { return nlohmann::json{{"mean", number(m.mean)}, {"std", number(m.std)}}; };
+    nlohmann::json summary = nlohmann::json::array();
+    for (const auto& m : r.summary)
+        summary.push_back({{"referral_cost", m.referralCost},
+                           {"method", imageMethodName(m.method)},
+                           {"cost", meanStdJson(m.cost)},
+                           {"accuracy", meanStdJson(m.accuracy)},
+                           {"referral_rate", meanStdJson(m.referralRate)},
+                           {"nll", meanStdJson(m.nll)},
+                           {"collapsed_trials", m.collapsed}});
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& row : r.rows)
+        runs.push_back({{"referral_cost", row.referralCost},
+                        {"trial", row.trial},
+                        {"method", imageMethodName(row.method)},
+                        {"cost", number(row.metrics.averageCost)},
+                        {"accuracy", number(row.metrics.accuracy)},
+                        {"referral_rate", number(row.metrics.referralRate)},
+                        {"nll", number(row.metrics.nll)},
+                        {"seconds", row.seconds},
+                        {"collapsed", row.collapsed}});
+    nlohmann::json timing = nlohmann::json::array();
+    for (const auto& t : r.trainingTime)
+        timing.push_back({{"cost_functions", t.costFunctions},
+                          {"ours_seconds", t.ours},
+                          {"ours_no_s_seconds", t.oursNoS},
+                          {"lc_sghmc_seconds", t.lcSghmc}});
+    nlohmann::json j = {{"experiment", "selective"}, {"dataset", r.dataset}, {"model", r.model},
+                        {"trials", r.trials},       {"seed", r.seed},       {"seconds", r.seconds},
+                        {"sampling_seconds", r.samplingSeconds},          {"summary", summary},
+                        {"runs", runs},             {"training_time", timing}};
+    return j.dump(2) + "\n";
+}
+
+std::string selectiveCsv(const SelectiveResult& r)
+{
+    std::ostringstream s;
+    s << "referral_cost,trial,method,cost,accuracy,referral_rate,nll,seconds,collapsed\n";
+    for (const auto& row : r.rows)
+        s << formatNumber(row.referralCost) << ',' << row.trial << ',' << imageMethodName(row.method) << ','
+          << formatNumber(row.metrics.averageCost) << ',' << formatNumber(row.metrics.accuracy) << ','
+          << formatNumber(row.metrics.referralRate) << ',' << formatNumber(row.metrics.nll) << ','
+          << formatNumber(row.seconds) << ',' << (row.collapsed ? 1 : 0) << '\n';
+    return s.str();
+}
+
+} // namespace lcs

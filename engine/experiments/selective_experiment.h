@@ -1,0 +1,89 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "calibration/image_training.h"
+#include "core/job.h"
+#include "decision/cost_matrix.h"
+#include "decision/decisions.h"
+#include "experiments/corruption_experiment.h"
+#include "experiments/synthetic_experiment.h"
+#include "image_data.h"
+#include "inference/method_catalog.h"
+#include "models/classifier.h"
+
+/// The paper's selective-classification experiment (Fig. 3): every image rotated by an
+/// angle uniform in [-30, 30] degrees, a referral decision of cost r beside the C
+/// classes, and for each r: SGHMC's Bayes decisions, LC-SGHMC (a new chain per cost),
+/// and the correction q on S ("ours", S distilled once) or on the stored MC predictive
+/// ("ours_no_s"). Also the training time as the number of cost functions grows.
+namespace lcs {
+
+struct SelectiveConfig {
+    std::vector<double> referralCosts{0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5};
+    int trials = 1;
+    uint64_t seed = 0;
+    std::vector<ImageMethod> methods{ImageMethod::Sghmc, ImageMethod::LcSghmc, ImageMethod::Ours,
+                                     ImageMethod::OursNoS};
+    ModelSpec model;
+    SgdConfig map;
+    SgldDistillationConfig sghmc;          ///< momentum > 0: SGHMC, with online distillation
+    ImageCorrectionConfig correction;      ///< q on S (warm-started from S)
+    ImageCorrectionConfig correctionNoS;   ///< q on the stored predictive (warm-started from MAP)
+    double maxRotationDegrees = 30.0;
+    int calibrationCopies = 10;            ///< rotated copies of every training image in D'
+    CostMatrix baseCosts;                  ///< C x C; the referral column is added per r
+    std::string device = "cpu";
+
+    static SelectiveConfig preset(const std::string& name, const ImageDataset& data);
+};
+
+struct SelectiveRow {
+    double referralCost = 0;
+    int trial = 0;
+    ImageMethod method = ImageMethod::Sghmc;
+    DecisionMetrics metrics;
+    double seconds = 0;   ///< training time attributable to this cost function
+    bool collapsed = false;
+};
+
+struct SelectiveSummary {
+    ImageMethod method = ImageMethod::Sghmc;
+    double referralCost = 0;
+    MeanStd cost, accuracy, referralRate, nll;
+    int collapsed = 0;
+};
+
+/// Cumulative training time (first trial) after k cost functions, k = 1..K: ours
+/// distils S once and trains one q per cost; ours_no_s samples once and trains q per
+/// cost; LC-SGHMC samples a new chain per cost.
+struct TrainingTimePoint {
+    int costFunctions = 0;
+    double ours = 0, oursNoS = 0, lcSghmc = 0;  ///< seconds; 0 when the method did not run
+};
+
+struct SelectiveResult {
+    std::string dataset;
+    std::string model;
+    std::vector<SelectiveRow> rows;
+    std::vector<SelectiveSummary> summary;
+    std::vector<TrainingTimePoint> trainingTime;
+    int trials = 0;
+    uint64_t seed = 0;
+    double seconds = 0;
+    double samplingSeconds = 0;   ///< SGHMC + S, first trial
+    std::vector<DecisionComparison> comparisons;  ///< SGHMC vs ours, per (r, trial)
+};
+
+/// The cost matrix for referral cost r: baseCosts with a referral column of cost r.
+CostMatrix selectiveCosts(const CostMatrix& base, double referralCost);
+
+SelectiveResult runSelectiveExperiment(const ImageDataset& data, const SelectiveConfig& config, const JobContext& ctx);
+
+std::string selectiveTable(const SelectiveResult& result);
+std::string selectiveJson(const SelectiveResult& result);
+std::string selectiveCsv(const SelectiveResult& result);
+
+} // namespace lcs
