@@ -68,6 +68,26 @@ DecisionComparison compareDecisions(const at::Tensor& probsBefore, const at::Ten
     return out;
 }
 
+Recorrection recorrect(const CorrectionCache& cache, const CostMatrix& costs, const JobContext& ctx)
+{
+    if (!cache.student)
+        throw InputError("no student network to correct: run the experiment first");
+    if (costs.numClasses() != cache.spec.classes)
+        throw InputError("cost matrix has " + std::to_string(costs.numClasses()) + " classes but the networks have " +
+                         std::to_string(cache.spec.classes));
+    auto generator = makeGenerator(mixSeed(cache.seed, 0xc0ec7, static_cast<uint64_t>(cache.trial) + 1));
+    const auto q = trainImageCorrection(cache.spec, *cache.student, cache.calibrationInputs, {cache.student.get(), {}},
+                                        costs, cache.correction, generator, ctx, "correction");
+    Recorrection out;
+    out.comparison = compareDecisions(cache.studentTestProbs, predictClassProbabilities(*q.q, cache.testImages),
+                                      cache.testLabels, costs);
+    out.comparison.rate = cache.rate;
+    out.comparison.trial = cache.trial;
+    out.seconds = q.seconds;
+    out.collapsed = q.collapsed;
+    return out;
+}
+
 CorruptionConfig CorruptionConfig::preset(const std::string& name, const ImageDataset& data)
 {
     if (name != "cpu" && name != "paper")
@@ -177,6 +197,10 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                 result.distillationSecondsPerEpoch += chain.secondsPerEpoch;
                 ++distillationRuns;
                 const auto studentProbs = predictClassProbabilities(*chain.student, data.test.images);
+                auto cache = std::make_shared<CorrectionCache>();
+                *cache = {config.model, chain.student, train.x, data.test.images, data.test.labels, studentProbs,
+                          config.correction, config.seed, rate, trial};
+                result.cache = cache;
                 if (wants(config, ImageMethod::SgldS))
                     record(ImageMethod::SgldS, studentProbs, chain.seconds, false);
                 if (wants(config, ImageMethod::Sgld))

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,30 @@ inline constexpr size_t kMaxChangedDecisions = 64;
 DecisionComparison compareDecisions(const at::Tensor& probsBefore, const at::Tensor& probsAfter,
                                     const at::Tensor& labels, const CostMatrix& costs);
 
+/// What re-running only the correction needs after a cost edit: the student S of the
+/// last run, D' and the test set. Kept by the job's owner (the window's worker); never
+/// crosses threads.
+struct CorrectionCache {
+    ModelSpec spec;
+    Classifier student;
+    at::Tensor calibrationInputs;   ///< D' (clean; the correction adds its own noise)
+    at::Tensor testImages, testLabels;
+    at::Tensor studentTestProbs;    ///< S on the test set
+    ImageCorrectionConfig correction;
+    uint64_t seed = 0;
+    double rate = 0;                ///< corruption rate or referral cost of that run
+    int trial = 0;
+};
+
+/// Trains a fresh q (warm-started from the cached S) for `costs` and compares its test
+/// decisions with S's.
+struct Recorrection {
+    DecisionComparison comparison;
+    double seconds = 0;
+    bool collapsed = false;
+};
+Recorrection recorrect(const CorrectionCache& cache, const CostMatrix& costs, const JobContext& ctx);
+
 struct CorruptionResult {
     std::string dataset;
     std::string model;
@@ -94,6 +119,7 @@ struct CorruptionResult {
     double seconds = 0;
     double distillationSecondsPerEpoch = 0;  ///< SGLD + S, mean over runs
     std::vector<DecisionComparison> comparisons;  ///< one per run that trained q
+    std::shared_ptr<const CorrectionCache> cache; ///< the last run's S (null without one)
 };
 
 CorruptionResult runCorruptionExperiment(const ImageDataset& data, const CorruptionConfig& config,

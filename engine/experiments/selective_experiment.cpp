@@ -159,6 +159,14 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
                                         ? chain.evalPredictive.slice(0, 0, testImages.size(0))
                                         : at::Tensor();
         const auto storedPredictive = needsStored ? chain.evalPredictive.slice(0, testImages.size(0)) : at::Tensor();
+        if (needsS) {
+            auto cache = std::make_shared<CorrectionCache>();
+            // Re-correction compares q with S's own decisions (the amortised predictive).
+            *cache = {config.model, chain.student, calibration, testImages, testLabels,
+                      predictClassProbabilities(*chain.student, testImages), config.correction, config.seed,
+                      config.referralCosts.back(), trial};
+            result.cache = cache;
+        }
 
         for (size_t k = 0; k < K; ++k) {
             const double r = config.referralCosts[k];

@@ -74,7 +74,8 @@ struct SelectiveResult {
     uint64_t seed = 0;
     double seconds = 0;
     double samplingSeconds = 0;   ///< SGHMC + S, first trial
-    std::vector<DecisionComparison> comparisons;  ///< SGHMC vs ours, per (r, trial)
+    std::vector<DecisionComparison> comparisons;  ///< SGHMC vs ours, per (r, trial); rate = r
+    std::shared_ptr<const CorrectionCache> cache; ///< the last trial's S, for re-correction
 };
 
 /// The cost matrix for referral cost r: baseCosts with a referral column of cost r.
