@@ -1,12 +1,39 @@
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
-/// The lcstudio-cli commands that live outside cli_main.cpp.
+#include "decision/cost_matrix.h"
+#include "image_data.h"
+
+/// The lcstudio-cli commands that live outside cli_main.cpp, and the option sets that
+/// both their flags and `lcstudio-cli run SESSION` fill in.
 namespace cli {
+
+struct ImageRunOptions {
+    std::string data;
+    std::vector<double> sweep;               ///< corruption rates or referral costs; empty = preset's
+    std::vector<std::string> methods;        ///< empty = the experiment's defaults
+    int trials = 1;
+    std::string preset = "cpu";
+    std::optional<lcs::CostMatrix> costs;    ///< none = the preset's
+    std::string costsSource;                 ///< where `costs` came from, for messages
+    lcs::ImageDataLimits limits;
+    int epochs = 0;                          ///< 0 = the preset's
+    int copies = 0;                          ///< selective: rotated copies in D'; 0 = preset's
+    uint64_t seed = 0;
+    int threads = 0;                         ///< 0 = 1 for the MLP, all cores for ResNet-18
+    std::string device = "cpu";
+    std::string jsonPath, csvPath;
+    bool quiet = false;
+};
 
 int runCorruptionCommand(int argc, char** argv);
 int runSelectiveCommand(int argc, char** argv);
+int executeCorruption(const ImageRunOptions& options);
+int executeSelective(const ImageRunOptions& options);
 
 /// Refuses a --device value this build cannot use (UsageError naming the value).
 void checkDeviceFlag(const std::string& value);

@@ -52,13 +52,8 @@ Options:
 
 int runCorruptionCommand(int argc, char** argv)
 {
-    std::string dataSpec, jsonPath, csvPath, costsPath, preset = "cpu", device = "cpu";
-    std::vector<double> rates{0.3, 0.5, 0.7};
-    std::vector<std::string> methodNames;
-    int trials = 1, epochs = 0, threads = 0;
-    uint64_t seed = 0;
-    lcs::ImageDataLimits limits;
-    bool quiet = false;
+    ImageRunOptions o;
+    std::string costsPath;
     Args args(argc, argv, 2, "corruption",
               {{"--data", true}, {"--rates", true}, {"--trials", true}, {"--methods", true}, {"--preset", true},
                {"--costs", true}, {"--max-train", true}, {"--max-test", true}, {"--epochs", true}, {"--seed", true},
@@ -69,84 +64,92 @@ int runCorruptionCommand(int argc, char** argv)
             std::fputs(kCorruptionHelp, stdout);
             return kExitOk;
         } else if (flag == "--data") {
-            dataSpec = value;
+            o.data = value;
         } else if (flag == "--rates") {
-            rates = parseNumbers("--rates", value);
-            for (double r : rates)
+            o.sweep = parseNumbers("--rates", value);
+            for (double r : o.sweep)
                 if (r < 0 || r > 1)
                     throw UsageError("--rates: " + lcs::formatNumber(r) + " is outside [0, 1]");
         } else if (flag == "--trials") {
-            trials = static_cast<int>(parseIntegerFlag(flag, value, 1, 1000));
+            o.trials = static_cast<int>(parseIntegerFlag(flag, value, 1, 1000));
         } else if (flag == "--methods") {
-            methodNames = splitNames(value);
+            o.methods = splitNames(value);
         } else if (flag == "--preset") {
             if (value != "cpu" && value != "paper")
                 throw UsageError("--preset: \"" + value.substr(0, 40) + "\" is not cpu or paper");
-            preset = value;
+            o.preset = value;
         } else if (flag == "--costs") {
             costsPath = value;
         } else if (flag == "--max-train") {
-            limits.maxTrain = parseIntegerFlag(flag, value, 1, 100000000);
+            o.limits.maxTrain = parseIntegerFlag(flag, value, 1, 100000000);
         } else if (flag == "--max-test") {
-            limits.maxTest = parseIntegerFlag(flag, value, 1, 100000000);
+            o.limits.maxTest = parseIntegerFlag(flag, value, 1, 100000000);
         } else if (flag == "--epochs") {
-            epochs = static_cast<int>(parseIntegerFlag(flag, value, 1, 100000));
+            o.epochs = static_cast<int>(parseIntegerFlag(flag, value, 1, 100000));
         } else if (flag == "--seed") {
-            seed = static_cast<uint64_t>(parseIntegerFlag(flag, value, 0, std::numeric_limits<long long>::max()));
+            o.seed = static_cast<uint64_t>(parseIntegerFlag(flag, value, 0, std::numeric_limits<long long>::max()));
         } else if (flag == "--threads") {
-            threads = static_cast<int>(parseIntegerFlag(flag, value, 1, 256));
+            o.threads = static_cast<int>(parseIntegerFlag(flag, value, 1, 256));
         } else if (flag == "--device") {
-            device = value;
+            o.device = value;
             checkDeviceFlag(value);
         } else if (flag == "--json") {
             checkOutputPath(flag, value);
-            jsonPath = value;
+            o.jsonPath = value;
         } else if (flag == "--csv") {
             checkOutputPath(flag, value);
-            csvPath = value;
+            o.csvPath = value;
         } else if (flag == "--quiet") {
-            quiet = true;
+            o.quiet = true;
         }
     }
-    if (dataSpec.empty())
+    if (o.data.empty())
         throw UsageError("corruption: --data is required (a folder, fashion-mnist, mnist or cifar10)");
-    const std::vector<lcs::ImageMethod> allowed{lcs::ImageMethod::SgldS, lcs::ImageMethod::Sgld,
-                                                lcs::ImageMethod::LcSgld, lcs::ImageMethod::CwSgd,
-                                                lcs::ImageMethod::Ours};
-    std::vector<lcs::ImageMethod> methods;
-    if (!methodNames.empty())
-        methods = lcs::parseImageMethodList(methodNames, "--methods", allowed);
-    limits.subsetSeed = seed;
-    lcs::CostMatrix costs;
-    if (!costsPath.empty())
-        costs = lcs::loadCostMatrix(costsPath);  // read before the data: a bad file fails fast
+    if (!costsPath.empty()) {
+        o.costs = lcs::loadCostMatrix(costsPath);  // before the data: a bad file fails fast
+        o.costsSource = "--costs: " + costsPath;
+    }
+    return executeCorruption(o);
+}
 
-    const auto data = lcs::loadImageDataset(dataSpec, limits);
-    auto config = lcs::CorruptionConfig::preset(preset, data);
-    if (threads == 0)
-        threads = config.model.architecture == "mlp" ? 1 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+int executeCorruption(const ImageRunOptions& o)
+{
+    std::vector<lcs::ImageMethod> methods;
+    if (!o.methods.empty())
+        methods = lcs::parseImageMethodList(o.methods, "--methods",
+                                            {lcs::ImageMethod::SgldS, lcs::ImageMethod::Sgld, lcs::ImageMethod::LcSgld,
+                                             lcs::ImageMethod::CwSgd, lcs::ImageMethod::Ours});
+    auto limits = o.limits;
+    limits.subsetSeed = o.seed;
+    const auto data = lcs::loadImageDataset(o.data, limits);
+    auto config = lcs::CorruptionConfig::preset(o.preset, data);
+    const int threads = o.threads > 0 ? o.threads
+                        : config.model.architecture == "mlp"
+                            ? 1
+                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     at::set_num_threads(threads);
-    config.rates = rates;
-    config.trials = trials;
-    config.seed = seed;
-    config.device = device;
+    if (!o.sweep.empty())
+        config.rates = o.sweep;
+    config.trials = o.trials;
+    config.seed = o.seed;
+    config.device = o.device;
     if (!methods.empty())
         config.methods = methods;
-    if (epochs > 0)
-        config.sgld.epochs = epochs;
-    if (!costsPath.empty()) {
-        if (costs.numClasses() != data.classes())
-            throw UsageError("--costs: " + costsPath + " has " + std::to_string(costs.numClasses()) + " classes but " +
-                             dataSpec + " has " + std::to_string(data.classes()));
-        if (costs.hasReferral())
-            throw UsageError("--costs: " + costsPath + " has a referral column; label corruption decides classes only");
-        config.costs = costs;
+    if (o.epochs > 0)
+        config.sgld.epochs = o.epochs;
+    if (o.costs) {
+        if (o.costs->numClasses() != data.classes())
+            throw UsageError(o.costsSource + " has " + std::to_string(o.costs->numClasses()) + " classes but " +
+                             o.data + " has " + std::to_string(data.classes()));
+        if (o.costs->hasReferral())
+            throw UsageError(o.costsSource + " has a referral column; label corruption decides classes only");
+        config.costs = *o.costs;
     }
-    if (!quiet)
+    if (!o.quiet)
         std::fprintf(stderr, "%s: %lld training, %lld test images; %s; %zu rate(s) x %d trial(s)\n", data.name.c_str(),
                      static_cast<long long>(data.train.size()), static_cast<long long>(data.test.size()),
                      config.model.describe().c_str(), config.rates.size(), config.trials);
-    ProgressLines lines(quiet);
+    ProgressLines lines(o.quiet);
     lcs::JobContext ctx{[&](const lcs::Progress& p) { lines(p); }, &g_cancel};
     const auto result = lcs::runCorruptionExperiment(data, config, ctx);
     lines.finish();
@@ -155,10 +158,10 @@ int runCorruptionCommand(int argc, char** argv)
         if (s.collapsed > 0)
             std::fprintf(stdout, "warning: %s at rate %s: q collapsed to one class in %d trial(s)\n",
                          lcs::imageMethodLabel(s.method).c_str(), lcs::formatNumber(s.rate).c_str(), s.collapsed);
-    if (!jsonPath.empty())
-        lcs::writeFileAtomically(jsonPath, lcs::corruptionJson(result));
-    if (!csvPath.empty())
-        lcs::writeFileAtomically(csvPath, lcs::corruptionCsv(result));
+    if (!o.jsonPath.empty())
+        lcs::writeFileAtomically(o.jsonPath, lcs::corruptionJson(result));
+    if (!o.csvPath.empty())
+        lcs::writeFileAtomically(o.csvPath, lcs::corruptionCsv(result));
     return kExitOk;
 }
 

@@ -60,6 +60,7 @@ Usage:
   lcstudio-cli synthetic [options]   reproduce the paper's synthetic experiment (Table 2)
   lcstudio-cli corruption [options]  decisions under label corruption (paper Fig. 4)
   lcstudio-cli selective [options]   selective classification with referral (paper Fig. 3)
+  lcstudio-cli run SESSION           replay a session saved by the window
   lcstudio-cli decide [options]      decisions from a saved correction network
   lcstudio-cli presets [NAME]        list the paper's cost matrices, or print one as JSON
   lcstudio-cli check FILE...         check cost matrices, sessions, saved models and data
@@ -141,6 +142,9 @@ void saveRunModels(const std::string& dir, const lcs::SyntheticConfig& config, c
         lcs::saveMlp(lcs::Mlp(mlp), info, stem + "_" + info.role + ".pt");
     }
 }
+
+int executeSynthetic(const lcs::SyntheticConfig& config, const std::string& jsonPath, const std::string& csvPath,
+                     const std::string& modelDir, bool quiet);
 
 int runSyntheticCommand(int argc, char** argv)
 {
@@ -224,6 +228,12 @@ int runSyntheticCommand(int argc, char** argv)
         checkOutputPath("--save-models", modelDir + "/model.pt");
     }
 
+    return executeSynthetic(config, jsonPath, csvPath, modelDir, quiet);
+}
+
+int executeSynthetic(const lcs::SyntheticConfig& config, const std::string& jsonPath, const std::string& csvPath,
+                     const std::string& modelDir, bool quiet)
+{
     // Tiny networks: parallelism across tasks beats intra-op threads, which would only
     // fight over the same cores.
     lcs::configureThreads(1);
@@ -241,6 +251,88 @@ int runSyntheticCommand(int argc, char** argv)
     if (!csvPath.empty())
         lcs::writeFileAtomically(csvPath, lcs::syntheticCsv(result));
     return kExitOk;
+}
+
+const char* kRunHelp = R"(lcstudio-cli run - replay a session saved by the window (or written by hand)
+
+Usage: lcstudio-cli run SESSION.lcsession [--json FILE] [--csv FILE] [--data D] [--quiet]
+Runs the session's experiment (synthetic, corruption or selective) with its settings,
+seeds and cost matrix, and prints the same table as the experiment's own command.
+  --data D     the data folder or name, instead of the session's (image experiments)
+  --json FILE  write results as JSON (atomically)
+  --csv FILE   write results as CSV (atomically)
+  --quiet      no progress on stderr
+)";
+
+int runSessionCommand(int argc, char** argv)
+{
+    std::string sessionPath, jsonPath, csvPath, data;
+    bool quiet = false;
+    std::vector<char*> rest{argv[0], argv[1]};
+    for (int i = 2; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (sessionPath.empty() && a.rfind("-", 0) != 0)
+            sessionPath = a;
+        else
+            rest.push_back(argv[i]);
+    }
+    Args args(static_cast<int>(rest.size()), rest.data(), 2, "run",
+              {{"--json", true}, {"--csv", true}, {"--data", true}, {"--quiet", false}});
+    std::string flag, value;
+    while (args.next(flag, value)) {
+        if (flag == "--help") {
+            std::fputs(kRunHelp, stdout);
+            return kExitOk;
+        } else if (flag == "--json") {
+            checkOutputPath(flag, value);
+            jsonPath = value;
+        } else if (flag == "--csv") {
+            checkOutputPath(flag, value);
+            csvPath = value;
+        } else if (flag == "--data") {
+            data = value;
+        } else if (flag == "--quiet") {
+            quiet = true;
+        }
+    }
+    if (sessionPath.empty())
+        throw UsageError("run: no SESSION file given (see lcstudio-cli run --help)");
+    const auto session = lcs::loadSessionFile(sessionPath);
+    const auto& st = session.settings;
+    if (session.experiment == "synthetic") {
+        if (!data.empty())
+            throw UsageError("run: --data is for image experiments; " + sessionPath + " is a synthetic session");
+        lcs::SyntheticConfig config;
+        config.replicates = st.replicates;
+        config.methods = lcs::parseMethodList(st.methods, sessionPath + ": settings.methods");
+        config.seed = st.seed;
+        config.threads = st.threads;
+        config.correction.iterations = st.correctionIterations;
+        config.device = st.device;
+        checkDeviceFlag(st.device);
+        config.costs = session.costs;
+        return executeSynthetic(config, jsonPath, csvPath, "", quiet);
+    }
+    ImageRunOptions o;
+    o.data = !data.empty() ? data : !st.data.empty() ? st.data : session.dataPaths.count("images") ? session.dataPaths.at("images") : "";
+    if (o.data.empty())
+        throw UsageError("run: " + sessionPath + " names no data (settings.data); give --data D");
+    o.sweep = session.experiment == "corruption" ? st.rates : st.referralCosts;
+    o.methods = st.methods;
+    o.trials = st.trials;
+    o.preset = st.preset;
+    o.costs = session.costs;
+    o.costsSource = sessionPath + " (cost_matrix)";
+    o.limits.maxTrain = st.maxTrain;
+    o.limits.maxTest = st.maxTest;
+    o.epochs = st.epochs;
+    o.seed = st.seed;
+    o.device = st.device;
+    checkDeviceFlag(st.device);
+    o.jsonPath = jsonPath;
+    o.csvPath = csvPath;
+    o.quiet = quiet;
+    return session.experiment == "corruption" ? executeCorruption(o) : executeSelective(o);
 }
 
 int runDecideCommand(int argc, char** argv)
@@ -392,8 +484,12 @@ std::string checkFile(const std::string& path)
     }
     if (endsWith(".lcsession")) {
         const auto s = lcs::loadSessionFile(path);
-        return "session: " + s.experiment + ", " + std::to_string(s.settings.replicates) + " replicate(s), "
-               + std::to_string(s.settings.methods.size()) + " method(s), " + describe(s.costs);
+        if (s.experiment == "synthetic")
+            return "session: " + s.experiment + ", " + std::to_string(s.settings.replicates) + " replicate(s), "
+                   + std::to_string(s.settings.methods.size()) + " method(s), " + describe(s.costs);
+        return "session: " + s.experiment + " on " + (s.settings.data.empty() ? "(no data set)" : s.settings.data) +
+               ", " + std::to_string(s.settings.trials) + " trial(s), " + std::to_string(s.settings.methods.size()) +
+               " method(s), " + describe(s.costs);
     }
     if (endsWith(".cost"))
         return describe(lcs::loadCostMatrix(path));
@@ -506,6 +602,8 @@ int main(int argc, char** argv)
             return runCorruptionCommand(argc, argv);
         if (command == "selective")
             return runSelectiveCommand(argc, argv);
+        if (command == "run")
+            return runSessionCommand(argc, argv);
         if (command == "presets")
             return runPresetsCommand(argc, argv);
         throw UsageError("unknown command \"" + command + "\" (see lcstudio-cli --help)");

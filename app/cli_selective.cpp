@@ -50,13 +50,7 @@ Options:
 
 int runSelectiveCommand(int argc, char** argv)
 {
-    std::string dataSpec, jsonPath, csvPath, preset = "cpu", device = "cpu";
-    std::vector<double> referralCosts;
-    std::vector<std::string> methodNames;
-    int trials = 1, epochs = 0, threads = 0, copies = 0;
-    uint64_t seed = 0;
-    lcs::ImageDataLimits limits;
-    bool quiet = false;
+    ImageRunOptions o;
     Args args(argc, argv, 2, "selective",
               {{"--data", true}, {"--referral-costs", true}, {"--methods", true}, {"--trials", true},
                {"--preset", true}, {"--copies", true}, {"--max-train", true}, {"--max-test", true},
@@ -68,81 +62,94 @@ int runSelectiveCommand(int argc, char** argv)
             std::fputs(kSelectiveHelp, stdout);
             return kExitOk;
         } else if (flag == "--data") {
-            dataSpec = value;
+            o.data = value;
         } else if (flag == "--referral-costs") {
-            referralCosts = parseNumbers("--referral-costs", value);
-            for (double r : referralCosts)
-                if (r < 0)
-                    throw UsageError("--referral-costs: " + lcs::formatNumber(r) + " is negative");
-            for (size_t i = 0; i < referralCosts.size(); ++i)
-                for (size_t j = 0; j < i; ++j)
-                    if (referralCosts[i] == referralCosts[j])
-                        throw UsageError("--referral-costs: " + lcs::formatNumber(referralCosts[i]) +
-                                         " is listed twice");
+            o.sweep = parseNumbers("--referral-costs", value);
         } else if (flag == "--methods") {
-            methodNames = splitNames(value);
+            o.methods = splitNames(value);
         } else if (flag == "--trials") {
-            trials = static_cast<int>(parseIntegerFlag(flag, value, 1, 1000));
+            o.trials = static_cast<int>(parseIntegerFlag(flag, value, 1, 1000));
         } else if (flag == "--preset") {
             if (value != "cpu" && value != "paper")
                 throw UsageError("--preset: \"" + value.substr(0, 40) + "\" is not cpu or paper");
-            preset = value;
+            o.preset = value;
         } else if (flag == "--copies") {
-            copies = static_cast<int>(parseIntegerFlag(flag, value, 1, 100));
+            o.copies = static_cast<int>(parseIntegerFlag(flag, value, 1, 100));
         } else if (flag == "--max-train") {
-            limits.maxTrain = parseIntegerFlag(flag, value, 1, 100000000);
+            o.limits.maxTrain = parseIntegerFlag(flag, value, 1, 100000000);
         } else if (flag == "--max-test") {
-            limits.maxTest = parseIntegerFlag(flag, value, 1, 100000000);
+            o.limits.maxTest = parseIntegerFlag(flag, value, 1, 100000000);
         } else if (flag == "--epochs") {
-            epochs = static_cast<int>(parseIntegerFlag(flag, value, 1, 100000));
+            o.epochs = static_cast<int>(parseIntegerFlag(flag, value, 1, 100000));
         } else if (flag == "--seed") {
-            seed = static_cast<uint64_t>(parseIntegerFlag(flag, value, 0, std::numeric_limits<long long>::max()));
+            o.seed = static_cast<uint64_t>(parseIntegerFlag(flag, value, 0, std::numeric_limits<long long>::max()));
         } else if (flag == "--threads") {
-            threads = static_cast<int>(parseIntegerFlag(flag, value, 1, 256));
+            o.threads = static_cast<int>(parseIntegerFlag(flag, value, 1, 256));
         } else if (flag == "--device") {
-            device = value;
+            o.device = value;
             checkDeviceFlag(value);
         } else if (flag == "--json") {
             checkOutputPath(flag, value);
-            jsonPath = value;
+            o.jsonPath = value;
         } else if (flag == "--csv") {
             checkOutputPath(flag, value);
-            csvPath = value;
+            o.csvPath = value;
         } else if (flag == "--quiet") {
-            quiet = true;
+            o.quiet = true;
         }
     }
-    if (dataSpec.empty())
+    if (o.data.empty())
         throw UsageError("selective: --data is required (a CIFAR-10 folder or cifar10)");
+    return executeSelective(o);
+}
+
+int executeSelective(const ImageRunOptions& o)
+{
+    for (size_t i = 0; i < o.sweep.size(); ++i) {
+        if (o.sweep[i] < 0)
+            throw UsageError("--referral-costs: " + lcs::formatNumber(o.sweep[i]) + " is negative");
+        for (size_t j = 0; j < i; ++j)
+            if (o.sweep[i] == o.sweep[j])
+                throw UsageError("--referral-costs: " + lcs::formatNumber(o.sweep[i]) + " is listed twice");
+    }
     std::vector<lcs::ImageMethod> methods;
-    if (!methodNames.empty())
-        methods = lcs::parseImageMethodList(methodNames, "--methods",
+    if (!o.methods.empty())
+        methods = lcs::parseImageMethodList(o.methods, "--methods",
                                             {lcs::ImageMethod::Sghmc, lcs::ImageMethod::LcSghmc,
                                              lcs::ImageMethod::Ours, lcs::ImageMethod::OursNoS});
-    limits.subsetSeed = seed;
-    const auto data = lcs::loadImageDataset(dataSpec, limits);
-    auto config = lcs::SelectiveConfig::preset(preset, data);
-    if (!referralCosts.empty())
-        config.referralCosts = referralCosts;
+    auto limits = o.limits;
+    limits.subsetSeed = o.seed;
+    const auto data = lcs::loadImageDataset(o.data, limits);
+    auto config = lcs::SelectiveConfig::preset(o.preset, data);
+    if (!o.sweep.empty())
+        config.referralCosts = o.sweep;
     if (!methods.empty())
         config.methods = methods;
-    config.trials = trials;
-    config.seed = seed;
-    config.device = device;
-    if (epochs > 0)
-        config.sghmc.epochs = epochs;
-    if (copies > 0)
-        config.calibrationCopies = copies;
-    if (threads == 0)
-        threads = config.model.architecture == "mlp" ? 1
-                                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (o.costs) {
+        if (o.costs->numClasses() != data.classes())
+            throw UsageError(o.costsSource + " has " + std::to_string(o.costs->numClasses()) + " classes but " +
+                             o.data + " has " + std::to_string(data.classes()));
+        config.baseCosts = *o.costs;
+        config.baseCosts.setReferral(std::nullopt);
+    }
+    config.trials = o.trials;
+    config.seed = o.seed;
+    config.device = o.device;
+    if (o.epochs > 0)
+        config.sghmc.epochs = o.epochs;
+    if (o.copies > 0)
+        config.calibrationCopies = o.copies;
+    const int threads = o.threads > 0 ? o.threads
+                        : config.model.architecture == "mlp"
+                            ? 1
+                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     at::set_num_threads(threads);
-    if (!quiet)
+    if (!o.quiet)
         std::fprintf(stderr, "%s: %lld training, %lld test images; %s; %zu referral cost(s) x %d trial(s)\n",
                      data.name.c_str(), static_cast<long long>(data.train.size()),
                      static_cast<long long>(data.test.size()), config.model.describe().c_str(),
                      config.referralCosts.size(), config.trials);
-    ProgressLines lines(quiet);
+    ProgressLines lines(o.quiet);
     lcs::JobContext ctx{[&](const lcs::Progress& p) { lines(p); }, &g_cancel};
     const auto result = lcs::runSelectiveExperiment(data, config, ctx);
     lines.finish();
@@ -152,10 +159,10 @@ int runSelectiveCommand(int argc, char** argv)
             std::fprintf(stdout, "warning: %s at r = %s: q collapsed to one class in %d trial(s)\n",
                          lcs::imageMethodLabel(s.method).c_str(), lcs::formatNumber(s.referralCost).c_str(),
                          s.collapsed);
-    if (!jsonPath.empty())
-        lcs::writeFileAtomically(jsonPath, lcs::selectiveJson(result));
-    if (!csvPath.empty())
-        lcs::writeFileAtomically(csvPath, lcs::selectiveCsv(result));
+    if (!o.jsonPath.empty())
+        lcs::writeFileAtomically(o.jsonPath, lcs::selectiveJson(result));
+    if (!o.csvPath.empty())
+        lcs::writeFileAtomically(o.csvPath, lcs::selectiveCsv(result));
     return kExitOk;
 }
 

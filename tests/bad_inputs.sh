@@ -330,6 +330,32 @@ expect 2 "has 3 classes but" -- corruption --data "$d/mnist_ok" --costs "$f/thre
 expect 2 "does not exist" -- corruption --data fashion-mnist --json "$f/nowhere/out.json"
 expect 2 "unknown option \"--rate\"" -- corruption --data fashion-mnist --rate 0.5
 
+# ---------------------------------------------------------------- image sessions (check, run)
+ten='{"costs": [[0,1,1,1,1,1,1,1,1,1],[1,0,1,1,1,1,1,1,1,1],[1,1,0,1,1,1,1,1,1,1],[1,1,1,0,1,1,1,1,1,1],[1,1,1,1,0,1,1,1,1,1],[1,1,1,1,1,0,1,1,1,1],[1,1,1,1,1,1,0,1,1,1],[1,1,1,1,1,1,1,0,1,1],[1,1,1,1,1,1,1,1,0,1],[1,1,1,1,1,1,1,1,1,0]]}'
+session img_good "{\"format\": \"lcstudio-session\", \"experiment\": \"corruption\", \"settings\": {\"data\": \"$d/mnist_ok\"}, \"cost_matrix\": $ten}"
+session img_method "{\"format\": \"lcstudio-session\", \"experiment\": \"corruption\", \"settings\": {\"methods\": [\"bbvi\"]}, \"cost_matrix\": $ten}"
+session img_sel_method "{\"format\": \"lcstudio-session\", \"experiment\": \"selective\", \"settings\": {\"methods\": [\"sgld_s\"]}, \"cost_matrix\": $ten}"
+session img_rate "{\"format\": \"lcstudio-session\", \"experiment\": \"corruption\", \"settings\": {\"rates\": [0.5, 1.5]}, \"cost_matrix\": $ten}"
+session img_rates_empty "{\"format\": \"lcstudio-session\", \"experiment\": \"corruption\", \"settings\": {\"rates\": []}, \"cost_matrix\": $ten}"
+session img_preset "{\"format\": \"lcstudio-session\", \"experiment\": \"selective\", \"settings\": {\"preset\": \"gpu\"}, \"cost_matrix\": $ten}"
+session img_trials "{\"format\": \"lcstudio-session\", \"experiment\": \"selective\", \"settings\": {\"trials\": 0}, \"cost_matrix\": $ten}"
+session img_referral "{\"format\": \"lcstudio-session\", \"experiment\": \"corruption\", \"cost_matrix\": {\"costs\": [[0, 1], [1, 0]], \"referral_cost\": 0.2}}"
+session img_nodata "{\"format\": \"lcstudio-session\", \"experiment\": \"corruption\", \"cost_matrix\": $ten}"
+session img_classes "{\"format\": \"lcstudio-session\", \"experiment\": \"corruption\", \"settings\": {\"data\": \"$d/mnist_ok\"}, \"cost_matrix\": {\"costs\": [[0, 1], [1, 0]]}}"
+expect 0 "session: corruption on" -- check "$f/img_good.lcsession"
+expect 2 "unknown method \"bbvi\"" -- check "$f/img_method.lcsession"
+expect 2 "unknown method \"sgld_s\"" -- check "$f/img_sel_method.lcsession"
+expect 2 "not a number in [0, 1]" -- check "$f/img_rate.lcsession"
+expect 2 "must be a list of 1 to 64 numbers" -- check "$f/img_rates_empty.lcsession"
+expect 2 "not cpu or paper" -- check "$f/img_preset.lcsession"
+expect 2 "field \"settings.trials\"" -- check "$f/img_trials.lcsession"
+expect 2 "has a referral column" -- check "$f/img_referral.lcsession"
+expect 2 "names no data" -- run "$f/img_nodata.lcsession"
+expect 2 "has 2 classes but" -- run "$f/img_classes.lcsession" --quiet
+expect 2 "no SESSION file given" -- run
+expect 2 "unknown option" -- run "$f/img_good.lcsession" --replicates 3
+expect 2 "--data is for image experiments" -- run "$f/good.lcsession" --data fashion-mnist
+
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)
 [ -z "$leftovers" ] || { echo "FAIL: temporary files left behind: $leftovers"; failures=$((failures + 1)); }

@@ -1,5 +1,7 @@
 #include "io/session_file.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
@@ -24,13 +26,39 @@ bool validDevice(const std::string& d)
     return d.rfind("cuda:", 0) == 0 && parseInteger(d.substr(5), 0, 64).has_value();
 }
 
+constexpr size_t kMaxListLength = 64;
+
+std::vector<ImageMethod> allowedImageMethods(const std::string& experiment)
+{
+    if (experiment == "corruption")
+        return {ImageMethod::SgldS, ImageMethod::Sgld, ImageMethod::LcSgld, ImageMethod::CwSgd, ImageMethod::Ours};
+    return {ImageMethod::Sghmc, ImageMethod::LcSghmc, ImageMethod::Ours, ImageMethod::OursNoS};
+}
+
 } // namespace
+
+const std::vector<std::string>& sessionExperiments()
+{
+    static const std::vector<std::string> all{"synthetic", "corruption", "selective"};
+    return all;
+}
+
+std::vector<std::string> defaultSessionMethods(const std::string& experiment)
+{
+    if (experiment == "corruption")
+        return {"sgld_s", "lc_sgld", "cw_sgd", "ours"};
+    if (experiment == "selective")
+        return {"sghmc", "lc_sghmc", "ours", "ours_no_s"};
+    return {"bbvi", "sghmc", "kfac_laplace"};
+}
 
 bool SessionSettings::operator==(const SessionSettings& o) const
 {
     return replicates == o.replicates && methods == o.methods && seed == o.seed && threads == o.threads
            && correctionIterations == o.correctionIterations && gridResolution == o.gridResolution
-           && device == o.device;
+           && device == o.device && data == o.data && preset == o.preset && rates == o.rates
+           && referralCosts == o.referralCosts && trials == o.trials && maxTrain == o.maxTrain
+           && maxTest == o.maxTest && epochs == o.epochs;
 }
 
 std::string sessionToJson(const SessionData& s)
@@ -43,7 +71,15 @@ std::string sessionToJson(const SessionData& s)
                                {"threads", s.settings.threads},
                                {"correction_iterations", s.settings.correctionIterations},
                                {"grid_resolution", s.settings.gridResolution},
-                               {"device", s.settings.device}};
+                               {"device", s.settings.device},
+                               {"data", s.settings.data},
+                               {"preset", s.settings.preset},
+                               {"rates", s.settings.rates},
+                               {"referral_costs", s.settings.referralCosts},
+                               {"trials", s.settings.trials},
+                               {"max_train", s.settings.maxTrain},
+                               {"max_test", s.settings.maxTest},
+                               {"epochs", s.settings.epochs}};
     nlohmann::json root = {{"format", kFormat},
                            {"version", 1},
                            {"experiment", s.experiment},
@@ -64,13 +100,18 @@ SessionData sessionFromJson(const std::string& text, const std::string& source)
         r.integer("version", 1, 1);
     SessionData s;
     s.experiment = r.stringOr("experiment", "synthetic");
-    if (s.experiment != "synthetic")
-        r.fail("experiment", "names an unknown experiment \"" + s.experiment.substr(0, 40) + "\" (known: synthetic)");
+    const auto& known = sessionExperiments();
+    if (std::find(known.begin(), known.end(), s.experiment) == known.end())
+        r.fail("experiment", "names an unknown experiment \"" + s.experiment.substr(0, 40) +
+                                 "\" (known: synthetic, corruption, selective)");
+    const bool synthetic = s.experiment == "synthetic";
+    s.settings.methods = defaultSessionMethods(s.experiment);
 
     if (r.has("settings")) {
         const auto o = r.object("settings");
         o.refuseUnknown({"replicates", "methods", "seed", "threads", "correction_iterations", "grid_resolution",
-                         "device"});
+                         "device", "data", "preset", "rates", "referral_costs", "trials", "max_train", "max_test",
+                         "epochs"});
         auto& st = s.settings;
         st.replicates = static_cast<int>(o.integerOr("replicates", st.replicates, 1, 1000));
         st.threads = static_cast<int>(o.integerOr("threads", st.threads, 1, 64));
@@ -107,17 +148,58 @@ SessionData sessionFromJson(const std::string& text, const std::string& source)
         }
         if (o.has("methods")) {
             st.methods = o.strings("methods", 16);
-            parseMethodList(st.methods, source + ": field \"settings.methods\"");
+            if (synthetic)
+                parseMethodList(st.methods, source + ": field \"settings.methods\"");
+            else
+                parseImageMethodList(st.methods, source + ": field \"settings.methods\"",
+                                     allowedImageMethods(s.experiment));
         }
+        if (o.has("data")) {
+            st.data = o.string("data");
+            if (st.data.size() > kMaxPathLength)
+                o.fail("data", "is longer than " + std::to_string(kMaxPathLength) + " characters");
+        }
+        if (o.has("preset")) {
+            st.preset = o.string("preset");
+            if (st.preset != "cpu" && st.preset != "paper")
+                o.fail("preset", "is \"" + st.preset.substr(0, 40) + "\", not cpu or paper");
+        }
+        auto numbers = [&](const char* field, double lo, double hi) {
+            const auto& v = o.require(field);
+            if (!v.is_array() || v.empty() || v.size() > kMaxListLength)
+                o.fail(field, "must be a list of 1 to " + std::to_string(kMaxListLength) + " numbers");
+            std::vector<double> out;
+            for (const auto& item : v) {
+                if (!item.is_number() || !(item.get<double>() >= lo && item.get<double>() <= hi))
+                    o.fail(field, "holds " + jsonExcerpt(item) + ", not a number in [" + formatNumber(lo) + ", " +
+                                      formatNumber(hi) + "]");
+                out.push_back(item.get<double>());
+            }
+            return out;
+        };
+        if (o.has("rates"))
+            st.rates = numbers("rates", 0.0, 1.0);
+        if (o.has("referral_costs"))
+            st.referralCosts = numbers("referral_costs", 0.0, 1e6);
+        st.trials = static_cast<int>(o.integerOr("trials", st.trials, 1, 1000));
+        st.maxTrain = o.integerOr("max_train", st.maxTrain, 0, 100000000);
+        st.maxTest = o.integerOr("max_test", st.maxTest, 0, 100000000);
+        st.epochs = static_cast<int>(o.integerOr("epochs", st.epochs, 0, 100000));
     }
 
     if (!r.hasValue("cost_matrix"))
         throw InputError(source + ": missing field \"cost_matrix\"");
     s.costs = costMatrixFromJson(r.require("cost_matrix").dump(), source + " (cost_matrix)");
-    try {
-        s.costs.validateFor(2);
-    } catch (const CostMatrixError& e) {
-        throw CostMatrixError(source + " (cost_matrix): " + e.what());
+    if (synthetic) {
+        try {
+            s.costs.validateFor(2);
+        } catch (const CostMatrixError& e) {
+            throw CostMatrixError(source + " (cost_matrix): " + e.what());
+        }
+    } else if (s.experiment == "corruption" && s.costs.hasReferral()) {
+        r.fail("cost_matrix", "has a referral column; label corruption decides classes only");
+    } else if (s.experiment == "selective") {
+        s.costs.setReferral(std::nullopt);
     }
     if (r.has("data_paths")) {
         const auto paths = r.object("data_paths");

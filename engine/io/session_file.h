@@ -12,6 +12,11 @@
 /// the window, the CLI and the fuzzers read them with the same code.
 namespace lcs {
 
+/// The experiments a session can hold.
+const std::vector<std::string>& sessionExperiments();  ///< synthetic, corruption, selective
+/// The default method names of an experiment.
+std::vector<std::string> defaultSessionMethods(const std::string& experiment);
+
 struct SessionSettings {
     int replicates = 10;
     std::vector<std::string> methods{"bbvi", "sghmc", "kfac_laplace"};
@@ -20,6 +25,15 @@ struct SessionSettings {
     int correctionIterations = 500;
     int gridResolution = 80;
     std::string device = "cpu";
+    // The image experiments (corruption, selective); ignored by synthetic.
+    std::string data;                   ///< folder or name (fashion-mnist, mnist, cifar10)
+    std::string preset = "cpu";         ///< cpu or paper
+    std::vector<double> rates{0.3, 0.5, 0.7};
+    std::vector<double> referralCosts{0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5};
+    int trials = 1;
+    long long maxTrain = 0;             ///< 0 = all
+    long long maxTest = 0;
+    int epochs = 0;                     ///< sampler epochs; 0 = the preset's
 
     bool operator==(const SessionSettings& o) const;
     bool operator!=(const SessionSettings& o) const { return !(*this == o); }
@@ -33,7 +47,10 @@ struct SessionData {
 };
 
 std::string sessionToJson(const SessionData& session);
-/// Strict reader: every field typed and range-checked, unknown fields refused. Throws
+/// Strict reader: every field typed and range-checked, unknown fields refused. The
+/// methods must be the experiment's; a synthetic session's matrix has 2 classes, a
+/// corruption session's has no referral column, a selective session's referral column
+/// (if any) is dropped (the referral costs are swept). Throws
 /// InputError (CostMatrixError for the matrix) naming `source` and the field.
 SessionData sessionFromJson(const std::string& text, const std::string& source);
 
