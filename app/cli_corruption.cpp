@@ -57,7 +57,7 @@ int runCorruptionCommand(int argc, char** argv)
     Args args(argc, argv, 2, "corruption",
               {{"--data", true}, {"--rates", true}, {"--trials", true}, {"--methods", true}, {"--preset", true},
                {"--costs", true}, {"--max-train", true}, {"--max-test", true}, {"--epochs", true}, {"--seed", true},
-               {"--threads", true}, {"--device", true}, {"--json", true}, {"--csv", true}, {"--quiet", false}});
+               {"--threads", true}, {"--device", true}, {"--json", true}, {"--csv", true}, {"--quiet", false}}, kCorruptionHelp);
     std::string flag, value;
     while (args.next(flag, value)) {
         if (flag == "--help") {

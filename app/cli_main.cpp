@@ -156,7 +156,8 @@ int runSyntheticCommand(int argc, char** argv)
               {{"--replicates", true}, {"--methods", true}, {"--seed", true}, {"--threads", true}, {"--json", true},
                {"--csv", true}, {"--save-models", true}, {"--costs", true}, {"--preset", true},
                {"--correction-iterations", true}, {"--correction-lr", true}, {"--warm-start-steps", true},
-               {"--device", true}, {"--quiet", false}});
+               {"--device", true}, {"--quiet", false}},
+              kSyntheticHelp);
     std::string flag, value;
     while (args.next(flag, value)) {
         if (flag == "--help") {
@@ -277,7 +278,7 @@ int runSessionCommand(int argc, char** argv)
             rest.push_back(argv[i]);
     }
     Args args(static_cast<int>(rest.size()), rest.data(), 2, "run",
-              {{"--json", true}, {"--csv", true}, {"--data", true}, {"--quiet", false}});
+              {{"--json", true}, {"--csv", true}, {"--data", true}, {"--quiet", false}}, kRunHelp);
     std::string flag, value;
     while (args.next(flag, value)) {
         if (flag == "--help") {
@@ -340,7 +341,8 @@ int runDecideCommand(int argc, char** argv)
     std::string modelPath, pointsPath, costsPath;
     std::vector<std::vector<double>> points;
     Args args(argc, argv, 2, "decide",
-              {{"--model", true}, {"--points", true}, {"--point", true, /*repeatable=*/true}, {"--costs", true}});
+              {{"--model", true}, {"--points", true}, {"--point", true, /*repeatable=*/true}, {"--costs", true}},
+              kDecideHelp);
     std::string flag, value;
     while (args.next(flag, value)) {
         if (flag == "--help") {

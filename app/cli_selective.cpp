@@ -55,7 +55,7 @@ int runSelectiveCommand(int argc, char** argv)
               {{"--data", true}, {"--referral-costs", true}, {"--methods", true}, {"--trials", true},
                {"--preset", true}, {"--copies", true}, {"--max-train", true}, {"--max-test", true},
                {"--epochs", true}, {"--seed", true}, {"--threads", true}, {"--device", true}, {"--json", true},
-               {"--csv", true}, {"--quiet", false}});
+               {"--csv", true}, {"--quiet", false}}, kSelectiveHelp);
     std::string flag, value;
     while (args.next(flag, value)) {
         if (flag == "--help") {

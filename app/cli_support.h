@@ -1,6 +1,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cctype>
+#include <stdexcept>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -52,9 +54,23 @@ struct FlagSpec {
 /// than what the user asked for.
 class Args {
 public:
-    Args(int argc, char** argv, int first, std::string command, std::vector<FlagSpec> specs)
+    /// `help` is the command's --help text: every flag the parser accepts must appear in
+    /// it, so the help cannot go stale (checked on every run; a missing flag is a bug,
+    /// reported as std::logic_error, exit 1).
+    Args(int argc, char** argv, int first, std::string command, std::vector<FlagSpec> specs, const char* help)
         : m_command(std::move(command)), m_specs(std::move(specs))
     {
+        const std::string text = help;
+        for (const auto& spec : m_specs) {
+            const std::string name = spec.name;
+            size_t at = text.find(name);
+            // A whole word: "--seed" must not be satisfied by "--seeds".
+            while (at != std::string::npos && at + name.size() < text.size() &&
+                   (std::isalnum(static_cast<unsigned char>(text[at + name.size()])) || text[at + name.size()] == '-'))
+                at = text.find(name, at + 1);
+            if (at == std::string::npos)
+                throw std::logic_error("the help text of \"" + m_command + "\" does not mention " + name);
+        }
         for (int i = first; i < argc; ++i)
             m_items.emplace_back(argv[i]);
     }

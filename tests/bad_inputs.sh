@@ -356,6 +356,13 @@ expect 2 "no SESSION file given" -- run
 expect 2 "unknown option" -- run "$f/img_good.lcsession" --replicates 3
 expect 2 "--data is for image experiments" -- run "$f/good.lcsession" --data fashion-mnist
 
+# ---------------------------------------------------------------- help texts (each parser checks its help names every flag)
+expect 0 "--warm-start-steps" -- synthetic --help
+expect 0 "--max-train" -- corruption --help
+expect 0 "--copies" -- selective --help
+expect 0 "--point X,Y" -- decide --help
+expect 0 "--data D" -- run --help
+
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)
 [ -z "$leftovers" ] || { echo "FAIL: temporary files left behind: $leftovers"; failures=$((failures + 1)); }
