@@ -1,7 +1,10 @@
 #include "plot_export.h"
 
+#include <algorithm>
+
 #include <QBuffer>
 #include <QFileInfo>
+#include <QImage>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPainter>
@@ -76,6 +79,72 @@ QString exportPlot(QCustomPlot* plot, const QString& path)
     if (!rendered || bytes.isEmpty())
         return QObject::tr("cannot render the plot for %1").arg(path);
     return writeBytes(path, bytes);
+}
+
+QString exportPainting(const Painting& paint, const QSize& size, const QString& path, const QString& title)
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    const int w = std::max(1, size.width()), h = std::max(1, size.height());
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    bool rendered = false;
+    auto draw = [&](QPaintDevice* device) {
+        QPainter painter;
+        if (!painter.begin(device))
+            return false;
+        paint(painter);
+        return painter.end();
+    };
+    if (suffix == "png") {
+        QImage image(2 * w, 2 * h, QImage::Format_RGB32);  // 2x, as plots are exported
+        image.fill(Qt::white);
+        image.setDevicePixelRatio(2.0);
+        rendered = draw(&image) && image.save(&buffer, "PNG");
+    } else if (suffix == "pdf") {
+        QPdfWriter pdf(&buffer);
+        pdf.setCreator("LC Studio");
+        pdf.setTitle(title);
+        pdf.setPageSize(QPageSize(QSizeF(w, h), QPageSize::Point));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setResolution(72);
+        rendered = draw(&pdf);
+    } else if (suffix == "svg") {
+        QSvgGenerator svg;
+        svg.setOutputDevice(&buffer);
+        svg.setSize(QSize(w, h));
+        svg.setViewBox(QRect(0, 0, w, h));
+        svg.setTitle(title);
+        rendered = draw(&svg);
+    } else {
+        return QObject::tr("%1: unknown plot format \"%2\" (use .png, .svg or .pdf)").arg(path, suffix);
+    }
+    buffer.close();
+    if (!rendered || bytes.isEmpty())
+        return QObject::tr("cannot render %1").arg(path);
+    return writeBytes(path, bytes);
+}
+
+void installPaintingExportMenu(QWidget* widget, const std::function<QSize()>& size, const Painting& paint,
+                               QWidget* dialogParent)
+{
+    widget->setContextMenuPolicy(Qt::CustomContextMenu);
+    QObject::connect(widget, &QWidget::customContextMenuRequested, widget, [=](const QPoint& pos) {
+        QMenu menu(widget);
+        for (const QString& format : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
+            menu.addAction(QObject::tr("Export as %1...").arg(format.toUpper()), widget, [=] {
+                const QString name = widget->objectName().isEmpty() ? QStringLiteral("view") : widget->objectName();
+                const QString path = askSavePath(dialogParent, QObject::tr("Export view"), "exportDir",
+                                                 name + "." + format, format.toUpper() + " (*." + format + ")");
+                if (path.isEmpty())
+                    return;
+                const QString error = exportPainting(paint, size(), path, name);
+                if (!error.isEmpty())
+                    QMessageBox::warning(dialogParent, QObject::tr("Export failed"), error);
+            });
+        }
+        menu.exec(widget->mapToGlobal(pos));
+    });
 }
 
 QString saveImageAtomically(const QImage& image, const QString& path)

@@ -1,9 +1,13 @@
 #pragma once
 
+#include <functional>
+
+#include <QSize>
 #include <QString>
 
 class QCustomPlot;
 class QImage;
+class QPainter;
 class QWidget;
 
 namespace lcs::ui {
@@ -18,5 +22,14 @@ QString saveImageAtomically(const QImage& image, const QString& path);
 
 /// Adds "Export as PNG / SVG / PDF..." to the plot's right-click menu.
 void installExportMenu(QCustomPlot* plot, QWidget* dialogParent);
+
+/// A widget that paints itself (such as the gallery of changed decisions) drawn by
+/// `paint` into a `size` area and written as PNG, SVG or PDF like exportPlot.
+using Painting = std::function<void(QPainter&)>;
+QString exportPainting(const Painting& paint, const QSize& size, const QString& path, const QString& title);
+
+/// The same right-click menu for a painted widget; `size` and `paint` are asked at export.
+void installPaintingExportMenu(QWidget* widget, const std::function<QSize()>& size, const Painting& paint,
+                               QWidget* dialogParent);
 
 } // namespace lcs::ui

@@ -1,0 +1,160 @@
+#include "image_conversion.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <torch/torch.h>
+
+#include <QObject>
+
+#include "inference/method_catalog.h"
+
+namespace lcs::ui {
+
+namespace {
+
+uchar toByte(double v)
+{
+    return static_cast<uchar>(std::lround(255.0 * std::clamp(v, 0.0, 1.0)));
+}
+
+QVector<float> floats(const std::vector<float>& v)
+{
+    return QVector<float>(v.begin(), v.end());
+}
+
+QVector<qint64> counts(const std::vector<int64_t>& v)
+{
+    return QVector<qint64>(v.begin(), v.end());
+}
+
+} // namespace
+
+QImage imageFromStandardized(const at::Tensor& chw, const std::vector<double>& mean, const std::vector<double>& std)
+{
+    if (!chw.defined() || chw.dim() != 3 || (chw.size(0) != 1 && chw.size(0) != 3))
+        return {};
+    const auto t = chw.detach().to(at::kCPU, at::kDouble).contiguous();
+    const int c = static_cast<int>(t.size(0)), h = static_cast<int>(t.size(1)), w = static_cast<int>(t.size(2));
+    const double* p = t.data_ptr<double>();
+    auto channel = [&](int k, int y, int x) {
+        const double m = k < static_cast<int>(mean.size()) ? mean[static_cast<size_t>(k)] : 0.0;
+        const double s = k < static_cast<int>(std.size()) ? std[static_cast<size_t>(k)] : 1.0;
+        return toByte(p[(static_cast<size_t>(k) * h + y) * w + x] * s + m);
+    };
+    QImage image(w, h, c == 1 ? QImage::Format_Grayscale8 : QImage::Format_RGB888);
+    for (int y = 0; y < h; ++y) {
+        uchar* line = image.scanLine(y);
+        for (int x = 0; x < w; ++x) {
+            if (c == 1) {
+                line[x] = channel(0, y, x);
+            } else {
+                for (int k = 0; k < 3; ++k)
+                    line[3 * x + k] = channel(k, y, x);
+            }
+        }
+    }
+    return image;
+}
+
+ComparisonView comparisonView(const DecisionComparison& comparison, const std::vector<std::string>& classNames,
+                              const CostMatrix& costs, const at::Tensor& testImages,
+                              const std::vector<double>& mean, const std::vector<double>& std)
+{
+    ComparisonView v;
+    v.value = comparison.rate;
+    v.trial = comparison.trial;
+    for (const auto& name : classNames)
+        v.classNames << QString::fromStdString(name);
+    for (int d = 0; d < costs.numDecisions(); ++d)
+        v.decisionNames << (d < static_cast<int>(classNames.size()) ? v.classNames[d]
+                                                                    : QString::fromStdString(costs.decisionName(d)));
+    v.before = counts(comparison.uncorrected.confusion);
+    v.after = counts(comparison.corrected.confusion);
+    v.costBefore = comparison.uncorrected.averageCost;
+    v.costAfter = comparison.corrected.averageCost;
+    v.accuracyBefore = comparison.uncorrected.accuracy;
+    v.accuracyAfter = comparison.corrected.accuracy;
+    v.referralBefore = comparison.uncorrected.referralRate;
+    v.referralAfter = comparison.corrected.referralRate;
+    v.testCount = comparison.uncorrected.count;
+    v.changedCount = comparison.changedCount;
+    for (const auto& c : comparison.changed) {
+        GalleryItem item;
+        item.index = c.index;
+        item.label = static_cast<int>(c.label);
+        item.before = static_cast<int>(c.before);
+        item.after = static_cast<int>(c.after);
+        item.probsBefore = floats(c.probsBefore);
+        item.probsAfter = floats(c.probsAfter);
+        if (testImages.defined() && c.index >= 0 && c.index < testImages.size(0))
+            item.image = imageFromStandardized(testImages[c.index], mean, std);
+        v.changed.push_back(std::move(item));
+    }
+    return v;
+}
+
+SummaryView summaryView(const CorruptionResult& result)
+{
+    SummaryView v;
+    v.experiment = QStringLiteral("corruption");
+    v.xLabel = QObject::tr("label corruption rate");
+    for (const auto& s : result.summary) {
+        SummaryPoint p;
+        p.method = QString::fromStdString(imageMethodName(s.method));
+        p.x = s.rate;
+        p.costMean = s.cost.mean;
+        p.costStd = s.cost.std;
+        p.accuracyMean = s.accuracy.mean;
+        p.accuracyStd = s.accuracy.std;
+        p.trials = result.trials;
+        p.collapsed = s.collapsed;
+        v.points.push_back(p);
+    }
+    return v;
+}
+
+SummaryView summaryView(const SelectiveResult& result)
+{
+    SummaryView v;
+    v.experiment = QStringLiteral("selective");
+    v.xLabel = QObject::tr("referral cost r");
+    for (const auto& s : result.summary) {
+        SummaryPoint p;
+        p.method = QString::fromStdString(imageMethodName(s.method));
+        p.x = s.referralCost;
+        p.costMean = s.cost.mean;
+        p.costStd = s.cost.std;
+        p.accuracyMean = s.accuracy.mean;
+        p.accuracyStd = s.accuracy.std;
+        p.referralMean = s.referralRate.mean;
+        p.referralStd = s.referralRate.std;
+        p.trials = result.trials;
+        p.collapsed = s.collapsed;
+        v.points.push_back(p);
+    }
+    return v;
+}
+
+TrainingTimeView trainingTimeView(const SelectiveResult& result)
+{
+    TrainingTimeView v;
+    for (const auto& t : result.trainingTime)
+        v.push_back({t.costFunctions, t.ours, t.oursNoS, t.lcSghmc});
+    return v;
+}
+
+void splitProgressDetail(const std::string& detail, QString& run, QString& series)
+{
+    QStringList runParts, seriesParts;
+    for (const QString& part : QString::fromStdString(detail).split(QStringLiteral(", "), Qt::SkipEmptyParts)) {
+        if (part.startsWith(QLatin1String("rate ")) || part.startsWith(QLatin1String("trial ")))
+            runParts << part;
+        else if (!part.startsWith(QLatin1String("epoch ")))
+            seriesParts << part;
+    }
+    run = runParts.join(QStringLiteral(", "));
+    series = seriesParts.join(QStringLiteral(", "));
+}
+
+} // namespace lcs::ui

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <functional>
+
+#include "experiments/corruption_experiment.h"
+#include "experiments/selective_experiment.h"
+#include "image_data.h"
+#include "image_types.h"
+
+namespace lcs::ui {
+
+/// Optional replacements for what the image worker does by default, called on the job's
+/// thread (so tensors never cross threads): tests load a generated data set and shrink
+/// the presets to seconds.
+struct ImageJobHooks {
+    /// Default: loadImageDataset(settings.data, {maxTrain, maxTest, seed}).
+    std::function<ImageDataset(const ImageExperimentSettings&)> loadData;
+    /// Applied after the panel's settings, before the run.
+    std::function<void(CorruptionConfig&)> tuneCorruption;
+    std::function<void(SelectiveConfig&)> tuneSelective;
+};
+
+} // namespace lcs::ui

@@ -1,0 +1,633 @@
+#include "image_job_runner.h"
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <utility>
+
+#ifdef __linux__
+#include <sys/resource.h>
+#endif
+
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+
+#include "core/input_error.h"
+#include "experiments/corruption_experiment.h"
+#include "experiments/selective_experiment.h"
+#include "image_data.h"
+#include "inference/method_catalog.h"
+
+#include "image_conversion.h"
+#include "image_job_hooks.h"
+
+namespace lcs::ui {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Progress, curve points and plot refreshes leave the worker at most this often.
+constexpr auto kEmitInterval = std::chrono::milliseconds(100);
+
+double secondsSince(Clock::time_point t)
+{
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// The data set could not be loaded: the screenshot mode exits 2 for this.
+class DataUnavailable : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// The engine names its runs with these formats (corruption_experiment.cpp,
+// selective_experiment.cpp); the plan below must use the same text to find a phase.
+std::string rateText(double rate)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2g", rate);
+    return buf;
+}
+
+std::string referralText(double r)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", r);
+    return buf;
+}
+
+/// The training phases a run will go through, in order, each weighted by its expected
+/// share of the work (epochs, x2 where a student trains alongside): engine progress
+/// within a phase becomes a fraction of the whole job.
+class PhasePlan {
+public:
+    void add(const std::string& run, const std::string& series, double weight)
+    {
+        m_index[run + "|" + series] = m_phases.size();
+        m_phases.push_back(weight);
+        m_total += weight;
+    }
+    /// Fraction of the job when `run|series` is at step/total; the last known fraction
+    /// for a phase the plan does not list.
+    double update(const QString& run, const QString& series, long long step, long long total)
+    {
+        const auto it = m_index.find((run + "|" + series).toStdString());
+        if (it == m_index.end() || m_total <= 0)
+            return m_fraction;
+        double before = 0;
+        for (size_t i = 0; i < it->second; ++i)
+            before += m_phases[i];
+        const double within = total > 0 ? std::clamp(double(step) / double(total), 0.0, 1.0) : 0.0;
+        m_fraction = std::max(m_fraction, (before + within * m_phases[it->second]) / m_total);
+        return m_fraction;
+    }
+
+private:
+    std::map<std::string, size_t> m_index;
+    std::vector<double> m_phases;
+    double m_total = 0;
+    double m_fraction = 0;
+};
+
+bool has(const std::vector<ImageMethod>& methods, ImageMethod m)
+{
+    return std::find(methods.begin(), methods.end(), m) != methods.end();
+}
+
+PhasePlan corruptionPlan(const CorruptionConfig& c)
+{
+    PhasePlan plan;
+    const auto& m = c.methods;
+    const bool chain = has(m, ImageMethod::SgldS) || has(m, ImageMethod::Sgld) || has(m, ImageMethod::Ours) ||
+                       has(m, ImageMethod::OursNoS);
+    for (double rate : c.rates)
+        for (int t = 0; t < c.trials; ++t) {
+            const std::string run = "rate " + rateText(rate) + ", trial " + std::to_string(t + 1);
+            if (chain || has(m, ImageMethod::LcSgld))
+                plan.add(run, "map", c.map.epochs);
+            if (chain)
+                plan.add(run, "sgld + S", 2.0 * c.sgld.epochs);
+            if (has(m, ImageMethod::Ours))
+                plan.add(run, "ours", 1.5 * c.correction.epochs);
+            if (has(m, ImageMethod::LcSgld))
+                plan.add(run, "lc-sgld", 1.3 * c.sgld.epochs);
+            if (has(m, ImageMethod::CwSgd))
+                plan.add(run, "cw-sgd", c.cwSgd.epochs);
+        }
+    return plan;
+}
+
+PhasePlan selectivePlan(const SelectiveConfig& c)
+{
+    PhasePlan plan;
+    const auto& m = c.methods;
+    const double copies = c.calibrationCopies;
+    for (int t = 0; t < c.trials; ++t) {
+        const std::string run = "trial " + std::to_string(t + 1);
+        plan.add(run, "map", c.map.epochs);
+        if (has(m, ImageMethod::Sghmc) || has(m, ImageMethod::Ours) || has(m, ImageMethod::OursNoS))
+            plan.add(run, "sghmc + S", (has(m, ImageMethod::Ours) ? 2.0 : 1.0) * c.sghmc.epochs);
+        for (double r : c.referralCosts) {
+            const std::string at = ", r " + referralText(r);
+            if (has(m, ImageMethod::Ours))
+                plan.add(run, "ours" + at, 1.5 * copies * c.correction.epochs);
+            if (has(m, ImageMethod::OursNoS))
+                plan.add(run, "ours (no S)" + at, copies * c.correctionNoS.epochs);
+            if (has(m, ImageMethod::LcSghmc))
+                plan.add(run, "lc-sghmc" + at, 1.3 * c.sghmc.epochs);
+        }
+    }
+    return plan;
+}
+
+std::vector<ImageMethod> methodsFrom(const QStringList& names, const std::vector<ImageMethod>& allowed)
+{
+    std::vector<std::string> list;
+    for (const auto& n : names)
+        list.push_back(n.toStdString());
+    return parseImageMethodList(list, "methods", allowed);
+}
+
+QString describeShape(const std::vector<int64_t>& shape)
+{
+    QStringList parts;
+    for (auto s : shape)
+        parts << QString::number(s);
+    return parts.join(QStringLiteral(" x "));
+}
+
+} // namespace
+
+/// Lives on the runner's thread. Owns the loaded data set and the last run's
+/// CorrectionCache; everything it sends out is plain data.
+class ImageWorker : public QObject {
+    Q_OBJECT
+public:
+    ImageWorker(CancelToken* cancel, std::shared_ptr<const ImageJobHooks> hooks)
+        : m_cancel(cancel), m_hooks(std::move(hooks))
+    {
+    }
+
+    std::atomic<int> experimentRuns{0};
+    std::atomic<int> recorrections{0};
+
+public Q_SLOTS:
+    void run(lcs::ui::ImageJobRunner::Job job, const lcs::ui::ImageExperimentSettings& settings,
+             const lcs::CostMatrix& costs)
+    {
+        const auto start = Clock::now();
+        try {
+            QString json, csv;
+            if (job == ImageJobRunner::Job::Run)
+                runExperiment(settings, costs, json, csv);
+            else
+                recorrectCached(costs);
+            Q_EMIT done(job, secondsSince(start), json, csv, QString(), false, false);
+        } catch (const Cancelled&) {
+            Q_EMIT done(job, secondsSince(start), {}, {}, QString(), true, false);
+        } catch (const DataUnavailable& e) {
+            Q_EMIT done(job, secondsSince(start), {}, {}, QString::fromStdString(e.what()), false, true);
+        } catch (const c10::Error& e) {
+            Q_EMIT done(job, secondsSince(start), {}, {}, QString::fromStdString(e.what_without_backtrace()), false,
+                        false);
+        } catch (const std::exception& e) {
+            Q_EMIT done(job, secondsSince(start), {}, {}, QString::fromStdString(e.what()), false, false);
+        }
+    }
+
+Q_SIGNALS:
+    void progress(const lcs::ui::JobProgress& progress);
+    void dataReady(const lcs::ui::ImageDataInfo& info);
+    void epochPoints(const QVector<lcs::ui::EpochPoint>& points);
+    void trainingPoints(const QVector<lcs::ui::TrainingPoint>& points);
+    void comparison(const lcs::ui::ComparisonView& view);
+    void summary(const lcs::ui::SummaryView& view);
+    void trainingTime(const lcs::ui::TrainingTimeView& view);
+    void cacheReady(const QString& experiment, const QString& description, const lcs::CostMatrix& costs);
+    void logMessage(const QString& line);
+    void done(lcs::ui::ImageJobRunner::Job job, double seconds, const QString& json, const QString& csv,
+              const QString& error, bool cancelled, bool dataUnavailable);
+
+private:
+    /// Engine progress -> epoch and training points plus a JobProgress, all sent at most
+    /// every kEmitInterval (and once more by flush() at the end).
+    class Reporter {
+    public:
+        /// `run` / `series` (when not empty) name every point, for jobs whose engine
+        /// progress does not say which run it belongs to (a re-correction).
+        Reporter(ImageWorker* worker, PhasePlan plan, QString phasePrefix, QString run = {}, QString series = {})
+            : m_worker(worker), m_plan(std::move(plan)), m_prefix(std::move(phasePrefix)), m_run(std::move(run)),
+              m_series(std::move(series))
+        {
+        }
+        void operator()(const Progress& p)
+        {
+            QString run, series;
+            splitProgressDetail(p.detail, run, series);
+            if (!m_run.isEmpty())
+                run = m_run;
+            if (!m_series.isEmpty())
+                series = m_series;
+            if (p.phase == kEpochMetricsPhase) {
+                EpochPoint e;
+                e.run = run;
+                e.series = series;
+                e.epoch = static_cast<int>(p.step);
+                for (const auto& [name, value] : p.scalars) {
+                    if (name == "cost")
+                        e.cost = value;
+                    else if (name == "accuracy")
+                        e.accuracy = value;
+                    else if (name == "nll")
+                        e.nll = value;
+                }
+                m_epochs.push_back(e);
+            } else {
+                for (const auto& [name, value] : p.scalars) {
+                    // "samples" counts kept networks; "student" is 0 when nothing is distilled.
+                    if (name == "samples" || (name == "student" && value == 0.0))
+                        continue;
+                    m_training.push_back({run, series, QString::fromStdString(name), p.step, value});
+                }
+                m_last = p;
+                m_hasLast = true;
+                m_fraction = m_plan.update(run, series, p.step, p.total);
+            }
+            const auto now = Clock::now();
+            if (now - m_lastEmit >= kEmitInterval)
+                flush();
+        }
+        void flush()
+        {
+            m_lastEmit = Clock::now();
+            if (!m_epochs.isEmpty())
+                Q_EMIT m_worker->epochPoints(std::exchange(m_epochs, {}));
+            if (!m_training.isEmpty())
+                Q_EMIT m_worker->trainingPoints(std::exchange(m_training, {}));
+            if (!m_hasLast)
+                return;
+            JobProgress jp;
+            jp.phase = m_prefix + QStringLiteral(" (") + QString::fromStdString(m_last.phase) + QStringLiteral(")");
+            jp.detail = QString::fromStdString(m_last.detail);
+            jp.step = m_last.step;
+            jp.total = m_last.total;
+            jp.fraction = m_fraction;
+            for (const auto& [k, v] : m_last.scalars)
+                jp.scalars.push_back({QString::fromStdString(k), v});
+            Q_EMIT m_worker->progress(jp);
+            m_hasLast = false;
+        }
+
+    private:
+        ImageWorker* m_worker;
+        PhasePlan m_plan;
+        QString m_prefix;
+        QString m_run, m_series;
+        QVector<EpochPoint> m_epochs;
+        QVector<TrainingPoint> m_training;
+        Progress m_last;
+        bool m_hasLast = false;
+        double m_fraction = 0;
+        Clock::time_point m_lastEmit{};
+    };
+
+    JobContext context(const std::shared_ptr<Reporter>& reporter) const
+    {
+        JobContext ctx;
+        ctx.cancel = m_cancel;
+        ctx.progress = [reporter](const Progress& p) { (*reporter)(p); };
+        return ctx;
+    }
+
+    const ImageDataset& loadData(const ImageExperimentSettings& s)
+    {
+        const QString key = QStringLiteral("%1|%2|%3|%4").arg(s.data).arg(s.maxTrain).arg(s.maxTest).arg(s.seed);
+        if (m_hooks && m_hooks->loadData) {
+            m_data = m_hooks->loadData(s);
+            m_dataKey.clear();
+            return m_data;
+        }
+        if (key == m_dataKey)
+            return m_data;
+        Q_EMIT logMessage(tr("Loading %1 ...").arg(s.data));
+        try {
+            ImageDataLimits limits;
+            limits.maxTrain = s.maxTrain;
+            limits.maxTest = s.maxTest;
+            limits.subsetSeed = s.seed;
+            m_data = loadImageDataset(s.data.toStdString(), limits);
+            m_dataKey = key;
+        } catch (const Cancelled&) {
+            throw;
+        } catch (const std::exception& e) {
+            m_dataKey.clear();
+            throw DataUnavailable(e.what());
+        }
+        return m_data;
+    }
+
+    void setThreads(const ImageExperimentSettings& s, const ModelSpec& model)
+    {
+        // The MLP's small matrices run slower split across threads; ResNet-18 gains.
+        // Set on this thread, where the engine's operations run.
+        const int want = s.threads > 0 ? s.threads
+                                       : (model.architecture == "mlp" ? 1 : std::max(1, QThread::idealThreadCount()));
+        if (at::get_num_threads() != want)
+            at::set_num_threads(want);
+    }
+
+    ImageDataInfo info(const ImageDataset& data, const QString& experiment, const ModelSpec& model,
+                       const CostMatrix& costs) const
+    {
+        ImageDataInfo i;
+        i.experiment = experiment;
+        i.name = QString::fromStdString(data.name);
+        for (const auto& n : data.classNames)
+            i.classNames << QString::fromStdString(n);
+        i.inputShape = describeShape(data.inputShape);
+        i.trainCount = data.train.size();
+        i.testCount = data.test.size();
+        i.model = QString::fromStdString(model.describe());
+        i.costs = costs;
+        return i;
+    }
+
+    /// The window's matrix when it fits the data (class names from the data), else the
+    /// preset's.
+    static CostMatrix costsFor(const CostMatrix& window, const CostMatrix& preset, const ImageDataset& data)
+    {
+        if (window.numClasses() != data.classes())
+            return preset;
+        CostMatrix c = window;
+        c.setClassNames(data.classNames);
+        return c;
+    }
+
+    void runExperiment(const ImageExperimentSettings& s, const CostMatrix& costs, QString& json, QString& csv)
+    {
+        m_cache.reset();
+        ++experimentRuns;
+        const ImageDataset& data = loadData(s);
+        m_cancel->throwIfCancelled();
+        const std::vector<double> values(s.values.begin(), s.values.end());
+        if (values.empty())
+            throw InputError(s.isSelective() ? "no referral costs given" : "no corruption rates given");
+        if (!s.isSelective()) {
+            auto config = CorruptionConfig::preset(s.preset.toStdString(), data);
+            config.rates = values;
+            config.trials = s.trials;
+            config.seed = s.seed;
+            config.device = s.device.toStdString();
+            if (!s.methods.isEmpty())
+                config.methods = methodsFrom(s.methods, {ImageMethod::SgldS, ImageMethod::Sgld, ImageMethod::LcSgld,
+                                                         ImageMethod::CwSgd, ImageMethod::Ours});
+            if (s.epochs > 0)
+                config.sgld.epochs = s.epochs;
+            config.costs = costsFor(costs, config.costs, data);
+            if (config.costs.hasReferral())
+                throw InputError("label corruption decides classes only: turn the referral option off");
+            if (m_hooks && m_hooks->tuneCorruption)
+                m_hooks->tuneCorruption(config);
+            setThreads(s, config.model);
+            Q_EMIT dataReady(info(data, s.experiment, config.model, config.costs));
+            Q_EMIT logMessage(tr("Label corruption on %1: %2 training, %3 test images; %4; %5 rate(s) x %6 trial(s)")
+                                  .arg(QString::fromStdString(data.name)).arg(data.train.size()).arg(data.test.size())
+                                  .arg(QString::fromStdString(config.model.describe())).arg(config.rates.size())
+                                  .arg(config.trials));
+            auto reporter = std::make_shared<Reporter>(this, corruptionPlan(config), tr("corruption"));
+            const auto result = runCorruptionExperiment(data, config, context(reporter));
+            reporter->flush();
+            for (const auto& c : result.comparisons) {
+                auto v = comparisonView(c, data.classNames, config.costs, data.test.images, data.channelMean,
+                                        data.channelStd);
+                v.experiment = s.experiment;
+                v.uncorrectedLabel = imageSeriesLabel(QStringLiteral("sgld_s"));
+                v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
+                Q_EMIT comparison(v);
+            }
+            Q_EMIT summary(summaryView(result));
+            Q_EMIT trainingTime({});
+            Q_EMIT logMessage(QString::fromStdString(corruptionTable(result)).trimmed());
+            json = QString::fromStdString(corruptionJson(result));
+            csv = QString::fromStdString(corruptionCsv(result));
+            keepCache(s, data, result.cache, config.costs);
+        } else {
+            auto config = SelectiveConfig::preset(s.preset.toStdString(), data);
+            config.referralCosts = values;
+            config.trials = s.trials;
+            config.seed = s.seed;
+            config.device = s.device.toStdString();
+            if (!s.methods.isEmpty())
+                config.methods = methodsFrom(s.methods, {ImageMethod::Sghmc, ImageMethod::LcSghmc, ImageMethod::Ours,
+                                                         ImageMethod::OursNoS});
+            if (s.epochs > 0)
+                config.sghmc.epochs = s.epochs;
+            // The window's matrix without its referral column is the base the referral
+            // costs are added to.
+            CostMatrix base = costsFor(costs, config.baseCosts, data);
+            base.setReferral(std::nullopt);
+            config.baseCosts = base;
+            if (m_hooks && m_hooks->tuneSelective)
+                m_hooks->tuneSelective(config);
+            setThreads(s, config.model);
+            Q_EMIT dataReady(info(data, s.experiment, config.model, config.baseCosts));
+            Q_EMIT logMessage(tr("Selective classification on %1 (rotated ±%2°): %3 training, %4 test images; %5; "
+                                 "%6 referral cost(s) x %7 trial(s)")
+                                  .arg(QString::fromStdString(data.name)).arg(config.maxRotationDegrees)
+                                  .arg(data.train.size()).arg(data.test.size())
+                                  .arg(QString::fromStdString(config.model.describe()))
+                                  .arg(config.referralCosts.size()).arg(config.trials));
+            auto reporter = std::make_shared<Reporter>(this, selectivePlan(config), tr("selective"));
+            const auto result = runSelectiveExperiment(data, config, context(reporter));
+            reporter->flush();
+            for (const auto& c : result.comparisons) {
+                // The run rotated the test images; only the cached trial's rotation is kept.
+                const bool rotated = result.cache && c.trial == result.cache->trial;
+                auto v = comparisonView(c, data.classNames, selectiveCosts(config.baseCosts, c.rate),
+                                        rotated ? result.cache->testImages : data.test.images, data.channelMean,
+                                        data.channelStd);
+                v.experiment = s.experiment;
+                v.uncorrectedLabel = imageSeriesLabel(QStringLiteral("sghmc"));
+                v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
+                if (!rotated)
+                    v.imageNote = tr("images shown unrotated (this trial's rotations are not kept)");
+                Q_EMIT comparison(v);
+            }
+            Q_EMIT summary(summaryView(result));
+            Q_EMIT trainingTime(trainingTimeView(result));
+            Q_EMIT logMessage(QString::fromStdString(selectiveTable(result)).trimmed());
+            json = QString::fromStdString(selectiveJson(result));
+            csv = QString::fromStdString(selectiveCsv(result));
+            keepCache(s, data, result.cache,
+                      selectiveCosts(config.baseCosts, result.cache ? result.cache->rate : config.referralCosts.back()));
+        }
+    }
+
+    void keepCache(const ImageExperimentSettings& s, const ImageDataset& data,
+                   std::shared_ptr<const CorrectionCache> cache, const CostMatrix& costs)
+    {
+        m_cache = std::move(cache);
+        if (!m_cache) {
+            Q_EMIT logMessage(tr("No student S to re-correct (\"ours\" did not run): a cost edit needs a new run."));
+            return;
+        }
+        m_cacheExperiment = s.experiment;
+        m_classNames = data.classNames;
+        m_mean = data.channelMean;
+        m_std = data.channelStd;
+        const QString what = s.isSelective() ? tr("r %1").arg(m_cache->rate) : tr("rate %1").arg(m_cache->rate);
+        Q_EMIT cacheReady(s.experiment,
+                          tr("Student S of %1, trial %2 cached: editing costs re-trains only q.")
+                              .arg(what).arg(m_cache->trial + 1),
+                          costs);
+    }
+
+    void recorrectCached(const CostMatrix& costs)
+    {
+        if (!m_cache)
+            throw std::runtime_error("no student S cached: run the experiment (with \"ours\") first");
+        CostMatrix named = costs;
+        if (named.numClasses() == static_cast<int>(m_classNames.size()))
+            named.setClassNames(m_classNames);
+        const bool selective = m_cacheExperiment == QLatin1String("selective");
+        // The correction reports only "epoch N": its curve joins the cached run's.
+        const std::string run = selective ? "trial " + std::to_string(m_cache->trial + 1)
+                                          : "rate " + rateText(m_cache->rate) + ", trial " +
+                                                std::to_string(m_cache->trial + 1);
+        PhasePlan plan;
+        plan.add(run, kRecorrectedSeries, 1.0);
+        auto reporter = std::make_shared<Reporter>(this, plan, tr("re-correction"), QString::fromStdString(run),
+                                                   QString::fromLatin1(kRecorrectedSeries));
+        Q_EMIT logMessage(tr("Re-training q for the new costs from the cached S (nothing re-sampled)"));
+        const auto r = recorrect(*m_cache, named, context(reporter));
+        reporter->flush();
+        auto v = comparisonView(r.comparison, m_classNames, named, m_cache->testImages, m_mean, m_std);
+        v.experiment = m_cacheExperiment;
+        v.recorrected = true;
+        v.seconds = r.seconds;
+        v.collapsed = r.collapsed;
+        v.uncorrectedLabel = selective ? tr("S (SGHMC student)") : imageSeriesLabel(QStringLiteral("sgld_s"));
+        v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
+        ++recorrections;
+        Q_EMIT comparison(v);
+        Q_EMIT logMessage(tr("Re-correction: q trained in %1 s; test cost %2 -> %3, %4 decision(s) changed%5")
+                              .arg(r.seconds, 0, 'f', 2).arg(v.costBefore, 0, 'f', 4).arg(v.costAfter, 0, 'f', 4)
+                              .arg(v.changedCount)
+                              .arg(r.collapsed ? tr(" (warning: q collapsed to one class)") : QString()));
+    }
+
+    CancelToken* m_cancel;
+    std::shared_ptr<const ImageJobHooks> m_hooks;
+    ImageDataset m_data;
+    QString m_dataKey;
+    std::shared_ptr<const CorrectionCache> m_cache;
+    QString m_cacheExperiment;
+    std::vector<std::string> m_classNames;
+    std::vector<double> m_mean, m_std;
+};
+
+ImageJobRunner::ImageJobRunner(QObject* parent, std::shared_ptr<const ImageJobHooks> hooks) : QObject(parent)
+{
+    qRegisterMetaType<ImageExperimentSettings>();
+    qRegisterMetaType<ImageDataInfo>();
+    qRegisterMetaType<QVector<EpochPoint>>();
+    qRegisterMetaType<QVector<TrainingPoint>>();
+    qRegisterMetaType<ComparisonView>();
+    qRegisterMetaType<SummaryView>();
+    qRegisterMetaType<TrainingTimeView>();
+    qRegisterMetaType<JobProgress>();
+    qRegisterMetaType<CostMatrix>();
+    qRegisterMetaType<ImageJobRunner::Job>();
+    m_worker = new ImageWorker(&m_cancel, std::move(hooks));
+    m_worker->moveToThread(&m_thread);
+    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+    connect(m_worker, &ImageWorker::progress, this, &ImageJobRunner::progress);
+    connect(m_worker, &ImageWorker::dataReady, this, &ImageJobRunner::dataReady);
+    connect(m_worker, &ImageWorker::epochPoints, this, &ImageJobRunner::epochPoints);
+    connect(m_worker, &ImageWorker::trainingPoints, this, &ImageJobRunner::trainingPoints);
+    connect(m_worker, &ImageWorker::comparison, this, &ImageJobRunner::comparison);
+    connect(m_worker, &ImageWorker::summary, this, &ImageJobRunner::summary);
+    connect(m_worker, &ImageWorker::trainingTime, this, &ImageJobRunner::trainingTime);
+    connect(m_worker, &ImageWorker::logMessage, this, &ImageJobRunner::logMessage);
+    connect(m_worker, &ImageWorker::cacheReady, this,
+            [this](const QString& experiment, const QString& description, const CostMatrix& costs) {
+                m_hasCache = true;
+                m_cacheExperiment = experiment;
+                Q_EMIT cacheReady(description, costs);
+            });
+    connect(m_worker, &ImageWorker::done, this,
+            [this](Job job, double seconds, const QString& json, const QString& csv, const QString& error,
+                   bool wasCancelled, bool dataUnavailable) {
+                m_busy = false;
+                if (wasCancelled) {
+                    Q_EMIT logMessage(tr("%1 cancelled").arg(jobName(job)));
+                    Q_EMIT cancelled(job);
+                } else if (!error.isEmpty()) {
+                    Q_EMIT logMessage(tr("%1 failed: %2").arg(jobName(job), error));
+                    Q_EMIT failed(job, error, dataUnavailable);
+                } else {
+                    Q_EMIT finished(job, seconds, json, csv);
+                }
+            });
+    m_thread.setObjectName("lcs-image-jobs");
+    m_thread.start();
+    QMetaObject::invokeMethod(m_worker, [] {
+#ifdef __linux__
+        // As for the synthetic jobs: a slightly lower priority keeps the GUI thread first.
+        ::setpriority(PRIO_PROCESS, 0, 5);
+#endif
+    });
+}
+
+ImageJobRunner::~ImageJobRunner()
+{
+    m_cancel.cancel();
+    m_thread.quit();
+    m_thread.wait();
+}
+
+int ImageJobRunner::experimentRuns() const
+{
+    return m_worker ? m_worker->experimentRuns.load() : 0;
+}
+
+int ImageJobRunner::recorrections() const
+{
+    return m_worker ? m_worker->recorrections.load() : 0;
+}
+
+QString ImageJobRunner::jobName(Job job)
+{
+    switch (job) {
+    case Job::Run: return tr("Image experiment");
+    case Job::Recorrect: return tr("Re-correction");
+    }
+    return {};
+}
+
+bool ImageJobRunner::start(Job job, const ImageExperimentSettings& settings, const CostMatrix& costs)
+{
+    if (m_busy)
+        return false;
+    m_busy = true;
+    m_cancel.reset();
+    if (job == Job::Run) {
+        m_hasCache = false;
+        m_cacheExperiment.clear();
+    }
+    Q_EMIT started(job);
+    QMetaObject::invokeMethod(m_worker, "run", Qt::QueuedConnection, Q_ARG(lcs::ui::ImageJobRunner::Job, job),
+                              Q_ARG(lcs::ui::ImageExperimentSettings, settings), Q_ARG(lcs::CostMatrix, costs));
+    return true;
+}
+
+void ImageJobRunner::cancel()
+{
+    if (m_busy)
+        m_cancel.cancel();
+}
+
+} // namespace lcs::ui
+
+#include "image_job_runner.moc"

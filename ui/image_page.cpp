@@ -1,0 +1,208 @@
+#include "image_page.h"
+
+#include <cmath>
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "qcustomplot_compat.h"
+
+#include "image_views.h"
+
+namespace lcs::ui {
+
+ImageResultsPage::ImageResultsPage(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* selectors = new QHBoxLayout;
+    m_runBox = new QComboBox(this);
+    m_runBox->setObjectName("imageRunSelector");
+    m_runBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_runBox->addItem(tr("follow the run in training"), QString());
+    m_comparisonBox = new QComboBox(this);
+    m_comparisonBox->setObjectName("imageComparisonSelector");
+    m_comparisonBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    selectors->addWidget(new QLabel(tr("Curves of:"), this));
+    selectors->addWidget(m_runBox);
+    selectors->addSpacing(16);
+    selectors->addWidget(new QLabel(tr("Decisions of:"), this));
+    selectors->addWidget(m_comparisonBox);
+    selectors->addStretch(1);
+    layout->addLayout(selectors);
+
+    auto* vertical = new QSplitter(Qt::Vertical, this);
+    auto* top = new QSplitter(Qt::Horizontal, vertical);
+    m_curves = new EpochCurvePlot(top);
+    m_summary = new SummaryPlot(top);
+    top->addWidget(m_curves);
+    top->addWidget(m_summary);
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 2);
+    auto* middle = new QSplitter(Qt::Horizontal, vertical);
+    m_confusion = new ConfusionPlot(middle);
+    m_time = new TrainingTimePlot(middle);
+    middle->addWidget(m_confusion);
+    middle->addWidget(m_time);
+    middle->setStretchFactor(0, 3);
+    middle->setStretchFactor(1, 1);
+    m_galleryScroll = new QScrollArea(vertical);
+    m_galleryScroll->setWidgetResizable(true);
+    m_galleryScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_gallery = new GalleryView(m_galleryScroll);
+    m_galleryScroll->setWidget(m_gallery);
+    vertical->addWidget(top);
+    vertical->addWidget(middle);
+    vertical->addWidget(m_galleryScroll);
+    vertical->setStretchFactor(0, 4);
+    vertical->setStretchFactor(1, 4);
+    vertical->setStretchFactor(2, 3);
+    layout->addWidget(vertical, 1);
+
+    connect(m_curves, &EpochCurvePlot::runsChanged, this, [this](const QStringList& runs) {
+        const QString chosen = m_runBox->currentData().toString();
+        const QSignalBlocker block(m_runBox);
+        while (m_runBox->count() > 1)
+            m_runBox->removeItem(1);
+        for (const QString& run : runs)
+            m_runBox->addItem(run.isEmpty() ? tr("(unnamed)") : run, run);
+        const int index = m_runBox->findData(chosen);
+        m_runBox->setCurrentIndex(index < 0 ? 0 : index);
+    });
+    connect(m_runBox, &QComboBox::currentIndexChanged, this,
+            [this](int) { m_curves->showRun(m_runBox->currentData().toString()); });
+    connect(m_comparisonBox, &QComboBox::currentIndexChanged, this, &ImageResultsPage::showComparison);
+}
+
+QList<QCustomPlot*> ImageResultsPage::plots() const
+{
+    return {m_curves->plot(), m_summary->plot(), m_confusion->plot(), m_time->plot()};
+}
+
+void ImageResultsPage::startRun(const QString& experiment)
+{
+    m_experiment = experiment;
+    m_curves->setExperiment(experiment);
+    m_summary->clear();
+    m_confusion->clear();
+    m_gallery->clear();
+    m_time->clear(experiment == QLatin1String("selective")
+                      ? tr("filled in when the run ends")
+                      : tr("selective classification only: ours trains S once and q per cost, LC-SGHMC a chain per "
+                           "cost"));
+    m_comparisons.clear();
+    const QSignalBlocker block(m_comparisonBox);
+    m_comparisonBox->clear();
+}
+
+void ImageResultsPage::startRecorrection()
+{
+    m_curves->removeSeries(QString::fromLatin1(kRecorrectedSeries));
+}
+
+void ImageResultsPage::addEpochPoints(const QVector<EpochPoint>& points)
+{
+    m_curves->addEpochPoints(points);
+}
+
+void ImageResultsPage::addTrainingPoints(const QVector<TrainingPoint>& points)
+{
+    m_curves->addTrainingPoints(points);
+}
+
+void ImageResultsPage::addComparison(const ComparisonView& view)
+{
+    int index = -1;
+    if (view.recorrected)
+        for (int i = 0; i < m_comparisons.size(); ++i)
+            if (m_comparisons[i].recorrected && m_comparisons[i].value == view.value && m_comparisons[i].trial == view.trial)
+                index = i;
+    if (index < 0) {
+        m_comparisons.push_back(view);
+        index = static_cast<int>(m_comparisons.size()) - 1;
+        m_comparisonBox->addItem(view.title());
+    } else {
+        m_comparisons[index] = view;
+    }
+    if (m_comparisonBox->currentIndex() == index)
+        showComparison(index);
+    else
+        m_comparisonBox->setCurrentIndex(index);  // shows it
+}
+
+void ImageResultsPage::showComparison(int index)
+{
+    if (index < 0 || index >= m_comparisons.size())
+        return;
+    m_confusion->setComparison(m_comparisons[index]);
+    m_gallery->setComparison(m_comparisons[index]);
+}
+
+void ImageResultsPage::setSummary(const SummaryView& view)
+{
+    m_summary->setSummary(view);
+}
+
+void ImageResultsPage::setTrainingTime(const TrainingTimeView& view)
+{
+    m_time->setTimes(view);
+}
+
+// ---------------------------------------------------------------------------------------
+
+ImageSummaryTable::ImageSummaryTable(QWidget* parent) : QTableWidget(parent)
+{
+    setObjectName("imageSummaryTable");
+    setEditTriggers(QAbstractItemView::NoEditTriggers);
+    setSelectionBehavior(QAbstractItemView::SelectRows);
+    verticalHeader()->setVisible(false);
+    horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    horizontalHeader()->setStretchLastSection(true);
+    setAlternatingRowColors(true);
+    clearRows();
+}
+
+void ImageSummaryTable::clearRows()
+{
+    clear();
+    setRowCount(0);
+    setColumnCount(4);
+    setHorizontalHeaderLabels({tr("method"), tr("rate / r"), tr("decision cost"), tr("accuracy")});
+}
+
+void ImageSummaryTable::setSummary(const SummaryView& view)
+{
+    const bool selective = view.experiment == QLatin1String("selective");
+    clear();
+    setColumnCount(selective ? 5 : 4);
+    QStringList headers{tr("method"), selective ? tr("r") : tr("rate"), tr("decision cost"),
+                        selective ? tr("accuracy (non-referred)") : tr("accuracy")};
+    if (selective)
+        headers << tr("referred");
+    setHorizontalHeaderLabels(headers);
+    setRowCount(static_cast<int>(view.points.size()));
+    auto pm = [](double mean, double std, int digits) {
+        if (!std::isfinite(mean))
+            return QStringLiteral("n/a");
+        return QStringLiteral("%1 ± %2").arg(mean, 0, 'f', digits).arg(std, 0, 'f', digits);
+    };
+    for (int row = 0; row < view.points.size(); ++row) {
+        const auto& p = view.points[row];
+        QStringList cells{imageSeriesLabel(p.method) + (p.collapsed ? tr(" (q collapsed)") : QString()),
+                          QString::number(p.x), pm(p.costMean, p.costStd, 4), pm(p.accuracyMean, p.accuracyStd, 4)};
+        if (selective)
+            cells << pm(p.referralMean, p.referralStd, 3);
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            item->setForeground(c == 0 ? QBrush(imageSeriesColor(p.method).darker(120)) : QBrush(Qt::black));
+            setItem(row, c, item);
+        }
+    }
+}
+
+} // namespace lcs::ui

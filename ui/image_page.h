@@ -1,0 +1,76 @@
+#pragma once
+
+#include <QTableWidget>
+#include <QWidget>
+
+#include "image_types.h"
+
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QScrollArea;
+
+namespace lcs::ui {
+
+class ConfusionPlot;
+class EpochCurvePlot;
+class GalleryView;
+class SummaryPlot;
+class TrainingTimePlot;
+
+/// The central page of the image experiments: live curves, cost and accuracy vs rate or
+/// referral cost, confusion matrices, training time vs number of cost functions, and the
+/// gallery of changed decisions, with selectors for the run and the comparison shown.
+class ImageResultsPage : public QWidget {
+    Q_OBJECT
+public:
+    explicit ImageResultsPage(QWidget* parent = nullptr);
+
+    /// Clears every view for a new run of `experiment`.
+    void startRun(const QString& experiment);
+    /// Drops the previous re-correction's curve before a new one trains.
+    void startRecorrection();
+
+    EpochCurvePlot* curves() const { return m_curves; }
+    ConfusionPlot* confusion() const { return m_confusion; }
+    GalleryView* gallery() const { return m_gallery; }
+    SummaryPlot* summary() const { return m_summary; }
+    TrainingTimePlot* trainingTime() const { return m_time; }
+    QList<QCustomPlot*> plots() const;
+    const QVector<ComparisonView>& comparisons() const { return m_comparisons; }
+
+public Q_SLOTS:
+    void addEpochPoints(const QVector<lcs::ui::EpochPoint>& points);
+    void addTrainingPoints(const QVector<lcs::ui::TrainingPoint>& points);
+    /// A re-correction replaces the earlier re-correction of the same run; the newest
+    /// comparison is shown.
+    void addComparison(const lcs::ui::ComparisonView& view);
+    void setSummary(const lcs::ui::SummaryView& view);
+    void setTrainingTime(const lcs::ui::TrainingTimeView& view);
+
+private:
+    void showComparison(int index);
+
+    QString m_experiment;
+    EpochCurvePlot* m_curves = nullptr;
+    ConfusionPlot* m_confusion = nullptr;
+    GalleryView* m_gallery = nullptr;
+    QScrollArea* m_galleryScroll = nullptr;
+    SummaryPlot* m_summary = nullptr;
+    TrainingTimePlot* m_time = nullptr;
+    QComboBox* m_runBox = nullptr;
+    QComboBox* m_comparisonBox = nullptr;
+    QVector<ComparisonView> m_comparisons;
+};
+
+/// The image experiments' summary as a table (method, rate or r, cost, accuracy,
+/// referral rate, mean ± std), for the results dock.
+class ImageSummaryTable : public QTableWidget {
+    Q_OBJECT
+public:
+    explicit ImageSummaryTable(QWidget* parent = nullptr);
+    void setSummary(const SummaryView& view);
+    void clearRows();
+};
+
+} // namespace lcs::ui

@@ -1,0 +1,140 @@
+#pragma once
+
+#include <QImage>
+#include <QMetaType>
+#include <QPair>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+#include "decision/cost_matrix.h"
+
+/// Plain data of the image experiments (label corruption, selective classification)
+/// that crosses from the job thread to the GUI thread: copied by value, no tensors, and
+/// every QImage owns its pixels (never a view of a tensor's memory).
+namespace lcs::ui {
+
+/// The image experiment as the user set it up in the experiment panel.
+struct ImageExperimentSettings {
+    QString experiment = QStringLiteral("corruption");  ///< "corruption" or "selective"
+    QString data = QStringLiteral("fashion-mnist");     ///< a folder or fashion-mnist / mnist / cifar10
+    QString preset = QStringLiteral("cpu");             ///< "cpu" or "paper"
+    QVector<double> values{0.3, 0.5, 0.7};              ///< corruption rates or referral costs
+    int trials = 1;
+    QStringList methods;                                ///< engine names; empty = the experiment's default
+    qint64 maxTrain = 10000;                            ///< 0 = all
+    qint64 maxTest = 2000;                              ///< 0 = all
+    quint64 seed = 0;
+    int epochs = 0;                                     ///< SGLD / SGHMC epochs; 0 = the preset's
+    int threads = 0;                                    ///< intra-op threads; 0 = 1 for the MLP, all cores else
+    QString device = QStringLiteral("cpu");
+
+    bool isSelective() const { return experiment == QLatin1String("selective"); }
+};
+
+/// What the worker loaded, and the cost matrix the run decides with (class names from
+/// the data; for selective classification the base C x C matrix).
+struct ImageDataInfo {
+    QString experiment;
+    QString name;
+    QStringList classNames;
+    QString inputShape;  ///< "1 x 28 x 28"
+    qint64 trainCount = 0, testCount = 0;
+    QString model;       ///< "mlp 784-200-10"
+    CostMatrix costs;
+};
+
+/// Curve name of the q that a re-correction trains (it joins the cached run's curves).
+inline constexpr const char* kRecorrectedSeries = "ours, re-corrected";
+
+/// The test set's decision cost, accuracy and NLL of one network after an epoch
+/// (engine phase "epoch_metrics").
+struct EpochPoint {
+    QString run;     ///< "rate 0.5, trial 1"
+    QString series;  ///< the network: "map", "sgld_s", "ours", "lc_sgld", "cw_sgd", ...
+    int epoch = 0;
+    double cost = 0, accuracy = 0, nll = 0;
+};
+
+/// A training-phase figure as the engine reports it (every 50 steps).
+struct TrainingPoint {
+    QString run;     ///< "rate 0.5, trial 1" or "trial 1"
+    QString series;  ///< the phase within the run: "map", "sgld + S", "ours, r 0.1", ...
+    QString scalar;  ///< "loss", "nll", "student", "kl", "expected_cost"
+    qint64 step = 0;
+    double value = 0;
+};
+
+/// One test image whose decision the correction changed.
+struct GalleryItem {
+    qint64 index = 0;         ///< row of the test set
+    int label = 0;
+    int before = 0, after = 0;  ///< decisions without / with the correction
+    QVector<float> probsBefore, probsAfter;
+    QImage image;             ///< un-standardised, owns its pixels; null when unavailable
+};
+
+/// Both decision rules on the test set of one run: confusion matrices and the changed
+/// decisions.
+struct ComparisonView {
+    QString experiment;          ///< "corruption" or "selective"
+    double value = 0;            ///< corruption rate or referral cost
+    int trial = 0;
+    bool recorrected = false;    ///< from a re-correction after a cost edit
+    QString uncorrectedLabel;    ///< "SGLD + S", "SGHMC", "S (student)"
+    QString correctedLabel;      ///< "Ours (q on S)"
+    QStringList classNames;      ///< C rows
+    QStringList decisionNames;   ///< D columns (C, or C + 1 with "refer")
+    QVector<qint64> before, after;  ///< [C x D] row-major counts, rows = true class
+    double costBefore = 0, costAfter = 0;
+    double accuracyBefore = 0, accuracyAfter = 0;
+    double referralBefore = 0, referralAfter = 0;
+    qint64 testCount = 0;
+    qint64 changedCount = 0;     ///< all changed decisions; `changed` holds the first ones
+    QVector<GalleryItem> changed;
+    QString imageNote;           ///< e.g. why images are not the ones the networks saw
+    double seconds = 0;          ///< the re-correction's training time
+    bool collapsed = false;
+
+    int classes() const { return static_cast<int>(classNames.size()); }
+    int decisions() const { return static_cast<int>(decisionNames.size()); }
+    /// "rate 0.5, trial 1" / "r 0.1, trial 1"
+    QString title() const;
+};
+
+/// Mean ± std over trials of one method at one rate or referral cost.
+struct SummaryPoint {
+    QString method;  ///< engine name
+    double x = 0;    ///< rate or referral cost
+    double costMean = 0, costStd = 0;
+    double accuracyMean = 0, accuracyStd = 0;
+    double referralMean = 0, referralStd = 0;  ///< selective only
+    int trials = 0;
+    int collapsed = 0;
+};
+
+struct SummaryView {
+    QString experiment;
+    QString xLabel;  ///< "corruption rate" / "referral cost r"
+    QVector<SummaryPoint> points;
+};
+
+/// Cumulative training seconds after k cost functions (selective classification).
+struct CostFunctionTime {
+    int costFunctions = 0;
+    double ours = 0, oursNoS = 0, lcSghmc = 0;  ///< 0 when the method did not run
+};
+using TrainingTimeView = QVector<CostFunctionTime>;
+
+/// Display label of an image method or of the MAP network ("map"): "SGLD + S", ...
+QString imageSeriesLabel(const QString& series);
+
+} // namespace lcs::ui
+
+Q_DECLARE_METATYPE(lcs::ui::ImageExperimentSettings)
+Q_DECLARE_METATYPE(lcs::ui::ImageDataInfo)
+Q_DECLARE_METATYPE(lcs::ui::EpochPoint)
+Q_DECLARE_METATYPE(lcs::ui::TrainingPoint)
+Q_DECLARE_METATYPE(lcs::ui::ComparisonView)
+Q_DECLARE_METATYPE(lcs::ui::SummaryView)
+Q_DECLARE_METATYPE(lcs::ui::CostFunctionTime)

@@ -1,0 +1,178 @@
+#pragma once
+
+#include <QMap>
+#include <QWidget>
+
+#include "image_types.h"
+
+class QCustomPlot;
+class QCPAxisRect;
+class QCPColorMap;
+class QCPErrorBars;
+class QCPGraph;
+class QCPTextElement;
+class QPainter;
+
+/// The image experiments' views. Each is a small controller around one QCustomPlot (or,
+/// for the gallery, a painted widget): data arrives through setters on the GUI thread
+/// and is drawn with a queued replot; every view exports to PNG / SVG / PDF from its
+/// right-click menu.
+namespace lcs::ui {
+
+/// Colour of an image method or of the MAP network, the same in every view.
+QColor imageSeriesColor(const QString& series);
+
+/// Curves while a run trains. Label corruption: the test set's decision cost, accuracy
+/// and NLL of every network after each epoch (one line per network), and the training
+/// losses the phases report. Selective classification (no per-epoch test figures): the
+/// training NLL of MAP, SGHMC and the student, and the correction's KL, expected cost
+/// and loss on D' for every referral cost.
+class EpochCurvePlot : public QWidget {
+    Q_OBJECT
+public:
+    explicit EpochCurvePlot(QWidget* parent = nullptr);
+
+    enum Panel { TopLeft, TopRight, BottomLeft, BottomRight };
+    void setExperiment(const QString& experiment);
+    void clear();
+    void addEpochPoints(const QVector<EpochPoint>& points);
+    void addTrainingPoints(const QVector<TrainingPoint>& points);
+    /// Forgets a series in every run (a re-correction replaces the previous one's curve).
+    void removeSeries(const QString& series);
+    /// Runs seen so far ("rate 0.5, trial 1"), in order of arrival.
+    QStringList runs() const { return m_runs; }
+    /// Shows one run ("" = follow the latest).
+    void showRun(const QString& run);
+    QString shownRun() const;
+
+    QCustomPlot* plot() const { return m_plot; }
+    /// The graph of `series` in `panel` for the shown run; null when absent.
+    QCPGraph* graph(Panel panel, const QString& series) const;
+
+Q_SIGNALS:
+    void runsChanged(const QStringList& runs);
+
+private:
+    struct Series {
+        QVector<double> x, y;
+    };
+    using RunData = QMap<QString, Series>;  ///< key: series name
+    /// Panel of a training scalar in the current experiment, or -1 when not shown.
+    int panelOf(const TrainingPoint& p) const;
+    void noteRun(const QString& run);
+    void rebuild();
+
+    QCustomPlot* m_plot = nullptr;
+    QCPAxisRect* m_rects[4] = {};
+    QCPTextElement* m_titles[4] = {};
+    QString m_experiment;
+    QStringList m_runs;
+    QString m_chosenRun;  ///< empty: follow the latest
+    QMap<QString, RunData> m_data[4];  ///< per panel: run -> series -> points
+    QMap<QString, QCPGraph*> m_graphs[4];
+};
+
+/// Confusion-matrix cells as the heat maps show them: rows = true class, columns =
+/// decision, row-major; `difference` = corrected - uncorrected.
+struct ConfusionCells {
+    int rows = 0, columns = 0;
+    QVector<double> uncorrected, corrected, difference;
+};
+/// Throws nothing; a view whose counts do not fill rows x columns gives empty cells.
+ConfusionCells confusionCells(const ComparisonView& view);
+
+/// Confusion matrices uncorrected | corrected | difference as heat maps with the class
+/// names on the axes and each cell's count written in it.
+class ConfusionPlot : public QWidget {
+    Q_OBJECT
+public:
+    explicit ConfusionPlot(QWidget* parent = nullptr);
+    void setComparison(const ComparisonView& view);
+    void clear();
+
+    QCustomPlot* plot() const { return m_plot; }
+    QCPColorMap* map(int panel) const { return m_maps[panel]; }
+    /// The value drawn at (true class, decision) of panel 0 (uncorrected), 1
+    /// (corrected) or 2 (difference), read back from the colour map.
+    double shownCell(int panel, int trueClass, int decision) const;
+    /// Tick labels of a panel's x axis (decisions) and of the first panel's y axis (classes).
+    QStringList decisionLabels(int panel) const;
+    QStringList classLabels() const;
+
+private:
+    QCustomPlot* m_plot = nullptr;
+    QCPAxisRect* m_rects[3] = {};
+    QCPColorMap* m_maps[3] = {};
+    QCPTextElement* m_titles[3] = {};
+    QCPTextElement* m_header = nullptr;
+};
+
+/// Test images whose decision the correction changed: the image, its true class, both
+/// decisions, and the two probability vectors as small bar charts (uncorrected grey,
+/// corrected orange; the true class's bars outlined). A green frame marks a decision
+/// the correction made right, a red one a decision it made wrong.
+class GalleryView : public QWidget {
+    Q_OBJECT
+public:
+    explicit GalleryView(QWidget* parent = nullptr);
+    void setComparison(const ComparisonView& view);
+    void clear();
+
+    const QVector<GalleryItem>& items() const { return m_view.changed; }
+    /// "#12 true Sandal: SGLD + S Sneaker -> Ours Sandal"
+    QString caption(int item) const;
+    QString header() const;
+    /// Paints the whole gallery at `width` (for export) and the height it needs.
+    void paintGallery(QPainter& painter, int width) const;
+    int heightForWidth(int width) const override;
+    bool hasHeightForWidth() const override { return true; }
+    QSize sizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    int columnsFor(int width) const;
+    ComparisonView m_view;
+};
+
+/// Decision cost and accuracy against the corruption rate or referral cost, one line per
+/// method, mean ± std over trials as error bars.
+class SummaryPlot : public QWidget {
+    Q_OBJECT
+public:
+    explicit SummaryPlot(QWidget* parent = nullptr);
+    void setSummary(const SummaryView& view);
+    void clear();
+
+    QCustomPlot* plot() const { return m_plot; }
+    /// panel 0 = cost, 1 = accuracy; null when the method is absent.
+    QCPGraph* graph(int panel, const QString& method) const;
+    QCPErrorBars* errorBars(int panel, const QString& method) const;
+
+private:
+    QCustomPlot* m_plot = nullptr;
+    QCPAxisRect* m_rects[2] = {};
+    QCPTextElement* m_title = nullptr;
+    QMap<QString, QCPGraph*> m_graphs[2];
+    QMap<QString, QCPErrorBars*> m_bars[2];
+};
+
+/// Cumulative training time against the number of cost functions: ours (S once, q per
+/// cost), ours without S, and LC-SGHMC (a new chain per cost).
+class TrainingTimePlot : public QWidget {
+    Q_OBJECT
+public:
+    explicit TrainingTimePlot(QWidget* parent = nullptr);
+    void setTimes(const TrainingTimeView& view);
+    void clear(const QString& note = QString());
+
+    QCustomPlot* plot() const { return m_plot; }
+
+private:
+    QCustomPlot* m_plot = nullptr;
+    QCPTextElement* m_note = nullptr;
+};
+
+} // namespace lcs::ui
