@@ -14,6 +14,7 @@
 #include "calibration/image_training.h"
 #include "decision/decisions.h"
 #include "experiments/corruption_experiment.h"
+#include "experiments/selective_experiment.h"
 #include "models/classifier.h"
 
 using namespace lcs;
@@ -321,6 +322,55 @@ private Q_SLOTS:
         const auto again2 = runCorruptionExperiment(data, config, {});
         for (size_t i = 0; i < again1.rows.size(); ++i)
             QCOMPARE(again1.rows[i].metrics.averageCost, again2.rows[i].metrics.averageCost);
+    }
+
+    void selectiveExperimentOnTinyImages()
+    {
+        const auto data = tinyImages(60, 6);
+        auto config = SelectiveConfig::preset("cpu", data);
+        config.model.hidden = {16};
+        config.referralCosts = {0.02, 0.4};
+        config.map = {10, 16, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}};
+        config.sghmc.epochs = 6;
+        config.sghmc.batchSize = 16;
+        config.sghmc.burnInSteps = 2;
+        config.sghmc.thinning = 2;
+        config.correction.epochs = 2;
+        config.correctionNoS.epochs = 2;
+        config.calibrationCopies = 2;
+        const auto result = runSelectiveExperiment(data, config, {});
+        QCOMPARE(result.rows.size(), size_t(2 * 4));
+        // The referral column costs r; rows are truth, so L[y, C] = r for every y.
+        const auto costs = selectiveCosts(config.baseCosts, 0.4);
+        QCOMPARE(costs.numDecisions(), 4);
+        QCOMPARE(costs.at(2, 3), 0.4);
+        for (const auto& row : result.rows) {
+            // Average cost is at most r when referring everything would cost r.
+            QVERIFY(row.metrics.averageCost <= 1.0);
+            // Referring costs r per point: the average cost is at least r times the referral rate.
+            QVERIFY(row.metrics.averageCost >= row.referralCost * row.metrics.referralRate - 1e-12);
+        }
+        // Cheaper referral, more referrals (same predictive, two cost matrices).
+        auto referral = [&](double r) {
+            for (const auto& row : result.rows)
+                if (row.method == ImageMethod::Sghmc && row.referralCost == r)
+                    return row.metrics.referralRate;
+            return -1.0;
+        };
+        QVERIFY(referral(0.02) > referral(0.4));
+        // Cumulative training time: ours pays the chain once, LC-SGHMC once per cost.
+        QCOMPARE(result.trainingTime.size(), size_t(2));
+        QVERIFY(result.trainingTime[1].ours >= result.trainingTime[0].ours);
+        QVERIFY(result.trainingTime[1].lcSghmc > 1.5 * result.trainingTime[0].lcSghmc);
+        QVERIFY(result.trainingTime[0].ours >= result.samplingSeconds);
+        const auto json = nlohmann::json::parse(selectiveJson(result));
+        QCOMPARE(json["training_time"].size(), size_t(2));
+        QCOMPARE(json["runs"].size(), size_t(8));
+        // A cost edit re-runs only the correction on the cached S.
+        QVERIFY(result.cache && result.cache->student);
+        const auto again = recorrect(*result.cache, selectiveCosts(config.baseCosts, 0.4), {});
+        QCOMPARE(again.comparison.corrected.count, data.test.size());
+        QCOMPARE(again.comparison.corrected.numDecisions, 4);
     }
 };
 
