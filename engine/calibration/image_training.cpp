@@ -41,6 +41,21 @@ std::vector<at::Tensor> shuffledBatches(int64_t n, int64_t batchSize, at::Genera
     return batches;
 }
 
+/// Left-right flips of each (image, label map) pair with probability 1/2; labels of a
+/// classifier ([N]) are left alone.
+void flipPairs(at::Tensor& x, at::Tensor& y, at::Generator& generator)
+{
+    const auto flip = at::empty({x.size(0)}, at::kFloat).uniform_(0, 1, generator).lt(0.5).nonzero().flatten();
+    if (flip.numel() == 0)
+        return;
+    x = x.clone();
+    x.index_put_({flip}, x.index_select(0, flip).flip({-1}));
+    if (y.dim() > 1) {
+        y = y.clone();
+        y.index_put_({flip}, y.index_select(0, flip).flip({-1}));
+    }
+}
+
 long long batchesPerEpoch(int64_t n, int64_t batchSize)
 {
     return (n + batchSize - 1) / batchSize;
@@ -67,8 +82,21 @@ double scheduledLearningRate(LrSchedule schedule, double maxLr, long long step, 
     return cosineFrom(maxLr, final, (t - warm) / (1.0 - warm));
 }
 
-at::Tensor weightedCrossEntropy(const at::Tensor& logits, const at::Tensor& labels, const at::Tensor& classWeights)
+at::Tensor classRows(const at::Tensor& t)
 {
+    return t.dim() > 2 ? t.movedim(1, -1).reshape({-1, t.size(1)}) : t;
+}
+
+at::Tensor weightedCrossEntropy(const at::Tensor& logitsIn, const at::Tensor& labelsIn, const at::Tensor& classWeights,
+                                int64_t ignoreLabel)
+{
+    auto logits = classRows(logitsIn);
+    auto labels = labelsIn.reshape({-1});
+    if (ignoreLabel >= 0) {
+        const auto keep = labels.ne(ignoreLabel).nonzero().flatten();
+        logits = logits.index_select(0, keep);
+        labels = labels.index_select(0, keep);
+    }
     const auto nll = -torch::log_softmax(logits, 1).gather(1, labels.unsqueeze(1)).squeeze(1);
     if (!classWeights.defined())
         return nll.mean();
@@ -76,8 +104,9 @@ at::Tensor weightedCrossEntropy(const at::Tensor& logits, const at::Tensor& labe
     return (w * nll).sum() / w.sum();
 }
 
-at::Tensor utilityPotential(const at::Tensor& logits, const at::Tensor& costs, double utilityConstant)
+at::Tensor utilityPotential(const at::Tensor& logitsIn, const at::Tensor& costs, double utilityConstant)
 {
+    const auto logits = classRows(logitsIn);
     const auto L = costs.to(logits.options());
     const auto p = torch::softmax(logits, 1);
     at::Tensor decisions;
@@ -127,10 +156,14 @@ void trainSgd(ClassifierImpl& model, const TrainingSet& data, const SgdConfig& c
         for (const auto& index : shuffledBatches(n, config.batchSize, generator)) {
             ctx.checkCancelled();
             setLearningRate(optimizer, scheduledLearningRate(config.schedule, config.learningRate, step, total));
-            const auto x = data.x.index_select(0, index).to(device);
-            const auto y = data.y.index_select(0, index).to(device);
+            auto x = data.x.index_select(0, index);
+            auto y = data.y.index_select(0, index);
+            if (config.flips)
+                flipPairs(x, y, generator);
+            x = x.to(device);
+            y = y.to(device);
             optimizer.zero_grad();
-            auto loss = weightedCrossEntropy(model.forward(x), y, weights);
+            auto loss = weightedCrossEntropy(model.forward(x), y, weights, config.ignoreLabel);
             loss.backward();
             optimizer.step();
             lossSum += loss.item<double>();
@@ -197,7 +230,7 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
             const auto y = data.y.index_select(0, index).to(device);
             sampler.zero_grad();
             const auto logits = teacher.forward(x);
-            auto loss = torch::nll_loss(torch::log_softmax(logits, 1), y);
+            auto loss = weightedCrossEntropy(logits, y, {}, config.ignoreLabel);
             if (lcCosts.defined())
                 loss = loss + utilityPotential(logits, lcCosts, lcM);
             loss.backward();
@@ -300,7 +333,7 @@ ImageCorrectionResult trainImageCorrection(const ModelSpec& spec, const Classifi
             }
             setLearningRate(optimizer, scheduledLearningRate(config.schedule, config.learningRate, step, total));
             optimizer.zero_grad();
-            const auto terms = correctionObjective(q.forward(x), p, L, M);
+            const auto terms = correctionObjective(classRows(q.forward(x)), classRows(p), L, M);
             terms.loss.backward();
             optimizer.step();
             sums.loss += terms.loss.item<double>();
@@ -326,7 +359,7 @@ ImageCorrectionResult trainImageCorrection(const ModelSpec& spec, const Classifi
     const auto qProbs = predictClassProbabilities(q, probe);
     const auto pProbs = source.student ? predictClassProbabilities(*source.student, probe)
                                        : source.stored.slice(0, 0, probe.size(0)).to(torch::kCPU, torch::kFloat);
-    out.collapsed = decisionsCollapsed(qProbs, pProbs, costTensor(costs));
+    out.collapsed = decisionsCollapsed(classRows(qProbs), classRows(pProbs), costTensor(costs));
     out.seconds = secondsSince(start);
     return out;
 }

@@ -27,10 +27,15 @@ enum class LrSchedule { Constant, OneCycle, Cosine };
 /// then down to maxLr/(25 * 1e4), both halves cosine-shaped. Cosine anneals maxLr to 0.
 double scheduledLearningRate(LrSchedule schedule, double maxLr, long long step, long long total);
 
+/// Rows of class scores: [N, C] as it is, per-pixel [N, C, H, W] as [N*H*W, C].
+at::Tensor classRows(const at::Tensor& t);
+
 /// Class-weighted cross-entropy as PyTorch computes it with `weight=` and mean reduction:
-///   sum_n w[y_n] (-log softmax(z_n)[y_n]) / sum_n w[y_n].
-/// classWeights [C]; undefined means every weight 1 (plain mean cross-entropy).
-at::Tensor weightedCrossEntropy(const at::Tensor& logits, const at::Tensor& labels, const at::Tensor& classWeights);
+///   sum_n w[y_n] (-log softmax(z_n)[y_n]) / sum_n w[y_n]
+/// over the points (pixels of [N, C, H, W] logits with [N, H, W] labels) whose label is
+/// not ignoreLabel. classWeights [C]; undefined means every weight 1.
+at::Tensor weightedCrossEntropy(const at::Tensor& logits, const at::Tensor& labels, const at::Tensor& classWeights,
+                                int64_t ignoreLabel = -1);
 
 /// The loss-calibrated sampler's extra potential per point (DESIGN.md §5), averaged:
 ///   mean_n -log sum_y u(y, h*_n) p(y|x_n),  u = M - L,  h*_n = argmin_d sum_y p(y|x_n) L[y, d]
@@ -53,6 +58,8 @@ struct SgdConfig {
     double momentum = 0.9;
     double weightDecay = 1e-4;
     std::vector<double> classWeights;  ///< empty: plain cross-entropy; else CW-SGD
+    int64_t ignoreLabel = -1;          ///< segmentation: the void label
+    bool flips = false;                ///< random left-right flips of each batch (images)
 };
 
 /// Minibatch SGD on (weighted) cross-entropy; trains `model` in place.
@@ -77,6 +84,7 @@ struct SgldDistillationConfig {
     /// LC-SGLD / LC-SGHMC: sample p(theta|D) G(h*|D), i.e. add utilityPotential to the
     /// minibatch potential. Not used when null.
     const CostMatrix* lossCalibration = nullptr;
+    int64_t ignoreLabel = -1;       ///< segmentation: the void label
 };
 
 struct TrainingCurvePoint {

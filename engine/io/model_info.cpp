@@ -21,6 +21,8 @@ constexpr size_t kMaxNameLength = 100;
 
 int64_t ModelInfo::parameterCount() const
 {
+    if (architecture != "mlp")
+        return -1;
     int64_t total = 0, in = inputs;
     for (int64_t h : hidden) {
         total += (in + 1) * h;
@@ -51,8 +53,15 @@ std::string modelInfoToJson(const ModelInfo& info)
     j["method"] = info.method;
     j["replicate"] = info.replicate;
     j["seed"] = info.seed;
-    j["architecture"] = {{"type", "mlp"}, {"inputs", info.inputs}, {"hidden", info.hidden},
-                         {"classes", info.classes}, {"activation", "relu"}};
+    if (info.architecture == "mlp")
+        j["architecture"] = {{"type", "mlp"}, {"inputs", info.inputs}, {"hidden", info.hidden},
+                             {"classes", info.classes}, {"activation", "relu"}};
+    else if (info.architecture == "resnet18")
+        j["architecture"] = {{"type", info.architecture}, {"input_shape", info.inputShape}, {"width", info.width},
+                             {"classes", info.classes}};
+    else
+        j["architecture"] = {{"type", info.architecture}, {"input_shape", info.inputShape}, {"dropout", info.dropout},
+                             {"classes", info.classes}};
     j["weights"] = {{"bytes", info.weightsBytes}, {"fnv1a64", info.weightsChecksum}};
     j["collapsed"] = info.collapsed;
     j["class_names"] = info.costs.empty() ? nlohmann::json::array() : nlohmann::json(info.costs.classNames());
@@ -100,14 +109,34 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
         info.collapsed = r.boolean("collapsed");
 
     const auto arch = r.object("architecture");
-    arch.refuseUnknown({"type", "inputs", "hidden", "classes", "activation"});
-    if (arch.string("type") != "mlp")
-        arch.fail("type", "is not \"mlp\"");
-    if (arch.has("activation") && arch.string("activation") != "relu")
-        arch.fail("activation", "is not \"relu\"");
-    info.inputs = arch.integer("inputs", 1, kMaxModelInputs);
-    for (long long h : arch.integers("hidden", kMaxModelHiddenLayers, 1, kMaxModelWidth))
-        info.hidden.push_back(h);
+    info.architecture = arch.string("type");
+    if (info.architecture == "mlp") {
+        arch.refuseUnknown({"type", "inputs", "hidden", "classes", "activation"});
+        if (arch.has("activation") && arch.string("activation") != "relu")
+            arch.fail("activation", "is not \"relu\"");
+        info.inputs = arch.integer("inputs", 1, kMaxModelInputs);
+        for (long long h : arch.integers("hidden", kMaxModelHiddenLayers, 1, kMaxModelWidth))
+            info.hidden.push_back(h);
+    } else if (info.architecture == "resnet18" || info.architecture == "segnet" ||
+               info.architecture == "segnet_light") {
+        const bool resnet = info.architecture == "resnet18";
+        arch.refuseUnknown({"type", "input_shape", resnet ? "width" : "dropout", "classes"});
+        const auto shape = arch.integers("input_shape", 3, 1, kMaxModelImageSide);
+        if (shape.size() != 3 || shape[0] > 4)
+            arch.fail("input_shape", "must be [channels (1 to 4), height, width]");
+        info.inputShape.assign(shape.begin(), shape.end());
+        if (resnet) {
+            info.width = arch.integer("width", 1, 1024);
+        } else {
+            const auto& d = arch.require("dropout");
+            if (!d.is_number() || !(d.get<double>() >= 0.0 && d.get<double>() < 1.0))
+                arch.fail("dropout", "must be a number in [0, 1), got " + jsonExcerpt(d));
+            info.dropout = d.get<double>();
+        }
+    } else {
+        arch.fail("type", "is \"" + info.architecture.substr(0, 40) +
+                              "\", not mlp, resnet18, segnet or segnet_light");
+    }
     info.classes = arch.integer("classes", 1, kMaxCostClasses);
 
     const auto weights = r.object("weights");
@@ -119,7 +148,7 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
         weights.fail("fnv1a64", "must be 16 lower-case hex digits");
     // Refuse before anything is allocated: the weights file stores 4 bytes per float
     // parameter, so an architecture larger than the file is a wrong sidecar.
-    if (static_cast<uint64_t>(info.parameterCount()) * 4 > info.weightsBytes)
+    if (info.architecture == "mlp" && static_cast<uint64_t>(info.parameterCount()) * 4 > info.weightsBytes)
         arch.fail("hidden", "describes " + std::to_string(info.parameterCount()) + " parameters, more than the "
                                 + std::to_string(info.weightsBytes) + "-byte weights file can hold");
 

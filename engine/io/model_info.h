@@ -16,6 +16,7 @@ namespace lcs {
 constexpr int64_t kMaxModelInputs = int64_t{1} << 20;
 constexpr int64_t kMaxModelWidth = int64_t{1} << 16;
 constexpr size_t kMaxModelHiddenLayers = 16;
+constexpr int64_t kMaxModelImageSide = 8192;
 
 struct ModelInfo {
     std::string role;          ///< "q" (correction), "map", "last_sample", ...
@@ -23,8 +24,14 @@ struct ModelInfo {
     std::string method;        ///< inference method the model belongs to
     int replicate = -1;
     unsigned long long seed = 0;
+    /// "mlp" (inputs, hidden), or an image network: "resnet18" (inputShape, width),
+    /// "segnet" / "segnet_light" (inputShape, dropout).
+    std::string architecture = "mlp";
     int64_t inputs = 0;
     std::vector<int64_t> hidden;
+    std::vector<int64_t> inputShape;  ///< image networks: {C, H, W}
+    int64_t width = 0;                ///< resnet18
+    double dropout = 0;               ///< segnet
     int64_t classes = 0;
     CostMatrix costs;          ///< the matrix q was trained for (may be empty)
     bool collapsed = false;    ///< q's training ended collapsed (see CorrectionOutput)
@@ -32,7 +39,7 @@ struct ModelInfo {
     uint64_t weightsBytes = 0;
     std::string weightsChecksum;
 
-    /// Number of float parameters the architecture has (weights and biases).
+    /// Number of float parameters of an MLP (weights and biases); -1 for other networks.
     int64_t parameterCount() const;
 };
 

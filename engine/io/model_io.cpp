@@ -16,18 +16,14 @@ constexpr size_t kMaxWeightsBytes = size_t{1} << 30;
 
 } // namespace
 
-void saveMlp(const Mlp& model, const ModelInfo& infoIn, const std::string& path)
+/// Serialises in memory (LibTorch's file writer reports a full disk from its destructor,
+/// which ends in std::terminate), then weights and sidecar atomically, sidecar last.
+static void writeModelPair(const torch::nn::Module& model, ModelInfo info, const std::string& path)
 {
-    ModelInfo info = infoIn;
-    info.inputs = model->inputs;
-    info.hidden = model->hidden;
-    info.classes = model->classes;
-    // Serialise into memory: LibTorch's file writer reports a full disk from its
-    // destructor, which ends in std::terminate. Our own writer checks every write.
     std::ostringstream bytes;
     try {
         torch::serialize::OutputArchive archive;
-        model->save(archive);
+        model.save(archive);
         archive.save_to(bytes);
     } catch (const c10::Error& e) {
         throw OutputError("cannot serialise the network for " + path + ": " + e.what_without_backtrace());
@@ -35,11 +31,19 @@ void saveMlp(const Mlp& model, const ModelInfo& infoIn, const std::string& path)
     const std::string weights = bytes.str();
     info.weightsBytes = weights.size();
     info.weightsChecksum = checksumHex(weights);
-    // Build the sidecar before touching the disk, so that a sidecar that cannot be
-    // written (it always can: every number round-trips) never follows new weights.
     const std::string sidecar = modelInfoToJson(info);
     writeFileAtomically(path, weights);
     writeFileAtomically(path + ".json", sidecar);
+}
+
+void saveMlp(const Mlp& model, const ModelInfo& infoIn, const std::string& path)
+{
+    ModelInfo info = infoIn;
+    info.architecture = "mlp";
+    info.inputs = model->inputs;
+    info.hidden = model->hidden;
+    info.classes = model->classes;
+    writeModelPair(*model, info, path);
 }
 
 LoadedMlp loadMlp(const std::string& path)
@@ -72,6 +76,84 @@ LoadedMlp loadMlp(const std::string& path)
         if (actual != sizes)
             throw InputError(path + ": weight \"" + name + "\" has shape " + c10::str(c10::IntArrayRef(actual)) + " but "
                              + sidecar + " describes " + c10::str(c10::IntArrayRef(sizes)));
+    }
+    out.model->eval();
+    return out;
+}
+
+ModelSpec modelSpecFromInfo(const ModelInfo& info)
+{
+    ModelSpec spec;
+    spec.architecture = info.architecture;
+    spec.classes = info.classes;
+    if (info.architecture == "mlp") {
+        spec.inputShape = {info.inputs};
+        spec.hidden = info.hidden;
+    } else {
+        spec.inputShape = info.inputShape;
+        spec.width = info.width;
+        spec.dropout = info.dropout;
+    }
+    return spec;
+}
+
+void saveClassifier(const ClassifierImpl& model, const ModelSpec& spec, const ModelInfo& infoIn, const std::string& path)
+{
+    ModelInfo info = infoIn;
+    info.architecture = spec.architecture;
+    info.classes = spec.classes;
+    if (spec.architecture == "mlp") {
+        info.inputs = 1;
+        for (auto d : spec.inputShape)
+            info.inputs *= d;
+        info.hidden = spec.hidden;
+    } else {
+        info.inputShape = spec.inputShape;
+        info.width = spec.architecture == "resnet18" ? spec.width : 0;
+        info.dropout = spec.architecture == "resnet18" ? 0.0 : spec.dropout;
+    }
+    writeModelPair(model, info, path);
+}
+
+LoadedClassifier loadClassifier(const std::string& path)
+{
+    const std::string sidecar = path + ".json";
+    LoadedClassifier out;
+    out.info = modelInfoFromJson(readFile(sidecar, kMaxSidecarBytes), sidecar);
+    const std::string weights = readFile(path, kMaxWeightsBytes);
+    if (weights.size() != out.info.weightsBytes || checksumHex(weights) != out.info.weightsChecksum)
+        throw InputError(path + " does not match " + sidecar + " (weights of " + std::to_string(weights.size()) +
+                         " bytes, checksum " + checksumHex(weights) + "; the sidecar records " +
+                         std::to_string(out.info.weightsBytes) + " bytes, " + out.info.weightsChecksum +
+                         "): the files come from different saves, or a save was interrupted; save the model again");
+    out.spec = modelSpecFromInfo(out.info);
+    auto generator = makeGenerator(0);
+    try {
+        out.model = out.spec.build(generator);
+    } catch (const std::exception& e) {
+        throw InputError(sidecar + ": cannot build the network it describes (" + e.what() + ")");
+    }
+    std::vector<std::pair<std::string, std::vector<int64_t>>> expected;
+    for (const auto& item : out.model->named_parameters())
+        expected.emplace_back(item.key(), item.value().sizes().vec());
+    for (const auto& item : out.model->named_buffers())
+        expected.emplace_back(item.key(), item.value().sizes().vec());
+    try {
+        torch::serialize::InputArchive archive;
+        archive.load_from(weights.data(), weights.size());
+        out.model->load(archive);
+    } catch (const c10::Error& e) {
+        throw InputError(path + ": cannot load weights for the architecture in " + sidecar + " (" +
+                         e.what_without_backtrace() + ")");
+    }
+    const auto params = out.model->named_parameters();
+    const auto buffers = out.model->named_buffers();
+    for (const auto& [name, sizes] : expected) {
+        const auto* t = params.find(name);
+        if (!t)
+            t = buffers.find(name);
+        if (!t || t->sizes().vec() != sizes)
+            throw InputError(path + ": tensor \"" + name + "\" does not have the shape " + sidecar + " describes");
     }
     out.model->eval();
     return out;

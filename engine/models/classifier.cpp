@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include "models/segnet.h"
+
 namespace lcs {
 
 FlatMlpImpl::FlatMlpImpl(int64_t inputs, std::vector<int64_t> hidden, int64_t classes)
@@ -74,8 +76,13 @@ Classifier ModelSpec::build(at::Generator& generator) const
         if (inputShape.size() != 3)
             throw std::invalid_argument("resnet18 needs images [C, H, W]");
         model = std::make_shared<ResNet18Impl>(inputShape[0], classes, width);
+    } else if (architecture == "segnet" || architecture == "segnet_light") {
+        if (inputShape.size() != 3)
+            throw std::invalid_argument(architecture + " needs images [C, H, W]");
+        model = makeSegNet(architecture, inputShape[0], classes, dropout);
     } else {
-        throw std::invalid_argument("unknown architecture \"" + architecture + "\" (mlp or resnet18)");
+        throw std::invalid_argument("unknown architecture \"" + architecture +
+                                    "\" (mlp, resnet18, segnet or segnet_light)");
     }
     initialiseFrom(*model, generator);
     torch::NoGradGuard noGrad;
@@ -104,7 +111,9 @@ std::string ModelSpec::describe() const
             s += "-" + std::to_string(h);
         return s + "-" + std::to_string(classes);
     }
-    return architecture + " width " + std::to_string(width);
+    if (architecture == "resnet18")
+        return architecture + " width " + std::to_string(width);
+    return architecture + (dropout > 0 ? " dropout " + std::to_string(dropout).substr(0, 4) : "");
 }
 
 void copyParametersAndBuffers(const torch::nn::Module& from, torch::nn::Module& to)

@@ -19,7 +19,8 @@
 /// hand-written gradients as a fast path; see models/mlp.h.)
 namespace lcs {
 
-/// A network mapping inputs [N, ...] to logits [N, C].
+/// A network mapping inputs [N, ...] to logits with the class dimension second: [N, C]
+/// for classifiers, [N, C, H, W] for per-pixel (segmentation) networks.
 struct ClassifierImpl : torch::nn::Module {
     virtual torch::Tensor forward(torch::Tensor x) = 0;
 };
@@ -56,11 +57,12 @@ struct ResNet18Impl : ClassifierImpl {
 
 /// What rebuilds a network: the architecture and its sizes.
 struct ModelSpec {
-    std::string architecture = "mlp";      ///< "mlp" or "resnet18"
+    std::string architecture = "mlp";      ///< "mlp", "resnet18", "segnet" or "segnet_light"
     std::vector<int64_t> inputShape{1, 28, 28};
     int64_t classes = 10;
     std::vector<int64_t> hidden{200};      ///< mlp
     int64_t width = 64;                    ///< resnet18
+    double dropout = 0.0;                  ///< segnet: decoder dropout (0.3 in the paper)
 
     /// A fresh network, initialised from `generator` (PyTorch's default schemes:
     /// Kaiming-uniform Linear layers, Kaiming-normal convolutions, BatchNorm 1 / 0).
