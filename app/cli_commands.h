@@ -32,6 +32,7 @@ struct ImageRunOptions {
 
 int runCorruptionCommand(int argc, char** argv);
 int runSelectiveCommand(int argc, char** argv);
+int runCamvidCommand(int argc, char** argv);
 int executeCorruption(const ImageRunOptions& options);
 int executeSelective(const ImageRunOptions& options);
 

@@ -60,6 +60,7 @@ Usage:
   lcstudio-cli synthetic [options]   reproduce the paper's synthetic experiment (Table 2)
   lcstudio-cli corruption [options]  decisions under label corruption (paper Fig. 4)
   lcstudio-cli selective [options]   selective classification with referral (paper Fig. 3)
+  lcstudio-cli camvid train|eval|fps CamVid segmentation (SegNet, IoU, overlays, frames/s)
   lcstudio-cli run SESSION           replay a session saved by the window
   lcstudio-cli decide [options]      decisions from a saved correction network
   lcstudio-cli presets [NAME]        list the paper's cost matrices, or print one as JSON
@@ -606,6 +607,8 @@ int main(int argc, char** argv)
             return runSelectiveCommand(argc, argv);
         if (command == "run")
             return runSessionCommand(argc, argv);
+        if (command == "camvid")
+            return runCamvidCommand(argc, argv);
         if (command == "presets")
             return runPresetsCommand(argc, argv);
         throw UsageError("unknown command \"" + command + "\" (see lcstudio-cli --help)");

@@ -1,6 +1,7 @@
 #include "camvid_reader.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -247,6 +248,19 @@ CamvidFrame readCamvidFrame(const CamvidPair& pair, int height, int width)
 {
     return decodeCamvidFrame(readFile(pair.image, kMaxCamvidFileBytes), readFile(pair.label, kMaxCamvidFileBytes),
                              pair, height, width);
+}
+
+std::string encodeRgbPng(const std::vector<uint8_t>& rgb, int height, int width)
+{
+    if (rgb.size() != static_cast<size_t>(height) * width * 3)
+        throw std::invalid_argument("encodeRgbPng: size does not match");
+    cv::Mat image(height, width, CV_8UC3, const_cast<uint8_t*>(rgb.data()));
+    cv::Mat bgr;
+    cv::cvtColor(image, bgr, cv::COLOR_RGB2BGR);
+    std::vector<uchar> bytes;
+    if (!cv::imencode(".png", bgr, bytes))
+        throw std::runtime_error("cannot encode a PNG");
+    return std::string(bytes.begin(), bytes.end());
 }
 
 } // namespace lcs

@@ -55,4 +55,7 @@ CamvidFrame decodeCamvidFrame(const std::string& imageBytes, const std::string& 
 /// Reads and decodes one pair from disk (each file capped at kMaxCamvidFileBytes).
 CamvidFrame readCamvidFrame(const CamvidPair& pair, int height = 0, int width = 0);
 
+/// PNG bytes of an interleaved RGB image (for overlays; written with writeFileAtomically).
+std::string encodeRgbPng(const std::vector<uint8_t>& rgb, int height, int width);
+
 } // namespace lcs

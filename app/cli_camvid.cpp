@@ -1,0 +1,219 @@
+// lcstudio-cli camvid train | eval | fps: the paper's segmentation experiment.
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include <ATen/Parallel.h>
+
+#include "cli_commands.h"
+#include "cli_support.h"
+#include "core/atomic_file.h"
+#include "core/number_format.h"
+#include "experiments/camvid_experiment.h"
+
+namespace cli {
+namespace {
+
+const char* kCamvidHelp = R"(lcstudio-cli camvid - CamVid segmentation (paper section 5.3, Fig. 5)
+
+Usage:
+  lcstudio-cli camvid train --data DIR --out MODEL_DIR [options]
+  lcstudio-cli camvid eval --data DIR --model MODEL_DIR [--split val] [options]
+  lcstudio-cli camvid fps --model MODEL_DIR [--ensemble 1,2,5,10,20,30]
+
+DIR is any folder in the CamVid layout: SPLIT/ with SPLITannot/ (label images, values
+0..11, 11 = void), or SPLIT.txt listing "image label" pairs. Networks predict the 11
+real classes; void pixels are left out of losses and metrics.
+
+train: trains and saves (with JSON sidecars and MODEL_DIR/camvid.json)
+  mc_dropout     SegNet with dropout 0.3 (MC dropout at test time)
+  lc_mc_dropout  the MC-dropout net fine-tuned with the loss-calibrated objective (T = 5)
+  cw_sgd         class weights 1.4 on Car, Pedestrian, Bicyclist
+  sghmc_s        SGHMC from the CW-SGD net with a student S distilled online
+  ours           q, warm-started from S and trained on the frames without labels
+  --data DIR  --out MODEL_DIR (created)  --split S (default train)
+  --preset P           cpu (default: light SegNet at 180x240) or paper (SegNet, 360x480)
+  --methods LIST       from mc_dropout, lc_mc_dropout, cw_sgd, sghmc_s, ours (default all)
+  --max-frames N       train on the first N frames (default all)
+  --epochs N           SGD epochs of mc_dropout and cw_sgd (default: the preset's)
+  --seed S  --threads T  --device D  --quiet
+
+eval: per-class IoU, mIoU, pixel accuracy and decision cost of every saved method
+(q's decisions are the corrected ones), streaming one frame at a time
+  --data DIR  --model MODEL_DIR  --split S (default val; any split laid out like CamVid)
+  --costs FILE         decide under this 12- (void last) or 11-class matrix
+  --passes T           MC-dropout passes at test time (default 30)
+  --overlays DIR       write frame | truth | S | q | where they differ, one PNG per frame
+  --max-frames N  --json FILE  --threads T  --device D  --quiet
+
+fps: frames per second of the MC-dropout predictive with each ensemble size, of q, and
+of the raw network
+  --model MODEL_DIR  --ensemble LIST (default 1,2,5,10,20,30)  --frames N (default 20)
+  --json FILE  --threads T  --device D
+)";
+
+int defaultThreads()
+{
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+std::vector<int> parseEnsembles(const std::string& value)
+{
+    std::vector<int> out;
+    for (double v : parseNumbers("--ensemble", value)) {
+        if (v < 1 || v > 1000 || v != static_cast<int>(v))
+            throw UsageError("--ensemble: " + lcs::formatNumber(v) + " is not a whole number of passes in 1..1000");
+        out.push_back(static_cast<int>(v));
+    }
+    return out;
+}
+
+} // namespace
+
+int runCamvidCommand(int argc, char** argv)
+{
+    if (argc < 3 || std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h") {
+        std::fputs(kCamvidHelp, argc < 3 ? stderr : stdout);
+        return argc < 3 ? kExitUsage : kExitOk;
+    }
+    const std::string sub = argv[2];
+    if (sub != "train" && sub != "eval" && sub != "fps")
+        throw UsageError("camvid: unknown subcommand \"" + sub.substr(0, 40) + "\" (train, eval or fps)");
+    std::string data, out, model, split, preset = "cpu", costsPath, overlays, jsonPath, device = "cpu", ensembles;
+    std::vector<std::string> methods;
+    long long maxFrames = 0, epochs = 0, passes = 30, frames = 20, threads = 0;
+    uint64_t seed = 0;
+    bool quiet = false;
+    std::vector<FlagSpec> specs{{"--threads", true}, {"--device", true}};
+    if (sub == "train")
+        specs.insert(specs.end(), {{"--data", true}, {"--out", true}, {"--split", true}, {"--preset", true},
+                                   {"--methods", true}, {"--max-frames", true}, {"--epochs", true}, {"--seed", true},
+                                   {"--quiet", false}});
+    else if (sub == "eval")
+        specs.insert(specs.end(), {{"--data", true}, {"--model", true}, {"--split", true}, {"--costs", true},
+                                   {"--passes", true}, {"--overlays", true}, {"--max-frames", true},
+                                   {"--json", true}, {"--quiet", false}});
+    else
+        specs.insert(specs.end(), {{"--model", true}, {"--ensemble", true}, {"--frames", true}, {"--json", true}});
+    Args args(argc, argv, 3, "camvid " + sub, specs, kCamvidHelp);
+    std::string flag, value;
+    while (args.next(flag, value)) {
+        if (flag == "--help") {
+            std::fputs(kCamvidHelp, stdout);
+            return kExitOk;
+        } else if (flag == "--data") {
+            data = value;
+        } else if (flag == "--out") {
+            out = value;
+        } else if (flag == "--model") {
+            model = value;
+        } else if (flag == "--split") {
+            split = value;
+        } else if (flag == "--preset") {
+            if (value != "cpu" && value != "paper")
+                throw UsageError("--preset: \"" + value.substr(0, 40) + "\" is not cpu or paper");
+            preset = value;
+        } else if (flag == "--methods") {
+            methods = splitNames(value);
+            const auto& known = lcs::camvidMethods();
+            for (size_t i = 0; i < methods.size(); ++i) {
+                if (std::find(known.begin(), known.end(), methods[i]) == known.end())
+                    throw UsageError("--methods: unknown method \"" + methods[i].substr(0, 40) +
+                                     "\" (choose from mc_dropout, lc_mc_dropout, cw_sgd, sghmc_s, ours)");
+                if (std::find(methods.begin(), methods.begin() + static_cast<long>(i), methods[i]) !=
+                    methods.begin() + static_cast<long>(i))
+                    throw UsageError("--methods: method \"" + methods[i] + "\" is listed twice");
+            }
+        } else if (flag == "--max-frames") {
+            maxFrames = parseIntegerFlag(flag, value, 1, 1000000);
+        } else if (flag == "--epochs") {
+            epochs = parseIntegerFlag(flag, value, 1, 100000);
+        } else if (flag == "--passes") {
+            passes = parseIntegerFlag(flag, value, 1, 1000);
+        } else if (flag == "--frames") {
+            frames = parseIntegerFlag(flag, value, 1, 100000);
+        } else if (flag == "--seed") {
+            seed = static_cast<uint64_t>(parseIntegerFlag(flag, value, 0, std::numeric_limits<long long>::max()));
+        } else if (flag == "--threads") {
+            threads = parseIntegerFlag(flag, value, 1, 256);
+        } else if (flag == "--device") {
+            device = value;
+            checkDeviceFlag(value);
+        } else if (flag == "--costs") {
+            costsPath = value;
+        } else if (flag == "--overlays") {
+            overlays = value;
+        } else if (flag == "--ensemble") {
+            ensembles = value;
+        } else if (flag == "--json") {
+            checkOutputPath(flag, value);
+            jsonPath = value;
+        } else if (flag == "--quiet") {
+            quiet = true;
+        }
+    }
+    at::set_num_threads(static_cast<int>(threads > 0 ? threads : defaultThreads()));
+    ProgressLines lines(quiet);
+    lcs::JobContext ctx{[&](const lcs::Progress& p) { lines(p); }, &g_cancel};
+    if (sub == "train") {
+        if (data.empty() || out.empty())
+            throw UsageError("camvid train: --data DIR and --out MODEL_DIR are required");
+        std::error_code ec;
+        std::filesystem::create_directories(out, ec);
+        if (ec)
+            throw UsageError("--out: cannot create " + out + ": " + ec.message());
+        checkOutputPath("--out", out + "/camvid.json");
+        auto config = lcs::CamvidTrainConfig::preset(preset);
+        config.data = data;
+        if (!split.empty())
+            config.split = split;
+        if (!methods.empty())
+            config.methods = methods;
+        config.maxFrames = maxFrames;
+        if (epochs > 0)
+            config.sgd.epochs = static_cast<int>(epochs);
+        config.seed = seed;
+        config.device = device;
+        const auto result = lcs::trainCamvid(config, out, ctx);
+        lines.finish();
+        std::fputs(lcs::camvidTrainText(result).c_str(), stdout);
+        return kExitOk;
+    }
+    if (sub == "eval") {
+        if (data.empty() || model.empty())
+            throw UsageError("camvid eval: --data DIR and --model MODEL_DIR are required");
+        lcs::CamvidEvalConfig config;
+        config.data = data;
+        config.split = split.empty() ? "val" : split;
+        config.modelDir = model;
+        if (!costsPath.empty())
+            config.costs = lcs::loadCostMatrix(costsPath);
+        config.mcPasses = static_cast<int>(passes);
+        config.overlayDir = overlays;
+        if (!overlays.empty()) {
+            std::error_code ec;
+            std::filesystem::create_directories(overlays, ec);
+            if (ec)
+                throw UsageError("--overlays: cannot create " + overlays + ": " + ec.message());
+        }
+        config.maxFrames = maxFrames;
+        config.device = device;
+        const auto result = lcs::evaluateCamvid(config, ctx);
+        lines.finish();
+        std::fputs(lcs::camvidEvalTable(result).c_str(), stdout);
+        if (!jsonPath.empty())
+            lcs::writeFileAtomically(jsonPath, lcs::camvidEvalJson(result));
+        return kExitOk;
+    }
+    if (model.empty())
+        throw UsageError("camvid fps: --model MODEL_DIR is required");
+    const auto result = lcs::camvidFramesPerSecond(
+        model, ensembles.empty() ? std::vector<int>{1, 2, 5, 10, 20, 30} : parseEnsembles(ensembles),
+        static_cast<int>(frames), device);
+    std::fputs(lcs::camvidFpsTable(result).c_str(), stdout);
+    if (!jsonPath.empty())
+        lcs::writeFileAtomically(jsonPath, lcs::camvidFpsJson(result));
+    return kExitOk;
+}
+
+} // namespace cli

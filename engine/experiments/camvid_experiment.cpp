@@ -1,0 +1,557 @@
+#include "experiments/camvid_experiment.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "core/atomic_file.h"
+#include "core/input_error.h"
+#include "core/json_input.h"
+#include "core/number_format.h"
+#include "decision/metrics_accumulator.h"
+#include "io/model_io.h"
+#include "models/segnet.h"
+
+namespace lcs {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t)
+{
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+constexpr const char* kManifest = "camvid.json";
+constexpr const char* kManifestFormat = "lcstudio-camvid-models";
+
+void setMcDropout(ClassifierImpl& net, bool on)
+{
+    if (auto* segnet = dynamic_cast<SegNetImpl*>(&net))
+        segnet->mcDropout = on;
+}
+
+/// Mean softmax over `passes` forward passes with dropout on ([N, C, H, W]).
+at::Tensor mcPredictive(ClassifierImpl& net, const at::Tensor& x, int passes)
+{
+    torch::NoGradGuard noGrad;
+    net.eval();
+    setMcDropout(net, true);
+    at::Tensor sum;
+    for (int t = 0; t < passes; ++t) {
+        auto p = torch::softmax(net.forward(x), 1);
+        sum = sum.defined() ? sum + p : p;
+    }
+    setMcDropout(net, false);
+    return sum / static_cast<double>(passes);
+}
+
+at::Tensor singlePass(ClassifierImpl& net, const at::Tensor& x)
+{
+    torch::NoGradGuard noGrad;
+    net.eval();
+    return torch::softmax(net.forward(x), 1);
+}
+
+bool wants(const CamvidTrainConfig& c, const std::string& m)
+{
+    return std::find(c.methods.begin(), c.methods.end(), m) != c.methods.end();
+}
+
+nlohmann::json number(double v)
+{
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+struct Manifest {
+    int height = 0, width = 0;
+    CamvidNormalisation norm;
+    std::map<std::string, std::string> files;  ///< method -> file name in the folder
+};
+
+Manifest readManifest(const std::string& dir)
+{
+    const auto path = dir + "/" + kManifest;
+    const auto j = parseJsonInput(readFile(path, 1 << 20), path, JsonLimits{1 << 20, 8});
+    const JsonObjectReader r(j, path);
+    r.refuseUnknown({"format", "version", "height", "width", "mean", "std", "methods"});
+    if (r.stringOr("format", "") != kManifestFormat)
+        r.fail("format", std::string("must be \"") + kManifestFormat + "\"");
+    r.integer("version", 1, 1);
+    Manifest m;
+    m.height = static_cast<int>(r.integer("height", 16, kMaxCamvidSide));
+    m.width = static_cast<int>(r.integer("width", 16, kMaxCamvidSide));
+    for (const char* key : {"mean", "std"}) {
+        const auto& v = r.require(key);
+        if (!v.is_array() || v.size() != 3)
+            r.fail(key, "must hold 3 numbers");
+        for (size_t c = 0; c < 3; ++c) {
+            if (!v[c].is_number() || !(v[c].get<double>() > (std::string(key) == "std" ? 0.0 : -1.0)) ||
+                v[c].get<double>() > 1.0)
+                r.fail(key, "holds " + jsonExcerpt(v[c]) + ", not a number in range");
+            (std::string(key) == "mean" ? m.norm.mean : m.norm.std)[c] = v[c].get<double>();
+        }
+    }
+    const auto methods = r.object("methods");
+    for (auto it = methods.json().begin(); it != methods.json().end(); ++it) {
+        const auto& known = camvidMethods();
+        if (std::find(known.begin(), known.end(), it.key()) == known.end())
+            methods.fail(it.key().substr(0, 40), "is not a CamVid method");
+        if (!it.value().is_string() || it.value().get<std::string>().find('/') != std::string::npos ||
+            it.value().get<std::string>().size() > 200)
+            methods.fail(it.key(), "must be a file name in the model folder");
+        m.files[it.key()] = it.value().get<std::string>();
+    }
+    if (m.files.empty())
+        r.fail("methods", "lists no networks");
+    return m;
+}
+
+void checkIsDirectory(const std::string& dir, const std::string& what)
+{
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+        throw InputError(dir + ": no such folder (" + what + ")");
+}
+
+} // namespace
+
+const std::vector<std::string>& camvidMethods()
+{
+    static const std::vector<std::string> all{"mc_dropout", "lc_mc_dropout", "cw_sgd", "sghmc_s", "ours"};
+    return all;
+}
+
+CostMatrix camvidDecisionCosts(const CostMatrix& table)
+{
+    if (table.numClasses() == kCamvidRealClasses && !table.hasReferral())
+        return table;
+    if (table.numClasses() != kCamvidClasses || table.hasReferral())
+        throw InputError("a CamVid cost matrix has 12 classes (void last) or 11, and no referral column; this one has " +
+                         std::to_string(table.numClasses()) + (table.hasReferral() ? " and a referral column" : ""));
+    std::vector<double> values;
+    for (int y = 0; y < kCamvidRealClasses; ++y)
+        for (int d = 0; d < kCamvidRealClasses; ++d)
+            values.push_back(table.at(y, d));
+    auto names = table.classNames();
+    if (names.size() == static_cast<size_t>(kCamvidClasses))
+        names.pop_back();
+    CostMatrix out(static_cast<int>(kCamvidRealClasses), values, false, names);
+    out.setUtilityConstant(table.utilityConstantSetting());
+    return out;
+}
+
+CamvidTrainConfig CamvidTrainConfig::preset(const std::string& name)
+{
+    if (name != "cpu" && name != "paper")
+        throw InputError("preset \"" + name + "\" is not cpu or paper");
+    const bool cpu = name == "cpu";
+    CamvidTrainConfig c;
+    c.height = cpu ? 180 : 360;
+    c.width = cpu ? 240 : 480;
+    c.model.architecture = cpu ? "segnet_light" : "segnet";
+    c.model.classes = kCamvidRealClasses;
+    c.model.dropout = 0.3;
+    c.model.inputShape = {3, c.height, c.width};
+    // Appendix: CW-SGD 15,000 iterations, one-cycle peak 0.05, wd 1e-4, momentum 0.9.
+    c.sgd = {cpu ? 12 : 160, 4, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}, kCamvidVoid, true};
+    // SGHMC from the CW-SGD network: lr 0.01, momentum 0.5, wd 5e-4 (prior precision
+    // 5e-4 * N), 1000 burn-in steps, 30 samples 500 apart; student one-cycle peak 0.15.
+    c.sghmc.momentum = 0.5;
+    c.sghmc.learningRate = cpu ? 2e-3 : 0.01;
+    c.sghmc.epochs = cpu ? 4 : 160;
+    c.sghmc.batchSize = 4;
+    c.sghmc.burnInSteps = cpu ? 92 : 1000;
+    c.sghmc.thinning = cpu ? 46 : 500;
+    c.sghmc.keepSamples = 30;
+    c.sghmc.student = {0, 4, cpu ? 0.05 : 0.15, LrSchedule::OneCycle, 0.9, 1e-4, {}, -1, false};
+    c.sghmc.ignoreLabel = kCamvidVoid;
+    // LC-MC-dropout: fine-tuning of the MC-dropout network (Adam 1e-4 for 1000 steps in
+    // the paper; SGD with a small constant step here).
+    c.lcFineTune = {cpu ? 2 : 11, 4, 1e-3, LrSchedule::Constant, 0.9, 0.0, {}, kCamvidVoid, true};
+    c.correction = {cpu ? 2 : 160, 4, cpu ? 0.01 : 0.05, LrSchedule::OneCycle, 0.9, 0.0, 0.01};
+    c.costs = camvidDecisionCosts(costPreset("camvid"));
+    return c;
+}
+
+at::Tensor lcMcDropoutLoss(const std::vector<at::Tensor>& passLogits, const at::Tensor& labels, const at::Tensor& costs,
+                           double utilityConstant, int64_t ignoreLabel)
+{
+    TORCH_CHECK(!passLogits.empty(), "lcMcDropoutLoss: no passes");
+    at::Tensor sum;
+    for (const auto& z : passLogits) {
+        auto p = torch::softmax(z, 1);
+        sum = sum.defined() ? sum + p : p;
+    }
+    const auto pbar = classRows(sum / static_cast<double>(passLogits.size()));
+    auto y = labels.reshape({-1});
+    const auto keep = y.ne(ignoreLabel).nonzero().flatten();
+    const auto p = pbar.index_select(0, keep);
+    y = y.index_select(0, keep);
+    const auto L = costs.to(p.options());
+    at::Tensor decisions;
+    {
+        torch::NoGradGuard noGrad;
+        decisions = bayesDecisions(p.detach(), L);
+    }
+    const auto utilities = (utilityConstant - L).t().index_select(0, decisions);  // u(c, h*) per row
+    const auto crossEntropy = -p.gather(1, y.unsqueeze(1)).squeeze(1).clamp_min(1e-12).log();
+    const auto expectedUtility = (p * utilities).sum(1).clamp_min(1e-12);
+    return (crossEntropy - expectedUtility.log()).mean();
+}
+
+CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string& outDir, const JobContext& ctx)
+{
+    const auto start = Clock::now();
+    checkIsDirectory(outDir, "the model folder to write; create it first");
+    if (config.costs.numClasses() != kCamvidRealClasses)
+        throw InputError("the decision cost matrix must have 11 classes (the 12-class table without void)");
+    const c10::Device device(config.device);
+    ctx.report({"load", config.data, 0, 2, {}});
+    const auto norm = camvidNormalisation(config.data, config.split, config.height, config.width, config.maxFrames);
+    const auto set = loadCamvidSplit(config.data, config.split, config.height, config.width, norm, config.maxFrames);
+    ctx.report({"load", config.data, 2, 2, {}});
+    TrainingSet train{set.images, set.labels};
+    auto spec = config.model;
+    spec.inputShape = {3, config.height, config.width};
+    auto generator = makeGenerator(mixSeed(config.seed, 0xca3, 1));
+    CamvidTrainResult result;
+    result.frames = set.size();
+    nlohmann::json files = nlohmann::json::object();
+    auto save = [&](const std::string& method, const ClassifierImpl& net, const std::string& role, bool collapsed) {
+        ModelInfo info;
+        info.experiment = "camvid";
+        info.method = method;
+        info.role = role;
+        info.seed = config.seed;
+        info.costs = config.costs;
+        info.collapsed = collapsed;
+        const auto path = outDir + "/" + method + ".pt";
+        saveClassifier(net, spec, info, path);
+        files[method] = method + ".pt";
+        result.saved.emplace_back(method, path);
+    };
+    const bool needCw = wants(config, "cw_sgd") || wants(config, "sghmc_s") || wants(config, "ours");
+    const bool needMc = wants(config, "mc_dropout") || wants(config, "lc_mc_dropout");
+    Classifier mc, cw, student;
+    if (needMc) {
+        auto t0 = Clock::now();
+        mc = spec.build(generator);
+        mc->to(device);
+        trainSgd(*mc, train, config.sgd, generator, ctx, "mc_dropout");
+        const double s = secondsSince(t0);
+        result.seconds.emplace_back("mc_dropout", s);
+        result.trainingFramesPerSecond = static_cast<double>(set.size()) * config.sgd.epochs / s;
+        if (wants(config, "mc_dropout"))
+            save("mc_dropout", *mc, "network", false);
+    }
+    if (wants(config, "lc_mc_dropout")) {
+        auto t0 = Clock::now();
+        auto lc = cloneClassifier(spec, *mc);
+        const auto L = costTensor(config.costs, at::kFloat, device);
+        torch::optim::SGD optimizer(lc->parameters(), torch::optim::SGDOptions(config.lcFineTune.learningRate)
+                                                          .momentum(config.lcFineTune.momentum));
+        const auto n = train.x.size(0);
+        const long long total = ((n + config.lcFineTune.batchSize - 1) / config.lcFineTune.batchSize) *
+                                config.lcFineTune.epochs;
+        long long step = 0;
+        lc->train();
+        for (int epoch = 0; epoch < config.lcFineTune.epochs; ++epoch) {
+            const auto order = at::randperm(n, generator, at::kLong);
+            for (int64_t b = 0; b < n; b += config.lcFineTune.batchSize) {
+                ctx.checkCancelled();
+                const auto index = order.slice(0, b, std::min<int64_t>(b + config.lcFineTune.batchSize, n));
+                const auto x = train.x.index_select(0, index).to(device);
+                const auto y = train.y.index_select(0, index).to(device);
+                std::vector<at::Tensor> passes;
+                for (int t = 0; t < config.lcPasses; ++t)
+                    passes.push_back(lc->forward(x));  // train mode: dropout on in every pass
+                optimizer.zero_grad();
+                auto loss = lcMcDropoutLoss(passes, y, L, config.costs.utilityConstant(), kCamvidVoid);
+                loss.backward();
+                optimizer.step();
+                ++step;
+                if (step % 10 == 0 || step == total)
+                    ctx.report({"lc_mc_dropout", "epoch " + std::to_string(epoch + 1), step, total,
+                                {{"loss", loss.item<double>()}}});
+            }
+        }
+        result.seconds.emplace_back("lc_mc_dropout", secondsSince(t0));
+        save("lc_mc_dropout", *lc, "network", false);
+    }
+    if (needCw) {
+        auto t0 = Clock::now();
+        auto cwConfig = config.sgd;
+        cwConfig.classWeights.assign(static_cast<size_t>(kCamvidRealClasses), 1.0);
+        for (int k : {8, 9, 10})  // Car, Pedestrian, Bicyclist
+            cwConfig.classWeights[static_cast<size_t>(k)] = config.cwWeight;
+        cw = spec.build(generator);
+        cw->to(device);
+        trainSgd(*cw, train, cwConfig, generator, ctx, "cw_sgd");
+        result.seconds.emplace_back("cw_sgd", secondsSince(t0));
+        if (wants(config, "cw_sgd"))
+            save("cw_sgd", *cw, "network", false);
+    }
+    if (wants(config, "sghmc_s") || wants(config, "ours")) {
+        auto t0 = Clock::now();
+        auto sampler = config.sghmc;
+        sampler.distil = true;
+        const auto chain = runSgldDistillation(spec, *cw, train, train.x, {}, train.x.slice(0, 0, 1), sampler,
+                                               generator, ctx, "sghmc_s");
+        student = chain.student;
+        result.seconds.emplace_back("sghmc_s", secondsSince(t0));
+        save("sghmc_s", *student, "student", false);
+    }
+    if (wants(config, "ours")) {
+        auto t0 = Clock::now();
+        // q on S, trained on the frames without their labels.
+        const auto q = trainImageCorrection(spec, *student, train.x, {student.get(), {}}, config.costs,
+                                            config.correction, generator, ctx, "correction");
+        result.seconds.emplace_back("ours", secondsSince(t0));
+        save("ours", *q.q, "q", q.collapsed);
+    }
+    nlohmann::json manifest = {{"format", kManifestFormat},
+                               {"version", 1},
+                               {"height", config.height},
+                               {"width", config.width},
+                               {"mean", {norm.mean[0], norm.mean[1], norm.mean[2]}},
+                               {"std", {norm.std[0], norm.std[1], norm.std[2]}},
+                               {"methods", files}};
+    writeFileAtomically(outDir + "/" + kManifest, manifest.dump(2) + "\n");
+    result.totalSeconds = secondsSince(start);
+    return result;
+}
+
+CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext& ctx)
+{
+    const auto start = Clock::now();
+    checkIsDirectory(config.modelDir, "--model");
+    const auto manifest = readManifest(config.modelDir);
+    std::map<std::string, LoadedClassifier> nets;
+    for (const auto& [method, file] : manifest.files) {
+        auto loaded = loadClassifier(config.modelDir + "/" + file);
+        if (loaded.spec.classes != kCamvidRealClasses || loaded.spec.inputShape.size() != 3 ||
+            loaded.spec.inputShape[1] != manifest.height || loaded.spec.inputShape[2] != manifest.width)
+            throw InputError(config.modelDir + "/" + file + ": not an 11-class network for " +
+                             std::to_string(manifest.width) + "x" + std::to_string(manifest.height) + " frames");
+        loaded.model->to(c10::Device(config.device));
+        nets.emplace(method, std::move(loaded));
+    }
+    CostMatrix costs;
+    if (config.costs)
+        costs = camvidDecisionCosts(*config.costs);
+    else if (nets.count("ours") && !nets.at("ours").info.costs.empty())
+        costs = nets.at("ours").info.costs;
+    else
+        costs = camvidDecisionCosts(costPreset("camvid"));
+    auto pairs = findCamvidSplit(config.data, config.split);
+    if (config.maxFrames > 0 && static_cast<int64_t>(pairs.size()) > config.maxFrames)
+        pairs.resize(static_cast<size_t>(config.maxFrames));
+    if (!config.overlayDir.empty())
+        checkIsDirectory(config.overlayDir, "--overlays; create it first");
+    const auto L = costTensor(costs);
+    std::vector<std::pair<std::string, std::string>> order;  // (method, rule)
+    for (const auto& m : camvidMethods())
+        if (nets.count(m))
+            order.emplace_back(m, m == "ours" ? "corrected" : "uncorrected");
+    std::map<std::string, MetricsAccumulator> accumulators;
+    for (const auto& [m, rule] : order)
+        accumulators.emplace(m, MetricsAccumulator(costs, kCamvidVoid));
+    const auto device = c10::Device(config.device);
+    CamvidEvalResult result;
+    int64_t index = 0;
+    for (const auto& pair : pairs) {
+        ctx.checkCancelled();
+        const auto frame = readCamvidFrame(pair, manifest.height, manifest.width);
+        auto [image, labels] = camvidFrameTensors(frame, manifest.norm);
+        const auto x = image.unsqueeze(0).to(device);
+        const auto y = labels.unsqueeze(0);
+        std::map<std::string, at::Tensor> decisions;
+        for (const auto& [m, rule] : order) {
+            auto& net = *nets.at(m).model;
+            const auto probs = (m == "mc_dropout" || m == "lc_mc_dropout") ? mcPredictive(net, x, config.mcPasses)
+                                                                            : singlePass(net, x);
+            const auto cpu = probs.to(at::kCPU, at::kFloat);
+            const auto d = bayesDecisions(classRows(cpu), L).reshape({1, manifest.height, manifest.width});
+            accumulators.at(m).add(cpu, d, y);
+            decisions[m] = d[0];
+        }
+        if (!config.overlayDir.empty() && decisions.count("sghmc_s") && decisions.count("ours")) {
+            // frame | truth | uncorrected (S) | corrected (q) | where they differ (white)
+            const auto& before = decisions.at("sghmc_s");
+            const auto& after = decisions.at("ours");
+            const auto differ = before.ne(after).to(at::kByte).mul(255).unsqueeze(-1).expand({-1, -1, 3});
+            const auto strip = at::cat({camvidDisplayImage(image, manifest.norm), camvidColourise(labels),
+                                        camvidColourise(before), camvidColourise(after), differ},
+                                       1)
+                                   .contiguous();
+            std::vector<uint8_t> rgb(strip.data_ptr<uint8_t>(), strip.data_ptr<uint8_t>() + strip.numel());
+            const auto name = std::filesystem::path(pair.image).stem().string();
+            writeFileAtomically(config.overlayDir + "/" + name + "_overlay.png",
+                                encodeRgbPng(rgb, manifest.height, manifest.width * 5));
+            ++result.overlays;
+        }
+        ++index;
+        ctx.report({"eval", config.split, index, static_cast<long long>(pairs.size()), {}});
+    }
+    for (const auto& [m, rule] : order)
+        result.rows.push_back({m, rule, accumulators.at(m).result()});
+    result.classNames = costs.classNames();
+    result.frames = index;
+    result.seconds = secondsSince(start);
+    return result;
+}
+
+CamvidFpsResult camvidFramesPerSecond(const std::string& modelDir, const std::vector<int>& ensembles, int frames,
+                                      const std::string& device)
+{
+    checkIsDirectory(modelDir, "--model");
+    const auto manifest = readManifest(modelDir);
+    auto pick = [&](std::initializer_list<const char*> names) -> std::string {
+        for (const char* n : names)
+            if (manifest.files.count(n))
+                return manifest.files.at(n);
+        return {};
+    };
+    const auto mcFile = pick({"mc_dropout", "lc_mc_dropout"});
+    const auto qFile = pick({"ours", "sghmc_s", "cw_sgd"});
+    if (mcFile.empty() || qFile.empty())
+        throw InputError(modelDir + ": needs an MC-dropout network and q (train with mc_dropout and ours)");
+    auto mc = loadClassifier(modelDir + "/" + mcFile);
+    auto q = loadClassifier(modelDir + "/" + qFile);
+    const c10::Device dev(device);
+    mc.model->to(dev);
+    q.model->to(dev);
+    const auto L = costTensor(q.info.costs.empty() ? camvidDecisionCosts(costPreset("camvid")) : q.info.costs,
+                              at::kFloat, dev);
+    auto generator = makeGenerator(7);
+    const auto x = at::randn({1, 3, manifest.height, manifest.width}, generator).to(dev);
+    CamvidFpsResult out;
+    out.height = manifest.height;
+    out.width = manifest.width;
+    auto time = [&](auto&& body) {
+        body();  // warm-up
+        const auto t0 = Clock::now();
+        for (int i = 0; i < frames; ++i)
+            body();
+        return static_cast<double>(frames) / secondsSince(t0);
+    };
+    torch::NoGradGuard noGrad;
+    out.qFps = time([&] { bayesDecisions(classRows(torch::softmax(q.model->forward(x), 1)), L); });
+    out.rawFps = time([&] { q.model->forward(x).argmax(1); });
+    for (int k : ensembles)
+        out.points.push_back({k, time([&] { bayesDecisions(classRows(mcPredictive(*mc.model, x, k)), L); })});
+    return out;
+}
+
+std::string camvidTrainText(const CamvidTrainResult& r)
+{
+    std::ostringstream s;
+    char line[200];
+    std::snprintf(line, sizeof line, "CamVid: trained on %lld frames in %.1f s\n", static_cast<long long>(r.frames),
+                  r.totalSeconds);
+    s << line;
+    for (const auto& [m, sec] : r.seconds) {
+        std::snprintf(line, sizeof line, "  %-14s %8.1f s\n", m.c_str(), sec);
+        s << line;
+    }
+    std::snprintf(line, sizeof line, "training throughput (SGD, mc_dropout): %.2f frames/s\n", r.trainingFramesPerSecond);
+    s << line;
+    for (const auto& [m, path] : r.saved)
+        s << "saved " << m << ": " << path << "\n";
+    return s.str();
+}
+
+std::string camvidEvalTable(const CamvidEvalResult& r)
+{
+    std::ostringstream s;
+    char line[512];
+    std::snprintf(line, sizeof line, "CamVid evaluation over %lld frame(s) (void pixels ignored)\n",
+                  static_cast<long long>(r.frames));
+    s << line;
+    std::snprintf(line, sizeof line, "%-14s %-12s %-8s %-8s %-8s\n", "method", "decisions", "cost", "mIoU", "pixel acc");
+    s << line;
+    for (const auto& row : r.rows) {
+        std::snprintf(line, sizeof line, "%-14s %-12s %-8.4f %-8.4f %-8.4f\n", row.method.c_str(),
+                      (row.rule == "corrected" ? "q (corrected)" : "uncorrected"), row.metrics.averageCost,
+                      row.metrics.meanIoU, row.metrics.accuracy);
+        s << line;
+    }
+    s << "per-class IoU:\n" << std::string(14, ' ');
+    for (const auto& name : r.classNames) {
+        std::snprintf(line, sizeof line, " %-8.8s", name.c_str());
+        s << line;
+    }
+    s << "\n";
+    for (const auto& row : r.rows) {
+        std::snprintf(line, sizeof line, "%-14s", row.method.c_str());
+        s << line;
+        for (double iou : row.metrics.perClassIoU) {
+            std::snprintf(line, sizeof line, " %-8.4f", iou);
+            s << line;
+        }
+        s << "\n";
+    }
+    if (r.overlays > 0)
+        s << r.overlays << " overlay(s) written (frame | truth | S | q | where they differ)\n";
+    std::snprintf(line, sizeof line, "%.1f s\n", r.seconds);
+    s << line;
+    return s.str();
+}
+
+std::string camvidEvalJson(const CamvidEvalResult& r)
+{
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& row : r.rows) {
+        nlohmann::json iou = nlohmann::json::object();
+        for (size_t c = 0; c < row.metrics.perClassIoU.size() && c < r.classNames.size(); ++c)
+            iou[r.classNames[c]] = number(row.metrics.perClassIoU[c]);
+        rows.push_back({{"method", row.method},
+                        {"decisions", row.rule},
+                        {"cost", number(row.metrics.averageCost)},
+                        {"mean_iou", number(row.metrics.meanIoU)},
+                        {"pixel_accuracy", number(row.metrics.accuracy)},
+                        {"nll", number(row.metrics.nll)},
+                        {"per_class_iou", iou},
+                        {"pixels", row.metrics.count}});
+    }
+    return nlohmann::json{{"experiment", "camvid"}, {"frames", r.frames}, {"seconds", r.seconds}, {"methods", rows}}
+               .dump(2) +
+           "\n";
+}
+
+std::string camvidFpsTable(const CamvidFpsResult& r)
+{
+    std::ostringstream s;
+    char line[200];
+    std::snprintf(line, sizeof line, "Frames per second at %dx%d (one frame at a time)\n", r.width, r.height);
+    s << line;
+    std::snprintf(line, sizeof line, "  q (one pass + Bayes decision): %.2f\n  raw network (one pass, argmax): %.2f\n",
+                  r.qFps, r.rawFps);
+    s << line;
+    for (const auto& p : r.points) {
+        std::snprintf(line, sizeof line, "  MC dropout, %2d passes: %.2f  (q is %.1fx faster)\n", p.ensemble,
+                      p.ensembleFps, r.qFps / p.ensembleFps);
+        s << line;
+    }
+    return s.str();
+}
+
+std::string camvidFpsJson(const CamvidFpsResult& r)
+{
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& p : r.points)
+        points.push_back({{"ensemble", p.ensemble}, {"fps", p.ensembleFps}});
+    return nlohmann::json{{"experiment", "camvid_fps"}, {"height", r.height}, {"width", r.width},
+                          {"q_fps", r.qFps},          {"raw_fps", r.rawFps}, {"ensemble", points}}
+               .dump(2) +
+           "\n";
+}
+
+} // namespace lcs
