@@ -5,12 +5,14 @@
 #include <QCommandLineParser>
 
 #include "core/threads.h"
+#include "image_panel.h"
 #include "main_window.h"
 
 int main(int argc, char** argv)
 {
     // The synthetic experiment's networks are tiny: jobs parallelise across tasks, and
-    // intra-op threads would only compete with them and with the GUI thread.
+    // intra-op threads would only compete with them and with the GUI thread. (Image
+    // jobs set their own thread count on their worker thread: 1 for the MLP.)
     lcs::configureThreads(1);
 
     QApplication app(argc, argv);
@@ -22,21 +24,36 @@ int main(int argc, char** argv)
     parser.setApplicationDescription("LC Studio: post-hoc loss calibration of Bayesian neural networks");
     parser.addHelpOption();
     parser.addVersionOption();
-    QCommandLineOption demo("demo", "Run the named experiment's default pipeline at start-up (synthetic).", "experiment");
+    QCommandLineOption demo("demo",
+                            "Run the named experiment's default pipeline at start-up: synthetic, corruption "
+                            "(label corruption 0.5, 1 trial, 10000 training / 2000 test images, CPU preset) or "
+                            "selective (referral costs 0.1 and 0.2, otherwise the same).",
+                            "experiment");
     QCommandLineOption screenshot("screenshot", "With --demo: save a PNG of the window when the run ends, then exit.",
                                   "file");
-    QCommandLineOption replicates("replicates", "Override the number of replicates.", "n");
-    parser.addOptions({demo, screenshot, replicates});
+    QCommandLineOption replicates("replicates", "Override the number of replicates (synthetic).", "n");
+    QCommandLineOption data("data",
+                            "Image data for the corruption and selective demos: a folder or fashion-mnist, mnist, "
+                            "cifar10 (default: the folder the window last used, else fashion-mnist).",
+                            "folder");
+    parser.addOptions({demo, screenshot, replicates, data});
     // Positional, not --session: QGuiApplication takes -session for X11 session management.
     parser.addPositionalArgument("session", "A session file (.lcsession) to open at start-up.", "[session]");
     parser.process(app);
 
+    const QString demoName = parser.value(demo);
+    const bool imageDemo = demoName == "corruption" || demoName == "selective";
     if (parser.isSet(screenshot) && !parser.isSet(demo)) {
-        std::fprintf(stderr, "lcstudio: --screenshot needs --demo synthetic\n");
+        std::fprintf(stderr, "lcstudio: --screenshot needs --demo synthetic, corruption or selective\n");
         return 2;
     }
-    if (parser.isSet(demo) && parser.value(demo) != "synthetic") {
-        std::fprintf(stderr, "lcstudio: unknown demo \"%s\" (available: synthetic)\n", qPrintable(parser.value(demo)));
+    if (parser.isSet(demo) && demoName != "synthetic" && !imageDemo) {
+        std::fprintf(stderr, "lcstudio: unknown demo \"%s\" (available: synthetic, corruption, selective)\n",
+                     qPrintable(demoName));
+        return 2;
+    }
+    if (parser.isSet(data) && parser.value(data).trimmed().isEmpty()) {
+        std::fprintf(stderr, "lcstudio: --data: give a folder or one of fashion-mnist, mnist, cifar10\n");
         return 2;
     }
     lcs::ui::MainWindow window;
@@ -60,6 +77,25 @@ int main(int argc, char** argv)
         auto s = window.currentSession();
         s.settings.replicates = n;
         window.applySession(s);
+    }
+    if (imageDemo) {
+        // A CPU preset small enough to finish in about a minute here.
+        lcs::ui::ImageExperimentSettings s;
+        s.experiment = demoName;
+        s.data = parser.isSet(data) ? parser.value(data).trimmed() : lcs::ui::ImageExperimentPanel::rememberedData();
+        s.preset = "cpu";
+        s.values = demoName == "selective" ? QVector<double>{0.1, 0.2} : QVector<double>{0.5};
+        s.trials = 1;
+        s.maxTrain = 10000;
+        s.maxTest = 2000;
+        window.setExperiment(demoName);
+        window.imagePanel()->applySettings(s);
+        if (parser.isSet(screenshot))
+            window.resize(1800, 1100);  // room for every view, whatever geometry was saved
+    } else if (parser.isSet(data)) {
+        auto s = window.imagePanel()->settings();
+        s.data = parser.value(data).trimmed();
+        window.imagePanel()->applySettings(s);
     }
     window.show();
     if (parser.isSet(screenshot))

@@ -88,13 +88,21 @@ QVariant CostMatrixModel::data(const QModelIndex& index, int role) const
 
 QVariant CostMatrixModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (section < 0 || section >= (orientation == Qt::Horizontal ? m_matrix.numDecisions() : m_matrix.numClasses()))
+        return {};
+    const QString name = QString::fromStdString(orientation == Qt::Horizontal
+                                                    ? m_matrix.decisionName(section)
+                                                    : m_matrix.classNames().at(static_cast<size_t>(section)));
     if (role == Qt::ToolTipRole)
-        return orientation == Qt::Horizontal ? tr("Decision") : tr("True class");
+        return orientation == Qt::Horizontal ? tr("Decision: %1").arg(name) : tr("True class: %1").arg(name);
     if (role != Qt::DisplayRole)
         return {};
+    // With many classes the names do not fit above narrow columns: the columns show the
+    // class index (the rows "index name"), the tooltips the full names.
+    const bool compact = m_matrix.numClasses() > 4;
     if (orientation == Qt::Horizontal)
-        return QString::fromStdString(m_matrix.decisionName(section));
-    return QString::fromStdString(m_matrix.classNames().at(static_cast<size_t>(section)));
+        return compact && section < m_matrix.numClasses() ? QString::number(section) : name;
+    return compact ? QStringLiteral("%1  %2").arg(section).arg(name) : name;
 }
 
 Qt::ItemFlags CostMatrixModel::flags(const QModelIndex& index) const
@@ -180,6 +188,8 @@ bool CostMatrixModel::loadPreset(const QString& name)
                                      .arg(name).arg(next.numClasses()).arg(m_matrix.numClasses()));
             return false;
         }
+        if (m_presetNames.size() == static_cast<size_t>(next.numClasses()))
+            next.setClassNames(m_presetNames);
         return applyMatrix(next, tr("Load preset %1").arg(name));
     } catch (const CostMatrixError& e) {
         Q_EMIT errorOccurred(QString::fromStdString(e.what()));

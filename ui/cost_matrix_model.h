@@ -34,6 +34,10 @@ public:
     bool setReferralCost(double cost);
     /// nullopt = "M = largest cost".
     bool setUtilityConstant(std::optional<double> m);
+    /// Presets load with these class names when the class count matches (the paper's
+    /// presets name MNIST / CIFAR-10 classes; the experiment's data may be another set
+    /// of ten, such as Fashion-MNIST). Empty: the preset's own names.
+    void setPresetClassNames(const std::vector<std::string>& names) { m_presetNames = names; }
     bool loadPreset(const QString& name);
     bool resetToZeroOne();
 
@@ -54,6 +58,7 @@ Q_SIGNALS:
 private:
     CostMatrix m_matrix;
     QUndoStack m_undo;
+    std::vector<std::string> m_presetNames;
 };
 
 } // namespace lcs::ui

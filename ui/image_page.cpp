@@ -59,9 +59,10 @@ ImageResultsPage::ImageResultsPage(QWidget* parent) : QWidget(parent)
     vertical->addWidget(top);
     vertical->addWidget(middle);
     vertical->addWidget(m_galleryScroll);
-    vertical->setStretchFactor(0, 4);
-    vertical->setStretchFactor(1, 4);
-    vertical->setStretchFactor(2, 3);
+    // Weights, not pixels: about two rows of gallery tiles at the window's usual size.
+    vertical->setSizes({380, 340, 300});
+    top->setSizes({560, 440});
+    middle->setSizes({760, 300});
     layout->addWidget(vertical, 1);
 
     connect(m_curves, &EpochCurvePlot::runsChanged, this, [this](const QStringList& runs) {
@@ -93,8 +94,7 @@ void ImageResultsPage::startRun(const QString& experiment)
     m_gallery->clear();
     m_time->clear(experiment == QLatin1String("selective")
                       ? tr("filled in when the run ends")
-                      : tr("selective classification only: ours trains S once and q per cost, LC-SGHMC a chain per "
-                           "cost"));
+                      : tr("selective classification only"));
     m_comparisons.clear();
     const QSignalBlocker block(m_comparisonBox);
     m_comparisonBox->clear();

@@ -96,8 +96,11 @@ ImageExperimentPanel::ImageExperimentPanel(QWidget* parent) : QWidget(parent)
     m_trials->setRange(1, 1000);
     form->addRow(tr("Trials"), m_trials);
 
+    auto* methods = new QWidget(this);  // both experiments' boxes; one is shown
+    auto* methodsLayout = new QVBoxLayout(methods);
+    methodsLayout->setContentsMargins(0, 0, 0, 0);
     for (const QString& experiment : {QStringLiteral("corruption"), QStringLiteral("selective")}) {
-        auto* box = new QWidget(this);
+        auto* box = new QWidget(methods);
         auto* layout = new QVBoxLayout(box);
         layout->setContentsMargins(0, 0, 0, 0);
         layout->setSpacing(1);
@@ -109,8 +112,9 @@ ImageExperimentPanel::ImageExperimentPanel(QWidget* parent) : QWidget(parent)
             m_methodBoxes.insert(experiment + "/" + name, check);
         }
         (experiment == QLatin1String("selective") ? m_selectiveMethods : m_corruptionMethods) = box;
-        form->addRow(experiment == QLatin1String("selective") ? tr("Methods") : tr("Methods"), box);
+        methodsLayout->addWidget(box);
     }
+    form->addRow(tr("Methods"), methods);
 
     m_maxTrain = new QSpinBox(this);
     m_maxTrain->setRange(0, 100000000);

@@ -67,18 +67,28 @@ QString baseSeries(const QString& series)
         {QStringLiteral("ours (no S)"), QStringLiteral("ours_no_s")}, {QStringLiteral("lc-sgld"), QStringLiteral("lc_sgld")},
         {QStringLiteral("lc-sghmc"), QStringLiteral("lc_sghmc")}, {QStringLiteral("cw-sgd"), QStringLiteral("cw_sgd")},
         {QStringLiteral("ours"), QStringLiteral("ours")}, {QStringLiteral("map"), QStringLiteral("map")}};
+    for (auto m : allImageMethods())
+        if (series == QString::fromStdString(imageMethodName(m)))
+            return series;  // a method's own name ("ours_no_s" is not a phase of "ours")
     for (const auto& [prefix, base] : prefixes)
         if (series.startsWith(prefix))
             return base;
     return series;
 }
 
+/// "sgld + S" -> "SGLD + S", "ours, r 0.1" -> "Ours (q on S), r 0.1": the method's label
+/// and what the phase adds to its name.
 QString displayName(const QString& series)
 {
+    static const QStringList prefixes{QStringLiteral("sgld + S"), QStringLiteral("sghmc + S"),
+                                      QStringLiteral("ours (no S)"), QStringLiteral("lc-sgld"),
+                                      QStringLiteral("lc-sghmc"), QStringLiteral("cw-sgd"), QStringLiteral("ours"),
+                                      QStringLiteral("map")};
     const QString base = baseSeries(series);
-    if (base == series)
-        return imageSeriesLabel(series);
-    return series;  // a phase: "sgld + S", "ours, r 0.1" already read well
+    for (const QString& prefix : prefixes)
+        if (series.startsWith(prefix))
+            return imageSeriesLabel(base) + series.mid(prefix.size());
+    return imageSeriesLabel(series);
 }
 
 } // namespace
@@ -116,7 +126,7 @@ QColor imageSeriesColor(const QString& series)
     if (base == QLatin1String("ours"))
         return QColor(255, 127, 14);
     if (base == QLatin1String("ours_no_s"))
-        return QColor(214, 39, 40);
+        return QColor(140, 86, 75);
     return QColor(60, 60, 60);
 }
 
@@ -126,14 +136,33 @@ QColor imageSeriesColor(const QString& series)
 EpochCurvePlot::EpochCurvePlot(QWidget* parent) : QWidget(parent)
 {
     m_plot = makePlot(this, QStringLiteral("image_curves"), 220);
+    // One legend row above the four panels: a series has the same pen in every panel.
+    m_legend = new QCPLegend;
+    m_legend->setFont(QFont("sans", 7));
+    m_legend->setBorderPen(Qt::NoPen);
+    m_legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_legend->setWrap(4);
+    m_legend->setIconSize(18, 8);
+    m_legend->setRowSpacing(-2);
+    m_legend->setColumnSpacing(10);
+    m_plot->plotLayout()->addElement(0, 0, m_legend);
+    m_legend->setLayer(QStringLiteral("legend"));
+    auto* grid = new QCPLayoutGrid;
+    m_plot->plotLayout()->addElement(1, 0, grid);
+    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    QSharedPointer<QCPAxisTickerFixed> integers(new QCPAxisTickerFixed);
+    integers->setTickStep(1);
+    integers->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    m_epochTicker = integers;
+    m_stepTicker.reset(new QCPAxisTicker);
     for (int i = 0; i < 4; ++i) {
         m_rects[i] = makeRect(m_plot);
         m_titles[i] = new QCPTextElement(m_plot, QString(), kTitleFont);
-        m_plot->plotLayout()->addElement(2 * (i / 2), i % 2, m_titles[i]);
-        m_plot->plotLayout()->addElement(2 * (i / 2) + 1, i % 2, m_rects[i]);
+        grid->addElement(2 * (i / 2), i % 2, m_titles[i]);
+        grid->addElement(2 * (i / 2) + 1, i % 2, m_rects[i]);
     }
     for (int row : {0, 2})
-        m_plot->plotLayout()->setRowStretchFactor(row, 0.001);
+        grid->setRowStretchFactor(row, 0.001);
     setExperiment(QStringLiteral("corruption"));
 }
 
@@ -149,7 +178,9 @@ void EpochCurvePlot::setExperiment(const QString& experiment)
     for (int i = 0; i < 4; ++i) {
         m_titles[i]->setText(titles[i]);
         const bool perEpoch = !selective && i < 3;
-        m_rects[i]->axis(QCPAxis::atBottom)->setLabel(perEpoch ? tr("epoch") : tr("step within the phase"));
+        auto* x = m_rects[i]->axis(QCPAxis::atBottom);
+        x->setLabel(perEpoch ? tr("epoch") : tr("step within the phase"));
+        x->setTicker(perEpoch ? m_epochTicker : m_stepTicker);
     }
     clear();
 }
@@ -162,11 +193,10 @@ void EpochCurvePlot::clear()
     }
     m_runs.clear();
     m_chosenRun.clear();
-    m_plot->clearPlottables();
+    m_pens.clear();
+    m_shades.clear();
+    m_plot->clearPlottables();  // their legend items go with them
     for (auto* rect : m_rects) {
-        // Legends live in the insets; drop them with their items.
-        while (rect->insetLayout()->elementCount() > 0)
-            rect->insetLayout()->removeAt(0);
         rect->axis(QCPAxis::atBottom)->setRange(0, 1);
         rect->axis(QCPAxis::atLeft)->setRange(0, 1);
     }
@@ -233,6 +263,20 @@ void EpochCurvePlot::addTrainingPoints(const QVector<TrainingPoint>& points)
     rebuild();
 }
 
+QPen EpochCurvePlot::penFor(const QString& series, const QString& name)
+{
+    const auto known = m_pens.constFind(name);
+    if (known != m_pens.constEnd())
+        return *known;
+    // Phases that share a method's colour (one per referral cost, a re-correction) get
+    // lighter shades of it, in order of appearance.
+    QPen pen(imageSeriesColor(series), 1.6, Qt::DashLine);  // a student's loss: dashed
+    if (!series.endsWith(tr(" (student)")))
+        pen = QPen(imageSeriesColor(series).lighter(100 + 35 * m_shades[baseSeries(series)]++), 1.6);
+    m_pens.insert(name, pen);
+    return pen;
+}
+
 void EpochCurvePlot::removeSeries(const QString& series)
 {
     for (auto& panel : m_data)
@@ -274,23 +318,15 @@ void EpochCurvePlot::rebuild()
                 ++it;
             }
         }
-        QMap<QString, int> shade;  // phases sharing a method colour get lighter shades
         for (auto it = data.begin(); it != data.end(); ++it) {
             QCPGraph* g = graphs.value(it.key(), nullptr);
             if (!g) {
                 g = m_plot->addGraph(m_rects[i]->axis(QCPAxis::atBottom), m_rects[i]->axis(QCPAxis::atLeft));
-                const QColor base = imageSeriesColor(it.key());
-                const int k = shade[baseSeries(it.key())]++;
-                QPen pen(base.lighter(100 + 30 * k), 1.6);
-                if (it.key().endsWith(tr(" (student)")))
-                    pen.setStyle(Qt::DashLine);
-                g->setPen(pen);
-                g->setName(displayName(it.key()));
+                const QString name = displayName(it.key());
+                g->setPen(penFor(it.key(), name));
+                g->setName(name);
                 g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
-                g->removeFromLegend();
                 graphs.insert(it.key(), g);
-            } else {
-                ++shade[baseSeries(it.key())];
             }
             g->setData(it->x, it->y, /*alreadySorted=*/true);
         }
@@ -305,17 +341,15 @@ void EpochCurvePlot::rebuild()
         const double pad = std::max(1e-3, y->range().size() * 0.08);
         y->setRange(y->range().lower - pad, y->range().upper + pad);
     }
-    // One legend in the first and in the last panel (their series differ).
-    for (int i : {0, 3}) {
-        auto* inset = m_rects[i]->insetLayout();
-        while (inset->elementCount() > 0)
-            inset->removeAt(0);
-        if (m_graphs[i].isEmpty())
-            continue;
-        auto* legend = makeLegend(m_rects[i], Qt::AlignTop | Qt::AlignRight);
+    // One legend entry per name (the same series appears in several panels).
+    m_legend->clearItems();
+    QStringList named;
+    for (int i = 0; i < 4; ++i)
         for (auto* g : std::as_const(m_graphs[i]))
-            g->addToLegend(legend);
-    }
+            if (!named.contains(g->name())) {
+                named << g->name();
+                g->addToLegend(m_legend);
+            }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -387,7 +421,6 @@ ConfusionPlot::ConfusionPlot(QWidget* parent) : QWidget(parent)
     auto* grid = new QCPLayoutGrid;
     m_plot->plotLayout()->addElement(1, 0, grid);
     m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
-    grid->setRowStretchFactor(0, 0.001);
     auto* group = new QCPMarginGroup(m_plot);
     for (int i = 0; i < 3; ++i) {
         m_rects[i] = makeRect(m_plot);
@@ -413,6 +446,7 @@ ConfusionPlot::ConfusionPlot(QWidget* parent) : QWidget(parent)
         m_maps[i]->setTightBoundary(false);
         m_maps[i]->setGradient(i == 2 ? differenceGradient() : countGradient());
     }
+    grid->setRowStretchFactor(0, 0.001);
     grid->setColumnStretchFactor(0, 1.25);  // the first panel also holds the class names
 }
 
@@ -435,20 +469,22 @@ void ConfusionPlot::setComparison(const ComparisonView& view)
         clear();
         return;
     }
-    m_header->setText(tr("Test decisions, %1: cost %2 %3 -> %4 %5 · accuracy %6 -> %7%8 · %9 of %10 decisions changed")
-                          .arg(view.title(), view.uncorrectedLabel)
-                          .arg(view.costBefore, 0, 'f', 4)
-                          .arg(view.correctedLabel)
-                          .arg(view.costAfter, 0, 'f', 4)
-                          .arg(percent(view.accuracyBefore), percent(view.accuracyAfter))
-                          .arg(view.decisions() > view.classes()
-                                   ? tr(" · referred %1 -> %2").arg(percent(view.referralBefore), percent(view.referralAfter))
-                                   : QString())
+    m_header->setText(tr("Confusion matrices on the test set, %1: %2 of %3 decisions changed%4")
+                          .arg(view.title())
                           .arg(view.changedCount)
-                          .arg(view.testCount));
-    m_titles[0]->setText(tr("%1 (uncorrected)").arg(view.uncorrectedLabel));
-    m_titles[1]->setText(tr("%1 (corrected)").arg(view.correctedLabel));
-    m_titles[2]->setText(tr("difference: corrected - uncorrected"));
+                          .arg(view.testCount)
+                          .arg(view.collapsed ? tr(" (q collapsed to one class)") : QString()));
+    const bool referral = view.decisions() > view.classes();
+    auto figures = [&](const QString& label, double cost, double accuracy, double referred) {
+        return tr("%1\ncost %2 · acc. %3%4")
+            .arg(label)
+            .arg(cost, 0, 'f', 4)
+            .arg(percent(accuracy))
+            .arg(referral ? tr(" · referred %1").arg(percent(referred)) : QString());
+    };
+    m_titles[0]->setText(figures(view.uncorrectedLabel, view.costBefore, view.accuracyBefore, view.referralBefore));
+    m_titles[1]->setText(figures(view.correctedLabel, view.costAfter, view.accuracyAfter, view.referralAfter));
+    m_titles[2]->setText(tr("difference\ncorrected − uncorrected"));
     const QVector<double>* values[3] = {&cells.uncorrected, &cells.corrected, &cells.difference};
     double countMax = 1, diffMax = 1;
     for (int i = 0; i < cells.uncorrected.size(); ++i) {
@@ -720,9 +756,10 @@ void SummaryPlot::setSummary(const SummaryView& view)
             methods << p.method;
         trials = std::max(trials, p.trials);
     }
-    m_title->setText(tr("Test decision cost and %1 vs %2 (mean ± std over %3 trial(s))")
-                         .arg(selective ? tr("accuracy on non-referred") : tr("accuracy"), view.xLabel)
-                         .arg(trials));
+    m_title->setText(tr("Test cost and accuracy vs %1 (mean ± std, %2 trial%3)")
+                         .arg(selective ? tr("r") : tr("rate"))
+                         .arg(trials)
+                         .arg(trials == 1 ? QString() : QStringLiteral("s")));
     m_rects[1]->axis(QCPAxis::atLeft)->setLabel(selective ? tr("accuracy (non-referred)") : tr("test accuracy"));
     double xMin = 1e300, xMax = -1e300;
     double yMin[2] = {1e300, 1e300}, yMax[2] = {-1e300, -1e300};  // over mean ± std
@@ -818,7 +855,7 @@ TrainingTimePlot::TrainingTimePlot(QWidget* parent) : QWidget(parent)
     m_note = new QCPTextElement(m_plot, QString(), QFont("sans", 8));
     m_note->setTextColor(QColor(110, 110, 110));
     rect->insetLayout()->addElement(m_note, Qt::AlignCenter);
-    clear(tr("selective classification only: ours trains S once and q per cost, LC-SGHMC a chain per cost"));
+    clear(tr("selective classification only"));
 }
 
 void TrainingTimePlot::clear(const QString& note)
@@ -834,8 +871,7 @@ void TrainingTimePlot::clear(const QString& note)
 
 void TrainingTimePlot::setTimes(const TrainingTimeView& view)
 {
-    clear(view.isEmpty() ? tr("selective classification only: ours trains S once and q per cost, LC-SGHMC a chain "
-                              "per cost")
+    clear(view.isEmpty() ? tr("selective classification only")
                          : QString());
     auto* rect = m_plot->axisRect(0);
     if (view.isEmpty())

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <QMap>
+#include <QPen>
+#include <QSharedPointer>
 #include <QWidget>
 
 #include "image_types.h"
@@ -9,7 +11,9 @@ class QCustomPlot;
 class QCPAxisRect;
 class QCPColorMap;
 class QCPErrorBars;
+class QCPAxisTicker;
 class QCPGraph;
+class QCPLegend;
 class QCPTextElement;
 class QPainter;
 
@@ -61,10 +65,15 @@ private:
     int panelOf(const TrainingPoint& p) const;
     void noteRun(const QString& run);
     void rebuild();
+    QPen penFor(const QString& series, const QString& name);
 
     QCustomPlot* m_plot = nullptr;
+    QCPLegend* m_legend = nullptr;
     QCPAxisRect* m_rects[4] = {};
     QCPTextElement* m_titles[4] = {};
+    QSharedPointer<QCPAxisTicker> m_epochTicker, m_stepTicker;
+    QMap<QString, QPen> m_pens;          ///< by display name, so every panel agrees
+    QMap<QString, int> m_shades;         ///< per method: shades handed out so far
     QString m_experiment;
     QStringList m_runs;
     QString m_chosenRun;  ///< empty: follow the latest

@@ -20,11 +20,13 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTime>
 #include <QToolBar>
@@ -39,6 +41,10 @@
 #include "cost_editor.h"
 #include "curve_view.h"
 #include "file_dialogs.h"
+#include "image_job_hooks.h"
+#include "image_page.h"
+#include "image_panel.h"
+#include "image_views.h"
 #include "plot_export.h"
 #include "region_view.h"
 #include "results_table.h"
@@ -69,7 +75,8 @@ QString writeText(const QString& path, const QString& text)
 
 } // namespace
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
+MainWindow::MainWindow(QWidget* parent, std::shared_ptr<const ImageJobHooks> imageHooks)
+    : QMainWindow(parent), m_imageRunner(nullptr, std::move(imageHooks))
 {
     setObjectName("LCStudioMainWindow");
     setWindowTitle(tr("LC Studio"));
@@ -101,7 +108,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 1);
     centralLayout->addWidget(splitter, 1);
-    setCentralWidget(central);
+    // Page 0: the synthetic experiment's views; page 1: the image experiments'.
+    m_centralStack = new QStackedWidget(this);
+    m_centralStack->addWidget(central);
+    m_imagePage = new ImageResultsPage(m_centralStack);
+    m_centralStack->addWidget(m_imagePage);
+    setCentralWidget(m_centralStack);
     connect(m_viewMethod, &QComboBox::currentIndexChanged, this, &MainWindow::showSelectedTask);
     connect(m_viewReplicate, &QSpinBox::valueChanged, this, &MainWindow::showSelectedTask);
 
@@ -166,6 +178,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_recorrectTimer.setSingleShot(true);
     m_recorrectTimer.setInterval(300);
     connect(&m_recorrectTimer, &QTimer::timeout, this, [this] {
+        if (m_experiment != QLatin1String("synthetic")) {
+            if (!m_imageRunner.hasCache() || m_imageRunner.cacheExperiment() != m_experiment)
+                return;
+            if (m_imageRunner.isBusy()) {
+                m_recorrectPending = true;
+                if (m_currentImageJob == ImageJobRunner::Job::Recorrect)
+                    m_imageRunner.cancel();
+                return;
+            }
+            startImageJob(ImageJobRunner::Job::Recorrect);
+            return;
+        }
         if (!m_runner.hasPosterior())
             return;
         if (m_runner.isBusy()) {
@@ -178,6 +202,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     });
     connect(&m_costs, &CostMatrixModel::matrixChanged, this, &MainWindow::scheduleRecorrection);
     connect(&m_costs, &CostMatrixModel::matrixChanged, this, &MainWindow::showSelectedTask);
+
+    connectImageRunner();
+    m_costsByExperiment.insert(QStringLiteral("synthetic"), m_costs.matrix());
 
     QSettings stored;
     restoreGeometry(stored.value("window/geometry").toByteArray());
@@ -261,9 +288,35 @@ void MainWindow::buildDocks()
         buttons->addWidget(b);
     form->addRow(buttons);
     form->addRow(m_posteriorState);
-    auto* experimentDock = new QDockWidget(tr("Experiment: synthetic 2-D"), this);
+    // One dock for every experiment: the choice on top, its settings below.
+    auto* experimentWidget = new QWidget(this);
+    auto* experimentLayout = new QVBoxLayout(experimentWidget);
+    auto* chooser = new QFormLayout;
+    m_experimentBox = new QComboBox(experimentWidget);
+    m_experimentBox->setObjectName("experimentSelector");
+    m_experimentBox->addItem(tr("Synthetic 2-D (paper Table 2)"), "synthetic");
+    m_experimentBox->addItem(tr("Label corruption (paper Fig. 4)"), "corruption");
+    m_experimentBox->addItem(tr("Selective classification (paper Fig. 3)"), "selective");
+    chooser->addRow(tr("Experiment"), m_experimentBox);
+    experimentLayout->addLayout(chooser);
+    m_panelStack = new QStackedWidget(experimentWidget);
+    m_panelStack->addWidget(panel);
+    m_imagePanel = new ImageExperimentPanel(m_panelStack);
+    m_panelStack->addWidget(m_imagePanel);
+    // Scrolls rather than squeezes when the dock is short.
+    auto* panelScroll = new QScrollArea(experimentWidget);
+    panelScroll->setWidgetResizable(true);
+    panelScroll->setFrameShape(QFrame::NoFrame);
+    panelScroll->setWidget(m_panelStack);
+    experimentLayout->addWidget(panelScroll, 1);
+    connect(m_experimentBox, &QComboBox::activated, this,
+            [this](int index) { setExperiment(m_experimentBox->itemData(index).toString()); });
+    connect(m_imagePanel, &ImageExperimentPanel::runRequested, this, &MainWindow::runAll);
+    connect(m_imagePanel, &ImageExperimentPanel::recorrectRequested, this, &MainWindow::correctOnly);
+    connect(m_imagePanel, &ImageExperimentPanel::cancelRequested, this, &MainWindow::cancelJob);
+    auto* experimentDock = new QDockWidget(tr("Experiment"), this);
     experimentDock->setObjectName("experimentDock");
-    experimentDock->setWidget(panel);
+    experimentDock->setWidget(experimentWidget);
     addDockWidget(Qt::LeftDockWidgetArea, experimentDock);
     // The cached posterior is tied to what was sampled (data, methods, seed, device,
     // grid); correction steps and threads can change without re-sampling.
@@ -286,9 +339,14 @@ void MainWindow::buildDocks()
 
     // Results and log.
     m_results = new ResultsTable(this);
+    m_imageTable = new ImageSummaryTable(this);
+    m_resultsStack = new QStackedWidget(this);
+    m_resultsStack->addWidget(m_results);
+    m_resultsStack->addWidget(m_imageTable);
     auto* resultsDock = new QDockWidget(tr("Results (paper Table 2)"), this);
+    m_resultsDock = resultsDock;
     resultsDock->setObjectName("resultsDock");
-    resultsDock->setWidget(m_results);
+    resultsDock->setWidget(m_resultsStack);
     addDockWidget(Qt::RightDockWidgetArea, resultsDock);
     m_log = new QPlainTextEdit(this);
     m_log->setObjectName("log");
@@ -401,6 +459,7 @@ Session MainWindow::currentSession() const
 
 void MainWindow::applySession(const Session& session)
 {
+    setExperiment(QStringLiteral("synthetic"));  // sessions hold the synthetic experiment
     m_replicates->setValue(session.settings.replicates);
     for (const QString& m : methodNames())
         m_methodBoxes.value(m)->setChecked(session.settings.methods.contains(m));
@@ -443,14 +502,214 @@ void MainWindow::log(const QString& line)
     m_log->horizontalScrollBar()->setValue(0);  // appending scrolls to the long line's end
 }
 
-void MainWindow::runAll() { startJob(JobRunner::Job::RunAll); }
-void MainWindow::sampleOnly() { startJob(JobRunner::Job::Sample); }
-void MainWindow::correctOnly() { startJob(JobRunner::Job::Correct); }
+void MainWindow::runAll()
+{
+    if (m_experiment == QLatin1String("synthetic"))
+        startJob(JobRunner::Job::RunAll);
+    else
+        startImageJob(ImageJobRunner::Job::Run);
+}
+
+void MainWindow::sampleOnly()
+{
+    if (m_experiment == QLatin1String("synthetic"))
+        startJob(JobRunner::Job::Sample);
+}
+
+void MainWindow::correctOnly()
+{
+    if (m_experiment == QLatin1String("synthetic"))
+        startJob(JobRunner::Job::Correct);
+    else
+        startImageJob(ImageJobRunner::Job::Recorrect);
+}
 
 void MainWindow::cancelJob()
 {
     m_recorrectPending = false;
     m_runner.cancel();
+    m_imageRunner.cancel();
+}
+
+namespace {
+
+/// The matrix an image experiment starts from before its data has been loaded (the
+/// run replaces the class names with the data's).
+CostMatrix defaultImageCosts(const QString& experiment, const QString& data)
+{
+    if (experiment == QLatin1String("selective"))
+        return costPreset("selective");
+    return costPreset(data.contains(QLatin1String("cifar"), Qt::CaseInsensitive) ? "cifar10" : "mnist");
+}
+
+} // namespace
+
+void MainWindow::setExperiment(const QString& experiment)
+{
+    const auto syncBox = [this] {
+        const QSignalBlocker block(m_experimentBox);
+        m_experimentBox->setCurrentIndex(m_experimentBox->findData(m_experiment));
+    };
+    if (experiment == m_experiment || m_experimentBox->findData(experiment) < 0) {
+        syncBox();
+        return;
+    }
+    if (m_runner.isBusy() || m_imageRunner.isBusy()) {
+        log(tr("A job is running: cancel it or let it finish before switching experiments."));
+        syncBox();
+        return;
+    }
+    m_recorrectTimer.stop();
+    m_recorrectPending = false;
+    m_costsByExperiment.insert(m_experiment, m_costs.matrix());
+    m_experiment = experiment;
+    syncBox();
+    const bool image = experiment != QLatin1String("synthetic");
+    m_centralStack->setCurrentIndex(image ? 1 : 0);
+    m_panelStack->setCurrentIndex(image ? 1 : 0);
+    m_resultsStack->setCurrentIndex(image ? 1 : 0);
+    m_resultsDock->setWindowTitle(image ? tr("Results (mean ± std over trials)") : tr("Results (paper Table 2)"));
+    if (image) {
+        m_imagePanel->setExperiment(experiment);
+        // The page shows one experiment's run: another experiment starts empty.
+        if (m_imageRunner.cacheExperiment() != experiment) {
+            m_imagePage->startRun(experiment);
+            m_imageTable->clearRows();
+        }
+    }
+    // Each experiment keeps its own cost matrix; undo history does not cross over.
+    const CostMatrix next = m_costsByExperiment.value(
+        experiment, image ? defaultImageCosts(experiment, m_imagePanel->settings().data) : costPreset("synthetic"));
+    m_applyingCosts = true;
+    m_costs.undoStack()->clear();
+    m_costs.setMatrixDirect(next);
+    m_applyingCosts = false;
+    m_costEditor->setExpectedClasses(next.numClasses());
+    if (!image)
+        m_costs.setPresetClassNames({});
+    updateActions();
+    log(tr("Experiment: %1").arg(m_experimentBox->currentText()));
+}
+
+void MainWindow::startImageJob(ImageJobRunner::Job job)
+{
+    if (m_imageRunner.isBusy() || m_runner.isBusy())
+        return;
+    try {
+        m_costs.matrix().validate();
+    } catch (const CostMatrixError& e) {
+        showError(tr("Invalid cost matrix"), QString::fromStdString(e.what()));
+        return;
+    }
+    if (job == ImageJobRunner::Job::Run) {
+        const QString error = m_imagePanel->validate();
+        if (!error.isEmpty()) {
+            showError(tr("Cannot run"), error);
+            return;
+        }
+        if (m_screenshotPath.isEmpty())  // a demo's data is not the user's choice
+            m_imagePanel->rememberData();
+        m_imagePage->startRun(m_experiment);
+        m_imageTable->clearRows();
+    } else {
+        if (!m_imageRunner.hasCache() || m_imageRunner.cacheExperiment() != m_experiment) {
+            log(tr("No cached student S for this experiment: run it (with \"ours\") first."));
+            return;
+        }
+        m_imagePage->startRecorrection();
+    }
+    ImageExperimentSettings s = m_imagePanel->settings();
+    s.experiment = m_experiment;
+    m_imageRunner.start(job, s, m_costs.matrix());
+}
+
+void MainWindow::connectImageRunner()
+{
+    auto& r = m_imageRunner;
+    connect(&r, &ImageJobRunner::started, this, [this](ImageJobRunner::Job job) {
+        m_currentImageJob = job;
+        beginJobDisplay(ImageJobRunner::jobName(job));
+    });
+    connect(&r, &ImageJobRunner::progress, this, &MainWindow::onProgress);
+    connect(&r, &ImageJobRunner::logMessage, this, &MainWindow::log);
+    connect(&r, &ImageJobRunner::epochPoints, m_imagePage, &ImageResultsPage::addEpochPoints);
+    connect(&r, &ImageJobRunner::trainingPoints, m_imagePage, &ImageResultsPage::addTrainingPoints);
+    connect(&r, &ImageJobRunner::comparison, m_imagePage, &ImageResultsPage::addComparison);
+    connect(&r, &ImageJobRunner::summary, m_imagePage, &ImageResultsPage::setSummary);
+    connect(&r, &ImageJobRunner::summary, m_imageTable, &ImageSummaryTable::setSummary);
+    connect(&r, &ImageJobRunner::trainingTime, m_imagePage, &ImageResultsPage::setTrainingTime);
+    // The data decides the class names (and, for a mismatching matrix, the preset).
+    auto runCosts = std::make_shared<CostMatrix>();
+    connect(&r, &ImageJobRunner::dataReady, this, [this, runCosts](const ImageDataInfo& info) {
+        std::vector<std::string> names;
+        for (const auto& n : info.classNames)
+            names.push_back(n.toStdString());
+        m_costs.setPresetClassNames(names);
+        m_costEditor->setExpectedClasses(static_cast<int>(names.size()));
+        CostMatrix shown = info.costs;
+        if (m_costs.matrix().hasReferral() && info.experiment == QLatin1String("selective"))
+            shown.setReferral(m_costs.matrix().referralCost());  // keep the user's referral column in view
+        m_applyingCosts = true;
+        m_costs.setMatrixDirect(shown);
+        m_applyingCosts = false;
+        *runCosts = m_costs.matrix();
+        log(tr("Data %1: %2 training, %3 test images of %4, %5 classes; model %6")
+                .arg(info.name).arg(info.trainCount).arg(info.testCount).arg(info.inputShape)
+                .arg(info.classNames.size()).arg(info.model));
+    });
+    connect(&r, &ImageJobRunner::cacheReady, this, [this, runCosts](const QString& description, const CostMatrix& costs) {
+        m_imagePanel->setState(description);
+        if (m_costs.matrix() == *runCosts) {
+            // Show the matrix q was trained for, so that the next edit starts from it.
+            m_applyingCosts = true;
+            m_costs.setMatrixDirect(costs);
+            m_applyingCosts = false;
+        } else {
+            // Edited while the run trained: re-correct for the edit once the run is done.
+            m_recorrectPending = true;
+        }
+        updateActions();
+    });
+    auto ended = [this](const QString& status) {
+        m_phaseLabel->setText(status);
+        m_progressBar->setValue(m_progressBar->maximum());
+        updateActions();
+        if (m_recorrectPending && m_imageRunner.hasCache() && m_imageRunner.cacheExperiment() == m_experiment) {
+            m_recorrectPending = false;
+            startImageJob(ImageJobRunner::Job::Recorrect);
+        }
+    };
+    connect(&r, &ImageJobRunner::finished, this,
+            [this, ended](ImageJobRunner::Job job, double seconds, const QString& json, const QString& csv) {
+                if (!json.isEmpty()) {
+                    m_lastResultsJson = json;
+                    m_lastResultsCsv = csv;
+                    m_lastResultsName = m_experiment;
+                }
+                if (job == ImageJobRunner::Job::Recorrect) {
+                    m_lastRecorrectionSeconds = seconds;
+                    m_timingLabel->setText(tr("re-correction on the cached S: %1 s").arg(seconds, 0, 'f', 2));
+                } else {
+                    m_timingLabel->setText(tr("%1: %2 s").arg(ImageJobRunner::jobName(job)).arg(seconds, 0, 'f', 1));
+                }
+                ended(tr("%1 finished in %2 s").arg(ImageJobRunner::jobName(job)).arg(seconds, 0, 'f', 2));
+            });
+    connect(&r, &ImageJobRunner::cancelled, this,
+            [ended](ImageJobRunner::Job job) { ended(tr("%1 cancelled").arg(ImageJobRunner::jobName(job))); });
+    connect(&r, &ImageJobRunner::failed, this, [this, ended](ImageJobRunner::Job job, const QString& message, bool) {
+        ended(tr("%1 failed").arg(ImageJobRunner::jobName(job)));
+        if (m_screenshotPath.isEmpty())
+            showError(tr("Job failed"), message);
+    });
+}
+
+void MainWindow::beginJobDisplay(const QString& name)
+{
+    m_jobClock.start();
+    m_progressBar->setValue(0);
+    m_phaseLabel->setText(tr("%1...").arg(name));
+    log(tr("%1 started").arg(name));
+    updateActions();
 }
 
 void MainWindow::startJob(JobRunner::Job job)
@@ -484,11 +743,7 @@ void MainWindow::onStarted(JobRunner::Job job)
 {
     m_currentJob = job;
     m_followedTask.clear();
-    m_jobClock.start();
-    m_progressBar->setValue(0);
-    m_phaseLabel->setText(tr("%1...").arg(JobRunner::jobName(job)));
-    log(tr("%1 started").arg(JobRunner::jobName(job)));
-    updateActions();
+    beginJobDisplay(JobRunner::jobName(job));
 }
 
 void MainWindow::onProgress(const JobProgress& p)
@@ -561,18 +816,26 @@ void MainWindow::onJobEnded(JobRunner::Job job, const QString& status)
 
 void MainWindow::updateActions()
 {
-    const bool busy = m_runner.isBusy();
+    const bool busy = m_runner.isBusy() || m_imageRunner.isBusy();
+    const bool image = m_experiment != QLatin1String("synthetic");
+    const bool imageCache = m_imageRunner.hasCache() && m_imageRunner.cacheExperiment() == m_experiment;
     m_runAction->setEnabled(!busy);
-    m_sampleAction->setEnabled(!busy);
-    m_correctAction->setEnabled(!busy && m_runner.hasPosterior());
+    m_sampleAction->setEnabled(!busy && !image);
+    m_correctAction->setEnabled(!busy && (image ? imageCache : m_runner.hasPosterior()));
     m_cancelAction->setEnabled(busy);
-    m_saveModelAction->setEnabled(!busy && m_runner.hasPosterior());
+    m_saveModelAction->setEnabled(!busy && !image && m_runner.hasPosterior());
     m_exportResultsAction->setEnabled(!m_lastResultsJson.isEmpty());
+    m_imagePanel->setBusy(busy, imageCache);
+    m_experimentBox->setEnabled(!busy);
 }
 
 void MainWindow::scheduleRecorrection()
 {
-    if (m_runner.hasPosterior())
+    if (m_applyingCosts)
+        return;  // the window set the matrix (experiment switch, a run's data), not the user
+    if (m_experiment == QLatin1String("synthetic") ? m_runner.hasPosterior()
+                                                   : m_imageRunner.hasCache()
+                                                         && m_imageRunner.cacheExperiment() == m_experiment)
         m_recorrectTimer.start();
 }
 
@@ -598,7 +861,7 @@ void MainWindow::rebuildRecentMenu()
                 if (!openSessionFile(path))
                     showError(tr("Open session"), m_lastError);
             }
-            else if (m_costs.importFile(path, 2))
+            else if (m_costs.importFile(path, m_costEditor->expectedClasses()))
                 log(tr("Imported %1").arg(path));
         })->setToolTip(path);
     }
@@ -613,6 +876,10 @@ void MainWindow::setSessionPath(const QString& path)
 
 bool MainWindow::openSessionFile(const QString& path)
 {
+    if (m_runner.isBusy() || m_imageRunner.isBusy()) {
+        m_lastError = tr("A job is running: cancel it or let it finish before opening a session.");
+        return false;
+    }
     Session s;
     const QString error = loadSession(path, s);
     if (!error.isEmpty()) {
@@ -629,6 +896,12 @@ bool MainWindow::openSessionFile(const QString& path)
 
 bool MainWindow::saveSessionFile(const QString& path)
 {
+    if (m_experiment != QLatin1String("synthetic")) {
+        m_lastError = tr("Sessions hold the synthetic experiment only: the session format does not describe the "
+                         "image experiments yet.");
+        log(m_lastError);
+        return false;
+    }
     const QString error = lcs::ui::saveSession(currentSession(), path);
     if (!error.isEmpty()) {
         m_lastError = error;
@@ -677,6 +950,20 @@ void MainWindow::exportPlots()
     int written = 0;
     QList<QCustomPlot*> plots = m_regions->plots();
     plots << m_curves->plot();
+    if (m_experiment != QLatin1String("synthetic")) {
+        plots = m_imagePage->plots();
+        auto* gallery = m_imagePage->gallery();
+        const QSize size(gallery->width(), gallery->heightForWidth(gallery->width()));
+        for (const char* format : {"png", "svg", "pdf"}) {
+            const QString error =
+                exportPainting([gallery](QPainter& p) { gallery->paintGallery(p, gallery->width()); }, size,
+                               dir + "/" + gallery->objectName() + "." + format, gallery->objectName());
+            if (error.isEmpty())
+                ++written;
+            else
+                errors << error;
+        }
+    }
     for (auto* plot : plots)
         for (const char* format : {"png", "svg", "pdf"}) {
             const QString error = exportPlot(plot, dir + "/" + plot->objectName() + "." + format);
@@ -694,7 +981,8 @@ void MainWindow::exportResults()
 {
     if (m_lastResultsJson.isEmpty())
         return;
-    const QString path = askSavePath(this, tr("Export results"), "exportDir", "synthetic.json", tr("JSON (*.json);;CSV (*.csv)"));
+    const QString path = askSavePath(this, tr("Export results"), "exportDir", m_lastResultsName + ".json",
+                                     tr("JSON (*.json);;CSV (*.csv)"));
     if (path.isEmpty())
         return;
     const bool csv = path.endsWith(".csv", Qt::CaseInsensitive);
@@ -746,17 +1034,26 @@ void MainWindow::runDemoAndScreenshot(const QString& pngPath)
         }
         *last = now;
     });
-    connect(&m_runner, &JobRunner::started, this, [probe, clock, last] {
+    auto startProbe = [probe, clock, last] {
         clock->start();
         *last = -1;
         probe->start();
-    });
-    auto shoot = [this, probe, worst, worstAt, clock](JobRunner::Job job) {
-        if (job != JobRunner::Job::RunAll)
-            return;
+    };
+    connect(&m_runner, &JobRunner::started, this, startProbe);
+    connect(&m_imageRunner, &ImageJobRunner::started, this, startProbe);
+    auto shoot = [this, probe, worst, worstAt, clock] {
         std::fprintf(stdout, "lcstudio: largest event-loop delay while the pipeline ran: %lld ms (%.1f s into the run of %.1f s)\n",
                      static_cast<long long>(*worst), *worstAt / 1000.0, clock->elapsed() / 1000.0);
         probe->stop();
+        if (m_experiment != QLatin1String("synthetic")) {
+            // The image page needs the width more than the results table and the log.
+            auto* costDock = findChild<QDockWidget*>("costDock");
+            auto* experimentDock = findChild<QDockWidget*>("experimentDock");
+            if (costDock && experimentDock && m_resultsDock) {
+                resizeDocks({costDock, m_resultsDock}, {390, 410}, Qt::Horizontal);
+                resizeDocks({costDock, experimentDock}, {470, 550}, Qt::Vertical);
+            }
+        }
         // Let the queued replots land before grabbing.
         QTimer::singleShot(300, this, [this] {
             for (auto* plot : findChildren<QCustomPlot*>())
@@ -771,15 +1068,38 @@ void MainWindow::runDemoAndScreenshot(const QString& pngPath)
             QApplication::exit(0);
         });
     };
-    connect(&m_runner, &JobRunner::finished, this, shoot);
+    connect(&m_runner, &JobRunner::finished, this, [shoot](JobRunner::Job job) {
+        if (job == JobRunner::Job::RunAll)
+            shoot();
+    });
+    connect(&m_imageRunner, &ImageJobRunner::finished, this, [shoot](ImageJobRunner::Job job) {
+        if (job == ImageJobRunner::Job::Run)
+            shoot();
+    });
     connect(&m_runner, &JobRunner::failed, this, [](JobRunner::Job, const QString& message) {
         std::fprintf(stderr, "lcstudio: demo run failed: %s\n", qPrintable(message));
         QApplication::exit(1);
     });
-    connect(&m_runner, &JobRunner::cancelled, this, [] {
+    connect(&m_imageRunner, &ImageJobRunner::failed, this,
+            [](ImageJobRunner::Job, const QString& message, bool dataUnavailable) {
+                if (dataUnavailable) {
+                    std::fprintf(stderr,
+                                 "lcstudio: no image data for the demo: %s\n"
+                                 "lcstudio: pass --data DIR (an MNIST-like IDX folder or a CIFAR-10 binary folder) or "
+                                 "install Debian's dataset-fashion-mnist\n",
+                                 qPrintable(message));
+                    QApplication::exit(2);
+                    return;
+                }
+                std::fprintf(stderr, "lcstudio: demo run failed: %s\n", qPrintable(message));
+                QApplication::exit(1);
+            });
+    auto cancelled = [] {
         std::fprintf(stderr, "lcstudio: demo run cancelled\n");
         QApplication::exit(1);
-    });
+    };
+    connect(&m_runner, &JobRunner::cancelled, this, cancelled);
+    connect(&m_imageRunner, &ImageJobRunner::cancelled, this, cancelled);
     QTimer::singleShot(0, this, &MainWindow::runAll);
 }
 
@@ -787,6 +1107,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
 {
     m_recorrectPending = false;
     m_runner.cancel();
+    m_imageRunner.cancel();
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
     settings.setValue("window/state", saveState());

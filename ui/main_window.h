@@ -1,41 +1,57 @@
 #pragma once
 
+#include <memory>
+
 #include <QElapsedTimer>
 #include <QHash>
 #include <QMainWindow>
 #include <QTimer>
 
 #include "cost_matrix_model.h"
+#include "image_job_runner.h"
 #include "job_runner.h"
 #include "session.h"
 
 class QAction;
 class QCheckBox;
 class QComboBox;
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QMenu;
 class QPlainTextEdit;
 class QProgressBar;
 class QSpinBox;
+class QStackedWidget;
 
 namespace lcs::ui {
 
 class CostEditor;
 class CurveView;
+class ImageExperimentPanel;
+class ImageResultsPage;
+class ImageSummaryTable;
 class RegionView;
 class ResultsTable;
+struct ImageJobHooks;
 
 /// LC Studio's main window: cost editing, experiment settings, background jobs, live
 /// decision regions and curves, results, export and sessions.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    /// `imageHooks` replace the image jobs' data loading and presets (tests).
+    explicit MainWindow(QWidget* parent = nullptr, std::shared_ptr<const ImageJobHooks> imageHooks = {});
     ~MainWindow() override;
 
     CostMatrixModel* costModel() { return &m_costs; }
     JobRunner* runner() { return &m_runner; }
+    ImageJobRunner* imageRunner() { return &m_imageRunner; }
+    ImageExperimentPanel* imagePanel() const { return m_imagePanel; }
+    ImageResultsPage* imagePage() const { return m_imagePage; }
+    /// "synthetic", "corruption" or "selective".
+    QString experiment() const { return m_experiment; }
+    void setExperiment(const QString& experiment);
     ExperimentSettings settings() const;
     void applySession(const Session& session);
     Session currentSession() const;
@@ -43,8 +59,9 @@ public:
     double lastRecorrectionSeconds() const { return m_lastRecorrectionSeconds; }
     QString lastError() const { return m_lastError; }
 
-    /// Screenshot mode: runs the whole pipeline, saves a PNG of the window and quits the
-    /// application with 0 (or 1 with a message on stderr on failure).
+    /// Screenshot mode: runs the whole pipeline of the current experiment, saves a PNG of
+    /// the window and quits the application with 0, 1 with a message on stderr on
+    /// failure, or 2 when an image experiment finds no data.
     void runDemoAndScreenshot(const QString& pngPath);
 
 public Q_SLOTS:
@@ -63,6 +80,9 @@ private:
     void buildActions();
     void buildDocks();
     void startJob(JobRunner::Job job);
+    void startImageJob(ImageJobRunner::Job job);
+    void connectImageRunner();
+    void beginJobDisplay(const QString& name);
     void onStarted(JobRunner::Job job);
     void onProgress(const JobProgress& progress);
     void onTaskUpdated(const TaskView& view);
@@ -87,6 +107,7 @@ private:
 
     CostMatrixModel m_costs;
     JobRunner m_runner;
+    ImageJobRunner m_imageRunner;
 
     CostEditor* m_costEditor = nullptr;
     RegionView* m_regions = nullptr;
@@ -105,6 +126,20 @@ private:
     QSpinBox* m_gridResolution = nullptr;
     QComboBox* m_device = nullptr;
     QLabel* m_posteriorState = nullptr;
+
+    QComboBox* m_experimentBox = nullptr;
+    QStackedWidget* m_centralStack = nullptr;
+    QStackedWidget* m_panelStack = nullptr;
+    QStackedWidget* m_resultsStack = nullptr;
+    QDockWidget* m_resultsDock = nullptr;
+    ImageExperimentPanel* m_imagePanel = nullptr;
+    ImageResultsPage* m_imagePage = nullptr;
+    ImageSummaryTable* m_imageTable = nullptr;
+    QString m_experiment = QStringLiteral("synthetic");
+    QHash<QString, CostMatrix> m_costsByExperiment;  ///< each experiment keeps its own matrix
+    bool m_applyingCosts = false;  ///< the window, not the user, is setting the matrix
+    ImageJobRunner::Job m_currentImageJob = ImageJobRunner::Job::Run;
+    QString m_lastResultsName = QStringLiteral("synthetic");
 
     QComboBox* m_viewMethod = nullptr;
     QSpinBox* m_viewReplicate = nullptr;
