@@ -363,6 +363,21 @@ expect 0 "--copies" -- selective --help
 expect 0 "--point X,Y" -- decide --help
 expect 0 "--data D" -- run --help
 
+# ---------------------------------------------------------------- camvid flags and data
+expect 0 "--overlays DIR" -- camvid --help
+expect 2 "unknown subcommand" -- camvid predict
+expect 2 "--data DIR and --out MODEL_DIR are required" -- camvid train --data "$d/camvid_good"
+expect 2 "unknown method \"sgld\"" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --methods sgld
+expect 2 "listed twice" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --methods ours,ours
+expect 2 "unknown option \"--model\"" -- camvid train --data "$d/camvid_good" --model x
+expect 2 "has no label image" -- camvid train --data "$d/camvid_pair" --out "$tmp/m" --quiet
+expect 2 "label 12 at pixel" -- camvid train --data "$d/camvid_range" --split val --out "$tmp/m" --quiet
+expect 2 "split \"test\" not found" -- camvid train --data "$d/camvid_good" --split test --out "$tmp/m" --quiet
+expect 2 "no such folder" -- camvid eval --data "$d/camvid_good" --model "$tmp/none"
+expect 2 "camvid.json" -- camvid eval --data "$d/camvid_good" --model "$d"
+expect 2 "--ensemble: 2.5 is not a whole number" -- camvid fps --model "$d" --ensemble 1,2.5
+expect 2 "--passes: \"0\"" -- camvid eval --data "$d/camvid_good" --model "$d" --passes 0
+
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)
 [ -z "$leftovers" ] || { echo "FAIL: temporary files left behind: $leftovers"; failures=$((failures + 1)); }
