@@ -86,7 +86,9 @@ private Q_SLOTS:
         QVERIFY(showAndRun(window));
         QTemporaryDir dir;
         const auto plots = window.findChildren<QCustomPlot*>();
-        QCOMPARE(plots.size(), 4);  // three region panels and the curves
+        // Three region panels and the curves, and the image page's curves, summary,
+        // confusion matrices and training time.
+        QCOMPARE(plots.size(), 8);
         for (auto* plot : plots) {
             for (const QString format : {"png", "svg", "pdf"}) {
                 const QString path = dir.path() + "/" + plot->objectName() + "." + format;

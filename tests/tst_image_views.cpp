@@ -1,0 +1,673 @@
+// The image experiments in the window: confusion heat maps and their difference, error
+// bars of the summary, the gallery of changed decisions, the standardised-tensor ->
+// QImage conversion, 10-class cost editing, and tiny image jobs through the runner and
+// the window (a cost edit re-trains only q).
+#include <cmath>
+
+#include <QtTest/QtTest>
+
+#include <torch/torch.h>
+
+#include "core/threads.h"
+#include "cost_matrix_model.h"
+#include "image_conversion.h"
+#include "image_job_hooks.h"
+#include "image_job_runner.h"
+#include "image_page.h"
+#include "image_panel.h"
+#include "image_views.h"
+#include "main_window.h"
+#include "plot_export.h"
+#include "qcustomplot_compat.h"
+
+using namespace lcs;
+using namespace lcs::ui;
+
+namespace {
+
+const std::vector<std::string> kFashion{"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+                                        "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
+
+/// Three classes of 1 x 4 x 4 images, class k brighter in row k (as tst_image_training).
+ImageDataset tinyImages(int perClass, uint64_t seed)
+{
+    auto g = makeGenerator(seed);
+    auto make = [&](int n) {
+        auto labels = at::arange(3, at::kLong).repeat({n});
+        auto images = at::randn({3 * n, 1, 4, 4}, g) * 0.5;
+        for (int64_t i = 0; i < 3 * n; ++i)
+            images[i][0][labels[i].item<int64_t>()] += 2.0;
+        return ImageSet{images, labels};
+    };
+    ImageDataset d;
+    d.name = "tiny";
+    d.classNames = {"a", "b", "c"};
+    d.inputShape = {1, 4, 4};
+    d.channelMean = {0.5};
+    d.channelStd = {0.25};
+    d.train = make(perClass);
+    d.test = make(perClass / 2);
+    return d;
+}
+
+/// Presets shrunk to seconds on the tiny images.
+std::shared_ptr<const ImageJobHooks> tinyHooks()
+{
+    auto hooks = std::make_shared<ImageJobHooks>();
+    hooks->loadData = [](const ImageExperimentSettings&) { return tinyImages(40, 3); };
+    hooks->tuneCorruption = [](CorruptionConfig& c) {
+        c.model.hidden = {16};
+        c.map.epochs = 3;
+        c.map.batchSize = 16;
+        c.cwSgd = c.map;
+        c.sgld.epochs = 3;
+        c.sgld.batchSize = 16;
+        c.sgld.burnInSteps = 2;
+        c.sgld.thinning = 1;
+        c.correction.epochs = 2;
+        c.correction.batchSize = 16;
+    };
+    hooks->tuneSelective = [](SelectiveConfig& c) {
+        c.model.hidden = {16};
+        c.map.epochs = 3;
+        c.map.batchSize = 16;
+        c.sghmc.epochs = 3;
+        c.sghmc.batchSize = 16;
+        c.sghmc.burnInSteps = 2;
+        c.sghmc.thinning = 1;
+        c.sghmc.keepSamples = 5;
+        c.correction.epochs = 2;
+        c.correction.batchSize = 16;
+        c.correctionNoS = c.correction;
+        c.calibrationCopies = 1;
+    };
+    return hooks;
+}
+
+ImageExperimentSettings tinySettings(const QString& experiment)
+{
+    ImageExperimentSettings s;
+    s.experiment = experiment;
+    s.data = "tiny";
+    if (experiment == "selective") {
+        s.values = {0.1, 0.3};
+        s.methods = {"sghmc", "lc_sghmc", "ours", "ours_no_s"};
+    } else {
+        s.values = {0.2};
+        s.methods = {"sgld_s", "cw_sgd", "ours"};
+    }
+    s.trials = 1;
+    return s;
+}
+
+/// A comparison of 3 classes whose matrices are not symmetric, so that a transposed or
+/// shifted mapping shows.
+DecisionComparison knownComparison(bool referral)
+{
+    DecisionComparison c;
+    c.rate = 0.4;
+    c.trial = 1;
+    const int d = referral ? 4 : 3;
+    c.uncorrected.count = c.corrected.count = 30;
+    c.uncorrected.numClasses = c.corrected.numClasses = 3;
+    c.uncorrected.numDecisions = c.corrected.numDecisions = d;
+    if (referral) {
+        c.uncorrected.confusion = {7, 2, 0, 1, 1, 8, 0, 1, 3, 0, 6, 1};
+        c.corrected.confusion = {8, 0, 0, 2, 1, 9, 0, 0, 1, 1, 8, 0};
+    } else {
+        c.uncorrected.confusion = {7, 2, 1, 1, 8, 1, 3, 0, 7};
+        c.corrected.confusion = {9, 0, 1, 0, 9, 1, 2, 1, 7};
+    }
+    c.uncorrected.averageCost = 0.3;
+    c.corrected.averageCost = 0.2;
+    c.uncorrected.accuracy = 0.7;
+    c.corrected.accuracy = 0.8;
+    c.changedCount = 2;
+    c.changed.push_back({4, 1, 0, 1, {0.5f, 0.3f, 0.2f}, {0.3f, 0.6f, 0.1f}});
+    c.changed.push_back({9, 2, 2, 0, {0.1f, 0.2f, 0.7f}, {0.6f, 0.2f, 0.2f}});
+    return c;
+}
+
+CostMatrix tinyCosts(bool referral)
+{
+    CostMatrix c = CostMatrix::zeroOne(3, {"cat", "dog", "fox"});
+    if (referral)
+        c.setReferral(0.25);
+    return c;
+}
+
+} // namespace
+
+class TestImageViews : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        configureThreads(1);
+        QStandardPaths::setTestModeEnabled(true);  // QSettings go to a throw-away place
+        QCoreApplication::setOrganizationName("LCStudioTests");
+    }
+
+    void heatMapsShowCountsAndDifference_data()
+    {
+        QTest::addColumn<bool>("referral");
+        QTest::newRow("3 classes") << false;
+        QTest::newRow("3 classes + refer") << true;
+    }
+
+    void heatMapsShowCountsAndDifference()
+    {
+        QFETCH(bool, referral);
+        const auto c = knownComparison(referral);
+        const auto view = comparisonView(c, {"cat", "dog", "fox"}, tinyCosts(referral), {}, {}, {});
+        const int d = referral ? 4 : 3;
+        QCOMPARE(view.classes(), 3);
+        QCOMPARE(view.decisions(), d);
+        QCOMPARE(view.costBefore, 0.3);
+        QCOMPARE(view.costAfter, 0.2);
+        QCOMPARE(view.changedCount, qint64(2));
+
+        const ConfusionCells cells = confusionCells(view);
+        QCOMPARE(cells.rows, 3);
+        QCOMPARE(cells.columns, d);
+        ConfusionPlot plot;
+        plot.setComparison(view);
+        for (int y = 0; y < 3; ++y)
+            for (int k = 0; k < d; ++k) {
+                const double before = static_cast<double>(c.uncorrected.confusion[size_t(y * d + k)]);
+                const double after = static_cast<double>(c.corrected.confusion[size_t(y * d + k)]);
+                const QByteArray where = QString("true %1, decision %2").arg(y).arg(k).toUtf8();
+                QVERIFY2(plot.shownCell(0, y, k) == before, where);
+                QVERIFY2(plot.shownCell(1, y, k) == after, where);
+                QVERIFY2(plot.shownCell(2, y, k) == after - before, where);
+                QCOMPARE(cells.difference[y * d + k], after - before);
+            }
+        QStringList decisions{"cat", "dog", "fox"};
+        if (referral)
+            decisions << "refer";
+        for (int panel = 0; panel < 3; ++panel)
+            QCOMPARE(plot.decisionLabels(panel), decisions);
+        QCOMPARE(plot.classLabels(), QStringList({"cat", "dog", "fox"}));
+        // The difference map is centred on zero, so that no change is white.
+        const QCPRange range = plot.map(2)->dataRange();
+        QCOMPARE(range.lower, -range.upper);
+        // A view whose counts do not fill the matrix draws nothing rather than garbage.
+        ComparisonView broken = view;
+        broken.after.removeLast();
+        QCOMPARE(confusionCells(broken).rows, 0);
+    }
+
+    void errorBarsHoldMeanAndStd_data()
+    {
+        QTest::addColumn<QString>("experiment");
+        QTest::newRow("corruption") << "corruption";
+        QTest::newRow("selective") << "selective";
+    }
+
+    void errorBarsHoldMeanAndStd()
+    {
+        QFETCH(QString, experiment);
+        // Listed with x descending: the plot must pair each std with its own point.
+        struct Row {
+            ImageMethod method;
+            double x, cost, costStd, accuracy, accuracyStd;
+        };
+        const std::vector<Row> rows{{ImageMethod::Ours, 0.7, 0.31, 0.02, 0.61, 0.04},
+                                    {ImageMethod::SgldS, 0.7, 0.42, 0.05, 0.52, 0.03},
+                                    {ImageMethod::Ours, 0.3, 0.21, 0.01, 0.81, 0.015},
+                                    {ImageMethod::SgldS, 0.3, 0.25, 0.03, 0.77, 0.025}};
+        SummaryView view;
+        if (experiment == "corruption") {
+            CorruptionResult r;
+            r.trials = 3;
+            for (const auto& row : rows)
+                r.summary.push_back({row.method, row.x, {row.cost, row.costStd}, {row.accuracy, row.accuracyStd}, {}, 0});
+            view = summaryView(r);
+        } else {
+            SelectiveResult r;
+            r.trials = 3;
+            for (const auto& row : rows)
+                r.summary.push_back(
+                    {row.method, row.x, {row.cost, row.costStd}, {row.accuracy, row.accuracyStd}, {0.1, 0.01}, {}, 0});
+            view = summaryView(r);
+        }
+        QCOMPARE(view.points.size(), 4);
+        SummaryPlot plot;
+        plot.setSummary(view);
+        for (const QString method : {"ours", "sgld_s"}) {
+            for (int panel = 0; panel < 2; ++panel) {
+                QCPGraph* graph = plot.graph(panel, method);
+                QCPErrorBars* bars = plot.errorBars(panel, method);
+                QVERIFY(graph && bars);
+                QVERIFY(bars->dataPlottable() == graph);
+                QCOMPARE(graph->data()->size(), 2);
+                QCOMPARE(bars->data()->size(), 2);
+                for (int i = 0; i < 2; ++i) {
+                    const double x = graph->data()->at(i)->key;
+                    const auto row = std::find_if(rows.begin(), rows.end(), [&](const Row& r) {
+                        return QString::fromStdString(imageMethodName(r.method)) == method && r.x == x;
+                    });
+                    QVERIFY(row != rows.end());
+                    QCOMPARE(graph->data()->at(i)->value, panel == 0 ? row->cost : row->accuracy);
+                    QCOMPARE(bars->data()->at(i).errorMinus, panel == 0 ? row->costStd : row->accuracyStd);
+                    QCOMPARE(bars->data()->at(i).errorPlus, panel == 0 ? row->costStd : row->accuracyStd);
+                }
+                QVERIFY(graph->data()->at(0)->key < graph->data()->at(1)->key);
+            }
+        }
+        QVERIFY(!plot.graph(0, "cw_sgd"));
+    }
+
+    void galleryShowsExactlyTheChangedDecisions_data()
+    {
+        QTest::addColumn<int>("changed");
+        QTest::newRow("none") << 0;
+        QTest::newRow("two") << 2;
+        QTest::newRow("the engine's cap") << int(kMaxChangedDecisions);
+    }
+
+    void galleryShowsExactlyTheChangedDecisions()
+    {
+        QFETCH(int, changed);
+        // N test images of 3 classes; decision k changed for the test rows listed.
+        const int n = 80;
+        auto g = makeGenerator(5);
+        const auto images = at::randn({n, 1, 4, 4}, g);
+        DecisionComparison c = knownComparison(false);
+        c.changed.clear();
+        for (int i = 0; i < changed; ++i)
+            c.changed.push_back({i + 7 > n - 1 ? i : i + 7, i % 3, i % 3, (i + 1) % 3, {0.6f, 0.3f, 0.1f}, {0.1f, 0.6f, 0.3f}});
+        c.changedCount = changed + (changed == int(kMaxChangedDecisions) ? 10 : 0);
+        auto view = comparisonView(c, {"cat", "dog", "fox"}, tinyCosts(false), images, {0.5}, {0.25});
+        view.experiment = "corruption";
+        view.uncorrectedLabel = "SGLD + S";
+        view.correctedLabel = "Ours";
+        GalleryView gallery;
+        gallery.resize(700, 400);
+        gallery.setComparison(view);
+        QCOMPARE(gallery.items().size(), changed);
+        const QStringList names{"cat", "dog", "fox"};
+        for (int i = 0; i < changed; ++i) {
+            const auto& item = gallery.items()[i];
+            const auto& source = c.changed[size_t(i)];
+            QCOMPARE(item.index, source.index);
+            QCOMPARE(item.before, int(source.before));
+            QCOMPARE(item.after, int(source.after));
+            QCOMPARE(item.probsAfter, QVector<float>({0.1f, 0.6f, 0.3f}));
+            // The tile's image is that test row, un-standardised.
+            QCOMPARE(item.image, imageFromStandardized(images[source.index], {0.5}, {0.25}));
+            QCOMPARE(gallery.caption(i), QString("#%1 true %2: SGLD + S %3 -> Ours %4")
+                                             .arg(source.index)
+                                             .arg(names[int(source.label)], names[int(source.before)],
+                                                  names[int(source.after)]));
+        }
+        if (changed == 0)
+            QVERIFY(gallery.header().contains("changed no test decision"));
+        else
+            QVERIFY(gallery.header().contains(QString("%1 of 30 test decisions changed (%2 shown)")
+                                                  .arg(c.changedCount)
+                                                  .arg(changed)));
+        // Room for every tile: more decisions, more rows.
+        GalleryView other;
+        other.setComparison(ComparisonView{});
+        QVERIFY(gallery.heightForWidth(700) >= other.heightForWidth(700));
+        if (changed > 4)
+            QVERIFY(gallery.heightForWidth(700) > gallery.heightForWidth(1400));
+        // It paints and exports like the plots.
+        QTemporaryDir dir;
+        for (const QString format : {"png", "svg", "pdf"}) {
+            const QString path = dir.path() + "/gallery." + format;
+            const QString error = exportPainting([&](QPainter& p) { gallery.paintGallery(p, 700); },
+                                                 QSize(700, gallery.heightForWidth(700)), path, "gallery");
+            QVERIFY2(error.isEmpty(), qPrintable(error));
+            QVERIFY(QFileInfo(path).size() > 500);
+        }
+    }
+
+    void standardisedTensorToImage_data()
+    {
+        QTest::addColumn<int>("channels");
+        QTest::newRow("grey") << 1;
+        QTest::newRow("colour") << 3;
+    }
+
+    void standardisedTensorToImage()
+    {
+        QFETCH(int, channels);
+        // Channel c: mean m_c, std s_c; pixel value = round(255 * clamp(x s_c + m_c, 0, 1)).
+        const std::vector<double> mean{0.5, 0.2, 0.8}, std{0.25, 0.1, 0.05};
+        // Values in [H=2, W=3] per channel, with their expected bytes.
+        const double x[3][6] = {{0, 2, -2, 1, -1, 4}, {0, 8, -2, 3, 1, -5}, {0, 4, -16, 2, -2, 10}};
+        const int expected[3][6] = {{128, 255, 0, 191, 64, 255},  // 0.5, 1, 0, 0.75, 0.25, clamp
+                                    {51, 255, 0, 128, 77, 0},     // 0.2, 1, 0, 0.5, 0.3, clamp
+                                    {204, 255, 0, 230, 179, 255}};  // 0.8, clamp, 0, 0.9, 0.7, clamp
+        auto t = at::zeros({channels, 2, 3}, at::kFloat);
+        for (int c = 0; c < channels; ++c)
+            for (int i = 0; i < 6; ++i)
+                t[c][i / 3][i % 3] = x[c][i];
+        const QImage image = imageFromStandardized(t, mean, std);
+        QCOMPARE(image.width(), 3);
+        QCOMPARE(image.height(), 2);
+        QCOMPARE(image.format(), channels == 1 ? QImage::Format_Grayscale8 : QImage::Format_RGB888);
+        for (int i = 0; i < 6; ++i) {
+            const QRgb p = image.pixel(i % 3, i / 3);
+            const QByteArray where = QString("pixel %1").arg(i).toUtf8();
+            if (channels == 1) {
+                QVERIFY2(qGray(p) == expected[0][i] && qRed(p) == expected[0][i], where);
+            } else {
+                QVERIFY2(qRed(p) == expected[0][i], where);
+                QVERIFY2(qGreen(p) == expected[1][i], where);
+                QVERIFY2(qBlue(p) == expected[2][i], where);
+            }
+        }
+        // The image owns its pixels: it outlives the tensor unchanged.
+        const QImage copy = image.copy();
+        t.fill_(-100);
+        t = at::Tensor();
+        QCOMPARE(image, copy);
+        // Shapes it cannot show give a null image.
+        QVERIFY(imageFromStandardized(at::zeros({2, 2, 2}), mean, std).isNull());
+        QVERIFY(imageFromStandardized(at::zeros({4, 4}), mean, std).isNull());
+    }
+
+    void progressDetailsSplitIntoRunAndSeries_data()
+    {
+        QTest::addColumn<QString>("detail");
+        QTest::addColumn<QString>("run");
+        QTest::addColumn<QString>("series");
+        QTest::newRow("epoch metrics") << "sgld_s, rate 0.5, trial 1" << "rate 0.5, trial 1" << "sgld_s";
+        QTest::newRow("corruption phase") << "rate 0.3, trial 2, sgld + S, epoch 4" << "rate 0.3, trial 2" << "sgld + S";
+        QTest::newRow("selective phase") << "trial 1, ours (no S), r 0.1, epoch 1" << "trial 1" << "ours (no S), r 0.1";
+        QTest::newRow("correction alone") << "epoch 2" << "" << "";
+    }
+
+    void progressDetailsSplitIntoRunAndSeries()
+    {
+        QFETCH(QString, detail);
+        QFETCH(QString, run);
+        QFETCH(QString, series);
+        QString r, s;
+        splitProgressDetail(detail.toStdString(), r, s);
+        QCOMPARE(r, run);
+        QCOMPARE(s, series);
+    }
+
+    void epochCurvesFollowTheRun()
+    {
+        EpochCurvePlot curves;
+        curves.setExperiment("corruption");
+        curves.addEpochPoints({{"rate 0.3, trial 1", "sgld_s", 1, 0.4, 0.6, 1.2}, {"rate 0.3, trial 1", "sgld_s", 2, 0.3, 0.7, 1.0}});
+        curves.addTrainingPoints({{"rate 0.3, trial 1", "sgld + S", "nll", 50, 2.0}, {"rate 0.3, trial 1", "sgld + S", "kl", 50, 9}});
+        curves.addEpochPoints({{"rate 0.5, trial 1", "ours", 1, 0.2, 0.8, 0.9}});
+        QCOMPARE(curves.runs(), QStringList({"rate 0.3, trial 1", "rate 0.5, trial 1"}));
+        QCOMPARE(curves.shownRun(), QString("rate 0.5, trial 1"));  // follows the latest
+        QVERIFY(curves.graph(EpochCurvePlot::TopLeft, "ours"));
+        QVERIFY(!curves.graph(EpochCurvePlot::TopLeft, "sgld_s"));
+        curves.showRun("rate 0.3, trial 1");
+        auto* cost = curves.graph(EpochCurvePlot::TopLeft, "sgld_s");
+        auto* accuracy = curves.graph(EpochCurvePlot::TopRight, "sgld_s");
+        auto* nll = curves.graph(EpochCurvePlot::BottomLeft, "sgld_s");
+        QVERIFY(cost && accuracy && nll);
+        QCOMPARE(cost->data()->size(), 2);
+        QCOMPARE(cost->data()->at(1)->key, 2.0);
+        QCOMPARE(cost->data()->at(1)->value, 0.3);
+        QCOMPARE(accuracy->data()->at(1)->value, 0.7);
+        QCOMPARE(nll->data()->at(0)->value, 1.2);
+        // Training NLL goes to the training panel; the correction's KL is not a training loss.
+        auto* training = curves.graph(EpochCurvePlot::BottomRight, "sgld + S");
+        QVERIFY(training);
+        QCOMPARE(training->data()->size(), 1);
+        QCOMPARE(training->data()->at(0)->value, 2.0);
+    }
+
+    void tenClassPresetsLoadAndEdit_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<int>("decisions");
+        QTest::newRow("mnist") << "mnist" << 10;
+        QTest::newRow("cifar10") << "cifar10" << 10;
+        QTest::newRow("selective (referral column)") << "selective" << 11;
+    }
+
+    void tenClassPresetsLoadAndEdit()
+    {
+        QFETCH(QString, preset);
+        QFETCH(int, decisions);
+        CostMatrixModel model;
+        CostMatrix start = CostMatrix::zeroOne(10, kFashion);
+        model.setMatrixDirect(start);
+        model.setPresetClassNames(kFashion);  // the data's names, not the preset's
+        QVERIFY(model.loadPreset(preset));
+        QCOMPARE(model.rowCount(), 10);
+        QCOMPARE(model.columnCount(), decisions);
+        QCOMPARE(model.matrix().classNames(), kFashion);
+        QCOMPARE(model.headerData(3, Qt::Vertical, Qt::DisplayRole).toString(), QString("3  Dress"));
+        QCOMPARE(model.headerData(3, Qt::Horizontal, Qt::DisplayRole).toString(), QString("3"));
+        QCOMPARE(model.headerData(3, Qt::Horizontal, Qt::ToolTipRole).toString(), QString("Decision: Dress"));
+        if (decisions == 11)
+            QCOMPARE(model.headerData(10, Qt::Horizontal, Qt::DisplayRole).toString(), QString("refer"));
+        const CostMatrix loaded = model.matrix();
+        QVERIFY(model.setData(model.index(2, 9), 0.4));
+        QCOMPARE(model.matrix().at(2, 9), 0.4);
+        QVERIFY(model.setData(model.index(9, decisions - 1), 0.15));
+        QCOMPARE(model.matrix().at(9, decisions - 1), 0.15);
+        QVERIFY(!model.setData(model.index(4, 4), -1.0));  // refused, unchanged
+        QCOMPARE(model.matrix().at(4, 4), 0.0);
+        model.undoStack()->undo();
+        model.undoStack()->undo();
+        QVERIFY(model.matrix() == loaded);
+        // A preset of another class count is refused and the matrix stays.
+        QVERIFY(!model.loadPreset("synthetic"));
+        QVERIFY(model.matrix() == loaded);
+    }
+
+    void windowSwitchesExperimentsAndTheirCostMatrices()
+    {
+        MainWindow window;
+        QCOMPARE(window.experiment(), QString("synthetic"));
+        QCOMPARE(window.costModel()->matrix().numClasses(), 2);
+        window.setExperiment("selective");
+        QCOMPARE(window.costModel()->matrix().numClasses(), 10);
+        QCOMPARE(window.costModel()->matrix().numDecisions(), 11);
+        QVERIFY(window.costModel()->setData(window.costModel()->index(0, 10), 0.3));
+        window.setExperiment("corruption");
+        QCOMPARE(window.costModel()->matrix().numDecisions(), 10);
+        window.setExperiment("synthetic");
+        QCOMPARE(window.costModel()->matrix().numClasses(), 2);
+        window.setExperiment("selective");  // its edit was kept
+        QCOMPARE(window.costModel()->matrix().at(0, 10), 0.3);
+        // Nothing ran, so nothing re-corrects.
+        QTest::qWait(500);
+        QVERIFY(!window.imageRunner()->isBusy());
+        QCOMPARE(window.imageRunner()->experimentRuns(), 0);
+    }
+
+    void tinyJobRunsThenRecorrectsOnly_data()
+    {
+        QTest::addColumn<QString>("experiment");
+        QTest::newRow("corruption") << "corruption";
+        QTest::newRow("selective") << "selective";
+    }
+
+    void tinyJobRunsThenRecorrectsOnly()
+    {
+        QFETCH(QString, experiment);
+        const bool selective = experiment == "selective";
+        ImageJobRunner runner(nullptr, tinyHooks());
+        QSignalSpy started(&runner, &ImageJobRunner::started);
+        QSignalSpy progress(&runner, &ImageJobRunner::progress);
+        QSignalSpy epochs(&runner, &ImageJobRunner::epochPoints);
+        QSignalSpy training(&runner, &ImageJobRunner::trainingPoints);
+        QSignalSpy comparisons(&runner, &ImageJobRunner::comparison);
+        QSignalSpy summaries(&runner, &ImageJobRunner::summary);
+        QSignalSpy times(&runner, &ImageJobRunner::trainingTime);
+        QSignalSpy caches(&runner, &ImageJobRunner::cacheReady);
+        QSignalSpy finished(&runner, &ImageJobRunner::finished);
+        QSignalSpy failed(&runner, &ImageJobRunner::failed);
+        const CostMatrix costs = CostMatrix::zeroOne(3);
+        QVERIFY(runner.start(ImageJobRunner::Job::Run, tinySettings(experiment), costs));
+        QVERIFY(runner.isBusy());
+        QVERIFY(!runner.start(ImageJobRunner::Job::Run, tinySettings(experiment), costs));  // one at a time
+        QVERIFY(finished.wait(120000));
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
+        QCOMPARE(started.count(), 1);
+        QVERIFY(!runner.isBusy());
+        QVERIFY(runner.hasCache());
+        QCOMPARE(runner.cacheExperiment(), experiment);
+        QCOMPARE(runner.experimentRuns(), 1);
+        QVERIFY(finished.first().at(2).toString().contains(QString("\"experiment\": \"%1\"").arg(experiment)));
+
+        // Progress maps the engine's phases onto the whole job.
+        double lastFraction = 0;
+        for (const auto& args : progress) {
+            const double f = args.at(0).value<JobProgress>().fraction;
+            QVERIFY(f >= lastFraction - 1e-12 && f <= 1.0 + 1e-9);
+            lastFraction = f;
+        }
+        QVERIFY2(lastFraction > 0.9, qPrintable(QString::number(lastFraction)));
+        // Live curves: per-epoch test figures (corruption) and training figures.
+        QStringList epochSeries;
+        for (const auto& args : epochs)
+            for (const auto& p : args.at(0).value<QVector<EpochPoint>>()) {
+                QCOMPARE(p.run, QString("rate 0.2, trial 1"));
+                QVERIFY(p.cost >= 0 && p.cost <= 1 && p.accuracy >= 0 && p.accuracy <= 1 && p.nll > 0);
+                epochSeries << p.series;
+            }
+        if (selective)
+            QVERIFY(epochSeries.isEmpty());
+        else
+            for (const QString s : {"map", "sgld_s", "ours", "cw_sgd"})
+                QVERIFY2(epochSeries.contains(s), qPrintable(s));
+        QStringList trainingSeries;
+        for (const auto& args : training)
+            for (const auto& p : args.at(0).value<QVector<TrainingPoint>>())
+                trainingSeries << p.series;
+        QVERIFY(trainingSeries.contains(selective ? "sghmc + S" : "sgld + S"));
+        QVERIFY(trainingSeries.contains(selective ? "ours, r 0.3" : "ours"));
+
+        // One comparison per run of ours; counts over the whole test set.
+        QCOMPARE(comparisons.count(), selective ? 2 : 1);
+        const auto view = comparisons.last().at(0).value<ComparisonView>();
+        QCOMPARE(view.classes(), 3);
+        QCOMPARE(view.decisions(), selective ? 4 : 3);
+        QCOMPARE(view.testCount, qint64(60));
+        qint64 before = 0, after = 0;
+        for (int i = 0; i < view.before.size(); ++i) {
+            before += view.before[i];
+            after += view.after[i];
+        }
+        QCOMPARE(before, qint64(60));
+        QCOMPARE(after, qint64(60));
+        QCOMPARE(view.changed.size(), int(std::min<qint64>(view.changedCount, kMaxChangedDecisions)));
+        for (const auto& item : view.changed) {
+            QCOMPARE(item.image.size(), QSize(4, 4));
+            QCOMPARE(item.image.format(), QImage::Format_Grayscale8);
+            QVERIFY(item.before != item.after);
+        }
+        const auto summary = summaries.last().at(0).value<SummaryView>();
+        QCOMPARE(summary.points.size(), selective ? 8 : 3);
+        const auto time = times.last().at(0).value<TrainingTimeView>();
+        QCOMPARE(time.size(), selective ? 2 : 0);
+        if (selective) {
+            QVERIFY(time[0].ours > 0 && time[1].ours >= time[0].ours);
+            QVERIFY(time[1].lcSghmc > time[0].lcSghmc);
+        }
+        const CostMatrix cached = caches.last().at(1).value<CostMatrix>();
+        QCOMPARE(cached.numDecisions(), selective ? 4 : 3);
+
+        // A cost edit: only q is re-trained, from the cached S.
+        CostMatrix edited = cached;
+        edited.set(0, 1, 4.0);
+        edited.set(2, 0, 3.0);
+        training.clear();
+        QVERIFY(runner.start(ImageJobRunner::Job::Recorrect, tinySettings(experiment), edited));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.last().at(0).value<ImageJobRunner::Job>(), ImageJobRunner::Job::Recorrect);
+        QCOMPARE(runner.experimentRuns(), 1);
+        QCOMPARE(runner.recorrections(), 1);
+        QVERIFY(runner.hasCache());
+        const auto recorrected = comparisons.last().at(0).value<ComparisonView>();
+        QVERIFY(recorrected.recorrected);
+        QVERIFY(recorrected.seconds > 0);
+        // The decisions were scored with the edited matrix.
+        for (const auto* side : {&recorrected.before, &recorrected.after}) {
+            double total = 0;
+            for (int y = 0; y < 3; ++y)
+                for (int d = 0; d < recorrected.decisions(); ++d)
+                    total += double((*side)[y * recorrected.decisions() + d]) * edited.at(y, d);
+            const double shown = side == &recorrected.before ? recorrected.costBefore : recorrected.costAfter;
+            QVERIFY2(std::abs(total / 60.0 - shown) < 1e-9, qPrintable(QString("%1 vs %2").arg(total / 60).arg(shown)));
+        }
+        // Its curve joins the cached run's.
+        bool recorrectedCurve = false;
+        for (const auto& args : training)
+            for (const auto& p : args.at(0).value<QVector<TrainingPoint>>())
+                recorrectedCurve |= p.series == kRecorrectedSeries && p.run == (selective ? "trial 1" : "rate 0.2, trial 1");
+        QVERIFY(recorrectedCurve);
+
+        // A cost matrix of another class count is refused with a message; the cache stays.
+        QVERIFY(runner.start(ImageJobRunner::Job::Recorrect, tinySettings(experiment), CostMatrix::zeroOne(4)));
+        QVERIFY(failed.wait(30000));
+        QVERIFY(failed.last().at(1).toString().contains("classes"));
+        QVERIFY(runner.hasCache());
+    }
+
+    void runnerReportsMissingData()
+    {
+        ImageJobRunner runner;
+        QSignalSpy failed(&runner, &ImageJobRunner::failed);
+        auto s = tinySettings("corruption");
+        s.data = QDir::tempPath() + "/lcs-no-such-image-folder";
+        QVERIFY(runner.start(ImageJobRunner::Job::Run, s, CostMatrix::zeroOne(3)));
+        QVERIFY(failed.wait(30000));
+        QVERIFY(failed.first().at(2).toBool());  // data unavailable: the demo exits 2 for this
+        QVERIFY(!runner.hasCache());
+    }
+
+    void windowCostEditRecorrectsOnly()
+    {
+        MainWindow window(nullptr, tinyHooks());
+        window.resize(1500, 950);
+        window.show();
+        window.setExperiment("corruption");
+        window.imagePanel()->applySettings(tinySettings("corruption"));
+        QSignalSpy finished(window.imageRunner(), &ImageJobRunner::finished);
+        window.runAll();
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(window.imageRunner()->experimentRuns(), 1);
+        // The data's classes replaced the 10-class default.
+        QCOMPARE(window.costModel()->matrix().numClasses(), 3);
+        QCOMPARE(window.costModel()->matrix().classNames(), std::vector<std::string>({"a", "b", "c"}));
+        QCOMPARE(window.imagePage()->comparisons().size(), 1);
+
+        auto* model = window.costModel();
+        QVERIFY(model->setData(model->index(1, 0), 3.0));
+        QVERIFY(finished.wait(60000));  // the re-correction the edit started
+        QCOMPARE(finished.last().at(0).value<ImageJobRunner::Job>(), ImageJobRunner::Job::Recorrect);
+        QCOMPARE(window.imageRunner()->experimentRuns(), 1);
+        QCOMPARE(window.imageRunner()->recorrections(), 1);
+        QVERIFY(window.lastRecorrectionSeconds() > 0);
+        const auto& shown = window.imagePage()->comparisons();
+        QCOMPARE(shown.size(), 2);
+        QVERIFY(shown.last().recorrected);
+        // The heat maps show the re-correction.
+        const auto* confusion = window.imagePage()->confusion();
+        for (int y = 0; y < 3; ++y)
+            for (int d = 0; d < 3; ++d)
+                QCOMPARE(confusion->shownCell(1, y, d), double(shown.last().after[y * 3 + d]));
+
+        // Every image view exports to PNG, SVG and PDF.
+        QTest::qWait(200);
+        QTemporaryDir dir;
+        for (auto* plot : window.imagePage()->plots())
+            for (const QString format : {"png", "svg", "pdf"}) {
+                const QString path = dir.path() + "/" + plot->objectName() + "." + format;
+                const QString error = exportPlot(plot, path);
+                QVERIFY2(error.isEmpty(), qPrintable(error));
+                QVERIFY2(QFileInfo(path).size() > 1000, qPrintable(path));
+            }
+    }
+};
+
+QTEST_MAIN(TestImageViews)
+#include "tst_image_views.moc"
