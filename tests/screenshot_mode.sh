@@ -1,16 +1,37 @@
 #!/usr/bin/env bash
-# lcstudio's screenshot mode as a user runs it: exit 0 and a real PNG; bad use exits 2.
+# lcstudio's screenshot mode as a user runs it: exit 0 and a real PNG for each demo
+# (synthetic, label corruption and selective classification on Fashion-MNIST); bad use
+# exits 2, and so does an image demo without data.
 set -u
 app="$1"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 export QT_QPA_PLATFORM=offscreen
-export XDG_CONFIG_HOME="$tmp/config"   # no remembered window state from the user
+export XDG_CONFIG_HOME="$tmp/config"   # no remembered window state or data folder from the user
+is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ]; }
+
 "$app" --demo synthetic --replicates 1 --screenshot "$tmp/window.png" > "$tmp/out.txt" 2>&1 || { cat "$tmp/out.txt"; fail "demo run failed"; }
 grep -q "event-loop delay" "$tmp/out.txt" || fail "no responsiveness figure printed"
-[ "$(head -c 8 "$tmp/window.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "not a PNG"
+is_png "$tmp/window.png" || fail "not a PNG"
 [ "$(stat -c %s "$tmp/window.png")" -gt 20000 ] || fail "PNG suspiciously small"
+
+# The image demos: Debian's dataset-fashion-mnist (scripts/setup.sh installs it).
+if [ -d /usr/share/datasets/fashion-mnist ]; then
+  for demo in corruption selective; do
+    "$app" --demo "$demo" --screenshot "$tmp/$demo.png" > "$tmp/$demo.txt" 2>&1 || { cat "$tmp/$demo.txt"; fail "$demo demo failed"; }
+    grep -q "screenshot written" "$tmp/$demo.txt" || fail "$demo: no confirmation printed"
+    is_png "$tmp/$demo.png" || fail "$demo: not a PNG"
+    # A window full of heat maps, curves and image tiles compresses far less than an empty one.
+    [ "$(stat -c %s "$tmp/$demo.png")" -gt 150000 ] || fail "$demo: PNG suspiciously small ($(stat -c %s "$tmp/$demo.png") bytes)"
+  done
+else
+  echo "screenshot mode: /usr/share/datasets/fashion-mnist missing (apt-get install dataset-fashion-mnist): image demos skipped"
+fi
+"$app" --demo corruption --data "$tmp/no-such-folder" --screenshot "$tmp/x.png" > "$tmp/nodata.txt" 2>&1
+[ $? -eq 2 ] || { cat "$tmp/nodata.txt"; fail "an image demo without data should exit 2"; }
+grep -q "no image data" "$tmp/nodata.txt" || fail "no clear message for missing data"
+
 "$app" --screenshot "$tmp/x.png" > /dev/null 2>&1; [ $? -eq 2 ] || fail "--screenshot without --demo should exit 2"
 "$app" --demo nothing --screenshot "$tmp/x.png" > /dev/null 2>&1; [ $? -eq 2 ] || fail "unknown demo should exit 2"
 "$app" "$tmp/missing.lcsession" --demo synthetic --screenshot "$tmp/x.png" > /dev/null 2>&1; [ $? -eq 1 ] || fail "missing session should exit 1"
