@@ -482,6 +482,54 @@ private Q_SLOTS:
         QCOMPARE(window.imageRunner()->experimentRuns(), 0);
     }
 
+    void imageSessionRoundTrip_data()
+    {
+        QTest::addColumn<QString>("experiment");
+        QTest::newRow("corruption") << "corruption";
+        QTest::newRow("selective") << "selective";
+    }
+
+    void imageSessionRoundTrip()
+    {
+        QFETCH(QString, experiment);
+        QTemporaryDir dir;
+        const QString path = dir.path() + "/image.lcsession";
+        ImageExperimentSettings s = tinySettings(experiment);
+        s.data = "/data/somewhere/fashion";
+        s.preset = "paper";
+        s.trials = 3;
+        s.maxTrain = 1234;
+        s.maxTest = 567;
+        s.seed = 9876543210123ULL;
+        s.epochs = 7;
+        CostMatrix costs;
+        {
+            MainWindow a;
+            a.setExperiment(experiment);
+            a.imagePanel()->applySettings(s);
+            QVERIFY(a.costModel()->setData(a.costModel()->index(3, 8), 0.25));
+            costs = a.costModel()->matrix();
+            costs.setReferral(std::nullopt);  // a selective session keeps the base matrix
+            QVERIFY2(a.saveSessionFile(path), qPrintable(a.lastError()));
+        }
+        MainWindow b;
+        QVERIFY2(b.openSessionFile(path), qPrintable(b.lastError()));
+        QCOMPARE(b.experiment(), experiment);
+        const ImageExperimentSettings back = b.imagePanel()->settings();
+        QCOMPARE(back.experiment, experiment);
+        QCOMPARE(back.data, s.data);
+        QCOMPARE(back.preset, s.preset);
+        QCOMPARE(back.values, s.values);
+        QCOMPARE(back.trials, s.trials);
+        QCOMPARE(back.methods, s.methods);
+        QCOMPARE(back.maxTrain, s.maxTrain);
+        QCOMPARE(back.maxTest, s.maxTest);
+        QCOMPARE(back.seed, s.seed);
+        QCOMPARE(back.epochs, s.epochs);
+        QVERIFY(b.costModel()->matrix() == costs);
+        QCOMPARE(b.costModel()->matrix().at(3, 8), 0.25);
+    }
+
     void tinyJobRunsThenRecorrectsOnly_data()
     {
         QTest::addColumn<QString>("experiment");
@@ -610,6 +658,24 @@ private Q_SLOTS:
         QVERIFY(failed.wait(30000));
         QVERIFY(failed.last().at(1).toString().contains("classes"));
         QVERIFY(runner.hasCache());
+    }
+
+    void cancelStopsAnImageRun()
+    {
+        ImageJobRunner runner(nullptr, tinyHooks());
+        QSignalSpy cancelled(&runner, &ImageJobRunner::cancelled);
+        QSignalSpy finished(&runner, &ImageJobRunner::finished);
+        QVERIFY(runner.start(ImageJobRunner::Job::Run, tinySettings("corruption"), CostMatrix::zeroOne(3)));
+        runner.cancel();  // before the worker gets to the first minibatch
+        QVERIFY(cancelled.wait(30000));
+        QCOMPARE(finished.count(), 0);
+        QVERIFY(!runner.isBusy());
+        QVERIFY(!runner.hasCache());
+        // Nothing cached, so nothing to re-correct.
+        QSignalSpy failed(&runner, &ImageJobRunner::failed);
+        QVERIFY(runner.start(ImageJobRunner::Job::Recorrect, tinySettings("corruption"), CostMatrix::zeroOne(3)));
+        QVERIFY(failed.wait(30000));
+        QVERIFY(failed.last().at(1).toString().contains("no student S cached"));
     }
 
     void runnerReportsMissingData()

@@ -308,6 +308,8 @@ void MainWindow::buildDocks()
     panelScroll->setWidgetResizable(true);
     panelScroll->setFrameShape(QFrame::NoFrame);
     panelScroll->setWidget(m_panelStack);
+    panelScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    panelScroll->setMinimumWidth(m_panelStack->minimumSizeHint().width() + 16);
     experimentLayout->addWidget(panelScroll, 1);
     connect(m_experimentBox, &QComboBox::activated, this,
             [this](int index) { setExperiment(m_experimentBox->itemData(index).toString()); });
@@ -452,14 +454,28 @@ ExperimentSettings MainWindow::settings() const
 Session MainWindow::currentSession() const
 {
     Session s;
+    s.experiment = m_experiment;
     s.settings = settings();
+    s.image = m_imagePanel->settings();
+    s.image.experiment = m_experiment == QLatin1String("synthetic") ? m_imagePanel->experiment() : m_experiment;
     s.costs = m_costs.matrix();
+    if (m_experiment == QLatin1String("selective"))
+        s.costs.setReferral(std::nullopt);  // the referral costs are swept; the base matrix is what a run needs
     return s;
 }
 
 void MainWindow::applySession(const Session& session)
 {
-    setExperiment(QStringLiteral("synthetic"));  // sessions hold the synthetic experiment
+    setExperiment(session.experiment);
+    if (session.experiment != QLatin1String("synthetic")) {
+        m_imagePanel->applySettings(session.image);
+        m_applyingCosts = true;  // a new setting, not an edit of the cached run's costs
+        m_costs.undoStack()->clear();
+        m_costs.setMatrixDirect(session.costs);
+        m_applyingCosts = false;
+        m_costEditor->setExpectedClasses(session.costs.numClasses());
+        return;
+    }
     m_replicates->setValue(session.settings.replicates);
     for (const QString& m : methodNames())
         m_methodBoxes.value(m)->setChecked(session.settings.methods.contains(m));
@@ -896,12 +912,6 @@ bool MainWindow::openSessionFile(const QString& path)
 
 bool MainWindow::saveSessionFile(const QString& path)
 {
-    if (m_experiment != QLatin1String("synthetic")) {
-        m_lastError = tr("Sessions hold the synthetic experiment only: the session format does not describe the "
-                         "image experiments yet.");
-        log(m_lastError);
-        return false;
-    }
     const QString error = lcs::ui::saveSession(currentSession(), path);
     if (!error.isEmpty()) {
         m_lastError = error;
@@ -933,7 +943,7 @@ void MainWindow::saveSession()
 
 void MainWindow::saveSessionAs()
 {
-    const QString path = askSavePath(this, tr("Save session"), "sessionDir", "synthetic.lcsession",
+    const QString path = askSavePath(this, tr("Save session"), "sessionDir", m_experiment + ".lcsession",
                                      tr("LC Studio sessions (*.lcsession)"));
     if (path.isEmpty())
         return;

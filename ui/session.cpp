@@ -22,6 +22,25 @@ SessionData toData(const Session& s)
     d.settings.correctionIterations = s.settings.correctionIterations;
     d.settings.gridResolution = s.settings.gridResolution;
     d.settings.device = s.settings.device.toStdString();
+    if (s.experiment != QLatin1String("synthetic")) {
+        const auto& im = s.image;
+        d.settings.methods.clear();
+        for (const auto& m : im.methods)
+            d.settings.methods.push_back(m.toStdString());
+        if (d.settings.methods.empty())
+            d.settings.methods = defaultSessionMethods(d.experiment);
+        d.settings.seed = im.seed;
+        d.settings.device = im.device.toStdString();
+        d.settings.data = im.data.toStdString();
+        d.settings.preset = im.preset.toStdString();
+        const std::vector<double> values(im.values.begin(), im.values.end());
+        if (!values.empty())
+            (im.isSelective() ? d.settings.referralCosts : d.settings.rates) = values;
+        d.settings.trials = im.trials;
+        d.settings.maxTrain = im.maxTrain;
+        d.settings.maxTest = im.maxTest;
+        d.settings.epochs = im.epochs;
+    }
     d.costs = s.costs;
     for (auto it = s.dataPaths.begin(); it != s.dataPaths.end(); ++it)
         d.dataPaths[it.key().toStdString()] = it.value().toStdString();
@@ -41,6 +60,23 @@ Session fromData(const SessionData& d)
     s.settings.correctionIterations = d.settings.correctionIterations;
     s.settings.gridResolution = d.settings.gridResolution;
     s.settings.device = QString::fromStdString(d.settings.device);
+    if (d.experiment != "synthetic") {
+        auto& im = s.image;
+        im.experiment = s.experiment;
+        im.methods.clear();
+        for (const auto& m : d.settings.methods)
+            im.methods << QString::fromStdString(m);
+        im.seed = d.settings.seed;
+        im.device = QString::fromStdString(d.settings.device);
+        im.data = QString::fromStdString(d.settings.data);
+        im.preset = QString::fromStdString(d.settings.preset);
+        const auto& values = im.isSelective() ? d.settings.referralCosts : d.settings.rates;
+        im.values = QVector<double>(values.begin(), values.end());
+        im.trials = d.settings.trials;
+        im.maxTrain = d.settings.maxTrain;
+        im.maxTest = d.settings.maxTest;
+        im.epochs = d.settings.epochs;
+    }
     s.costs = d.costs;
     for (const auto& [k, v] : d.dataPaths)
         s.dataPaths.insert(QString::fromStdString(k), QString::fromStdString(v));

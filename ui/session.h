@@ -3,6 +3,7 @@
 #include <QMap>
 #include <QString>
 
+#include "image_types.h"
 #include "ui_types.h"
 
 namespace lcs::ui {
@@ -10,8 +11,9 @@ namespace lcs::ui {
 /// Everything needed to reproduce a run: experiment, settings (seeds included), cost
 /// matrix, data paths. Opening a session and pressing Run repeats the run exactly.
 struct Session {
-    QString experiment = QStringLiteral("synthetic");
-    ExperimentSettings settings;
+    QString experiment = QStringLiteral("synthetic");  ///< or "corruption", "selective"
+    ExperimentSettings settings;       ///< the synthetic experiment's
+    ImageExperimentSettings image;     ///< the image experiments' (intra-op threads are not saved)
     CostMatrix costs = costPreset("synthetic");
     QMap<QString, QString> dataPaths;  ///< none for the synthetic experiment
 };
