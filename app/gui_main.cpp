@@ -36,7 +36,10 @@ int main(int argc, char** argv)
                             "Image data for the corruption and selective demos: a folder or fashion-mnist, mnist, "
                             "cifar10 (default: the folder the window last used, else fashion-mnist).",
                             "folder");
-    parser.addOptions({demo, screenshot, replicates, data});
+    QCommandLineOption maxTrain("max-train", "Image demos: use a seeded random subset of n training images (default 10000).",
+                                "n");
+    QCommandLineOption maxTest("max-test", "Image demos: the same for the test set (default 2000).", "n");
+    parser.addOptions({demo, screenshot, replicates, data, maxTrain, maxTest});
     // Positional, not --session: QGuiApplication takes -session for X11 session management.
     parser.addPositionalArgument("session", "A session file (.lcsession) to open at start-up.", "[session]");
     parser.process(app);
@@ -56,6 +59,28 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "lcstudio: --data: give a folder or one of fashion-mnist, mnist, cifar10\n");
         return 2;
     }
+    auto count = [&](const QCommandLineOption& option, qint64 fallback, qint64& out) {
+        if (!parser.isSet(option)) {
+            out = fallback;
+            return true;
+        }
+        bool ok = false;
+        out = parser.value(option).toLongLong(&ok);
+        if (!ok || out < 1 || out > 100000000) {
+            std::fprintf(stderr, "lcstudio: --%s: \"%s\" is not an integer in 1..100000000\n",
+                         qPrintable(option.names().front()), qPrintable(parser.value(option)));
+            return false;
+        }
+        if (!imageDemo) {
+            std::fprintf(stderr, "lcstudio: --%s needs --demo corruption or selective\n",
+                         qPrintable(option.names().front()));
+            return false;
+        }
+        return true;
+    };
+    qint64 trainImages = 0, testImages = 0;
+    if (!count(maxTrain, 10000, trainImages) || !count(maxTest, 2000, testImages))
+        return 2;
     lcs::ui::MainWindow window;
     const QStringList positional = parser.positionalArguments();
     if (positional.size() > 1) {
@@ -86,8 +111,8 @@ int main(int argc, char** argv)
         s.preset = "cpu";
         s.values = demoName == "selective" ? QVector<double>{0.1, 0.2} : QVector<double>{0.5};
         s.trials = 1;
-        s.maxTrain = 10000;
-        s.maxTest = 2000;
+        s.maxTrain = trainImages;
+        s.maxTest = testImages;
         window.setExperiment(demoName);
         window.imagePanel()->applySettings(s);
         if (parser.isSet(screenshot))

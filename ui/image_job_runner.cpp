@@ -329,10 +329,11 @@ private:
 
     void setThreads(const ImageExperimentSettings& s, const ModelSpec& model)
     {
-        // The MLP's small matrices run slower split across threads; ResNet-18 gains.
-        // Set on this thread, where the engine's operations run.
+        // The MLP's small matrices run slower split across threads; ResNet-18 gains, but
+        // one core stays with the GUI thread. Set on this thread, where the engine's
+        // operations run.
         const int want = s.threads > 0 ? s.threads
-                                       : (model.architecture == "mlp" ? 1 : std::max(1, QThread::idealThreadCount()));
+                                       : (model.architecture == "mlp" ? 1 : std::max(1, QThread::idealThreadCount() - 1));
         if (at::get_num_threads() != want)
             at::set_num_threads(want);
     }

@@ -143,7 +143,7 @@ ImageExperimentPanel::ImageExperimentPanel(QWidget* parent) : QWidget(parent)
     m_threads->setRange(0, 256);
     m_threads->setSpecialValueText(tr("auto"));
     m_threads->setToolTip(tr("Intra-op threads: auto = 1 for the MLP (its small matrices run slower split across "
-                             "threads), all cores for ResNet-18"));
+                             "threads), all cores but one (kept for the window) for ResNet-18"));
     auto* misc = new QHBoxLayout;
     misc->addWidget(m_epochs, 1);
     misc->addWidget(new QLabel(tr("seed"), this));

@@ -26,7 +26,7 @@ struct ImageExperimentSettings {
     qint64 maxTest = 2000;                              ///< 0 = all
     quint64 seed = 0;
     int epochs = 0;                                     ///< SGLD / SGHMC epochs; 0 = the preset's
-    int threads = 0;                                    ///< intra-op threads; 0 = 1 for the MLP, all cores else
+    int threads = 0;                                    ///< intra-op threads; 0 = 1 for the MLP, all cores but one else
     QString device = QStringLiteral("cpu");
 
     bool isSelective() const { return experiment == QLatin1String("selective"); }
