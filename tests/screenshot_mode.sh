@@ -33,6 +33,8 @@ fi
 grep -q "no image data" "$tmp/nodata.txt" || fail "no clear message for missing data"
 
 "$app" --screenshot "$tmp/x.png" > /dev/null 2>&1; [ $? -eq 2 ] || fail "--screenshot without --demo should exit 2"
+"$app" --demo corruption --max-train 0 --screenshot "$tmp/x.png" > /dev/null 2>&1; [ $? -eq 2 ] || fail "--max-train 0 should exit 2"
+"$app" --demo synthetic --max-test 100 --screenshot "$tmp/x.png" > /dev/null 2>&1; [ $? -eq 2 ] || fail "--max-test without an image demo should exit 2"
 "$app" --demo nothing --screenshot "$tmp/x.png" > /dev/null 2>&1; [ $? -eq 2 ] || fail "unknown demo should exit 2"
 "$app" "$tmp/missing.lcsession" --demo synthetic --screenshot "$tmp/x.png" > /dev/null 2>&1; [ $? -eq 1 ] || fail "missing session should exit 1"
 [ ! -e "$tmp/x.png" ] || fail "failed runs wrote a screenshot"

@@ -445,7 +445,7 @@ private Q_SLOTS:
         QCOMPARE(model.headerData(3, Qt::Horizontal, Qt::DisplayRole).toString(), QString("3"));
         QCOMPARE(model.headerData(3, Qt::Horizontal, Qt::ToolTipRole).toString(), QString("Decision: Dress"));
         if (decisions == 11)
-            QCOMPARE(model.headerData(10, Qt::Horizontal, Qt::DisplayRole).toString(), QString("refer"));
+            QCOMPARE(model.headerData(10, Qt::Horizontal, Qt::DisplayRole).toString(), QString("ref"));
         const CostMatrix loaded = model.matrix();
         QVERIFY(model.setData(model.index(2, 9), 0.4));
         QCOMPARE(model.matrix().at(2, 9), 0.4);

@@ -51,6 +51,8 @@ CostEditor::CostEditor(CostMatrixModel* model, QWidget* parent) : QWidget(parent
     m_table->setObjectName("costTable");
     m_table->setModel(m_model);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_table->horizontalHeader()->setMinimumSectionSize(22);  // 10 classes + refer fit a narrow dock
+    m_table->setWordWrap(false);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
     m_table->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Maximum);
@@ -110,6 +112,11 @@ CostEditor::CostEditor(CostMatrixModel* model, QWidget* parent) : QWidget(parent
 void CostEditor::syncFromModel()
 {
     const auto& m = m_model->matrix();
+    // Class columns share the width; the referral column keeps room for its number.
+    auto* header = m_table->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::Stretch);
+    if (m.hasReferral() && m.numClasses() > 4)
+        header->setSectionResizeMode(m.numClasses(), QHeaderView::ResizeToContents);
     {
         const QSignalBlocker b1(m_referral), b2(m_referralCost), b3(m_autoM), b4(m_m);
         m_referral->setChecked(m.hasReferral());

@@ -101,7 +101,7 @@ QVariant CostMatrixModel::headerData(int section, Qt::Orientation orientation, i
     // class index (the rows "index name"), the tooltips the full names.
     const bool compact = m_matrix.numClasses() > 4;
     if (orientation == Qt::Horizontal)
-        return compact && section < m_matrix.numClasses() ? QString::number(section) : name;
+        return compact ? (section < m_matrix.numClasses() ? QString::number(section) : tr("ref")) : name;
     return compact ? QStringLiteral("%1  %2").arg(section).arg(name) : name;
 }
 

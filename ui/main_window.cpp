@@ -1060,7 +1060,7 @@ void MainWindow::runDemoAndScreenshot(const QString& pngPath)
             auto* costDock = findChild<QDockWidget*>("costDock");
             auto* experimentDock = findChild<QDockWidget*>("experimentDock");
             if (costDock && experimentDock && m_resultsDock) {
-                resizeDocks({costDock, m_resultsDock}, {390, 410}, Qt::Horizontal);
+                resizeDocks({costDock, m_resultsDock}, {410, 400}, Qt::Horizontal);
                 resizeDocks({costDock, experimentDock}, {470, 550}, Qt::Vertical);
             }
         }
