@@ -1017,6 +1017,10 @@ void MainWindow::saveModel()
 
 void MainWindow::openModel()
 {
+    if (m_experiment != QLatin1String("synthetic")) {
+        log(tr("Open Model loads the synthetic experiment's correction networks: switch to it first."));
+        return;
+    }
     const QString path = askOpenPath(this, tr("Open correction model"), "modelDir", tr("LibTorch model (*.pt)"));
     if (path.isEmpty())
         return;
