@@ -39,8 +39,8 @@ Options:
   --max-test N        the same for the test set
   --epochs N          SGLD + S epochs (default: the preset's)
   --seed S            base seed (default 0)
-  --threads T         intra-op threads (default: 1 for the MLP, whose small matrices
-                      run 3-4x slower split across threads; all cores for ResNet-18)
+  --threads T         intra-op threads (default 1: the MLP's small matrices run 3-4x
+                      slower split across threads, and ResNet-18 on 2 shared cores 5x)
   --device D          cpu (default) or cuda[:N] when this LibTorch build has CUDA
   --json FILE         write results as JSON (atomically)
   --csv FILE          write one row per (rate, trial, method) as CSV (atomically)
@@ -123,10 +123,10 @@ int executeCorruption(const ImageRunOptions& o)
     limits.subsetSeed = o.seed;
     const auto data = lcs::loadImageDataset(o.data, limits);
     auto config = lcs::CorruptionConfig::preset(o.preset, data);
-    const int threads = o.threads > 0 ? o.threads
-                        : config.model.architecture == "mlp"
-                            ? 1
-                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    // One intra-op thread unless asked: on this 2-core machine two threads made ResNet-18
+    // runs 5x slower as soon as anything else ran, and the MLP's small matrices lose
+    // even on an idle machine.
+    const int threads = o.threads > 0 ? o.threads : 1;
     at::set_num_threads(threads);
     if (!o.sweep.empty())
         config.rates = o.sweep;

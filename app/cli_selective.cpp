@@ -38,7 +38,7 @@ Options:
   --max-test N          the same for the test set
   --epochs N            SGHMC + S epochs (default: the preset's)
   --seed S              base seed (default 0)
-  --threads T           intra-op threads (default 1 for the MLP, all cores for ResNet-18)
+  --threads T           intra-op threads (default 1; more only on an otherwise idle machine)
   --device D            cpu (default) or cuda[:N] when this LibTorch build has CUDA
   --json FILE           write results as JSON (atomically)
   --csv FILE            write one row per (r, trial, method) as CSV (atomically)
@@ -139,10 +139,10 @@ int executeSelective(const ImageRunOptions& o)
         config.sghmc.epochs = o.epochs;
     if (o.copies > 0)
         config.calibrationCopies = o.copies;
-    const int threads = o.threads > 0 ? o.threads
-                        : config.model.architecture == "mlp"
-                            ? 1
-                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    // One intra-op thread unless asked: on this 2-core machine two threads made ResNet-18
+    // runs 5x slower as soon as anything else ran, and the MLP's small matrices lose
+    // even on an idle machine.
+    const int threads = o.threads > 0 ? o.threads : 1;
     at::set_num_threads(threads);
     if (!o.quiet)
         std::fprintf(stderr, "%s: %lld training, %lld test images; %s; %zu referral cost(s) x %d trial(s)\n",
