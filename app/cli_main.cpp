@@ -33,6 +33,7 @@
 #include "cifar_reader.h"
 #include "idx_reader.h"
 #include "image_data.h"
+#include "file_checks.h"
 #include "cli_commands.h"
 #include "cli_support.h"
 
@@ -417,12 +418,6 @@ int runDecideCommand(int argc, char** argv)
     return kExitOk;
 }
 
-bool isDirectory(const std::string& path)
-{
-    struct stat info {};
-    return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
-}
-
 /// A data folder: CIFAR-10 binary, MNIST-like IDX, or CamVid (every frame of every split
 /// among train, val and test is decoded and its labels checked).
 std::string checkDataFolder(const std::string& dir)
@@ -521,7 +516,7 @@ std::string checkFile(const std::string& path)
         const auto batch = lcs::parseCifarBatch(lcs::readFile(path, lcs::kMaxCifarBatchBytes), path);
         return "CIFAR-10 batch of " + std::to_string(batch.size()) + " images";
     }
-    if (isDirectory(path))
+    if (lcs::isDirectory(path))
         return checkDataFolder(path);
     struct stat info {};
     if (::stat(path.c_str(), &info) != 0)

@@ -4,7 +4,6 @@
 #include <stdexcept>
 
 #include <dirent.h>
-#include <sys/stat.h>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -12,21 +11,10 @@
 
 #include "core/atomic_file.h"
 #include "core/input_error.h"
+#include "file_checks.h"
 
 namespace lcs {
 namespace {
-
-bool isRegularFile(const std::string& path)
-{
-    struct stat info {};
-    return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
-}
-
-bool isDirectory(const std::string& path)
-{
-    struct stat info {};
-    return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
-}
 
 std::vector<std::string> pngFilesIn(const std::string& dir)
 {

@@ -1,24 +1,12 @@
 #include "cifar_reader.h"
 
-#include <sys/stat.h>
 
 #include "core/atomic_file.h"
 #include "core/input_error.h"
+#include "file_checks.h"
 
 namespace lcs {
 namespace {
-
-bool isRegularFile(const std::string& path)
-{
-    struct stat info {};
-    return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
-}
-
-bool isDirectory(const std::string& path)
-{
-    struct stat info {};
-    return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
-}
 
 std::string trimmed(const std::string& s)
 {

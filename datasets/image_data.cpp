@@ -3,29 +3,17 @@
 #include <cmath>
 #include <cstdlib>
 
-#include <sys/stat.h>
 
 #include <ATen/ATen.h>
 
 #include "cifar_reader.h"
 #include "core/atomic_file.h"
 #include "core/input_error.h"
+#include "file_checks.h"
 #include "idx_reader.h"
 
 namespace lcs {
 namespace {
-
-bool isRegularFile(const std::string& path)
-{
-    struct stat info {};
-    return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
-}
-
-bool isDirectory(const std::string& path)
-{
-    struct stat info {};
-    return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
-}
 
 /// `base` or `base.gz`, whichever exists.
 std::string idxPath(const std::string& dir, const std::string& base)

@@ -14,6 +14,18 @@ namespace {
 constexpr size_t kMaxSidecarBytes = size_t{16} << 20;
 constexpr size_t kMaxWeightsBytes = size_t{1} << 30;
 
+/// The weights file, checked against the size and checksum its sidecar records.
+std::string readWeightsFor(const ModelInfo& info, const std::string& path, const std::string& sidecar)
+{
+    std::string weights = readFile(path, kMaxWeightsBytes);
+    if (weights.size() != info.weightsBytes || checksumHex(weights) != info.weightsChecksum)
+        throw InputError(path + " does not match " + sidecar + " (weights of " + std::to_string(weights.size()) +
+                         " bytes, checksum " + checksumHex(weights) + "; the sidecar records " +
+                         std::to_string(info.weightsBytes) + " bytes, " + info.weightsChecksum +
+                         "): the files come from different saves, or a save was interrupted; save the model again");
+    return weights;
+}
+
 } // namespace
 
 /// Serialises in memory (LibTorch's file writer reports a full disk from its destructor,
@@ -51,12 +63,7 @@ LoadedMlp loadMlp(const std::string& path)
     const std::string sidecar = path + ".json";
     LoadedMlp out;
     out.info = modelInfoFromJson(readFile(sidecar, kMaxSidecarBytes), sidecar);
-    const std::string weights = readFile(path, kMaxWeightsBytes);
-    if (weights.size() != out.info.weightsBytes || checksumHex(weights) != out.info.weightsChecksum)
-        throw InputError(path + " does not match " + sidecar + " (weights of " + std::to_string(weights.size())
-                         + " bytes, checksum " + checksumHex(weights) + "; the sidecar records "
-                         + std::to_string(out.info.weightsBytes) + " bytes, " + out.info.weightsChecksum
-                         + "): the files come from different saves, or a save was interrupted; save the model again");
+    const std::string weights = readWeightsFor(out.info, path, sidecar);
     out.model = Mlp(out.info.inputs, out.info.hidden, out.info.classes);
     // InputArchive replaces tensors wholesale (set_), so a file of another shape would load
     // "successfully"; compare against the architecture the sidecar promises.
@@ -120,12 +127,7 @@ LoadedClassifier loadClassifier(const std::string& path)
     const std::string sidecar = path + ".json";
     LoadedClassifier out;
     out.info = modelInfoFromJson(readFile(sidecar, kMaxSidecarBytes), sidecar);
-    const std::string weights = readFile(path, kMaxWeightsBytes);
-    if (weights.size() != out.info.weightsBytes || checksumHex(weights) != out.info.weightsChecksum)
-        throw InputError(path + " does not match " + sidecar + " (weights of " + std::to_string(weights.size()) +
-                         " bytes, checksum " + checksumHex(weights) + "; the sidecar records " +
-                         std::to_string(out.info.weightsBytes) + " bytes, " + out.info.weightsChecksum +
-                         "): the files come from different saves, or a save was interrupted; save the model again");
+    const std::string weights = readWeightsFor(out.info, path, sidecar);
     out.spec = modelSpecFromInfo(out.info);
     auto generator = makeGenerator(0);
     try {
