@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_support.h"
 #include "decision/cost_matrix.h"
 #include "image_data.h"
 
@@ -29,6 +30,11 @@ struct ImageRunOptions {
     std::string jsonPath, csvPath;
     bool quiet = false;
 };
+
+/// The flags corruption and selective share, for their Args specs.
+std::vector<FlagSpec> imageRunFlags();
+/// Applies one of the shared flags to `o`; false when `flag` is not one of them.
+bool applyImageRunFlag(const std::string& flag, const std::string& value, ImageRunOptions& o);
 
 int runCorruptionCommand(int argc, char** argv);
 int runSelectiveCommand(int argc, char** argv);

@@ -50,57 +50,74 @@ Options:
 
 } // namespace
 
+std::vector<FlagSpec> imageRunFlags()
+{
+    return {{"--data", true}, {"--trials", true}, {"--methods", true}, {"--preset", true}, {"--max-train", true},
+            {"--max-test", true}, {"--epochs", true}, {"--seed", true}, {"--threads", true}, {"--device", true},
+            {"--json", true}, {"--csv", true}, {"--quiet", false}};
+}
+
+bool applyImageRunFlag(const std::string& flag, const std::string& value, ImageRunOptions& o)
+{
+    if (flag == "--data") {
+        o.data = value;
+    } else if (flag == "--trials") {
+        o.trials = static_cast<int>(parseIntegerFlag(flag, value, 1, 1000));
+    } else if (flag == "--methods") {
+        o.methods = splitNames(value);
+    } else if (flag == "--preset") {
+        if (value != "cpu" && value != "paper")
+            throw UsageError("--preset: \"" + value.substr(0, 40) + "\" is not cpu or paper");
+        o.preset = value;
+    } else if (flag == "--max-train") {
+        o.limits.maxTrain = parseIntegerFlag(flag, value, 1, 100000000);
+    } else if (flag == "--max-test") {
+        o.limits.maxTest = parseIntegerFlag(flag, value, 1, 100000000);
+    } else if (flag == "--epochs") {
+        o.epochs = static_cast<int>(parseIntegerFlag(flag, value, 1, 100000));
+    } else if (flag == "--seed") {
+        o.seed = static_cast<uint64_t>(parseIntegerFlag(flag, value, 0, std::numeric_limits<long long>::max()));
+    } else if (flag == "--threads") {
+        o.threads = static_cast<int>(parseIntegerFlag(flag, value, 1, 256));
+    } else if (flag == "--device") {
+        o.device = value;
+        checkDeviceFlag(value);
+    } else if (flag == "--json") {
+        checkOutputPath(flag, value);
+        o.jsonPath = value;
+    } else if (flag == "--csv") {
+        checkOutputPath(flag, value);
+        o.csvPath = value;
+    } else if (flag == "--quiet") {
+        o.quiet = true;
+    } else {
+        return false;
+    }
+    return true;
+}
+
 int runCorruptionCommand(int argc, char** argv)
 {
     ImageRunOptions o;
     std::string costsPath;
-    Args args(argc, argv, 2, "corruption",
-              {{"--data", true}, {"--rates", true}, {"--trials", true}, {"--methods", true}, {"--preset", true},
-               {"--costs", true}, {"--max-train", true}, {"--max-test", true}, {"--epochs", true}, {"--seed", true},
-               {"--threads", true}, {"--device", true}, {"--json", true}, {"--csv", true}, {"--quiet", false}}, kCorruptionHelp);
+    auto flags = imageRunFlags();
+    flags.push_back({"--rates", true});
+    flags.push_back({"--costs", true});
+    Args args(argc, argv, 2, "corruption", flags, kCorruptionHelp);
     std::string flag, value;
     while (args.next(flag, value)) {
         if (flag == "--help") {
             std::fputs(kCorruptionHelp, stdout);
             return kExitOk;
-        } else if (flag == "--data") {
-            o.data = value;
         } else if (flag == "--rates") {
             o.sweep = parseNumbers("--rates", value);
             for (double r : o.sweep)
                 if (r < 0 || r > 1)
                     throw UsageError("--rates: " + lcs::formatNumber(r) + " is outside [0, 1]");
-        } else if (flag == "--trials") {
-            o.trials = static_cast<int>(parseIntegerFlag(flag, value, 1, 1000));
-        } else if (flag == "--methods") {
-            o.methods = splitNames(value);
-        } else if (flag == "--preset") {
-            if (value != "cpu" && value != "paper")
-                throw UsageError("--preset: \"" + value.substr(0, 40) + "\" is not cpu or paper");
-            o.preset = value;
         } else if (flag == "--costs") {
             costsPath = value;
-        } else if (flag == "--max-train") {
-            o.limits.maxTrain = parseIntegerFlag(flag, value, 1, 100000000);
-        } else if (flag == "--max-test") {
-            o.limits.maxTest = parseIntegerFlag(flag, value, 1, 100000000);
-        } else if (flag == "--epochs") {
-            o.epochs = static_cast<int>(parseIntegerFlag(flag, value, 1, 100000));
-        } else if (flag == "--seed") {
-            o.seed = static_cast<uint64_t>(parseIntegerFlag(flag, value, 0, std::numeric_limits<long long>::max()));
-        } else if (flag == "--threads") {
-            o.threads = static_cast<int>(parseIntegerFlag(flag, value, 1, 256));
-        } else if (flag == "--device") {
-            o.device = value;
-            checkDeviceFlag(value);
-        } else if (flag == "--json") {
-            checkOutputPath(flag, value);
-            o.jsonPath = value;
-        } else if (flag == "--csv") {
-            checkOutputPath(flag, value);
-            o.csvPath = value;
-        } else if (flag == "--quiet") {
-            o.quiet = true;
+        } else {
+            applyImageRunFlag(flag, value, o);
         }
     }
     if (o.data.empty())

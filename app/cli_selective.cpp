@@ -51,51 +51,21 @@ Options:
 int runSelectiveCommand(int argc, char** argv)
 {
     ImageRunOptions o;
-    Args args(argc, argv, 2, "selective",
-              {{"--data", true}, {"--referral-costs", true}, {"--methods", true}, {"--trials", true},
-               {"--preset", true}, {"--copies", true}, {"--max-train", true}, {"--max-test", true},
-               {"--epochs", true}, {"--seed", true}, {"--threads", true}, {"--device", true}, {"--json", true},
-               {"--csv", true}, {"--quiet", false}}, kSelectiveHelp);
+    auto flags = imageRunFlags();
+    flags.push_back({"--referral-costs", true});
+    flags.push_back({"--copies", true});
+    Args args(argc, argv, 2, "selective", flags, kSelectiveHelp);
     std::string flag, value;
     while (args.next(flag, value)) {
         if (flag == "--help") {
             std::fputs(kSelectiveHelp, stdout);
             return kExitOk;
-        } else if (flag == "--data") {
-            o.data = value;
         } else if (flag == "--referral-costs") {
             o.sweep = parseNumbers("--referral-costs", value);
-        } else if (flag == "--methods") {
-            o.methods = splitNames(value);
-        } else if (flag == "--trials") {
-            o.trials = static_cast<int>(parseIntegerFlag(flag, value, 1, 1000));
-        } else if (flag == "--preset") {
-            if (value != "cpu" && value != "paper")
-                throw UsageError("--preset: \"" + value.substr(0, 40) + "\" is not cpu or paper");
-            o.preset = value;
         } else if (flag == "--copies") {
             o.copies = static_cast<int>(parseIntegerFlag(flag, value, 1, 100));
-        } else if (flag == "--max-train") {
-            o.limits.maxTrain = parseIntegerFlag(flag, value, 1, 100000000);
-        } else if (flag == "--max-test") {
-            o.limits.maxTest = parseIntegerFlag(flag, value, 1, 100000000);
-        } else if (flag == "--epochs") {
-            o.epochs = static_cast<int>(parseIntegerFlag(flag, value, 1, 100000));
-        } else if (flag == "--seed") {
-            o.seed = static_cast<uint64_t>(parseIntegerFlag(flag, value, 0, std::numeric_limits<long long>::max()));
-        } else if (flag == "--threads") {
-            o.threads = static_cast<int>(parseIntegerFlag(flag, value, 1, 256));
-        } else if (flag == "--device") {
-            o.device = value;
-            checkDeviceFlag(value);
-        } else if (flag == "--json") {
-            checkOutputPath(flag, value);
-            o.jsonPath = value;
-        } else if (flag == "--csv") {
-            checkOutputPath(flag, value);
-            o.csvPath = value;
-        } else if (flag == "--quiet") {
-            o.quiet = true;
+        } else {
+            applyImageRunFlag(flag, value, o);
         }
     }
     if (o.data.empty())
