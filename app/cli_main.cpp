@@ -191,11 +191,7 @@ int runSyntheticCommand(int argc, char** argv)
             config.correction.warmStartSteps = static_cast<int>(parseIntegerFlag(flag, value, 0, 1000000));
         } else if (flag == "--device") {
             config.device = value;
-            try {
-                lcs::resolveDevice(value);
-            } catch (const std::invalid_argument& e) {
-                throw UsageError(std::string("--device: ") + e.what());
-            }
+            checkDeviceFlag(value);
         } else if (flag == "--json") {
             checkOutputPath(flag, value);
             jsonPath = value;

@@ -1,5 +1,7 @@
 #include "experiments/camvid_experiment.h"
 
+#include "experiments/report_json.h"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -62,11 +64,6 @@ at::Tensor singlePass(ClassifierImpl& net, const at::Tensor& x)
 bool wants(const CamvidTrainConfig& c, const std::string& m)
 {
     return std::find(c.methods.begin(), c.methods.end(), m) != c.methods.end();
-}
-
-nlohmann::json number(double v)
-{
-    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
 }
 
 struct Manifest {
@@ -511,13 +508,13 @@ std::string camvidEvalJson(const CamvidEvalResult& r)
     for (const auto& row : r.rows) {
         nlohmann::json iou = nlohmann::json::object();
         for (size_t c = 0; c < row.metrics.perClassIoU.size() && c < r.classNames.size(); ++c)
-            iou[r.classNames[c]] = number(row.metrics.perClassIoU[c]);
+            iou[r.classNames[c]] = reportNumber(row.metrics.perClassIoU[c]);
         rows.push_back({{"method", row.method},
                         {"decisions", row.rule},
-                        {"cost", number(row.metrics.averageCost)},
-                        {"mean_iou", number(row.metrics.meanIoU)},
-                        {"pixel_accuracy", number(row.metrics.accuracy)},
-                        {"nll", number(row.metrics.nll)},
+                        {"cost", reportNumber(row.metrics.averageCost)},
+                        {"mean_iou", reportNumber(row.metrics.meanIoU)},
+                        {"pixel_accuracy", reportNumber(row.metrics.accuracy)},
+                        {"nll", reportNumber(row.metrics.nll)},
                         {"per_class_iou", iou},
                         {"pixels", row.metrics.count}});
     }

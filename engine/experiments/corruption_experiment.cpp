@@ -1,5 +1,7 @@
 #include "experiments/corruption_experiment.h"
 
+#include "experiments/report_json.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -31,11 +33,6 @@ std::string rateText(double rate)
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.2g", rate);
     return buf;
-}
-
-nlohmann::json number(double v)
-{
-    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
 }
 
 } // namespace
@@ -287,23 +284,22 @@ std::string corruptionTable(const CorruptionResult& r)
 
 std::string corruptionJson(const CorruptionResult& r)
 {
-    auto meanStdJson = [](const MeanStd& m) { return nlohmann::json{{"mean", number(m.mean)}, {"std", number(m.std)}}; };
     nlohmann::json rates = nlohmann::json::array();
     for (const auto& m : r.summary)
         rates.push_back({{"rate", m.rate},
                          {"method", imageMethodName(m.method)},
-                         {"cost", meanStdJson(m.cost)},
-                         {"accuracy", meanStdJson(m.accuracy)},
-                         {"nll", meanStdJson(m.nll)},
+                         {"cost", reportMeanStd(m.cost)},
+                         {"accuracy", reportMeanStd(m.accuracy)},
+                         {"nll", reportMeanStd(m.nll)},
                          {"collapsed_trials", m.collapsed}});
     nlohmann::json trials = nlohmann::json::array();
     for (const auto& row : r.rows)
         trials.push_back({{"rate", row.rate},
                           {"trial", row.trial},
                           {"method", imageMethodName(row.method)},
-                          {"cost", number(row.metrics.averageCost)},
-                          {"accuracy", number(row.metrics.accuracy)},
-                          {"nll", number(row.metrics.nll)},
+                          {"cost", reportNumber(row.metrics.averageCost)},
+                          {"accuracy", reportNumber(row.metrics.accuracy)},
+                          {"nll", reportNumber(row.metrics.nll)},
                           {"seconds", row.seconds},
                           {"collapsed", row.collapsed}});
     nlohmann::json j = {{"experiment", "corruption"},

@@ -1,5 +1,7 @@
 #include "experiments/selective_experiment.h"
 
+#include "experiments/report_json.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -25,11 +27,6 @@ bool wants(const SelectiveConfig& c, ImageMethod m)
 DecisionMetrics decide(const at::Tensor& probs, const at::Tensor& labels, const CostMatrix& costs)
 {
     return evaluateDecisions(probs, bayesDecisions(probs, costTensor(costs)), labels, costs);
-}
-
-nlohmann::json number(double v)
-{
-    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
 }
 
 std::string costText(double r)
@@ -272,25 +269,24 @@ std::string selectiveTable(const SelectiveResult& r)
 
 std::string selectiveJson(const SelectiveResult& r)
 {
-    auto meanStdJson = [](const MeanStd& m) { return nlohmann::json{{"mean", number(m.mean)}, {"std", number(m.std)}}; };
     nlohmann::json summary = nlohmann::json::array();
     for (const auto& m : r.summary)
         summary.push_back({{"referral_cost", m.referralCost},
                            {"method", imageMethodName(m.method)},
-                           {"cost", meanStdJson(m.cost)},
-                           {"accuracy", meanStdJson(m.accuracy)},
-                           {"referral_rate", meanStdJson(m.referralRate)},
-                           {"nll", meanStdJson(m.nll)},
+                           {"cost", reportMeanStd(m.cost)},
+                           {"accuracy", reportMeanStd(m.accuracy)},
+                           {"referral_rate", reportMeanStd(m.referralRate)},
+                           {"nll", reportMeanStd(m.nll)},
                            {"collapsed_trials", m.collapsed}});
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& row : r.rows)
         runs.push_back({{"referral_cost", row.referralCost},
                         {"trial", row.trial},
                         {"method", imageMethodName(row.method)},
-                        {"cost", number(row.metrics.averageCost)},
-                        {"accuracy", number(row.metrics.accuracy)},
-                        {"referral_rate", number(row.metrics.referralRate)},
-                        {"nll", number(row.metrics.nll)},
+                        {"cost", reportNumber(row.metrics.averageCost)},
+                        {"accuracy", reportNumber(row.metrics.accuracy)},
+                        {"referral_rate", reportNumber(row.metrics.referralRate)},
+                        {"nll", reportNumber(row.metrics.nll)},
                         {"seconds", row.seconds},
                         {"collapsed", row.collapsed}});
     nlohmann::json timing = nlohmann::json::array();

@@ -1,5 +1,7 @@
 #include "experiments/synthetic_report.h"
 
+#include "experiments/report_json.h"
+
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -19,21 +21,10 @@ std::string fmt(const char* pattern, double a, double b)
     return buf;
 }
 
-nlohmann::json meanStdJson(const MeanStd& m)
-{
-    return {{"mean", m.mean}, {"std", m.std}};
-}
-
-/// JSON has no NaN; an undefined metric (e.g. accuracy with everything referred) is null.
-nlohmann::json number(double v)
-{
-    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
-}
-
 nlohmann::json metricsJson(const DecisionMetrics& m)
 {
-    return {{"cost", number(m.averageCost)}, {"accuracy", number(m.accuracy)}, {"nll", number(m.nll)},
-            {"referral_rate", number(m.referralRate)}, {"mean_iou", number(m.meanIoU)}};
+    return {{"cost", reportNumber(m.averageCost)}, {"accuracy", reportNumber(m.accuracy)}, {"nll", reportNumber(m.nll)},
+            {"referral_rate", reportNumber(m.referralRate)}, {"mean_iou", reportNumber(m.meanIoU)}};
 }
 
 } // namespace
@@ -81,9 +72,9 @@ std::string syntheticJson(const SyntheticResult& r)
                             {"inference_seconds", o.inferenceSeconds},
                             {"correction_seconds", o.correctionSeconds},
                             {"collapsed", o.collapsed}});
-        methods[methodName(m.method)] = {{"uncorrected", meanStdJson(m.uncorrected)},
-                                         {"corrected", meanStdJson(m.corrected)},
-                                         {"paired_diff", meanStdJson(m.pairedDiff)},
+        methods[methodName(m.method)] = {{"uncorrected", reportMeanStd(m.uncorrected)},
+                                         {"corrected", reportMeanStd(m.corrected)},
+                                         {"paired_diff", reportMeanStd(m.pairedDiff)},
                                          {"collapsed_replicates", m.collapsedReplicates},
                                          {"replicates", reps}};
     }
