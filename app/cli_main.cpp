@@ -91,6 +91,8 @@ Options:
   --correction-lr X   peak Adam learning rate of q, cosine-annealed (default 0.03)
   --warm-start-steps N        steps distilling the predictive into q before the
                       correction (default 300; 0 starts q from a random network)
+  --bbvi-prior P      fan_in (default: N(0, 1/fan_in) on weights, N(0, 1) on biases, as
+                      the authors' code) or isotropic (N(0, 1) on all, as the paper's text)
   --device D          cpu (default) or cuda[:N] when this LibTorch build has CUDA
   --json FILE         write results as JSON (atomically)
   --csv FILE          write per-replicate results as CSV (atomically)
@@ -158,7 +160,7 @@ int runSyntheticCommand(int argc, char** argv)
               {{"--replicates", true}, {"--methods", true}, {"--seed", true}, {"--threads", true}, {"--json", true},
                {"--csv", true}, {"--save-models", true}, {"--costs", true}, {"--preset", true},
                {"--correction-iterations", true}, {"--correction-lr", true}, {"--warm-start-steps", true},
-               {"--device", true}, {"--quiet", false}},
+               {"--bbvi-prior", true}, {"--device", true}, {"--quiet", false}},
               kSyntheticHelp);
     std::string flag, value;
     while (args.next(flag, value)) {
@@ -189,6 +191,13 @@ int runSyntheticCommand(int argc, char** argv)
             config.correction.learningRate = *lr;
         } else if (flag == "--warm-start-steps") {
             config.correction.warmStartSteps = static_cast<int>(parseIntegerFlag(flag, value, 0, 1000000));
+        } else if (flag == "--bbvi-prior") {
+            if (value == "fan_in")
+                config.bbvi.prior.kind = lcs::BbviPrior::Kind::FanIn;
+            else if (value == "isotropic")
+                config.bbvi.prior.kind = lcs::BbviPrior::Kind::Isotropic;
+            else
+                throw UsageError("--bbvi-prior: \"" + value.substr(0, 40) + "\" is not fan_in or isotropic");
         } else if (flag == "--device") {
             config.device = value;
             checkDeviceFlag(value);

@@ -80,17 +80,22 @@ void ProgressLines::operator()(const lcs::Progress& p)
 {
     if (m_quiet)
         return;
-    auto scalars = [&] {
+    auto figures = [](const std::vector<std::pair<std::string, double>>& named) {
         std::string out;
-        for (const auto& [k, v] : p.scalars)
+        for (const auto& [k, v] : named)
             out += " " + k + " " + lcs::formatNumber(std::round(v * 1e4) / 1e4);
         return out;
     };
     const char* clear = m_tty ? "\r\033[K" : "";
-    if (p.phase == "epoch_metrics") {
-        std::fprintf(stderr, "%s%s: epoch %lld test%s\n", clear, p.detail.c_str(), p.step, scalars().c_str());
+    if (p.test) {
+        std::vector<std::pair<std::string, double>> named{
+            {"cost", p.test->cost}, {"accuracy", p.test->accuracy}, {"nll", p.test->nll}};
+        if (p.test->meanIou)
+            named.emplace_back("miou", *p.test->meanIou);
+        std::fprintf(stderr, "%s%s: epoch %d test%s\n", clear, p.detail.c_str(), p.test->epoch, figures(named).c_str());
         return;
     }
+    auto scalars = [&] { return figures(p.training.named()); };
     if (m_tty)
         std::fprintf(stderr, "\r\033[K%s: %s %lld/%lld", p.detail.c_str(), p.phase.c_str(), p.step, p.total);
     if (p.step == p.total)

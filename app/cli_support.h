@@ -140,29 +140,15 @@ public:
     {
         if (m_quiet)
             return;
-        double done = 0, total = 0;
-        for (const auto& [k, v] : p.scalars) {
-            if (k == "tasks_done")
-                done = v;
-            if (k == "tasks_total")
-                total = v;
-        }
-        if (p.phase == "replicate_done") {
-            double u = 0, c = 0, collapsed = 0;
-            for (const auto& [k, v] : p.scalars) {
-                if (k == "uncorrected_cost")
-                    u = v;
-                if (k == "corrected_cost")
-                    c = v;
-                if (k == "collapsed")
-                    collapsed = v;
-            }
+        if (p.outcome) {
             std::fprintf(stderr, "%s[%lld/%lld] %s: cost %.3f -> %.3f%s\n", m_tty ? "\r\033[K" : "", p.step, p.total,
-                         p.detail.c_str(), u, c, collapsed > 0 ? " (warning: q collapsed to one class)" : "");
+                         p.detail.c_str(), p.outcome->uncorrectedCost, p.outcome->correctedCost,
+                         p.outcome->collapsed ? " (warning: q collapsed to one class)" : "");
             return;
         }
+        const lcs::TaskPosition tasks = p.tasks.value_or(lcs::TaskPosition{});
         if (m_tty)
-            std::fprintf(stderr, "\r\033[K[%.0f/%.0f] %s: %s %lld/%lld", done, total, p.detail.c_str(),
+            std::fprintf(stderr, "\r\033[K[%lld/%lld] %s: %s %lld/%lld", tasks.done, tasks.total, p.detail.c_str(),
                          p.phase.c_str(), p.step, p.total);
     }
     void finish()

@@ -571,19 +571,100 @@ private Q_SLOTS:
             QVERIFY2(torch::allclose(manual[i], grads[i], 1e-4, 1e-6), qPrintable(QString("parameter %1").arg(i)));
     }
 
+    void bbviKlUsesEachLayersPriorPrecision_data()
+    {
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<double>("precision");
+        QTest::newRow("fan-in (authors' code)") << static_cast<int>(BbviPrior::Kind::FanIn) << 1.0;
+        QTest::newRow("isotropic tau 2.5 (paper's text)") << static_cast<int>(BbviPrior::Kind::Isotropic) << 2.5;
+    }
+    void bbviKlUsesEachLayersPriorPrecision()
+    {
+        QFETCH(int, kind);
+        QFETCH(double, precision);
+        BbviPrior prior;
+        prior.kind = static_cast<BbviPrior::Kind>(kind);
+        prior.precision = precision;
+        // 3 inputs -> 2 hidden -> 4 classes: the fan-ins (3, 2) differ from the fan-outs
+        // (2, 4), so a prior scaled by the wrong dimension gives another number.
+        BayesMlp net(3, std::vector<int64_t>{2}, 4, -2.0);
+        {
+            torch::NoGradGuard g;
+            for (auto& l : net->layers) {
+                l->weightMean.fill_(0.5);
+                l->weightLogVar.fill_(std::log(0.25));
+                l->biasMean.fill_(-1.0);
+                l->biasLogVar.fill_(0.0);
+            }
+        }
+        // Hand sum: each element contributes 0.5 (tau s2 + tau mu^2 - 1 - log tau - log s2).
+        auto element = [](double tau, double mu, double s2) {
+            return 0.5 * (tau * s2 + tau * mu * mu - 1.0 - std::log(tau) - std::log(s2));
+        };
+        const bool fanIn = prior.kind == BbviPrior::Kind::FanIn;
+        const double expected = 6 * element(fanIn ? 3.0 : precision, 0.5, 0.25) +  // layer 0: 2 x 3 weights
+                                2 * element(fanIn ? 1.0 : precision, -1.0, 1.0) +  // its 2 biases
+                                8 * element(fanIn ? 2.0 : precision, 0.5, 0.25) +  // layer 1: 4 x 2 weights
+                                4 * element(fanIn ? 1.0 : precision, -1.0, 1.0);   // its 4 biases
+        QCOMPARE_LE(std::abs(net->kl(prior).item<double>() - expected), 1e-5 * std::abs(expected));
+    }
+
+    void bbviWeightsUntouchedByDataFollowThePrior_data()
+    {
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<double>("weightVariance");
+        // 4 inputs, 2 classes: fan-in 4, fan-out 2.
+        QTest::newRow("fan-in: 1/4") << static_cast<int>(BbviPrior::Kind::FanIn) << 0.25;
+        QTest::newRow("isotropic tau 2: 1/2") << static_cast<int>(BbviPrior::Kind::Isotropic) << 0.5;
+    }
+    void bbviWeightsUntouchedByDataFollowThePrior()
+    {
+        // Through the real runBbvi: every training input is 0, so the weights never touch
+        // the likelihood and their variational posterior must become the prior itself
+        // (mean 0, variance 1/precision of that layer's prior).
+        QFETCH(int, kind);
+        QFETCH(double, weightVariance);
+        BbviConfig config;
+        config.prior.kind = static_cast<BbviPrior::Kind>(kind);
+        config.prior.precision = 2.0;
+        config.iterations = 3000;
+        config.learningRate = 0.05;
+        config.samples = 1;
+        TrainingSet data{torch::zeros({8, 4}), torch::tensor({0, 1, 0, 1, 0, 1, 0, 1}, torch::kLong)};
+        auto gen = makeGenerator(4);
+        const auto out = runBbvi(4, {}, 2, data, torch::zeros({1, 4}), config, gen, {});
+        auto net = std::dynamic_pointer_cast<BayesMlpImpl>(out.model);
+        QVERIFY(net && net->layers.size() == 1);
+        const double variance = net->layers[0]->weightLogVar.exp().mean().item<double>();
+        const double largestMean = net->layers[0]->weightMean.abs().max().item<double>();
+        QVERIFY2(std::abs(variance - weightVariance) < 0.05 * weightVariance,
+                 qPrintable(QString("weight variance %1, prior %2").arg(variance).arg(weightVariance)));
+        QVERIFY2(largestMean < 0.05, qPrintable(QString("largest |weight mean| %1").arg(largestMean)));
+    }
+
+    void bbviHandGradientsMatchAutograd_data()
+    {
+        QTest::addColumn<int>("kind");
+        QTest::newRow("fan-in") << static_cast<int>(BbviPrior::Kind::FanIn);
+        QTest::newRow("isotropic") << static_cast<int>(BbviPrior::Kind::Isotropic);
+    }
     void bbviHandGradientsMatchAutograd()
     {
+        QFETCH(int, kind);
+        BbviPrior prior;
+        prior.kind = static_cast<BbviPrior::Kind>(kind);
+        prior.precision = 1.5;
         BayesMlp net(2, std::vector<int64_t>{6}, 3, -2.0);  // larger variances than the default, so dVar matters
         auto x = torch::randn({8, 2}, makeGenerator(5));
         auto y = torch::tensor({0, 1, 2, 0, 1, 2, 0, 1}, torch::kLong);
-        const double tau = 1.5, n = 40;
+        const double n = 40;
         auto genA = makeGenerator(99);
-        net->lossAndGradients(x, y, tau, n, genA);
+        net->lossAndGradients(x, y, prior, n, genA);
         std::vector<torch::Tensor> manual;
         for (auto& p : net->parameters())
             manual.push_back(p.grad().clone());
         auto genB = makeGenerator(99);  // same noise
-        auto loss = torch::nn::functional::cross_entropy(net->forwardLocalAutograd(x, genB), y) + net->kl(tau) / n;
+        auto loss = torch::nn::functional::cross_entropy(net->forwardLocalAutograd(x, genB), y) + net->kl(prior) / n;
         auto grads = torch::autograd::grad({loss}, net->parameters());
         for (size_t i = 0; i < grads.size(); ++i)
             QVERIFY2(torch::allclose(manual[i], grads[i], 1e-4, 1e-5),

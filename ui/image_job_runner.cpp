@@ -229,24 +229,18 @@ private:
                 run = m_run;
             if (!m_series.isEmpty())
                 series = m_series;
-            if (p.phase == kEpochMetricsPhase) {
+            if (p.test) {
                 EpochPoint e;
                 e.run = run;
                 e.series = series;
-                e.epoch = static_cast<int>(p.step);
-                for (const auto& [name, value] : p.scalars) {
-                    if (name == "cost")
-                        e.cost = value;
-                    else if (name == "accuracy")
-                        e.accuracy = value;
-                    else if (name == "nll")
-                        e.nll = value;
-                }
+                e.epoch = p.test->epoch;
+                e.cost = p.test->cost;
+                e.accuracy = p.test->accuracy;
+                e.nll = p.test->nll;
                 m_epochs.push_back(e);
             } else {
-                for (const auto& [name, value] : p.scalars) {
-                    // "samples" counts kept networks; "student" is 0 when nothing is distilled.
-                    if (name == "samples" || (name == "student" && value == 0.0))
+                for (const auto& [name, value] : p.training.named()) {
+                    if (name == "samples")  // a count of kept networks, not a curve
                         continue;
                     m_training.push_back({run, series, QString::fromStdString(name), p.step, value});
                 }
@@ -273,8 +267,8 @@ private:
             jp.step = m_last.step;
             jp.total = m_last.total;
             jp.fraction = m_fraction;
-            for (const auto& [k, v] : m_last.scalars)
-                jp.scalars.push_back({QString::fromStdString(k), v});
+            for (const auto& [k, v] : m_last.training.named())
+                jp.figures.push_back({QString::fromStdString(k), v});
             Q_EMIT m_worker->progress(jp);
             m_hasLast = false;
         }

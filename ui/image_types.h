@@ -48,7 +48,7 @@ struct ImageDataInfo {
 inline constexpr const char* kRecorrectedSeries = "ours, re-corrected";
 
 /// The test set's decision cost, accuracy and NLL of one network after an epoch
-/// (engine phase "epoch_metrics").
+/// (engine Progress::test).
 struct EpochPoint {
     QString run;     ///< "rate 0.5, trial 1"
     QString series;  ///< the network: "map", "sgld_s", "ours", "lc_sgld", "cw_sgd", ...

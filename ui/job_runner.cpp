@@ -317,8 +317,8 @@ private:
             jp.step = p.step;
             jp.total = p.total;
             jp.fraction = fraction;
-            for (const auto& [k, v] : p.scalars)
-                jp.scalars.push_back({QString::fromStdString(k), v});
+            for (const auto& [k, v] : p.training.named())
+                jp.figures.push_back({QString::fromStdString(k), v});
             Q_EMIT progress(jp);
         };
         return ctx;

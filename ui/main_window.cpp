@@ -770,9 +770,8 @@ void MainWindow::onProgress(const JobProgress& p)
     if (p.fraction > 0.02)
         eta = tr(" · ETA %1 s").arg(elapsed * (1 - p.fraction) / p.fraction, 0, 'f', 0);
     QStringList figures;
-    for (const auto& [name, value] : p.scalars)
-        if (!name.startsWith("tasks_"))
-            figures << QString("%1 %2").arg(name).arg(value, 0, 'g', 3);
+    for (const auto& [name, value] : p.figures)
+        figures << QString("%1 %2").arg(name).arg(value, 0, 'g', 3);
     m_phaseLabel->setText(tr("%1 · %2 · step %3/%4%5%6")
                               .arg(p.phase, p.detail)
                               .arg(p.step)

@@ -37,7 +37,7 @@ struct JobProgress {
     qint64 step = 0;    ///< within the current engine phase
     qint64 total = 0;
     double fraction = 0;  ///< of the whole job, 0..1
-    QVector<QPair<QString, double>> scalars;
+    QVector<QPair<QString, double>> figures;  ///< training figures of the latest report, for the status bar
 };
 
 /// Decisions over a regular grid, row-major, y outer.

@@ -173,7 +173,9 @@ CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const
             pr.phase = "correction";
             pr.step = step;
             pr.total = config.iterations;
-            pr.scalars = {{"loss", s.loss}, {"kl", s.kl}, {"expected_cost", s.expectedCost}};
+            pr.training.loss = s.loss;
+            pr.training.kl = s.kl;
+            pr.training.expectedCost = s.expectedCost;
             ctx.report(pr);
         }
     }

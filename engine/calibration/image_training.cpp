@@ -169,8 +169,11 @@ void trainSgd(ClassifierImpl& model, const TrainingSet& data, const SgdConfig& c
             lossSum += loss.item<double>();
             ++step;
             if (step % 50 == 0 || step == total)
-                ctx.report({phase, "epoch " + std::to_string(epoch + 1), step, total,
-                            {{"loss", lossSum / static_cast<double>((step - 1) % perEpoch + 1)}}});
+            {
+                Progress p{phase, "epoch " + std::to_string(epoch + 1), step, total};
+                p.training.loss = lossSum / static_cast<double>((step - 1) % perEpoch + 1);
+                ctx.report(p);
+            }
         }
         if (onEpoch) {
             onEpoch(epoch + 1, model);
@@ -264,10 +267,14 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
                     kept.pop_front();
             }
             if (step % 50 == 0 || step == total)
-                ctx.report({phase, "epoch " + std::to_string(epoch + 1), step, total,
-                            {{"nll", lossSum / static_cast<double>(inEpoch)},
-                             {"student", studentSum / static_cast<double>(inEpoch)},
-                             {"samples", static_cast<double>(kept.size())}}});
+            {
+                Progress p{phase, "epoch " + std::to_string(epoch + 1), step, total};
+                p.training.nll = lossSum / static_cast<double>(inEpoch);
+                if (config.distil)
+                    p.training.studentLoss = studentSum / static_cast<double>(inEpoch);
+                p.training.keptSamples = static_cast<int>(kept.size());
+                ctx.report(p);
+            }
         }
         out.curve.push_back({phase, epoch + 1, lossSum / static_cast<double>(inEpoch),
                              studentSum / static_cast<double>(inEpoch)});
@@ -342,10 +349,13 @@ ImageCorrectionResult trainImageCorrection(const ModelSpec& spec, const Classifi
             ++step;
             ++inEpoch;
             if (step % 50 == 0 || step == total)
-                ctx.report({phase, "epoch " + std::to_string(epoch + 1), step, total,
-                            {{"loss", sums.loss / static_cast<double>(inEpoch)},
-                             {"kl", sums.kl / static_cast<double>(inEpoch)},
-                             {"expected_cost", sums.expectedCost / static_cast<double>(inEpoch)}}});
+            {
+                Progress p{phase, "epoch " + std::to_string(epoch + 1), step, total};
+                p.training.loss = sums.loss / static_cast<double>(inEpoch);
+                p.training.kl = sums.kl / static_cast<double>(inEpoch);
+                p.training.expectedCost = sums.expectedCost / static_cast<double>(inEpoch);
+                ctx.report(p);
+            }
         }
         const double k = static_cast<double>(std::max<long long>(1, inEpoch));
         out.curve.push_back({epoch + 1, sums.loss / k, sums.kl / k, sums.expectedCost / k});

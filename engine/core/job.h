@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -32,13 +33,61 @@ private:
     std::atomic<bool> m_cancelled{false};
 };
 
+/// Figures of the optimisation a phase is running: running means over the current epoch
+/// for the image trainers, the latest step for the 2-D ones. A field a phase does not
+/// optimise stays empty, so readers never guess from names.
+struct TrainingFigures {
+    std::optional<double> loss;          ///< the objective being minimised
+    std::optional<double> nll;           ///< a chain's data term (mean minibatch NLL)
+    std::optional<double> kl;            ///< the objective's KL term (correction: KL(p || q); BBVI: KL(q || prior))
+    std::optional<double> expectedCost;  ///< correction: expected decision cost under q
+    std::optional<double> studentLoss;   ///< online distillation: the student's cross-entropy
+    std::optional<int> keptSamples;      ///< a chain's stored draws so far
+
+    bool empty() const { return !loss && !nll && !kl && !expectedCost && !studentLoss && !keptSamples; }
+    /// (name, value) pairs of the set fields, in a fixed order, for logs and status bars.
+    std::vector<std::pair<std::string, double>> named() const
+    {
+        std::vector<std::pair<std::string, double>> out;
+        if (loss) out.emplace_back("loss", *loss);
+        if (nll) out.emplace_back("nll", *nll);
+        if (kl) out.emplace_back("kl", *kl);
+        if (expectedCost) out.emplace_back("expected_cost", *expectedCost);
+        if (studentLoss) out.emplace_back("student", *studentLoss);
+        if (keptSamples) out.emplace_back("samples", static_cast<double>(*keptSamples));
+        return out;
+    }
+};
+
+/// Held-out figures of the network being trained, after one of its epochs (live curves).
+struct EpochTestFigures {
+    std::string model;                  ///< e.g. "SGLD + S", "ours"
+    int epoch = 0;                      ///< 1-based
+    double cost = 0, accuracy = 0, nll = 0;
+    std::optional<double> meanIou;      ///< segmentation only
+};
+
+/// One task (a replicate of one method) finished.
+struct TaskOutcome {
+    double uncorrectedCost = 0, correctedCost = 0;
+    bool collapsed = false;             ///< the correction collapsed to one decision
+};
+
+/// Position across tasks that run in parallel, for one overall progress bar.
+struct TaskPosition {
+    long long done = 0, total = 0;
+};
+
 /// One progress report. Plain data so it may be copied across threads.
 struct Progress {
     std::string phase;                     ///< e.g. "sghmc", "correction"
     std::string detail;                    ///< e.g. "replicate 3, bbvi"
     long long step = 0;
     long long total = 0;
-    std::vector<std::pair<std::string, double>> scalars;  ///< e.g. {"loss", 0.12}
+    TrainingFigures training;              ///< empty when the phase reports none
+    std::optional<EpochTestFigures> test;  ///< set on the report after an epoch
+    std::optional<TaskOutcome> outcome;    ///< set when a task finishes
+    std::optional<TaskPosition> tasks;     ///< set by parallel drivers
 };
 
 using ProgressSink = std::function<void(const Progress&)>;

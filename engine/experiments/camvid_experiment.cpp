@@ -275,8 +275,11 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
                 optimizer.step();
                 ++step;
                 if (step % 10 == 0 || step == total)
-                    ctx.report({"lc_mc_dropout", "epoch " + std::to_string(epoch + 1), step, total,
-                                {{"loss", loss.item<double>()}}});
+                {
+                    Progress p{"lc_mc_dropout", "epoch " + std::to_string(epoch + 1), step, total};
+                    p.training.loss = loss.item<double>();
+                    ctx.report(p);
+                }
             }
         }
         result.seconds.emplace_back("lc_mc_dropout", secondsSince(t0));

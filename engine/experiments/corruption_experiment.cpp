@@ -170,8 +170,9 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
             auto curve = [&](const std::string& name) -> EpochCallback {
                 return [&, name](int epoch, ClassifierImpl& net) {
                     const auto metrics = decide(predictClassProbabilities(net, probe), probeLabels, config.costs);
-                    ctx.report({kEpochMetricsPhase, name + ", " + detail, epoch, 0,
-                                {{"cost", metrics.averageCost}, {"accuracy", metrics.accuracy}, {"nll", metrics.nll}}});
+                    Progress p{kEpochMetricsPhase, name + ", " + detail, epoch, 0};
+                    p.test = EpochTestFigures{name, epoch, metrics.averageCost, metrics.accuracy, metrics.nll};
+                    ctx.report(p);
                 };
             };
             const auto perturb = [&](const at::Tensor& clean, at::Generator& g) {

@@ -21,8 +21,8 @@
 namespace lcs {
 
 /// Progress phase of the per-epoch test-set figures: detail = "METHOD, rate R, trial T",
-/// step = epoch, scalars cost / accuracy / nll. (The training phases report their own
-/// loss scalars with their own names.)
+/// step = epoch, and Progress::test holds cost / accuracy / NLL. (The training phases
+/// report Progress::training.)
 inline constexpr const char* kEpochMetricsPhase = "epoch_metrics";
 
 struct CorruptionConfig {

@@ -242,6 +242,7 @@ SyntheticResult tabulate(const SyntheticConfig& config, const std::vector<Replic
     SyntheticResult result;
     result.replicates = config.replicates;
     result.seed = config.seed;
+    result.bbviPrior = config.bbvi.prior.kind;
     result.seconds = seconds;
     for (auto m : config.methods) {
         std::vector<ReplicateOutcome> mine;
@@ -275,8 +276,7 @@ SyntheticResult runSynthetic(const SyntheticConfig& config, const JobContext& ct
             std::lock_guard<std::mutex> lock(mutex);
             Progress q = p;
             // Overall position for a progress bar across all tasks.
-            q.scalars.push_back({"tasks_done", static_cast<double>(done)});
-            q.scalars.push_back({"tasks_total", static_cast<double>(tasks.size())});
+            q.tasks = TaskPosition{static_cast<long long>(done), static_cast<long long>(tasks.size())};
             ctx.progress(q);
         };
     }
@@ -298,9 +298,8 @@ SyntheticResult runSynthetic(const SyntheticConfig& config, const JobContext& ct
                 p.detail = taskDetail(replicate, method);
                 p.step = static_cast<long long>(done);
                 p.total = static_cast<long long>(tasks.size());
-                p.scalars = {{"uncorrected_cost", outcome.uncorrected.averageCost},
-                             {"corrected_cost", outcome.corrected.averageCost},
-                             {"collapsed", outcome.collapsed ? 1.0 : 0.0}};
+                p.outcome = TaskOutcome{outcome.uncorrected.averageCost, outcome.corrected.averageCost,
+                                        outcome.collapsed};
                 ctx.progress(p);
             }
         },

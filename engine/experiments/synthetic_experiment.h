@@ -96,6 +96,7 @@ struct MethodSummary {
 struct SyntheticResult {
     int replicates = 0;
     uint64_t seed = 0;
+    BbviPrior::Kind bbviPrior = BbviPrior::Kind::FanIn;
     double seconds = 0;
     std::vector<MethodSummary> methods;  ///< in config order
 };

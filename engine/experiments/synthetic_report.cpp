@@ -79,7 +79,7 @@ std::string syntheticJson(const SyntheticResult& r)
                                          {"replicates", reps}};
     }
     nlohmann::json j = {{"experiment", "synthetic"}, {"replicates", r.replicates}, {"seconds", r.seconds},
-                        {"seed", r.seed}, {"methods", methods}};
+                        {"seed", r.seed}, {"bbvi_prior", BbviPrior::name(r.bbviPrior)}, {"methods", methods}};
     return j.dump(2) + "\n";
 }
 

@@ -10,7 +10,7 @@ namespace lcs {
 /// difference and its std, one row per method.
 std::string syntheticTable(const SyntheticResult& result);
 
-/// {"experiment": "synthetic", "replicates": N, "seconds": s, "seed": S,
+/// {"experiment": "synthetic", "replicates": N, "seconds": s, "seed": S, "bbvi_prior": "fan_in"|"isotropic",
 ///  "methods": {name: {"uncorrected": {"mean","std"}, "corrected": {...},
 ///                     "paired_diff": {...}, "replicates": [...]}}}
 std::string syntheticJson(const SyntheticResult& result);

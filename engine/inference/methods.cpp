@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <tuple>
 
 #include <torch/torch.h>
 
@@ -21,10 +22,8 @@ double secondsSince(Clock::time_point start)
 
 /// Reports about a hundred times per phase: often enough for a progress bar, rarely
 /// enough to cost nothing.
-using Scalars = std::vector<std::pair<std::string, double>>;
-
 void reportStep(const JobContext& ctx, const std::string& phase, long long step, long long total,
-                const std::function<Scalars()>& scalars = {})
+                const std::function<TrainingFigures()>& figures = {})
 {
     if (!ctx.progress)
         return;
@@ -35,8 +34,8 @@ void reportStep(const JobContext& ctx, const std::string& phase, long long step,
     p.phase = phase;
     p.step = step;
     p.total = total;
-    if (scalars)
-        p.scalars = scalars();
+    if (figures)
+        p.training = figures();
     ctx.report(p);
 }
 
@@ -101,7 +100,7 @@ void trainMap(Mlp& model, const TrainingSet& data, const MapConfig& config, at::
             flat.tensor().mutable_grad().add_(flat.tensor(), config.priorPrecision / n);
         }
         adam.step();
-        reportStep(ctx, phase, it, config.iterations, [&] { return Scalars{{"nll", nll}}; });
+        reportStep(ctx, phase, it, config.iterations, [&] { return TrainingFigures{{}, nll}; });
     }
 }
 
@@ -136,7 +135,12 @@ InferenceOutput runSgmcmc(Mlp model, const TrainingSet& data, const torch::Tenso
                 visitor(it, probs);
         }
         reportStep(ctx, phase, it, total,
-                   [&] { return Scalars{{"nll", nll}, {"samples", static_cast<double>(predictive.count())}}; });
+                   [&] {
+            TrainingFigures f;
+            f.nll = nll;
+            f.keptSamples = static_cast<int>(predictive.count());
+            return f;
+        });
     }
     return {predictive.mean(), model.ptr(), secondsSince(start)};
 }
@@ -192,23 +196,24 @@ torch::Tensor BayesLinearImpl::forwardSampled(const torch::Tensor& x, at::Genera
     return torch::addmm(b, x, w.t());
 }
 
-torch::Tensor BayesLinearImpl::kl(double tau) const
+torch::Tensor BayesLinearImpl::kl(double tauWeight, double tauBias) const
 {
     // KL(N(mu, s2) || N(0, 1/tau)) = 0.5 (tau s2 + tau mu^2 - 1 - log(tau s2)).
-    auto term = [tau](const torch::Tensor& mu, const torch::Tensor& logVar) {
+    auto term = [](double tau, const torch::Tensor& mu, const torch::Tensor& logVar) {
         return 0.5 * (tau * logVar.exp() + tau * mu.pow(2) - 1.0 - std::log(tau) - logVar).sum();
     };
-    return term(weightMean, weightLogVar) + term(biasMean, biasLogVar);
+    return term(tauWeight, weightMean, weightLogVar) + term(tauBias, biasMean, biasLogVar);
 }
 
-void BayesLinearImpl::addKlGradient(double tau, double scale)
+void BayesLinearImpl::addKlGradient(double tauWeight, double tauBias, double scale)
 {
     torch::NoGradGuard noGrad;
     // dKL/dmu = tau mu, dKL/dlogVar = 0.5 (tau s2 - 1).
-    for (auto* pair : {&weightMean, &biasMean})
-        pair->mutable_grad().add_(*pair, scale * tau);
-    for (auto* lv : {&weightLogVar, &biasLogVar})
-        lv->mutable_grad().add_(lv->exp().mul_(tau).sub_(1.0), 0.5 * scale);
+    for (auto [tau, mean, logVar] : {std::tuple{tauWeight, &weightMean, &weightLogVar},
+                                     std::tuple{tauBias, &biasMean, &biasLogVar}}) {
+        mean->mutable_grad().add_(*mean, scale * tau);
+        logVar->mutable_grad().add_(logVar->exp().mul_(tau).sub_(1.0), 0.5 * scale);
+    }
 }
 
 BayesMlpImpl::BayesMlpImpl(int64_t inputs, std::vector<int64_t> hidden, int64_t classes, double initialLogVariance)
@@ -241,16 +246,16 @@ torch::Tensor BayesMlpImpl::forwardSampled(torch::Tensor x, at::Generator& gener
     return x;
 }
 
-torch::Tensor BayesMlpImpl::kl(double tau) const
+torch::Tensor BayesMlpImpl::kl(const BbviPrior& prior) const
 {
     torch::Tensor total = torch::zeros({}, layers.front()->weightMean.options());
     for (const auto& l : layers)
-        total = total + l->kl(tau);
+        total = total + l->kl(prior.weightPrecision(l->fanIn()), prior.biasPrecision());
     return total;
 }
 
-double BayesMlpImpl::lossAndGradients(const torch::Tensor& x, const torch::Tensor& y, double tau,
-                                                         double numData, at::Generator& generator)
+double BayesMlpImpl::lossAndGradients(const torch::Tensor& x, const torch::Tensor& y, const BbviPrior& prior,
+                                      double numData, at::Generator& generator)
 {
     torch::NoGradGuard noGrad;
     std::vector<BayesLinearImpl::Trace> traces(layers.size());
@@ -268,7 +273,7 @@ double BayesMlpImpl::lossAndGradients(const torch::Tensor& x, const torch::Tenso
             dOut = dIn.mul_(preActivations[i - 1].gt(0));
     }
     for (auto& l : layers)
-        l->addKlGradient(tau, 1.0 / numData);
+        l->addKlGradient(prior.weightPrecision(l->fanIn()), prior.biasPrecision(), 1.0 / numData);
     return nll.item<double>();
 }
 
@@ -276,7 +281,7 @@ InferenceOutput runBbvi(int64_t inputs, std::vector<int64_t> hidden, int64_t cla
                         const torch::Tensor& evalInputs, const BbviConfig& config, at::Generator& generator,
                         const JobContext& ctx)
 {
-    TORCH_CHECK(config.priorPrecision > 0, "BBVI: prior precision must be positive");
+    TORCH_CHECK(config.prior.precision > 0, "BBVI: prior precision must be positive");
     const auto start = Clock::now();
     BayesMlp net(inputs, std::move(hidden), classes, config.initialLogVariance);
     {
@@ -296,11 +301,14 @@ InferenceOutput runBbvi(int64_t inputs, std::vector<int64_t> hidden, int64_t cla
         ctx.checkCancelled();
         const auto batch = batchOf(data, config.batchSize, generator);
         // Negative ELBO per training point: E_q[mean NLL] + KL / N.
-        const double nll = net->lossAndGradients(batch.x, batch.y, config.priorPrecision, n, generator);
+        const double nll = net->lossAndGradients(batch.x, batch.y, config.prior, n, generator);
         adam.step();
         reportStep(ctx, "bbvi", it, config.iterations, [&] {
             torch::NoGradGuard noGrad;
-            return Scalars{{"nll", nll}, {"kl", net->kl(config.priorPrecision).item<double>()}};
+            TrainingFigures f;
+            f.nll = nll;
+            f.kl = net->kl(config.prior).item<double>();
+            return f;
         });
     }
     PredictiveAverage predictive;
