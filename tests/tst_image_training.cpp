@@ -4,6 +4,8 @@
 // separable points, ResNet-18's structure, warm starts, and the corruption experiment
 // end to end on a tiny generated data set.
 #include <cmath>
+#include <map>
+#include <mutex>
 
 #include <QtTest/QtTest>
 
@@ -338,8 +340,35 @@ private Q_SLOTS:
         config.correction.epochs = 2;
         config.correctionNoS.epochs = 2;
         config.calibrationCopies = 2;
-        const auto result = runSelectiveExperiment(data, config, {});
+        // Live test curves, typed: (model, run) -> figures per epoch.
+        std::map<std::string, std::vector<EpochTestFigures>> curves;
+        std::mutex curvesMutex;
+        JobContext ctx{[&](const Progress& p) {
+                           if (!p.test)
+                               return;
+                           std::lock_guard<std::mutex> lock(curvesMutex);
+                           curves[p.test->model].push_back(*p.test);
+                       },
+                       nullptr};
+        const auto result = runSelectiveExperiment(data, config, ctx);
         QCOMPARE(result.rows.size(), size_t(2 * 4));
+        QVERIFY(data.test.size() <= 2000);  // so the curves are measured on the whole test set
+        for (const char* model : {"map", "sghmc_s", "ours, r 0.02", "ours, r 0.4", "ours_no_s, r 0.02",
+                                  "ours_no_s, r 0.4", "lc_sghmc, r 0.02", "lc_sghmc, r 0.4"})
+            QVERIFY2(curves.count(model) == 1, model);
+        QCOMPARE(curves["map"].size(), size_t(10));
+        for (size_t e = 0; e < curves["map"].size(); ++e)
+            QCOMPARE(curves["map"][e].epoch, static_cast<int>(e + 1));
+        // q's curve after its last epoch scores the q that the row reports, under that
+        // row's own referral cost (not the first one's).
+        for (double r : config.referralCosts)
+            for (const auto& row : result.rows)
+                if (row.referralCost == r && (row.method == ImageMethod::Ours || row.method == ImageMethod::OursNoS)) {
+                    const std::string model = std::string(row.method == ImageMethod::Ours ? "ours" : "ours_no_s") +
+                                              ", r " + (r == 0.02 ? "0.02" : "0.4");
+                    QCOMPARE(curves[model].back().cost, row.metrics.averageCost);
+                    QCOMPARE(curves[model].back().nll, row.metrics.nll);
+                }
         // The referral column costs r; rows are truth, so L[y, C] = r for every y.
         const auto costs = selectiveCosts(config.baseCosts, 0.4);
         QCOMPARE(costs.numDecisions(), 4);

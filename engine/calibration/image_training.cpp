@@ -170,7 +170,7 @@ void trainSgd(ClassifierImpl& model, const TrainingSet& data, const SgdConfig& c
             ++step;
             if (step % 50 == 0 || step == total)
             {
-                Progress p{phase, "epoch " + std::to_string(epoch + 1), step, total};
+                auto p = Progress::at(phase, "epoch " + std::to_string(epoch + 1), step, total);
                 p.training.loss = lossSum / static_cast<double>((step - 1) % perEpoch + 1);
                 ctx.report(p);
             }
@@ -268,7 +268,7 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
             }
             if (step % 50 == 0 || step == total)
             {
-                Progress p{phase, "epoch " + std::to_string(epoch + 1), step, total};
+                auto p = Progress::at(phase, "epoch " + std::to_string(epoch + 1), step, total);
                 p.training.nll = lossSum / static_cast<double>(inEpoch);
                 if (config.distil)
                     p.training.studentLoss = studentSum / static_cast<double>(inEpoch);
@@ -350,7 +350,7 @@ ImageCorrectionResult trainImageCorrection(const ModelSpec& spec, const Classifi
             ++inEpoch;
             if (step % 50 == 0 || step == total)
             {
-                Progress p{phase, "epoch " + std::to_string(epoch + 1), step, total};
+                auto p = Progress::at(phase, "epoch " + std::to_string(epoch + 1), step, total);
                 p.training.loss = sums.loss / static_cast<double>(inEpoch);
                 p.training.kl = sums.kl / static_cast<double>(inEpoch);
                 p.training.expectedCost = sums.expectedCost / static_cast<double>(inEpoch);

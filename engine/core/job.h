@@ -88,6 +88,17 @@ struct Progress {
     std::optional<EpochTestFigures> test;  ///< set on the report after an epoch
     std::optional<TaskOutcome> outcome;    ///< set when a task finishes
     std::optional<TaskPosition> tasks;     ///< set by parallel drivers
+
+    /// A report of `step` of `total` in `phase`, figures to be filled in.
+    static Progress at(std::string phase, std::string detail, long long step, long long total)
+    {
+        Progress p;
+        p.phase = std::move(phase);
+        p.detail = std::move(detail);
+        p.step = step;
+        p.total = total;
+        return p;
+    }
 };
 
 using ProgressSink = std::function<void(const Progress&)>;

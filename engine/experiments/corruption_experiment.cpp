@@ -1,5 +1,6 @@
 #include "experiments/corruption_experiment.h"
 
+#include "experiments/image_experiment_support.h"
 #include "experiments/report_json.h"
 
 #include <algorithm>
@@ -17,23 +18,7 @@
 namespace lcs {
 namespace {
 
-bool wants(const CorruptionConfig& c, ImageMethod m)
-{
-    return std::find(c.methods.begin(), c.methods.end(), m) != c.methods.end();
-}
-
-DecisionMetrics decide(const at::Tensor& probs, const at::Tensor& labels, const CostMatrix& costs)
-{
-    const auto L = costTensor(costs);
-    return evaluateDecisions(probs, bayesDecisions(probs, L), labels, costs);
-}
-
-std::string rateText(double rate)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2g", rate);
-    return buf;
-}
+bool wants(const CorruptionConfig& c, ImageMethod m) { return wantsMethod(c.methods, m); }
 
 } // namespace
 
@@ -149,32 +134,17 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
     for (size_t rateIndex = 0; rateIndex < config.rates.size(); ++rateIndex) {
         const double rate = config.rates[rateIndex];
         for (int trial = 0; trial < config.trials; ++trial) {
-            const std::string detail = "rate " + rateText(rate) + ", trial " + std::to_string(trial + 1);
+            const std::string detail = "rate " + settingText(rate) + ", trial " + std::to_string(trial + 1);
             auto generator = makeGenerator(mixSeed(config.seed, rateIndex + 1, static_cast<uint64_t>(trial) + 1));
             TrainingSet train{data.train.images, corruptLabels(data.train.labels, rate, data.classes(), generator)};
             auto record = [&](ImageMethod m, const at::Tensor& probs, double seconds, bool collapsed) {
-                result.rows.push_back({rate, trial, m, decide(probs, data.test.labels, config.costs), seconds, collapsed});
+                result.rows.push_back({rate, trial, m, bayesMetrics(probs, data.test.labels, config.costs), seconds, collapsed});
             };
-            auto progress = [&](const std::string& what) {
-                return JobContext{[&, what](const Progress& p) {
-                                      Progress q = p;
-                                      q.detail = detail + ", " + what + (p.detail.empty() ? "" : ", " + p.detail);
-                                      ctx.report(q);
-                                  },
-                                  ctx.cancel};
-            };
+            auto progress = [&](const std::string& what) { return prefixedContext(ctx, detail, what); };
             // Live test-set curves: cost, accuracy and NLL of the network being trained
             // after every epoch, on up to 2,000 test images.
-            const auto probe = data.test.images.slice(0, 0, std::min<int64_t>(data.test.size(), 2000));
-            const auto probeLabels = data.test.labels.slice(0, 0, probe.size(0));
-            auto curve = [&](const std::string& name) -> EpochCallback {
-                return [&, name](int epoch, ClassifierImpl& net) {
-                    const auto metrics = decide(predictClassProbabilities(net, probe), probeLabels, config.costs);
-                    Progress p{kEpochMetricsPhase, name + ", " + detail, epoch, 0};
-                    p.test = EpochTestFigures{name, epoch, metrics.averageCost, metrics.accuracy, metrics.nll};
-                    ctx.report(p);
-                };
-            };
+            const auto probe = TestProbe::firstOf(data.test.images, data.test.labels);
+            auto curve = [&](const std::string& name) { return testCurve(ctx, probe, config.costs, name, detail); };
             const auto perturb = [&](const at::Tensor& clean, at::Generator& g) {
                 return withGaussianNoise(clean, config.calibrationNoiseStd, g);
             };
@@ -243,17 +213,10 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
         result.distillationSecondsPerEpoch /= distillationRuns;
     for (double rate : config.rates)
         for (auto m : config.methods) {
-            std::vector<double> cost, accuracy, nll;
-            int collapsed = 0;
-            for (const auto& row : result.rows)
-                if (row.rate == rate && row.method == m) {
-                    cost.push_back(row.metrics.averageCost);
-                    accuracy.push_back(row.metrics.accuracy);
-                    nll.push_back(row.metrics.nll);
-                    collapsed += row.collapsed ? 1 : 0;
-                }
-            if (!cost.empty())
-                result.summary.push_back({m, rate, meanStd(cost), meanStd(accuracy), meanStd(nll), collapsed});
+            const auto cell = gatherCell(result.rows, [&](const auto& row) { return row.rate == rate && row.method == m; });
+            if (!cell.empty())
+                result.summary.push_back(
+                    {m, rate, meanStd(cell.cost), meanStd(cell.accuracy), meanStd(cell.nll), cell.collapsed});
         }
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
@@ -269,12 +232,9 @@ std::string corruptionTable(const CorruptionResult& r)
                   "NLL");
     s << line;
     for (const auto& m : r.summary) {
-        char cost[48], acc[48], nll[48];
-        std::snprintf(cost, sizeof cost, "%.4f ± %.4f", m.cost.mean, m.cost.std);
-        std::snprintf(acc, sizeof acc, "%.4f ± %.4f", m.accuracy.mean, m.accuracy.std);
-        std::snprintf(nll, sizeof nll, "%.4f ± %.4f", m.nll.mean, m.nll.std);
-        std::snprintf(line, sizeof line, "%-6s %-16s %-20s %-20s %-20s%s\n", rateText(m.rate).c_str(),
-                      imageMethodLabel(m.method).c_str(), cost, acc, nll, m.collapsed ? "  (q collapsed)" : "");
+        std::snprintf(line, sizeof line, "%-6s %-16s %-20s %-20s %-20s%s\n", settingText(m.rate).c_str(),
+                      imageMethodLabel(m.method).c_str(), meanStdText(m.cost).c_str(), meanStdText(m.accuracy).c_str(),
+                      meanStdText(m.nll).c_str(), m.collapsed ? "  (q collapsed)" : "");
         s << line;
     }
     std::snprintf(line, sizeof line, "%.1f s wall; SGLD + S distillation %.2f s per epoch\n", r.seconds,

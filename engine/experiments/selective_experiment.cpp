@@ -1,5 +1,6 @@
 #include "experiments/selective_experiment.h"
 
+#include "experiments/image_experiment_support.h"
 #include "experiments/report_json.h"
 
 #include <algorithm>
@@ -19,22 +20,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool wants(const SelectiveConfig& c, ImageMethod m)
-{
-    return std::find(c.methods.begin(), c.methods.end(), m) != c.methods.end();
-}
-
-DecisionMetrics decide(const at::Tensor& probs, const at::Tensor& labels, const CostMatrix& costs)
-{
-    return evaluateDecisions(probs, bayesDecisions(probs, costTensor(costs)), labels, costs);
-}
-
-std::string costText(double r)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g", r);
-    return buf;
-}
+bool wants(const SelectiveConfig& c, ImageMethod m) { return wantsMethod(c.methods, m); }
 
 } // namespace
 
@@ -112,14 +98,7 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
     for (int trial = 0; trial < config.trials; ++trial) {
         const std::string detail = "trial " + std::to_string(trial + 1);
         auto generator = makeGenerator(mixSeed(config.seed, 0x5e1ec7, static_cast<uint64_t>(trial) + 1));
-        auto progress = [&](const std::string& what) {
-            return JobContext{[&, what](const Progress& p) {
-                                  Progress q = p;
-                                  q.detail = detail + ", " + what + (p.detail.empty() ? "" : ", " + p.detail);
-                                  ctx.report(q);
-                              },
-                              ctx.cancel};
-        };
+        auto progress = [&](const std::string& what) { return prefixedContext(ctx, detail, what); };
         // The contamination: every training and test image rotated once; D' holds
         // `calibrationCopies` further random rotations of every training image.
         TrainingSet train{rotateImages(data.train.images,
@@ -130,11 +109,17 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
         const auto calibration = rotatedCopies(data.train.images, config.calibrationCopies,
                                                config.maxRotationDegrees, generator);
         const auto& testLabels = data.test.labels;
+        // Live test curves on up to 2,000 rotated test images. The networks that serve
+        // every cost function (MAP, the chain and S) are scored under the first one.
+        const auto probe = TestProbe::firstOf(testImages, testLabels);
+        auto curve = [&](const std::string& name, const CostMatrix& L) {
+            return testCurve(ctx, probe, L, name, detail);
+        };
 
         auto t0 = Clock::now();
         auto map = config.model.build(generator);
         map->to(device);
-        trainSgd(*map, train, config.map, generator, progress("map"), "map");
+        trainSgd(*map, train, config.map, generator, progress("map"), "map", curve("map", costs.front()));
         const double mapSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
 
         const bool needsS = wants(config, ImageMethod::Ours);
@@ -146,7 +131,7 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
         SgldDistillationResult chain;
         if (wants(config, ImageMethod::Sghmc) || needsS || needsStored) {
             chain = runSgldDistillation(config.model, *map, train, calibration, {}, evalInputs, sampler, generator,
-                                        progress("sghmc + S"), "sghmc");
+                                        progress("sghmc + S"), "sghmc", curve("sghmc_s", costs.front()));
             if (trial == 0) {
                 chainSeconds = mapSeconds + chain.seconds;
                 result.samplingSeconds = chainSeconds;
@@ -168,15 +153,16 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
         for (size_t k = 0; k < K; ++k) {
             const double r = config.referralCosts[k];
             const auto& L = costs[k];
-            const std::string at = "r " + costText(r);
+            const std::string at = "r " + settingText(r);
             auto record = [&](ImageMethod m, const at::Tensor& probs, double seconds, bool collapsed) {
-                result.rows.push_back({r, trial, m, decide(probs, testLabels, L), seconds, collapsed});
+                result.rows.push_back({r, trial, m, bayesMetrics(probs, testLabels, L), seconds, collapsed});
             };
             if (wants(config, ImageMethod::Sghmc))
                 record(ImageMethod::Sghmc, testPredictive, 0.0, false);
             if (needsS) {
                 auto q = trainImageCorrection(config.model, *chain.student, calibration, {chain.student.get(), {}}, L,
-                                              config.correction, generator, progress("ours, " + at), "correction");
+                                              config.correction, generator, progress("ours, " + at), "correction",
+                                              curve("ours, " + at, L));
                 const auto qProbs = predictClassProbabilities(*q.q, testImages);
                 record(ImageMethod::Ours, qProbs, q.seconds, q.collapsed);
                 if (trial == 0)
@@ -189,7 +175,7 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
             if (needsStored) {
                 auto q = trainImageCorrection(config.model, *map, calibration, {nullptr, storedPredictive}, L,
                                               config.correctionNoS, generator, progress("ours (no S), " + at),
-                                              "correction");
+                                              "correction", curve("ours_no_s, " + at, L));
                 record(ImageMethod::OursNoS, predictClassProbabilities(*q.q, testImages), q.seconds, q.collapsed);
                 if (trial == 0)
                     noSSeconds[k] = q.seconds;
@@ -199,7 +185,8 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
                 lc.distil = false;
                 lc.lossCalibration = &L;
                 const auto lcChain = runSgldDistillation(config.model, *map, train, {}, {}, testImages, lc, generator,
-                                                         progress("lc-sghmc, " + at), "lc_sghmc");
+                                                         progress("lc-sghmc, " + at), "lc_sghmc",
+                                                         curve("lc_sghmc, " + at, L));
                 record(ImageMethod::LcSghmc, lcChain.evalPredictive, lcChain.seconds, false);
                 if (trial == 0)
                     lcSeconds[k] = mapSeconds + lcChain.seconds;
@@ -217,19 +204,11 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
     }
     for (double r : config.referralCosts)
         for (auto m : config.methods) {
-            std::vector<double> cost, accuracy, referral, nll;
-            int collapsed = 0;
-            for (const auto& row : result.rows)
-                if (row.referralCost == r && row.method == m) {
-                    cost.push_back(row.metrics.averageCost);
-                    accuracy.push_back(row.metrics.accuracy);
-                    referral.push_back(row.metrics.referralRate);
-                    nll.push_back(row.metrics.nll);
-                    collapsed += row.collapsed ? 1 : 0;
-                }
-            if (!cost.empty())
-                result.summary.push_back(
-                    {m, r, meanStd(cost), meanStd(accuracy), meanStd(referral), meanStd(nll), collapsed});
+            const auto cell =
+                gatherCell(result.rows, [&](const auto& row) { return row.referralCost == r && row.method == m; });
+            if (!cell.empty())
+                result.summary.push_back({m, r, meanStd(cell.cost), meanStd(cell.accuracy), meanStd(cell.referralRate),
+                                          meanStd(cell.nll), cell.collapsed});
         }
     result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return result;
@@ -245,18 +224,16 @@ std::string selectiveTable(const SelectiveResult& r)
                   "acc. (non-referred)", "referral rate");
     s << line;
     for (const auto& m : r.summary) {
-        char cost[48], acc[48], ref[48];
-        std::snprintf(cost, sizeof cost, "%.4f ± %.4f", m.cost.mean, m.cost.std);
-        std::snprintf(acc, sizeof acc, "%.4f ± %.4f", m.accuracy.mean, m.accuracy.std);
-        std::snprintf(ref, sizeof ref, "%.4f ± %.4f", m.referralRate.mean, m.referralRate.std);
-        std::snprintf(line, sizeof line, "%-6s %-16s %-20s %-20s %-20s%s\n", costText(m.referralCost).c_str(),
-                      imageMethodLabel(m.method).c_str(), cost, acc, ref, m.collapsed ? "  (q collapsed)" : "");
+        std::snprintf(line, sizeof line, "%-6s %-16s %-20s %-20s %-20s%s\n", settingText(m.referralCost).c_str(),
+                      imageMethodLabel(m.method).c_str(), meanStdText(m.cost).c_str(),
+                      meanStdText(m.accuracy).c_str(), meanStdText(m.referralRate).c_str(),
+                      m.collapsed ? "  (q collapsed)" : "");
         s << line;
     }
     s << "Training time (s) vs number of cost functions:\n";
     std::snprintf(line, sizeof line, "%-6s %-14s %-14s %-14s\n", "costs", "ours (S once)", "ours, no S", "LC-SGHMC");
     s << line;
-    auto cell = [](double v) { return v > 0 ? costText(v) : std::string("-"); };
+    auto cell = [](double v) { return v > 0 ? settingText(v) : std::string("-"); };
     for (const auto& t : r.trainingTime) {
         std::snprintf(line, sizeof line, "%-6d %-14s %-14s %-14s\n", t.costFunctions, cell(t.ours).c_str(),
                       cell(t.oursNoS).c_str(), cell(t.lcSghmc).c_str());

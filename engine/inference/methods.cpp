@@ -100,7 +100,11 @@ void trainMap(Mlp& model, const TrainingSet& data, const MapConfig& config, at::
             flat.tensor().mutable_grad().add_(flat.tensor(), config.priorPrecision / n);
         }
         adam.step();
-        reportStep(ctx, phase, it, config.iterations, [&] { return TrainingFigures{{}, nll}; });
+        reportStep(ctx, phase, it, config.iterations, [&] {
+            TrainingFigures f;
+            f.nll = nll;
+            return f;
+        });
     }
 }
 
