@@ -1,11 +1,15 @@
 // CamVid segmentation on tiny generated frames: SegNet's shapes and MC dropout, the
 // streaming metrics against hand counts and against the per-point evaluator, the
-// LC-MC-dropout loss against a hand computation, the 12 -> 11 class cost table, and
-// train / eval / frames-per-second end to end.
+// LC-MC-dropout loss against a hand computation, the 12 -> 11 class cost table,
+// train / eval / frames-per-second end to end, and the window's in-memory job: a
+// re-correction retrains only q and lowers the cost under the new matrix; the frames the
+// evaluation visits agree with the metrics it reports.
 #include <cmath>
+#include <map>
 
 #include <QtTest/QtTest>
 
+#include <ATen/Parallel.h>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <torch/torch.h>
@@ -44,12 +48,87 @@ void writeFrame(const QString& dir, const QString& split, const QString& name, i
     QVERIFY(cv::imwrite((dir + "/" + split + "annot/" + name).toStdString(), label));
 }
 
+/// Three bands: road (dark) on the left, car (bright) on the right, and a grey middle
+/// band whose labels are car or road at random, so that S is unsure there and the cost
+/// matrix decides; a void top row.
+void writeAmbiguousFrame(const QString& dir, const QString& split, const QString& name, int seed)
+{
+    cv::Mat image(32, 32, CV_8UC3), label(32, 32, CV_8UC1);
+    cv::RNG rng(static_cast<uint64_t>(seed));
+    for (int r = 0; r < 32; ++r)
+        for (int c = 0; c < 32; ++c) {
+            const int band = c < 11 ? 0 : (c < 21 ? 1 : 2);
+            const int base = band == 0 ? 40 : (band == 1 ? 120 : 200);
+            image.at<cv::Vec3b>(r, c) = cv::Vec3b(cv::saturate_cast<uchar>(base + rng.uniform(-15, 15)),
+                                                  cv::saturate_cast<uchar>(base + rng.uniform(-15, 15)),
+                                                  cv::saturate_cast<uchar>(base + rng.uniform(-15, 15)));
+            const bool car = band == 2 || (band == 1 && rng.uniform(0, 2) == 1);
+            label.at<uchar>(r, c) = r == 0 ? 11 : (car ? 8 : 3);
+        }
+    QDir().mkpath(dir + "/" + split);
+    QDir().mkpath(dir + "/" + split + "annot");
+    QVERIFY(cv::imwrite((dir + "/" + split + "/" + name).toStdString(), image));
+    QVERIFY(cv::imwrite((dir + "/" + split + "annot/" + name).toStdString(), label));
+}
+
+/// 0/1 costs on the 11 CamVid classes with one entry raised: L[truth, decision] = value.
+CostMatrix camvidCostsWith(int truth, int decision, double value)
+{
+    auto costs = camvidDecisionCosts(costPreset("camvid"));
+    std::vector<double> values;
+    for (int y = 0; y < 11; ++y)
+        for (int d = 0; d < 11; ++d)
+            values.push_back(y == truth && d == decision ? value : (y == d ? 0.0 : 1.0));
+    return CostMatrix(11, values, false, costs.classNames());
+}
+
+/// mean over pixels of min_d sum_y p(y) L[y, d]: the expected cost of the Bayes decision
+/// under `net`'s own predictive (what the correction's cost term lowers).
+double expectedBayesCost(ClassifierImpl& net, const at::Tensor& frames, const CostMatrix& costs)
+{
+    const auto p = classRows(predictClassProbabilities(net, frames));
+    return torch::matmul(p, costTensor(costs)).amin(1).mean().item<double>();
+}
+
+/// Share of pixels whose Bayes decision under `costs` is Car (8).
+double carShare(ClassifierImpl& net, const at::Tensor& frames, const CostMatrix& costs)
+{
+    const auto p = classRows(predictClassProbabilities(net, frames));
+    return bayesDecisions(p, costTensor(costs)).eq(8).to(at::kDouble).mean().item<double>();
+}
+
+std::vector<at::Tensor> parameterCopies(const ClassifierImpl& net)
+{
+    std::vector<at::Tensor> out;
+    for (const auto& t : net.parameters())
+        out.push_back(t.detach().clone());
+    return out;
+}
+
+bool sameParameters(const std::vector<at::Tensor>& a, const ClassifierImpl& net)
+{
+    const auto b = net.parameters();
+    if (a.size() != b.size())
+        return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (!a[i].equal(b[i].detach()))
+            return false;
+    return true;
+}
+
 } // namespace
 
 class TestSegmentation : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase()
+    {
+        // One intra-op thread: the trained networks, and so the thresholds below, are
+        // then the same on every run.
+        at::set_num_threads(1);
+    }
+
     void segnetShapesAndMcDropout()
     {
         auto light = makeSegNet("segnet_light", 3, 11, 0.3);
@@ -218,6 +297,168 @@ private Q_SLOTS:
         } catch (const InputError& e) {
             QVERIFY2(QString(e.what()).contains("camvid.json"), e.what());
         }
+    }
+
+    void windowRunReportsEpochsAndRecorrectsOnlyQ()
+    {
+        QTemporaryDir tmp;
+        const auto data = tmp.path() + "/camvid";
+        for (int i = 0; i < 6; ++i)
+            writeAmbiguousFrame(data, "train", QString("f%1.png").arg(i), i);
+        for (int i = 0; i < 3; ++i)
+            writeAmbiguousFrame(data, "val", QString("v%1.png").arg(i), 50 + i);
+        auto config = CamvidWindowConfig::preset("demo");
+        config.train.data = data.toStdString();
+        config.train.height = 32;
+        config.train.width = 32;
+        config.train.maxFrames = 0;
+        config.train.sgd.epochs = 30;
+        config.train.sgd.batchSize = 2;
+        config.train.sghmc.epochs = 30;
+        config.train.sghmc.batchSize = 2;
+        config.train.sghmc.burnInSteps = 1;
+        config.train.sghmc.thinning = 1;
+        config.train.correction.epochs = 4;
+        config.train.correction.batchSize = 2;
+        // A: deciding car on a road pixel is expensive, so q leans to road in the grey band.
+        const auto costsA = camvidCostsWith(3, 8, 4.0);
+        config.train.costs = costsA;
+        torch::manual_seed(1);  // dropout draws from the global generator
+        config.epochEvalFrames = 2;
+        std::map<std::string, std::vector<EpochTestFigures>> epochs;
+        JobContext ctx;
+        ctx.progress = [&](const Progress& p) {
+            if (p.test)
+                epochs[p.test->model].push_back(*p.test);
+        };
+        auto run = trainCamvidWindow(config, ctx);
+        QVERIFY(run.cache && run.cache->student && run.cache->q);
+        QCOMPARE(run.trainFrames, 6);
+        QCOMPARE(run.epochEvalFrames, 2);
+        QCOMPARE(run.cache->corrections, 1);
+        // One validation report per epoch of each network, numbered 1..epochs, with mIoU.
+        for (const auto& [model, n] : std::vector<std::pair<std::string, int>>{{"cw_sgd", 30}, {"sghmc_s", 30}, {"ours", 4}}) {
+            QCOMPARE(static_cast<int>(epochs[model].size()), n);
+            for (int e = 0; e < n; ++e) {
+                QCOMPARE(epochs[model][static_cast<size_t>(e)].epoch, e + 1);
+                QVERIFY(epochs[model][static_cast<size_t>(e)].meanIou.has_value());
+            }
+        }
+        QVERIFY2(*epochs["cw_sgd"].back().meanIou > 0.5, qPrintable(QString::number(*epochs["cw_sgd"].back().meanIou)));
+
+        auto& cache = *run.cache;
+        const auto studentBefore = parameterCopies(*cache.student);
+        const auto qA = cache.q;
+        const auto qABefore = parameterCopies(*qA);
+        // B: missing a car is expensive, so the re-corrected q leans to car.
+        const auto costsB = camvidCostsWith(8, 3, 4.0);
+        const double expectedS = expectedBayesCost(*cache.student, cache.unlabelled, costsB);
+        const double expectedA = expectedBayesCost(*qA, cache.unlabelled, costsB);
+        const auto recorrection = recorrectCamvid(cache, costsB, ctx);
+        QVERIFY(recorrection.seconds > 0);
+        QCOMPARE(cache.corrections, 2);
+        QVERIFY(cache.costs == costsB);
+        QVERIFY2(cache.q != qA && !sameParameters(qABefore, *cache.q), "q was not retrained");
+        QVERIFY2(sameParameters(studentBefore, *cache.student), "S must stay as it was");
+        QVERIFY2(sameParameters(qABefore, *qA), "the previous q must not be trained in place");
+        QCOMPARE(static_cast<int>(epochs["ours"].size()), 4 + 4);  // the re-correction's epochs too
+        const double expectedB = expectedBayesCost(*cache.q, cache.unlabelled, costsB);
+        // The correction's cost term on the unlabelled pixels, computed here from the networks.
+        QVERIFY2(expectedB < expectedS && expectedB < expectedA,
+                 qPrintable(QString("expected cost under B: q_B %1, S %2, q_A %3").arg(expectedB).arg(expectedS).arg(expectedA)));
+        // The decisions move the way B asks: more pixels decided car than q for A gave
+        // under the same rule.
+        QVERIFY2(carShare(*cache.q, cache.unlabelled, costsB) > carShare(*qA, cache.unlabelled, costsB),
+                 qPrintable(QString("car share under B: q_B %1, q_A %2")
+                                .arg(carShare(*cache.q, cache.unlabelled, costsB))
+                                .arg(carShare(*qA, cache.unlabelled, costsB))));
+
+        // A cancelled re-correction leaves the cache as it was.
+        CancelToken token;
+        token.cancel();
+        const auto qB = cache.q;
+        QVERIFY_THROWS_EXCEPTION(Cancelled, recorrectCamvid(cache, costsA, JobContext{{}, &token}));
+        QVERIFY(cache.q == qB && cache.costs == costsB && cache.corrections == 2);
+        // A matrix of the wrong size is refused by name, and changes nothing.
+        QVERIFY_THROWS_EXCEPTION(InputError, recorrectCamvid(cache, CostMatrix::zeroOne(4), {}));
+        QVERIFY(cache.q == qB);
+
+        // The evaluation's visited frames agree with its metrics (hand counts).
+        std::vector<CamvidVisitedFrame> visited;
+        const auto comparison = evaluateCamvidWindow(cache, [&](const CamvidVisitedFrame& f) { visited.push_back(f); }, {});
+        QCOMPARE(comparison.frames, 3);
+        QCOMPARE(visited.size(), size_t(3));
+        QCOMPARE(static_cast<int>(comparison.classNames.size()), 11);
+        for (const auto& f : visited) {
+            QCOMPARE(f.height, 32);
+            QCOMPARE(f.rgb.size(), size_t(32 * 32 * 3));
+            QCOMPARE(f.truth.size(), size_t(32 * 32));
+            QCOMPARE(f.uncorrected.size(), f.truth.size());
+            QCOMPARE(f.corrected.size(), f.truth.size());
+        }
+        QCOMPARE(visited[1].name, std::string("v1.png"));
+        for (int rule = 0; rule < 2; ++rule) {
+            const auto& reported = rule == 0 ? comparison.uncorrected : comparison.corrected;
+            std::vector<long long> tp(11), fp(11), fn(11);
+            double cost = 0;
+            long long pixels = 0;
+            for (const auto& f : visited)
+                for (size_t i = 0; i < f.truth.size(); ++i) {
+                    const int y = f.truth[i];
+                    const int d = rule == 0 ? f.uncorrected[i] : f.corrected[i];
+                    if (y == kCamvidVoid)
+                        continue;
+                    ++pixels;
+                    cost += costsB.at(y, d);
+                    if (y == d)
+                        ++tp[static_cast<size_t>(y)];
+                    else {
+                        ++fn[static_cast<size_t>(y)];
+                        ++fp[static_cast<size_t>(d)];
+                    }
+                }
+            QCOMPARE(reported.count, pixels);
+            QVERIFY(std::abs(reported.averageCost - cost / static_cast<double>(pixels)) < 1e-9);
+            for (size_t c = 0; c < 11; ++c) {
+                const long long denominator = tp[c] + fp[c] + fn[c];
+                if (denominator == 0)
+                    QVERIFY(std::isnan(reported.perClassIoU[c]));
+                else
+                    QVERIFY2(std::abs(reported.perClassIoU[c] - double(tp[c]) / double(denominator)) < 1e-12,
+                             qPrintable(QString("class %1").arg(c)));
+            }
+        }
+        // S finds both bands; the IoU of a class nobody decided is undefined, not 0.
+        QVERIFY(comparison.uncorrected.perClassIoU[3] > 0.2 && comparison.uncorrected.perClassIoU[8] > 0.2);
+
+        // Frames per second of networks in memory.
+        const auto fps = camvidFramesPerSecond(*cache.student, *cache.q, cache.costs, 32, 32, {1, 4}, 2, "cpu");
+        QCOMPARE(fps.points.size(), size_t(2));
+        QVERIFY(fps.qFps > 0 && fps.points[0].ensembleFps > fps.points[1].ensembleFps);
+    }
+
+    void windowRunRefusesAMissingSplitBeforeTraining()
+    {
+        QTemporaryDir tmp;
+        const auto data = tmp.path() + "/camvid";
+        for (int i = 0; i < 2; ++i)
+            writeFrame(data, "train", QString("f%1.png").arg(i), i);
+        auto config = CamvidWindowConfig::preset("demo");
+        config.train.data = data.toStdString();
+        config.train.height = 32;
+        config.train.width = 32;
+        config.evalSplit = "val";  // not written
+        bool trained = false;
+        JobContext ctx;
+        ctx.progress = [&](const Progress& p) { trained = trained || p.phase == "cw_sgd"; };
+        try {
+            trainCamvidWindow(config, ctx);
+            QFAIL("accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).contains(data), e.what());
+        }
+        QVERIFY(!trained);
+        QVERIFY_THROWS_EXCEPTION(InputError, CamvidWindowConfig::preset("huge"));
     }
 };
 

@@ -428,13 +428,22 @@ CamvidFpsResult camvidFramesPerSecond(const std::string& modelDir, const std::ve
     const c10::Device dev(device);
     mc.model->to(dev);
     q.model->to(dev);
-    const auto L = costTensor(q.info.costs.empty() ? camvidDecisionCosts(costPreset("camvid")) : q.info.costs,
-                              at::kFloat, dev);
+    const auto costs = q.info.costs.empty() ? camvidDecisionCosts(costPreset("camvid")) : q.info.costs;
+    return camvidFramesPerSecond(*mc.model, *q.model, costs, manifest.height, manifest.width, ensembles, frames,
+                                 device);
+}
+
+CamvidFpsResult camvidFramesPerSecond(ClassifierImpl& ensembleNet, ClassifierImpl& q, const CostMatrix& costs,
+                                      int height, int width, const std::vector<int>& ensembles, int frames,
+                                      const std::string& device)
+{
+    const c10::Device dev(device);
+    const auto L = costTensor(camvidDecisionCosts(costs), at::kFloat, dev);
     auto generator = makeGenerator(7);
-    const auto x = at::randn({1, 3, manifest.height, manifest.width}, generator).to(dev);
+    const auto x = at::randn({1, 3, height, width}, generator).to(dev);
     CamvidFpsResult out;
-    out.height = manifest.height;
-    out.width = manifest.width;
+    out.height = height;
+    out.width = width;
     auto time = [&](auto&& body) {
         body();  // warm-up
         const auto t0 = Clock::now();
@@ -443,10 +452,229 @@ CamvidFpsResult camvidFramesPerSecond(const std::string& modelDir, const std::ve
         return static_cast<double>(frames) / secondsSince(t0);
     };
     torch::NoGradGuard noGrad;
-    out.qFps = time([&] { bayesDecisions(classRows(torch::softmax(q.model->forward(x), 1)), L); });
-    out.rawFps = time([&] { q.model->forward(x).argmax(1); });
+    q.eval();  // a freshly trained q is still in training mode (batch statistics)
+    out.qFps = time([&] { bayesDecisions(classRows(torch::softmax(q.forward(x), 1)), L); });
+    out.rawFps = time([&] { q.forward(x).argmax(1); });
     for (int k : ensembles)
-        out.points.push_back({k, time([&] { bayesDecisions(classRows(mcPredictive(*mc.model, x, k)), L); })});
+        out.points.push_back({k, time([&] { bayesDecisions(classRows(mcPredictive(ensembleNet, x, k)), L); })});
+    return out;
+}
+
+namespace {
+
+/// Validation figures of `net` on frames held in memory, in batches of a few frames
+/// (single pass, or the mean of `mcPasses` dropout passes when > 0).
+EpochTestFigures epochFigures(ClassifierImpl& net, int mcPasses, const at::Tensor& images, const at::Tensor& labels,
+                              const CostMatrix& costs, const c10::Device& device)
+{
+    MetricsAccumulator acc(costs, kCamvidVoid);
+    const auto L = costTensor(costs);
+    constexpr int64_t kBatch = 4;
+    for (int64_t b = 0; b < images.size(0); b += kBatch) {
+        const auto x = images.slice(0, b, std::min(b + kBatch, images.size(0))).to(device);
+        const auto probs = (mcPasses > 0 ? mcPredictive(net, x, mcPasses) : singlePass(net, x)).to(at::kCPU, at::kFloat);
+        const auto y = labels.slice(0, b, b + x.size(0));
+        acc.add(probs, bayesDecisions(classRows(probs), L).reshape(y.sizes()), y);
+    }
+    const auto m = acc.result();
+    EpochTestFigures f;
+    f.cost = m.averageCost;
+    f.accuracy = m.accuracy;
+    f.nll = m.nll;
+    f.meanIou = m.meanIoU;
+    return f;
+}
+
+/// Sends `net`'s validation figures after each epoch as Progress::test.
+EpochCallback reportEpochs(const std::string& model, int mcPasses, const CamvidWindowCache& cache,
+                           const CostMatrix& costs, const JobContext& ctx)
+{
+    return [model, mcPasses, &cache, costs, ctx](int epoch, ClassifierImpl& net) {
+        ctx.checkCancelled();
+        Progress p{model, "epoch " + std::to_string(epoch) + " validation", 0, 0};
+        auto figures = epochFigures(net, mcPasses, cache.epochImages, cache.epochLabels, costs,
+                                    c10::Device(cache.device));
+        figures.model = model;
+        figures.epoch = epoch;
+        p.test = figures;
+        ctx.report(p);
+    };
+}
+
+constexpr int kEpochMcPasses = 5;  ///< MC-dropout passes for its per-epoch figures (30 would dominate the run)
+
+} // namespace
+
+CamvidWindowConfig CamvidWindowConfig::preset(const std::string& name)
+{
+    if (name != "demo" && name != "cpu")
+        throw InputError("CamVid window preset \"" + name + "\" is not demo or cpu");
+    const bool demo = name == "demo";
+    CamvidWindowConfig c;
+    c.train = CamvidTrainConfig::preset("cpu");
+    c.train.methods = {"cw_sgd", "sghmc_s", "ours"};
+    c.train.height = demo ? 90 : 180;
+    c.train.width = demo ? 120 : 240;
+    c.train.model.inputShape = {3, c.train.height, c.train.width};
+    c.train.maxFrames = demo ? 60 : 120;
+    c.train.sgd.epochs = demo ? 30 : 40;
+    // The chain: frames / batch steps per epoch; burn-in for the first epoch, then a
+    // sample every other step.
+    const long long stepsPerEpoch = (c.train.maxFrames + c.train.sghmc.batchSize - 1) / c.train.sghmc.batchSize;
+    c.train.sghmc.epochs = demo ? 8 : 10;
+    c.train.sghmc.burnInSteps = stepsPerEpoch;
+    c.train.sghmc.thinning = 2;
+    // The sampler sees the mean per-pixel NLL with N = frames: with a few dozen frames its
+    // noise (variance 2 (1 - m) lr T / N) swamps the gradient and the chain leaves the
+    // CW-SGD mode within an epoch. A colder posterior keeps it there; the paper's 367
+    // frames need no such help.
+    c.train.sghmc.temperature = 0.01;
+    c.train.correction.epochs = demo ? 3 : 4;
+    c.maxEvalFrames = demo ? 24 : 0;
+    c.epochEvalFrames = demo ? 6 : 12;
+    return c;
+}
+
+CamvidWindowRun trainCamvidWindow(const CamvidWindowConfig& config, const JobContext& ctx)
+{
+    const auto start = Clock::now();
+    const auto& tc = config.train;
+    const auto costs = camvidDecisionCosts(tc.costs);
+    const c10::Device device(tc.device);
+    ctx.report({"load", tc.data, 0, 3, {}});
+    auto cache = std::make_shared<CamvidWindowCache>();
+    cache->norm = camvidNormalisation(tc.data, tc.split, tc.height, tc.width, tc.maxFrames);
+    const auto set = loadCamvidSplit(tc.data, tc.split, tc.height, tc.width, cache->norm, tc.maxFrames);
+    ctx.report({"load", tc.data, 2, 3, {}});
+    // Loading the validation frames now also refuses a missing split before any training.
+    const auto held = loadCamvidSplit(tc.data, config.evalSplit, tc.height, tc.width, cache->norm,
+                                      std::max<int64_t>(1, config.epochEvalFrames));
+    ctx.report({"load", tc.data, 3, 3, {}});
+    cache->spec = tc.model;
+    cache->spec.classes = kCamvidRealClasses;
+    cache->spec.inputShape = {3, tc.height, tc.width};
+    cache->unlabelled = set.images;
+    cache->epochImages = held.images;
+    cache->epochLabels = held.labels;
+    cache->costs = costs;
+    cache->correction = tc.correction;
+    cache->data = tc.data;
+    cache->evalSplit = config.evalSplit;
+    cache->device = tc.device;
+    cache->maxEvalFrames = config.maxEvalFrames;
+    cache->height = tc.height;
+    cache->width = tc.width;
+    cache->seed = tc.seed;
+    const TrainingSet train{set.images, set.labels};
+    auto generator = makeGenerator(mixSeed(tc.seed, 0xca3, 2));
+    CamvidWindowRun run;
+    run.trainFrames = set.size();
+    run.epochEvalFrames = held.size();
+    if (config.trainMcDropout) {
+        const auto t0 = Clock::now();
+        cache->mcDropout = cache->spec.build(generator);
+        cache->mcDropout->to(device);
+        trainSgd(*cache->mcDropout, train, tc.sgd, generator, ctx, "mc_dropout",
+                 reportEpochs("mc_dropout", kEpochMcPasses, *cache, costs, ctx));
+        run.seconds.emplace_back("mc_dropout", secondsSince(t0));
+    }
+    auto t0 = Clock::now();
+    auto cwConfig = tc.sgd;
+    cwConfig.classWeights.assign(static_cast<size_t>(kCamvidRealClasses), 1.0);
+    for (int k : {8, 9, 10})  // Car, Pedestrian, Bicyclist
+        cwConfig.classWeights[static_cast<size_t>(k)] = tc.cwWeight;
+    auto cw = cache->spec.build(generator);
+    cw->to(device);
+    trainSgd(*cw, train, cwConfig, generator, ctx, "cw_sgd", reportEpochs("cw_sgd", 0, *cache, costs, ctx));
+    run.seconds.emplace_back("cw_sgd", secondsSince(t0));
+
+    t0 = Clock::now();
+    auto sampler = tc.sghmc;
+    sampler.distil = true;
+    const auto chain = runSgldDistillation(cache->spec, *cw, train, train.x, {}, train.x.slice(0, 0, 1), sampler,
+                                           generator, ctx, "sghmc_s", reportEpochs("sghmc_s", 0, *cache, costs, ctx));
+    cache->student = chain.student;
+    run.seconds.emplace_back("sghmc_s", secondsSince(t0));
+
+    t0 = Clock::now();
+    // q on S, trained on the frames without their labels.
+    auto q = trainImageCorrection(cache->spec, *cache->student, cache->unlabelled, {cache->student.get(), {}}, costs,
+                                  tc.correction, generator, ctx, "correction",
+                                  reportEpochs("ours", 0, *cache, costs, ctx));
+    cache->q = q.q;
+    cache->corrections = 1;
+    run.collapsed = q.collapsed;
+    run.seconds.emplace_back("ours", secondsSince(t0));
+    run.cache = std::move(cache);
+    run.totalSeconds = secondsSince(start);
+    return run;
+}
+
+CamvidRecorrection recorrectCamvid(CamvidWindowCache& cache, const CostMatrix& costs, const JobContext& ctx)
+{
+    if (!cache.student)
+        throw std::invalid_argument("recorrectCamvid: the cache holds no student S");
+    const auto start = Clock::now();
+    const auto named = camvidDecisionCosts(costs);
+    // A new stream per re-correction: the same edit twice trains the same q.
+    auto generator = makeGenerator(mixSeed(cache.seed, 0xca3, 1000 + static_cast<uint64_t>(cache.corrections)));
+    auto q = trainImageCorrection(cache.spec, *cache.student, cache.unlabelled, {cache.student.get(), {}}, named,
+                                  cache.correction, generator, ctx, "correction",
+                                  reportEpochs("ours", 0, cache, named, ctx));
+    cache.q = q.q;
+    cache.costs = named;
+    ++cache.corrections;
+    return {secondsSince(start), q.collapsed};
+}
+
+CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const CamvidFrameVisitor& visit,
+                                      const JobContext& ctx)
+{
+    if (!cache.student || !cache.q)
+        throw std::invalid_argument("evaluateCamvidWindow: the cache holds no S or q");
+    const auto start = Clock::now();
+    auto pairs = findCamvidSplit(cache.data, cache.evalSplit);
+    if (cache.maxEvalFrames > 0 && static_cast<int64_t>(pairs.size()) > cache.maxEvalFrames)
+        pairs.resize(static_cast<size_t>(cache.maxEvalFrames));
+    const auto L = costTensor(cache.costs);
+    const c10::Device device(cache.device);
+    MetricsAccumulator before(cache.costs, kCamvidVoid), after(cache.costs, kCamvidVoid);
+    const auto asBytes = [](const at::Tensor& d) {
+        const auto bytes = d.to(at::kByte).contiguous();
+        return std::vector<uint8_t>(bytes.data_ptr<uint8_t>(), bytes.data_ptr<uint8_t>() + bytes.numel());
+    };
+    CamvidComparison out;
+    for (size_t i = 0; i < pairs.size(); ++i) {
+        ctx.checkCancelled();
+        auto frame = readCamvidFrame(pairs[i], cache.height, cache.width);
+        const auto [image, labels] = camvidFrameTensors(frame, cache.norm);
+        const auto x = image.unsqueeze(0).to(device);
+        const auto y = labels.unsqueeze(0);
+        const auto pS = singlePass(*cache.student, x).to(at::kCPU, at::kFloat);
+        const auto pQ = singlePass(*cache.q, x).to(at::kCPU, at::kFloat);
+        const auto dS = bayesDecisions(classRows(pS), L).reshape(y.sizes());
+        const auto dQ = bayesDecisions(classRows(pQ), L).reshape(y.sizes());
+        before.add(pS, dS, y);
+        after.add(pQ, dQ, y);
+        if (visit) {
+            CamvidVisitedFrame v;
+            v.index = static_cast<int64_t>(i);
+            v.name = std::filesystem::path(pairs[i].image).filename().string();
+            v.height = frame.height;
+            v.width = frame.width;
+            v.rgb = std::move(frame.rgb);
+            v.truth = std::move(frame.labels);
+            v.uncorrected = asBytes(dS);
+            v.corrected = asBytes(dQ);
+            visit(v);
+        }
+        ctx.report({"eval", cache.evalSplit, static_cast<long long>(i + 1), static_cast<long long>(pairs.size()), {}});
+    }
+    out.classNames = cache.costs.classNames();
+    out.uncorrected = before.result();
+    out.corrected = after.result();
+    out.frames = static_cast<int64_t>(pairs.size());
+    out.seconds = secondsSince(start);
     return out;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -107,6 +109,102 @@ struct CamvidFpsResult {
 };
 CamvidFpsResult camvidFramesPerSecond(const std::string& modelDir, const std::vector<int>& ensembles, int frames,
                                       const std::string& device);
+
+/// Frames per second of the same measurement on networks already in memory: `ensembleNet`
+/// with dropout on for k passes per frame (an MC-dropout predictive, or any k-member
+/// ensemble of this architecture: the work per frame is the same), and one pass of q with
+/// a Bayes decision under `costs` (11 x 11). Random input of height x width.
+CamvidFpsResult camvidFramesPerSecond(ClassifierImpl& ensembleNet, ClassifierImpl& q, const CostMatrix& costs,
+                                      int height, int width, const std::vector<int>& ensembles, int frames,
+                                      const std::string& device);
+
+// ---------------------------------------------------------------------------------
+// The window's CamVid job: everything in memory, so that a cost edit retrains only q.
+// ---------------------------------------------------------------------------------
+
+/// A run for the desktop window: CW-SGD (the chain's start), SGHMC with the student S,
+/// q on S, optionally an MC-dropout network (for frames per second against ensembles).
+/// After every epoch of each network its validation mIoU and decision cost go out as
+/// Progress::test, with the network in EpochTestFigures::model ("cw_sgd", "sghmc_s",
+/// "ours", "mc_dropout").
+struct CamvidWindowConfig {
+    CamvidTrainConfig train;          ///< data, train split, frame size, frame cap, networks, costs (11 x 11)
+    std::string evalSplit = "val";
+    int64_t maxEvalFrames = 0;        ///< frames the final evaluation streams; 0 = all
+    int64_t epochEvalFrames = 8;      ///< validation frames held in memory for the per-epoch figures
+    bool trainMcDropout = false;      ///< also train an MC-dropout network (otherwise FPS times S's architecture)
+
+    /// "demo" (90 x 120, 60 training frames: about a minute on one core) or "cpu"
+    /// (180 x 240, 120 frames: several minutes).
+    static CamvidWindowConfig preset(const std::string& name);
+};
+
+/// What a window run keeps between cost edits. Lives on the job's thread; never shared
+/// with a GUI thread (only the plain data the evaluation visits leaves it).
+struct CamvidWindowCache {
+    ModelSpec spec;
+    Classifier student;               ///< S, distilled from the SGHMC chain
+    Classifier q;                     ///< the latest correction
+    Classifier mcDropout;             ///< null unless trained
+    CamvidNormalisation norm;
+    at::Tensor unlabelled;            ///< D': the training frames without labels [N, 3, H, W]
+    at::Tensor epochImages, epochLabels;  ///< the per-epoch validation frames
+    CostMatrix costs;                 ///< the 11 x 11 matrix q was trained for
+    ImageCorrectionConfig correction;
+    std::string data, evalSplit, device;
+    int64_t maxEvalFrames = 0;
+    int height = 0, width = 0;
+    uint64_t seed = 0;
+    int corrections = 0;              ///< q trainings so far: 1 after the run, +1 per re-correction
+};
+
+struct CamvidWindowRun {
+    std::shared_ptr<CamvidWindowCache> cache;
+    std::vector<std::pair<std::string, double>> seconds;  ///< training time per network
+    int64_t trainFrames = 0, epochEvalFrames = 0;
+    bool collapsed = false;           ///< q collapsed to one decision
+    double totalSeconds = 0;
+};
+
+/// Trains the window's networks in memory. Throws InputError for bad data (the message
+/// names the path), Cancelled when ctx's token is set.
+CamvidWindowRun trainCamvidWindow(const CamvidWindowConfig& config, const JobContext& ctx);
+
+struct CamvidRecorrection {
+    double seconds = 0;
+    bool collapsed = false;
+};
+
+/// Retrains only q, from the cached S on the cached unlabelled frames, for `costs`
+/// (11 or 12 classes; void dropped). The cache's q and costs are replaced only when the
+/// training finishes (a cancelled re-correction leaves the cache as it was).
+CamvidRecorrection recorrectCamvid(CamvidWindowCache& cache, const CostMatrix& costs, const JobContext& ctx);
+
+/// One evaluated frame as plain data, row-major H x W.
+struct CamvidVisitedFrame {
+    int64_t index = 0;                ///< position in the split (after the frame cap)
+    std::string name;                 ///< the frame's file name
+    int height = 0, width = 0;
+    std::vector<uint8_t> rgb;         ///< H * W * 3, interleaved RGB at the networks' size
+    std::vector<uint8_t> truth;       ///< 0..10, 11 = void
+    std::vector<uint8_t> uncorrected; ///< Bayes decisions of S under the cache's costs
+    std::vector<uint8_t> corrected;   ///< Bayes decisions of q under the same costs
+};
+using CamvidFrameVisitor = std::function<void(const CamvidVisitedFrame&)>;
+
+struct CamvidComparison {
+    std::vector<std::string> classNames;  ///< the 11 scored classes
+    DecisionMetrics uncorrected;      ///< S: per-class IoU, mIoU, pixel accuracy, decision cost
+    DecisionMetrics corrected;        ///< q
+    int64_t frames = 0;
+    double seconds = 0;
+};
+
+/// Streams the cache's evaluation split from disk one frame at a time, decides with S and
+/// q under the cache's costs, accumulates the metrics and hands every frame to `visit`
+/// (may be empty) on the calling thread.
+CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const CamvidFrameVisitor& visit,
+                                      const JobContext& ctx);
 
 std::string camvidTrainText(const CamvidTrainResult& r);
 std::string camvidEvalTable(const CamvidEvalResult& r);
