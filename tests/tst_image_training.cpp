@@ -353,8 +353,8 @@ private Q_SLOTS:
         const auto result = runSelectiveExperiment(data, config, ctx);
         QCOMPARE(result.rows.size(), size_t(2 * 4));
         QVERIFY(data.test.size() <= 2000);  // so the curves are measured on the whole test set
-        for (const char* model : {"map", "sghmc_s", "ours, r 0.02", "ours, r 0.4", "ours_no_s, r 0.02",
-                                  "ours_no_s, r 0.4", "lc_sghmc, r 0.02", "lc_sghmc, r 0.4"})
+        for (const char* model : {"map", "sghmc + S", "ours, r 0.02", "ours, r 0.4", "ours (no S), r 0.02",
+                                  "ours (no S), r 0.4", "lc-sghmc, r 0.02", "lc-sghmc, r 0.4"})
             QVERIFY2(curves.count(model) == 1, model);
         QCOMPARE(curves["map"].size(), size_t(10));
         for (size_t e = 0; e < curves["map"].size(); ++e)
@@ -364,7 +364,7 @@ private Q_SLOTS:
         for (double r : config.referralCosts)
             for (const auto& row : result.rows)
                 if (row.referralCost == r && (row.method == ImageMethod::Ours || row.method == ImageMethod::OursNoS)) {
-                    const std::string model = std::string(row.method == ImageMethod::Ours ? "ours" : "ours_no_s") +
+                    const std::string model = std::string(row.method == ImageMethod::Ours ? "ours" : "ours (no S)") +
                                               ", r " + (r == 0.02 ? "0.02" : "0.4");
                     QCOMPARE(curves[model].back().cost, row.metrics.averageCost);
                     QCOMPARE(curves[model].back().nll, row.metrics.nll);

@@ -13,12 +13,14 @@
 #include <QRegularExpressionValidator>
 #include <QSettings>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QToolButton>
 #include <QVBoxLayout>
 
 #include "inference/method_catalog.h"
 
 #include "file_dialogs.h"
+#include "job_runner.h"
 
 namespace lcs::ui {
 
@@ -152,6 +154,19 @@ ImageExperimentPanel::ImageExperimentPanel(QWidget* parent) : QWidget(parent)
     misc->addWidget(m_threads, 1);
     form->addRow(tr("Epochs"), misc);
 
+    // Where the networks train. CUDA is offered only when this LibTorch build can use a
+    // GPU; results come back to the CPU either way.
+    m_device = new QComboBox(this);
+    m_device->setObjectName("imageDeviceBox");
+    m_device->addItem(tr("CPU"), QStringLiteral("cpu"));
+    m_device->addItem(tr("CUDA"), QStringLiteral("cuda"));
+    if (!JobRunner::cudaAvailable()) {
+        qobject_cast<QStandardItemModel*>(m_device->model())->item(1)->setEnabled(false);
+        m_device->setItemData(1, tr("This LibTorch build has no CUDA support or no GPU is visible"),
+                              Qt::ToolTipRole);
+    }
+    form->addRow(tr("Device"), m_device);
+
     auto* buttons = new QHBoxLayout;
     m_run = new QPushButton(tr("Run"), this);
     m_run->setObjectName("imageRunButton");
@@ -255,6 +270,7 @@ ImageExperimentSettings ImageExperimentPanel::settings() const
     s.seed = m_seed->text().toULongLong();
     s.epochs = m_epochs->value();
     s.threads = m_threads->value();
+    s.device = m_device->currentData().toString();
     return s;
 }
 
@@ -280,6 +296,9 @@ void ImageExperimentPanel::applySettings(const ImageExperimentSettings& s)
     m_seed->setText(QString::number(s.seed));
     m_epochs->setValue(s.epochs);
     m_threads->setValue(s.threads);
+    // A session saved on a GPU machine reopens on CPU where CUDA is not available.
+    const int device = s.device.startsWith(QLatin1String("cuda")) && JobRunner::cudaAvailable() ? 1 : 0;
+    m_device->setCurrentIndex(device);
 }
 
 void ImageExperimentPanel::setBusy(bool busy, bool canRecorrect)

@@ -63,6 +63,7 @@ private:
     QSpinBox* m_epochs = nullptr;
     QLineEdit* m_seed = nullptr;
     QSpinBox* m_threads = nullptr;
+    QComboBox* m_device = nullptr;
     QPushButton* m_run = nullptr;
     QPushButton* m_recorrect = nullptr;
     QPushButton* m_cancel = nullptr;

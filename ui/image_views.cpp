@@ -168,16 +168,16 @@ EpochCurvePlot::EpochCurvePlot(QWidget* parent) : QWidget(parent)
 
 void EpochCurvePlot::setExperiment(const QString& experiment)
 {
-    m_experiment = experiment;
     const bool selective = experiment == QLatin1String("selective");
-    const QString titles[4] = {
-        selective ? tr("Training NLL (MAP, SGHMC chain, student S)") : tr("Test decision cost after each epoch"),
-        selective ? tr("Correction: KL(p || q) on D'") : tr("Test accuracy after each epoch"),
-        selective ? tr("Correction: expected cost under q on D'") : tr("Test NLL after each epoch"),
-        selective ? tr("Correction: total loss on D'") : tr("Training loss (per step)")};
+    // Both experiments report test figures after every epoch of every network they
+    // train; selective classification scores accuracy and NLL on the decided points only.
+    const QString titles[4] = {tr("Test decision cost per epoch"),
+                               selective ? tr("Test accuracy, decided points") : tr("Test accuracy per epoch"),
+                               selective ? tr("Test NLL, decided points") : tr("Test NLL per epoch"),
+                               tr("Training loss (per step)")};
     for (int i = 0; i < 4; ++i) {
         m_titles[i]->setText(titles[i]);
-        const bool perEpoch = !selective && i < 3;
+        const bool perEpoch = i < 3;
         auto* x = m_rects[i]->axis(QCPAxis::atBottom);
         x->setLabel(perEpoch ? tr("epoch") : tr("step within the phase"));
         x->setTicker(perEpoch ? m_epochTicker : m_stepTicker);
@@ -206,20 +206,10 @@ void EpochCurvePlot::clear()
 
 int EpochCurvePlot::panelOf(const TrainingPoint& p) const
 {
-    const bool correction = p.series.startsWith(QLatin1String("ours"));
-    if (m_experiment != QLatin1String("selective")) {
-        if (p.scalar == QLatin1String("kl") || p.scalar == QLatin1String("expected_cost"))
-            return -1;
-        return BottomRight;
-    }
-    if (correction) {
-        if (p.scalar == QLatin1String("kl"))
-            return TopRight;
-        if (p.scalar == QLatin1String("expected_cost"))
-            return BottomLeft;
-        return BottomRight;
-    }
-    return TopLeft;
+    // The correction's KL and expected cost are parts of its loss, not training losses.
+    if (p.scalar == QLatin1String("kl") || p.scalar == QLatin1String("expected_cost"))
+        return -1;
+    return BottomRight;
 }
 
 void EpochCurvePlot::noteRun(const QString& run)
@@ -232,10 +222,6 @@ void EpochCurvePlot::noteRun(const QString& run)
 
 void EpochCurvePlot::addEpochPoints(const QVector<EpochPoint>& points)
 {
-    // Per-epoch test figures (label corruption); selective runs use the panels for
-    // training figures and report none.
-    if (m_experiment == QLatin1String("selective"))
-        return;
     for (const auto& p : points) {
         noteRun(p.run);
         const double values[3] = {p.cost, p.accuracy, p.nll};

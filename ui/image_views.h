@@ -74,7 +74,6 @@ private:
     QSharedPointer<QCPAxisTicker> m_epochTicker, m_stepTicker;
     QMap<QString, QPen> m_pens;          ///< by display name, so every panel agrees
     QMap<QString, int> m_shades;         ///< per method: shades handed out so far
-    QString m_experiment;
     QStringList m_runs;
     QString m_chosenRun;  ///< empty: follow the latest
     QMap<QString, RunData> m_data[4];  ///< per panel: run -> series -> points

@@ -109,8 +109,9 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
         const auto calibration = rotatedCopies(data.train.images, config.calibrationCopies,
                                                config.maxRotationDegrees, generator);
         const auto& testLabels = data.test.labels;
-        // Live test curves on up to 2,000 rotated test images. The networks that serve
-        // every cost function (MAP, the chain and S) are scored under the first one.
+        // Live test curves on up to 2,000 rotated test images, named as the phases'
+        // progress is, so the window draws a network's test and training curves alike.
+        // The networks that serve every cost function (MAP, S) are scored under the first.
         const auto probe = TestProbe::firstOf(testImages, testLabels);
         auto curve = [&](const std::string& name, const CostMatrix& L) {
             return testCurve(ctx, probe, L, name, detail);
@@ -131,7 +132,7 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
         SgldDistillationResult chain;
         if (wants(config, ImageMethod::Sghmc) || needsS || needsStored) {
             chain = runSgldDistillation(config.model, *map, train, calibration, {}, evalInputs, sampler, generator,
-                                        progress("sghmc + S"), "sghmc", curve("sghmc_s", costs.front()));
+                                        progress("sghmc + S"), "sghmc", curve("sghmc + S", costs.front()));
             if (trial == 0) {
                 chainSeconds = mapSeconds + chain.seconds;
                 result.samplingSeconds = chainSeconds;
@@ -175,7 +176,7 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
             if (needsStored) {
                 auto q = trainImageCorrection(config.model, *map, calibration, {nullptr, storedPredictive}, L,
                                               config.correctionNoS, generator, progress("ours (no S), " + at),
-                                              "correction", curve("ours_no_s, " + at, L));
+                                              "correction", curve("ours (no S), " + at, L));
                 record(ImageMethod::OursNoS, predictClassProbabilities(*q.q, testImages), q.seconds, q.collapsed);
                 if (trial == 0)
                     noSSeconds[k] = q.seconds;
@@ -186,7 +187,7 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
                 lc.lossCalibration = &L;
                 const auto lcChain = runSgldDistillation(config.model, *map, train, {}, {}, testImages, lc, generator,
                                                          progress("lc-sghmc, " + at), "lc_sghmc",
-                                                         curve("lc_sghmc, " + at, L));
+                                                         curve("lc-sghmc, " + at, L));
                 record(ImageMethod::LcSghmc, lcChain.evalPredictive, lcChain.seconds, false);
                 if (trial == 0)
                     lcSeconds[k] = mapSeconds + lcChain.seconds;
