@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 
+#include "camvid_panel.h"
 #include "core/threads.h"
 #include "image_panel.h"
 #include "main_window.h"
@@ -26,15 +27,17 @@ int main(int argc, char** argv)
     parser.addVersionOption();
     QCommandLineOption demo("demo",
                             "Run the named experiment's default pipeline at start-up: synthetic, corruption "
-                            "(label corruption 0.5, 1 trial, 10000 training / 2000 test images, CPU preset) or "
-                            "selective (referral costs 0.1 and 0.2, otherwise the same).",
+                            "(label corruption 0.5, 1 trial, 10000 training / 2000 test images, CPU preset), "
+                            "selective (referral costs 0.1 and 0.2, otherwise the same) or camvid (the demo preset: "
+                            "light SegNet at 90x120 on 60 training and 24 validation frames).",
                             "experiment");
     QCommandLineOption screenshot("screenshot", "With --demo: save a PNG of the window when the run ends, then exit.",
                                   "file");
     QCommandLineOption replicates("replicates", "Override the number of replicates (synthetic).", "n");
     QCommandLineOption data("data",
                             "Image data for the corruption and selective demos: a folder or fashion-mnist, mnist, "
-                            "cifar10 (default: the folder the window last used, else fashion-mnist).",
+                            "cifar10 (default: the folder the window last used, else fashion-mnist). For the camvid "
+                            "demo: a CamVid folder (default: $LCS_CAMVID_DIR).",
                             "folder");
     QCommandLineOption maxTrain("max-train", "Image demos: use a seeded random subset of n training images (default 10000).",
                                 "n");
@@ -46,12 +49,13 @@ int main(int argc, char** argv)
 
     const QString demoName = parser.value(demo);
     const bool imageDemo = demoName == "corruption" || demoName == "selective";
+    const bool camvidDemo = demoName == "camvid";
     if (parser.isSet(screenshot) && !parser.isSet(demo)) {
-        std::fprintf(stderr, "lcstudio: --screenshot needs --demo synthetic, corruption or selective\n");
+        std::fprintf(stderr, "lcstudio: --screenshot needs --demo synthetic, corruption, selective or camvid\n");
         return 2;
     }
-    if (parser.isSet(demo) && demoName != "synthetic" && !imageDemo) {
-        std::fprintf(stderr, "lcstudio: unknown demo \"%s\" (available: synthetic, corruption, selective)\n",
+    if (parser.isSet(demo) && demoName != "synthetic" && !imageDemo && !camvidDemo) {
+        std::fprintf(stderr, "lcstudio: unknown demo \"%s\" (available: synthetic, corruption, selective, camvid)\n",
                      qPrintable(demoName));
         return 2;
     }
@@ -117,6 +121,20 @@ int main(int argc, char** argv)
         window.imagePanel()->applySettings(s);
         if (parser.isSet(screenshot))
             window.resize(1800, 1100);  // room for every view, whatever geometry was saved
+    } else if (camvidDemo) {
+        // The demo preset: about a minute of training on one core here.
+        lcs::ui::CamvidSettings s;
+        s.data = parser.isSet(data) ? parser.value(data).trimmed() : qEnvironmentVariable("LCS_CAMVID_DIR");
+        s.preset = "demo";
+        window.setExperiment("camvid");
+        window.camvidPanel()->applySettings(s);
+        if (s.data.isEmpty()) {
+            std::fprintf(stderr, "lcstudio: no CamVid data for the demo: pass --data DIR (a folder with train/, "
+                                 "trainannot/, val/, valannot/) or set LCS_CAMVID_DIR\n");
+            return 2;
+        }
+        if (parser.isSet(screenshot))
+            window.resize(1800, 1100);
     } else if (parser.isSet(data)) {
         auto s = window.imagePanel()->settings();
         s.data = parser.value(data).trimmed();

@@ -38,6 +38,10 @@
 #include "core/atomic_file.h"
 #include "inference/method_catalog.h"
 
+#include "camvid_job_hooks.h"
+#include "camvid_page.h"
+#include "camvid_panel.h"
+#include "camvid_views.h"
 #include "cost_editor.h"
 #include "curve_view.h"
 #include "file_dialogs.h"
@@ -75,8 +79,9 @@ QString writeText(const QString& path, const QString& text)
 
 } // namespace
 
-MainWindow::MainWindow(QWidget* parent, std::shared_ptr<const ImageJobHooks> imageHooks)
-    : QMainWindow(parent), m_imageRunner(nullptr, std::move(imageHooks))
+MainWindow::MainWindow(QWidget* parent, std::shared_ptr<const ImageJobHooks> imageHooks,
+                       std::shared_ptr<const CamvidJobHooks> camvidHooks)
+    : QMainWindow(parent), m_imageRunner(nullptr, std::move(imageHooks)), m_camvidRunner(nullptr, std::move(camvidHooks))
 {
     setObjectName("LCStudioMainWindow");
     setWindowTitle(tr("LC Studio"));
@@ -108,11 +113,13 @@ MainWindow::MainWindow(QWidget* parent, std::shared_ptr<const ImageJobHooks> ima
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 1);
     centralLayout->addWidget(splitter, 1);
-    // Page 0: the synthetic experiment's views; page 1: the image experiments'.
+    // Page 0: the synthetic experiment's views; page 1: the image experiments'; page 2: CamVid's.
     m_centralStack = new QStackedWidget(this);
     m_centralStack->addWidget(central);
     m_imagePage = new ImageResultsPage(m_centralStack);
     m_centralStack->addWidget(m_imagePage);
+    m_camvidPage = new CamvidResultsPage(m_centralStack);
+    m_centralStack->addWidget(m_camvidPage);
     setCentralWidget(m_centralStack);
     connect(m_viewMethod, &QComboBox::currentIndexChanged, this, &MainWindow::showSelectedTask);
     connect(m_viewReplicate, &QSpinBox::valueChanged, this, &MainWindow::showSelectedTask);
@@ -178,6 +185,18 @@ MainWindow::MainWindow(QWidget* parent, std::shared_ptr<const ImageJobHooks> ima
     m_recorrectTimer.setSingleShot(true);
     m_recorrectTimer.setInterval(300);
     connect(&m_recorrectTimer, &QTimer::timeout, this, [this] {
+        if (m_experiment == QLatin1String("camvid")) {
+            if (!m_camvidRunner.hasCache())
+                return;
+            if (m_camvidRunner.isBusy()) {
+                m_recorrectPending = true;
+                if (m_currentCamvidJob == CamvidJobRunner::Job::Recorrect)
+                    m_camvidRunner.cancel();
+                return;
+            }
+            startCamvidJob(CamvidJobRunner::Job::Recorrect);
+            return;
+        }
         if (m_experiment != QLatin1String("synthetic")) {
             if (!m_imageRunner.hasCache() || m_imageRunner.cacheExperiment() != m_experiment)
                 return;
@@ -204,6 +223,7 @@ MainWindow::MainWindow(QWidget* parent, std::shared_ptr<const ImageJobHooks> ima
     connect(&m_costs, &CostMatrixModel::matrixChanged, this, &MainWindow::showSelectedTask);
 
     connectImageRunner();
+    connectCamvidRunner();
     m_costsByExperiment.insert(QStringLiteral("synthetic"), m_costs.matrix());
 
     QSettings stored;
@@ -297,12 +317,15 @@ void MainWindow::buildDocks()
     m_experimentBox->addItem(tr("Synthetic 2-D (paper Table 2)"), "synthetic");
     m_experimentBox->addItem(tr("Label corruption (paper Fig. 4)"), "corruption");
     m_experimentBox->addItem(tr("Selective classification (paper Fig. 3)"), "selective");
+    m_experimentBox->addItem(tr("CamVid segmentation (paper Fig. 5)"), "camvid");
     chooser->addRow(tr("Experiment"), m_experimentBox);
     experimentLayout->addLayout(chooser);
     m_panelStack = new QStackedWidget(experimentWidget);
     m_panelStack->addWidget(panel);
     m_imagePanel = new ImageExperimentPanel(m_panelStack);
     m_panelStack->addWidget(m_imagePanel);
+    m_camvidPanel = new CamvidExperimentPanel(m_panelStack);
+    m_panelStack->addWidget(m_camvidPanel);
     // Scrolls rather than squeezes when the dock is short.
     auto* panelScroll = new QScrollArea(experimentWidget);
     panelScroll->setWidgetResizable(true);
@@ -316,6 +339,9 @@ void MainWindow::buildDocks()
     connect(m_imagePanel, &ImageExperimentPanel::runRequested, this, &MainWindow::runAll);
     connect(m_imagePanel, &ImageExperimentPanel::recorrectRequested, this, &MainWindow::correctOnly);
     connect(m_imagePanel, &ImageExperimentPanel::cancelRequested, this, &MainWindow::cancelJob);
+    connect(m_camvidPanel, &CamvidExperimentPanel::runRequested, this, &MainWindow::runAll);
+    connect(m_camvidPanel, &CamvidExperimentPanel::recorrectRequested, this, &MainWindow::correctOnly);
+    connect(m_camvidPanel, &CamvidExperimentPanel::cancelRequested, this, &MainWindow::cancelJob);
     auto* experimentDock = new QDockWidget(tr("Experiment"), this);
     experimentDock->setObjectName("experimentDock");
     experimentDock->setWidget(experimentWidget);
@@ -345,6 +371,8 @@ void MainWindow::buildDocks()
     m_resultsStack = new QStackedWidget(this);
     m_resultsStack->addWidget(m_results);
     m_resultsStack->addWidget(m_imageTable);
+    m_camvidTable = new CamvidIouTable(this);
+    m_resultsStack->addWidget(m_camvidTable);
     auto* resultsDock = new QDockWidget(tr("Results (paper Table 2)"), this);
     m_resultsDock = resultsDock;
     resultsDock->setObjectName("resultsDock");
@@ -520,7 +548,9 @@ void MainWindow::log(const QString& line)
 
 void MainWindow::runAll()
 {
-    if (m_experiment == QLatin1String("synthetic"))
+    if (m_experiment == QLatin1String("camvid"))
+        startCamvidJob(CamvidJobRunner::Job::Train);
+    else if (m_experiment == QLatin1String("synthetic"))
         startJob(JobRunner::Job::RunAll);
     else
         startImageJob(ImageJobRunner::Job::Run);
@@ -534,7 +564,9 @@ void MainWindow::sampleOnly()
 
 void MainWindow::correctOnly()
 {
-    if (m_experiment == QLatin1String("synthetic"))
+    if (m_experiment == QLatin1String("camvid"))
+        startCamvidJob(CamvidJobRunner::Job::Recorrect);
+    else if (m_experiment == QLatin1String("synthetic"))
         startJob(JobRunner::Job::Correct);
     else
         startImageJob(ImageJobRunner::Job::Recorrect);
@@ -545,6 +577,7 @@ void MainWindow::cancelJob()
     m_recorrectPending = false;
     m_runner.cancel();
     m_imageRunner.cancel();
+    m_camvidRunner.cancel();
 }
 
 namespace {
@@ -570,7 +603,7 @@ void MainWindow::setExperiment(const QString& experiment)
         syncBox();
         return;
     }
-    if (m_runner.isBusy() || m_imageRunner.isBusy()) {
+    if (anyBusy()) {
         log(tr("A job is running: cancel it or let it finish before switching experiments."));
         syncBox();
         return;
@@ -580,11 +613,14 @@ void MainWindow::setExperiment(const QString& experiment)
     m_costsByExperiment.insert(m_experiment, m_costs.matrix());
     m_experiment = experiment;
     syncBox();
-    const bool image = experiment != QLatin1String("synthetic");
-    m_centralStack->setCurrentIndex(image ? 1 : 0);
-    m_panelStack->setCurrentIndex(image ? 1 : 0);
-    m_resultsStack->setCurrentIndex(image ? 1 : 0);
-    m_resultsDock->setWindowTitle(image ? tr("Results (mean ± std over trials)") : tr("Results (paper Table 2)"));
+    const bool camvid = experiment == QLatin1String("camvid");
+    const bool image = experiment != QLatin1String("synthetic") && !camvid;
+    const int page = camvid ? 2 : (image ? 1 : 0);
+    m_centralStack->setCurrentIndex(page);
+    m_panelStack->setCurrentIndex(page);
+    m_resultsStack->setCurrentIndex(page);
+    m_resultsDock->setWindowTitle(camvid ? tr("Results (validation IoU, S vs q)")
+                                         : image ? tr("Results (mean ± std over trials)") : tr("Results (paper Table 2)"));
     if (image) {
         m_imagePanel->setExperiment(experiment);
         // The page shows one experiment's run: another experiment starts empty.
@@ -594,22 +630,31 @@ void MainWindow::setExperiment(const QString& experiment)
         }
     }
     // Each experiment keeps its own cost matrix; undo history does not cross over.
+    // CamVid starts from the paper's 12 x 12 table (void last; its row and column are
+    // dropped for decisions).
     const CostMatrix next = m_costsByExperiment.value(
-        experiment, image ? defaultImageCosts(experiment, m_imagePanel->settings().data) : costPreset("synthetic"));
+        experiment, camvid ? costPreset("camvid")
+                           : image ? defaultImageCosts(experiment, m_imagePanel->settings().data) : costPreset("synthetic"));
     m_applyingCosts = true;
     m_costs.undoStack()->clear();
     m_costs.setMatrixDirect(next);
     m_applyingCosts = false;
     m_costEditor->setExpectedClasses(next.numClasses());
-    if (!image)
+    if (camvid) {
+        std::vector<std::string> names;
+        for (const auto& n : camvidClassNameList())
+            names.push_back(n.toStdString());
+        m_costs.setPresetClassNames(names);
+    } else if (!image) {
         m_costs.setPresetClassNames({});
+    }
     updateActions();
     log(tr("Experiment: %1").arg(m_experimentBox->currentText()));
 }
 
 void MainWindow::startImageJob(ImageJobRunner::Job job)
 {
-    if (m_imageRunner.isBusy() || m_runner.isBusy())
+    if (anyBusy())
         return;
     try {
         m_costs.matrix().validate();
@@ -714,6 +759,106 @@ void MainWindow::connectImageRunner()
             [ended](ImageJobRunner::Job job) { ended(tr("%1 cancelled").arg(ImageJobRunner::jobName(job))); });
     connect(&r, &ImageJobRunner::failed, this, [this, ended](ImageJobRunner::Job job, const QString& message, bool) {
         ended(tr("%1 failed").arg(ImageJobRunner::jobName(job)));
+        if (m_screenshotPath.isEmpty())
+            showError(tr("Job failed"), message);
+    });
+}
+
+void MainWindow::startCamvidJob(CamvidJobRunner::Job job)
+{
+    if (anyBusy())
+        return;
+    CostMatrix costs = m_costs.matrix();
+    try {
+        costs.validate();
+        camvidDecisionCosts(costs);  // 12 classes with void last, or 11; no referral column
+    } catch (const std::exception& e) {
+        showError(tr("Invalid cost matrix"), QString::fromStdString(e.what()));
+        return;
+    }
+    if (job == CamvidJobRunner::Job::Train) {
+        // A demo lets the worker refuse bad data, so that it exits 2 with the path named.
+        const QString error = m_screenshotPath.isEmpty() ? m_camvidPanel->validate() : QString();
+        if (!error.isEmpty()) {
+            showError(tr("Cannot run"), error);
+            return;
+        }
+        if (m_screenshotPath.isEmpty())  // a demo's data is not the user's choice
+            m_camvidPanel->rememberData();
+        // The views clear when the worker has checked the data (trainingStarted): a bad
+        // folder leaves the last run on screen.
+    } else {
+        if (!m_camvidRunner.hasCache()) {
+            log(tr("No cached S for CamVid: run it first."));
+            return;
+        }
+        m_camvidPage->startRecorrection();
+    }
+    m_camvidRunner.start(job, m_camvidPanel->settings(), costs);
+}
+
+void MainWindow::connectCamvidRunner()
+{
+    auto& r = m_camvidRunner;
+    connect(&r, &CamvidJobRunner::started, this, [this](CamvidJobRunner::Job job) {
+        m_currentCamvidJob = job;
+        beginJobDisplay(CamvidJobRunner::jobName(job));
+    });
+    connect(&r, &CamvidJobRunner::trainingStarted, this, [this] {
+        m_camvidPage->startRun();
+        m_camvidTable->clearRows();
+        m_camvidPanel->setState(tr("Training..."));
+        updateActions();
+    });
+    connect(&r, &CamvidJobRunner::progress, this, &MainWindow::onProgress);
+    connect(&r, &CamvidJobRunner::logMessage, this, &MainWindow::log);
+    connect(&r, &CamvidJobRunner::epochPoints, m_camvidPage, &CamvidResultsPage::addEpochPoints);
+    connect(&r, &CamvidJobRunner::evaluationStarted, m_camvidPage, &CamvidResultsPage::startEvaluation);
+    connect(&r, &CamvidJobRunner::frames, m_camvidPage, &CamvidResultsPage::addFrames);
+    connect(&r, &CamvidJobRunner::comparison, m_camvidPage, &CamvidResultsPage::setComparison);
+    connect(&r, &CamvidJobRunner::comparison, m_camvidTable, &CamvidIouTable::setComparison);
+    connect(&r, &CamvidJobRunner::framesPerSecond, m_camvidPage, &CamvidResultsPage::setFps);
+    auto runCosts = std::make_shared<CostMatrix>();
+    connect(&r, &CamvidJobRunner::started, this, [this, runCosts](CamvidJobRunner::Job) { *runCosts = m_costs.matrix(); });
+    connect(&r, &CamvidJobRunner::cacheReady, this, [this, runCosts](const QString& description, const CostMatrix&) {
+        m_camvidPanel->setState(description);
+        // Edited while the run trained: re-correct for the edit once the run is done.
+        if (m_experiment == QLatin1String("camvid") && !(m_costs.matrix() == *runCosts))
+            m_recorrectPending = true;
+        updateActions();
+    });
+    auto ended = [this](const QString& status) {
+        m_phaseLabel->setText(status);
+        m_progressBar->setValue(m_progressBar->maximum());
+        updateActions();
+        if (m_recorrectPending && m_experiment == QLatin1String("camvid") && m_camvidRunner.hasCache()) {
+            m_recorrectPending = false;
+            startCamvidJob(CamvidJobRunner::Job::Recorrect);
+        }
+    };
+    connect(&r, &CamvidJobRunner::finished, this,
+            [this, ended](CamvidJobRunner::Job job, double seconds, const QString& json) {
+                if (!json.isEmpty()) {
+                    m_lastResultsJson = json;
+                    m_lastResultsCsv.clear();
+                    m_lastResultsName = QStringLiteral("camvid");
+                }
+                if (job == CamvidJobRunner::Job::Recorrect) {
+                    m_lastRecorrectionSeconds = seconds;
+                    m_timingLabel->setText(tr("re-correction on the cached S: %1 s (q, then the validation frames)")
+                                               .arg(seconds, 0, 'f', 2));
+                } else {
+                    m_timingLabel->setText(tr("%1: %2 s").arg(CamvidJobRunner::jobName(job)).arg(seconds, 0, 'f', 1));
+                }
+                ended(tr("%1 finished in %2 s").arg(CamvidJobRunner::jobName(job)).arg(seconds, 0, 'f', 2));
+            });
+    connect(&r, &CamvidJobRunner::cancelled, this, [this, ended](CamvidJobRunner::Job job) {
+        if (job == CamvidJobRunner::Job::Train && !m_camvidRunner.hasCache())
+            m_camvidPanel->setState(tr("Training cancelled: nothing cached."));
+        ended(tr("%1 cancelled").arg(CamvidJobRunner::jobName(job)));
+    });
+    connect(&r, &CamvidJobRunner::failed, this, [this, ended](CamvidJobRunner::Job job, const QString& message, bool) {
+        ended(tr("%1 failed").arg(CamvidJobRunner::jobName(job)));
         if (m_screenshotPath.isEmpty())
             showError(tr("Job failed"), message);
     });
@@ -831,12 +976,13 @@ void MainWindow::onJobEnded(JobRunner::Job job, const QString& status)
 
 void MainWindow::updateActions()
 {
-    const bool busy = m_runner.isBusy() || m_imageRunner.isBusy();
+    const bool busy = anyBusy();
     const bool image = m_experiment != QLatin1String("synthetic");
     const bool imageCache = m_imageRunner.hasCache() && m_imageRunner.cacheExperiment() == m_experiment;
+    m_camvidPanel->setBusy(busy, m_camvidRunner.hasCache());
     m_runAction->setEnabled(!busy);
     m_sampleAction->setEnabled(!busy && !image);
-    m_correctAction->setEnabled(!busy && (image ? imageCache : m_runner.hasPosterior()));
+    m_correctAction->setEnabled(!busy && canRecorrect());
     m_cancelAction->setEnabled(busy);
     m_saveModelAction->setEnabled(!busy && !image && m_runner.hasPosterior());
     m_exportResultsAction->setEnabled(!m_lastResultsJson.isEmpty());
@@ -848,9 +994,7 @@ void MainWindow::scheduleRecorrection()
 {
     if (m_applyingCosts)
         return;  // the window set the matrix (experiment switch, a run's data), not the user
-    if (m_experiment == QLatin1String("synthetic") ? m_runner.hasPosterior()
-                                                   : m_imageRunner.hasCache()
-                                                         && m_imageRunner.cacheExperiment() == m_experiment)
+    if (canRecorrect())
         m_recorrectTimer.start();
 }
 
@@ -889,9 +1033,23 @@ void MainWindow::setSessionPath(const QString& path)
     setWindowTitle(path.isEmpty() ? tr("LC Studio") : tr("LC Studio - %1").arg(QFileInfo(path).fileName()));
 }
 
+bool MainWindow::anyBusy() const
+{
+    return m_runner.isBusy() || m_imageRunner.isBusy() || m_camvidRunner.isBusy();
+}
+
+bool MainWindow::canRecorrect() const
+{
+    if (m_experiment == QLatin1String("synthetic"))
+        return m_runner.hasPosterior();
+    if (m_experiment == QLatin1String("camvid"))
+        return m_camvidRunner.hasCache();
+    return m_imageRunner.hasCache() && m_imageRunner.cacheExperiment() == m_experiment;
+}
+
 bool MainWindow::openSessionFile(const QString& path)
 {
-    if (m_runner.isBusy() || m_imageRunner.isBusy()) {
+    if (anyBusy()) {
         m_lastError = tr("A job is running: cancel it or let it finish before opening a session.");
         return false;
     }
@@ -911,6 +1069,12 @@ bool MainWindow::openSessionFile(const QString& path)
 
 bool MainWindow::saveSessionFile(const QString& path)
 {
+    if (m_experiment == QLatin1String("camvid")) {
+        m_lastError = tr("Session files do not hold the CamVid experiment yet: export the cost matrix (Ctrl+E) "
+                         "and the results instead.");
+        log(m_lastError);
+        return false;
+    }
     const QString error = lcs::ui::saveSession(currentSession(), path);
     if (!error.isEmpty()) {
         m_lastError = error;
@@ -959,7 +1123,19 @@ void MainWindow::exportPlots()
     int written = 0;
     QList<QCustomPlot*> plots = m_regions->plots();
     plots << m_curves->plot();
-    if (m_experiment != QLatin1String("synthetic")) {
+    if (m_experiment == QLatin1String("camvid")) {
+        plots = m_camvidPage->plots();
+        auto* viewer = m_camvidPage->viewer();
+        for (const char* format : {"png", "svg", "pdf"}) {
+            const QString error = exportPainting([viewer](QPainter& p) { viewer->paintPanels(p); },
+                                                 viewer->panelsSize(), dir + "/" + viewer->objectName() + "." + format,
+                                                 viewer->objectName());
+            if (error.isEmpty())
+                ++written;
+            else
+                errors << error;
+        }
+    } else if (m_experiment != QLatin1String("synthetic")) {
         plots = m_imagePage->plots();
         auto* gallery = m_imagePage->gallery();
         const QSize size(gallery->width(), gallery->heightForWidth(gallery->width()));
@@ -1054,6 +1230,7 @@ void MainWindow::runDemoAndScreenshot(const QString& pngPath)
     };
     connect(&m_runner, &JobRunner::started, this, startProbe);
     connect(&m_imageRunner, &ImageJobRunner::started, this, startProbe);
+    connect(&m_camvidRunner, &CamvidJobRunner::started, this, startProbe);
     auto shoot = [this, probe, worst, worstAt, clock] {
         std::fprintf(stdout, "lcstudio: largest event-loop delay while the pipeline ran: %lld ms (%.1f s into the run of %.1f s)\n",
                      static_cast<long long>(*worst), *worstAt / 1000.0, clock->elapsed() / 1000.0);
@@ -1089,6 +1266,24 @@ void MainWindow::runDemoAndScreenshot(const QString& pngPath)
         if (job == ImageJobRunner::Job::Run)
             shoot();
     });
+    connect(&m_camvidRunner, &CamvidJobRunner::finished, this, [shoot](CamvidJobRunner::Job job) {
+        if (job == CamvidJobRunner::Job::Train)
+            shoot();
+    });
+    connect(&m_camvidRunner, &CamvidJobRunner::failed, this,
+            [](CamvidJobRunner::Job, const QString& message, bool dataUnavailable) {
+                if (dataUnavailable) {
+                    std::fprintf(stderr,
+                                 "lcstudio: no CamVid data for the demo: %s\n"
+                                 "lcstudio: pass --data DIR (a folder with train/, trainannot/, val/, valannot/) or "
+                                 "set LCS_CAMVID_DIR\n",
+                                 qPrintable(message));
+                    QApplication::exit(2);
+                    return;
+                }
+                std::fprintf(stderr, "lcstudio: demo run failed: %s\n", qPrintable(message));
+                QApplication::exit(1);
+            });
     connect(&m_runner, &JobRunner::failed, this, [](JobRunner::Job, const QString& message) {
         std::fprintf(stderr, "lcstudio: demo run failed: %s\n", qPrintable(message));
         QApplication::exit(1);
@@ -1113,6 +1308,7 @@ void MainWindow::runDemoAndScreenshot(const QString& pngPath)
     };
     connect(&m_runner, &JobRunner::cancelled, this, cancelled);
     connect(&m_imageRunner, &ImageJobRunner::cancelled, this, cancelled);
+    connect(&m_camvidRunner, &CamvidJobRunner::cancelled, this, cancelled);
     QTimer::singleShot(0, this, &MainWindow::runAll);
 }
 
@@ -1121,6 +1317,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     m_recorrectPending = false;
     m_runner.cancel();
     m_imageRunner.cancel();
+    m_camvidRunner.cancel();
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
     settings.setValue("window/state", saveState());

@@ -7,6 +7,7 @@
 #include <QMainWindow>
 #include <QTimer>
 
+#include "camvid_job_runner.h"
 #include "cost_matrix_model.h"
 #include "image_job_runner.h"
 #include "job_runner.h"
@@ -26,6 +27,9 @@ class QStackedWidget;
 
 namespace lcs::ui {
 
+class CamvidExperimentPanel;
+class CamvidIouTable;
+class CamvidResultsPage;
 class CostEditor;
 class CurveView;
 class ImageExperimentPanel;
@@ -33,6 +37,7 @@ class ImageResultsPage;
 class ImageSummaryTable;
 class RegionView;
 class ResultsTable;
+struct CamvidJobHooks;
 struct ImageJobHooks;
 
 /// LC Studio's main window: cost editing, experiment settings, background jobs, live
@@ -40,8 +45,10 @@ struct ImageJobHooks;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    /// `imageHooks` replace the image jobs' data loading and presets (tests).
-    explicit MainWindow(QWidget* parent = nullptr, std::shared_ptr<const ImageJobHooks> imageHooks = {});
+    /// `imageHooks` replace the image jobs' data loading and presets, `camvidHooks` the
+    /// CamVid preset (tests).
+    explicit MainWindow(QWidget* parent = nullptr, std::shared_ptr<const ImageJobHooks> imageHooks = {},
+                        std::shared_ptr<const CamvidJobHooks> camvidHooks = {});
     ~MainWindow() override;
 
     CostMatrixModel* costModel() { return &m_costs; }
@@ -49,7 +56,10 @@ public:
     ImageJobRunner* imageRunner() { return &m_imageRunner; }
     ImageExperimentPanel* imagePanel() const { return m_imagePanel; }
     ImageResultsPage* imagePage() const { return m_imagePage; }
-    /// "synthetic", "corruption" or "selective".
+    CamvidJobRunner* camvidRunner() { return &m_camvidRunner; }
+    CamvidExperimentPanel* camvidPanel() const { return m_camvidPanel; }
+    CamvidResultsPage* camvidPage() const { return m_camvidPage; }
+    /// "synthetic", "corruption", "selective" or "camvid".
     QString experiment() const { return m_experiment; }
     void setExperiment(const QString& experiment);
     ExperimentSettings settings() const;
@@ -82,6 +92,11 @@ private:
     void startJob(JobRunner::Job job);
     void startImageJob(ImageJobRunner::Job job);
     void connectImageRunner();
+    void startCamvidJob(CamvidJobRunner::Job job);
+    void connectCamvidRunner();
+    bool anyBusy() const;
+    /// The experiment's cached state that a cost edit re-corrects exists.
+    bool canRecorrect() const;
     void beginJobDisplay(const QString& name);
     void onStarted(JobRunner::Job job);
     void onProgress(const JobProgress& progress);
@@ -108,6 +123,7 @@ private:
     CostMatrixModel m_costs;
     JobRunner m_runner;
     ImageJobRunner m_imageRunner;
+    CamvidJobRunner m_camvidRunner;
 
     CostEditor* m_costEditor = nullptr;
     RegionView* m_regions = nullptr;
@@ -135,6 +151,10 @@ private:
     ImageExperimentPanel* m_imagePanel = nullptr;
     ImageResultsPage* m_imagePage = nullptr;
     ImageSummaryTable* m_imageTable = nullptr;
+    CamvidExperimentPanel* m_camvidPanel = nullptr;
+    CamvidResultsPage* m_camvidPage = nullptr;
+    CamvidIouTable* m_camvidTable = nullptr;
+    CamvidJobRunner::Job m_currentCamvidJob = CamvidJobRunner::Job::Train;
     QString m_experiment = QStringLiteral("synthetic");
     QHash<QString, CostMatrix> m_costsByExperiment;  ///< each experiment keeps its own matrix
     bool m_applyingCosts = false;  ///< the window, not the user, is setting the matrix

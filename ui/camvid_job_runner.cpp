@@ -1,0 +1,522 @@
+#include "camvid_job_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <utility>
+
+#ifdef __linux__
+#include <sys/resource.h>
+#endif
+
+#include <ATen/Parallel.h>
+#include <c10/util/Exception.h>
+
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include "camvid_reader.h"
+#include "core/input_error.h"
+#include "experiments/camvid_experiment.h"
+
+#include "camvid_job_hooks.h"
+
+namespace lcs::ui {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Progress, curve points and frames leave the worker at most this often.
+constexpr auto kEmitInterval = std::chrono::milliseconds(100);
+
+/// The ensemble sizes of the frames-per-second plot (paper Fig. 5 right).
+const std::vector<int> kEnsembles{1, 2, 5, 10, 20, 30};
+constexpr int kFpsFrames = 3;
+
+double secondsSince(Clock::time_point t)
+{
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// The data folder is missing or not laid out like CamVid: the screenshot mode exits 2.
+class DataUnavailable : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// The phases a job goes through, each weighted by its measured share of the work
+/// (one SGD epoch = 1; an SGHMC epoch also trains S, about twice; a correction epoch
+/// runs S and q, about 1.6): engine progress within a phase becomes a fraction of the job.
+class PhasePlan {
+public:
+    void add(const std::string& phase, double weight)
+    {
+        m_index[phase] = m_weights.size();
+        m_weights.push_back(weight);
+        m_total += weight;
+    }
+    double update(const std::string& phase, long long step, long long total)
+    {
+        const auto it = m_index.find(phase);
+        if (it == m_index.end() || m_total <= 0)
+            return m_fraction;
+        double before = 0;
+        for (size_t i = 0; i < it->second; ++i)
+            before += m_weights[i];
+        const double within = total > 0 ? std::clamp(double(step) / double(total), 0.0, 1.0) : 0.0;
+        m_fraction = std::max(m_fraction, (before + within * m_weights[it->second]) / m_total);
+        return m_fraction;
+    }
+
+private:
+    std::map<std::string, size_t> m_index;
+    std::vector<double> m_weights;
+    double m_total = 0;
+    double m_fraction = 0;
+};
+
+QVector<double> toQVector(const std::vector<double>& v)
+{
+    return QVector<double>(v.begin(), v.end());
+}
+
+QJsonValue jsonNumber(double v)
+{
+    return std::isfinite(v) ? QJsonValue(v) : QJsonValue();  // JSON has no NaN: null
+}
+
+} // namespace
+
+/// Lives on the runner's thread. Owns the last run's CamvidWindowCache; everything it
+/// sends out is plain data.
+class CamvidWorker : public QObject {
+    Q_OBJECT
+public:
+    CamvidWorker(CancelToken* cancel, std::shared_ptr<const CamvidJobHooks> hooks)
+        : m_cancel(cancel), m_hooks(std::move(hooks))
+    {
+    }
+
+    std::atomic<int> trainingRuns{0};
+    std::atomic<int> recorrections{0};
+
+public Q_SLOTS:
+    void run(lcs::ui::CamvidJobRunner::Job job, const lcs::ui::CamvidSettings& settings, const lcs::CostMatrix& costs)
+    {
+        const auto start = Clock::now();
+        try {
+            QString json;
+            if (job == CamvidJobRunner::Job::Train)
+                train(settings, costs, json);
+            else
+                recorrect(costs, json);
+            Q_EMIT done(job, secondsSince(start), json, QString(), false, false);
+        } catch (const Cancelled&) {
+            Q_EMIT done(job, secondsSince(start), {}, QString(), true, false);
+        } catch (const DataUnavailable& e) {
+            Q_EMIT done(job, secondsSince(start), {}, QString::fromStdString(e.what()), false, true);
+        } catch (const c10::Error& e) {
+            Q_EMIT done(job, secondsSince(start), {}, QString::fromStdString(e.what_without_backtrace()), false, false);
+        } catch (const std::exception& e) {
+            Q_EMIT done(job, secondsSince(start), {}, QString::fromStdString(e.what()), false, false);
+        }
+    }
+
+Q_SIGNALS:
+    void progress(const lcs::ui::JobProgress& progress);
+    void trainingStarted();
+    void epochPoints(const QVector<lcs::ui::CamvidEpochPoint>& points);
+    void evaluationStarted(int frames);
+    void frames(const QVector<lcs::ui::CamvidFrameView>& frames);
+    void comparison(const lcs::ui::CamvidIouView& view);
+    void framesPerSecond(const lcs::ui::CamvidFpsView& view);
+    void cacheReady(const QString& description, const lcs::CostMatrix& costs);
+    void logMessage(const QString& line);
+    void done(lcs::ui::CamvidJobRunner::Job job, double seconds, const QString& json, const QString& error,
+              bool cancelled, bool dataUnavailable);
+
+private:
+    /// Engine progress -> epoch points and a JobProgress; frames from the evaluation.
+    /// All sent at most every kEmitInterval, and once more by flush().
+    class Reporter {
+    public:
+        Reporter(CamvidWorker* worker, PhasePlan plan, QString prefix, QString seriesSuffix = {})
+            : m_worker(worker), m_plan(std::move(plan)), m_prefix(std::move(prefix)),
+              m_suffix(std::move(seriesSuffix))
+        {
+        }
+        void operator()(const Progress& p)
+        {
+            if (p.test) {
+                CamvidEpochPoint e;
+                e.series = QString::fromStdString(p.test->model) + m_suffix;
+                e.epoch = p.test->epoch;
+                e.meanIou = p.test->meanIou.value_or(0.0);
+                e.cost = p.test->cost;
+                e.accuracy = p.test->accuracy;
+                m_epochs.push_back(e);
+            } else {
+                m_last = p;
+                m_hasLast = true;
+                m_fraction = m_plan.update(p.phase, p.step, p.total);
+            }
+            maybeFlush();
+        }
+        void addFrame(CamvidFrameView frame)
+        {
+            m_frames.push_back(std::move(frame));
+            maybeFlush();
+        }
+        /// A phase the engine does not report (frames per second).
+        void phase(const std::string& name, const std::string& detail)
+        {
+            Progress p;
+            p.phase = name;
+            p.detail = detail;
+            p.total = 1;
+            (*this)(p);
+            flush();
+        }
+        void flush()
+        {
+            m_lastEmit = Clock::now();
+            if (!m_epochs.isEmpty())
+                Q_EMIT m_worker->epochPoints(std::exchange(m_epochs, {}));
+            if (!m_frames.isEmpty())
+                Q_EMIT m_worker->frames(std::exchange(m_frames, {}));
+            if (!m_hasLast)
+                return;
+            JobProgress jp;
+            jp.phase = m_prefix + QStringLiteral(" (") + QString::fromStdString(m_last.phase) + QStringLiteral(")");
+            jp.detail = QString::fromStdString(m_last.detail);
+            jp.step = m_last.step;
+            jp.total = m_last.total;
+            jp.fraction = m_fraction;
+            for (const auto& [k, v] : m_last.training.named())
+                jp.figures.push_back({QString::fromStdString(k), v});
+            Q_EMIT m_worker->progress(jp);
+            m_hasLast = false;
+        }
+
+    private:
+        void maybeFlush()
+        {
+            if (Clock::now() - m_lastEmit >= kEmitInterval)
+                flush();
+        }
+        CamvidWorker* m_worker;
+        PhasePlan m_plan;
+        QString m_prefix, m_suffix;
+        QVector<CamvidEpochPoint> m_epochs;
+        QVector<CamvidFrameView> m_frames;
+        Progress m_last;
+        bool m_hasLast = false;
+        double m_fraction = 0;
+        Clock::time_point m_lastEmit{};
+    };
+
+    JobContext context(const std::shared_ptr<Reporter>& reporter) const
+    {
+        JobContext ctx;
+        ctx.cancel = m_cancel;
+        ctx.progress = [reporter](const Progress& p) { (*reporter)(p); };
+        return ctx;
+    }
+
+    /// Refuses a missing folder or one without the train and evaluation splits, naming
+    /// the path, before anything is dropped or trained.
+    static void checkData(const CamvidWindowConfig& config)
+    {
+        const QString dir = QString::fromStdString(config.train.data);
+        if (dir.trimmed().isEmpty())
+            throw DataUnavailable("no CamVid folder given (set the data folder, --data or LCS_CAMVID_DIR)");
+        if (!QFileInfo(dir).isDir())
+            throw DataUnavailable(config.train.data + ": no such folder (expected CamVid's train/, trainannot/, " +
+                                  config.evalSplit + "/ and " + config.evalSplit + "annot/)");
+        try {
+            findCamvidSplit(config.train.data, config.train.split);
+            findCamvidSplit(config.train.data, config.evalSplit);
+        } catch (const InputError& e) {
+            throw DataUnavailable(e.what());
+        }
+    }
+
+    static CamvidFrameView frameView(const CamvidVisitedFrame& f)
+    {
+        CamvidFrameView v;
+        v.index = static_cast<int>(f.index);
+        v.name = QString::fromStdString(f.name);
+        v.frame = QImage(f.width, f.height, QImage::Format_RGB888);
+        for (int r = 0; r < f.height; ++r)  // QImage rows are padded to 4 bytes
+            std::memcpy(v.frame.scanLine(r), f.rgb.data() + size_t(r) * size_t(f.width) * 3, size_t(f.width) * 3);
+        v.truth = QVector<quint8>(f.truth.begin(), f.truth.end());
+        v.uncorrected = QVector<quint8>(f.uncorrected.begin(), f.uncorrected.end());
+        v.corrected = QVector<quint8>(f.corrected.begin(), f.corrected.end());
+        return v;
+    }
+
+    /// Streams the validation frames to the viewer and sends the IoU comparison.
+    CamvidIouView evaluate(bool recorrected, double correctionSeconds)
+    {
+        PhasePlan plan;
+        plan.add("eval", 1.0);
+        auto reporter = std::make_shared<Reporter>(this, plan, recorrected ? tr("re-correction") : tr("evaluation"));
+        auto pairs = findCamvidSplit(m_cache->data, m_cache->evalSplit);
+        const int count = static_cast<int>(m_cache->maxEvalFrames > 0
+                                                ? std::min<int64_t>(m_cache->maxEvalFrames, int64_t(pairs.size()))
+                                                : int64_t(pairs.size()));
+        Q_EMIT evaluationStarted(count);
+        const auto result = evaluateCamvidWindow(
+            *m_cache, [&](const CamvidVisitedFrame& f) { reporter->addFrame(frameView(f)); }, context(reporter));
+        reporter->flush();
+        CamvidIouView v;
+        for (const auto& n : result.classNames)
+            v.classNames << QString::fromStdString(n);
+        v.iouBefore = toQVector(result.uncorrected.perClassIoU);
+        v.iouAfter = toQVector(result.corrected.perClassIoU);
+        v.meanIouBefore = result.uncorrected.meanIoU;
+        v.meanIouAfter = result.corrected.meanIoU;
+        v.costBefore = result.uncorrected.averageCost;
+        v.costAfter = result.corrected.averageCost;
+        v.accuracyBefore = result.uncorrected.accuracy;
+        v.accuracyAfter = result.corrected.accuracy;
+        v.frames = result.frames;
+        v.pixels = result.corrected.count;
+        v.recorrected = recorrected;
+        v.correctionSeconds = correctionSeconds;
+        Q_EMIT comparison(v);
+        Q_EMIT logMessage(tr("Validation (%1 frames, void ignored): mIoU %2 -> %3, decision cost %4 -> %5 "
+                             "(S uncorrected -> q corrected)")
+                              .arg(v.frames).arg(v.meanIouBefore, 0, 'f', 4).arg(v.meanIouAfter, 0, 'f', 4)
+                              .arg(v.costBefore, 0, 'f', 4).arg(v.costAfter, 0, 'f', 4));
+        return v;
+    }
+
+    static QString resultsJson(const CamvidIouView& iou, const CamvidFpsView& fps, const CamvidWindowConfig& config)
+    {
+        QJsonObject perClass;
+        for (int c = 0; c < iou.classNames.size(); ++c)
+            perClass.insert(iou.classNames[c], QJsonObject{{"uncorrected", jsonNumber(iou.iouBefore.value(c, NAN))},
+                                                           {"corrected", jsonNumber(iou.iouAfter.value(c, NAN))}});
+        QJsonArray ensembles;
+        for (int i = 0; i < fps.ensembles.size(); ++i)
+            ensembles.append(QJsonObject{{"ensemble", fps.ensembles[i]}, {"fps", jsonNumber(fps.ensembleFps[i])}});
+        const QJsonObject root{
+            {"experiment", "camvid_window"},
+            {"data", QString::fromStdString(config.train.data)},
+            {"height", config.train.height},
+            {"width", config.train.width},
+            {"frames", iou.frames},
+            {"pixels", iou.pixels},
+            {"uncorrected", QJsonObject{{"method", "sghmc_s"}, {"mean_iou", jsonNumber(iou.meanIouBefore)},
+                                        {"cost", jsonNumber(iou.costBefore)}, {"pixel_accuracy", jsonNumber(iou.accuracyBefore)}}},
+            {"corrected", QJsonObject{{"method", "ours"}, {"mean_iou", jsonNumber(iou.meanIouAfter)},
+                                      {"cost", jsonNumber(iou.costAfter)}, {"pixel_accuracy", jsonNumber(iou.accuracyAfter)}}},
+            {"per_class_iou", perClass},
+            {"fps", QJsonObject{{"q", jsonNumber(fps.qFps)}, {"raw", jsonNumber(fps.rawFps)}, {"ensemble", ensembles}}}};
+        return QString::fromUtf8(QJsonDocument(root).toJson(QJsonDocument::Indented));
+    }
+
+    void setThreads()
+    {
+        // One core stays with the GUI thread. Set on this thread, where the engine runs.
+        const int want = std::max(1, QThread::idealThreadCount() - 1);
+        if (at::get_num_threads() != want)
+            at::set_num_threads(want);
+    }
+
+    void train(const CamvidSettings& s, const CostMatrix& costs, QString& json)
+    {
+        auto config = CamvidWindowConfig::preset(s.preset.toStdString());
+        config.train.data = s.data.trimmed().toStdString();
+        if (s.maxFrames > 0)
+            config.train.maxFrames = s.maxFrames;
+        if (s.maxEvalFrames > 0)
+            config.maxEvalFrames = s.maxEvalFrames;
+        config.trainMcDropout = s.mcDropout;
+        config.train.seed = s.seed;
+        config.train.device = s.device.toStdString();
+        config.train.costs = camvidDecisionCosts(costs);  // refuses a matrix of the wrong size first
+        if (m_hooks && m_hooks->tuneConfig)
+            m_hooks->tuneConfig(config);
+        checkData(config);
+        // From here on the previous run is replaced.
+        m_cache.reset();
+        ++trainingRuns;
+        Q_EMIT trainingStarted();
+        setThreads();
+        const auto& t = config.train;
+        Q_EMIT logMessage(tr("CamVid from %1: up to %2 training frames at %3x%4, %5; CW-SGD %6 epochs, SGHMC + S %7 "
+                             "epochs, q %8 epochs%9")
+                              .arg(s.data).arg(t.maxFrames).arg(t.width).arg(t.height)
+                              .arg(QString::fromStdString(t.model.architecture)).arg(t.sgd.epochs).arg(t.sghmc.epochs)
+                              .arg(t.correction.epochs).arg(config.trainMcDropout ? tr(", MC dropout too") : QString()));
+        PhasePlan plan;
+        plan.add("load", 0.05 * t.sgd.epochs);
+        if (config.trainMcDropout)
+            plan.add("mc_dropout", t.sgd.epochs);
+        plan.add("cw_sgd", t.sgd.epochs);
+        plan.add("sghmc_s", 2.1 * t.sghmc.epochs);
+        plan.add("correction", 1.6 * t.correction.epochs);
+        plan.add("eval", 0.5);
+        plan.add("fps", 1.5);
+        auto reporter = std::make_shared<Reporter>(this, plan, tr("CamVid"));
+        auto run = trainCamvidWindow(config, context(reporter));
+        reporter->flush();
+        m_cache = run.cache;
+        for (const auto& [m, sec] : run.seconds)
+            Q_EMIT logMessage(tr("  %1: %2 s").arg(QString::fromStdString(m), -10).arg(sec, 0, 'f', 1));
+        if (run.collapsed)
+            Q_EMIT logMessage(tr("Warning: q collapsed to one decision on the unlabelled frames."));
+        Q_EMIT cacheReady(tr("S and %1 unlabelled frames cached: editing costs re-trains only q.").arg(run.trainFrames),
+                          costs);
+        const auto iou = evaluate(false, run.seconds.back().second);
+        reporter->phase("fps", "ensembles 1..30");
+        auto& ensembleNet = m_cache->mcDropout ? *m_cache->mcDropout : *m_cache->student;
+        const auto fps = camvidFramesPerSecond(ensembleNet, *m_cache->q, m_cache->costs, m_cache->height,
+                                               m_cache->width, kEnsembles, kFpsFrames, m_cache->device);
+        CamvidFpsView f;
+        for (const auto& p : fps.points) {
+            f.ensembles << p.ensemble;
+            f.ensembleFps << p.ensembleFps;
+        }
+        f.qFps = fps.qFps;
+        f.rawFps = fps.rawFps;
+        f.width = fps.width;
+        f.height = fps.height;
+        f.ensembleLabel = m_cache->mcDropout ? tr("MC dropout, k passes") : tr("k dropout passes of S (ensemble cost)");
+        Q_EMIT framesPerSecond(f);
+        Q_EMIT logMessage(QString::fromStdString(camvidFpsTable(fps)).trimmed());
+        json = resultsJson(iou, f, config);
+        m_lastFps = f;
+        m_lastConfig = config;
+    }
+
+    void recorrect(const CostMatrix& costs, QString& json)
+    {
+        if (!m_cache)
+            throw std::runtime_error("no S cached: train CamVid first");
+        PhasePlan plan;
+        plan.add("correction", 1.0);
+        auto reporter = std::make_shared<Reporter>(this, plan, tr("re-correction"), QStringLiteral(", re-corrected"));
+        Q_EMIT logMessage(tr("Re-training q for the new costs from the cached S (nothing else retrained)"));
+        const auto r = recorrectCamvid(*m_cache, costs, context(reporter));
+        reporter->flush();
+        ++recorrections;
+        Q_EMIT logMessage(tr("Re-correction: q trained in %1 s%2").arg(r.seconds, 0, 'f', 2)
+                              .arg(r.collapsed ? tr(" (warning: q collapsed to one decision)") : QString()));
+        const auto iou = evaluate(true, r.seconds);
+        json = resultsJson(iou, m_lastFps, m_lastConfig);
+    }
+
+    CancelToken* m_cancel;
+    std::shared_ptr<const CamvidJobHooks> m_hooks;
+    std::shared_ptr<CamvidWindowCache> m_cache;
+    CamvidFpsView m_lastFps;
+    CamvidWindowConfig m_lastConfig;
+};
+
+CamvidJobRunner::CamvidJobRunner(QObject* parent, std::shared_ptr<const CamvidJobHooks> hooks) : QObject(parent)
+{
+    qRegisterMetaType<CamvidSettings>();
+    qRegisterMetaType<QVector<CamvidEpochPoint>>();
+    qRegisterMetaType<QVector<CamvidFrameView>>();
+    qRegisterMetaType<CamvidIouView>();
+    qRegisterMetaType<CamvidFpsView>();
+    qRegisterMetaType<JobProgress>();
+    qRegisterMetaType<CostMatrix>();
+    qRegisterMetaType<CamvidJobRunner::Job>();
+    m_worker = new CamvidWorker(&m_cancel, std::move(hooks));
+    m_worker->moveToThread(&m_thread);
+    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+    connect(m_worker, &CamvidWorker::progress, this, &CamvidJobRunner::progress);
+    connect(m_worker, &CamvidWorker::epochPoints, this, &CamvidJobRunner::epochPoints);
+    connect(m_worker, &CamvidWorker::evaluationStarted, this, &CamvidJobRunner::evaluationStarted);
+    connect(m_worker, &CamvidWorker::frames, this, &CamvidJobRunner::frames);
+    connect(m_worker, &CamvidWorker::comparison, this, &CamvidJobRunner::comparison);
+    connect(m_worker, &CamvidWorker::framesPerSecond, this, &CamvidJobRunner::framesPerSecond);
+    connect(m_worker, &CamvidWorker::logMessage, this, &CamvidJobRunner::logMessage);
+    connect(m_worker, &CamvidWorker::trainingStarted, this, [this] {
+        m_hasCache = false;
+        Q_EMIT trainingStarted();
+    });
+    connect(m_worker, &CamvidWorker::cacheReady, this, [this](const QString& description, const CostMatrix& costs) {
+        m_hasCache = true;
+        Q_EMIT cacheReady(description, costs);
+    });
+    connect(m_worker, &CamvidWorker::done, this,
+            [this](Job job, double seconds, const QString& json, const QString& error, bool wasCancelled,
+                   bool dataUnavailable) {
+                m_busy = false;
+                if (wasCancelled) {
+                    Q_EMIT logMessage(tr("%1 cancelled").arg(jobName(job)));
+                    Q_EMIT cancelled(job);
+                } else if (!error.isEmpty()) {
+                    Q_EMIT logMessage(tr("%1 failed: %2").arg(jobName(job), error));
+                    Q_EMIT failed(job, error, dataUnavailable);
+                } else {
+                    Q_EMIT finished(job, seconds, json);
+                }
+            });
+    m_thread.setObjectName("lcs-camvid-jobs");
+    m_thread.start();
+    QMetaObject::invokeMethod(m_worker, [] {
+#ifdef __linux__
+        // As for the other jobs: a slightly lower priority keeps the GUI thread first.
+        ::setpriority(PRIO_PROCESS, 0, 5);
+#endif
+    });
+}
+
+CamvidJobRunner::~CamvidJobRunner()
+{
+    m_cancel.cancel();
+    m_thread.quit();
+    m_thread.wait();
+}
+
+int CamvidJobRunner::trainingRuns() const
+{
+    return m_worker ? m_worker->trainingRuns.load() : 0;
+}
+
+int CamvidJobRunner::recorrections() const
+{
+    return m_worker ? m_worker->recorrections.load() : 0;
+}
+
+QString CamvidJobRunner::jobName(Job job)
+{
+    switch (job) {
+    case Job::Train: return tr("CamVid training");
+    case Job::Recorrect: return tr("CamVid re-correction");
+    }
+    return {};
+}
+
+bool CamvidJobRunner::start(Job job, const CamvidSettings& settings, const CostMatrix& costs)
+{
+    if (m_busy || (job == Job::Recorrect && !m_hasCache))
+        return false;
+    m_busy = true;
+    m_cancel.reset();
+    Q_EMIT started(job);
+    QMetaObject::invokeMethod(m_worker, "run", Qt::QueuedConnection, Q_ARG(lcs::ui::CamvidJobRunner::Job, job),
+                              Q_ARG(lcs::ui::CamvidSettings, settings), Q_ARG(lcs::CostMatrix, costs));
+    return true;
+}
+
+void CamvidJobRunner::cancel()
+{
+    if (m_busy)
+        m_cancel.cancel();
+}
+
+} // namespace lcs::ui
+
+#include "camvid_job_runner.moc"

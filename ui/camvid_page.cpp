@@ -1,0 +1,116 @@
+#include "camvid_page.h"
+
+#include <cmath>
+
+#include <QHeaderView>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "qcustomplot_compat.h"
+
+#include "camvid_views.h"
+
+namespace lcs::ui {
+
+CamvidResultsPage::CamvidResultsPage(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    m_viewer = new CamvidOverlayViewer(splitter);
+    auto* plots = new QSplitter(Qt::Horizontal, splitter);
+    m_iou = new CamvidIouPlot(plots);
+    m_epochs = new CamvidEpochPlot(plots);
+    m_fps = new CamvidFpsPlot(plots);
+    plots->addWidget(m_iou);
+    plots->addWidget(m_epochs);
+    plots->addWidget(m_fps);
+    plots->setStretchFactor(0, 3);
+    plots->setStretchFactor(1, 4);
+    plots->setStretchFactor(2, 2);
+    splitter->addWidget(m_viewer);
+    splitter->addWidget(plots);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
+    layout->addWidget(splitter);
+}
+
+QList<QCustomPlot*> CamvidResultsPage::plots() const
+{
+    return {m_iou->plot(), m_epochs->plot(), m_fps->plot()};
+}
+
+void CamvidResultsPage::startRun()
+{
+    m_viewer->clear();
+    m_iou->clear();
+    m_epochs->clear();
+    m_fps->clear();
+}
+
+void CamvidResultsPage::startRecorrection()
+{
+    m_epochs->removeSeries(QStringLiteral("ours, re-corrected"));
+}
+
+void CamvidResultsPage::addEpochPoints(const QVector<CamvidEpochPoint>& points)
+{
+    m_epochs->addEpochPoints(points);
+}
+
+void CamvidResultsPage::startEvaluation(int frames)
+{
+    m_viewer->clear(frames);
+}
+
+void CamvidResultsPage::addFrames(const QVector<CamvidFrameView>& frames)
+{
+    m_viewer->addFrames(frames);
+}
+
+void CamvidResultsPage::setComparison(const CamvidIouView& view)
+{
+    m_iou->setComparison(view);
+}
+
+void CamvidResultsPage::setFps(const CamvidFpsView& view)
+{
+    m_fps->setFps(view);
+}
+
+CamvidIouTable::CamvidIouTable(QWidget* parent) : QTableWidget(parent)
+{
+    setObjectName("camvidIouTable");
+    setColumnCount(4);
+    setHorizontalHeaderLabels({tr("class"), tr("IoU S"), tr("IoU q"), tr("q - S")});
+    horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    verticalHeader()->setVisible(false);
+    setEditTriggers(QAbstractItemView::NoEditTriggers);
+}
+
+void CamvidIouTable::clearRows()
+{
+    setRowCount(0);
+}
+
+void CamvidIouTable::setComparison(const CamvidIouView& v)
+{
+    auto number = [](double x, int digits) {
+        return std::isfinite(x) ? QString::number(x, 'f', digits) : QStringLiteral("–");
+    };
+    setRowCount(static_cast<int>(v.classNames.size()) + 2);
+    int row = 0;
+    auto put = [&](const QString& name, double before, double after, int digits) {
+        setItem(row, 0, new QTableWidgetItem(name));
+        setItem(row, 1, new QTableWidgetItem(number(before, digits)));
+        setItem(row, 2, new QTableWidgetItem(number(after, digits)));
+        setItem(row, 3, new QTableWidgetItem(number(after - before, digits)));
+        ++row;
+    };
+    put(tr("decision cost"), v.costBefore, v.costAfter, 4);
+    put(tr("mIoU"), v.meanIouBefore, v.meanIouAfter, 4);
+    for (int c = 0; c < v.classNames.size(); ++c)
+        put(v.classNames[c], v.iouBefore.value(c, NAN), v.iouAfter.value(c, NAN), 3);
+}
+
+} // namespace lcs::ui

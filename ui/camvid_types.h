@@ -1,0 +1,77 @@
+#pragma once
+
+#include <QImage>
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+/// Plain data of the CamVid segmentation experiment that crosses from the job thread to
+/// the GUI thread: copied by value, no tensors; every QImage owns its pixels.
+namespace lcs::ui {
+
+/// The CamVid run as the user set it up in the experiment panel.
+struct CamvidSettings {
+    QString data;                               ///< a folder laid out like CamVid (train/, trainannot/, val/, valannot/)
+    QString preset = QStringLiteral("demo");    ///< "demo" (90 x 120) or "cpu" (180 x 240)
+    qint64 maxFrames = 0;                       ///< training frames; 0 = the preset's
+    qint64 maxEvalFrames = 0;                   ///< validation frames evaluated and shown; 0 = the preset's
+    bool mcDropout = false;                     ///< also train an MC-dropout network (FPS of real MC dropout)
+    quint64 seed = 0;
+    QString device = QStringLiteral("cpu");
+};
+
+/// One network's validation figures after one of its epochs (live curves).
+struct CamvidEpochPoint {
+    QString series;      ///< "cw_sgd", "sghmc_s", "ours", "mc_dropout", "ours, re-corrected"
+    int epoch = 0;       ///< 1-based
+    double meanIou = 0, cost = 0, accuracy = 0;
+};
+
+/// One validation frame with both decision rules, row-major H x W.
+struct CamvidFrameView {
+    int index = 0;                   ///< position in the evaluated split
+    QString name;                    ///< file name
+    QImage frame;                    ///< RGB888 at the networks' size, owns its pixels
+    QVector<quint8> truth;           ///< 0..10, 11 = void
+    QVector<quint8> uncorrected;     ///< S's Bayes decisions under the run's costs
+    QVector<quint8> corrected;       ///< q's Bayes decisions under the same costs
+
+    int width() const { return frame.width(); }
+    int height() const { return frame.height(); }
+    bool isValid() const
+    {
+        const qsizetype n = qsizetype(frame.width()) * frame.height();
+        return n > 0 && truth.size() == n && uncorrected.size() == n && corrected.size() == n;
+    }
+};
+
+/// Per-class IoU, mIoU and decision cost on the evaluated frames, uncorrected (S) vs
+/// corrected (q), under the matrix q was trained for.
+struct CamvidIouView {
+    QStringList classNames;          ///< the 11 scored classes
+    QVector<double> iouBefore, iouAfter;  ///< NaN for a class neither truth nor decisions hold
+    double meanIouBefore = 0, meanIouAfter = 0;
+    double costBefore = 0, costAfter = 0;
+    double accuracyBefore = 0, accuracyAfter = 0;
+    qint64 frames = 0, pixels = 0;
+    bool recorrected = false;        ///< after a cost edit
+    double correctionSeconds = 0;    ///< q's training time in this job
+};
+
+/// Frames per second of the ensemble / MC-dropout predictive with k passes against q.
+struct CamvidFpsView {
+    QVector<int> ensembles;
+    QVector<double> ensembleFps;
+    double qFps = 0, rawFps = 0;
+    int width = 0, height = 0;
+    QString ensembleLabel;           ///< "MC dropout" or "S with dropout on (ensemble cost)"
+};
+
+} // namespace lcs::ui
+
+Q_DECLARE_METATYPE(lcs::ui::CamvidSettings)
+Q_DECLARE_METATYPE(lcs::ui::CamvidEpochPoint)
+Q_DECLARE_METATYPE(lcs::ui::CamvidFrameView)
+Q_DECLARE_METATYPE(lcs::ui::CamvidIouView)
+Q_DECLARE_METATYPE(lcs::ui::CamvidFpsView)
