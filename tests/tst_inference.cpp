@@ -575,7 +575,8 @@ private Q_SLOTS:
     {
         QTest::addColumn<int>("kind");
         QTest::addColumn<double>("precision");
-        QTest::newRow("fan-in (authors' code)") << static_cast<int>(BbviPrior::Kind::FanIn) << 1.0;
+        // The fan-in prior ignores the isotropic precision: N(0, 1) on biases whatever it is.
+        QTest::newRow("fan-in (authors' code)") << static_cast<int>(BbviPrior::Kind::FanIn) << 3.0;
         QTest::newRow("isotropic tau 2.5 (paper's text)") << static_cast<int>(BbviPrior::Kind::Isotropic) << 2.5;
     }
     void bbviKlUsesEachLayersPriorPrecision()
