@@ -358,6 +358,9 @@ expect 2 "--data is for image experiments" -- run "$f/good.lcsession" --data fas
 
 # ---------------------------------------------------------------- help texts (each parser checks its help names every flag)
 expect 0 "--warm-start-steps" -- synthetic --help
+expect 0 "--bbvi-prior" -- synthetic --help
+expect 2 "--bbvi-prior: \"gaussian\" is not fan_in or isotropic" -- synthetic --bbvi-prior gaussian
+expect 2 "--bbvi-prior" -- synthetic --bbvi-prior ""
 expect 0 "--max-train" -- corruption --help
 expect 0 "--copies" -- selective --help
 expect 0 "--point X,Y" -- decide --help
