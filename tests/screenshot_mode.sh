@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # lcstudio's screenshot mode as a user runs it: exit 0 and a real PNG for each demo
-# (synthetic, label corruption and selective classification on Fashion-MNIST); bad use
-# exits 2, and so does an image demo without data.
+# (synthetic, label corruption and selective classification on Fashion-MNIST, CamVid
+# segmentation when a CamVid folder is given as $2 or $LCS_CAMVID_DIR); bad use exits 2,
+# and so does an image demo without data.
 set -u
 app="$1"
+camvid="${2:-${LCS_CAMVID_DIR:-}}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -28,6 +30,20 @@ if [ -d /usr/share/datasets/fashion-mnist ]; then
 else
   echo "screenshot mode: /usr/share/datasets/fashion-mnist missing (apt-get install dataset-fashion-mnist): image demos skipped"
 fi
+# CamVid: the demo preset trains in about a minute on one core.
+if [ -n "$camvid" ] && [ -d "$camvid/train" ]; then
+  start=$(date +%s)
+  "$app" --demo camvid --data "$camvid" --screenshot "$tmp/camvid.png" > "$tmp/camvid.txt" 2>&1 || { cat "$tmp/camvid.txt"; fail "camvid demo failed"; }
+  echo "screenshot mode: camvid demo took $(( $(date +%s) - start )) s"
+  grep -q "screenshot written" "$tmp/camvid.txt" || fail "camvid: no confirmation printed"
+  is_png "$tmp/camvid.png" || fail "camvid: not a PNG"
+  [ "$(stat -c %s "$tmp/camvid.png")" -gt 150000 ] || fail "camvid: PNG suspiciously small ($(stat -c %s "$tmp/camvid.png") bytes)"
+else
+  echo "screenshot mode: no CamVid folder (${camvid:-none given}): camvid demo skipped"
+fi
+"$app" --demo camvid --data "$tmp/no-such-folder" --screenshot "$tmp/x.png" > "$tmp/nocamvid.txt" 2>&1
+[ $? -eq 2 ] || { cat "$tmp/nocamvid.txt"; fail "the camvid demo without data should exit 2"; }
+grep -q "no CamVid data.*no-such-folder" "$tmp/nocamvid.txt" || { cat "$tmp/nocamvid.txt"; fail "no clear message naming the missing CamVid folder"; }
 "$app" --demo corruption --data "$tmp/no-such-folder" --screenshot "$tmp/x.png" > "$tmp/nodata.txt" 2>&1
 [ $? -eq 2 ] || { cat "$tmp/nodata.txt"; fail "an image demo without data should exit 2"; }
 grep -q "no image data" "$tmp/nodata.txt" || fail "no clear message for missing data"

@@ -36,7 +36,7 @@ constexpr auto kEmitInterval = std::chrono::milliseconds(100);
 
 /// The ensemble sizes of the frames-per-second plot (paper Fig. 5 right).
 const std::vector<int> kEnsembles{1, 2, 5, 10, 20, 30};
-constexpr int kFpsFrames = 3;
+constexpr int kFpsFrames = 10;  ///< timed frames per point (fewer are noisy on a shared machine)
 
 double secondsSince(Clock::time_point t)
 {

@@ -30,8 +30,8 @@ CamvidResultsPage::CamvidResultsPage(QWidget* parent) : QWidget(parent)
     plots->setStretchFactor(2, 2);
     splitter->addWidget(m_viewer);
     splitter->addWidget(plots);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 1);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
     layout->addWidget(splitter);
 }
 

@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
+#include <QResizeEvent>
 #include <QScrollArea>
 #include <QSlider>
 #include <QVBoxLayout>
@@ -180,9 +181,10 @@ CamvidOverlayViewer::CamvidOverlayViewer(QWidget* parent) : QWidget(parent)
     m_opacitySlider->setMaximumWidth(140);
     m_opacitySlider->setToolTip(tr("Opacity of the class colours over the frame (0: the frame, 100: the labels)"));
     m_zoomBox = new QComboBox(this);
+    m_zoomBox->addItem(tr("Fit"), 0);
     for (int z : {100, 150, 200, 300, 400, 600, 800})
         m_zoomBox->addItem(QStringLiteral("%1%").arg(z), z);
-    m_zoomBox->setCurrentIndex(m_zoomBox->findData(m_zoom));
+    m_zoomBox->setCurrentIndex(0);
     controls->addWidget(new QLabel(tr("Frame"), this));
     controls->addWidget(m_frameSlider, 1);
     controls->addWidget(m_frameLabel);
@@ -265,6 +267,13 @@ void CamvidOverlayViewer::setOpacity(double opacity)
 
 void CamvidOverlayViewer::setZoomPercent(int percent)
 {
+    m_fit = percent <= 0;
+    if (m_fit) {
+        const QSignalBlocker block(m_zoomBox);
+        m_zoomBox->setCurrentIndex(0);
+        fitZoom();
+        return;
+    }
     m_zoom = std::clamp(percent, 25, 1600);
     const int index = m_zoomBox->findData(m_zoom);
     if (index >= 0) {
@@ -273,6 +282,23 @@ void CamvidOverlayViewer::setZoomPercent(int percent)
     }
     m_canvas->resize(panelsSize());
     m_canvas->update();
+}
+
+void CamvidOverlayViewer::fitZoom()
+{
+    const auto* f = frame(m_current);
+    const int w = f ? f->width() : 120;
+    const int available = m_scroll->viewport()->width() - (PanelCount + 1) * kPanelGap;
+    m_zoom = std::clamp(100 * available / (PanelCount * std::max(1, w)), 25, 1600);
+    m_canvas->resize(panelsSize());
+    m_canvas->update();
+}
+
+void CamvidOverlayViewer::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    if (m_fit)
+        fitZoom();
 }
 
 QString CamvidOverlayViewer::panelTitle(Panel panel)
@@ -304,6 +330,8 @@ void CamvidOverlayViewer::recompose()
         m_panels[DifferencePanel] = camvidDifferenceImage(f->frame, f->uncorrected, f->corrected);
     }
     updateFrameLabel();
+    if (m_fit)
+        fitZoom();
     m_canvas->resize(panelsSize());
     m_canvas->update();
 }
@@ -456,7 +484,7 @@ void CamvidIouPlot::setComparison(const CamvidIouView& view)
             ticker->addTick(c, view.classNames[c]);
         m_rect->axis(QCPAxis::atBottom)->setTicker(ticker);
     }
-    m_title->setText(tr("Per-class IoU, %1 validation frames%2: mIoU %3 → %4, cost %5 → %6")
+    m_title->setText(tr("IoU, %1 val frames%2: mIoU %3 → %4, cost %5 → %6")
                          .arg(view.frames)
                          .arg(view.recorrected ? tr(" (re-corrected)") : QString())
                          .arg(view.meanIouBefore, 0, 'f', 3).arg(view.meanIouAfter, 0, 'f', 3)
@@ -601,7 +629,7 @@ void CamvidFpsPlot::setFps(const CamvidFpsView& view)
     m_rect->axis(QCPAxis::atBottom)->setRange(0.8, kMax * 1.3);
     if (lo > 0)
         m_rect->axis(QCPAxis::atLeft)->setRange(lo / 1.6, hi * 1.6);
-    m_title->setText(tr("Frames per second at %1x%2 (one frame at a time): q %3, k = %4: %5")
+    m_title->setText(tr("Frames/s at %1x%2: q %3, k = %4: %5")
                          .arg(view.width).arg(view.height).arg(view.qFps, 0, 'f', 1)
                          .arg(k.isEmpty() ? 0 : int(k.back())).arg(fps.isEmpty() ? 0.0 : fps.back(), 0, 'f', 1));
     m_plot->replot(QCustomPlot::rpQueuedReplot);

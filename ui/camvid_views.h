@@ -59,6 +59,7 @@ public:
     double opacity() const { return m_opacity; }
     void setOpacity(double opacity);
     int zoomPercent() const { return m_zoom; }
+    /// 0 fits the five panels to the viewer's width (the default).
     void setZoomPercent(int percent);
     /// Times the panels were recomposed (a refresh the tests can see).
     int refreshes() const { return m_refreshes; }
@@ -77,8 +78,12 @@ public:
 Q_SIGNALS:
     void currentFrameChanged(int index);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void recompose();
+    void fitZoom();
     void updateFrameLabel();
 
     QVector<CamvidFrameView> m_frames;
@@ -86,6 +91,7 @@ private:
     int m_current = 0;
     double m_opacity = 0.6;
     int m_zoom = 200;
+    bool m_fit = true;
     int m_refreshes = 0;
     QImage m_panels[PanelCount];
     QWidget* m_canvas = nullptr;

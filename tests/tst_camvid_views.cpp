@@ -1,0 +1,423 @@
+// The CamVid window: overlay maths (palette lookup, opacity blend, difference mask)
+// against hand computations, and the wiring end to end on a tiny generated CamVid
+// folder: the viewer shows the engine's decisions, the IoU bars hold the engine's
+// IoU (recomputed here from the visited frames), a cost edit re-runs only the
+// correction and refreshes the viewer, a bad folder and a cancelled run leave the
+// window usable and its last results on screen.
+#include <cmath>
+#include <memory>
+
+#include <QComboBox>
+#include <QLabel>
+#include <QPainter>
+#include <QPushButton>
+#include <QStatusBar>
+#include <QtTest/QtTest>
+
+#include "qcustomplot_compat.h"
+
+#include "camvid_job_hooks.h"
+#include "camvid_job_runner.h"
+#include "camvid_page.h"
+#include "camvid_panel.h"
+#include "camvid_reader.h"
+#include "camvid_views.h"
+#include "main_window.h"
+#include "plot_export.h"
+
+using namespace lcs;
+using namespace lcs::ui;
+
+namespace {
+
+constexpr int kSide = 32;
+
+/// A frame and label PNG: road (3, dark) left, car (8, bright) right, a grey band of
+/// random road/car in the middle, a void top row. Written with QImage (8-bit grey labels).
+void writeFrame(const QString& dir, const QString& split, const QString& name, quint32 seed)
+{
+    QRandomGenerator rng(seed);
+    QImage image(kSide, kSide, QImage::Format_RGB888);
+    QImage label(kSide, kSide, QImage::Format_Grayscale8);
+    for (int r = 0; r < kSide; ++r)
+        for (int c = 0; c < kSide; ++c) {
+            const int band = c < 11 ? 0 : (c < 21 ? 1 : 2);
+            const int base = band == 0 ? 40 : (band == 1 ? 120 : 200);
+            const int v = std::clamp(base + rng.bounded(-15, 16), 0, 255);
+            image.setPixel(c, r, qRgb(v, v, std::clamp(v + 10, 0, 255)));
+            const bool car = band == 2 || (band == 1 && rng.bounded(2) == 1);
+            label.scanLine(r)[c] = static_cast<uchar>(r == 0 ? 11 : (car ? 8 : 3));
+        }
+    QDir().mkpath(dir + "/" + split);
+    QDir().mkpath(dir + "/" + split + "annot");
+    QVERIFY(image.save(dir + "/" + split + "/" + name));
+    QVERIFY(label.save(dir + "/" + split + "annot/" + name));
+}
+
+CamvidFrameView makeFrame(int w, int h, quint32 seed)
+{
+    QRandomGenerator rng(seed);
+    CamvidFrameView f;
+    f.name = QStringLiteral("f%1.png").arg(seed);
+    f.frame = QImage(w, h, QImage::Format_RGB888);
+    for (int r = 0; r < h; ++r)
+        for (int c = 0; c < w; ++c)
+            f.frame.setPixel(c, r, qRgb(rng.bounded(256), rng.bounded(256), rng.bounded(256)));
+    for (int i = 0; i < w * h; ++i) {
+        f.truth << static_cast<quint8>(rng.bounded(12));
+        f.uncorrected << static_cast<quint8>(rng.bounded(11));
+        f.corrected << (rng.bounded(3) == 0 ? static_cast<quint8>(rng.bounded(11)) : f.uncorrected.back());
+    }
+    return f;
+}
+
+QColor paletteColour(int label)
+{
+    const auto& c = camvidColours()[static_cast<size_t>(label)];
+    return QColor(c[0], c[1], c[2]);
+}
+
+/// IoU per class from the frames' decisions by hand counts (void ignored).
+QVector<double> iouByHand(const QVector<CamvidFrameView>& frames, bool corrected)
+{
+    QVector<qint64> tp(11), fp(11), fn(11);
+    for (const auto& f : frames)
+        for (qsizetype i = 0; i < f.truth.size(); ++i) {
+            const int y = f.truth[i];
+            const int d = corrected ? f.corrected[i] : f.uncorrected[i];
+            if (y == kCamvidVoid)
+                continue;
+            if (y == d) {
+                ++tp[y];
+            } else {
+                ++fn[y];
+                ++fp[d];
+            }
+        }
+    QVector<double> iou;
+    for (int c = 0; c < 11; ++c) {
+        const qint64 n = tp[c] + fp[c] + fn[c];
+        iou << (n == 0 ? std::nan("") : double(tp[c]) / double(n));
+    }
+    return iou;
+}
+
+/// The bars' values by class (NaN where a class has no bar).
+QVector<double> barValues(QCPBars* bars)
+{
+    QVector<double> out(11, std::nan(""));
+    for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
+        out[static_cast<int>(it->key)] = it->value;
+    return out;
+}
+
+bool sameIou(const QVector<double>& a, const QVector<double>& b, QString* why)
+{
+    if (a.size() != b.size()) {
+        *why = QString("sizes %1 vs %2").arg(a.size()).arg(b.size());
+        return false;
+    }
+    for (int c = 0; c < a.size(); ++c) {
+        const bool nanA = std::isnan(a[c]), nanB = std::isnan(b[c]);
+        if (nanA != nanB || (!nanA && std::abs(a[c] - b[c]) > 1e-12)) {
+            *why = QString("class %1: %2 vs %3").arg(c).arg(a[c]).arg(b[c]);
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+class TestCamvidViews : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);  // QSettings go to a throw-away place
+        QCoreApplication::setOrganizationName("LCStudioTests");
+        QVERIFY(m_tmp.isValid());
+        m_data = m_tmp.path() + "/camvid";
+        for (int i = 0; i < 6; ++i)
+            writeFrame(m_data, "train", QString("t%1.png").arg(i), quint32(i + 1));
+        for (int i = 0; i < 3; ++i)
+            writeFrame(m_data, "val", QString("v%1.png").arg(i), quint32(100 + i));
+        QDir().mkpath(m_tmp.path() + "/not-camvid");
+        auto hooks = std::make_shared<CamvidJobHooks>();
+        hooks->tuneConfig = [](CamvidWindowConfig& c) {
+            c.train.height = kSide;
+            c.train.width = kSide;
+            c.train.maxFrames = 0;
+            c.train.sgd.epochs = 8;
+            c.train.sgd.batchSize = 2;
+            c.train.sghmc.epochs = 4;
+            c.train.sghmc.batchSize = 2;
+            c.train.sghmc.burnInSteps = 1;
+            c.train.sghmc.thinning = 1;
+            c.train.correction.epochs = 2;
+            c.train.correction.batchSize = 2;
+            c.maxEvalFrames = 0;
+            c.epochEvalFrames = 2;
+        };
+        m_window = std::make_unique<MainWindow>(nullptr, nullptr, hooks);
+        m_window->setExperiment("camvid");
+        QCOMPARE(m_window->experiment(), QString("camvid"));
+        QCOMPARE(m_window->costModel()->matrix().numClasses(), 12);  // the paper's table, void last
+    }
+
+    void cleanupTestCase() { m_window.reset(); }
+
+    void labelImageUsesThePalette_data()
+    {
+        QTest::addColumn<int>("label");
+        for (int label = 0; label < 12; ++label)
+            QTest::addRow("%s", camvidClassNames()[static_cast<size_t>(label)]) << label;
+    }
+
+    void labelImageUsesThePalette()
+    {
+        QFETCH(int, label);
+        // A 3x2 image: the label at (x 1, y 0), its neighbours other labels.
+        QVector<quint8> labels{quint8((label + 1) % 12), quint8(label), quint8((label + 5) % 12), 0, 11, quint8(label)};
+        const auto image = camvidLabelImage(labels, 3, 2);
+        QCOMPARE(image.size(), QSize(3, 2));
+        QCOMPARE(QColor(image.pixel(1, 0)), paletteColour(label));
+        QCOMPARE(QColor(image.pixel(2, 1)), paletteColour(label));
+        QCOMPARE(QColor(image.pixel(0, 0)), paletteColour((label + 1) % 12));
+        QCOMPARE(camvidClassColour(label), paletteColour(label));
+        QVERIFY(camvidLabelImage(labels, 4, 2).isNull());  // wrong length
+    }
+
+    void opacityBlendsFrameAndOverlay_data()
+    {
+        QTest::addColumn<double>("opacity");
+        QTest::newRow("frame only") << 0.0;
+        QTest::newRow("quarter") << 0.25;
+        QTest::newRow("half") << 0.5;
+        QTest::newRow("overlay only") << 1.0;
+    }
+
+    void opacityBlendsFrameAndOverlay()
+    {
+        QFETCH(double, opacity);
+        const auto f = makeFrame(7, 5, 3);
+        CamvidOverlayViewer viewer;
+        viewer.addFrames({f});
+        viewer.setOpacity(opacity);
+        const auto overlay = camvidLabelImage(f.corrected, 7, 5);
+        const auto shown = viewer.panelImage(CamvidOverlayViewer::CorrectedPanel);
+        QCOMPARE(shown.size(), QSize(7, 5));
+        for (int y = 0; y < 5; ++y)
+            for (int x = 0; x < 7; ++x) {
+                const QColor a(f.frame.pixel(x, y)), b(overlay.pixel(x, y)), s(shown.pixel(x, y));
+                auto mix = [&](int fa, int fb) { return int(std::lround((1 - opacity) * fa + opacity * fb)); };
+                QCOMPARE(s.red(), mix(a.red(), b.red()));
+                QCOMPARE(s.green(), mix(a.green(), b.green()));
+                QCOMPARE(s.blue(), mix(a.blue(), b.blue()));
+            }
+        if (opacity == 0.0)
+            QCOMPARE(shown, f.frame.convertToFormat(QImage::Format_RGB888));
+        if (opacity == 1.0)
+            QCOMPARE(shown, overlay);
+        // The frame panel is the frame whatever the opacity.
+        QCOMPARE(viewer.panelImage(CamvidOverlayViewer::FramePanel), f.frame.convertToFormat(QImage::Format_RGB888));
+    }
+
+    void viewerPanelsShowTheDecisions()
+    {
+        const auto f = makeFrame(9, 6, 11);
+        CamvidOverlayViewer viewer;
+        viewer.addFrames({makeFrame(9, 6, 10), f});
+        viewer.setCurrentFrame(1);
+        viewer.setOpacity(1.0);
+        for (int y = 0; y < 6; ++y)
+            for (int x = 0; x < 9; ++x) {
+                const int i = y * 9 + x;
+                QCOMPARE(QColor(viewer.panelImage(CamvidOverlayViewer::TruthPanel).pixel(x, y)), paletteColour(f.truth[i]));
+                QCOMPARE(QColor(viewer.panelImage(CamvidOverlayViewer::UncorrectedPanel).pixel(x, y)),
+                         paletteColour(f.uncorrected[i]));
+                QCOMPARE(QColor(viewer.panelImage(CamvidOverlayViewer::CorrectedPanel).pixel(x, y)),
+                         paletteColour(f.corrected[i]));
+            }
+    }
+
+    void differenceMarksExactlyTheChangedPixels()
+    {
+        const auto f = makeFrame(11, 7, 5);
+        CamvidOverlayViewer viewer;
+        viewer.addFrames({f});
+        const auto diff = viewer.panelImage(CamvidOverlayViewer::DifferencePanel);
+        QCOMPARE(diff.size(), QSize(11, 7));
+        int changed = 0;
+        for (int y = 0; y < 7; ++y)
+            for (int x = 0; x < 11; ++x) {
+                const int i = y * 11 + x;
+                const bool differ = f.uncorrected[i] != f.corrected[i];
+                changed += differ;
+                const bool white = diff.pixel(x, y) == qRgb(255, 255, 255);
+                QVERIFY2(white == differ, qPrintable(QString("pixel (%1, %2)").arg(x).arg(y)));
+            }
+        QVERIFY(changed > 5 && changed < 77);  // the generated frame has both kinds
+        QVERIFY(camvidDifferenceImage(f.frame, f.uncorrected, f.corrected.mid(1)).isNull());
+    }
+
+    void trainingFillsViewerBarsAndCurves()
+    {
+        auto& r = *m_window->camvidRunner();
+        QSignalSpy finished(&r, &CamvidJobRunner::finished);
+        QSignalSpy comparisons(&r, &CamvidJobRunner::comparison);
+        QSignalSpy frames(&r, &CamvidJobRunner::frames);
+        CamvidSettings s;
+        s.data = m_data;
+        m_window->camvidPanel()->applySettings(s);
+        m_window->runAll();
+        QVERIFY(r.isBusy());
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(finished.first().at(0).value<CamvidJobRunner::Job>(), CamvidJobRunner::Job::Train);
+        QVERIFY(r.hasCache());
+        QCOMPARE(r.trainingRuns(), 1);
+        QCOMPARE(r.recorrections(), 0);
+        QCOMPARE(comparisons.size(), 1);
+        const auto view = comparisons.first().at(0).value<CamvidIouView>();
+        QCOMPARE(view.frames, 3);
+        auto* page = m_window->camvidPage();
+        QCOMPARE(page->viewer()->frameCount(), 3);
+        // The bars hold the engine's IoU; the engine's IoU is what the frames' decisions give.
+        QVector<CamvidFrameView> shown;
+        for (int i = 0; i < 3; ++i)
+            shown << *page->viewer()->frame(i);
+        QString why;
+        QVERIFY2(sameIou(barValues(page->iou()->bars(0)), view.iouBefore, &why), qPrintable(why));
+        QVERIFY2(sameIou(barValues(page->iou()->bars(1)), view.iouAfter, &why), qPrintable(why));
+        QVERIFY2(sameIou(iouByHand(shown, false), view.iouBefore, &why), qPrintable(why));
+        QVERIFY2(sameIou(iouByHand(shown, true), view.iouAfter, &why), qPrintable(why));
+        // The live curves got every epoch of every network.
+        for (const auto& [series, epochs] : {std::pair<QString, int>{"cw_sgd", 8}, {"sghmc_s", 4}, {"ours", 2}}) {
+            auto* g = page->epochs()->graph(0, series);
+            QVERIFY2(g, qPrintable(series));
+            QCOMPARE(g->dataCount(), epochs);
+        }
+        QVERIFY(page->fps()->ensembleGraph()->dataCount() >= 2);
+        QCOMPARE(page->fps()->qLine()->data()->at(0)->value, page->fps()->qLine()->data()->at(1)->value);
+        // Every view exports (the plots through plot_export, the viewer as a painting).
+        for (auto* plot : page->plots())
+            for (const char* format : {"png", "svg", "pdf"}) {
+                const QString path = m_tmp.path() + "/" + plot->objectName() + "." + format;
+                QCOMPARE(exportPlot(plot, path), QString());
+                QVERIFY(QFileInfo(path).size() > 500);
+            }
+    }
+
+    void costEditRecorrectsOnlyQAndRefreshesTheViewer()
+    {
+        auto& r = *m_window->camvidRunner();
+        QVERIFY(r.hasCache() && !r.isBusy());
+        auto* viewer = m_window->camvidPage()->viewer();
+        viewer->setCurrentFrame(2);
+        const int refreshesBefore = viewer->refreshes();
+        const auto beforeFrame = *viewer->frame(2);
+        QSignalSpy started(&r, &CamvidJobRunner::started);
+        QSignalSpy finished(&r, &CamvidJobRunner::finished);
+        QSignalSpy comparisons(&r, &CamvidJobRunner::comparison);
+        // Missing a car becomes very expensive: L[Car, Road] = 5.
+        auto* model = m_window->costModel();
+        QVERIFY(model->setData(model->index(8, 3), 5.0));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(started.size(), 1);
+        QCOMPARE(started.first().at(0).value<CamvidJobRunner::Job>(), CamvidJobRunner::Job::Recorrect);
+        QCOMPARE(finished.first().at(0).value<CamvidJobRunner::Job>(), CamvidJobRunner::Job::Recorrect);
+        QCOMPARE(r.trainingRuns(), 1);  // nothing but q retrained
+        QCOMPARE(r.recorrections(), 1);
+        QVERIFY(m_window->lastRecorrectionSeconds() > 0);
+        bool timingShown = false;
+        for (auto* label : m_window->statusBar()->findChildren<QLabel*>())
+            timingShown = timingShown || label->text().contains("re-correction on the cached S");
+        QVERIFY(timingShown);
+        const auto view = comparisons.first().at(0).value<CamvidIouView>();
+        QVERIFY(view.recorrected);
+        // The viewer was refilled, on the same frame, with the new decisions.
+        QCOMPARE(viewer->currentFrame(), 2);
+        QCOMPARE(viewer->frameCount(), 3);
+        QVERIFY(viewer->refreshes() > refreshesBefore);
+        QCOMPARE(viewer->frame(2)->name, beforeFrame.name);
+        QCOMPARE(viewer->frame(2)->truth, beforeFrame.truth);
+        QCOMPARE(viewer->frame(2)->frame, beforeFrame.frame);
+        // Both rules now decide under the edited matrix; the panel shows the new q's decisions.
+        viewer->setOpacity(1.0);
+        const auto& f = *viewer->frame(2);
+        for (int i = 0; i < kSide * kSide; i += 37)
+            QCOMPARE(QColor(viewer->panelImage(CamvidOverlayViewer::CorrectedPanel).pixel(i % kSide, i / kSide)),
+                     paletteColour(f.corrected[i]));
+        QVector<CamvidFrameView> shown;
+        for (int i = 0; i < 3; ++i)
+            shown << *viewer->frame(i);
+        QString why;
+        QVERIFY2(sameIou(barValues(m_window->camvidPage()->iou()->bars(1)), view.iouAfter, &why), qPrintable(why));
+        QVERIFY2(sameIou(iouByHand(shown, true), view.iouAfter, &why), qPrintable(why));
+        QVERIFY(m_window->camvidPage()->epochs()->graph(0, "ours, re-corrected"));
+    }
+
+    void badFolderLeavesTheLastRunOnScreen()
+    {
+        auto& r = *m_window->camvidRunner();
+        auto* viewer = m_window->camvidPage()->viewer();
+        const int shownFrames = viewer->frameCount();
+        QVERIFY(shownFrames > 0);
+        QSignalSpy failed(&r, &CamvidJobRunner::failed);
+        CamvidSettings s;
+        s.data = m_tmp.path() + "/not-camvid";  // a folder, but no train/ or val/
+        m_window->camvidPanel()->applySettings(s);
+        m_window->runAll();
+        QVERIFY(failed.wait(30000));
+        QVERIFY(failed.first().at(2).toBool());  // data unavailable
+        QVERIFY2(failed.first().at(1).toString().contains(s.data), qPrintable(failed.first().at(1).toString()));
+        QVERIFY(r.hasCache());
+        QCOMPARE(r.trainingRuns(), 1);
+        QCOMPARE(viewer->frameCount(), shownFrames);
+        QVERIFY(!r.isBusy());
+        // A missing folder is refused before any job starts.
+        QSignalSpy started(&r, &CamvidJobRunner::started);
+        s.data = m_tmp.path() + "/missing";
+        m_window->camvidPanel()->applySettings(s);
+        m_window->runAll();
+        QCOMPARE(started.size(), 0);
+        QCOMPARE(viewer->frameCount(), shownFrames);
+    }
+
+    void cancellingTrainingLeavesTheWindowUsable()
+    {
+        auto& r = *m_window->camvidRunner();
+        CamvidSettings s;
+        s.data = m_data;
+        m_window->camvidPanel()->applySettings(s);
+        QSignalSpy cancelled(&r, &CamvidJobRunner::cancelled);
+        QSignalSpy progress(&r, &CamvidJobRunner::progress);
+        m_window->runAll();
+        QVERIFY(r.isBusy());
+        QVERIFY(progress.wait(30000));
+        m_window->cancelJob();
+        QVERIFY(cancelled.wait(30000));
+        QVERIFY(!r.isBusy());
+        QCOMPARE(r.trainingRuns(), 2);
+        auto* run = m_window->findChild<QPushButton*>("camvidRun");
+        auto* cancel = m_window->findChild<QPushButton*>("camvidCancel");
+        QVERIFY(run && run->isEnabled());
+        QVERIFY(cancel && !cancel->isEnabled());
+        QVERIFY(m_window->findChild<QComboBox*>("experimentSelector")->isEnabled());
+        // And it can run again to the end.
+        QSignalSpy finished(&r, &CamvidJobRunner::finished);
+        m_window->runAll();
+        QVERIFY(finished.wait(120000));
+        QVERIFY(r.hasCache());
+        QCOMPARE(m_window->camvidPage()->viewer()->frameCount(), 3);
+    }
+
+private:
+    QTemporaryDir m_tmp;
+    QString m_data;
+    std::unique_ptr<MainWindow> m_window;
+};
+
+QTEST_MAIN(TestCamvidViews)
+#include "tst_camvid_views.moc"
