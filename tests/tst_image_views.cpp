@@ -571,6 +571,16 @@ private Q_SLOTS:
         QSignalSpy caches(&runner, &ImageJobRunner::cacheReady);
         QSignalSpy finished(&runner, &ImageJobRunner::finished);
         QSignalSpy failed(&runner, &ImageJobRunner::failed);
+        // The order in which views hear of things: a comparison must arrive while the run
+        // goes on, before the networks trained after that q report their curves.
+        QStringList events;
+        connect(&runner, &ImageJobRunner::comparison, this, [&](const ComparisonView& v) {
+            events << QString("comparison %1").arg(v.value);
+        });
+        connect(&runner, &ImageJobRunner::epochPoints, this, [&](const QVector<EpochPoint>& points) {
+            for (const auto& p : points)
+                events << "curve " + p.series;
+        });
         const CostMatrix costs = CostMatrix::zeroOne(3);
         QVERIFY(runner.start(ImageJobRunner::Job::Run, tinySettings(experiment), costs));
         QVERIFY(runner.isBusy());
@@ -619,6 +629,9 @@ private Q_SLOTS:
 
         // One comparison per run of ours; counts over the whole test set.
         QCOMPARE(comparisons.count(), selective ? 2 : 1);
+        const int firstComparison = events.indexOf(selective ? "comparison 0.1" : "comparison 0.2");
+        const int laterCurve = events.indexOf(selective ? "curve lc-sghmc, r 0.1" : "curve cw_sgd");
+        QVERIFY2(firstComparison >= 0 && laterCurve > firstComparison, qPrintable(events.join(" | ").left(600)));
         const auto view = comparisons.last().at(0).value<ComparisonView>();
         QCOMPARE(view.classes(), 3);
         QCOMPARE(view.decisions(), selective ? 4 : 3);

@@ -391,16 +391,18 @@ private:
                                   .arg(QString::fromStdString(config.model.describe())).arg(config.rates.size())
                                   .arg(config.trials));
             auto reporter = std::make_shared<Reporter>(this, corruptionPlan(config), tr("corruption"));
-            const auto result = runCorruptionExperiment(data, config, context(reporter));
-            reporter->flush();
-            for (const auto& c : result.comparisons) {
-                auto v = comparisonView(c, data.classNames, config.costs, data.test.images, data.channelMean,
+            // Heat maps and the gallery fill in as each run's q is trained, not at the end.
+            config.onComparison = [&](const DecisionComparison& c, const at::Tensor& testImages) {
+                reporter->flush();  // the curves that led to this comparison first
+                auto v = comparisonView(c, data.classNames, config.costs, testImages, data.channelMean,
                                         data.channelStd);
                 v.experiment = s.experiment;
                 v.uncorrectedLabel = imageSeriesLabel(QStringLiteral("sgld_s"));
                 v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
                 Q_EMIT comparison(v);
-            }
+            };
+            const auto result = runCorruptionExperiment(data, config, context(reporter));
+            reporter->flush();
             Q_EMIT summary(summaryView(result));
             Q_EMIT trainingTime({});
             Q_EMIT logMessage(QString::fromStdString(corruptionTable(result)).trimmed());
@@ -434,21 +436,18 @@ private:
                                   .arg(QString::fromStdString(config.model.describe()))
                                   .arg(config.referralCosts.size()).arg(config.trials));
             auto reporter = std::make_shared<Reporter>(this, selectivePlan(config), tr("selective"));
-            const auto result = runSelectiveExperiment(data, config, context(reporter));
-            reporter->flush();
-            for (const auto& c : result.comparisons) {
-                // The run rotated the test images; only the cached trial's rotation is kept.
-                const bool rotated = result.cache && c.trial == result.cache->trial;
-                auto v = comparisonView(c, data.classNames, selectiveCosts(config.baseCosts, c.rate),
-                                        rotated ? result.cache->testImages : data.test.images, data.channelMean,
-                                        data.channelStd);
+            // Live, with the trial's own rotated test images (what the networks decided on).
+            config.onComparison = [&](const DecisionComparison& c, const at::Tensor& testImages) {
+                reporter->flush();
+                auto v = comparisonView(c, data.classNames, selectiveCosts(config.baseCosts, c.rate), testImages,
+                                        data.channelMean, data.channelStd);
                 v.experiment = s.experiment;
                 v.uncorrectedLabel = imageSeriesLabel(QStringLiteral("sghmc"));
                 v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
-                if (!rotated)
-                    v.imageNote = tr("images shown unrotated (this trial's rotations are not kept)");
                 Q_EMIT comparison(v);
-            }
+            };
+            const auto result = runSelectiveExperiment(data, config, context(reporter));
+            reporter->flush();
             Q_EMIT summary(summaryView(result));
             Q_EMIT trainingTime(trainingTimeView(result));
             Q_EMIT logMessage(QString::fromStdString(selectiveTable(result)).trimmed());

@@ -92,7 +92,6 @@ struct ComparisonView {
     qint64 testCount = 0;
     qint64 changedCount = 0;     ///< all changed decisions; `changed` holds the first ones
     QVector<GalleryItem> changed;
-    QString imageNote;           ///< e.g. why images are not the ones the networks saw
     double seconds = 0;          ///< the re-correction's training time
     bool collapsed = false;
 

@@ -576,13 +576,12 @@ QString GalleryView::header() const
     if (m_view.changed.isEmpty())
         return tr("%1: the correction changed no test decision").arg(m_view.title());
     return tr("%1: %2 of %3 test decisions changed (%4 shown) · grey bars %5, orange %6 · green frame: now right, "
-              "red: now wrong%7")
+              "red: now wrong")
         .arg(m_view.title())
         .arg(m_view.changedCount)
         .arg(m_view.testCount)
         .arg(m_view.changed.size())
-        .arg(m_view.uncorrectedLabel, m_view.correctedLabel)
-        .arg(m_view.imageNote.isEmpty() ? QString() : " · " + m_view.imageNote);
+        .arg(m_view.uncorrectedLabel, m_view.correctedLabel);
 }
 
 QString GalleryView::caption(int item) const

@@ -182,6 +182,8 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                     auto comparison = compareDecisions(studentProbs, qProbs, data.test.labels, config.costs);
                     comparison.rate = rate;
                     comparison.trial = trial;
+                    if (config.onComparison)
+                        config.onComparison(comparison, data.test.images);
                     result.comparisons.push_back(std::move(comparison));
                 }
             }

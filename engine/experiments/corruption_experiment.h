@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,10 @@ namespace lcs {
 /// report Progress::training.)
 inline constexpr const char* kEpochMetricsPhase = "epoch_metrics";
 
+struct DecisionComparison;
+/// Receives a comparison of S and q and the test images its indices refer to.
+using ComparisonSink = std::function<void(const DecisionComparison&, const at::Tensor& testImages)>;
+
 struct CorruptionConfig {
     std::vector<double> rates{0.3, 0.5, 0.7};
     int trials = 1;
@@ -39,6 +44,9 @@ struct CorruptionConfig {
     double calibrationNoiseStd = 0.05;  ///< D' = training images + N(0, s^2), drawn per batch
     CostMatrix costs;
     std::string device = "cpu";
+    /// Called on the job's thread as soon as a comparison of S and q exists, with the
+    /// test images it indexes (live views); the result holds the same comparisons.
+    ComparisonSink onComparison;
 
     /// Settings for `data` (an MLP for 1-channel images, ResNet-18 for colour ones):
     /// "cpu" finishes a rate in minutes here; "paper" is the appendix's.

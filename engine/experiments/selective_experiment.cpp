@@ -171,6 +171,8 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
                 auto comparison = compareDecisions(testPredictive, qProbs, testLabels, L);
                 comparison.rate = r;
                 comparison.trial = trial;
+                if (config.onComparison)
+                    config.onComparison(comparison, testImages);
                 result.comparisons.push_back(std::move(comparison));
             }
             if (needsStored) {

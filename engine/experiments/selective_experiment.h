@@ -36,6 +36,9 @@ struct SelectiveConfig {
     int calibrationCopies = 10;            ///< rotated copies of every training image in D'
     CostMatrix baseCosts;                  ///< C x C; the referral column is added per r
     std::string device = "cpu";
+    /// Called on the job's thread as soon as a comparison of S and q exists, with the
+    /// test images it indexes (this trial's rotations) (live views); the result holds the same comparisons.
+    ComparisonSink onComparison;
 
     static SelectiveConfig preset(const std::string& name, const ImageDataset& data);
 };
