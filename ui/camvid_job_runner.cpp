@@ -12,6 +12,7 @@
 #endif
 
 #include <ATen/Parallel.h>
+#include <torch/utils.h>
 #include <c10/util/Exception.h>
 
 #include <QFileInfo>
@@ -350,6 +351,9 @@ private:
         ++trainingRuns;
         Q_EMIT trainingStarted();
         setThreads();
+        // SegNet's dropout draws from LibTorch's global generator, not the job's: seed it
+        // so that the same settings give the same run.
+        torch::manual_seed(s.seed);
         const auto& t = config.train;
         Q_EMIT logMessage(tr("CamVid from %1: up to %2 training frames at %3x%4, %5; CW-SGD %6 epochs, SGHMC + S %7 "
                              "epochs, q %8 epochs%9")

@@ -484,7 +484,7 @@ void CamvidIouPlot::setComparison(const CamvidIouView& view)
             ticker->addTick(c, view.classNames[c]);
         m_rect->axis(QCPAxis::atBottom)->setTicker(ticker);
     }
-    m_title->setText(tr("IoU, %1 val frames%2: mIoU %3 → %4, cost %5 → %6")
+    m_title->setText(tr("IoU per class, %1 validation frames%2\nmIoU %3 → %4 · cost %5 → %6 (S → q)")
                          .arg(view.frames)
                          .arg(view.recorrected ? tr(" (re-corrected)") : QString())
                          .arg(view.meanIouBefore, 0, 'f', 3).arg(view.meanIouAfter, 0, 'f', 3)
@@ -629,7 +629,7 @@ void CamvidFpsPlot::setFps(const CamvidFpsView& view)
     m_rect->axis(QCPAxis::atBottom)->setRange(0.8, kMax * 1.3);
     if (lo > 0)
         m_rect->axis(QCPAxis::atLeft)->setRange(lo / 1.6, hi * 1.6);
-    m_title->setText(tr("Frames/s at %1x%2: q %3, k = %4: %5")
+    m_title->setText(tr("Frames per second at %1x%2\nq %3 · k = %4 passes: %5")
                          .arg(view.width).arg(view.height).arg(view.qFps, 0, 'f', 1)
                          .arg(k.isEmpty() ? 0 : int(k.back())).arg(fps.isEmpty() ? 0.0 : fps.back(), 0, 'f', 1));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
