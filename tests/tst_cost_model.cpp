@@ -165,7 +165,7 @@ private Q_SLOTS:
         QVERIFY(model.setData(model.index(0, 1), 1e-310));
         QVERIFY(model.setUtilityConstant(1.0000000000000002));
         QTemporaryDir dir;
-        for (const QString name : {QStringLiteral("s.json"), QStringLiteral("s.cost")}) {
+        for (const QString& name : {QStringLiteral("s.json"), QStringLiteral("s.cost")}) {
             QVERIFY(model.exportFile(dir.path() + "/" + name));
             CostMatrixModel back;
             QVERIFY(back.importFile(dir.path() + "/" + name, 2));

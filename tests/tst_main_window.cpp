@@ -86,9 +86,10 @@ private Q_SLOTS:
         QVERIFY(showAndRun(window));
         QTemporaryDir dir;
         const auto plots = window.findChildren<QCustomPlot*>();
-        // Three region panels and the curves, and the image page's curves, summary,
-        // confusion matrices and training time.
-        QCOMPARE(plots.size(), 8);
+        // Three region panels and the curves; the image page's curves, summary,
+        // confusion matrices and training time; the CamVid page's curves, IoU bars and
+        // frames per second.
+        QCOMPARE(plots.size(), 11);
         for (auto* plot : plots) {
             for (const QString format : {"png", "svg", "pdf"}) {
                 const QString path = dir.path() + "/" + plot->objectName() + "." + format;

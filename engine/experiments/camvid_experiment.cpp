@@ -30,17 +30,6 @@ double secondsSince(Clock::time_point t)
     return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-/// A report of where a phase stands (no figures).
-Progress position(std::string phase, std::string detail, long long step, long long total)
-{
-    Progress p;
-    p.phase = std::move(phase);
-    p.detail = std::move(detail);
-    p.step = step;
-    p.total = total;
-    return p;
-}
-
 constexpr const char* kManifest = "camvid.json";
 constexpr const char* kManifestFormat = "lcstudio-camvid-models";
 
@@ -221,10 +210,10 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
     if (config.costs.numClasses() != kCamvidRealClasses)
         throw InputError("the decision cost matrix must have 11 classes (the 12-class table without void)");
     const c10::Device device(config.device);
-    ctx.report(position("load", config.data, 0, 2));
+    ctx.report(Progress::at("load", config.data, 0, 2));
     const auto norm = camvidNormalisation(config.data, config.split, config.height, config.width, config.maxFrames);
     const auto set = loadCamvidSplit(config.data, config.split, config.height, config.width, norm, config.maxFrames);
-    ctx.report(position("load", config.data, 2, 2));
+    ctx.report(Progress::at("load", config.data, 2, 2));
     TrainingSet train{set.images, set.labels};
     auto spec = config.model;
     spec.inputShape = {3, config.height, config.width};
@@ -287,7 +276,7 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
                 ++step;
                 if (step % 10 == 0 || step == total)
                 {
-                    Progress p{"lc_mc_dropout", "epoch " + std::to_string(epoch + 1), step, total};
+                    auto p = Progress::at("lc_mc_dropout", "epoch " + std::to_string(epoch + 1), step, total);
                     p.training.loss = loss.item<double>();
                     ctx.report(p);
                 }
@@ -409,7 +398,7 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
             ++result.overlays;
         }
         ++index;
-        ctx.report(position("eval", config.split, index, static_cast<long long>(pairs.size())));
+        ctx.report(Progress::at("eval", config.split, index, static_cast<long long>(pairs.size())));
     }
     for (const auto& [m, rule] : order)
         result.rows.push_back({m, rule, accumulators.at(m).result()});
@@ -554,15 +543,15 @@ CamvidWindowRun trainCamvidWindow(const CamvidWindowConfig& config, const JobCon
     const auto& tc = config.train;
     const auto costs = camvidDecisionCosts(tc.costs);
     const c10::Device device(tc.device);
-    ctx.report(position("load", tc.data, 0, 3));
+    ctx.report(Progress::at("load", tc.data, 0, 3));
     auto cache = std::make_shared<CamvidWindowCache>();
     cache->norm = camvidNormalisation(tc.data, tc.split, tc.height, tc.width, tc.maxFrames);
     const auto set = loadCamvidSplit(tc.data, tc.split, tc.height, tc.width, cache->norm, tc.maxFrames);
-    ctx.report(position("load", tc.data, 2, 3));
+    ctx.report(Progress::at("load", tc.data, 2, 3));
     // Loading the validation frames now also refuses a missing split before any training.
     const auto held = loadCamvidSplit(tc.data, config.evalSplit, tc.height, tc.width, cache->norm,
                                       std::max<int64_t>(1, config.epochEvalFrames));
-    ctx.report(position("load", tc.data, 3, 3));
+    ctx.report(Progress::at("load", tc.data, 3, 3));
     cache->spec = tc.model;
     cache->spec.classes = kCamvidRealClasses;
     cache->spec.inputShape = {3, tc.height, tc.width};
@@ -681,7 +670,7 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
             v.corrected = asBytes(dQ);
             visit(v);
         }
-        ctx.report(position("eval", cache.evalSplit, static_cast<long long>(i + 1), static_cast<long long>(pairs.size())));
+        ctx.report(Progress::at("eval", cache.evalSplit, static_cast<long long>(i + 1), static_cast<long long>(pairs.size())));
     }
     out.classNames = cache.costs.classNames();
     out.uncorrected = before.result();
