@@ -10,6 +10,9 @@
 #include "core/atomic_file.h"
 #include "core/number_format.h"
 #include "experiments/camvid_experiment.h"
+#include "io/session_file.h"
+
+#include <torch/torch.h>
 
 namespace cli {
 namespace {
@@ -73,6 +76,57 @@ std::vector<int> parseEnsembles(const std::string& value)
 }
 
 } // namespace
+
+/// `lcstudio-cli run SESSION` for a camvid session: the window's job headless (CW-SGD,
+/// SGHMC with S, q on S; seeded as the window seeds it), then the window's evaluation of
+/// S against q on the validation frames, printed and written like `camvid eval`.
+int executeCamvidSession(const lcs::SessionData& session, const std::string& sessionPath, const std::string& data,
+                         const std::string& jsonPath, bool quiet)
+{
+    const auto& st = session.settings;
+    auto config = lcs::CamvidWindowConfig::preset(st.preset);
+    config.train.data = !data.empty() ? data : st.data;
+    if (config.train.data.empty())
+        throw UsageError("run: " + sessionPath + " names no data (settings.data); give --data D");
+    if (st.maxTrain > 0)
+        config.train.maxFrames = st.maxTrain;
+    if (st.maxTest > 0)
+        config.maxEvalFrames = st.maxTest;
+    config.trainMcDropout = st.mcDropout;
+    config.train.seed = st.seed;
+    config.train.device = st.device;
+    checkDeviceFlag(st.device);
+    try {
+        config.train.costs = lcs::camvidDecisionCosts(session.costs);
+    } catch (const std::exception& e) {
+        throw lcs::InputError(sessionPath + " (cost_matrix): " + e.what());
+    }
+    at::set_num_threads(defaultThreads());
+    // SegNet's dropout draws from LibTorch's global generator: seeded as the window does.
+    torch::manual_seed(st.seed);
+    ProgressLines lines(quiet);
+    lcs::JobContext ctx{[&](const lcs::Progress& p) { lines(p); }, &g_cancel};
+    const auto run = lcs::trainCamvidWindow(config, ctx);
+    const auto comparison = lcs::evaluateCamvidWindow(*run.cache, {}, ctx);
+    lines.finish();
+    lcs::CamvidEvalResult result;
+    result.rows.push_back({"sghmc_s", "uncorrected", comparison.uncorrected});
+    result.rows.push_back({"ours", "corrected", comparison.corrected});
+    result.classNames = comparison.classNames;
+    result.frames = comparison.frames;
+    result.seconds = run.totalSeconds + comparison.seconds;
+    std::printf("CamVid session %s: %s preset, %lld training frames at %dx%d, seed %llu\n", sessionPath.c_str(),
+                st.preset.c_str(), static_cast<long long>(run.trainFrames), config.train.width, config.train.height,
+                static_cast<unsigned long long>(st.seed));
+    for (const auto& [m, sec] : run.seconds)
+        std::printf("  %-12s %7.1f s\n", m.c_str(), sec);
+    if (run.collapsed)
+        std::printf("warning: q collapsed to one decision on the unlabelled frames\n");
+    std::fputs(lcs::camvidEvalTable(result).c_str(), stdout);
+    if (!jsonPath.empty())
+        lcs::writeFileAtomically(jsonPath, lcs::camvidEvalJson(result));
+    return kExitOk;
+}
 
 int runCamvidCommand(int argc, char** argv)
 {

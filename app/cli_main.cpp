@@ -264,13 +264,25 @@ int executeSynthetic(const lcs::SyntheticConfig& config, const std::string& json
 const char* kRunHelp = R"(lcstudio-cli run - replay a session saved by the window (or written by hand)
 
 Usage: lcstudio-cli run SESSION.lcsession [--json FILE] [--csv FILE] [--data D] [--quiet]
-Runs the session's experiment (synthetic, corruption or selective) with its settings,
-seeds and cost matrix, and prints the same table as the experiment's own command.
-  --data D     the data folder or name, instead of the session's (image experiments)
+Runs the session's experiment (synthetic, corruption, selective or camvid) with its
+settings, seeds and cost matrix, and prints the same table as the experiment's own
+command. A camvid session runs the window's job headless (CW-SGD, SGHMC with S, q on S)
+and evaluates S against q on the validation frames, as `camvid eval` reports them.
+  --data D     the data folder or name, instead of the session's (image experiments, camvid)
   --json FILE  write results as JSON (atomically)
-  --csv FILE   write results as CSV (atomically)
+  --csv FILE   write results as CSV (atomically; not for camvid)
   --quiet      no progress on stderr
 )";
+
+} // namespace
+
+namespace cli {
+// app/cli_camvid.cpp
+int executeCamvidSession(const lcs::SessionData& session, const std::string& sessionPath, const std::string& data,
+                         const std::string& jsonPath, bool quiet);
+} // namespace cli
+
+namespace {
 
 int runSessionCommand(int argc, char** argv)
 {
@@ -320,6 +332,11 @@ int runSessionCommand(int argc, char** argv)
         checkDeviceFlag(st.device);
         config.costs = session.costs;
         return executeSynthetic(config, jsonPath, csvPath, "", quiet);
+    }
+    if (session.experiment == "camvid") {
+        if (!csvPath.empty())
+            throw UsageError("run: --csv is not available for camvid sessions; use --json FILE");
+        return executeCamvidSession(session, sessionPath, data, jsonPath, quiet);
     }
     ImageRunOptions o;
     o.data = !data.empty() ? data : !st.data.empty() ? st.data : session.dataPaths.count("images") ? session.dataPaths.at("images") : "";

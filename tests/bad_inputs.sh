@@ -381,6 +381,38 @@ expect 2 "camvid.json" -- camvid eval --data "$d/camvid_good" --model "$d"
 expect 2 "--ensemble: 2.5 is not a whole number" -- camvid fps --model "$d" --ensemble 1,2.5
 expect 2 "--passes: \"0\"" -- camvid eval --data "$d/camvid_good" --model "$d" --passes 0
 
+# ---------------------------------------------------------------- camvid sessions (check, run)
+twelve=$(python3 -c 'import json; print(json.dumps({"costs": [[0 if r == c else 1 for c in range(12)] for r in range(12)]}))')
+cvs() {  # cvs NAME SETTINGS [MATRIX]
+  session "$1" "{\"format\": \"lcstudio-session\", \"experiment\": \"camvid\", \"settings\": $2, \"cost_matrix\": ${3:-$twelve}}"
+}
+cvs cv_good "{\"data\": \"$d/camvid_good\", \"preset\": \"demo\", \"max_train\": 4, \"max_test\": 2, \"mc_dropout\": true, \"seed\": \"7\"}"
+cvs cv_preset "{\"data\": \"$d/camvid_good\", \"preset\": \"paper\"}"
+cvs cv_train_negative "{\"data\": \"$d/camvid_good\", \"max_train\": -5}"
+cvs cv_test_negative "{\"data\": \"$d/camvid_good\", \"max_test\": -1}"
+cvs cv_nodata "{\"preset\": \"demo\"}"
+cvs cv_emptydata "{\"data\": \"\"}"
+cvs cv_methods "{\"data\": \"$d/camvid_good\", \"methods\": [\"mc_dropout\"]}"
+cvs cv_mc_word "{\"data\": \"$d/camvid_good\", \"mc_dropout\": \"yes\"}"
+cvs cv_classes "{\"data\": \"$d/camvid_good\"}" "$ten"
+session img_mc "{\"format\": \"lcstudio-session\", \"experiment\": \"corruption\", \"settings\": {\"data\": \"$d/mnist_ok\", \"mc_dropout\": true}, \"cost_matrix\": $ten}"
+expect 0 "session: camvid on" -- check "$f/cv_good.lcsession"
+expect 2 "field \"settings.preset\" is \"paper\", not demo or cpu" -- check "$f/cv_preset.lcsession"
+expect 2 "field \"settings.preset\" is \"paper\", not demo or cpu" -- run "$f/cv_preset.lcsession" --quiet
+expect 2 "field \"settings.max_train\"" -- check "$f/cv_train_negative.lcsession"
+expect 2 "field \"settings.max_train\"" -- run "$f/cv_train_negative.lcsession" --quiet
+expect 2 "field \"settings.max_test\"" -- run "$f/cv_test_negative.lcsession" --quiet
+expect 2 "field \"settings.data\" is missing or empty" -- check "$f/cv_nodata.lcsession"
+expect 2 "field \"settings.data\" is missing or empty" -- run "$f/cv_nodata.lcsession" --quiet
+expect 2 "field \"settings.data\" is missing or empty" -- run "$f/cv_emptydata.lcsession" --quiet
+expect 2 "field \"settings.methods\" must be [\"cw_sgd\", \"sghmc_s\", \"ours\"]" -- check "$f/cv_methods.lcsession"
+expect 2 "field \"settings.mc_dropout\" must be true or false" -- check "$f/cv_mc_word.lcsession"
+expect 2 "field \"settings.mc_dropout\" is for camvid sessions only" -- check "$f/img_mc.lcsession"
+expect 2 "field \"cost_matrix\" has 10 classes; a camvid session needs 12" -- run "$f/cv_classes.lcsession" --quiet
+expect 2 "--csv is not available for camvid" -- run "$f/cv_good.lcsession" --csv "$tmp/cv.csv" --quiet
+expect 2 "split \"val\" not found" -- run "$f/cv_good.lcsession" --quiet
+expect 2 "no such" -- run "$f/cv_good.lcsession" --data "$f/none" --quiet
+
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)
 [ -z "$leftovers" ] || { echo "FAIL: temporary files left behind: $leftovers"; failures=$((failures + 1)); }

@@ -22,6 +22,7 @@
 #include "camvid_panel.h"
 #include "camvid_reader.h"
 #include "camvid_views.h"
+#include "io/session_file.h"
 #include "main_window.h"
 #include "plot_export.h"
 
@@ -262,18 +263,141 @@ private Q_SLOTS:
         QVERIFY(camvidDifferenceImage(f.frame, f.uncorrected, f.corrected.mid(1)).isNull());
     }
 
+    void sessionHoldsTheCamvidSettingsAndMatrix()
+    {
+        const QString path = m_tmp.path() + "/camvid.lcsession";
+        CamvidSettings s;
+        s.data = m_data;
+        s.preset = "cpu";
+        s.maxFrames = 5;
+        s.maxEvalFrames = 2;
+        s.mcDropout = true;
+        s.seed = 9876543210123ULL;
+        CostMatrix edited;
+        {
+            MainWindow a;
+            a.setExperiment("camvid");
+            a.camvidPanel()->applySettings(s);
+            // An edited cell (no run yet, so nothing re-trains) and a second one by hand.
+            QVERIFY(a.costModel()->setData(a.costModel()->index(8, 3), 4.25));
+            QVERIFY(a.costModel()->setData(a.costModel()->index(0, 1), 0.5));
+            edited = a.costModel()->matrix();
+            QCOMPARE(edited.numClasses(), 12);
+            QVERIFY2(a.saveSessionFile(path), qPrintable(a.lastError()));
+            // A CamVid session without a data folder cannot be replayed: refused by name.
+            CamvidSettings noData = s;
+            noData.data.clear();
+            a.camvidPanel()->applySettings(noData);
+            QVERIFY(!a.saveSessionFile(m_tmp.path() + "/nodata.lcsession"));
+            QVERIFY2(a.lastError().contains("data folder"), qPrintable(a.lastError()));
+            QVERIFY(!QFileInfo::exists(m_tmp.path() + "/nodata.lcsession"));
+        }
+        // The file is what the CLI replays: the engine reads the same settings.
+        const auto data = lcs::loadSessionFile(path.toStdString());
+        QCOMPARE(data.experiment, std::string("camvid"));
+        QCOMPARE(data.settings.data, m_data.toStdString());
+        QCOMPARE(data.settings.preset, std::string("cpu"));
+        QCOMPARE(data.settings.maxTrain, 5LL);
+        QCOMPARE(data.settings.maxTest, 2LL);
+        QVERIFY(data.settings.mcDropout);
+        QCOMPARE(data.settings.seed, quint64(9876543210123ULL));
+        QVERIFY(data.costs == edited);
+        // Reopened in another window (on another experiment): settings and matrix come back.
+        MainWindow b;
+        QCOMPARE(b.experiment(), QString("synthetic"));
+        QVERIFY2(b.openSessionFile(path), qPrintable(b.lastError()));
+        QCOMPARE(b.experiment(), QString("camvid"));
+        const auto back = b.camvidPanel()->settings();
+        QCOMPARE(back.data, s.data);
+        QCOMPARE(back.preset, s.preset);
+        QCOMPARE(back.maxFrames, s.maxFrames);
+        QCOMPARE(back.maxEvalFrames, s.maxEvalFrames);
+        QCOMPARE(back.mcDropout, s.mcDropout);
+        QCOMPARE(back.seed, s.seed);
+        QVERIFY(b.costModel()->matrix() == edited);
+        QCOMPARE(b.costModel()->matrix().at(8, 3), 4.25);
+        QCOMPARE(b.costModel()->matrix().at(0, 1), 0.5);
+        QVERIFY(!b.camvidRunner()->isBusy());  // opening a session does not start a run
+    }
+
     void trainingFillsViewerBarsAndCurves()
     {
         auto& r = *m_window->camvidRunner();
         QSignalSpy finished(&r, &CamvidJobRunner::finished);
         QSignalSpy comparisons(&r, &CamvidJobRunner::comparison);
         QSignalSpy frames(&r, &CamvidJobRunner::frames);
+        // Live overlays: every preview that reaches the window is on the viewer's panels
+        // (checked as it arrives, after the window's own handler), before the job finishes.
+        auto* viewer = m_window->camvidPage()->viewer();
+        viewer->setCurrentFrame(0);
+        viewer->setOpacity(1.0);
+        QSignalSpy previews(&r, &CamvidJobRunner::preview);
+        int previewsBeforeFinish = -1, checkedS = 0, checkedQ = 0, busyChecks = 0;
+        QString mismatch;
+        const auto onPreview = connect(&r, &CamvidJobRunner::preview, this, [&](const CamvidPreviewView& p) {
+            busyChecks += r.isBusy();
+            const CamvidFrameView* f = nullptr;
+            for (const auto& candidate : p.frames)
+                if (candidate.index == viewer->currentFrame())
+                    f = &candidate;
+            if (!f || !viewer->showingPreview()) {
+                mismatch = "the viewer does not show the preview's frame " + QString::number(viewer->currentFrame());
+                return;
+            }
+            const int w = f->width(), h = f->height();
+            const auto truth = viewer->panelImage(CamvidOverlayViewer::TruthPanel);
+            const auto uncorrected = viewer->panelImage(CamvidOverlayViewer::UncorrectedPanel);
+            const auto corrected = viewer->panelImage(CamvidOverlayViewer::CorrectedPanel);
+            const auto difference = viewer->panelImage(CamvidOverlayViewer::DifferencePanel);
+            if (uncorrected.size() != QSize(w, h) || truth.size() != QSize(w, h)) {
+                mismatch = "panel size";
+                return;
+            }
+            if (p.network == "ours" && (corrected.size() != QSize(w, h) || difference.size() != QSize(w, h))) {
+                mismatch = "q's panels missing after an epoch of q";
+                return;
+            }
+            if (p.network == "sghmc_s" && !corrected.isNull()) {
+                mismatch = "a corrected panel before q was trained";
+                return;
+            }
+            for (int i = 0; i < w * h; ++i) {
+                const int x = i % w, y = i / w;
+                bool ok = QColor(uncorrected.pixel(x, y)) == paletteColour(f->uncorrected[i])
+                          && QColor(truth.pixel(x, y)) == paletteColour(f->truth[i]);
+                if (p.network == "ours")
+                    ok = ok && QColor(corrected.pixel(x, y)) == paletteColour(f->corrected[i])
+                         && (difference.pixel(x, y) == qRgb(255, 255, 255)) == (f->uncorrected[i] != f->corrected[i]);
+                if (!ok) {
+                    mismatch = QString("%1 epoch %2: pixel (%3, %4) differs from the decisions handed over")
+                                   .arg(p.network).arg(p.epoch).arg(x).arg(y);
+                    return;
+                }
+            }
+            ++(p.network == "ours" ? checkedQ : checkedS);
+        });
+        const auto onFinish = connect(&r, &CamvidJobRunner::finished, this, [&] { previewsBeforeFinish = int(previews.size()); });
         CamvidSettings s;
         s.data = m_data;
         m_window->camvidPanel()->applySettings(s);
         m_window->runAll();
         QVERIFY(r.isBusy());
         QVERIFY(finished.wait(120000));
+        disconnect(onPreview);
+        disconnect(onFinish);
+        QVERIFY2(mismatch.isEmpty(), qPrintable(mismatch));
+        QVERIFY2(previewsBeforeFinish >= 2, qPrintable(QString::number(previewsBeforeFinish)));
+        QCOMPARE(busyChecks, previewsBeforeFinish);  // every preview arrived while the job ran
+        QVERIFY2(checkedS >= 1 && checkedQ >= 1, qPrintable(QString("S %1, q %2").arg(checkedS).arg(checkedQ)));
+        QVERIFY(viewer->previewsReceived() >= previewsBeforeFinish);
+        // The last preview is q after its last epoch, decided on the validation frames.
+        const auto last = previews.last().at(0).value<CamvidPreviewView>();
+        QCOMPARE(last.network, QString("ours"));
+        QCOMPARE(last.epoch, 2);
+        QCOMPARE(last.frames.size(), 3);
+        QCOMPARE(last.frames[1].name, QString("v1.png"));
+        // After the evaluation the viewer shows the evaluated frames, no preview.
+        QVERIFY(!viewer->showingPreview());
         QCOMPARE(finished.first().at(0).value<CamvidJobRunner::Job>(), CamvidJobRunner::Job::Train);
         QVERIFY(r.hasCache());
         QCOMPARE(r.trainingRuns(), 1);
@@ -292,6 +416,11 @@ private Q_SLOTS:
         QVERIFY2(sameIou(barValues(page->iou()->bars(1)), view.iouAfter, &why), qPrintable(why));
         QVERIFY2(sameIou(iouByHand(shown, false), view.iouBefore, &why), qPrintable(why));
         QVERIFY2(sameIou(iouByHand(shown, true), view.iouAfter, &why), qPrintable(why));
+        for (int i = 0; i < 3; ++i) {
+            QCOMPARE(last.frames[i].corrected, shown[i].corrected);
+            QCOMPARE(last.frames[i].uncorrected, shown[i].uncorrected);
+            QCOMPARE(last.frames[i].truth, shown[i].truth);
+        }
         // The live curves got every epoch of every network.
         for (const auto& [series, epochs] : {std::pair<QString, int>{"cw_sgd", 8}, {"sghmc_s", 4}, {"ours", 2}}) {
             auto* g = page->epochs()->graph(0, series);
@@ -320,6 +449,7 @@ private Q_SLOTS:
         QSignalSpy started(&r, &CamvidJobRunner::started);
         QSignalSpy finished(&r, &CamvidJobRunner::finished);
         QSignalSpy comparisons(&r, &CamvidJobRunner::comparison);
+        QSignalSpy previews(&r, &CamvidJobRunner::preview);
         // Missing a car becomes very expensive: L[Car, Road] = 5.
         auto* model = m_window->costModel();
         QVERIFY(model->setData(model->index(8, 3), 5.0));
@@ -336,6 +466,13 @@ private Q_SLOTS:
         QVERIFY(timingShown);
         const auto view = comparisons.first().at(0).value<CamvidIouView>();
         QVERIFY(view.recorrected);
+        // The re-correction previewed its q live too, and its last preview is the q evaluated.
+        QVERIFY(previews.size() >= 1);
+        const auto lastPreview = previews.last().at(0).value<CamvidPreviewView>();
+        QVERIFY(lastPreview.recorrection);
+        QCOMPARE(lastPreview.network, QString("ours"));
+        QCOMPARE(lastPreview.frames.size(), 3);
+        QCOMPARE(lastPreview.frames[2].corrected, viewer->frame(2)->corrected);
         // The viewer was refilled, on the same frame, with the new decisions.
         QCOMPARE(viewer->currentFrame(), 2);
         QCOMPARE(viewer->frameCount(), 3);

@@ -16,6 +16,7 @@
 #include "core/number_format.h"
 #include "decision/decisions.h"
 #include "io/model_io.h"
+#include "io/session_file.h"
 
 using namespace lcs;
 
@@ -54,6 +55,74 @@ QStringList temporariesIn(const QString& dir)
 class TestFormats : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void camvidSessionRoundTrips()
+    {
+        SessionData s;
+        s.experiment = "camvid";
+        s.settings.methods = defaultSessionMethods("camvid");
+        s.settings.data = "/data/camvid";
+        s.settings.preset = "cpu";
+        s.settings.maxTrain = 17;
+        s.settings.maxTest = 5;
+        s.settings.mcDropout = true;
+        s.settings.seed = 18446744073709551615ULL;
+        s.settings.device = "cpu";
+        s.costs = costPreset("camvid");
+        QCOMPARE(s.costs.numClasses(), 12);
+        s.costs.set(8, 3, 4.5);  // an edited cell survives
+        const auto back = sessionFromJson(sessionToJson(s), "s.lcsession");
+        QCOMPARE(back.experiment, std::string("camvid"));
+        QVERIFY(back.settings == s.settings);
+        QVERIFY(back.costs == s.costs);
+        QCOMPARE(back.costs.at(8, 3), 4.5);
+        // Without preset and mc_dropout: the window's defaults (demo, no MC dropout).
+        const auto minimal = sessionFromJson(
+            R"({"format": "lcstudio-session", "experiment": "camvid", "settings": {"data": "d"}, "cost_matrix": )" +
+                costMatrixToJson(costPreset("camvid")) + "}",
+            "m.lcsession");
+        QCOMPARE(minimal.settings.preset, std::string("demo"));
+        QVERIFY(!minimal.settings.mcDropout);
+        QVERIFY(minimal.settings.methods == defaultSessionMethods("camvid"));
+        // Other experiments do not write the CamVid-only field.
+        SessionData c;
+        c.experiment = "corruption";
+        c.settings.methods = defaultSessionMethods("corruption");
+        c.costs = CostMatrix::zeroOne(10);
+        QVERIFY(sessionToJson(c).find("mc_dropout") == std::string::npos);
+        QVERIFY(sessionFromJson(sessionToJson(c), "c.lcsession").settings == c.settings);
+    }
+
+    void badCamvidSessionsNameTheField_data()
+    {
+        QTest::addColumn<QString>("settings");
+        QTest::addColumn<int>("classes");
+        QTest::addColumn<QString>("fragment");
+        QTest::newRow("preset") << R"({"data": "d", "preset": "paper"})" << 12 << R"(field "settings.preset" is "paper", not demo or cpu)";
+        QTest::newRow("negative training frames") << R"({"data": "d", "max_train": -1})" << 12 << R"(field "settings.max_train")";
+        QTest::newRow("negative validation frames") << R"({"data": "d", "max_test": -3})" << 12 << R"(field "settings.max_test")";
+        QTest::newRow("no data") << R"({"preset": "cpu"})" << 12 << R"(field "settings.data" is missing or empty)";
+        QTest::newRow("empty data") << R"({"data": ""})" << 12 << R"(field "settings.data" is missing or empty)";
+        QTest::newRow("methods") << R"({"data": "d", "methods": ["ours"]})" << 12 << R"(field "settings.methods" must be)";
+        QTest::newRow("mc_dropout") << R"({"data": "d", "mc_dropout": 1})" << 12 << R"(field "settings.mc_dropout" must be true or false)";
+        QTest::newRow("classes") << R"({"data": "d"})" << 3 << R"(field "cost_matrix" has 3 classes; a camvid session needs 12)";
+    }
+
+    void badCamvidSessionsNameTheField()
+    {
+        QFETCH(QString, settings);
+        QFETCH(int, classes);
+        QFETCH(QString, fragment);
+        const std::string text = R"({"format": "lcstudio-session", "experiment": "camvid", "settings": )" +
+                                 settings.toStdString() + R"(, "cost_matrix": )" +
+                                 costMatrixToJson(CostMatrix::zeroOne(classes)) + "}";
+        try {
+            sessionFromJson(text, "bad.lcsession");
+            QFAIL("accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).contains(fragment) && QString(e.what()).startsWith("bad.lcsession"), e.what());
+        }
+    }
+
     void numbersReadBackExactly_data()
     {
         QTest::addColumn<double>("value");

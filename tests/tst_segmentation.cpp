@@ -331,7 +331,36 @@ private Q_SLOTS:
             if (p.test)
                 epochs[p.test->model].push_back(*p.test);
         };
+        // Live previews: each comes right after its epoch's validation figures.
+        std::vector<CamvidPreview> previews;
+        std::vector<size_t> epochsSeenAtPreview;
+        config.previewFrames = 2;
+        config.preview = [&](const CamvidPreview& p) {
+            previews.push_back(p);
+            epochsSeenAtPreview.push_back(epochs[p.network].size());
+        };
         auto run = trainCamvidWindow(config, ctx);
+        // One preview per epoch of S (30) and of q (4), none for CW-SGD.
+        QCOMPARE(previews.size(), size_t(34));
+        for (size_t i = 0; i < previews.size(); ++i) {
+            const auto& p = previews[i];
+            QCOMPARE(p.network, std::string(i < 30 ? "sghmc_s" : "ours"));
+            QCOMPARE(p.epoch, int(i < 30 ? i + 1 : i - 29));
+            QCOMPARE(epochsSeenAtPreview[i], size_t(p.epoch));
+            QVERIFY(!p.recorrection);
+            QCOMPARE(p.frames.size(), size_t(2));
+            for (const auto& f : p.frames) {
+                QCOMPARE(f.rgb.size(), size_t(32 * 32 * 3));
+                QCOMPARE(f.truth.size(), size_t(32 * 32));
+                QCOMPARE(f.uncorrected.size(), f.truth.size());
+                QCOMPARE(f.corrected.size(), p.network == "ours" ? f.truth.size() : size_t(0));
+            }
+            QCOMPARE(p.frames[1].name, std::string("v1.png"));
+        }
+        // After q's epochs the uncorrected decisions are the finished S's: the same each time.
+        QVERIFY(previews[30].frames[0].uncorrected == previews[33].frames[0].uncorrected);
+        const auto firstRunLastPreview = previews.back();
+        previews.clear();
         QVERIFY(run.cache && run.cache->student && run.cache->q);
         QCOMPARE(run.trainFrames, 6);
         QCOMPARE(run.epochEvalFrames, 2);
@@ -354,7 +383,10 @@ private Q_SLOTS:
         const auto costsB = camvidCostsWith(8, 3, 4.0);
         const double expectedS = expectedBayesCost(*cache.student, cache.unlabelled, costsB);
         const double expectedA = expectedBayesCost(*qA, cache.unlabelled, costsB);
-        const auto recorrection = recorrectCamvid(cache, costsB, ctx);
+        const auto recorrection = recorrectCamvid(cache, costsB, ctx, [&](const CamvidPreview& p) { previews.push_back(p); });
+        QCOMPARE(previews.size(), size_t(4));  // q's epochs only
+        for (const auto& p : previews)
+            QVERIFY(p.recorrection && p.network == "ours" && p.frames.size() == 2);
         QVERIFY(recorrection.seconds > 0);
         QCOMPARE(cache.corrections, 2);
         QVERIFY(cache.costs == costsB);
@@ -397,6 +429,18 @@ private Q_SLOTS:
             QCOMPARE(f.corrected.size(), f.truth.size());
         }
         QCOMPARE(visited[1].name, std::string("v1.png"));
+        // The last preview is the evaluated q and S under the same costs, pixel for pixel;
+        // it differs from what q for A decided (the previews follow the re-correction).
+        bool movedFromA = false;
+        for (size_t i = 0; i < 2; ++i) {
+            const auto& f = previews.back().frames[i];
+            QVERIFY(f.corrected == visited[i].corrected);
+            QVERIFY(f.uncorrected == visited[i].uncorrected);
+            QVERIFY(f.truth == visited[i].truth);
+            QVERIFY(f.rgb == visited[i].rgb);
+            movedFromA = movedFromA || f.corrected != firstRunLastPreview.frames[i].corrected;
+        }
+        QVERIFY(movedFromA);
         for (int rule = 0; rule < 2; ++rule) {
             const auto& reported = rule == 0 ? comparison.uncorrected : comparison.corrected;
             std::vector<long long> tp(11), fp(11), fn(11);

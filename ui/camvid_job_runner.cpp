@@ -132,6 +132,7 @@ Q_SIGNALS:
     void progress(const lcs::ui::JobProgress& progress);
     void trainingStarted();
     void epochPoints(const QVector<lcs::ui::CamvidEpochPoint>& points);
+    void preview(const lcs::ui::CamvidPreviewView& preview);
     void evaluationStarted(int frames);
     void frames(const QVector<lcs::ui::CamvidFrameView>& frames);
     void comparison(const lcs::ui::CamvidIouView& view);
@@ -173,6 +174,16 @@ private:
             m_frames.push_back(std::move(frame));
             maybeFlush();
         }
+        /// Keeps only the latest preview of a network until the next emission; the last
+        /// one of S goes out before q's first replaces it.
+        void setPreview(CamvidPreviewView preview)
+        {
+            if (m_hasPreview && m_preview.network != preview.network)
+                Q_EMIT m_worker->preview(std::exchange(m_preview, {}));
+            m_preview = std::move(preview);
+            m_hasPreview = true;
+            maybeFlush();
+        }
         /// A phase the engine does not report (frames per second).
         void phase(const std::string& name, const std::string& detail)
         {
@@ -190,6 +201,10 @@ private:
                 Q_EMIT m_worker->epochPoints(std::exchange(m_epochs, {}));
             if (!m_frames.isEmpty())
                 Q_EMIT m_worker->frames(std::exchange(m_frames, {}));
+            if (m_hasPreview) {
+                Q_EMIT m_worker->preview(std::exchange(m_preview, {}));
+                m_hasPreview = false;
+            }
             if (!m_hasLast)
                 return;
             JobProgress jp;
@@ -215,6 +230,8 @@ private:
         QString m_prefix, m_suffix;
         QVector<CamvidEpochPoint> m_epochs;
         QVector<CamvidFrameView> m_frames;
+        CamvidPreviewView m_preview;
+        bool m_hasPreview = false;
         Progress m_last;
         bool m_hasLast = false;
         double m_fraction = 0;
@@ -245,6 +262,23 @@ private:
         } catch (const InputError& e) {
             throw DataUnavailable(e.what());
         }
+    }
+
+    /// A preview as plain data for the GUI thread (QImages own their pixels).
+    static CamvidPreviewView previewView(const CamvidPreview& p)
+    {
+        CamvidPreviewView v;
+        v.network = QString::fromStdString(p.network);
+        v.epoch = p.epoch;
+        v.recorrection = p.recorrection;
+        for (const auto& f : p.frames)
+            v.frames.push_back(frameView(f));
+        return v;
+    }
+
+    static CamvidPreviewSink previewSink(const std::shared_ptr<Reporter>& reporter)
+    {
+        return [reporter](const CamvidPreview& p) { reporter->setPreview(previewView(p)); };
     }
 
     static CamvidFrameView frameView(const CamvidVisitedFrame& f)
@@ -370,6 +404,7 @@ private:
         plan.add("eval", 0.5);
         plan.add("fps", 1.5);
         auto reporter = std::make_shared<Reporter>(this, plan, tr("CamVid"));
+        config.preview = previewSink(reporter);
         auto run = trainCamvidWindow(config, context(reporter));
         reporter->flush();
         m_cache = run.cache;
@@ -399,6 +434,7 @@ private:
         json = resultsJson(iou, f, config);
         m_lastFps = f;
         m_lastConfig = config;
+        m_lastConfig.preview = nullptr;  // holds this job's reporter
     }
 
     void recorrect(const CostMatrix& costs, QString& json)
@@ -409,7 +445,7 @@ private:
         plan.add("correction", 1.0);
         auto reporter = std::make_shared<Reporter>(this, plan, tr("re-correction"), QStringLiteral(", re-corrected"));
         Q_EMIT logMessage(tr("Re-training q for the new costs from the cached S (nothing else retrained)"));
-        const auto r = recorrectCamvid(*m_cache, costs, context(reporter));
+        const auto r = recorrectCamvid(*m_cache, costs, context(reporter), previewSink(reporter));
         reporter->flush();
         ++recorrections;
         Q_EMIT logMessage(tr("Re-correction: q trained in %1 s%2").arg(r.seconds, 0, 'f', 2)
@@ -430,6 +466,7 @@ CamvidJobRunner::CamvidJobRunner(QObject* parent, std::shared_ptr<const CamvidJo
     qRegisterMetaType<CamvidSettings>();
     qRegisterMetaType<QVector<CamvidEpochPoint>>();
     qRegisterMetaType<QVector<CamvidFrameView>>();
+    qRegisterMetaType<CamvidPreviewView>();
     qRegisterMetaType<CamvidIouView>();
     qRegisterMetaType<CamvidFpsView>();
     qRegisterMetaType<JobProgress>();
@@ -440,6 +477,7 @@ CamvidJobRunner::CamvidJobRunner(QObject* parent, std::shared_ptr<const CamvidJo
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     connect(m_worker, &CamvidWorker::progress, this, &CamvidJobRunner::progress);
     connect(m_worker, &CamvidWorker::epochPoints, this, &CamvidJobRunner::epochPoints);
+    connect(m_worker, &CamvidWorker::preview, this, &CamvidJobRunner::preview);
     connect(m_worker, &CamvidWorker::evaluationStarted, this, &CamvidJobRunner::evaluationStarted);
     connect(m_worker, &CamvidWorker::frames, this, &CamvidJobRunner::frames);
     connect(m_worker, &CamvidWorker::comparison, this, &CamvidJobRunner::comparison);

@@ -52,6 +52,9 @@ Q_SIGNALS:
     void trainingStarted();
     void progress(const lcs::ui::JobProgress& progress);
     void epochPoints(const QVector<lcs::ui::CamvidEpochPoint>& points);
+    /// The first validation frames as the network just trained decides them (after an
+    /// epoch of S or q; at most about 10 a second, the latest wins).
+    void preview(const lcs::ui::CamvidPreviewView& preview);
     /// Evaluation starts: `frames` frames will follow (the viewer drops the old ones).
     void evaluationStarted(int frames);
     void frames(const QVector<lcs::ui::CamvidFrameView>& frames);

@@ -68,6 +68,11 @@ void CamvidResultsPage::addFrames(const QVector<CamvidFrameView>& frames)
     m_viewer->addFrames(frames);
 }
 
+void CamvidResultsPage::setPreview(const CamvidPreviewView& preview)
+{
+    m_viewer->setPreview(preview);
+}
+
 void CamvidResultsPage::setComparison(const CamvidIouView& view)
 {
     m_iou->setComparison(view);

@@ -36,6 +36,8 @@ public Q_SLOTS:
     void addEpochPoints(const QVector<lcs::ui::CamvidEpochPoint>& points);
     void startEvaluation(int frames);
     void addFrames(const QVector<lcs::ui::CamvidFrameView>& frames);
+    /// A live preview from the running job (the viewer shows it until evaluation).
+    void setPreview(const lcs::ui::CamvidPreviewView& preview);
     void setComparison(const lcs::ui::CamvidIouView& view);
     void setFps(const lcs::ui::CamvidFpsView& view);
 

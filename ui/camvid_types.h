@@ -46,6 +46,26 @@ struct CamvidFrameView {
     }
 };
 
+/// The first validation frames decided by the network just trained, while the job runs
+/// (live overlays): after an epoch of S, `corrected` of every frame is empty (no q yet);
+/// after an epoch of q, `uncorrected` holds the finished S's decisions.
+struct CamvidPreviewView {
+    QString network;                 ///< "sghmc_s" or "ours"
+    int epoch = 0;                   ///< 1-based
+    bool recorrection = false;       ///< q retrained for edited costs
+    QVector<CamvidFrameView> frames; ///< index 0.. in the evaluated split
+
+    bool hasCorrected() const { return network == QLatin1String("ours"); }
+    /// "S after epoch 3", "q after epoch 2", "re-corrected q after epoch 1".
+    QString caption() const
+    {
+        const QString who = network == QLatin1String("ours")
+                                ? (recorrection ? QStringLiteral("re-corrected q") : QStringLiteral("q"))
+                                : QStringLiteral("S");
+        return QStringLiteral("%1 after epoch %2").arg(who).arg(epoch);
+    }
+};
+
 /// Per-class IoU, mIoU and decision cost on the evaluated frames, uncorrected (S) vs
 /// corrected (q), under the matrix q was trained for.
 struct CamvidIouView {
@@ -73,5 +93,6 @@ struct CamvidFpsView {
 Q_DECLARE_METATYPE(lcs::ui::CamvidSettings)
 Q_DECLARE_METATYPE(lcs::ui::CamvidEpochPoint)
 Q_DECLARE_METATYPE(lcs::ui::CamvidFrameView)
+Q_DECLARE_METATYPE(lcs::ui::CamvidPreviewView)
 Q_DECLARE_METATYPE(lcs::ui::CamvidIouView)
 Q_DECLARE_METATYPE(lcs::ui::CamvidFpsView)

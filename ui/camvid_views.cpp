@@ -215,10 +215,11 @@ const CamvidFrameView* CamvidOverlayViewer::frame(int index) const
 void CamvidOverlayViewer::clear(int expected)
 {
     m_frames.clear();
+    m_preview = {};
     m_expected = std::max(0, expected);
     {
         const QSignalBlocker block(m_frameSlider);
-        m_frameSlider->setRange(0, std::max(0, m_expected - 1));
+        m_frameSlider->setRange(0, std::max(0, frameTotal() - 1));
     }
     // The current index is kept: a re-correction refills the same frames and the user
     // keeps looking at the one they chose.
@@ -227,23 +228,73 @@ void CamvidOverlayViewer::clear(int expected)
 
 void CamvidOverlayViewer::addFrames(const QVector<CamvidFrameView>& frames)
 {
-    const bool hadCurrent = frame(m_current) != nullptr;
+    const bool hadCurrent = shownFrame(m_current) != nullptr;
     for (const auto& f : frames)
         if (f.isValid())
             m_frames.push_back(f);
     {
         const QSignalBlocker block(m_frameSlider);
-        m_frameSlider->setRange(0, std::max<int>(0, std::max<int>(m_expected, frameCount()) - 1));
+        m_frameSlider->setRange(0, std::max(0, frameTotal() - 1));
     }
-    if (!hadCurrent && frame(m_current))
+    if (!hadCurrent && shownFrame(m_current))
         recompose();
     else
         updateFrameLabel();
 }
 
+void CamvidOverlayViewer::setPreview(const CamvidPreviewView& preview)
+{
+    ++m_previewsReceived;
+    m_preview = preview;
+    // Keep only frames whose decisions match their size (corrected may wait for q).
+    m_preview.frames.erase(std::remove_if(m_preview.frames.begin(), m_preview.frames.end(),
+                                          [&](const CamvidFrameView& f) {
+                                              const qsizetype n = qsizetype(f.width()) * f.height();
+                                              return n <= 0 || f.truth.size() != n || f.uncorrected.size() != n
+                                                     || f.corrected.size() != (m_preview.hasCorrected() ? n : 0);
+                                          }),
+                           m_preview.frames.end());
+    {
+        const QSignalBlocker block(m_frameSlider);
+        m_frameSlider->setRange(0, std::max(0, frameTotal() - 1));
+    }
+    if (previewFrame(m_current))
+        recompose();
+    else
+        updateFrameLabel();
+}
+
+const CamvidFrameView* CamvidOverlayViewer::previewFrame(int index) const
+{
+    for (const auto& f : m_preview.frames)
+        if (f.index == index)
+            return &f;
+    return nullptr;
+}
+
+const CamvidFrameView* CamvidOverlayViewer::shownFrame(int index) const
+{
+    if (const auto* p = previewFrame(index))
+        return p;
+    return frame(index);
+}
+
+bool CamvidOverlayViewer::showingPreview() const
+{
+    return previewFrame(m_current) != nullptr;
+}
+
+int CamvidOverlayViewer::frameTotal() const
+{
+    int total = std::max(m_expected, frameCount());
+    for (const auto& f : m_preview.frames)
+        total = std::max(total, f.index + 1);
+    return total;
+}
+
 void CamvidOverlayViewer::setCurrentFrame(int index)
 {
-    index = std::clamp(index, 0, std::max(0, std::max(m_expected, frameCount()) - 1));
+    index = std::clamp(index, 0, std::max(0, frameTotal() - 1));
     if (index == m_current && !m_panels[FramePanel].isNull())
         return;
     m_current = index;
@@ -275,6 +326,7 @@ void CamvidOverlayViewer::setZoomPercent(int percent)
         return;
     }
     m_zoom = std::clamp(percent, 25, 1600);
+    m_columns = PanelCount;
     const int index = m_zoomBox->findData(m_zoom);
     if (index >= 0) {
         const QSignalBlocker block(m_zoomBox);
@@ -286,10 +338,26 @@ void CamvidOverlayViewer::setZoomPercent(int percent)
 
 void CamvidOverlayViewer::fitZoom()
 {
-    const auto* f = frame(m_current);
-    const int w = f ? f->width() : 120;
-    const int available = m_scroll->viewport()->width() - (PanelCount + 1) * kPanelGap;
-    m_zoom = std::clamp(100 * available / (PanelCount * std::max(1, w)), 25, 1600);
+    const auto* f = shownFrame(m_current);
+    const int w = std::max(1, f ? f->width() : 120), h = std::max(1, f ? f->height() : 90);
+    const QSize viewport = m_scroll->maximumViewportSize();
+    const int legendRows = (kCamvidClasses + kLegendColumns - 1) / kLegendColumns;
+    // The largest zoom at which the panels fit both ways, over one, two or three rows:
+    // a tall viewer gets bigger panels in more rows instead of an empty band below them.
+    int bestZoom = 0, bestColumns = PanelCount;
+    for (int columns : {int(PanelCount), 3, 2}) {
+        const int rows = (PanelCount + columns - 1) / columns;
+        const int availableWidth = viewport.width() - (columns + 1) * kPanelGap;
+        const int availableHeight =
+            viewport.height() - rows * (kTitleHeight + kPanelGap) - legendRows * kLegendRowHeight - kPanelGap;
+        const int zoom = std::min(100 * availableWidth / (columns * w), 100 * availableHeight / (rows * h));
+        if (zoom > bestZoom) {
+            bestZoom = zoom;
+            bestColumns = columns;
+        }
+    }
+    m_columns = bestColumns;
+    m_zoom = std::clamp(bestZoom, 25, 1600);
     m_canvas->resize(panelsSize());
     m_canvas->update();
 }
@@ -317,7 +385,7 @@ QString CamvidOverlayViewer::panelTitle(Panel panel)
 void CamvidOverlayViewer::recompose()
 {
     ++m_refreshes;
-    const auto* f = frame(m_current);
+    const auto* f = shownFrame(m_current);
     if (!f) {
         for (auto& p : m_panels)
             p = QImage();
@@ -326,6 +394,7 @@ void CamvidOverlayViewer::recompose()
         m_panels[FramePanel] = f->frame.convertToFormat(QImage::Format_RGB888);
         m_panels[TruthPanel] = camvidBlend(f->frame, camvidLabelImage(f->truth, w, h), m_opacity);
         m_panels[UncorrectedPanel] = camvidBlend(f->frame, camvidLabelImage(f->uncorrected, w, h), m_opacity);
+        // A preview after an epoch of S has no q yet: both q panels stay empty.
         m_panels[CorrectedPanel] = camvidBlend(f->frame, camvidLabelImage(f->corrected, w, h), m_opacity);
         m_panels[DifferencePanel] = camvidDifferenceImage(f->frame, f->uncorrected, f->corrected);
     }
@@ -338,48 +407,60 @@ void CamvidOverlayViewer::recompose()
 
 void CamvidOverlayViewer::updateFrameLabel()
 {
-    const auto* f = frame(m_current);
-    const int total = std::max(m_expected, frameCount());
+    const auto* f = shownFrame(m_current);
+    const int total = frameTotal();
     if (!f) {
         m_frameLabel->setText(total > 0 ? tr("frame %1 of %2 (loading)").arg(m_current + 1).arg(total)
                                         : tr("no frames yet"));
         return;
     }
+    const QString live = showingPreview() ? tr(" · live: %1").arg(m_preview.caption()) : QString();
+    if (f->corrected.isEmpty()) {
+        m_frameLabel->setText(tr("%1 (%2/%3)%4").arg(f->name).arg(m_current + 1).arg(total).arg(live));
+        return;
+    }
     qsizetype changed = 0;
     for (qsizetype i = 0; i < f->corrected.size(); ++i)
         changed += f->uncorrected[i] != f->corrected[i];
-    m_frameLabel->setText(tr("%1 (%2/%3), %4% changed")
+    m_frameLabel->setText(tr("%1 (%2/%3), %4% changed%5")
                               .arg(f->name).arg(m_current + 1).arg(total)
-                              .arg(100.0 * double(changed) / double(std::max<qsizetype>(1, f->corrected.size())), 0, 'f', 1));
+                              .arg(100.0 * double(changed) / double(std::max<qsizetype>(1, f->corrected.size())), 0, 'f', 1)
+                              .arg(live));
 }
 
 QSize CamvidOverlayViewer::panelsSize() const
 {
-    const auto* f = frame(m_current);
+    const auto* f = shownFrame(m_current);
     const int w = f ? f->width() : 120, h = f ? f->height() : 90;
     const int pw = w * m_zoom / 100, ph = h * m_zoom / 100;
+    const int rows = (PanelCount + m_columns - 1) / m_columns;
     const int legendRows = (kCamvidClasses + kLegendColumns - 1) / kLegendColumns;
-    const int width = std::max(PanelCount * pw + (PanelCount - 1) * kPanelGap, kLegendColumns * kLegendColumnWidth);
-    return QSize(width + 2 * kPanelGap, kTitleHeight + ph + kPanelGap + legendRows * kLegendRowHeight + kPanelGap);
+    const int width = std::max(m_columns * pw + (m_columns - 1) * kPanelGap, kLegendColumns * kLegendColumnWidth);
+    return QSize(width + 2 * kPanelGap,
+                 rows * (kTitleHeight + ph + kPanelGap) + legendRows * kLegendRowHeight + kPanelGap);
 }
 
 void CamvidOverlayViewer::paintPanels(QPainter& painter) const
 {
-    const auto* f = frame(m_current);
+    const auto* f = shownFrame(m_current);
     const int w = f ? f->width() : 120, h = f ? f->height() : 90;
     const int pw = w * m_zoom / 100, ph = h * m_zoom / 100;
+    const int rows = (PanelCount + m_columns - 1) / m_columns;
+    const bool waitingForQ = f && f->corrected.isEmpty();
     painter.save();
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);  // labels stay crisp when zoomed
     painter.setFont(kTitleFont);
     for (int i = 0; i < PanelCount; ++i) {
-        const QRect target(kPanelGap + i * (pw + kPanelGap), kTitleHeight, pw, ph);
+        const int column = i % m_columns, row = i / m_columns;
+        const int top = row * (kTitleHeight + ph + kPanelGap);
+        const QRect target(kPanelGap + column * (pw + kPanelGap), top + kTitleHeight, pw, ph);
         painter.setPen(QColor(40, 40, 40));
-        painter.drawText(QRect(target.left(), 0, pw, kTitleHeight), Qt::AlignLeft | Qt::AlignVCenter,
+        painter.drawText(QRect(target.left(), top, pw, kTitleHeight), Qt::AlignLeft | Qt::AlignVCenter,
                          panelTitle(static_cast<Panel>(i)));
         if (m_panels[i].isNull()) {
             painter.fillRect(target, QColor(235, 235, 235));
             painter.setPen(QColor(130, 130, 130));
-            painter.drawText(target, Qt::AlignCenter, tr("no frame"));
+            painter.drawText(target, Qt::AlignCenter, waitingForQ ? tr("q trains after S") : tr("no frame"));
         } else {
             painter.drawImage(target, m_panels[i]);
         }
@@ -387,7 +468,7 @@ void CamvidOverlayViewer::paintPanels(QPainter& painter) const
     // Legend: the 12 classes in their colours (void included: truth shows it).
     painter.setFont(QFont("sans", 8));
     const auto names = camvidClassNameList();
-    const int top = kTitleHeight + ph + kPanelGap;
+    const int top = rows * (kTitleHeight + ph + kPanelGap);
     for (int c = 0; c < kCamvidClasses; ++c) {
         const int x = kPanelGap + (c % kLegendColumns) * kLegendColumnWidth;
         const int y = top + (c / kLegendColumns) * kLegendRowHeight;
@@ -484,11 +565,12 @@ void CamvidIouPlot::setComparison(const CamvidIouView& view)
             ticker->addTick(c, view.classNames[c]);
         m_rect->axis(QCPAxis::atBottom)->setTicker(ticker);
     }
-    m_title->setText(tr("IoU per class, %1 validation frames%2\nmIoU %3 → %4 · cost %5 → %6 (S → q)")
+    // Two short lines: the panel is about a third of the window wide.
+    m_title->setText(tr("IoU per class, %1 frames%2\nS → q: mIoU %3 → %4, cost %5 → %6")
                          .arg(view.frames)
-                         .arg(view.recorrected ? tr(" (re-corrected)") : QString())
+                         .arg(view.recorrected ? tr(", re-corrected") : QString())
                          .arg(view.meanIouBefore, 0, 'f', 3).arg(view.meanIouAfter, 0, 'f', 3)
-                         .arg(view.costBefore, 0, 'f', 4).arg(view.costAfter, 0, 'f', 4));
+                         .arg(view.costBefore, 0, 'f', 3).arg(view.costAfter, 0, 'f', 3));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -49,9 +49,18 @@ public:
 
     explicit CamvidOverlayViewer(QWidget* parent = nullptr);
 
-    /// Drops the frames; `expected` frames are on their way (the slider's range).
+    /// Drops the frames and any preview; `expected` frames are on their way (the slider's range).
     void clear(int expected = 0);
     void addFrames(const QVector<CamvidFrameView>& frames);
+    /// A live preview while a job trains: its frames are shown in place of the evaluated
+    /// ones with the same index (the latest preview replaces the previous one) until
+    /// clear(). After an epoch of S the corrected and difference panels wait for q.
+    void setPreview(const CamvidPreviewView& preview);
+    const CamvidPreviewView& preview() const { return m_preview; }
+    /// True when the panels show the current frame from the preview.
+    bool showingPreview() const;
+    /// Previews received since construction (tests).
+    int previewsReceived() const { return m_previewsReceived; }
     int frameCount() const { return static_cast<int>(m_frames.size()); }
     const CamvidFrameView* frame(int index) const;
     int currentFrame() const { return m_current; }
@@ -59,8 +68,12 @@ public:
     double opacity() const { return m_opacity; }
     void setOpacity(double opacity);
     int zoomPercent() const { return m_zoom; }
-    /// 0 fits the five panels to the viewer's width (the default).
+    /// 0 fits the panels to the viewer (the default): the largest zoom at which they fit
+    /// its width and height, in one row of five, or in two or three rows when that lets
+    /// them grow; a fixed zoom lays them out in one row.
     void setZoomPercent(int percent);
+    /// Panels per row of the current layout (5, 3 or 2).
+    int panelColumns() const { return m_columns; }
     /// Times the panels were recomposed (a refresh the tests can see).
     int refreshes() const { return m_refreshes; }
 
@@ -85,8 +98,15 @@ private:
     void recompose();
     void fitZoom();
     void updateFrameLabel();
+    /// The frame the panels show: the preview's where it has this index, else the evaluated one.
+    const CamvidFrameView* shownFrame(int index) const;
+    const CamvidFrameView* previewFrame(int index) const;
+    int frameTotal() const;
 
     QVector<CamvidFrameView> m_frames;
+    CamvidPreviewView m_preview;
+    int m_previewsReceived = 0;
+    int m_columns = PanelCount;
     int m_expected = 0;
     int m_current = 0;
     double m_opacity = 0.6;

@@ -486,6 +486,7 @@ Session MainWindow::currentSession() const
     s.settings = settings();
     s.image = m_imagePanel->settings();
     s.image.experiment = m_experiment == QLatin1String("synthetic") ? m_imagePanel->experiment() : m_experiment;
+    s.camvid = m_camvidPanel->settings();
     s.costs = m_costs.matrix();
     if (m_experiment == QLatin1String("selective"))
         s.costs.setReferral(std::nullopt);  // the referral costs are swept; the base matrix is what a run needs
@@ -496,7 +497,10 @@ void MainWindow::applySession(const Session& session)
 {
     setExperiment(session.experiment);
     if (session.experiment != QLatin1String("synthetic")) {
-        m_imagePanel->applySettings(session.image);
+        if (session.experiment == QLatin1String("camvid"))
+            m_camvidPanel->applySettings(session.camvid);
+        else
+            m_imagePanel->applySettings(session.image);
         m_applyingCosts = true;  // a new setting, not an edit of the cached run's costs
         m_costs.undoStack()->clear();
         m_costs.setMatrixDirect(session.costs);
@@ -815,6 +819,7 @@ void MainWindow::connectCamvidRunner()
     connect(&r, &CamvidJobRunner::epochPoints, m_camvidPage, &CamvidResultsPage::addEpochPoints);
     connect(&r, &CamvidJobRunner::evaluationStarted, m_camvidPage, &CamvidResultsPage::startEvaluation);
     connect(&r, &CamvidJobRunner::frames, m_camvidPage, &CamvidResultsPage::addFrames);
+    connect(&r, &CamvidJobRunner::preview, m_camvidPage, &CamvidResultsPage::setPreview);
     connect(&r, &CamvidJobRunner::comparison, m_camvidPage, &CamvidResultsPage::setComparison);
     connect(&r, &CamvidJobRunner::comparison, m_camvidTable, &CamvidIouTable::setComparison);
     connect(&r, &CamvidJobRunner::framesPerSecond, m_camvidPage, &CamvidResultsPage::setFps);
@@ -1069,9 +1074,8 @@ bool MainWindow::openSessionFile(const QString& path)
 
 bool MainWindow::saveSessionFile(const QString& path)
 {
-    if (m_experiment == QLatin1String("camvid")) {
-        m_lastError = tr("Session files do not hold the CamVid experiment yet: export the cost matrix (Ctrl+E) "
-                         "and the results instead.");
+    if (m_experiment == QLatin1String("camvid") && m_camvidPanel->settings().data.trimmed().isEmpty()) {
+        m_lastError = tr("Set the CamVid data folder before saving: a CamVid session names its data.");
         log(m_lastError);
         return false;
     }

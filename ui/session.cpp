@@ -22,7 +22,17 @@ SessionData toData(const Session& s)
     d.settings.correctionIterations = s.settings.correctionIterations;
     d.settings.gridResolution = s.settings.gridResolution;
     d.settings.device = s.settings.device.toStdString();
-    if (s.experiment != QLatin1String("synthetic")) {
+    if (s.experiment == QLatin1String("camvid")) {
+        const auto& c = s.camvid;
+        d.settings.methods = defaultSessionMethods("camvid");
+        d.settings.data = c.data.trimmed().toStdString();
+        d.settings.preset = c.preset.toStdString();
+        d.settings.maxTrain = c.maxFrames;
+        d.settings.maxTest = c.maxEvalFrames;
+        d.settings.mcDropout = c.mcDropout;
+        d.settings.seed = c.seed;
+        d.settings.device = c.device.toStdString();
+    } else if (s.experiment != QLatin1String("synthetic")) {
         const auto& im = s.image;
         d.settings.methods.clear();
         for (const auto& m : im.methods)
@@ -60,7 +70,16 @@ Session fromData(const SessionData& d)
     s.settings.correctionIterations = d.settings.correctionIterations;
     s.settings.gridResolution = d.settings.gridResolution;
     s.settings.device = QString::fromStdString(d.settings.device);
-    if (d.experiment != "synthetic") {
+    if (d.experiment == "camvid") {
+        auto& c = s.camvid;
+        c.data = QString::fromStdString(d.settings.data);
+        c.preset = QString::fromStdString(d.settings.preset);
+        c.maxFrames = d.settings.maxTrain;
+        c.maxEvalFrames = d.settings.maxTest;
+        c.mcDropout = d.settings.mcDropout;
+        c.seed = d.settings.seed;
+        c.device = QString::fromStdString(d.settings.device);
+    } else if (d.experiment != "synthetic") {
         auto& im = s.image;
         im.experiment = s.experiment;
         im.methods.clear();

@@ -3,6 +3,7 @@
 #include <QMap>
 #include <QString>
 
+#include "camvid_types.h"
 #include "image_types.h"
 #include "ui_types.h"
 
@@ -11,9 +12,10 @@ namespace lcs::ui {
 /// Everything needed to reproduce a run: experiment, settings (seeds included), cost
 /// matrix, data paths. Opening a session and pressing Run repeats the run exactly.
 struct Session {
-    QString experiment = QStringLiteral("synthetic");  ///< or "corruption", "selective"
+    QString experiment = QStringLiteral("synthetic");  ///< or "corruption", "selective", "camvid"
     ExperimentSettings settings;       ///< the synthetic experiment's
     ImageExperimentSettings image;     ///< the image experiments' (intra-op threads are not saved)
+    CamvidSettings camvid;             ///< the CamVid experiment's (with its 12 x 12 matrix in costs)
     CostMatrix costs = costPreset("synthetic");
     QMap<QString, QString> dataPaths;  ///< none for the synthetic experiment
 };

@@ -485,11 +485,65 @@ EpochTestFigures epochFigures(ClassifierImpl& net, int mcPasses, const at::Tenso
     return f;
 }
 
-/// Sends `net`'s validation figures after each epoch as Progress::test.
-EpochCallback reportEpochs(const std::string& model, int mcPasses, const CamvidWindowCache& cache,
-                           const CostMatrix& costs, const JobContext& ctx)
+/// Bytes of a decision tensor (values 0..10), row-major.
+std::vector<uint8_t> decisionBytes(const at::Tensor& d)
 {
-    return [model, mcPasses, &cache, costs, ctx](int epoch, ClassifierImpl& net) {
+    const auto bytes = d.to(at::kByte).contiguous();
+    return std::vector<uint8_t>(bytes.data_ptr<uint8_t>(), bytes.data_ptr<uint8_t>() + bytes.numel());
+}
+
+/// Bayes decisions of `net` on one frame under L, as the evaluation makes them (one
+/// frame at a time, single pass), so that a preview and the evaluation agree bit for bit.
+std::vector<uint8_t> frameDecisions(ClassifierImpl& net, const CamvidFrame& frame, const CamvidNormalisation& norm,
+                                    const at::Tensor& L, const c10::Device& device)
+{
+    const auto x = camvidFrameTensors(frame, norm).first.unsqueeze(0).to(device);
+    const auto p = singlePass(net, x).to(at::kCPU, at::kFloat);
+    return decisionBytes(bayesDecisions(classRows(p), L));
+}
+
+/// The cached preview frames decided by `net` under `costs`: for "sghmc_s" `net` is the S
+/// being trained (no q yet); for "ours" `net` is q and the cache's S gives the
+/// uncorrected decisions.
+CamvidPreview makePreview(const std::string& network, int epoch, bool recorrection, ClassifierImpl& net,
+                          const CamvidWindowCache& cache, const CostMatrix& costs)
+{
+    CamvidPreview out;
+    out.network = network;
+    out.epoch = epoch;
+    out.recorrection = recorrection;
+    const auto L = costTensor(costs);
+    const c10::Device device(cache.device);
+    const bool isQ = network == "ours";
+    for (size_t i = 0; i < cache.previewFrames.size(); ++i) {
+        const auto& frame = cache.previewFrames[i];
+        CamvidVisitedFrame v;
+        v.index = static_cast<int64_t>(i);
+        v.name = cache.previewNames[i];
+        v.height = frame.height;
+        v.width = frame.width;
+        v.rgb = frame.rgb;
+        v.truth = frame.labels;
+        if (isQ) {
+            v.uncorrected = frameDecisions(*cache.student, frame, cache.norm, L, device);
+            v.corrected = frameDecisions(net, frame, cache.norm, L, device);
+        } else {
+            v.uncorrected = frameDecisions(net, frame, cache.norm, L, device);
+        }
+        out.frames.push_back(std::move(v));
+    }
+    return out;
+}
+
+/// Sends `net`'s validation figures after each epoch as Progress::test and, for S and q
+/// when `preview` is set, the preview frames as `net` decides them.
+EpochCallback reportEpochs(const std::string& model, int mcPasses, const CamvidWindowCache& cache,
+                           const CostMatrix& costs, const JobContext& ctx, CamvidPreviewSink preview = {},
+                           bool recorrection = false)
+{
+    if (model != "sghmc_s" && model != "ours")
+        preview = nullptr;
+    return [model, mcPasses, &cache, costs, ctx, preview, recorrection](int epoch, ClassifierImpl& net) {
         ctx.checkCancelled();
         Progress p;
         p.phase = model;
@@ -500,6 +554,8 @@ EpochCallback reportEpochs(const std::string& model, int mcPasses, const CamvidW
         figures.epoch = epoch;
         p.test = figures;
         ctx.report(p);
+        if (preview && !cache.previewFrames.empty())
+            preview(makePreview(model, epoch, recorrection, net, cache, costs));
     };
 }
 
@@ -551,6 +607,16 @@ CamvidWindowRun trainCamvidWindow(const CamvidWindowConfig& config, const JobCon
     // Loading the validation frames now also refuses a missing split before any training.
     const auto held = loadCamvidSplit(tc.data, config.evalSplit, tc.height, tc.width, cache->norm,
                                       std::max<int64_t>(1, config.epochEvalFrames));
+    if (config.preview && config.previewFrames > 0) {
+        // The previewed frames as the evaluation reads them (RGB and labels at the
+        // networks' size), so the live overlays match the final ones frame for frame.
+        auto pairs = findCamvidSplit(tc.data, config.evalSplit);
+        const auto n = std::min<size_t>(pairs.size(), static_cast<size_t>(config.previewFrames));
+        for (size_t i = 0; i < n; ++i) {
+            cache->previewFrames.push_back(readCamvidFrame(pairs[i], tc.height, tc.width));
+            cache->previewNames.push_back(std::filesystem::path(pairs[i].image).filename().string());
+        }
+    }
     ctx.report(Progress::at("load", tc.data, 3, 3));
     cache->spec = tc.model;
     cache->spec.classes = kCamvidRealClasses;
@@ -594,7 +660,8 @@ CamvidWindowRun trainCamvidWindow(const CamvidWindowConfig& config, const JobCon
     auto sampler = tc.sghmc;
     sampler.distil = true;
     const auto chain = runSgldDistillation(cache->spec, *cw, train, train.x, {}, train.x.slice(0, 0, 1), sampler,
-                                           generator, ctx, "sghmc_s", reportEpochs("sghmc_s", 0, *cache, costs, ctx));
+                                           generator, ctx, "sghmc_s",
+                                           reportEpochs("sghmc_s", 0, *cache, costs, ctx, config.preview));
     cache->student = chain.student;
     run.seconds.emplace_back("sghmc_s", secondsSince(t0));
 
@@ -602,7 +669,7 @@ CamvidWindowRun trainCamvidWindow(const CamvidWindowConfig& config, const JobCon
     // q on S, trained on the frames without their labels.
     auto q = trainImageCorrection(cache->spec, *cache->student, cache->unlabelled, {cache->student.get(), {}}, costs,
                                   tc.correction, generator, ctx, "correction",
-                                  reportEpochs("ours", 0, *cache, costs, ctx));
+                                  reportEpochs("ours", 0, *cache, costs, ctx, config.preview));
     cache->q = q.q;
     cache->corrections = 1;
     run.collapsed = q.collapsed;
@@ -612,7 +679,8 @@ CamvidWindowRun trainCamvidWindow(const CamvidWindowConfig& config, const JobCon
     return run;
 }
 
-CamvidRecorrection recorrectCamvid(CamvidWindowCache& cache, const CostMatrix& costs, const JobContext& ctx)
+CamvidRecorrection recorrectCamvid(CamvidWindowCache& cache, const CostMatrix& costs, const JobContext& ctx,
+                                   const CamvidPreviewSink& preview)
 {
     if (!cache.student)
         throw std::invalid_argument("recorrectCamvid: the cache holds no student S");
@@ -622,7 +690,7 @@ CamvidRecorrection recorrectCamvid(CamvidWindowCache& cache, const CostMatrix& c
     auto generator = makeGenerator(mixSeed(cache.seed, 0xca3, 1000 + static_cast<uint64_t>(cache.corrections)));
     auto q = trainImageCorrection(cache.spec, *cache.student, cache.unlabelled, {cache.student.get(), {}}, named,
                                   cache.correction, generator, ctx, "correction",
-                                  reportEpochs("ours", 0, cache, named, ctx));
+                                  reportEpochs("ours", 0, cache, named, ctx, preview, /*recorrection=*/true));
     cache.q = q.q;
     cache.costs = named;
     ++cache.corrections;
@@ -641,10 +709,6 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
     const auto L = costTensor(cache.costs);
     const c10::Device device(cache.device);
     MetricsAccumulator before(cache.costs, kCamvidVoid), after(cache.costs, kCamvidVoid);
-    const auto asBytes = [](const at::Tensor& d) {
-        const auto bytes = d.to(at::kByte).contiguous();
-        return std::vector<uint8_t>(bytes.data_ptr<uint8_t>(), bytes.data_ptr<uint8_t>() + bytes.numel());
-    };
     CamvidComparison out;
     for (size_t i = 0; i < pairs.size(); ++i) {
         ctx.checkCancelled();
@@ -666,8 +730,8 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
             v.width = frame.width;
             v.rgb = std::move(frame.rgb);
             v.truth = std::move(frame.labels);
-            v.uncorrected = asBytes(dS);
-            v.corrected = asBytes(dQ);
+            v.uncorrected = decisionBytes(dS);
+            v.corrected = decisionBytes(dQ);
             visit(v);
         }
         ctx.report(Progress::at("eval", cache.evalSplit, static_cast<long long>(i + 1), static_cast<long long>(pairs.size())));

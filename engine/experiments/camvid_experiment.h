@@ -122,6 +122,30 @@ CamvidFpsResult camvidFramesPerSecond(ClassifierImpl& ensembleNet, ClassifierImp
 // The window's CamVid job: everything in memory, so that a cost edit retrains only q.
 // ---------------------------------------------------------------------------------
 
+/// One evaluated frame as plain data, row-major H x W.
+struct CamvidVisitedFrame {
+    int64_t index = 0;                ///< position in the split (after the frame cap)
+    std::string name;                 ///< the frame's file name
+    int height = 0, width = 0;
+    std::vector<uint8_t> rgb;         ///< H * W * 3, interleaved RGB at the networks' size
+    std::vector<uint8_t> truth;       ///< 0..10, 11 = void
+    std::vector<uint8_t> uncorrected; ///< Bayes decisions of S under the cache's costs
+    std::vector<uint8_t> corrected;   ///< Bayes decisions of q under the same costs
+};
+/// A few validation frames decided by a network just trained: after every epoch of the
+/// student S and of q the window's job hands these to a CamvidPreviewSink, so the
+/// overlays change while the run trains. Plain data only (no tensors).
+struct CamvidPreview {
+    std::string network;              ///< "sghmc_s" (S after an SGHMC epoch) or "ours" (q after one of its epochs)
+    int epoch = 0;                    ///< 1-based epoch of `network`
+    bool recorrection = false;        ///< q retrained for edited costs (recorrectCamvid)
+    /// The first validation frames. uncorrected: S's Bayes decisions (the S being trained
+    /// for "sghmc_s", the finished S for "ours"); corrected: q's, empty while S trains.
+    std::vector<CamvidVisitedFrame> frames;
+};
+/// Called on the job's thread after an epoch; the preview is only valid during the call.
+using CamvidPreviewSink = std::function<void(const CamvidPreview&)>;
+
 /// A run for the desktop window: CW-SGD (the chain's start), SGHMC with the student S,
 /// q on S, optionally an MC-dropout network (for frames per second against ensembles).
 /// After every epoch of each network its validation mIoU and decision cost go out as
@@ -133,6 +157,8 @@ struct CamvidWindowConfig {
     int64_t maxEvalFrames = 0;        ///< frames the final evaluation streams; 0 = all
     int64_t epochEvalFrames = 8;      ///< validation frames held in memory for the per-epoch figures
     bool trainMcDropout = false;      ///< also train an MC-dropout network (otherwise FPS times S's architecture)
+    int64_t previewFrames = 3;        ///< validation frames previewed after each epoch of S and q (0: none)
+    CamvidPreviewSink preview;        ///< receives the previews on the job's thread; empty: none are made
 
     /// "demo" (90 x 120, 60 training frames: about a minute on one core) or "cpu"
     /// (180 x 240, 120 frames: several minutes).
@@ -149,6 +175,8 @@ struct CamvidWindowCache {
     CamvidNormalisation norm;
     at::Tensor unlabelled;            ///< D': the training frames without labels [N, 3, H, W]
     at::Tensor epochImages, epochLabels;  ///< the per-epoch validation frames
+    std::vector<CamvidFrame> previewFrames;    ///< the previewed validation frames, as read (RGB, labels)
+    std::vector<std::string> previewNames;     ///< their file names
     CostMatrix costs;                 ///< the 11 x 11 matrix q was trained for
     ImageCorrectionConfig correction;
     std::string data, evalSplit, device;
@@ -177,19 +205,11 @@ struct CamvidRecorrection {
 
 /// Retrains only q, from the cached S on the cached unlabelled frames, for `costs`
 /// (11 or 12 classes; void dropped). The cache's q and costs are replaced only when the
-/// training finishes (a cancelled re-correction leaves the cache as it was).
-CamvidRecorrection recorrectCamvid(CamvidWindowCache& cache, const CostMatrix& costs, const JobContext& ctx);
+/// training finishes (a cancelled re-correction leaves the cache as it was). `preview`
+/// (may be empty) gets the cached preview frames decided by q after each epoch.
+CamvidRecorrection recorrectCamvid(CamvidWindowCache& cache, const CostMatrix& costs, const JobContext& ctx,
+                                   const CamvidPreviewSink& preview = {});
 
-/// One evaluated frame as plain data, row-major H x W.
-struct CamvidVisitedFrame {
-    int64_t index = 0;                ///< position in the split (after the frame cap)
-    std::string name;                 ///< the frame's file name
-    int height = 0, width = 0;
-    std::vector<uint8_t> rgb;         ///< H * W * 3, interleaved RGB at the networks' size
-    std::vector<uint8_t> truth;       ///< 0..10, 11 = void
-    std::vector<uint8_t> uncorrected; ///< Bayes decisions of S under the cache's costs
-    std::vector<uint8_t> corrected;   ///< Bayes decisions of q under the same costs
-};
 using CamvidFrameVisitor = std::function<void(const CamvidVisitedFrame&)>;
 
 struct CamvidComparison {

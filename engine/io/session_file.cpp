@@ -39,7 +39,7 @@ std::vector<ImageMethod> allowedImageMethods(const std::string& experiment)
 
 const std::vector<std::string>& sessionExperiments()
 {
-    static const std::vector<std::string> all{"synthetic", "corruption", "selective"};
+    static const std::vector<std::string> all{"synthetic", "corruption", "selective", "camvid"};
     return all;
 }
 
@@ -49,6 +49,8 @@ std::vector<std::string> defaultSessionMethods(const std::string& experiment)
         return {"sgld_s", "lc_sgld", "cw_sgd", "ours"};
     if (experiment == "selective")
         return {"sghmc", "lc_sghmc", "ours", "ours_no_s"};
+    if (experiment == "camvid")
+        return {"cw_sgd", "sghmc_s", "ours"};
     return {"bbvi", "sghmc", "kfac_laplace"};
 }
 
@@ -58,7 +60,7 @@ bool SessionSettings::operator==(const SessionSettings& o) const
            && correctionIterations == o.correctionIterations && gridResolution == o.gridResolution
            && device == o.device && data == o.data && preset == o.preset && rates == o.rates
            && referralCosts == o.referralCosts && trials == o.trials && maxTrain == o.maxTrain
-           && maxTest == o.maxTest && epochs == o.epochs;
+           && maxTest == o.maxTest && epochs == o.epochs && mcDropout == o.mcDropout;
 }
 
 std::string sessionToJson(const SessionData& s)
@@ -80,6 +82,8 @@ std::string sessionToJson(const SessionData& s)
                                {"max_train", s.settings.maxTrain},
                                {"max_test", s.settings.maxTest},
                                {"epochs", s.settings.epochs}};
+    if (s.experiment == "camvid")
+        settings["mc_dropout"] = s.settings.mcDropout;
     nlohmann::json root = {{"format", kFormat},
                            {"version", 1},
                            {"experiment", s.experiment},
@@ -103,15 +107,18 @@ SessionData sessionFromJson(const std::string& text, const std::string& source)
     const auto& known = sessionExperiments();
     if (std::find(known.begin(), known.end(), s.experiment) == known.end())
         r.fail("experiment", "names an unknown experiment \"" + s.experiment.substr(0, 40) +
-                                 "\" (known: synthetic, corruption, selective)");
+                                 "\" (known: synthetic, corruption, selective, camvid)");
     const bool synthetic = s.experiment == "synthetic";
+    const bool camvid = s.experiment == "camvid";
     s.settings.methods = defaultSessionMethods(s.experiment);
+    if (camvid)
+        s.settings.preset = "demo";
 
     if (r.has("settings")) {
         const auto o = r.object("settings");
         o.refuseUnknown({"replicates", "methods", "seed", "threads", "correction_iterations", "grid_resolution",
                          "device", "data", "preset", "rates", "referral_costs", "trials", "max_train", "max_test",
-                         "epochs"});
+                         "epochs", "mc_dropout"});
         auto& st = s.settings;
         st.replicates = static_cast<int>(o.integerOr("replicates", st.replicates, 1, 1000));
         st.threads = static_cast<int>(o.integerOr("threads", st.threads, 1, 64));
@@ -148,7 +155,11 @@ SessionData sessionFromJson(const std::string& text, const std::string& source)
         }
         if (o.has("methods")) {
             st.methods = o.strings("methods", 16);
-            if (synthetic)
+            if (camvid) {
+                if (st.methods != defaultSessionMethods("camvid"))
+                    o.fail("methods", "must be [\"cw_sgd\", \"sghmc_s\", \"ours\"] for camvid (the window's chain; "
+                                      "MC dropout is settings.mc_dropout)");
+            } else if (synthetic)
                 parseMethodList(st.methods, source + ": field \"settings.methods\"");
             else
                 parseImageMethodList(st.methods, source + ": field \"settings.methods\"",
@@ -161,8 +172,15 @@ SessionData sessionFromJson(const std::string& text, const std::string& source)
         }
         if (o.has("preset")) {
             st.preset = o.string("preset");
-            if (st.preset != "cpu" && st.preset != "paper")
+            if (camvid && st.preset != "demo" && st.preset != "cpu")
+                o.fail("preset", "is \"" + st.preset.substr(0, 40) + "\", not demo or cpu (CamVid window presets)");
+            if (!camvid && st.preset != "cpu" && st.preset != "paper")
                 o.fail("preset", "is \"" + st.preset.substr(0, 40) + "\", not cpu or paper");
+        }
+        if (o.has("mc_dropout")) {
+            if (!camvid)
+                o.fail("mc_dropout", "is for camvid sessions only");
+            st.mcDropout = o.boolean("mc_dropout");
         }
         auto numbers = [&](const char* field, double lo, double hi) {
             const auto& v = o.require(field);
@@ -186,6 +204,9 @@ SessionData sessionFromJson(const std::string& text, const std::string& source)
         st.maxTest = o.integerOr("max_test", st.maxTest, 0, 100000000);
         st.epochs = static_cast<int>(o.integerOr("epochs", st.epochs, 0, 100000));
     }
+    if (camvid && s.settings.data.empty())
+        throw InputError(source + ": field \"settings.data\" is missing or empty (a camvid session names its "
+                                  "CamVid folder)");
 
     if (!r.hasValue("cost_matrix"))
         throw InputError(source + ": missing field \"cost_matrix\"");
@@ -200,6 +221,12 @@ SessionData sessionFromJson(const std::string& text, const std::string& source)
         r.fail("cost_matrix", "has a referral column; label corruption decides classes only");
     } else if (s.experiment == "selective") {
         s.costs.setReferral(std::nullopt);
+    } else if (camvid) {
+        if (s.costs.hasReferral())
+            r.fail("cost_matrix", "has a referral column; CamVid decides classes only");
+        if (s.costs.numClasses() != 12 && s.costs.numClasses() != 11)
+            r.fail("cost_matrix", "has " + std::to_string(s.costs.numClasses()) +
+                                      " classes; a camvid session needs 12 (void last) or 11");
     }
     if (r.has("data_paths")) {
         const auto paths = r.object("data_paths");

@@ -13,7 +13,7 @@
 namespace lcs {
 
 /// The experiments a session can hold.
-const std::vector<std::string>& sessionExperiments();  ///< synthetic, corruption, selective
+const std::vector<std::string>& sessionExperiments();  ///< synthetic, corruption, selective, camvid
 /// The default method names of an experiment.
 std::vector<std::string> defaultSessionMethods(const std::string& experiment);
 
@@ -34,6 +34,10 @@ struct SessionSettings {
     long long maxTrain = 0;             ///< 0 = all
     long long maxTest = 0;
     int epochs = 0;                     ///< sampler epochs; 0 = the preset's
+    // CamVid (the window's job): data is the CamVid folder (required), preset is demo or
+    // cpu, maxTrain / maxTest are the training / validation frames (0 = the preset's),
+    // methods are always cw_sgd, sghmc_s, ours; the matrix is 12 x 12 (void last) or 11 x 11.
+    bool mcDropout = false;             ///< camvid: also train an MC-dropout network
 
     bool operator==(const SessionSettings& o) const;
     bool operator!=(const SessionSettings& o) const { return !(*this == o); }
@@ -50,7 +54,8 @@ std::string sessionToJson(const SessionData& session);
 /// Strict reader: every field typed and range-checked, unknown fields refused. The
 /// methods must be the experiment's; a synthetic session's matrix has 2 classes, a
 /// corruption session's has no referral column, a selective session's referral column
-/// (if any) is dropped (the referral costs are swept). Throws
+/// (if any) is dropped (the referral costs are swept), a camvid session names its data
+/// folder, a demo or cpu preset and a 12- or 11-class matrix without referral. Throws
 /// InputError (CostMatrixError for the matrix) naming `source` and the field.
 SessionData sessionFromJson(const std::string& text, const std::string& source);
 
