@@ -10,6 +10,12 @@ hits=$(grep -rlE '#include <Q[A-Za-z]|#include <qcustomplot' "$src/engine" "$src
 # OpenCV stays in .cpp files: no engine or datasets header includes it.
 hits=$(grep -rlE '#include <opencv' --include='*.h' "$src/engine" "$src/datasets" || true)
 [ -z "$hits" ] || fail "OpenCV included in a header: $hits"
+# The hand-written gradients are a fast path for the synthetic experiment's small MLPs
+# only: outside engine/fastpath, only its inference methods and its correction use them;
+# every other network trains with autograd.
+hits=$(grep -rlE '#include "fastpath/' "$src/engine" "$src/datasets" "$src/app" "$src/ui" \
+       | grep -vE '/engine/(fastpath|inference)/|/engine/calibration/correction\.(h|cpp)$' || true)
+[ -z "$hits" ] || fail "fastpath used outside the synthetic experiment's methods: $hits"
 command -v readelf >/dev/null || { echo "readelf missing: source check only"; exit 0; }
 needed=$(readelf -d "$cli" | grep NEEDED | grep -iE 'libQt' || true)
 [ -z "$needed" ] || fail "lcstudio-cli links Qt directly: $needed"

@@ -6,9 +6,10 @@
 
 #include <torch/torch.h>
 
+#include "fastpath/flat_parameters.h"
+#include "fastpath/mlp_backward.h"
 #include "inference/methods.h"
 #include "inference/sghmc.h"
-#include "models/flat_parameters.h"
 #include "models/mlp.h"
 
 using namespace lcs;
@@ -302,12 +303,12 @@ private Q_SLOTS:
                       SghmcOptions(config.learningRate).momentum(config.momentum).prior_precision(config.priorPrecision)
                           .num_data(12.0),
                       replayGen);
-        std::vector<torch::Tensor> after{torch::softmax(net->trace(evalInputs).logits, 1)};  // after[t]: after step t
+        std::vector<torch::Tensor> after{torch::softmax(traceMlp(*net, evalInputs).logits, 1)};  // after[t]: after step t
         for (long long t = 1; t <= expected.back(); ++t) {
-            auto trace = net->trace(data.x);
-            net->setGradients(trace, net->backpropagate(trace, crossEntropyWithGradient(trace.logits, data.y).second));
+            auto trace = traceMlp(*net, data.x);
+            setMlpGradients(*net, trace, backpropagateMlp(*net, trace, crossEntropyWithGradient(trace.logits, data.y).second));
             sampler.step();
-            after.push_back(torch::softmax(net->trace(evalInputs).logits, 1));
+            after.push_back(torch::softmax(traceMlp(*net, evalInputs).logits, 1));
         }
         for (int k = 0; k < samples; ++k) {
             const auto t = expected[static_cast<size_t>(k)];
@@ -558,9 +559,9 @@ private Q_SLOTS:
         initialiseFrom(*net, gen);
         auto x = torch::randn({9, 3}, gen);
         auto y = torch::randint(0, 4, {9}, gen, torch::kLong);
-        auto trace = net->trace(x);
+        auto trace = traceMlp(*net, x);
         auto [loss, dLogits] = crossEntropyWithGradient(trace.logits, y);
-        net->setGradients(trace, net->backpropagate(trace, dLogits));
+        setMlpGradients(*net, trace, backpropagateMlp(*net, trace, dLogits));
         std::vector<torch::Tensor> manual;
         for (auto& p : net->parameters())
             manual.push_back(p.grad().clone());

@@ -7,7 +7,8 @@
 #include <torch/torch.h>
 
 #include "decision/decisions.h"
-#include "models/flat_parameters.h"
+#include "fastpath/flat_parameters.h"
+#include "fastpath/mlp_backward.h"
 
 namespace lcs {
 
@@ -115,9 +116,9 @@ CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const
         const double b = static_cast<double>(x.size(0));
         for (int step = 1; step <= config.warmStartSteps; ++step) {
             ctx.checkCancelled();
-            auto trace = out.q->trace(x);
+            auto trace = traceMlp(*out.q, x);
             auto dLogits = (torch::softmax(trace.logits, 1) - pFloat) / b;
-            out.q->setGradients(trace, out.q->backpropagate(trace, dLogits));
+            setMlpGradients(*out.q, trace, backpropagateMlp(*out.q, trace, dLogits));
             adam.step();
             if (ctx.progress && (step % std::max(1, config.warmStartSteps / 20) == 0 || step == config.warmStartSteps)) {
                 Progress pr;
@@ -158,9 +159,9 @@ CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const
         }
         // Hand-written backward (see correctionObjectiveWithGradient): the autograd engine's
         // fixed cost per call was most of a step on 500 points.
-        auto trace = out.q->trace(xb);
+        auto trace = traceMlp(*out.q, xb);
         auto g = correctionObjectiveWithGradient(trace.logits, logPb, L, M);
-        out.q->setGradients(trace, out.q->backpropagate(trace, g.gradient));
+        setMlpGradients(*out.q, trace, backpropagateMlp(*out.q, trace, g.gradient));
         adam.step();
 
         const auto& terms = g.terms;

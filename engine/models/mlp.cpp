@@ -1,7 +1,5 @@
 #include "models/mlp.h"
 
-#include "models/flat_parameters.h"
-
 #include <cmath>
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -33,59 +31,6 @@ torch::Tensor MlpImpl::forward(torch::Tensor x)
             x = torch::relu(x);
     }
     return x;
-}
-
-MlpImpl::Trace MlpImpl::trace(const torch::Tensor& x)
-{
-    torch::NoGradGuard noGrad;
-    Trace t;
-    torch::Tensor h = x;
-    const size_t n = m_layers->size();
-    for (size_t i = 0; i < n; ++i) {
-        auto* layer = m_layers[i]->as<torch::nn::LinearImpl>();
-        t.inputs.push_back(h);
-        auto s = torch::addmm(layer->bias, h, layer->weight.t());
-        t.preActivations.push_back(s);
-        h = (i + 1 < n) ? torch::relu(s) : s;
-    }
-    t.logits = h;
-    return t;
-}
-
-std::vector<torch::Tensor> MlpImpl::backpropagate(const Trace& t, const torch::Tensor& dLogits)
-{
-    torch::NoGradGuard noGrad;
-    const size_t n = m_layers->size();
-    std::vector<torch::Tensor> dS(n);
-    dS[n - 1] = dLogits;
-    for (size_t i = n - 1; i > 0; --i) {
-        auto* layer = m_layers[i]->as<torch::nn::LinearImpl>();
-        // dL/dh_{i-1} = dS_i W_i, then through the ReLU: zero where the pre-activation was <= 0.
-        dS[i - 1] = dS[i].mm(layer->weight).mul_(t.preActivations[i - 1].gt(0));
-    }
-    return dS;
-}
-
-void MlpImpl::setGradients(const Trace& t, const std::vector<torch::Tensor>& dS)
-{
-    torch::NoGradGuard noGrad;
-    for (size_t i = 0; i < dS.size(); ++i) {
-        auto* layer = m_layers[i]->as<torch::nn::LinearImpl>();
-        writeGradient(layer->weight, dS[i].t().mm(t.inputs[i]));
-        writeGradient(layer->bias, dS[i].sum(0));
-    }
-}
-
-std::pair<torch::Tensor, torch::Tensor> crossEntropyWithGradient(const torch::Tensor& logits, const torch::Tensor& labels)
-{
-    torch::NoGradGuard noGrad;
-    auto logProbs = torch::log_softmax(logits, 1);
-    auto picked = logProbs.gather(1, labels.unsqueeze(1));
-    auto loss = -picked.mean();
-    auto grad = logProbs.exp();
-    grad.scatter_add_(1, labels.unsqueeze(1), torch::full_like(picked, -1.0));
-    grad.div_(static_cast<double>(logits.size(0)));
-    return {loss, grad};
 }
 
 std::vector<torch::nn::Linear> MlpImpl::linearLayers() const

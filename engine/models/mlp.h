@@ -16,21 +16,8 @@ struct MlpImpl : torch::nn::Module {
 
     torch::Tensor forward(torch::Tensor x);
 
-    /// What a hand-written backward pass needs: each layer's input and pre-activation.
-    struct Trace {
-        std::vector<torch::Tensor> inputs;          ///< input of layer i
-        std::vector<torch::Tensor> preActivations;  ///< output of layer i before ReLU
-        torch::Tensor logits;
-    };
-    /// Forward pass without autograd, keeping activations.
-    Trace trace(const torch::Tensor& x);
-    /// Back-propagates dLoss/dLogits [N, C] through the ReLU layers; returns dLoss/dS_i
-    /// for every layer (row n = sample n's own gradient when the loss is a sum over rows).
-    std::vector<torch::Tensor> backpropagate(const Trace& trace, const torch::Tensor& dLogits);
-    /// Sets every weight's and bias's .grad() from per-layer dLoss/dS_i.
-    void setGradients(const Trace& trace, const std::vector<torch::Tensor>& dPreActivations);
-
-    /// The Linear layers in order (for KFAC, which needs each layer's input and output).
+    /// The Linear layers in order (for KFAC and the hand-written backward pass of
+    /// fastpath/mlp_backward.h, which need each layer's input and output).
     std::vector<torch::nn::Linear> linearLayers() const;
 
     int64_t inputs = 0;
@@ -47,13 +34,6 @@ TORCH_MODULE(Mlp);
 /// initialisation is reproducible per job without touching the global RNG (jobs run
 /// in parallel threads).
 void initialiseFrom(torch::nn::Module& module, at::Generator& generator);
-
-/// Mean cross-entropy of logits [N, C] against labels [N] and its gradient with respect
-/// to the logits, (softmax - onehot) / N. The small networks of the synthetic experiment
-/// train with this and MlpImpl::backpropagate instead of autograd: on two cores the
-/// autograd engine's fixed cost per backward call dominated these tiny layers.
-std::pair<torch::Tensor, torch::Tensor> crossEntropyWithGradient(const torch::Tensor& logits,
-                                                                 const torch::Tensor& labels);
 
 /// A generator seeded with `seed` (CPU; CUDA jobs draw on CPU and move the result).
 at::Generator makeGenerator(uint64_t seed);

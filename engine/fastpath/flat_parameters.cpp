@@ -1,4 +1,4 @@
-#include "models/flat_parameters.h"
+#include "fastpath/flat_parameters.h"
 
 #include <torch/torch.h>
 

@@ -1,0 +1,61 @@
+#include "fastpath/mlp_backward.h"
+
+#include <torch/torch.h>
+
+#include "fastpath/flat_parameters.h"
+
+namespace lcs {
+
+MlpTrace traceMlp(MlpImpl& mlp, const at::Tensor& x)
+{
+    torch::NoGradGuard noGrad;
+    const auto layers = mlp.linearLayers();
+    MlpTrace t;
+    at::Tensor h = x;
+    for (size_t i = 0; i < layers.size(); ++i) {
+        t.inputs.push_back(h);
+        auto s = torch::addmm(layers[i]->bias, h, layers[i]->weight.t());
+        t.preActivations.push_back(s);
+        h = (i + 1 < layers.size()) ? torch::relu(s) : s;
+    }
+    t.logits = h;
+    return t;
+}
+
+std::vector<at::Tensor> backpropagateMlp(MlpImpl& mlp, const MlpTrace& t, const at::Tensor& dLogits)
+{
+    torch::NoGradGuard noGrad;
+    const auto layers = mlp.linearLayers();
+    const size_t n = layers.size();
+    std::vector<at::Tensor> dS(n);
+    dS[n - 1] = dLogits;
+    for (size_t i = n - 1; i > 0; --i) {
+        // dL/dh_{i-1} = dS_i W_i, then through the ReLU: zero where the pre-activation was <= 0.
+        dS[i - 1] = dS[i].mm(layers[i]->weight).mul_(t.preActivations[i - 1].gt(0));
+    }
+    return dS;
+}
+
+void setMlpGradients(MlpImpl& mlp, const MlpTrace& t, const std::vector<at::Tensor>& dS)
+{
+    torch::NoGradGuard noGrad;
+    auto layers = mlp.linearLayers();
+    for (size_t i = 0; i < dS.size(); ++i) {
+        writeGradient(layers[i]->weight, dS[i].t().mm(t.inputs[i]));
+        writeGradient(layers[i]->bias, dS[i].sum(0));
+    }
+}
+
+std::pair<at::Tensor, at::Tensor> crossEntropyWithGradient(const at::Tensor& logits, const at::Tensor& labels)
+{
+    torch::NoGradGuard noGrad;
+    auto logProbs = torch::log_softmax(logits, 1);
+    auto picked = logProbs.gather(1, labels.unsqueeze(1));
+    auto loss = -picked.mean();
+    auto grad = logProbs.exp();
+    grad.scatter_add_(1, labels.unsqueeze(1), torch::full_like(picked, -1.0));
+    grad.div_(static_cast<double>(logits.size(0)));
+    return {loss, grad};
+}
+
+} // namespace lcs

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "models/mlp.h"
+
+/// The fast path of the synthetic experiment's small networks: hand-written backward
+/// passes that skip the autograd engine. On two cores autograd's fixed cost per backward
+/// call was larger than the work of these 2-50-2 networks, so MAP, SGHMC/SGLD, KFAC and
+/// the synthetic correction use this path; every other network (the image and
+/// segmentation models) trains with autograd (calibration/image_training).
+///
+/// It applies only to MlpImpl (Linear layers with ReLU between) and to the BBVI network
+/// in bayes_mlp.h; the type of the network chooses it. Its contract is the tests that
+/// compare every gradient here with autograd on the same expression
+/// (tst_inference: mlpHandGradientsMatchAutograd, bbviHandGradientsMatchAutograd, the
+/// KFAC factor tests; tst_calibration: the correction's gradient).
+namespace lcs {
+
+/// What a hand-written backward pass needs: each layer's input and pre-activation.
+struct MlpTrace {
+    std::vector<at::Tensor> inputs;          ///< input of layer i
+    std::vector<at::Tensor> preActivations;  ///< output of layer i before ReLU
+    at::Tensor logits;
+};
+
+/// Forward pass without autograd, keeping activations.
+MlpTrace traceMlp(MlpImpl& mlp, const at::Tensor& x);
+
+/// Back-propagates dLoss/dLogits [N, C] through the ReLU layers; returns dLoss/dS_i for
+/// every layer (row n = sample n's own gradient when the loss is a sum over rows).
+std::vector<at::Tensor> backpropagateMlp(MlpImpl& mlp, const MlpTrace& trace, const at::Tensor& dLogits);
+
+/// Sets every weight's and bias's .grad() from per-layer dLoss/dS_i.
+void setMlpGradients(MlpImpl& mlp, const MlpTrace& trace, const std::vector<at::Tensor>& dPreActivations);
+
+/// Mean cross-entropy of logits [N, C] against labels [N] and its gradient with respect
+/// to the logits, (softmax - onehot) / N.
+std::pair<at::Tensor, at::Tensor> crossEntropyWithGradient(const at::Tensor& logits, const at::Tensor& labels);
+
+} // namespace lcs
