@@ -565,12 +565,12 @@ void CamvidIouPlot::setComparison(const CamvidIouView& view)
             ticker->addTick(c, view.classNames[c]);
         m_rect->axis(QCPAxis::atBottom)->setTicker(ticker);
     }
-    // Two short lines: the panel is about a third of the window wide.
-    m_title->setText(tr("IoU per class, %1 frames%2\nS → q: mIoU %3 → %4, cost %5 → %6")
+    // Short lines: the panel is about a fifth of the window wide (under 300 px at 1800).
+    m_title->setText(tr("IoU per class, %1 frames\nS → q: mIoU %2 → %3\ncost %4 → %5%6")
                          .arg(view.frames)
-                         .arg(view.recorrected ? tr(", re-corrected") : QString())
                          .arg(view.meanIouBefore, 0, 'f', 3).arg(view.meanIouAfter, 0, 'f', 3)
-                         .arg(view.costBefore, 0, 'f', 3).arg(view.costAfter, 0, 'f', 3));
+                         .arg(view.costBefore, 0, 'f', 3).arg(view.costAfter, 0, 'f', 3)
+                         .arg(view.recorrected ? tr(" (re-corrected)") : QString()));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -668,7 +668,7 @@ CamvidFpsPlot::CamvidFpsPlot(QWidget* parent) : QWidget(parent)
         ticker->setSubTickCount(8);
         axis->setTicker(ticker);
     }
-    m_rect->axis(QCPAxis::atBottom)->setLabel(tr("ensemble size k (forward passes per frame)"));
+    m_rect->axis(QCPAxis::atBottom)->setLabel(tr("ensemble size k (passes per frame)"));
     m_rect->axis(QCPAxis::atLeft)->setLabel(tr("frames / s"));
     auto* legend = makeLegend(m_rect, Qt::AlignTop | Qt::AlignRight);
     m_ensemble = m_plot->addGraph(m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft));
