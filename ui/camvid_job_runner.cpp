@@ -7,10 +7,6 @@
 #include <map>
 #include <utility>
 
-#ifdef __linux__
-#include <sys/resource.h>
-#endif
-
 #include <ATen/Parallel.h>
 #include <torch/utils.h>
 #include <c10/util/Exception.h>
@@ -25,30 +21,18 @@
 #include "experiments/camvid_experiment.h"
 
 #include "camvid_job_hooks.h"
+#include "worker_thread.h"
 
 namespace lcs::ui {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-/// Progress, curve points and frames leave the worker at most this often.
-constexpr auto kEmitInterval = std::chrono::milliseconds(100);
+using Clock = WorkerClock;
 
 /// The ensemble sizes of the frames-per-second plot (paper Fig. 5 right).
 const std::vector<int> kEnsembles{1, 2, 5, 10, 20, 30};
 constexpr int kFpsFrames = 10;  ///< timed frames per point (fewer are noisy on a shared machine)
 
-double secondsSince(Clock::time_point t)
-{
-    return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-/// The data folder is missing or not laid out like CamVid: the screenshot mode exits 2.
-class DataUnavailable : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
 
 /// The phases a job goes through, each weighted by its measured share of the work
 /// (one SGD epoch = 1; an SGHMC epoch also trains S, about twice; a correction epoch
@@ -110,22 +94,16 @@ public Q_SLOTS:
     void run(lcs::ui::CamvidJobRunner::Job job, const lcs::ui::CamvidSettings& settings, const lcs::CostMatrix& costs)
     {
         const auto start = Clock::now();
-        try {
-            QString json;
+        QString json;
+        const JobEnding ending = runGuarded([&] {
             if (job == CamvidJobRunner::Job::Train)
                 train(settings, costs, json);
             else
                 recorrect(costs, json);
-            Q_EMIT done(job, secondsSince(start), json, QString(), false, false);
-        } catch (const Cancelled&) {
-            Q_EMIT done(job, secondsSince(start), {}, QString(), true, false);
-        } catch (const DataUnavailable& e) {
-            Q_EMIT done(job, secondsSince(start), {}, QString::fromStdString(e.what()), false, true);
-        } catch (const c10::Error& e) {
-            Q_EMIT done(job, secondsSince(start), {}, QString::fromStdString(e.what_without_backtrace()), false, false);
-        } catch (const std::exception& e) {
-            Q_EMIT done(job, secondsSince(start), {}, QString::fromStdString(e.what()), false, false);
-        }
+        });
+        if (!ending.succeeded())
+            json.clear();
+        Q_EMIT done(job, secondsSince(start), json, ending.error, ending.cancelled, ending.dataUnavailable);
     }
 
 Q_SIGNALS:
@@ -505,21 +483,12 @@ CamvidJobRunner::CamvidJobRunner(QObject* parent, std::shared_ptr<const CamvidJo
                     Q_EMIT finished(job, seconds, json);
                 }
             });
-    m_thread.setObjectName("lcs-camvid-jobs");
-    m_thread.start();
-    QMetaObject::invokeMethod(m_worker, [] {
-#ifdef __linux__
-        // As for the other jobs: a slightly lower priority keeps the GUI thread first.
-        ::setpriority(PRIO_PROCESS, 0, 5);
-#endif
-    });
+    startWorkerThread(m_thread, m_worker, QStringLiteral("lcs-camvid-jobs"));
 }
 
 CamvidJobRunner::~CamvidJobRunner()
 {
-    m_cancel.cancel();
-    m_thread.quit();
-    m_thread.wait();
+    stopWorkerThread(m_thread, m_cancel);
 }
 
 int CamvidJobRunner::trainingRuns() const

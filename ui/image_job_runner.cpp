@@ -5,10 +5,6 @@
 #include <map>
 #include <utility>
 
-#ifdef __linux__
-#include <sys/resource.h>
-#endif
-
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
@@ -20,26 +16,13 @@
 
 #include "image_conversion.h"
 #include "image_job_hooks.h"
+#include "worker_thread.h"
 
 namespace lcs::ui {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-/// Progress, curve points and plot refreshes leave the worker at most this often.
-constexpr auto kEmitInterval = std::chrono::milliseconds(100);
-
-double secondsSince(Clock::time_point t)
-{
-    return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-/// The data set could not be loaded: the screenshot mode exits 2 for this.
-class DataUnavailable : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
+using Clock = WorkerClock;
 
 // The engine names its runs with these formats (corruption_experiment.cpp,
 // selective_experiment.cpp); the plan below must use the same text to find a phase.
@@ -177,23 +160,16 @@ public Q_SLOTS:
              const lcs::CostMatrix& costs)
     {
         const auto start = Clock::now();
-        try {
-            QString json, csv;
+        QString json, csv;
+        const JobEnding ending = runGuarded([&] {
             if (job == ImageJobRunner::Job::Run)
                 runExperiment(settings, costs, json, csv);
             else
                 recorrectCached(costs);
-            Q_EMIT done(job, secondsSince(start), json, csv, QString(), false, false);
-        } catch (const Cancelled&) {
-            Q_EMIT done(job, secondsSince(start), {}, {}, QString(), true, false);
-        } catch (const DataUnavailable& e) {
-            Q_EMIT done(job, secondsSince(start), {}, {}, QString::fromStdString(e.what()), false, true);
-        } catch (const c10::Error& e) {
-            Q_EMIT done(job, secondsSince(start), {}, {}, QString::fromStdString(e.what_without_backtrace()), false,
-                        false);
-        } catch (const std::exception& e) {
-            Q_EMIT done(job, secondsSince(start), {}, {}, QString::fromStdString(e.what()), false, false);
-        }
+        });
+        if (!ending.succeeded())
+            json.clear(), csv.clear();
+        Q_EMIT done(job, secondsSince(start), json, csv, ending.error, ending.cancelled, ending.dataUnavailable);
     }
 
 Q_SIGNALS:
@@ -564,21 +540,12 @@ ImageJobRunner::ImageJobRunner(QObject* parent, std::shared_ptr<const ImageJobHo
                     Q_EMIT finished(job, seconds, json, csv);
                 }
             });
-    m_thread.setObjectName("lcs-image-jobs");
-    m_thread.start();
-    QMetaObject::invokeMethod(m_worker, [] {
-#ifdef __linux__
-        // As for the synthetic jobs: a slightly lower priority keeps the GUI thread first.
-        ::setpriority(PRIO_PROCESS, 0, 5);
-#endif
-    });
+    startWorkerThread(m_thread, m_worker, QStringLiteral("lcs-image-jobs"));
 }
 
 ImageJobRunner::~ImageJobRunner()
 {
-    m_cancel.cancel();
-    m_thread.quit();
-    m_thread.wait();
+    stopWorkerThread(m_thread, m_cancel);
 }
 
 int ImageJobRunner::experimentRuns() const

@@ -4,26 +4,19 @@
 #include <map>
 #include <mutex>
 
-#ifdef __linux__
-#include <sys/resource.h>
-#endif
-
 #include <torch/torch.h>
 
 #include "decision/decisions.h"
 #include "experiments/synthetic_experiment.h"
 #include "experiments/synthetic_report.h"
 #include "io/model_io.h"
+#include "worker_thread.h"
 
 namespace lcs::ui {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-/// How often the worker may send progress and plot snapshots: about 10 Hz, so drawing
-/// never competes with training.
-constexpr auto kEmitInterval = std::chrono::milliseconds(100);
+using Clock = WorkerClock;
 
 SyntheticConfig toConfig(const ExperimentSettings& s, const CostMatrix& costs)
 {
@@ -126,7 +119,8 @@ public Q_SLOTS:
     void run(lcs::ui::JobRunner::Job job, const lcs::ui::ExperimentSettings& settings, const lcs::CostMatrix& costs)
     {
         const auto start = Clock::now();
-        try {
+        QString json, csv;
+        const JobEnding ending = runGuarded([&] {
             SyntheticConfig config = toConfig(settings, costs);
             config.costs.validateFor(2);
             const auto L = costTensor(costs);
@@ -146,7 +140,6 @@ public Q_SLOTS:
                 Q_EMIT posteriorReady(settings);
                 Q_EMIT logMessage(tr("Posterior sampled in %1 s").arg(secondsSince(start), 0, 'f', 2));
             }
-            QString json, csv;
             if (correcting) {
                 if (m_cache.empty())
                     throw std::runtime_error("no posterior yet: run sampling first (Run > Sample)");
@@ -210,14 +203,10 @@ public Q_SLOTS:
                 csv = QString::fromStdString(syntheticCsv(result));
                 Q_EMIT logMessage(QString::fromStdString(syntheticTable(result)).trimmed());
             }
-            Q_EMIT done(job, secondsSince(start), json, csv, QString(), false);
-        } catch (const Cancelled&) {
-            Q_EMIT done(job, secondsSince(start), {}, {}, QString(), true);
-        } catch (const c10::Error& e) {
-            Q_EMIT done(job, secondsSince(start), {}, {}, QString::fromStdString(e.what_without_backtrace()), false);
-        } catch (const std::exception& e) {
-            Q_EMIT done(job, secondsSince(start), {}, {}, QString::fromStdString(e.what()), false);
-        }
+        });
+        if (!ending.succeeded())
+            json.clear(), csv.clear();
+        Q_EMIT done(job, secondsSince(start), json, csv, ending.error, ending.cancelled);
     }
 
     /// Saves the correction network of (replicate, method) and, where one exists, the
@@ -294,7 +283,6 @@ Q_SIGNALS:
     void modelLoaded(const lcs::ui::TaskView& view, const QString& error);
 
 private:
-    static double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
     /// Engine progress -> throttled JobProgress signals. Called from the engine's worker
     /// threads, so it serialises itself.
@@ -365,23 +353,12 @@ JobRunner::JobRunner(QObject* parent) : QObject(parent)
             });
     connect(m_worker, &SyntheticWorker::modelSaved, this, &JobRunner::modelSaved);
     connect(m_worker, &SyntheticWorker::modelLoaded, this, &JobRunner::modelLoaded);
-    m_thread.setObjectName("lcs-jobs");
-    m_thread.start();
-    QMetaObject::invokeMethod(m_worker, [] {
-#ifdef __linux__
-        // Jobs take every core; a slightly lower priority for this thread (and the
-        // engine's worker threads, which inherit it) keeps the GUI thread first in line.
-        // On Linux the nice value is per thread, and who = 0 means the calling thread.
-        ::setpriority(PRIO_PROCESS, 0, 5);
-#endif
-    });
+    startWorkerThread(m_thread, m_worker, QStringLiteral("lcs-jobs"));
 }
 
 JobRunner::~JobRunner()
 {
-    m_cancel.cancel();
-    m_thread.quit();
-    m_thread.wait();
+    stopWorkerThread(m_thread, m_cancel);
 }
 
 int JobRunner::inferenceRuns() const
