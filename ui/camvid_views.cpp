@@ -16,6 +16,7 @@
 
 #include "camvid_reader.h"
 #include "plot_export.h"
+#include "plot_parts.h"
 
 namespace lcs::ui {
 
@@ -28,43 +29,6 @@ constexpr int kLegendRowHeight = 18;
 constexpr int kLegendColumns = 6;
 constexpr int kLegendColumnWidth = 118;
 constexpr int kScoredClasses = kCamvidClasses - 1;  ///< void (last) is never decided or scored
-
-QCustomPlot* makePlot(QWidget* owner, const QString& objectName, int minimumHeight)
-{
-    auto* layout = new QVBoxLayout(owner);
-    layout->setContentsMargins(0, 0, 0, 0);
-    auto* plot = new QCustomPlot(owner);
-    plot->setObjectName(objectName);
-    plot->setMinimumHeight(minimumHeight);
-    plot->plotLayout()->clear();
-    plot->setAutoAddPlottableToLegend(false);
-    layout->addWidget(plot);
-    installExportMenu(plot, owner);
-    return plot;
-}
-
-QCPAxisRect* makeRect(QCustomPlot* plot)
-{
-    auto* rect = new QCPAxisRect(plot);
-    for (auto* axis : rect->axes()) {
-        axis->setTickLabelFont(QFont("sans", 7));
-        axis->setLabelFont(QFont("sans", 8));
-    }
-    return rect;
-}
-
-QCPLegend* makeLegend(QCPAxisRect* rect, Qt::Alignment where)
-{
-    auto* legend = new QCPLegend;
-    rect->insetLayout()->addElement(legend, where);
-    legend->setLayer(QStringLiteral("legend"));
-    legend->setFont(QFont("sans", 7));
-    legend->setBrush(QColor(255, 255, 255, 210));
-    legend->setBorderPen(QPen(QColor(180, 180, 180)));
-    legend->setRowSpacing(-3);
-    legend->setIconSize(18, 8);
-    return legend;
-}
 
 const QColor kUncorrectedColour(120, 120, 120);
 const QColor kCorrectedColour(230, 120, 20);

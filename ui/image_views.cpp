@@ -15,49 +15,13 @@
 
 #include "inference/method_catalog.h"
 #include "plot_export.h"
+#include "plot_parts.h"
 
 namespace lcs::ui {
 
 namespace {
 
 const QFont kTitleFont("sans", 9, QFont::Bold);
-
-QCustomPlot* makePlot(QWidget* owner, const QString& objectName, int minimumHeight)
-{
-    auto* layout = new QVBoxLayout(owner);
-    layout->setContentsMargins(0, 0, 0, 0);
-    auto* plot = new QCustomPlot(owner);
-    plot->setObjectName(objectName);
-    plot->setMinimumHeight(minimumHeight);
-    plot->plotLayout()->clear();  // the views lay out their own axis rects (and legends)
-    plot->setAutoAddPlottableToLegend(false);
-    layout->addWidget(plot);
-    installExportMenu(plot, owner);
-    return plot;
-}
-
-QCPAxisRect* makeRect(QCustomPlot* plot)
-{
-    auto* rect = new QCPAxisRect(plot);
-    for (auto* axis : rect->axes()) {
-        axis->setTickLabelFont(QFont("sans", 7));
-        axis->setLabelFont(QFont("sans", 8));
-    }
-    return rect;
-}
-
-QCPLegend* makeLegend(QCPAxisRect* rect, Qt::Alignment where)
-{
-    auto* legend = new QCPLegend;
-    rect->insetLayout()->addElement(legend, where);
-    legend->setLayer(QStringLiteral("legend"));
-    legend->setFont(QFont("sans", 7));
-    legend->setBrush(QColor(255, 255, 255, 210));
-    legend->setBorderPen(QPen(QColor(180, 180, 180)));
-    legend->setRowSpacing(-3);
-    legend->setIconSize(18, 8);
-    return legend;
-}
 
 /// The method whose colour a training phase borrows ("sgld + S" -> "sgld_s", ...).
 QString baseSeries(const QString& series)
