@@ -9,6 +9,10 @@
 #include "decision/cost_matrix.h"
 #include "image_data.h"
 
+namespace lcs {
+struct ModelSpec;
+}
+
 /// The lcstudio-cli commands that live outside cli_main.cpp, and the option sets that
 /// both their flags and `lcstudio-cli run SESSION` fill in.
 namespace cli {
@@ -23,6 +27,8 @@ struct ImageRunOptions {
     std::string costsSource;                 ///< where `costs` came from, for messages
     lcs::ImageDataLimits limits;
     int epochs = 0;                          ///< 0 = the preset's
+    int mapEpochs = 0;                       ///< epochs of the MAP start; 0 = the preset's
+    int width = 0;                           ///< ResNet-18 width multiplier; 0 = the preset's
     int copies = 0;                          ///< selective: rotated copies in D'; 0 = preset's
     uint64_t seed = 0;
     int threads = 0;                         ///< 0 = 1 for the MLP, all cores for ResNet-18
@@ -35,6 +41,8 @@ struct ImageRunOptions {
 std::vector<FlagSpec> imageRunFlags();
 /// Applies one of the shared flags to `o`; false when `flag` is not one of them.
 bool applyImageRunFlag(const std::string& flag, const std::string& value, ImageRunOptions& o);
+/// Sets the ResNet-18 width from --width; refuses it for a model without one (the MLP).
+void applyWidth(const ImageRunOptions& o, lcs::ModelSpec& model);
 
 int runCorruptionCommand(int argc, char** argv);
 int runSelectiveCommand(int argc, char** argv);

@@ -38,6 +38,9 @@ Options:
   --max-train N       use a seeded random subset of N training images (default: all)
   --max-test N        the same for the test set
   --epochs N          SGLD + S epochs (default: the preset's)
+  --map-epochs N      epochs of the MAP network the chains start from (default: preset's)
+  --width W           ResNet-18 width multiplier, colour data only (64 = the paper's;
+                      default: the preset's)
   --seed S            base seed (default 0)
   --threads T         intra-op threads (default 1: the MLP's small matrices run 3-4x
                       slower split across threads, and ResNet-18 on 2 shared cores 5x)
@@ -53,7 +56,8 @@ Options:
 std::vector<FlagSpec> imageRunFlags()
 {
     return {{"--data", true}, {"--trials", true}, {"--methods", true}, {"--preset", true}, {"--max-train", true},
-            {"--max-test", true}, {"--epochs", true}, {"--seed", true}, {"--threads", true}, {"--device", true},
+            {"--max-test", true}, {"--epochs", true}, {"--map-epochs", true},
+            {"--width", true}, {"--seed", true}, {"--threads", true}, {"--device", true},
             {"--json", true}, {"--csv", true}, {"--quiet", false}};
 }
 
@@ -75,6 +79,10 @@ bool applyImageRunFlag(const std::string& flag, const std::string& value, ImageR
         o.limits.maxTest = parseIntegerFlag(flag, value, 1, 100000000);
     } else if (flag == "--epochs") {
         o.epochs = static_cast<int>(parseIntegerFlag(flag, value, 1, 100000));
+    } else if (flag == "--map-epochs") {
+        o.mapEpochs = static_cast<int>(parseIntegerFlag(flag, value, 1, 100000));
+    } else if (flag == "--width") {
+        o.width = static_cast<int>(parseIntegerFlag(flag, value, 1, 512));
     } else if (flag == "--seed") {
         o.seed = static_cast<uint64_t>(parseIntegerFlag(flag, value, 0, std::numeric_limits<long long>::max()));
     } else if (flag == "--threads") {
@@ -94,6 +102,16 @@ bool applyImageRunFlag(const std::string& flag, const std::string& value, ImageR
         return false;
     }
     return true;
+}
+
+void applyWidth(const ImageRunOptions& o, lcs::ModelSpec& model)
+{
+    if (o.width <= 0)
+        return;
+    if (model.architecture != "resnet18")
+        throw UsageError("--width: " + std::to_string(o.width) + " applies to ResNet-18 (colour images), but this data "
+                         "set trains an " + model.architecture);
+    model.width = o.width;
 }
 
 int runCorruptionCommand(int argc, char** argv)
@@ -154,6 +172,9 @@ int executeCorruption(const ImageRunOptions& o)
         config.methods = methods;
     if (o.epochs > 0)
         config.sgld.epochs = o.epochs;
+    if (o.mapEpochs > 0)
+        config.map.epochs = o.mapEpochs;
+    applyWidth(o, config.model);
     if (o.costs) {
         if (o.costs->numClasses() != data.classes())
             throw UsageError(o.costsSource + " has " + std::to_string(o.costs->numClasses()) + " classes but " +

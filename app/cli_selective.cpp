@@ -37,6 +37,8 @@ Options:
   --max-train N         a seeded random subset of N training images (default: all)
   --max-test N          the same for the test set
   --epochs N            SGHMC + S epochs (default: the preset's)
+  --map-epochs N        epochs of the MAP network the chain starts from (default: preset's)
+  --width W             ResNet-18 width multiplier (64 = the paper's; default: preset's)
   --seed S              base seed (default 0)
   --threads T           intra-op threads (default 1; more only on an otherwise idle machine)
   --device D            cpu (default) or cuda[:N] when this LibTorch build has CUDA
@@ -107,6 +109,9 @@ int executeSelective(const ImageRunOptions& o)
     config.device = o.device;
     if (o.epochs > 0)
         config.sghmc.epochs = o.epochs;
+    if (o.mapEpochs > 0)
+        config.map.epochs = o.mapEpochs;
+    applyWidth(o, config.model);
     if (o.copies > 0)
         config.calibrationCopies = o.copies;
     // One intra-op thread unless asked: on this 2-core machine two threads made ResNet-18

@@ -319,6 +319,9 @@ expect 2 "is not a finite number" -- corruption --data fashion-mnist --rates 0.5
 expect 2 "not a comma-separated list" -- corruption --data fashion-mnist --rates 0.5,
 expect 2 "unknown method \"ours_no_s\"" -- corruption --data fashion-mnist --methods ours_no_s
 expect 2 "listed twice" -- corruption --data fashion-mnist --methods ours,ours
+expect 2 "--map-epochs: \"0\" is not an integer" -- corruption --data fashion-mnist --map-epochs 0
+expect 2 "--width: \"0\" is not an integer" -- selective --data fashion-mnist --width 0
+expect 2 "applies to ResNet-18" -- corruption --data fashion-mnist --width 8
 expect 2 "is not cpu or paper" -- corruption --data fashion-mnist --preset gpu
 expect 2 "--trials: \"0\" is not an integer in 1..1000" -- corruption --data fashion-mnist --trials 0
 expect 2 "--max-train: \"-5\"" -- corruption --data fashion-mnist --max-train -5
