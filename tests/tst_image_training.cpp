@@ -205,6 +205,38 @@ private Q_SLOTS:
         QCOMPARE(result.samplesKept, 30);
     }
 
+    void studentStartsFromTheInitialNetworkWhenAsked_data()
+    {
+        QTest::addColumn<bool>("fromInitial");
+        QTest::newRow("fresh student") << false;
+        QTest::newRow("copy of the chain's start") << true;
+    }
+    void studentStartsFromTheInitialNetworkWhenAsked()
+    {
+        // A student whose optimiser cannot move it (learning rate 0) is whatever it
+        // started as: the chain's initial network when asked, a fresh draw otherwise.
+        QFETCH(bool, fromInitial);
+        auto g = makeGenerator(8);
+        const auto data = tinyImages(20, 2);
+        ModelSpec spec;
+        spec.inputShape = data.inputShape;
+        spec.classes = 3;
+        spec.hidden = {16};
+        auto initial = spec.build(g);
+        SgldDistillationConfig config;
+        config.epochs = 2;
+        config.batchSize = 20;
+        config.burnInSteps = 0;
+        config.thinning = 1;
+        config.student = {0, 20, 0.0, LrSchedule::Constant, 0.0, 0.0, {}};
+        config.studentFromInitial = fromInitial;
+        TrainingSet train{data.train.images, data.train.labels};
+        const auto result = runSgldDistillation(spec, *initial, train, train.x, {}, data.test.images, config, g, {});
+        const auto s = predictClassProbabilities(*result.student, data.test.images);
+        const auto start = predictClassProbabilities(*initial, data.test.images);
+        QCOMPARE(s.allclose(start, 1e-6, 1e-6), fromInitial);
+    }
+
     void correctionReachesTheClosedForm()
     {
         // Four one-hot inputs and a linear q: every point's q is free, so training must

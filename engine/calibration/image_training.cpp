@@ -203,7 +203,7 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
                   generator);
     std::unique_ptr<torch::optim::SGD> studentOptimizer;
     if (config.distil) {
-        out.student = spec.build(generator);
+        out.student = config.studentFromInitial ? cloneClassifier(spec, initial) : spec.build(generator);
         out.student->to(device);
         out.student->train();
         studentOptimizer = std::make_unique<torch::optim::SGD>(

@@ -81,6 +81,11 @@ struct SgldDistillationConfig {
     int keepSamples = 30;           ///< the predictive averages the last this many samples
     bool distil = true;             ///< train a student S alongside (one step per teacher step)
     SgdConfig student;              ///< its optimiser; epochs are the teacher's
+    /// Start S as a copy of the chain's initial network instead of a fresh one. For
+    /// segmentation, a student trained from scratch for the chain's few epochs stays far
+    /// behind the network the chain starts from (pixel accuracy 0.42 against 0.60 on
+    /// CamVid val), and q can only correct the S it is given.
+    bool studentFromInitial = false;
     /// LC-SGLD / LC-SGHMC: sample p(theta|D) G(h*|D), i.e. add utilityPotential to the
     /// minibatch potential. Not used when null.
     const CostMatrix* lossCalibration = nullptr;

@@ -168,6 +168,7 @@ CamvidTrainConfig CamvidTrainConfig::preset(const std::string& name)
     c.sghmc.thinning = cpu ? 46 : 500;
     c.sghmc.keepSamples = 30;
     c.sghmc.student = {0, 4, cpu ? 0.05 : 0.15, LrSchedule::OneCycle, 0.9, 1e-4, {}, -1, false};
+    c.sghmc.studentFromInitial = true;  // S starts where the chain does (see the field)
     c.sghmc.ignoreLabel = kCamvidVoid;
     // LC-MC-dropout: fine-tuning of the MC-dropout network (Adam 1e-4 for 1000 steps in
     // the paper; SGD with a small constant step here).
