@@ -1274,38 +1274,29 @@ void MainWindow::runDemoAndScreenshot(const QString& pngPath)
         if (job == CamvidJobRunner::Job::Train)
             shoot();
     });
+    // A demo that cannot find its data exits 2 with where to get it; any other failure 1.
+    auto failedDemo = [](const char* what, const char* hint) {
+        return [what, hint](auto, const QString& message, bool dataUnavailable) {
+            if (dataUnavailable) {
+                std::fprintf(stderr, "lcstudio: no %s data for the demo: %s\nlcstudio: %s\n", what,
+                             qPrintable(message), hint);
+                QApplication::exit(2);
+                return;
+            }
+            std::fprintf(stderr, "lcstudio: demo run failed: %s\n", qPrintable(message));
+            QApplication::exit(1);
+        };
+    };
     connect(&m_camvidRunner, &CamvidJobRunner::failed, this,
-            [](CamvidJobRunner::Job, const QString& message, bool dataUnavailable) {
-                if (dataUnavailable) {
-                    std::fprintf(stderr,
-                                 "lcstudio: no CamVid data for the demo: %s\n"
-                                 "lcstudio: pass --data DIR (a folder with train/, trainannot/, val/, valannot/) or "
-                                 "set LCS_CAMVID_DIR\n",
-                                 qPrintable(message));
-                    QApplication::exit(2);
-                    return;
-                }
-                std::fprintf(stderr, "lcstudio: demo run failed: %s\n", qPrintable(message));
-                QApplication::exit(1);
-            });
+            failedDemo("CamVid", "pass --data DIR (a folder with train/, trainannot/, val/, valannot/) or set "
+                                 "LCS_CAMVID_DIR"));
+    connect(&m_imageRunner, &ImageJobRunner::failed, this,
+            failedDemo("image", "pass --data DIR (an MNIST-like IDX folder or a CIFAR-10 binary folder) or install "
+                                "Debian's dataset-fashion-mnist"));
     connect(&m_runner, &JobRunner::failed, this, [](JobRunner::Job, const QString& message) {
         std::fprintf(stderr, "lcstudio: demo run failed: %s\n", qPrintable(message));
         QApplication::exit(1);
     });
-    connect(&m_imageRunner, &ImageJobRunner::failed, this,
-            [](ImageJobRunner::Job, const QString& message, bool dataUnavailable) {
-                if (dataUnavailable) {
-                    std::fprintf(stderr,
-                                 "lcstudio: no image data for the demo: %s\n"
-                                 "lcstudio: pass --data DIR (an MNIST-like IDX folder or a CIFAR-10 binary folder) or "
-                                 "install Debian's dataset-fashion-mnist\n",
-                                 qPrintable(message));
-                    QApplication::exit(2);
-                    return;
-                }
-                std::fprintf(stderr, "lcstudio: demo run failed: %s\n", qPrintable(message));
-                QApplication::exit(1);
-            });
     auto cancelled = [] {
         std::fprintf(stderr, "lcstudio: demo run cancelled\n");
         QApplication::exit(1);
