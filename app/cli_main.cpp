@@ -507,9 +507,14 @@ std::string checkFile(const std::string& path)
         if (s.experiment == "synthetic")
             return "session: " + s.experiment + ", " + std::to_string(s.settings.replicates) + " replicate(s), "
                    + std::to_string(s.settings.methods.size()) + " method(s), " + describe(s.costs);
-        return "session: " + s.experiment + " on " + (s.settings.data.empty() ? "(no data set)" : s.settings.data) +
-               ", " + std::to_string(s.settings.trials) + " trial(s), " + std::to_string(s.settings.methods.size()) +
-               " method(s), " + describe(s.costs);
+        const std::string on =
+            "session: " + s.experiment + " on " + (s.settings.data.empty() ? "(no data set)" : s.settings.data);
+        if (s.experiment == "camvid")  // one training run: no trials; frames 0 = the preset's
+            return on + ", " + s.settings.preset + " preset, " + std::to_string(s.settings.maxTrain) +
+                   " training / " + std::to_string(s.settings.maxTest) + " validation frames, " +
+                   std::to_string(s.settings.methods.size()) + " method(s), " + describe(s.costs);
+        return on + ", " + std::to_string(s.settings.trials) + " trial(s), " +
+               std::to_string(s.settings.methods.size()) + " method(s), " + describe(s.costs);
     }
     if (endsWith(".cost"))
         return describe(lcs::loadCostMatrix(path));
