@@ -75,6 +75,10 @@ private Q_SLOTS:
         QVERIFY(std::abs(m.referralRate - 1.0 / 6) < 1e-12);
         const double nll = -(std::log(0.5) + std::log(0.4) + std::log(0.8) + std::log(0.8) + std::log(0.2)) / 5;
         QVERIFY(std::abs(m.nll - nll) < 1e-12);
+        // Expected cost sum_y p(y) L[y, d]: d=0 -> 0.4*1 + ... by rows:
+        // (0.5,.25,.25)@a: .25+.25 = 0.5;  (.4,.4,.2)@b: .4*0.5+.2 = 0.4;  (.1,.8,.1)@b: .1*0.5+.1 = 0.15;
+        // (.3,.3,.4)@refer: 0.2;  (.1,.1,.8)@c: 0.2;  (.6,.2,.2)@a: 0.4.  Sum 1.85 over 6.
+        QVERIFY2(std::abs(m.expectedCost - 1.85 / 6) < 1e-12, qPrintable(QString::number(m.expectedCost)));
         // Confusion row 2 (truth c): decided refer once, c once.
         QCOMPARE(m.confusion[2 * 4 + 3], int64_t(1));
         QCOMPARE(m.confusion[2 * 4 + 2], int64_t(1));

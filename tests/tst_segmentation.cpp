@@ -6,6 +6,7 @@
 // evaluation visits agree with the metrics it reports.
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include <QtTest/QtTest>
 
@@ -97,6 +98,14 @@ double carShare(ClassifierImpl& net, const at::Tensor& frames, const CostMatrix&
     return bayesDecisions(p, costTensor(costs)).eq(8).to(at::kDouble).mean().item<double>();
 }
 
+/// Share of pixels whose Bayes decision under S with compressed costs 1 - exp(-L/M) is Car.
+double compressedCarShare(ClassifierImpl& net, const at::Tensor& frames, const CostMatrix& costs)
+{
+    const auto p = classRows(predictClassProbabilities(net, frames));
+    const auto L = 1 - torch::exp(-costTensor(costs) / costs.utilityConstant());
+    return bayesDecisions(p, L).eq(8).to(at::kDouble).mean().item<double>();
+}
+
 std::vector<at::Tensor> parameterCopies(const ClassifierImpl& net)
 {
     std::vector<at::Tensor> out;
@@ -164,6 +173,8 @@ private Q_SLOTS:
         QVERIFY(std::abs(m.accuracy - 0.6) < 1e-12);
         QVERIFY(std::abs(m.averageCost - 0.4) < 1e-12);
         QVERIFY(std::abs(m.nll - std::log(3.0)) < 1e-6);
+        // Uniform probabilities: every decision expects cost 2/3 under 0/1 costs.
+        QVERIFY(std::abs(m.expectedCost - 2.0 / 3) < 1e-6);  // float probabilities
         // Added in two halves, the same totals (streaming).
         MetricsAccumulator halves(CostMatrix::zeroOne(3), 11);
         halves.add(probs.slice(2, 0, 1), decisions.slice(1, 0, 1), labels.slice(1, 0, 1));
@@ -189,6 +200,70 @@ private Q_SLOTS:
         QVERIFY(std::abs(a.referralRate - b.referralRate) < 1e-12);
         QVERIFY(std::abs(a.nll - b.nll) < 1e-9);
         QVERIFY(std::abs(a.meanIoU - b.meanIoU) < 1e-12);
+        QVERIFY(std::abs(a.expectedCost - b.expectedCost) < 1e-12);
+    }
+
+    void decisionChangesByHand()
+    {
+        // Costs (rows truth, columns decision): L = [[0, 1, 0.4], [0.8, 0, 0.4], [0.8, 1, 0]].
+        auto costs = CostMatrix::zeroOne(3);
+        costs.set(0, 2, 0.4);
+        costs.set(1, 0, 0.8);
+        costs.set(1, 2, 0.4);
+        costs.set(2, 0, 0.8);
+        // A 2x4 frame, 11 = void (left out even where the decisions differ).
+        const auto labels = torch::tensor({{0, 1, 1, 2}, {0, 11, 2, 1}}, torch::kLong);
+        const auto before = torch::tensor({{2, 2, 0, 2}, {0, 0, 2, 2}}, torch::kLong);
+        const auto after = torch::tensor({{0, 1, 0, 0}, {0, 1, 2, 1}}, torch::kLong);
+        DecisionChangeAccumulator acc(costs, 11);
+        acc.add(before.slice(0, 0, 1), after.slice(0, 0, 1), labels.slice(0, 0, 1));
+        acc.add(before.slice(0, 1, 2), after.slice(0, 1, 2), labels.slice(0, 1, 2));
+        const auto c = acc.result();
+        // 7 labelled pixels; changed: (y0, 2->0) -0.4, (y1, 2->1) -0.4, (y2, 2->0) +0.8, (y1, 2->1) -0.4.
+        QCOMPARE(c.points, int64_t(7));
+        QCOMPARE(c.changed, int64_t(4));
+        QVERIFY(std::abs(c.costChange - (-0.4 - 0.4 + 0.8 - 0.4) / 7) < 1e-12);
+        QCOMPARE(c.kinds.size(), size_t(2));
+        // 2 -> 0: pixels 2, (-0.4 + 0.8) / 7; 2 -> 1: pixels 2, -0.8 / 7 (largest |change| first).
+        QCOMPARE(c.kinds[0].from, 2);
+        QCOMPARE(c.kinds[0].to, 1);
+        QCOMPARE(c.kinds[0].count, int64_t(2));
+        QVERIFY(std::abs(c.kinds[0].costChange + 0.8 / 7) < 1e-12);
+        QCOMPARE(c.kinds[1].to, 0);
+        QVERIFY(std::abs(c.kinds[1].costChange - 0.4 / 7) < 1e-12);
+        // The change in mean cost equals the two networks' own cost difference.
+        MetricsAccumulator mb(costs, 11), ma(costs, 11);
+        const auto probs = torch::full({1, 3, 2, 4}, 1.0 / 3);
+        mb.add(probs, before.unsqueeze(0), labels.unsqueeze(0));
+        ma.add(probs, after.unsqueeze(0), labels.unsqueeze(0));
+        QVERIFY(std::abs(c.costChange - (ma.result().averageCost - mb.result().averageCost)) < 1e-12);
+        QVERIFY_THROWS_EXCEPTION(std::out_of_range, acc.add(torch::tensor({3}), torch::tensor({0}), torch::tensor({0})));
+    }
+
+    void correctionInInferenceModeStartsAtS()
+    {
+        // With a zero learning rate q stays the copy of S. Trained in inference mode it is
+        // S's function exactly (KL 0); with dropout and batch statistics on, it is not.
+        auto g = makeGenerator(5);
+        ModelSpec spec;
+        spec.architecture = "segnet_light";
+        spec.classes = 11;
+        spec.dropout = 0.3;
+        spec.inputShape = {3, 16, 16};
+        auto student = spec.build(g);
+        student->eval();
+        const auto inputs = torch::randn({4, 3, 16, 16}, g);
+        ImageCorrectionConfig config;
+        config.epochs = 1;
+        config.batchSize = 2;
+        config.learningRate = 0.0;
+        const auto costs = camvidDecisionCosts(costPreset("camvid"));
+        config.inferenceMode = true;
+        const auto frozen = trainImageCorrection(spec, *student, inputs, {student.get(), {}}, costs, config, g, {});
+        QVERIFY2(frozen.curve.at(0).kl < 1e-6, qPrintable(QString::number(frozen.curve.at(0).kl)));
+        config.inferenceMode = false;
+        const auto noisy = trainImageCorrection(spec, *student, inputs, {student.get(), {}}, costs, config, g, {});
+        QVERIFY2(noisy.curve.at(0).kl > 1e-4, qPrintable(QString::number(noisy.curve.at(0).kl)));
     }
 
     void lcMcDropoutLossByHand()
@@ -398,12 +473,21 @@ private Q_SLOTS:
         // The correction's cost term on the unlabelled pixels, computed here from the networks.
         QVERIFY2(expectedB < expectedS && expectedB < expectedA,
                  qPrintable(QString("expected cost under B: q_B %1, S %2, q_A %3").arg(expectedB).arg(expectedS).arg(expectedA)));
-        // The decisions move the way B asks: more pixels decided car than q for A gave
-        // under the same rule.
-        QVERIFY2(carShare(*cache.q, cache.unlabelled, costsB) > carShare(*qA, cache.unlabelled, costsB),
-                 qPrintable(QString("car share under B: q_B %1, q_A %2")
-                                .arg(carShare(*cache.q, cache.unlabelled, costsB))
-                                .arg(carShare(*qA, cache.unlabelled, costsB))));
+        // Where the decisions go, in closed form: for a fixed decision c the objective's
+        // minimiser is q = S exp(-L[:, c] / M) / Z_c, and the best c maximises Z_c, i.e. is
+        // the Bayes decision under S with compressed costs 1 - exp(-L / M). Under A and under
+        // B, q's share of car decisions moves from S's towards that rule's (in this toy the
+        // compressed costs are less lopsided, so q decides against the raised entry less
+        // readily than S does).
+        for (const auto& [costs, q, name] : {std::tuple{costsA, qA, "A"}, std::tuple{costsB, cache.q, "B"}}) {
+            const double fromS = carShare(*cache.student, cache.unlabelled, costs);
+            const double optimum = compressedCarShare(*cache.student, cache.unlabelled, costs);
+            const double got = carShare(*q, cache.unlabelled, costs);
+            QVERIFY2(std::abs(optimum - fromS) > 0.02 && (got - fromS) * (optimum - fromS) > 0 &&
+                         std::abs(got - optimum) < std::abs(fromS - optimum),
+                     qPrintable(QString("car share under %1: S %2, q %3, pointwise optimum %4")
+                                    .arg(name).arg(fromS).arg(got).arg(optimum)));
+        }
 
         // A cancelled re-correction leaves the cache as it was.
         CancelToken token;

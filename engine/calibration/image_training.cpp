@@ -321,7 +321,13 @@ ImageCorrectionResult trainImageCorrection(const ModelSpec& spec, const Classifi
     const long long perEpoch = batchesPerEpoch(n, config.batchSize);
     const long long total = perEpoch * config.epochs;
     long long step = 0;
-    q.train();
+    const auto setMode = [&] {
+        if (config.inferenceMode)
+            q.eval();
+        else
+            q.train();
+    };
+    setMode();
     for (int epoch = 0; epoch < config.epochs; ++epoch) {
         CorrectionStep sums;
         long long inEpoch = 0;
@@ -361,7 +367,7 @@ ImageCorrectionResult trainImageCorrection(const ModelSpec& spec, const Classifi
         out.curve.push_back({epoch + 1, sums.loss / k, sums.kl / k, sums.expectedCost / k});
         if (onEpoch) {
             onEpoch(epoch + 1, q);
-            q.train();
+            setMode();
         }
     }
     // Collapse check on (up to) 2,000 calibration inputs.

@@ -129,6 +129,11 @@ struct ImageCorrectionConfig {
     double momentum = 0.9;
     double weightDecay = 0.0;
     double inputNoiseStd = 0.01;    ///< N(0, s^2) on calibration inputs, as the authors do
+    /// Train q with dropout off and BatchNorm on its running statistics, i.e. as the
+    /// deterministic network that makes the decisions. The objective compares q with S
+    /// in S's inference mode, so this trains the function that is scored; with dropout on,
+    /// q's decision c flickers between steps on every uncertain input.
+    bool inferenceMode = false;
 };
 
 struct ImageCorrectionResult {

@@ -59,7 +59,7 @@ DecisionMetrics evaluateDecisions(const at::Tensor& probsIn, const at::Tensor& d
     const auto* dec = decisions.data_ptr<int64_t>();
     const auto* lab = labels.data_ptr<int64_t>();
     const int64_t n = probs.size(0);
-    double totalCost = 0, nllSum = 0;
+    double totalCost = 0, expectedCostSum = 0, nllSum = 0;
     int64_t decided = 0, correct = 0, referred = 0;
     for (int64_t i = 0; i < n; ++i) {
         const int64_t y = lab[i];
@@ -74,6 +74,8 @@ DecisionMetrics evaluateDecisions(const at::Tensor& probsIn, const at::Tensor& d
                                     + std::to_string(i) + " outside 0.." + std::to_string(D - 1));
         ++m.count;
         totalCost += costs.at(static_cast<int>(y), static_cast<int>(d));
+        for (int c = 0; c < C; ++c)
+            expectedCostSum += p[i * C + c] * costs.at(c, static_cast<int>(d));
         ++m.confusion[static_cast<size_t>(y * D + d)];
         if (costs.hasReferral() && d == C) {
             ++referred;
@@ -85,6 +87,7 @@ DecisionMetrics evaluateDecisions(const at::Tensor& probsIn, const at::Tensor& d
     }
     const double nan = std::numeric_limits<double>::quiet_NaN();
     m.averageCost = m.count ? totalCost / m.count : nan;
+    m.expectedCost = m.count ? expectedCostSum / m.count : nan;
     m.accuracy = decided ? static_cast<double>(correct) / decided : nan;
     m.nll = decided ? nllSum / decided : nan;
     m.referralRate = m.count ? static_cast<double>(referred) / m.count : nan;

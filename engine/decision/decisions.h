@@ -24,6 +24,9 @@ at::Tensor bayesDecisions(const at::Tensor& probs, const at::Tensor& costs);
 struct DecisionMetrics {
     int64_t count = 0;            ///< points evaluated
     double averageCost = 0;       ///< mean_n L[y_n, d_n], referrals included at their cost
+    /// mean_n sum_y p_n(y) L[y, d_n]: the cost the deciding distribution expects to pay.
+    /// Far below averageCost means the distribution is overconfident where it decides.
+    double expectedCost = 0;
     double accuracy = 0;          ///< on non-referred points (NaN when all are referred)
     double nll = 0;               ///< -mean log p(y_n) on non-referred points (NaN if none)
     double referralRate = 0;      ///< fraction of points referred

@@ -1,5 +1,6 @@
 #include "decision/metrics_accumulator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -41,6 +42,8 @@ void MetricsAccumulator::add(const at::Tensor& probsIn, const at::Tensor& decisi
     const auto kept = probs.index({keep});
     const auto pTrue = kept.gather(1, y.unsqueeze(1)).squeeze(1).masked_select(decided);
     m_nllSum -= pTrue.clamp_min(1e-12).log().sum().item<double>();
+    const auto L = at::tensor(m_costs.values(), at::kDouble).reshape({C, D});
+    m_expectedCostSum += (kept * L.t().index_select(0, d)).sum().item<double>();
 }
 
 DecisionMetrics MetricsAccumulator::result() const
@@ -68,6 +71,7 @@ DecisionMetrics MetricsAccumulator::result() const
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const int64_t decided = m.count - referred;
     m.averageCost = m.count > 0 ? cost / static_cast<double>(m.count) : nan;
+    m.expectedCost = m.count > 0 ? m_expectedCostSum / static_cast<double>(m.count) : nan;
     m.referralRate = m.count > 0 ? static_cast<double>(referred) / static_cast<double>(m.count) : nan;
     m.accuracy = decided > 0 ? static_cast<double>(correct) / static_cast<double>(decided) : nan;
     m.nll = decided > 0 ? m_nllSum / static_cast<double>(decided) : nan;
@@ -91,6 +95,73 @@ DecisionMetrics MetricsAccumulator::result() const
     }
     m.meanIoU = defined > 0 ? iouSum / defined : nan;
     return m;
+}
+
+DecisionChangeAccumulator::DecisionChangeAccumulator(const CostMatrix& costs, int64_t ignoreLabel)
+    : m_costs(costs), m_ignore(ignoreLabel)
+{
+    const int64_t D = costs.numDecisions();
+    m_counts = at::zeros({static_cast<int64_t>(costs.numClasses()) * D * D}, at::kLong);
+}
+
+void DecisionChangeAccumulator::add(const at::Tensor& beforeIn, const at::Tensor& afterIn, const at::Tensor& labelsIn)
+{
+    const int64_t C = m_costs.numClasses();
+    const int64_t D = m_costs.numDecisions();
+    const auto before = beforeIn.detach().to(at::kCPU, at::kLong).reshape({-1});
+    const auto after = afterIn.detach().to(at::kCPU, at::kLong).reshape({-1});
+    const auto labels = labelsIn.detach().to(at::kCPU, at::kLong).reshape({-1});
+    TORCH_CHECK(before.numel() == labels.numel() && after.numel() == labels.numel(),
+                "DecisionChangeAccumulator: decisions and labels disagree on the number of points");
+    const auto keep = labels.ne(m_ignore);
+    const auto y = labels.masked_select(keep);
+    if (y.numel() == 0)
+        return;
+    const auto a = before.masked_select(keep);
+    const auto b = after.masked_select(keep);
+    if (y.min().item<int64_t>() < 0 || y.max().item<int64_t>() >= C)
+        throw std::out_of_range("DecisionChangeAccumulator: a label is outside 0.." + std::to_string(C - 1));
+    if (at::minimum(a.min(), b.min()).item<int64_t>() < 0 || at::maximum(a.max(), b.max()).item<int64_t>() >= D)
+        throw std::out_of_range("DecisionChangeAccumulator: a decision is outside 0.." + std::to_string(D - 1));
+    m_counts += at::bincount((y * D + a) * D + b, {}, C * D * D);
+}
+
+DecisionChanges DecisionChangeAccumulator::result() const
+{
+    const int C = m_costs.numClasses();
+    const int D = m_costs.numDecisions();
+    const auto counts = m_counts.contiguous();
+    const int64_t* n = counts.data_ptr<int64_t>();
+    DecisionChanges out;
+    std::vector<double> costSum(static_cast<size_t>(D) * D, 0.0);
+    std::vector<int64_t> kindCount(static_cast<size_t>(D) * D, 0);
+    for (int y = 0; y < C; ++y)
+        for (int a = 0; a < D; ++a)
+            for (int b = 0; b < D; ++b) {
+                const int64_t k = n[(static_cast<int64_t>(y) * D + a) * D + b];
+                out.points += k;
+                if (a == b || k == 0)
+                    continue;
+                out.changed += k;
+                kindCount[static_cast<size_t>(a * D + b)] += k;
+                costSum[static_cast<size_t>(a * D + b)] +=
+                    static_cast<double>(k) * (m_costs.at(y, b) - m_costs.at(y, a));
+            }
+    if (out.points == 0)
+        return out;
+    const double points = static_cast<double>(out.points);
+    for (int a = 0; a < D; ++a)
+        for (int b = 0; b < D; ++b) {
+            const auto i = static_cast<size_t>(a * D + b);
+            if (kindCount[i] == 0)
+                continue;
+            out.kinds.push_back({a, b, kindCount[i], costSum[i] / points});
+            out.costChange += costSum[i] / points;
+        }
+    std::stable_sort(out.kinds.begin(), out.kinds.end(), [](const DecisionChange& l, const DecisionChange& r) {
+        return std::abs(l.costChange) > std::abs(r.costChange);
+    });
+    return out;
 }
 
 } // namespace lcs

@@ -12,6 +12,7 @@
 #include "core/job.h"
 #include "decision/cost_matrix.h"
 #include "decision/decisions.h"
+#include "decision/metrics_accumulator.h"
 #include "models/classifier.h"
 
 /// The paper's segmentation experiment (CamVid, SegNet): train and save every method's
@@ -50,7 +51,8 @@ struct CamvidTrainConfig {
 struct CamvidTrainResult {
     std::vector<std::pair<std::string, std::string>> saved;  ///< (method, path)
     std::vector<std::pair<std::string, double>> seconds;     ///< training time per method
-    double trainingFramesPerSecond = 0;  ///< frames through one SGD epoch per second (mc_dropout)
+    double trainingFramesPerSecond = 0;  ///< frames through SGD training per second (0 = no SGD network trained)
+    std::string trainingFramesNetwork;   ///< the network it was measured on: mc_dropout, else cw_sgd
     int64_t frames = 0;
     double totalSeconds = 0;
 };
@@ -85,6 +87,9 @@ struct CamvidMethodMetrics {
 
 struct CamvidEvalResult {
     std::vector<CamvidMethodMetrics> rows;
+    /// Where q's decisions depart from S's and what each kind of change gained or lost on
+    /// the labels (only when the model folder holds both sghmc_s and ours).
+    std::optional<DecisionChanges> studentToCorrected;
     std::vector<std::string> classNames;  ///< the 11 scored classes
     int64_t frames = 0;
     int overlays = 0;
