@@ -21,6 +21,7 @@ const char* kCamvidHelp = R"(lcstudio-cli camvid - CamVid segmentation (paper se
 
 Usage:
   lcstudio-cli camvid train --data DIR --out MODEL_DIR [options]
+  lcstudio-cli camvid correct --data DIR --model MODEL_DIR [options]
   lcstudio-cli camvid eval --data DIR --model MODEL_DIR [--split val] [options]
   lcstudio-cli camvid fps --model MODEL_DIR [--ensemble 1,2,5,10,20,30]
 
@@ -40,13 +41,25 @@ train: trains and saves (with JSON sidecars and MODEL_DIR/camvid.json)
   --methods LIST       from mc_dropout, lc_mc_dropout, cw_sgd, sghmc_s, ours (default all)
   --max-frames N       train on the first N frames (default all)
   --epochs N           SGD epochs of mc_dropout and cw_sgd (default: the preset's)
+  --decision-step D    how q's training picks each pixel's decision: joint (default:
+                       the objective's optimum over q and c, Bayes under S with costs
+                       1 - exp(-L/M)) or coordinate (Bayes under the current q)
   --seed S  --threads T  --device D  --quiet
+
+correct: retrains only q on the S saved in MODEL_DIR (after a cost edit, say), on the
+frames of --split without labels; replaces MODEL_DIR/ours.pt
+  --data DIR  --model MODEL_DIR  --split S (default train)  --costs FILE
+  --preset P (the correction's settings, default cpu)  --decision-step D
+  --max-frames N  --seed S  --threads T  --device D  --quiet
 
 eval: per-class IoU, mIoU, pixel accuracy and decision cost of every saved method
 (q's decisions are the corrected ones), streaming one frame at a time
   --data DIR  --model MODEL_DIR  --split S (default val; any split laid out like CamVid)
   --costs FILE         decide under this 12- (void last) or 11-class matrix
   --passes T           MC-dropout passes at test time (default 30)
+  Also printed: each network's expected cost under its own predictive, S decided at
+  the correction objective's optimum (a reference row), and where q changed S's decisions
+  with what each kind of change gained or lost on the labels.
   --overlays DIR       write frame | truth | S | q | where they differ, one PNG per frame
   --max-frames N  --json FILE  --threads T  --device D  --quiet
 
@@ -135,18 +148,23 @@ int runCamvidCommand(int argc, char** argv)
         return argc < 3 ? kExitUsage : kExitOk;
     }
     const std::string sub = argv[2];
-    if (sub != "train" && sub != "eval" && sub != "fps")
+    if (sub != "train" && sub != "correct" && sub != "eval" && sub != "fps")
         throw UsageError("camvid: unknown subcommand \"" + sub.substr(0, 40) + "\" (train, eval or fps)");
     std::string data, out, model, split, preset = "cpu", costsPath, overlays, jsonPath, device = "cpu", ensembles;
     std::vector<std::string> methods;
     long long maxFrames = 0, epochs = 0, passes = 30, frames = 20, threads = 0;
     uint64_t seed = 0;
     bool quiet = false;
+    std::string decisionStep;
     std::vector<FlagSpec> specs{{"--threads", true}, {"--device", true}};
     if (sub == "train")
         specs.insert(specs.end(), {{"--data", true}, {"--out", true}, {"--split", true}, {"--preset", true},
                                    {"--methods", true}, {"--max-frames", true}, {"--epochs", true}, {"--seed", true},
-                                   {"--quiet", false}});
+                                   {"--decision-step", true}, {"--quiet", false}});
+    else if (sub == "correct")
+        specs.insert(specs.end(), {{"--data", true}, {"--model", true}, {"--split", true}, {"--costs", true},
+                                   {"--preset", true}, {"--max-frames", true}, {"--seed", true},
+                                   {"--decision-step", true}, {"--quiet", false}});
     else if (sub == "eval")
         specs.insert(specs.end(), {{"--data", true}, {"--model", true}, {"--split", true}, {"--costs", true},
                                    {"--passes", true}, {"--overlays", true}, {"--max-frames", true},
@@ -206,6 +224,10 @@ int runCamvidCommand(int argc, char** argv)
         } else if (flag == "--json") {
             checkOutputPath(flag, value);
             jsonPath = value;
+        } else if (flag == "--decision-step") {
+            if (value != "joint" && value != "coordinate")
+                throw UsageError("--decision-step: \"" + value.substr(0, 40) + "\" is not joint or coordinate");
+            decisionStep = value;
         } else if (flag == "--quiet") {
             quiet = true;
         }
@@ -232,9 +254,33 @@ int runCamvidCommand(int argc, char** argv)
             config.sgd.epochs = static_cast<int>(epochs);
         config.seed = seed;
         config.device = device;
+        if (!decisionStep.empty())
+            config.correction.jointDecision = decisionStep == "joint";
         const auto result = lcs::trainCamvid(config, out, ctx);
         lines.finish();
         std::fputs(lcs::camvidTrainText(result).c_str(), stdout);
+        return kExitOk;
+    }
+    if (sub == "correct") {
+        if (data.empty() || model.empty())
+            throw UsageError("camvid correct: --data DIR and --model MODEL_DIR are required");
+        checkOutputPath("--model", model + "/ours.pt");
+        auto config = lcs::CamvidTrainConfig::preset(preset);
+        config.data = data;
+        if (!split.empty())
+            config.split = split;
+        config.maxFrames = maxFrames;
+        config.seed = seed;
+        config.device = device;
+        if (!decisionStep.empty())
+            config.correction.jointDecision = decisionStep == "joint";
+        if (!costsPath.empty())
+            config.costs = lcs::camvidDecisionCosts(lcs::loadCostMatrix(costsPath));
+        const auto result = lcs::correctCamvidModels(config, model, ctx);
+        lines.finish();
+        std::printf("q retrained on %lld unlabelled frames in %.1f s%s: %s\n", static_cast<long long>(result.frames),
+                    result.seconds, result.collapsed ? " (its decisions collapsed to one class)" : "",
+                    result.path.c_str());
         return kExitOk;
     }
     if (sub == "eval") {

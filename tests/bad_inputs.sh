@@ -385,6 +385,15 @@ expect 2 "no such folder" -- camvid eval --data "$d/camvid_good" --model "$tmp/n
 expect 2 "camvid.json" -- camvid eval --data "$d/camvid_good" --model "$d"
 expect 2 "--ensemble: 2.5 is not a whole number" -- camvid fps --model "$d" --ensemble 1,2.5
 expect 2 "--passes: \"0\"" -- camvid eval --data "$d/camvid_good" --model "$d" --passes 0
+expect 2 "--data DIR and --model MODEL_DIR are required" -- camvid correct --data "$d/camvid_good"
+expect 2 "--decision-step: \"greedy\" is not joint or coordinate" -- camvid correct --data "$d/camvid_good" --model "$d" --decision-step greedy
+expect 2 "--decision-step: \"greedy\"" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --decision-step greedy
+expect 2 "--model: folder" -- camvid correct --data "$d/camvid_good" --model "$tmp/none" --quiet
+expect 2 "camvid.json" -- camvid correct --data "$d/camvid_good" --model "$d" --quiet
+expect 2 "unknown option \"--passes\"" -- camvid correct --data "$d/camvid_good" --model "$d" --passes 3
+mkdir -p "$d/cv_no_s"
+printf '{"format": "lcstudio-camvid-models", "version": 1, "height": 32, "width": 32, "mean": [0.5, 0.5, 0.5], "std": [0.25, 0.25, 0.25], "methods": {"cw_sgd": "cw_sgd.pt"}}' > "$d/cv_no_s/camvid.json"
+expect 2 "lists no sghmc_s network" -- camvid correct --data "$d/camvid_good" --model "$d/cv_no_s" --quiet
 
 # ---------------------------------------------------------------- camvid sessions (check, run)
 twelve=$(python3 -c 'import json; print(json.dumps({"costs": [[0 if r == c else 1 for c in range(12)] for r in range(12)]}))')

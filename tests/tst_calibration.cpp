@@ -275,6 +275,63 @@ private Q_SLOTS:
         }
     }
 
+    void givenDecisionsReplaceTheCoordinateStep()
+    {
+        // q = p = (0.7, 0.3) on the synthetic costs (L[1, 0] = 1, L[0, 1] = 0.1, M = 1): the
+        // Bayes decision is 1 (0.07 < 0.3). Given decision 0 instead, the loss is KL 0 plus
+        // E_q[L[:, 0]] / M = 0.3; with the coordinate step it is 0.7 * 0.1 = 0.07.
+        const auto costs = costPreset("synthetic");
+        const auto L = costTensor(costs, torch::kDouble);
+        const double M = costs.utilityConstant();
+        const auto p = torch::tensor({0.7, 0.3}, torch::kDouble).unsqueeze(0);
+        const auto own = correctionObjective(p.log(), p, L, M);
+        QCOMPARE(own.decisions[0].item<int64_t>(), int64_t(1));
+        QVERIFY(std::abs(own.loss.item<double>() - 0.07 / M) < 1e-12);
+        const auto given = correctionObjective(p.log(), p, L, M, torch::tensor({int64_t(0)}));
+        QCOMPARE(given.decisions[0].item<int64_t>(), int64_t(0));
+        QVERIFY(std::abs(given.kl.item<double>()) < 1e-12);
+        QVERIFY2(std::abs(given.loss.item<double>() - 0.3 / M) < 1e-12, qPrintable(QString::number(given.loss.item<double>())));
+        QVERIFY_THROWS_EXCEPTION(c10::Error, correctionObjective(p.log(), p, L, M, torch::tensor({int64_t(0), int64_t(1)})));
+    }
+
+    void optimumCostsPickTheBestDecisionOverQAndC()
+    {
+        // Hand values: L = [[0, 1], [0.5, 0]], M = 1 -> 1 - exp(-L) = [[0, 0.63212], [0.39347, 0]].
+        const auto L = torch::tensor({0.0, 1.0, 0.5, 0.0}, torch::kDouble).reshape({2, 2});
+        const auto compressed = correctionOptimumCosts(L, 1.0);
+        QVERIFY(std::abs(compressed[0][1].item<double>() - (1 - std::exp(-1.0))) < 1e-12);
+        QVERIFY(std::abs(compressed[1][0].item<double>() - (1 - std::exp(-0.5))) < 1e-12);
+        QCOMPARE(compressed[0][0].item<double>(), 0.0);
+        // On the CamVid table, for random predictives: the Bayes decision under the
+        // compressed costs minimises, over c, the objective KL(q || p) + E_q[L[:, c]] / M at
+        // its closed-form q for that c (computed here term by term).
+        const auto costs = costPreset("camvid");  // 12 x 12 with void, as in the paper
+        const auto Lc = costTensor(costs, torch::kDouble);
+        const double M = costs.utilityConstant();
+        auto gen = makeGenerator(11);
+        const auto p = torch::softmax(torch::randn({200, 12}, gen, torch::kDouble) * 1.5, 1);
+        const auto chosen = bayesDecisions(p, correctionOptimumCosts(Lc, M));
+        int differsFromBayes = 0;
+        for (int64_t n = 0; n < p.size(0); ++n) {
+            const auto pn = p[n].unsqueeze(0);
+            double best = INFINITY;
+            int64_t bestC = -1;
+            for (int64_t c = 0; c < 12; ++c) {
+                const auto q = closedFormCorrection(pn, Lc, c, M);
+                const double f = (q * (q.log() - pn.log())).sum().item<double>() +
+                                 (q * Lc.select(1, c).unsqueeze(0)).sum().item<double>() / M;
+                if (f < best) {
+                    best = f;
+                    bestC = c;
+                }
+            }
+            QCOMPARE(chosen[n].item<int64_t>(), bestC);
+            differsFromBayes += bestC != bayesDecisions(pn, Lc)[0].item<int64_t>();
+        }
+        // And it is not simply the Bayes decision under L.
+        QVERIFY2(differsFromBayes > 0, "the optimum never differed from Bayes under L");
+    }
+
     void trainingLowersExpectedCostOnMiscalibratedPredictive()
     {
         // A predictive that is deliberately overconfident towards the majority class on a

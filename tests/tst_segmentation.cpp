@@ -22,6 +22,7 @@
 #include "decision/decisions.h"
 #include "decision/metrics_accumulator.h"
 #include "experiments/camvid_experiment.h"
+#include "io/model_io.h"
 #include "models/segnet.h"
 
 using namespace lcs;
@@ -343,7 +344,8 @@ private Q_SLOTS:
         eval.overlayDir = (tmp.path() + "/overlays").toStdString();
         QDir().mkpath(tmp.path() + "/overlays");
         const auto result = evaluateCamvid(eval, {});
-        QCOMPARE(result.rows.size(), size_t(5));
+        QCOMPARE(result.rows.size(), size_t(6));  // five methods and S decided at the correction's optimum
+        QCOMPARE(result.rows.back().rule, std::string("correction_optimum"));
         QCOMPARE(result.frames, 2);
         QCOMPARE(result.overlays, 2);
         const auto overlay = cv::imread((tmp.path() + "/overlays/h0_overlay.png").toStdString());
@@ -359,10 +361,36 @@ private Q_SLOTS:
                 QVERIFY2(row.metrics.accuracy > 0.9, qPrintable(QString::number(row.metrics.accuracy)));
         const auto json = QString::fromStdString(camvidEvalJson(result));
         QVERIFY(json.contains("\"per_class_iou\""));
+        // The S -> q change table adds up to the difference of the two rows' costs.
+        QVERIFY(result.studentToCorrected.has_value());
+        double costS = 0, costQ = 0;
+        for (const auto& row : result.rows) {
+            if (row.method == "sghmc_s" && row.rule == "uncorrected")
+                costS = row.metrics.averageCost;
+            if (row.method == "ours")
+                costQ = row.metrics.averageCost;
+        }
+        QVERIFY(std::abs(result.studentToCorrected->costChange - (costQ - costS)) < 1e-9);
+        QCOMPARE(result.studentToCorrected->points, int64_t(2 * 31 * 32));
+        QVERIFY(json.contains("\"changes_s_to_q\"") && json.contains("\"expected_cost\""));
 
         const auto fps = camvidFramesPerSecond(models.toStdString(), {1, 3}, 2, "cpu");
         QCOMPARE(fps.points.size(), size_t(2));
         QVERIFY(fps.qFps > 0 && fps.points[1].ensembleFps > 0);
+
+        // Re-correction from the saved S under another table: only ours.pt changes, its
+        // sidecar records the new costs, and camvid.json still lists every network.
+        const auto sBytes = readFile((models + "/sghmc_s.pt").toStdString(), 1 << 30);
+        const auto qBytes = readFile((models + "/ours.pt").toStdString(), 1 << 30);
+        auto recorrect = config;
+        recorrect.costs = camvidCostsWith(3, 8, 4.0);
+        recorrect.correction.jointDecision = true;
+        const auto corrected = correctCamvidModels(recorrect, models.toStdString(), {});
+        QCOMPARE(corrected.frames, 6);
+        QVERIFY(readFile((models + "/sghmc_s.pt").toStdString(), 1 << 30) == sBytes);
+        QVERIFY(readFile((models + "/ours.pt").toStdString(), 1 << 30) != qBytes);
+        QVERIFY(loadClassifier((models + "/ours.pt").toStdString()).info.costs == recorrect.costs);
+        QCOMPARE(evaluateCamvid(eval, {}).rows.size(), size_t(6));
 
         // A broken manifest is refused with the file named.
         writeFileAtomically((models + "/camvid.json").toStdString(), "{\"format\": \"lcstudio-camvid-models\"}");

@@ -13,7 +13,7 @@
 namespace lcs {
 
 CorrectionTerms correctionObjective(const at::Tensor& qLogits, const at::Tensor& p, const at::Tensor& costs,
-                                    double utilityConstant)
+                                    double utilityConstant, const at::Tensor& givenDecisions)
 {
     TORCH_CHECK(utilityConstant > 0, "correction: M must be positive, got ", utilityConstant);
     TORCH_CHECK(qLogits.sizes() == p.sizes(), "correction: q logits ", qLogits.sizes(), " and p ", p.sizes(),
@@ -23,8 +23,12 @@ CorrectionTerms correctionObjective(const at::Tensor& qLogits, const at::Tensor&
     auto q = logQ.exp();
     auto logP = p.to(qLogits.options()).clamp_min(1e-12).log();
 
-    at::Tensor decisions;
-    {
+    at::Tensor decisions = givenDecisions;
+    if (decisions.defined()) {
+        TORCH_CHECK(decisions.dim() == 1 && decisions.size(0) == qLogits.size(0), "correction: ", decisions.sizes(),
+                    " decisions for ", qLogits.size(0), " rows");
+        decisions = decisions.to(qLogits.device(), at::kLong);
+    } else {
         torch::NoGradGuard noGrad;
         decisions = bayesDecisions(q.detach(), L);
     }
@@ -62,6 +66,12 @@ at::Tensor closedFormCorrection(const at::Tensor& p, const at::Tensor& costs, in
 {
     auto w = p * torch::exp(-costs.select(1, decision).to(p.options()) / utilityConstant);
     return w / w.sum(-1, /*keepdim=*/true);
+}
+
+at::Tensor correctionOptimumCosts(const at::Tensor& costs, double utilityConstant)
+{
+    TORCH_CHECK(utilityConstant > 0, "correction: M must be positive, got ", utilityConstant);
+    return 1 - torch::exp(-costs / utilityConstant);
 }
 
 bool decisionsCollapsed(const at::Tensor& qProbs, const at::Tensor& p, const at::Tensor& costs)

@@ -24,9 +24,10 @@ struct CorrectionTerms {
 };
 
 /// qLogits [B, C] (unnormalised), p [B, C] probabilities (clamped away from 0 inside),
-/// costs [C, D], M > 0.
+/// costs [C, D], M > 0. The decisions c_b are the Bayes decisions under the current q (the
+/// paper's coordinate step), unless `decisions` [B] is given.
 CorrectionTerms correctionObjective(const at::Tensor& qLogits, const at::Tensor& p, const at::Tensor& costs,
-                                    double utilityConstant);
+                                    double utilityConstant, const at::Tensor& decisions = {});
 
 /// The same objective without autograd, with its gradient w.r.t. the logits in closed
 /// form (c held fixed): per row b and class k,
@@ -43,6 +44,12 @@ CorrectionGradient correctionObjectiveWithGradient(const at::Tensor& qLogits, co
 /// q(y) ∝ p(y) exp(-L[y, c] / M).
 at::Tensor closedFormCorrection(const at::Tensor& p, const at::Tensor& costs, int64_t decision,
                                 double utilityConstant);
+
+/// The costs under which Bayes decisions on p are the objective's pointwise optimum over
+/// both q and c: with q as above the objective is -log Z_c, Z_c = sum_y p(y) exp(-L[y, c] / M),
+/// so the best c minimises sum_y p(y) (1 - exp(-L[y, c] / M)). These costs are less lopsided
+/// than L (ratios shrink towards 1), so the optimum is less cost-sensitive than Bayes on p.
+at::Tensor correctionOptimumCosts(const at::Tensor& costs, double utilityConstant);
 
 struct CorrectionConfig {
     int iterations = 500;

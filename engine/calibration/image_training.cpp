@@ -312,6 +312,7 @@ ImageCorrectionResult trainImageCorrection(const ModelSpec& spec, const Classifi
     const auto device = deviceOf(q);
     const auto L = costTensor(costs, at::kFloat, device);
     const double M = costs.utilityConstant();
+    const auto optimumCosts = correctionOptimumCosts(L, M);
     if (source.student)
         source.student->eval();
     torch::optim::SGD optimizer(q.parameters(), torch::optim::SGDOptions(config.learningRate)
@@ -346,7 +347,11 @@ ImageCorrectionResult trainImageCorrection(const ModelSpec& spec, const Classifi
             }
             setLearningRate(optimizer, scheduledLearningRate(config.schedule, config.learningRate, step, total));
             optimizer.zero_grad();
-            const auto terms = correctionObjective(classRows(q.forward(x)), classRows(p), L, M);
+            const auto pRows = classRows(p);
+            at::Tensor decisions;
+            if (config.jointDecision)
+                decisions = bayesDecisions(pRows, optimumCosts);
+            const auto terms = correctionObjective(classRows(q.forward(x)), pRows, L, M, decisions);
             terms.loss.backward();
             optimizer.step();
             sums.loss += terms.loss.item<double>();

@@ -134,6 +134,14 @@ struct ImageCorrectionConfig {
     /// in S's inference mode, so this trains the function that is scored; with dropout on,
     /// q's decision c flickers between steps on every uncertain input.
     bool inferenceMode = false;
+    /// How each input's decision c is chosen. false: the Bayes decision under the current
+    /// q (the paper's coordinate step). true: the decision that minimises the objective
+    /// jointly with q(.|x), i.e. the Bayes decision under p with the costs 1 - exp(-L/M)
+    /// (correctionOptimumCosts), fixed per input. Warm-started from S, the coordinate step
+    /// returns S's own decision on nearly every input (q boosts whatever it decides), so q
+    /// moves only through the network's spill-over; the joint step aims q at the
+    /// objective's optimum instead.
+    bool jointDecision = false;
 };
 
 struct ImageCorrectionResult {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "calibration/correction.h"
 #include "core/atomic_file.h"
 #include "core/input_error.h"
 #include "core/json_input.h"
@@ -108,6 +109,21 @@ Manifest readManifest(const std::string& dir)
     if (m.files.empty())
         r.fail("methods", "lists no networks");
     return m;
+}
+
+void writeManifest(const std::string& dir, const Manifest& m)
+{
+    nlohmann::json files = nlohmann::json::object();
+    for (const auto& [method, file] : m.files)
+        files[method] = file;
+    const nlohmann::json manifest = {{"format", kManifestFormat},
+                                     {"version", 1},
+                                     {"height", m.height},
+                                     {"width", m.width},
+                                     {"mean", {m.norm.mean[0], m.norm.mean[1], m.norm.mean[2]}},
+                                     {"std", {m.norm.std[0], m.norm.std[1], m.norm.std[2]}},
+                                     {"methods", files}};
+    writeFileAtomically(dir + "/" + kManifest, manifest.dump(2) + "\n");
 }
 
 void checkIsDirectory(const std::string& dir, const std::string& what)
@@ -329,16 +345,59 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
         result.seconds.emplace_back("ours", secondsSince(t0));
         save("ours", *q.q, "q", q.collapsed);
     }
-    nlohmann::json manifest = {{"format", kManifestFormat},
-                               {"version", 1},
-                               {"height", config.height},
-                               {"width", config.width},
-                               {"mean", {norm.mean[0], norm.mean[1], norm.mean[2]}},
-                               {"std", {norm.std[0], norm.std[1], norm.std[2]}},
-                               {"methods", files}};
-    writeFileAtomically(outDir + "/" + kManifest, manifest.dump(2) + "\n");
+    Manifest manifest;
+    manifest.height = config.height;
+    manifest.width = config.width;
+    manifest.norm = norm;
+    for (auto it = files.begin(); it != files.end(); ++it)
+        manifest.files[it.key()] = it.value().get<std::string>();
+    writeManifest(outDir, manifest);
     result.totalSeconds = secondsSince(start);
     return result;
+}
+
+CamvidCorrectResult correctCamvidModels(const CamvidTrainConfig& config, const std::string& modelDir,
+                                        const JobContext& ctx)
+{
+    const auto start = Clock::now();
+    checkIsDirectory(modelDir, "--model");
+    if (config.costs.numClasses() != kCamvidRealClasses)
+        throw InputError("the decision cost matrix must have 11 classes (the 12-class table without void)");
+    auto manifest = readManifest(modelDir);
+    if (!manifest.files.count("sghmc_s"))
+        throw InputError(modelDir + "/" + kManifest + ": lists no sghmc_s network (train it with --methods sghmc_s)");
+    auto student = loadClassifier(modelDir + "/" + manifest.files.at("sghmc_s"));
+    const auto& spec = student.spec;
+    if (spec.classes != kCamvidRealClasses || spec.inputShape.size() != 3 || spec.inputShape[1] != manifest.height ||
+        spec.inputShape[2] != manifest.width)
+        throw InputError(modelDir + "/" + manifest.files.at("sghmc_s") + ": not an 11-class network for " +
+                         std::to_string(manifest.width) + "x" + std::to_string(manifest.height) + " frames");
+    const c10::Device device(config.device);
+    student.model->to(device);
+    ctx.report(Progress::at("load", config.data, 0, 1));
+    const auto set = loadCamvidSplit(config.data, config.split, manifest.height, manifest.width, manifest.norm,
+                                     config.maxFrames);
+    ctx.report(Progress::at("load", config.data, 1, 1));
+    // Its own stream: trainCamvid's correction comes after the SGD phases' draws.
+    auto generator = makeGenerator(mixSeed(config.seed, 0xca3, 3));
+    const auto q = trainImageCorrection(spec, *student.model, set.images, {student.model.get(), {}}, config.costs,
+                                        config.correction, generator, ctx, "correction");
+    ModelInfo info;
+    info.experiment = "camvid";
+    info.method = "ours";
+    info.role = "q";
+    info.seed = config.seed;
+    info.costs = config.costs;
+    info.collapsed = q.collapsed;
+    CamvidCorrectResult out;
+    out.path = modelDir + "/ours.pt";
+    saveClassifier(*q.q, spec, info, out.path);
+    manifest.files["ours"] = "ours.pt";
+    writeManifest(modelDir, manifest);
+    out.frames = set.size();
+    out.collapsed = q.collapsed;
+    out.seconds = secondsSince(start);
+    return out;
 }
 
 CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext& ctx)
@@ -381,6 +440,13 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
     std::optional<DecisionChangeAccumulator> changes;
     if (nets.count("sghmc_s") && nets.count("ours"))
         changes.emplace(costs, kCamvidVoid);
+    // The correction objective's pointwise optimum decides like Bayes under S with the
+    // costs 1 - exp(-L / M) (see correctionOptimumCosts): scored as a reference row, it
+    // separates what the objective asks for from what the network q learned.
+    std::optional<MetricsAccumulator> optimum;
+    const auto optimumCosts = correctionOptimumCosts(L, costs.utilityConstant());
+    if (nets.count("sghmc_s"))
+        optimum.emplace(costs, kCamvidVoid);
     int64_t index = 0;
     for (const auto& pair : pairs) {
         ctx.checkCancelled();
@@ -397,6 +463,8 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
             const auto d = bayesDecisions(classRows(cpu), L).reshape({1, manifest.height, manifest.width});
             accumulators.at(m).add(cpu, d, y);
             decisions[m] = d[0];
+            if (m == "sghmc_s" && optimum)
+                optimum->add(cpu, bayesDecisions(classRows(cpu), optimumCosts).reshape(d.sizes()), y);
         }
         if (changes)
             changes->add(decisions.at("sghmc_s"), decisions.at("ours"), y[0]);
@@ -420,6 +488,8 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
     }
     for (const auto& [m, rule] : order)
         result.rows.push_back({m, rule, accumulators.at(m).result()});
+    if (optimum)
+        result.rows.push_back({"sghmc_s", "correction_optimum", optimum->result()});
     if (changes)
         result.studentToCorrected = changes->result();
     result.classNames = costs.classNames();
@@ -800,12 +870,19 @@ std::string camvidEvalTable(const CamvidEvalResult& r)
                   "expected", "mIoU", "pixel acc");
     s << line;
     for (const auto& row : r.rows) {
-        std::snprintf(line, sizeof line, "%-14s %-13s %-8.4f %-9.4f %-8.4f %-8.4f\n", row.method.c_str(),
-                      (row.rule == "corrected" ? "q (corrected)" : "uncorrected"), row.metrics.averageCost,
+        const char* rule = row.rule == "corrected" ? "q (corrected)"
+                           : row.rule == "correction_optimum" ? "q's optimum*" : "uncorrected";
+        std::snprintf(line, sizeof line, "%-14s %-13s %-8.4f %-9.4f %-8.4f %-8.4f\n", row.method.c_str(), rule,
+                      row.metrics.averageCost,
                       row.metrics.expectedCost, row.metrics.meanIoU, row.metrics.accuracy);
         s << line;
     }
     s << "(expected: the cost each network expects to pay, sum_y p(y) L[y, d]; far below cost = overconfident)\n";
+    for (const auto& row : r.rows)
+        if (row.rule == "correction_optimum") {
+            s << "(*: S decided as the correction objective's pointwise optimum would, Bayes under 1 - exp(-L/M))\n";
+            break;
+        }
     s << "per-class IoU:\n" << std::string(14, ' ');
     for (const auto& name : r.classNames) {
         std::snprintf(line, sizeof line, " %-8.8s", name.c_str());

@@ -61,6 +61,20 @@ struct CamvidTrainResult {
 /// outDir/camvid.json (frame size, normalisation, methods). Throws InputError for bad data.
 CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string& outDir, const JobContext& ctx);
 
+struct CamvidCorrectResult {
+    std::string path;     ///< the q written (modelDir/ours.pt)
+    int64_t frames = 0;   ///< unlabelled frames q was trained on
+    bool collapsed = false;
+    double seconds = 0;
+};
+
+/// Retrains only q on the S saved in modelDir (sghmc_s), on the frames of config.split
+/// without their labels, under config.costs and config.correction; writes ours.pt with
+/// its sidecar and adds it to camvid.json (the headless twin of the window's
+/// re-correction after a cost edit). Throws InputError for a folder without S.
+CamvidCorrectResult correctCamvidModels(const CamvidTrainConfig& config, const std::string& modelDir,
+                                        const JobContext& ctx);
+
 /// The LC-MC-dropout loss (Cobb et al. 2018) on one batch of T dropout passes:
 ///   mean over labelled pixels of [ -log pbar(y) - log sum_c u(c, h*) pbar(c) ],
 /// pbar the mean of the passes' softmax, u = M - L, h* = argmin_d sum_c pbar(c) L[c, d]
