@@ -41,9 +41,10 @@ train: trains and saves (with JSON sidecars and MODEL_DIR/camvid.json)
   --methods LIST       from mc_dropout, lc_mc_dropout, cw_sgd, sghmc_s, ours (default all)
   --max-frames N       train on the first N frames (default all)
   --epochs N           SGD epochs of mc_dropout and cw_sgd (default: the preset's)
-  --decision-step D    how q's training picks each pixel's decision: joint (default:
-                       the objective's optimum over q and c, Bayes under S with costs
-                       1 - exp(-L/M)) or coordinate (Bayes under the current q)
+  --decision-step D    how q's training picks each pixel's decision: coordinate
+                       (default, the paper's: Bayes under the current q) or joint (the
+                       objective's optimum over q and c: Bayes under S with the costs
+                       1 - exp(-L/M))
   --seed S  --threads T  --device D  --quiet
 
 correct: retrains only q on the S saved in MODEL_DIR (after a cost edit, say), on the
