@@ -253,6 +253,15 @@ private Q_SLOTS:
         spec.inputShape = {3, 16, 16};
         auto student = spec.build(g);
         student->eval();
+        {
+            // S torn between Building (1) and Car (8) around p(Car) = 0.38, between the Bayes
+            // threshold (1/3) and the compressed costs' (0.383): there the two steps differ.
+            torch::NoGradGuard noGrad;
+            auto bias = student->named_parameters()["classifier.bias"];
+            bias.fill_(-10.0);
+            bias[1] = 0.0;
+            bias[8] = -0.5;
+        }
         const auto inputs = torch::randn({4, 3, 16, 16}, g);
         ImageCorrectionConfig config;
         config.epochs = 1;
@@ -265,6 +274,27 @@ private Q_SLOTS:
         config.inferenceMode = false;
         const auto noisy = trainImageCorrection(spec, *student, inputs, {student.get(), {}}, costs, config, g, {});
         QVERIFY2(noisy.curve.at(0).kl > 1e-4, qPrintable(QString::number(noisy.curve.at(0).kl)));
+
+        // The decision step, with q = S throughout (zero learning rate, no input noise): the
+        // coordinate step pays sum_y S(y) L[y, c] at S's Bayes decision, the joint step at
+        // the decision of the compressed costs 1 - exp(-L/M), computed here from S.
+        config.inferenceMode = true;
+        config.inputNoiseStd = 0.0;
+        const auto S = classRows(predictClassProbabilities(*student, inputs)).to(torch::kDouble);
+        const auto L = costTensor(costs, torch::kDouble);
+        const auto compressed = 1 - torch::exp(-L / costs.utilityConstant());
+        const auto payAt = [&](const at::Tensor& d) { return (S * L.t().index_select(0, d)).sum(1).mean().item<double>(); };
+        const double atBayes = payAt(bayesDecisions(S, L));
+        const double atOptimum = payAt(bayesDecisions(S, compressed));
+        QVERIFY2(atOptimum > atBayes + 1e-3, qPrintable(QString("%1 vs %2").arg(atOptimum).arg(atBayes)));
+        config.jointDecision = false;
+        const auto coordinate = trainImageCorrection(spec, *student, inputs, {student.get(), {}}, costs, config, g, {});
+        QVERIFY2(std::abs(coordinate.curve.at(0).expectedCost - atBayes) < 1e-5,
+                 qPrintable(QString("%1 vs %2").arg(coordinate.curve.at(0).expectedCost).arg(atBayes)));
+        config.jointDecision = true;
+        const auto joint = trainImageCorrection(spec, *student, inputs, {student.get(), {}}, costs, config, g, {});
+        QVERIFY2(std::abs(joint.curve.at(0).expectedCost - atOptimum) < 1e-5,
+                 qPrintable(QString("%1 vs %2").arg(joint.curve.at(0).expectedCost).arg(atOptimum)));
     }
 
     void lcMcDropoutLossByHand()
