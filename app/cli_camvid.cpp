@@ -126,6 +126,8 @@ int executeCamvidSession(const lcs::SessionData& session, const std::string& ses
     lcs::CamvidEvalResult result;
     result.rows.push_back({"sghmc_s", "uncorrected", comparison.uncorrected});
     result.rows.push_back({"ours", "corrected", comparison.corrected});
+    result.rows.push_back({"sghmc_s", "correction_optimum", comparison.optimum});
+    result.studentToCorrected = comparison.changes;
     result.classNames = comparison.classNames;
     result.frames = comparison.frames;
     result.seconds = run.totalSeconds + comparison.seconds;

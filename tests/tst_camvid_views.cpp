@@ -416,6 +416,27 @@ private Q_SLOTS:
         QVERIFY2(sameIou(barValues(page->iou()->bars(1)), view.iouAfter, &why), qPrintable(why));
         QVERIFY2(sameIou(iouByHand(shown, false), view.iouBefore, &why), qPrintable(why));
         QVERIFY2(sameIou(iouByHand(shown, true), view.iouAfter, &why), qPrintable(why));
+        // The share of changed decisions, counted by hand on the labelled pixels, is what the
+        // engine reports and the results table shows.
+        qint64 scored = 0, changed = 0;
+        for (const auto& f : shown)
+            for (qsizetype i = 0; i < f.truth.size(); ++i)
+                if (f.truth[i] != kCamvidVoid) {
+                    ++scored;
+                    changed += f.uncorrected[i] != f.corrected[i];
+                }
+        QCOMPARE(scored, view.pixels);
+        QVERIFY(std::abs(view.changedShare - double(changed) / double(scored)) < 1e-12);
+        QVERIFY(std::isfinite(view.costAtOptimum) && std::isfinite(view.expectedBefore) && std::isfinite(view.expectedAfter));
+        auto* table = m_window->findChild<QTableWidget*>("camvidIouTable");
+        QVERIFY(table);
+        bool rowFound = false;
+        for (int row = 0; row < table->rowCount(); ++row)
+            if (table->item(row, 0) && table->item(row, 0)->text() == "decisions changed %") {
+                QCOMPARE(table->item(row, 2)->text(), QString::number(100.0 * double(changed) / double(scored), 'f', 2));
+                rowFound = true;
+            }
+        QVERIFY(rowFound);
         for (int i = 0; i < 3; ++i) {
             QCOMPARE(last.frames[i].corrected, shown[i].corrected);
             QCOMPARE(last.frames[i].uncorrected, shown[i].uncorrected);

@@ -298,15 +298,23 @@ private:
         v.costAfter = result.corrected.averageCost;
         v.accuracyBefore = result.uncorrected.accuracy;
         v.accuracyAfter = result.corrected.accuracy;
+        v.expectedBefore = result.uncorrected.expectedCost;
+        v.expectedAfter = result.corrected.expectedCost;
+        v.costAtOptimum = result.optimum.averageCost;
+        v.changedShare = result.changes.points > 0 ? static_cast<double>(result.changes.changed) /
+                                                         static_cast<double>(result.changes.points)
+                                                   : NAN;
         v.frames = result.frames;
         v.pixels = result.corrected.count;
         v.recorrected = recorrected;
         v.correctionSeconds = correctionSeconds;
         Q_EMIT comparison(v);
         Q_EMIT logMessage(tr("Validation (%1 frames, void ignored): mIoU %2 -> %3, decision cost %4 -> %5 "
-                             "(S uncorrected -> q corrected)")
+                             "(S uncorrected -> q corrected); q changed %6% of S's decisions; S decided at the "
+                             "correction's optimum: cost %7")
                               .arg(v.frames).arg(v.meanIouBefore, 0, 'f', 4).arg(v.meanIouAfter, 0, 'f', 4)
-                              .arg(v.costBefore, 0, 'f', 4).arg(v.costAfter, 0, 'f', 4));
+                              .arg(v.costBefore, 0, 'f', 4).arg(v.costAfter, 0, 'f', 4)
+                              .arg(100.0 * v.changedShare, 0, 'f', 2).arg(v.costAtOptimum, 0, 'f', 4));
         return v;
     }
 
@@ -327,9 +335,13 @@ private:
             {"frames", iou.frames},
             {"pixels", iou.pixels},
             {"uncorrected", QJsonObject{{"method", "sghmc_s"}, {"mean_iou", jsonNumber(iou.meanIouBefore)},
-                                        {"cost", jsonNumber(iou.costBefore)}, {"pixel_accuracy", jsonNumber(iou.accuracyBefore)}}},
+                                        {"cost", jsonNumber(iou.costBefore)}, {"expected_cost", jsonNumber(iou.expectedBefore)},
+                                        {"pixel_accuracy", jsonNumber(iou.accuracyBefore)}}},
             {"corrected", QJsonObject{{"method", "ours"}, {"mean_iou", jsonNumber(iou.meanIouAfter)},
-                                      {"cost", jsonNumber(iou.costAfter)}, {"pixel_accuracy", jsonNumber(iou.accuracyAfter)}}},
+                                      {"cost", jsonNumber(iou.costAfter)}, {"expected_cost", jsonNumber(iou.expectedAfter)},
+                                      {"pixel_accuracy", jsonNumber(iou.accuracyAfter)}}},
+            {"cost_at_correction_optimum", jsonNumber(iou.costAtOptimum)},
+            {"decisions_changed_share", jsonNumber(iou.changedShare)},
             {"per_class_iou", perClass},
             {"fps", QJsonObject{{"q", jsonNumber(fps.qFps)}, {"raw", jsonNumber(fps.rawFps)}, {"ensemble", ensembles}}}};
         return QString::fromUtf8(QJsonDocument(root).toJson(QJsonDocument::Indented));

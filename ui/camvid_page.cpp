@@ -103,16 +103,26 @@ void CamvidIouTable::setComparison(const CamvidIouView& v)
     auto number = [](double x, int digits) {
         return std::isfinite(x) ? QString::number(x, 'f', digits) : QStringLiteral("–");
     };
-    setRowCount(static_cast<int>(v.classNames.size()) + 2);
+    setRowCount(static_cast<int>(v.classNames.size()) + 5);
     int row = 0;
-    auto put = [&](const QString& name, double before, double after, int digits) {
+    auto put = [&](const QString& name, double before, double after, int digits, const QString& tip = {}) {
         setItem(row, 0, new QTableWidgetItem(name));
         setItem(row, 1, new QTableWidgetItem(number(before, digits)));
         setItem(row, 2, new QTableWidgetItem(number(after, digits)));
         setItem(row, 3, new QTableWidgetItem(number(after - before, digits)));
+        for (int c = 0; c < 4 && !tip.isEmpty(); ++c)
+            item(row, c)->setToolTip(tip);
         ++row;
     };
     put(tr("decision cost"), v.costBefore, v.costAfter, 4);
+    put(tr("expected cost"), v.expectedBefore, v.expectedAfter, 4,
+        tr("The cost each network expects to pay under its own predictive; far below the decision cost "
+           "means it is overconfident."));
+    put(tr("cost at q's optimum"), v.costAtOptimum, v.costAfter, 4,
+        tr("S column: S decided as the correction objective's pointwise optimum would (Bayes under the costs "
+           "1 - exp(-L/M)). It separates what the objective asks for from what the network q learned."));
+    put(tr("decisions changed %"), NAN, 100.0 * v.changedShare, 2,
+        tr("Share of the scored pixels where q decides differently from S."));
     put(tr("mIoU"), v.meanIouBefore, v.meanIouAfter, 4);
     for (int c = 0; c < v.classNames.size(); ++c)
         put(v.classNames[c], v.iouBefore.value(c, NAN), v.iouAfter.value(c, NAN), 3);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cmath>
+
 #include <QImage>
 #include <QMetaType>
 #include <QString>
@@ -74,6 +76,9 @@ struct CamvidIouView {
     double meanIouBefore = 0, meanIouAfter = 0;
     double costBefore = 0, costAfter = 0;
     double accuracyBefore = 0, accuracyAfter = 0;
+    double expectedBefore = NAN, expectedAfter = NAN;  ///< cost each network expects under its own predictive
+    double costAtOptimum = NAN;      ///< S decided at the correction objective's pointwise optimum
+    double changedShare = NAN;       ///< fraction of scored pixels where q's decision differs from S's
     qint64 frames = 0, pixels = 0;
     bool recorrected = false;        ///< after a cost edit
     double correctionSeconds = 0;    ///< q's training time in this job

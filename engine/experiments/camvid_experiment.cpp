@@ -793,7 +793,10 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
         pairs.resize(static_cast<size_t>(cache.maxEvalFrames));
     const auto L = costTensor(cache.costs);
     const c10::Device device(cache.device);
-    MetricsAccumulator before(cache.costs, kCamvidVoid), after(cache.costs, kCamvidVoid);
+    MetricsAccumulator before(cache.costs, kCamvidVoid), after(cache.costs, kCamvidVoid),
+        optimum(cache.costs, kCamvidVoid);
+    DecisionChangeAccumulator changes(cache.costs, kCamvidVoid);
+    const auto optimumCosts = correctionOptimumCosts(L, cache.costs.utilityConstant());
     CamvidComparison out;
     for (size_t i = 0; i < pairs.size(); ++i) {
         ctx.checkCancelled();
@@ -807,6 +810,8 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
         const auto dQ = bayesDecisions(classRows(pQ), L).reshape(y.sizes());
         before.add(pS, dS, y);
         after.add(pQ, dQ, y);
+        optimum.add(pS, bayesDecisions(classRows(pS), optimumCosts).reshape(y.sizes()), y);
+        changes.add(dS, dQ, y);
         if (visit) {
             CamvidVisitedFrame v;
             v.index = static_cast<int64_t>(i);
@@ -824,6 +829,8 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
     out.classNames = cache.costs.classNames();
     out.uncorrected = before.result();
     out.corrected = after.result();
+    out.optimum = optimum.result();
+    out.changes = changes.result();
     out.frames = static_cast<int64_t>(pairs.size());
     out.seconds = secondsSince(start);
     return out;

@@ -235,6 +235,8 @@ struct CamvidComparison {
     std::vector<std::string> classNames;  ///< the 11 scored classes
     DecisionMetrics uncorrected;      ///< S: per-class IoU, mIoU, pixel accuracy, decision cost
     DecisionMetrics corrected;        ///< q
+    DecisionMetrics optimum;          ///< S decided at the correction objective's pointwise optimum
+    DecisionChanges changes;          ///< where q's decisions depart from S's, per kind
     int64_t frames = 0;
     double seconds = 0;
 };
