@@ -152,7 +152,7 @@ int runCamvidCommand(int argc, char** argv)
     }
     const std::string sub = argv[2];
     if (sub != "train" && sub != "correct" && sub != "eval" && sub != "fps")
-        throw UsageError("camvid: unknown subcommand \"" + sub.substr(0, 40) + "\" (train, eval or fps)");
+        throw UsageError("camvid: unknown subcommand \"" + sub.substr(0, 40) + "\" (train, correct, eval or fps)");
     std::string data, out, model, split, preset = "cpu", costsPath, overlays, jsonPath, device = "cpu", ensembles;
     std::vector<std::string> methods;
     long long maxFrames = 0, epochs = 0, passes = 30, frames = 20, threads = 0;

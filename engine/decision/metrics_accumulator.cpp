@@ -13,6 +13,7 @@ MetricsAccumulator::MetricsAccumulator(const CostMatrix& costs, int64_t ignoreLa
     : m_costs(costs), m_ignore(ignoreLabel)
 {
     m_confusion = at::zeros({static_cast<int64_t>(costs.numClasses()) * costs.numDecisions()}, at::kLong);
+    m_costTable = at::tensor(costs.values(), at::kDouble).reshape({costs.numClasses(), costs.numDecisions()});
 }
 
 void MetricsAccumulator::add(const at::Tensor& probsIn, const at::Tensor& decisionsIn, const at::Tensor& labelsIn)
@@ -42,8 +43,7 @@ void MetricsAccumulator::add(const at::Tensor& probsIn, const at::Tensor& decisi
     const auto kept = probs.index({keep});
     const auto pTrue = kept.gather(1, y.unsqueeze(1)).squeeze(1).masked_select(decided);
     m_nllSum -= pTrue.clamp_min(1e-12).log().sum().item<double>();
-    const auto L = at::tensor(m_costs.values(), at::kDouble).reshape({C, D});
-    m_expectedCostSum += (kept * L.t().index_select(0, d)).sum().item<double>();
+    m_expectedCostSum += (kept * m_costTable.t().index_select(0, d)).sum().item<double>();
 }
 
 DecisionMetrics MetricsAccumulator::result() const

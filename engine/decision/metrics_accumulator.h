@@ -31,6 +31,7 @@ private:
     CostMatrix m_costs;
     int64_t m_ignore;
     at::Tensor m_confusion;  ///< [C * D] int64 counts
+    at::Tensor m_costTable;  ///< [C, D] double, for the expected cost
     double m_nllSum = 0;
     double m_expectedCostSum = 0;
 };

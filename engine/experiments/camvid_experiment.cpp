@@ -126,6 +126,19 @@ void writeManifest(const std::string& dir, const Manifest& m)
     writeFileAtomically(dir + "/" + kManifest, manifest.dump(2) + "\n");
 }
 
+/// Loads one network a manifest lists and checks it decides the 11 classes on frames of
+/// the manifest's size.
+LoadedClassifier loadManifestNetwork(const std::string& dir, const Manifest& manifest, const std::string& file)
+{
+    auto loaded = loadClassifier(dir + "/" + file);
+    const auto& spec = loaded.spec;
+    if (spec.classes != kCamvidRealClasses || spec.inputShape.size() != 3 || spec.inputShape[1] != manifest.height ||
+        spec.inputShape[2] != manifest.width)
+        throw InputError(dir + "/" + file + ": not an 11-class network for " + std::to_string(manifest.width) + "x" +
+                         std::to_string(manifest.height) + " frames");
+    return loaded;
+}
+
 void checkIsDirectory(const std::string& dir, const std::string& what)
 {
     std::error_code ec;
@@ -243,7 +256,10 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
     auto generator = makeGenerator(mixSeed(config.seed, 0xca3, 1));
     CamvidTrainResult result;
     result.frames = set.size();
-    nlohmann::json files = nlohmann::json::object();
+    Manifest manifest;
+    manifest.height = config.height;
+    manifest.width = config.width;
+    manifest.norm = norm;
     auto save = [&](const std::string& method, const ClassifierImpl& net, const std::string& role, bool collapsed) {
         ModelInfo info;
         info.experiment = "camvid";
@@ -254,7 +270,7 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
         info.collapsed = collapsed;
         const auto path = outDir + "/" + method + ".pt";
         saveClassifier(net, spec, info, path);
-        files[method] = method + ".pt";
+        manifest.files[method] = method + ".pt";
         result.saved.emplace_back(method, path);
     };
     const bool needCw = wants(config, "cw_sgd") || wants(config, "sghmc_s") || wants(config, "ours");
@@ -345,12 +361,6 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
         result.seconds.emplace_back("ours", secondsSince(t0));
         save("ours", *q.q, "q", q.collapsed);
     }
-    Manifest manifest;
-    manifest.height = config.height;
-    manifest.width = config.width;
-    manifest.norm = norm;
-    for (auto it = files.begin(); it != files.end(); ++it)
-        manifest.files[it.key()] = it.value().get<std::string>();
     writeManifest(outDir, manifest);
     result.totalSeconds = secondsSince(start);
     return result;
@@ -366,12 +376,8 @@ CamvidCorrectResult correctCamvidModels(const CamvidTrainConfig& config, const s
     auto manifest = readManifest(modelDir);
     if (!manifest.files.count("sghmc_s"))
         throw InputError(modelDir + "/" + kManifest + ": lists no sghmc_s network (train it with --methods sghmc_s)");
-    auto student = loadClassifier(modelDir + "/" + manifest.files.at("sghmc_s"));
+    auto student = loadManifestNetwork(modelDir, manifest, manifest.files.at("sghmc_s"));
     const auto& spec = student.spec;
-    if (spec.classes != kCamvidRealClasses || spec.inputShape.size() != 3 || spec.inputShape[1] != manifest.height ||
-        spec.inputShape[2] != manifest.width)
-        throw InputError(modelDir + "/" + manifest.files.at("sghmc_s") + ": not an 11-class network for " +
-                         std::to_string(manifest.width) + "x" + std::to_string(manifest.height) + " frames");
     const c10::Device device(config.device);
     student.model->to(device);
     ctx.report(Progress::at("load", config.data, 0, 1));
@@ -407,11 +413,7 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
     const auto manifest = readManifest(config.modelDir);
     std::map<std::string, LoadedClassifier> nets;
     for (const auto& [method, file] : manifest.files) {
-        auto loaded = loadClassifier(config.modelDir + "/" + file);
-        if (loaded.spec.classes != kCamvidRealClasses || loaded.spec.inputShape.size() != 3 ||
-            loaded.spec.inputShape[1] != manifest.height || loaded.spec.inputShape[2] != manifest.width)
-            throw InputError(config.modelDir + "/" + file + ": not an 11-class network for " +
-                             std::to_string(manifest.width) + "x" + std::to_string(manifest.height) + " frames");
+        auto loaded = loadManifestNetwork(config.modelDir, manifest, file);
         loaded.model->to(c10::Device(config.device));
         nets.emplace(method, std::move(loaded));
     }
