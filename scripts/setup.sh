@@ -10,6 +10,7 @@ packages=(
   libqcustomplot-dev libqcustomplot2.1-qt6
   libopencv-dev
   nlohmann-json3-dev
+  libcli11-dev
   zlib1g-dev
   dataset-fashion-mnist
   # The readers' fuzz harnesses: clang with libFuzzer and the sanitizer runtimes.
