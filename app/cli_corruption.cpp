@@ -151,9 +151,7 @@ int executeCorruption(const ImageRunOptions& o)
 {
     std::vector<lcs::ImageMethod> methods;
     if (!o.methods.empty())
-        methods = lcs::parseImageMethodList(o.methods, "--methods",
-                                            {lcs::ImageMethod::SgldS, lcs::ImageMethod::Sgld, lcs::ImageMethod::LcSgld,
-                                             lcs::ImageMethod::CwSgd, lcs::ImageMethod::Ours});
+        methods = lcs::parseImageMethodList(o.methods, "--methods", lcs::imageMethodsFor("corruption"));
     auto limits = o.limits;
     limits.subsetSeed = o.seed;
     const auto data = lcs::loadImageDataset(o.data, limits);

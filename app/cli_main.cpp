@@ -23,6 +23,7 @@
 #include "core/input_error.h"
 #include "core/number_format.h"
 #include "core/threads.h"
+#include "core/version.h"
 #include "decision/decisions.h"
 #include "experiments/synthetic_experiment.h"
 #include "experiments/synthetic_report.h"
@@ -614,7 +615,7 @@ int main(int argc, char** argv)
             return kExitOk;
         }
         if (command == "--version") {
-            std::puts("lcstudio-cli " LCS_VERSION);
+            std::printf("lcstudio-cli %s\n", lcs::programVersion());
             return kExitOk;
         }
         if (command == "synthetic")

@@ -86,9 +86,7 @@ int executeSelective(const ImageRunOptions& o)
     }
     std::vector<lcs::ImageMethod> methods;
     if (!o.methods.empty())
-        methods = lcs::parseImageMethodList(o.methods, "--methods",
-                                            {lcs::ImageMethod::Sghmc, lcs::ImageMethod::LcSghmc,
-                                             lcs::ImageMethod::Ours, lcs::ImageMethod::OursNoS});
+        methods = lcs::parseImageMethodList(o.methods, "--methods", lcs::imageMethodsFor("selective"));
     auto limits = o.limits;
     limits.subsetSeed = o.seed;
     const auto data = lcs::loadImageDataset(o.data, limits);

@@ -6,6 +6,7 @@
 
 #include "camvid_panel.h"
 #include "core/threads.h"
+#include "core/version.h"
 #include "image_panel.h"
 #include "main_window.h"
 
@@ -19,7 +20,7 @@ int main(int argc, char** argv)
     QApplication app(argc, argv);
     QApplication::setApplicationName("LC Studio");
     QApplication::setOrganizationName("LCStudio");
-    QApplication::setApplicationVersion(LCS_VERSION);
+    QApplication::setApplicationVersion(QString::fromLatin1(lcs::programVersion()));
 
     QCommandLineParser parser;
     parser.setApplicationDescription("LC Studio: post-hoc loss calibration of Bayesian neural networks");

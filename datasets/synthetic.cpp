@@ -7,7 +7,7 @@
 
 #include <ATen/ATen.h>
 
-#include "models/mlp.h"
+#include "core/seeds.h"
 
 namespace lcs {
 

@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QStatusBar>
 #include <QtTest/QtTest>
+#include <nlohmann/json.hpp>
 
 #include "qcustomplot_compat.h"
 
@@ -22,6 +23,9 @@
 #include "camvid_panel.h"
 #include "camvid_reader.h"
 #include "camvid_views.h"
+#include "core/version.h"
+#include "experiments/camvid_experiment.h"
+#include "experiments/run_record.h"
 #include "io/session_file.h"
 #include "main_window.h"
 #include "plot_export.h"
@@ -399,12 +403,24 @@ private Q_SLOTS:
         // After the evaluation the viewer shows the evaluated frames, no preview.
         QVERIFY(!viewer->showingPreview());
         QCOMPARE(finished.first().at(0).value<CamvidJobRunner::Job>(), CamvidJobRunner::Job::Train);
-        QVERIFY(r.hasCache());
+        // The results, in the format `camvid eval` writes: JSON with the run's cost matrix,
+        // and a CSV (once an empty file) whose rows read back as the comparison's figures.
+        const auto json = nlohmann::json::parse(finished.first().at(2).toString().toStdString());
+        QCOMPARE(costsOfResults(json, "results"), camvidDecisionCosts(m_window->costModel()->matrix()));
+        QCOMPARE(json["run"]["version"].get<std::string>(), std::string(programVersion()));
+        const QStringList csvLines = finished.first().at(3).toString().split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(csvLines.size(), 4);  // header, S, q, S at the correction's optimum
+        QVERIFY(csvLines[0].startsWith("method,decisions,cost,expected_cost,mean_iou"));
+        const QStringList qRow = csvLines[2].split(',');
+        QCOMPARE(qRow.mid(0, 2), (QStringList{"ours", "corrected"}));
         QCOMPARE(r.trainingRuns(), 1);
         QCOMPARE(r.recorrections(), 0);
         QCOMPARE(comparisons.size(), 1);
         const auto view = comparisons.first().at(0).value<CamvidIouView>();
         QCOMPARE(view.frames, 3);
+        QCOMPARE(qRow[2].toDouble(), view.costAfter);
+        QCOMPARE(qRow[4].toDouble(), view.meanIouAfter);
+        QCOMPARE(csvLines[1].split(',')[4].toDouble(), view.meanIouBefore);
         auto* page = m_window->camvidPage();
         QCOMPARE(page->viewer()->frameCount(), 3);
         // The bars hold the engine's IoU; the engine's IoU is what the frames' decisions give.

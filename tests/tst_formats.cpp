@@ -3,6 +3,8 @@
 #include <cmath>
 #include <csignal>
 #include <limits>
+#include <map>
+#include <set>
 
 #include <sys/resource.h>
 
@@ -14,6 +16,8 @@
 #include "core/atomic_file.h"
 #include "core/input_error.h"
 #include "core/number_format.h"
+#include "core/seeds.h"
+#include "inference/method_catalog.h"
 #include "decision/decisions.h"
 #include "io/model_io.h"
 #include "io/session_file.h"
@@ -284,6 +288,48 @@ private Q_SLOTS:
         auto q = predictProbabilities(*cold.q, x);
         const double coldKl = (q * (q.log() - p.log())).sum(1).mean().item<double>();
         QVERIFY2(coldKl > 10 * warm.warmStartKl, qPrintable(QString("random q KL %1").arg(coldKl)));
+    }
+
+    // Methods as data: one row per id, a seed tag per row that no other row shares, and
+    // colours a reader can tell apart within every experiment.
+    void methodCatalogueIsConsistent()
+    {
+        std::set<std::string> ids;
+        std::set<uint64_t> tags;
+        std::map<std::string, std::set<std::string>> coloursByExperiment;
+        const QRegularExpression hex("^#[0-9A-F]{6}$");
+        for (const auto& m : methodCatalog()) {
+            QVERIFY2(ids.insert(m.id).second, m.id.c_str());
+            QVERIFY2(tags.insert(m.seedTag).second, m.id.c_str());
+            QVERIFY2(hex.match(QString::fromStdString(m.colour)).hasMatch(), m.colour.c_str());
+            QVERIFY(!m.label.empty());
+            for (const auto& e : m.experiments)
+                QVERIFY2(coloursByExperiment[e].insert(m.colour).second, (e + ": " + m.id).c_str());
+        }
+        // Every experiment offers methods, in the order the CLI and the tables list them.
+        QCOMPARE(methodIdsFor("synthetic"), (std::vector<std::string>{"bbvi", "sghmc", "sgld", "kfac_laplace"}));
+        QCOMPARE(methodIdsFor("corruption"), (std::vector<std::string>{"sgld_s", "sgld", "lc_sgld", "cw_sgd", "ours"}));
+        QCOMPARE(methodIdsFor("selective"), (std::vector<std::string>{"sghmc", "lc_sghmc", "ours", "ours_no_s"}));
+        QCOMPARE(methodIdsFor("camvid"),
+                 (std::vector<std::string>{"mc_dropout", "lc_mc_dropout", "cw_sgd", "sghmc_s", "ours"}));
+        // The enums' names and labels are the catalogue's.
+        for (auto m : allImageMethods())
+            QCOMPARE(imageMethodLabel(m), methodInfo(imageMethodName(m)).label);
+        for (auto m : allMethods())
+            QCOMPARE(methodSeedTag(m), methodInfo(methodName(m)).seedTag);
+        QVERIFY(findMethodInfo("no_such_method") == nullptr);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, methodInfo("no_such_method"));
+    }
+
+    // Seeds: splitmix64 (values from an independent implementation), and coordinates taken
+    // from a setting's value, so 0.125 and 0.12 are different streams.
+    void seedsFollowCoordinates()
+    {
+        QCOMPARE(mixSeed(7, 3, 100), uint64_t(0x7ba603ead52d22f1ULL));
+        QCOMPARE(seedFor(7, {3, 100}), mixSeed(mixSeed(7, 3), 100));
+        QVERIFY(settingCoordinate(0.125) != settingCoordinate(0.12));
+        QCOMPARE(settingCoordinate(-0.0), settingCoordinate(0.0));
+        QVERIFY(seedFor(1, {settingCoordinate(0.5), 0}) != seedFor(1, {settingCoordinate(0.5), 1}));
     }
 };
 

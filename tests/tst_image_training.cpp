@@ -3,6 +3,7 @@
 // CW-SGD's optimum, online distillation of a fixed teacher, the correction's optimum on
 // separable points, ResNet-18's structure, warm starts, and the corruption experiment
 // end to end on a tiny generated data set.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -17,6 +18,7 @@
 #include "decision/decisions.h"
 #include "experiments/corruption_experiment.h"
 #include "experiments/selective_experiment.h"
+#include "experiments/run_record.h"
 #include "models/classifier.h"
 
 using namespace lcs;
@@ -46,6 +48,22 @@ ImageDataset tinyImages(int perClass, uint64_t seed)
     d.train = make(perClass);
     d.test = make(perClass / 2);
     return d;
+}
+
+/// The cpu preset shrunk to a few seconds on tiny images: small networks, two epochs.
+CorruptionConfig quickCorruption(const ImageDataset& data)
+{
+    auto c = CorruptionConfig::preset("cpu", data);
+    c.model.hidden = {8};
+    c.map = {2, 16, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}};
+    c.cwSgd = c.map;
+    c.sgld.epochs = 2;
+    c.sgld.batchSize = 16;
+    c.sgld.burnInSteps = 2;
+    c.sgld.thinning = 1;
+    c.correction.epochs = 1;
+    c.correction.batchSize = 16;
+    return c;
 }
 
 } // namespace
@@ -345,6 +363,8 @@ private Q_SLOTS:
         }
         const auto json = nlohmann::json::parse(corruptionJson(result));
         QCOMPARE(json["experiment"].get<std::string>(), std::string("corruption"));
+        QCOMPARE(costsOfResults(json, "results"), config.costs);
+        QCOMPARE(json["run"]["settings"]["rates"], nlohmann::json({0.0, 0.5}));
         QCOMPARE(json["runs"].size(), size_t(20));
         QCOMPARE(json["summary"][0]["method"].get<std::string>(), std::string("sgld_s"));
         const auto csv = QString::fromStdString(corruptionCsv(result));
@@ -426,12 +446,133 @@ private Q_SLOTS:
         QVERIFY(result.trainingTime[0].ours >= result.samplingSeconds);
         const auto json = nlohmann::json::parse(selectiveJson(result));
         QCOMPARE(json["training_time"].size(), size_t(2));
+        QCOMPARE(costsOfResults(json, "results"), config.baseCosts);
+        QCOMPARE(json["run"]["referral_costs"], nlohmann::json({0.02, 0.4}));
         QCOMPARE(json["runs"].size(), size_t(8));
         // A cost edit re-runs only the correction on the cached S.
         QVERIFY(result.cache && result.cache->student);
         const auto again = recorrect(*result.cache, selectiveCosts(config.baseCosts, 0.4), {});
         QCOMPARE(again.comparison.corrected.count, data.test.size());
         QCOMPARE(again.comparison.corrected.numDecisions, 4);
+    }
+
+    // Seeds come from the catalogue's seed tags and the task's coordinates: choosing more
+    // methods, or sweeping more values, leaves every other method's numbers unchanged.
+    void methodsDoNotShareRandomStreams()
+    {
+        const auto data = tinyImages(30, 8);
+        auto config = quickCorruption(data);
+        config.rates = {0.5};
+        config.methods = {ImageMethod::CwSgd};
+        const auto alone = runCorruptionExperiment(data, config, {});
+        config.rates = {0.25, 0.5};
+        config.methods = {ImageMethod::SgldS, ImageMethod::LcSgld, ImageMethod::Ours, ImageMethod::CwSgd};
+        const auto together = runCorruptionExperiment(data, config, {});
+        auto cost = [](const CorruptionResult& r, ImageMethod m, double rate) {
+            for (const auto& row : r.rows)
+                if (row.method == m && row.rate == rate)
+                    return row.metrics.nll;
+            return -1.0;
+        };
+        QVERIFY(cost(alone, ImageMethod::CwSgd, 0.5) > 0);
+        QCOMPARE(cost(together, ImageMethod::CwSgd, 0.5), cost(alone, ImageMethod::CwSgd, 0.5));
+        // Two rates draw two different corruptions (the stream follows the rate's value).
+        QVERIFY(cost(together, ImageMethod::CwSgd, 0.25) != cost(together, ImageMethod::CwSgd, 0.5));
+
+        auto selective = SelectiveConfig::preset("cpu", data);
+        selective.model.hidden = {8};
+        selective.map = {2, 16, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}};
+        selective.sghmc.epochs = 2;
+        selective.sghmc.batchSize = 16;
+        selective.sghmc.burnInSteps = 2;
+        selective.sghmc.thinning = 1;
+        selective.correction.epochs = 1;
+        selective.calibrationCopies = 1;
+        selective.referralCosts = {0.4};
+        selective.methods = {ImageMethod::LcSghmc};
+        const auto lcAlone = runSelectiveExperiment(data, selective, {});
+        selective.referralCosts = {0.1, 0.4};
+        selective.methods = {ImageMethod::Sghmc, ImageMethod::LcSghmc, ImageMethod::Ours};
+        const auto lcTogether = runSelectiveExperiment(data, selective, {});
+        auto lcFigure = [](const SelectiveResult& r, double referral) {
+            for (const auto& row : r.rows)
+                if (row.method == ImageMethod::LcSghmc && row.referralCost == referral)
+                    return row.metrics.averageCost + 10 * row.metrics.referralRate;
+            return -1.0;
+        };
+        QVERIFY(lcFigure(lcAlone, 0.4) >= 0);
+        QCOMPARE(lcFigure(lcTogether, 0.4), lcFigure(lcAlone, 0.4));
+    }
+
+    // Every report of a run names its task, every named task is in the experiment's plan,
+    // and the plan's fraction reaches 1 at the end, whatever the rate's digits.
+    void progressNamesPlannedTasks_data()
+    {
+        QTest::addColumn<double>("rate");
+        QTest::newRow("0.125") << 0.125;
+        QTest::newRow("1/3") << 1.0 / 3.0;
+        QTest::newRow("0.5") << 0.5;
+    }
+
+    void progressNamesPlannedTasks()
+    {
+        QFETCH(double, rate);
+        const auto data = tinyImages(20, 9);
+        auto config = quickCorruption(data);
+        config.rates = {rate};
+        const auto plan = corruptionPlan(config);
+        QCOMPARE(plan.size(), size_t(5));  // map, sgld_s, ours, lc_sgld, cw_sgd
+        PlanProgress tracker(plan);
+        std::vector<std::string> unplanned;
+        int reports = 0;
+        JobContext ctx{[&](const Progress& p) {
+                           if (p.test)
+                               return;
+                           ++reports;
+                           const bool planned = p.task && std::any_of(plan.begin(), plan.end(), [&](const PlannedTask& t) {
+                                                    return t.task == *p.task;
+                                                });
+                           if (!planned)
+                               unplanned.push_back(p.phase + " / " + p.detail);
+                           else
+                               tracker.update(*p.task, p.step, p.total);
+                       },
+                       nullptr};
+        runCorruptionExperiment(data, config, ctx);
+        QVERIFY2(reports >= int(plan.size()), std::to_string(reports).c_str());  // at least one per task
+        QVERIFY2(unplanned.empty(), unplanned.empty() ? "" : unplanned.front().c_str());
+        QVERIFY2(tracker.fraction() > 0.99, std::to_string(tracker.fraction()).c_str());
+    }
+
+    // The plan's fraction by hand: tasks of weight 1, 3 and 4, halfway through the second.
+    void planProgressWeighsTasks()
+    {
+        PlanProgress p({{{"map", 0.125, 0}, 1.0}, {{"sgld_s", 0.125, 0}, 3.0}, {{"ours", 0.125, 0}, 4.0}});
+        QCOMPARE(p.update({"map", 0.125, 0}, 1, 2), 0.5 / 8.0);
+        QCOMPARE(p.update({"sgld_s", 0.125, 0}, 1, 2), (1.0 + 1.5) / 8.0);
+        // Another setting or trial is another task: not in the plan, the fraction stays.
+        QCOMPARE(p.update({"ours", 0.12, 0}, 1, 1), 2.5 / 8.0);
+        QCOMPARE(p.update({"ours", 0.125, 1}, 1, 1), 2.5 / 8.0);
+        QCOMPARE(p.update({"ours", 0.125, 0}, 2, 2), 1.0);
+        // Never backwards.
+        QCOMPARE(p.update({"map", 0.125, 0}, 0, 2), 1.0);
+    }
+
+    // Re-correcting with the run's own costs trains the run's q again: the same stream.
+    void recorrectionWithTheRunsCostsRepeatsTheRun()
+    {
+        const auto data = tinyImages(30, 10);
+        auto config = quickCorruption(data);
+        config.correction.epochs = 2;
+        config.rates = {0.3};
+        config.methods = {ImageMethod::SgldS, ImageMethod::Ours};
+        const auto run = runCorruptionExperiment(data, config, {});
+        QVERIFY(run.cache);
+        QCOMPARE(run.comparisons.size(), size_t(1));
+        const auto again = recorrect(*run.cache, config.costs, {});
+        QCOMPARE(again.comparison.corrected.averageCost, run.comparisons[0].corrected.averageCost);
+        QCOMPARE(again.comparison.corrected.nll, run.comparisons[0].corrected.nll);
+        QCOMPARE(again.comparison.changedCount, run.comparisons[0].changedCount);
     }
 };
 

@@ -697,6 +697,31 @@ private Q_SLOTS:
         QVERIFY(runner.hasCache());
     }
 
+    // The window's progress follows every planned task whatever the rate's digits (a rate
+    // of 0.125 once never found its row: the plan and the engine formatted it differently).
+    void progressReachesTheEndForEveryRate_data()
+    {
+        QTest::addColumn<double>("rate");
+        QTest::newRow("0.125") << 0.125;
+        QTest::newRow("1/3") << 1.0 / 3.0;
+    }
+
+    void progressReachesTheEndForEveryRate()
+    {
+        QFETCH(double, rate);
+        ImageJobRunner runner(nullptr, tinyHooks());
+        QSignalSpy progress(&runner, &ImageJobRunner::progress);
+        QSignalSpy finished(&runner, &ImageJobRunner::finished);
+        auto settings = tinySettings("corruption");
+        settings.values = {rate};
+        settings.methods = {"cw_sgd"};
+        QVERIFY(runner.start(ImageJobRunner::Job::Run, settings, CostMatrix::zeroOne(3)));
+        QVERIFY(finished.wait(120000));
+        QVERIFY(!progress.isEmpty());
+        const double last = progress.last().at(0).value<JobProgress>().fraction;
+        QVERIFY2(last > 0.9, qPrintable(QString::number(last)));
+    }
+
     void cancelStopsAnImageRun()
     {
         ImageJobRunner runner(nullptr, tinyHooks());

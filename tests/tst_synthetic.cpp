@@ -8,6 +8,8 @@
 #include "experiments/synthetic_experiment.h"
 #include "experiments/synthetic_report.h"
 #include "core/atomic_file.h"
+#include "core/version.h"
+#include "experiments/run_record.h"
 #include "io/model_io.h"
 #include "synthetic.h"
 
@@ -210,9 +212,17 @@ private Q_SLOTS:
         auto config = quickConfig();
         config.replicates = 1;
         config.methods = {InferenceMethod::KfacLaplace};
+        // An asymmetric matrix with a referral column, so a transposed or dropped record shows.
+        config.costs = CostMatrix(2, {0.0, 0.3, 0.05, 0.7, 0.0, 0.05}, true, {"neg", "pos"});
         const auto r = runSynthetic(config, {});
         const auto j = nlohmann::json::parse(syntheticJson(r));
         QCOMPARE(j["experiment"].get<std::string>(), std::string("synthetic"));
+        // The run record: the cost matrix reads back, with the referral cost, seed and version.
+        QCOMPARE(costsOfResults(j, "results"), config.costs);
+        QCOMPARE(j["run"]["referral_cost"].get<double>(), 0.05);
+        QCOMPARE(j["run"]["seed"].get<uint64_t>(), config.seed);
+        QCOMPARE(j["run"]["version"].get<std::string>(), std::string(programVersion()));
+        QCOMPARE(j["run"]["settings"]["methods"], nlohmann::json({"kfac_laplace"}));
         QCOMPARE(j["replicates"].get<int>(), 1);
         QVERIFY(j["seconds"].is_number());
         const auto& m = j["methods"]["kfac_laplace"];

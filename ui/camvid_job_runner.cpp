@@ -12,9 +12,6 @@
 #include <c10/util/Exception.h>
 
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 
 #include "camvid_reader.h"
 #include "core/input_error.h"
@@ -70,11 +67,6 @@ QVector<double> toQVector(const std::vector<double>& v)
     return QVector<double>(v.begin(), v.end());
 }
 
-QJsonValue jsonNumber(double v)
-{
-    return std::isfinite(v) ? QJsonValue(v) : QJsonValue();  // JSON has no NaN: null
-}
-
 } // namespace
 
 /// Lives on the runner's thread. Owns the last run's CamvidWindowCache; everything it
@@ -94,16 +86,19 @@ public Q_SLOTS:
     void run(lcs::ui::CamvidJobRunner::Job job, const lcs::ui::CamvidSettings& settings, const lcs::CostMatrix& costs)
     {
         const auto start = Clock::now();
-        QString json;
+        QString json, csv;
         const JobEnding ending = runGuarded([&] {
             if (job == CamvidJobRunner::Job::Train)
-                train(settings, costs, json);
+                train(settings, costs);
             else
-                recorrect(costs, json);
+                recorrect(costs);
+            const auto results = currentResults();
+            json = QString::fromStdString(camvidEvalJson(results));
+            csv = QString::fromStdString(camvidEvalCsv(results));
         });
         if (!ending.succeeded())
-            json.clear();
-        Q_EMIT done(job, secondsSince(start), json, ending.error, ending.cancelled, ending.dataUnavailable);
+            json.clear(), csv.clear();
+        Q_EMIT done(job, secondsSince(start), json, csv, ending.error, ending.cancelled, ending.dataUnavailable);
     }
 
 Q_SIGNALS:
@@ -117,8 +112,8 @@ Q_SIGNALS:
     void framesPerSecond(const lcs::ui::CamvidFpsView& view);
     void cacheReady(const QString& description, const lcs::CostMatrix& costs);
     void logMessage(const QString& line);
-    void done(lcs::ui::CamvidJobRunner::Job job, double seconds, const QString& json, const QString& error,
-              bool cancelled, bool dataUnavailable);
+    void done(lcs::ui::CamvidJobRunner::Job job, double seconds, const QString& json, const QString& csv,
+              const QString& error, bool cancelled, bool dataUnavailable);
 
 private:
     /// Engine progress -> epoch points and a JobProgress; frames from the evaluation.
@@ -287,6 +282,7 @@ private:
         const auto result = evaluateCamvidWindow(
             *m_cache, [&](const CamvidVisitedFrame& f) { reporter->addFrame(frameView(f)); }, context(reporter));
         reporter->flush();
+        m_lastComparison = result;
         CamvidIouView v;
         for (const auto& n : result.classNames)
             v.classNames << QString::fromStdString(n);
@@ -318,33 +314,29 @@ private:
         return v;
     }
 
-    static QString resultsJson(const CamvidIouView& iou, const CamvidFpsView& fps, const CamvidWindowConfig& config)
+    /// The last evaluation in CamVid's one results format (the CLI's `camvid eval` writes
+    /// the same), with the run's costs, settings, seed and frames per second.
+    CamvidEvalResult currentResults() const
     {
-        QJsonObject perClass;
-        for (int c = 0; c < iou.classNames.size(); ++c)
-            perClass.insert(iou.classNames[c], QJsonObject{{"uncorrected", jsonNumber(iou.iouBefore.value(c, NAN))},
-                                                           {"corrected", jsonNumber(iou.iouAfter.value(c, NAN))}});
-        QJsonArray ensembles;
-        for (int i = 0; i < fps.ensembles.size(); ++i)
-            ensembles.append(QJsonObject{{"ensemble", fps.ensembles[i]}, {"fps", jsonNumber(fps.ensembleFps[i])}});
-        const QJsonObject root{
-            {"experiment", "camvid_window"},
-            {"data", QString::fromStdString(config.train.data)},
-            {"height", config.train.height},
-            {"width", config.train.width},
-            {"frames", iou.frames},
-            {"pixels", iou.pixels},
-            {"uncorrected", QJsonObject{{"method", "sghmc_s"}, {"mean_iou", jsonNumber(iou.meanIouBefore)},
-                                        {"cost", jsonNumber(iou.costBefore)}, {"expected_cost", jsonNumber(iou.expectedBefore)},
-                                        {"pixel_accuracy", jsonNumber(iou.accuracyBefore)}}},
-            {"corrected", QJsonObject{{"method", "ours"}, {"mean_iou", jsonNumber(iou.meanIouAfter)},
-                                      {"cost", jsonNumber(iou.costAfter)}, {"expected_cost", jsonNumber(iou.expectedAfter)},
-                                      {"pixel_accuracy", jsonNumber(iou.accuracyAfter)}}},
-            {"cost_at_correction_optimum", jsonNumber(iou.costAtOptimum)},
-            {"decisions_changed_share", jsonNumber(iou.changedShare)},
-            {"per_class_iou", perClass},
-            {"fps", QJsonObject{{"q", jsonNumber(fps.qFps)}, {"raw", jsonNumber(fps.rawFps)}, {"ensemble", ensembles}}}};
-        return QString::fromUtf8(QJsonDocument(root).toJson(QJsonDocument::Indented));
+        auto r = camvidEvalResultOf(m_lastComparison);
+        const auto& t = m_lastConfig.train;
+        r.record = {"camvid",
+                    m_cache->costs,
+                    {},
+                    {{"data", t.data},
+                     {"split", m_cache->evalSplit},
+                     {"height", m_cache->height},
+                     {"width", m_cache->width},
+                     {"max_frames", t.maxFrames},
+                     {"max_eval_frames", m_cache->maxEvalFrames},
+                     {"mc_dropout", m_lastConfig.trainMcDropout},
+                     {"cw_sgd_epochs", t.sgd.epochs},
+                     {"sghmc_epochs", t.sghmc.epochs},
+                     {"correction_epochs", t.correction.epochs},
+                     {"device", m_cache->device}},
+                    m_cache->seed};
+        r.fps = m_lastFps;
+        return r;
     }
 
     void setThreads()
@@ -355,7 +347,7 @@ private:
             at::set_num_threads(want);
     }
 
-    void train(const CamvidSettings& s, const CostMatrix& costs, QString& json)
+    void train(const CamvidSettings& s, const CostMatrix& costs)
     {
         auto config = CamvidWindowConfig::preset(s.preset.toStdString());
         config.train.data = s.data.trimmed().toStdString();
@@ -404,7 +396,7 @@ private:
             Q_EMIT logMessage(tr("Warning: q collapsed to one decision on the unlabelled frames."));
         Q_EMIT cacheReady(tr("S and %1 unlabelled frames cached: editing costs re-trains only q.").arg(run.trainFrames),
                           costs);
-        const auto iou = evaluate(false, run.seconds.back().second);
+        evaluate(false, run.seconds.back().second);
         reporter->phase("fps", "ensembles 1..30");
         auto& ensembleNet = m_cache->mcDropout ? *m_cache->mcDropout : *m_cache->student;
         const auto fps = camvidFramesPerSecond(ensembleNet, *m_cache->q, m_cache->costs, m_cache->height,
@@ -421,13 +413,12 @@ private:
         f.ensembleLabel = m_cache->mcDropout ? tr("MC dropout, k passes") : tr("k dropout passes of S (ensemble cost)");
         Q_EMIT framesPerSecond(f);
         Q_EMIT logMessage(QString::fromStdString(camvidFpsTable(fps)).trimmed());
-        json = resultsJson(iou, f, config);
-        m_lastFps = f;
+        m_lastFps = fps;
         m_lastConfig = config;
         m_lastConfig.preview = nullptr;  // holds this job's reporter
     }
 
-    void recorrect(const CostMatrix& costs, QString& json)
+    void recorrect(const CostMatrix& costs)
     {
         if (!m_cache)
             throw std::runtime_error("no S cached: train CamVid first");
@@ -440,14 +431,14 @@ private:
         ++recorrections;
         Q_EMIT logMessage(tr("Re-correction: q trained in %1 s%2").arg(r.seconds, 0, 'f', 2)
                               .arg(r.collapsed ? tr(" (warning: q collapsed to one decision)") : QString()));
-        const auto iou = evaluate(true, r.seconds);
-        json = resultsJson(iou, m_lastFps, m_lastConfig);
+        evaluate(true, r.seconds);
     }
 
     CancelToken* m_cancel;
     std::shared_ptr<const CamvidJobHooks> m_hooks;
     std::shared_ptr<CamvidWindowCache> m_cache;
-    CamvidFpsView m_lastFps;
+    CamvidFpsResult m_lastFps;
+    CamvidComparison m_lastComparison;
     CamvidWindowConfig m_lastConfig;
 };
 
@@ -482,8 +473,8 @@ CamvidJobRunner::CamvidJobRunner(QObject* parent, std::shared_ptr<const CamvidJo
         Q_EMIT cacheReady(description, costs);
     });
     connect(m_worker, &CamvidWorker::done, this,
-            [this](Job job, double seconds, const QString& json, const QString& error, bool wasCancelled,
-                   bool dataUnavailable) {
+            [this](Job job, double seconds, const QString& json, const QString& csv, const QString& error,
+                   bool wasCancelled, bool dataUnavailable) {
                 m_busy = false;
                 if (wasCancelled) {
                     Q_EMIT logMessage(tr("%1 cancelled").arg(jobName(job)));
@@ -492,7 +483,7 @@ CamvidJobRunner::CamvidJobRunner(QObject* parent, std::shared_ptr<const CamvidJo
                     Q_EMIT logMessage(tr("%1 failed: %2").arg(jobName(job), error));
                     Q_EMIT failed(job, error, dataUnavailable);
                 } else {
-                    Q_EMIT finished(job, seconds, json);
+                    Q_EMIT finished(job, seconds, json, csv);
                 }
             });
     startWorkerThread(m_thread, m_worker, QStringLiteral("lcs-camvid-jobs"));

@@ -62,7 +62,8 @@ Q_SIGNALS:
     void framesPerSecond(const lcs::ui::CamvidFpsView& view);
     /// S is cached; `costs` is the matrix q was trained for.
     void cacheReady(const QString& description, const lcs::CostMatrix& costs);
-    void finished(lcs::ui::CamvidJobRunner::Job job, double seconds, const QString& resultsJson);
+    void finished(lcs::ui::CamvidJobRunner::Job job, double seconds, const QString& resultsJson,
+                  const QString& resultsCsv);
     void cancelled(lcs::ui::CamvidJobRunner::Job job);
     /// `dataUnavailable`: the data folder is missing or not laid out like CamVid.
     void failed(lcs::ui::CamvidJobRunner::Job job, const QString& message, bool dataUnavailable);

@@ -15,6 +15,8 @@
 #include "qcustomplot_compat.h"
 
 #include "camvid_reader.h"
+#include "image_types.h"
+#include "method_style.h"
 #include "plot_export.h"
 #include "plot_parts.h"
 
@@ -450,22 +452,17 @@ void CamvidOverlayViewer::paintPanels(QPainter& painter) const
 
 QString camvidSeriesLabel(const QString& series)
 {
-    static const QMap<QString, QString> labels{{"cw_sgd", "CW-SGD"},
-                                               {"sghmc_s", "SGHMC + S"},
-                                               {"ours", "Ours (q on S)"},
-                                               {"mc_dropout", "MC dropout"},
-                                               {"ours, re-corrected", "Ours, re-corrected"}};
-    return labels.value(series, series);
+    if (series == QLatin1String(kRecorrectedSeries))
+        return QObject::tr("Ours, re-corrected");
+    return methodLabelOf(series);
 }
 
 QColor camvidSeriesColour(const QString& series)
 {
-    static const QMap<QString, QColor> colours{{"cw_sgd", QColor(60, 140, 60)},
-                                               {"sghmc_s", QColor(40, 90, 190)},
-                                               {"ours", QColor(230, 120, 20)},
-                                               {"mc_dropout", QColor(150, 60, 160)},
-                                               {"ours, re-corrected", QColor(200, 30, 30)}};
-    return colours.value(series, QColor(90, 90, 90));
+    // A re-correction is q again under new costs: ours' colour, darker.
+    if (series == QLatin1String(kRecorrectedSeries))
+        return methodColourOf(QStringLiteral("ours")).darker(160);
+    return methodColourOf(series);
 }
 
 CamvidIouPlot::CamvidIouPlot(QWidget* parent) : QWidget(parent)

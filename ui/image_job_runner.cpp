@@ -10,6 +10,7 @@
 
 #include "core/input_error.h"
 #include "experiments/corruption_experiment.h"
+#include "experiments/image_experiment_support.h"
 #include "experiments/selective_experiment.h"
 #include "image_data.h"
 #include "inference/method_catalog.h"
@@ -23,106 +24,6 @@ namespace lcs::ui {
 namespace {
 
 using Clock = WorkerClock;
-
-// The engine names its runs with these formats (corruption_experiment.cpp,
-// selective_experiment.cpp); the plan below must use the same text to find a phase.
-std::string rateText(double rate)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2g", rate);
-    return buf;
-}
-
-std::string referralText(double r)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3g", r);
-    return buf;
-}
-
-/// The training phases a run will go through, in order, each weighted by its expected
-/// share of the work (epochs, x2 where a student trains alongside): engine progress
-/// within a phase becomes a fraction of the whole job.
-class PhasePlan {
-public:
-    void add(const std::string& run, const std::string& series, double weight)
-    {
-        m_index[run + "|" + series] = m_phases.size();
-        m_phases.push_back(weight);
-        m_total += weight;
-    }
-    /// Fraction of the job when `run|series` is at step/total; the last known fraction
-    /// for a phase the plan does not list.
-    double update(const QString& run, const QString& series, long long step, long long total)
-    {
-        const auto it = m_index.find((run + "|" + series).toStdString());
-        if (it == m_index.end() || m_total <= 0)
-            return m_fraction;
-        double before = 0;
-        for (size_t i = 0; i < it->second; ++i)
-            before += m_phases[i];
-        const double within = total > 0 ? std::clamp(double(step) / double(total), 0.0, 1.0) : 0.0;
-        m_fraction = std::max(m_fraction, (before + within * m_phases[it->second]) / m_total);
-        return m_fraction;
-    }
-
-private:
-    std::map<std::string, size_t> m_index;
-    std::vector<double> m_phases;
-    double m_total = 0;
-    double m_fraction = 0;
-};
-
-bool has(const std::vector<ImageMethod>& methods, ImageMethod m)
-{
-    return std::find(methods.begin(), methods.end(), m) != methods.end();
-}
-
-PhasePlan corruptionPlan(const CorruptionConfig& c)
-{
-    PhasePlan plan;
-    const auto& m = c.methods;
-    const bool chain = has(m, ImageMethod::SgldS) || has(m, ImageMethod::Sgld) || has(m, ImageMethod::Ours) ||
-                       has(m, ImageMethod::OursNoS);
-    for (double rate : c.rates)
-        for (int t = 0; t < c.trials; ++t) {
-            const std::string run = "rate " + rateText(rate) + ", trial " + std::to_string(t + 1);
-            if (chain || has(m, ImageMethod::LcSgld))
-                plan.add(run, "map", c.map.epochs);
-            if (chain)
-                plan.add(run, "sgld + S", 2.0 * c.sgld.epochs);
-            if (has(m, ImageMethod::Ours))
-                plan.add(run, "ours", 1.5 * c.correction.epochs);
-            if (has(m, ImageMethod::LcSgld))
-                plan.add(run, "lc-sgld", 1.3 * c.sgld.epochs);
-            if (has(m, ImageMethod::CwSgd))
-                plan.add(run, "cw-sgd", c.cwSgd.epochs);
-        }
-    return plan;
-}
-
-PhasePlan selectivePlan(const SelectiveConfig& c)
-{
-    PhasePlan plan;
-    const auto& m = c.methods;
-    const double copies = c.calibrationCopies;
-    for (int t = 0; t < c.trials; ++t) {
-        const std::string run = "trial " + std::to_string(t + 1);
-        plan.add(run, "map", c.map.epochs);
-        if (has(m, ImageMethod::Sghmc) || has(m, ImageMethod::Ours) || has(m, ImageMethod::OursNoS))
-            plan.add(run, "sghmc + S", (has(m, ImageMethod::Ours) ? 2.0 : 1.0) * c.sghmc.epochs);
-        for (double r : c.referralCosts) {
-            const std::string at = ", r " + referralText(r);
-            if (has(m, ImageMethod::Ours))
-                plan.add(run, "ours" + at, 1.5 * copies * c.correction.epochs);
-            if (has(m, ImageMethod::OursNoS))
-                plan.add(run, "ours (no S)" + at, copies * c.correctionNoS.epochs);
-            if (has(m, ImageMethod::LcSghmc))
-                plan.add(run, "lc-sghmc" + at, 1.3 * c.sghmc.epochs);
-        }
-    }
-    return plan;
-}
 
 std::vector<ImageMethod> methodsFrom(const QStringList& names, const std::vector<ImageMethod>& allowed)
 {
@@ -190,11 +91,13 @@ private:
     /// every kEmitInterval (and once more by flush() at the end).
     class Reporter {
     public:
-        /// `run` / `series` (when not empty) name every point, for jobs whose engine
-        /// progress does not say which run it belongs to (a re-correction).
-        Reporter(ImageWorker* worker, PhasePlan plan, QString phasePrefix, QString run = {}, QString series = {})
+        /// `run` / `series` (when not empty) name every point, and `task` every report
+        /// without an identity, for jobs whose engine progress does not say which run it
+        /// belongs to (a re-correction).
+        Reporter(ImageWorker* worker, TaskPlan plan, QString phasePrefix, QString run = {}, QString series = {},
+                 std::optional<TaskIdentity> task = {})
             : m_worker(worker), m_plan(std::move(plan)), m_prefix(std::move(phasePrefix)), m_run(std::move(run)),
-              m_series(std::move(series))
+              m_series(std::move(series)), m_task(std::move(task))
         {
         }
         void operator()(const Progress& p)
@@ -222,7 +125,8 @@ private:
                 }
                 m_last = p;
                 m_hasLast = true;
-                m_fraction = m_plan.update(run, series, p.step, p.total);
+                if (const auto& task = p.task ? p.task : m_task)
+                    m_fraction = m_plan.update(*task, p.step, p.total);
             }
             const auto now = Clock::now();
             if (now - m_lastEmit >= kEmitInterval)
@@ -251,9 +155,10 @@ private:
 
     private:
         ImageWorker* m_worker;
-        PhasePlan m_plan;
+        PlanProgress m_plan;
         QString m_prefix;
         QString m_run, m_series;
+        std::optional<TaskIdentity> m_task;
         QVector<EpochPoint> m_epochs;
         QVector<TrainingPoint> m_training;
         Progress m_last;
@@ -351,8 +256,7 @@ private:
             config.seed = s.seed;
             config.device = s.device.toStdString();
             if (!s.methods.isEmpty())
-                config.methods = methodsFrom(s.methods, {ImageMethod::SgldS, ImageMethod::Sgld, ImageMethod::LcSgld,
-                                                         ImageMethod::CwSgd, ImageMethod::Ours});
+                config.methods = methodsFrom(s.methods, imageMethodsFor(s.experiment.toStdString()));
             if (s.epochs > 0)
                 config.sgld.epochs = s.epochs;
             config.costs = costsFor(costs, config.costs, data);
@@ -392,8 +296,7 @@ private:
             config.seed = s.seed;
             config.device = s.device.toStdString();
             if (!s.methods.isEmpty())
-                config.methods = methodsFrom(s.methods, {ImageMethod::Sghmc, ImageMethod::LcSghmc, ImageMethod::Ours,
-                                                         ImageMethod::OursNoS});
+                config.methods = methodsFrom(s.methods, imageMethodsFor(s.experiment.toStdString()));
             if (s.epochs > 0)
                 config.sghmc.epochs = s.epochs;
             // The window's matrix without its referral column is the base the referral
@@ -463,12 +366,12 @@ private:
         const bool selective = m_cacheExperiment == QLatin1String("selective");
         // The correction reports only "epoch N": its curve joins the cached run's.
         const std::string run = selective ? "trial " + std::to_string(m_cache->trial + 1)
-                                          : "rate " + rateText(m_cache->rate) + ", trial " +
+                                          : "rate " + settingText(m_cache->rate) + ", trial " +
                                                 std::to_string(m_cache->trial + 1);
-        PhasePlan plan;
-        plan.add(run, kRecorrectedSeries, 1.0);
-        auto reporter = std::make_shared<Reporter>(this, plan, tr("re-correction"), QString::fromStdString(run),
-                                                   QString::fromLatin1(kRecorrectedSeries));
+        const TaskIdentity task{"ours", m_cache->rate, m_cache->trial};
+        auto reporter = std::make_shared<Reporter>(this, TaskPlan{{task, 1.0}}, tr("re-correction"),
+                                                   QString::fromStdString(run), QString::fromLatin1(kRecorrectedSeries),
+                                                   task);
         Q_EMIT logMessage(tr("Re-training q for the new costs from the cached S (nothing re-sampled)"));
         const auto r = recorrect(*m_cache, named, context(reporter));
         reporter->flush();

@@ -14,6 +14,7 @@
 #include "qcustomplot_compat.h"
 
 #include "inference/method_catalog.h"
+#include "method_style.h"
 #include "plot_export.h"
 #include "plot_parts.h"
 
@@ -27,7 +28,7 @@ const QFont kTitleFont("sans", 9, QFont::Bold);
 QString baseSeries(const QString& series)
 {
     static const QList<QPair<QString, QString>> prefixes{
-        {QStringLiteral("sgld + S"), QStringLiteral("sgld_s")}, {QStringLiteral("sghmc + S"), QStringLiteral("sghmc")},
+        {QStringLiteral("sgld + S"), QStringLiteral("sgld_s")}, {QStringLiteral("sghmc + S"), QStringLiteral("sghmc_s")},
         {QStringLiteral("ours (no S)"), QStringLiteral("ours_no_s")}, {QStringLiteral("lc-sgld"), QStringLiteral("lc_sgld")},
         {QStringLiteral("lc-sghmc"), QStringLiteral("lc_sghmc")}, {QStringLiteral("cw-sgd"), QStringLiteral("cw_sgd")},
         {QStringLiteral("ours"), QStringLiteral("ours")}, {QStringLiteral("map"), QStringLiteral("map")}};
@@ -59,12 +60,7 @@ QString displayName(const QString& series)
 
 QString imageSeriesLabel(const QString& series)
 {
-    if (series == QLatin1String("map"))
-        return QObject::tr("MAP (SGD)");
-    for (auto m : allImageMethods())
-        if (series == QString::fromStdString(imageMethodName(m)))
-            return QString::fromStdString(imageMethodLabel(m));
-    return series;
+    return methodLabelOf(series);
 }
 
 QString ComparisonView::title() const
@@ -76,22 +72,7 @@ QString ComparisonView::title() const
 
 QColor imageSeriesColor(const QString& series)
 {
-    const QString base = baseSeries(series);
-    if (base == QLatin1String("map"))
-        return QColor(120, 120, 120);
-    if (base == QLatin1String("sgld_s") || base == QLatin1String("sghmc"))
-        return QColor(31, 119, 180);
-    if (base == QLatin1String("sgld"))
-        return QColor(23, 190, 207);
-    if (base == QLatin1String("lc_sgld") || base == QLatin1String("lc_sghmc"))
-        return QColor(44, 160, 44);
-    if (base == QLatin1String("cw_sgd"))
-        return QColor(148, 103, 189);
-    if (base == QLatin1String("ours"))
-        return QColor(255, 127, 14);
-    if (base == QLatin1String("ours_no_s"))
-        return QColor(140, 86, 75);
-    return QColor(60, 60, 60);
+    return methodColourOf(baseSeries(series));
 }
 
 // ---------------------------------------------------------------------------------------

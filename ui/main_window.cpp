@@ -842,10 +842,10 @@ void MainWindow::connectCamvidRunner()
         }
     };
     connect(&r, &CamvidJobRunner::finished, this,
-            [this, ended](CamvidJobRunner::Job job, double seconds, const QString& json) {
+            [this, ended](CamvidJobRunner::Job job, double seconds, const QString& json, const QString& csv) {
                 if (!json.isEmpty()) {
                     m_lastResultsJson = json;
-                    m_lastResultsCsv.clear();
+                    m_lastResultsCsv = csv;
                     m_lastResultsName = QStringLiteral("camvid");
                 }
                 if (job == CamvidJobRunner::Job::Recorrect) {

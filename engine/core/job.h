@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <optional>
@@ -78,6 +79,23 @@ struct TaskPosition {
     long long done = 0, total = 0;
 };
 
+/// Which task a report belongs to, as data: the network being trained (a method
+/// catalogue id: "map", "sgld_s", "ours", ...), the value of the swept setting it was
+/// trained for (a corruption rate, a referral cost; none for a network every value
+/// shares) and the trial (0-based). Plans and views match reports on these fields, never
+/// on the report's text, so no formatting of a number can lose a row.
+struct TaskIdentity {
+    std::string network;
+    std::optional<double> setting;
+    int trial = 0;
+
+    bool operator==(const TaskIdentity& o) const
+    {
+        return network == o.network && setting == o.setting && trial == o.trial;
+    }
+    bool operator!=(const TaskIdentity& o) const { return !(*this == o); }
+};
+
 /// One progress report. Plain data so it may be copied across threads.
 struct Progress {
     std::string phase;                     ///< e.g. "sghmc", "correction"
@@ -88,6 +106,7 @@ struct Progress {
     std::optional<EpochTestFigures> test;  ///< set on the report after an epoch
     std::optional<TaskOutcome> outcome;    ///< set when a task finishes
     std::optional<TaskPosition> tasks;     ///< set by parallel drivers
+    std::optional<TaskIdentity> task;      ///< set by experiments that run several tasks in sequence
 
     /// A report of `step` of `total` in `phase`, figures to be filled in.
     static Progress at(std::string phase, std::string detail, long long step, long long total)
@@ -102,6 +121,48 @@ struct Progress {
 };
 
 using ProgressSink = std::function<void(const Progress&)>;
+
+/// A run's tasks in the order it trains them, each weighted by its expected share of the
+/// work; declared by each experiment beside its run function.
+struct PlannedTask {
+    TaskIdentity task;
+    double weight = 1;
+};
+using TaskPlan = std::vector<PlannedTask>;
+
+/// Turns reports of `step` of `total` within a planned task into a fraction of the whole
+/// run (never decreasing); a report of a task the plan does not list keeps the last one.
+class PlanProgress {
+public:
+    PlanProgress() = default;
+    explicit PlanProgress(TaskPlan plan) : m_plan(std::move(plan))
+    {
+        for (const auto& t : m_plan)
+            m_total += t.weight;
+    }
+    double update(const TaskIdentity& task, long long step, long long total)
+    {
+        double before = 0;
+        for (const auto& t : m_plan) {
+            if (t.task == task) {
+                const double within =
+                    total > 0 ? std::min(1.0, std::max(0.0, double(step) / double(total))) : 0.0;
+                if (m_total > 0)
+                    m_fraction = std::max(m_fraction, (before + within * t.weight) / m_total);
+                return m_fraction;
+            }
+            before += t.weight;
+        }
+        return m_fraction;
+    }
+    double fraction() const { return m_fraction; }
+    bool empty() const { return m_plan.empty(); }
+
+private:
+    TaskPlan m_plan;
+    double m_total = 0;
+    double m_fraction = 0;
+};
 
 /// What a job receives besides its config: where to report, and when to stop.
 struct JobContext {

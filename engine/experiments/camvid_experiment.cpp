@@ -17,6 +17,8 @@
 #include "core/input_error.h"
 #include "core/json_input.h"
 #include "core/number_format.h"
+#include "core/seeds.h"
+#include "inference/method_catalog.h"
 #include "decision/metrics_accumulator.h"
 #include "io/model_io.h"
 #include "models/segnet.h"
@@ -150,7 +152,7 @@ void checkIsDirectory(const std::string& dir, const std::string& what)
 
 const std::vector<std::string>& camvidMethods()
 {
-    static const std::vector<std::string> all{"mc_dropout", "lc_mc_dropout", "cw_sgd", "sghmc_s", "ours"};
+    static const std::vector<std::string> all = methodIdsFor("camvid");
     return all;
 }
 
@@ -496,6 +498,18 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
         result.studentToCorrected = changes->result();
     result.classNames = costs.classNames();
     result.frames = index;
+    result.record = {"camvid",
+                     costs,
+                     {},
+                     {{"data", config.data},
+                      {"split", config.split},
+                      {"model", config.modelDir},
+                      {"height", manifest.height},
+                      {"width", manifest.width},
+                      {"max_frames", config.maxFrames},
+                      {"mc_passes", config.mcPasses},
+                      {"device", config.device}},
+                     nets.empty() ? 0 : nets.begin()->second.info.seed};  // the seed the networks were trained with
     result.seconds = secondsSince(start);
     return result;
 }
@@ -836,158 +850,6 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
     out.frames = static_cast<int64_t>(pairs.size());
     out.seconds = secondsSince(start);
     return out;
-}
-
-std::string camvidTrainText(const CamvidTrainResult& r)
-{
-    std::ostringstream s;
-    char line[200];
-    std::snprintf(line, sizeof line, "CamVid: trained on %lld frames in %.1f s\n", static_cast<long long>(r.frames),
-                  r.totalSeconds);
-    s << line;
-    for (const auto& [m, sec] : r.seconds) {
-        std::snprintf(line, sizeof line, "  %-14s %8.1f s\n", m.c_str(), sec);
-        s << line;
-    }
-    if (!r.trainingFramesNetwork.empty()) {
-        std::snprintf(line, sizeof line, "training throughput (SGD, %s): %.2f frames/s\n", r.trainingFramesNetwork.c_str(),
-                      r.trainingFramesPerSecond);
-        s << line;
-    }
-    for (const auto& [m, path] : r.saved)
-        s << "saved " << m << ": " << path << "\n";
-    return s.str();
-}
-
-namespace {
-/// A decision's name: its class, or "refer" for the column past the classes.
-std::string decisionName(const std::vector<std::string>& classNames, int decision)
-{
-    return decision >= 0 && decision < static_cast<int>(classNames.size()) ? classNames[static_cast<size_t>(decision)]
-                                                                           : "refer";
-}
-} // namespace
-
-std::string camvidEvalTable(const CamvidEvalResult& r)
-{
-    std::ostringstream s;
-    char line[512];
-    std::snprintf(line, sizeof line, "CamVid evaluation over %lld frame(s) (void pixels ignored)\n",
-                  static_cast<long long>(r.frames));
-    s << line;
-    std::snprintf(line, sizeof line, "%-14s %-13s %-8s %-9s %-8s %-8s\n", "method", "decisions", "cost",
-                  "expected", "mIoU", "pixel acc");
-    s << line;
-    for (const auto& row : r.rows) {
-        const char* rule = row.rule == "corrected" ? "q (corrected)"
-                           : row.rule == "correction_optimum" ? "q's optimum*" : "uncorrected";
-        std::snprintf(line, sizeof line, "%-14s %-13s %-8.4f %-9.4f %-8.4f %-8.4f\n", row.method.c_str(), rule,
-                      row.metrics.averageCost,
-                      row.metrics.expectedCost, row.metrics.meanIoU, row.metrics.accuracy);
-        s << line;
-    }
-    s << "(expected: the cost each network expects to pay, sum_y p(y) L[y, d]; far below cost = overconfident)\n";
-    for (const auto& row : r.rows)
-        if (row.rule == "correction_optimum") {
-            s << "(*: S decided as the correction objective's pointwise optimum would, Bayes under 1 - exp(-L/M))\n";
-            break;
-        }
-    s << "per-class IoU:\n" << std::string(14, ' ');
-    for (const auto& name : r.classNames) {
-        std::snprintf(line, sizeof line, " %-8.8s", name.c_str());
-        s << line;
-    }
-    s << "\n";
-    for (const auto& row : r.rows) {
-        std::snprintf(line, sizeof line, "%-14s", row.method.c_str());
-        s << line;
-        for (double iou : row.metrics.perClassIoU) {
-            std::snprintf(line, sizeof line, " %-8.4f", iou);
-            s << line;
-        }
-        s << "\n";
-    }
-    if (r.studentToCorrected && r.studentToCorrected->points > 0) {
-        const auto& c = *r.studentToCorrected;
-        std::snprintf(line, sizeof line,
-                      "q changed %.2f%% of S's decisions; cost change %+.4f. Largest kinds (S -> q: pixels, cost change):\n",
-                      100.0 * static_cast<double>(c.changed) / static_cast<double>(c.points), c.costChange);
-        s << line;
-        const auto name = [&](int k) { return decisionName(r.classNames, k); };
-        for (size_t i = 0; i < c.kinds.size() && i < 8; ++i) {
-            const auto& k = c.kinds[i];
-            std::snprintf(line, sizeof line, "  %-12s -> %-12s %9lld  %+.4f\n", name(k.from).c_str(), name(k.to).c_str(),
-                          static_cast<long long>(k.count), k.costChange);
-            s << line;
-        }
-    }
-    if (r.overlays > 0)
-        s << r.overlays << " overlay(s) written (frame | truth | S | q | where they differ)\n";
-    std::snprintf(line, sizeof line, "%.1f s\n", r.seconds);
-    s << line;
-    return s.str();
-}
-
-std::string camvidEvalJson(const CamvidEvalResult& r)
-{
-    nlohmann::json rows = nlohmann::json::array();
-    for (const auto& row : r.rows) {
-        nlohmann::json iou = nlohmann::json::object();
-        for (size_t c = 0; c < row.metrics.perClassIoU.size() && c < r.classNames.size(); ++c)
-            iou[r.classNames[c]] = reportNumber(row.metrics.perClassIoU[c]);
-        rows.push_back({{"method", row.method},
-                        {"decisions", row.rule},
-                        {"cost", reportNumber(row.metrics.averageCost)},
-                        {"expected_cost", reportNumber(row.metrics.expectedCost)},
-                        {"mean_iou", reportNumber(row.metrics.meanIoU)},
-                        {"pixel_accuracy", reportNumber(row.metrics.accuracy)},
-                        {"nll", reportNumber(row.metrics.nll)},
-                        {"per_class_iou", iou},
-                        {"pixels", row.metrics.count}});
-    }
-    nlohmann::json out{{"experiment", "camvid"}, {"frames", r.frames}, {"seconds", r.seconds}, {"methods", rows}};
-    if (r.studentToCorrected) {
-        const auto& c = *r.studentToCorrected;
-        nlohmann::json kinds = nlohmann::json::array();
-        for (const auto& k : c.kinds)
-            kinds.push_back({{"from", decisionName(r.classNames, k.from)},
-                             {"to", decisionName(r.classNames, k.to)},
-                             {"pixels", k.count},
-                             {"cost_change", reportNumber(k.costChange)}});
-        out["changes_s_to_q"] = {{"pixels", c.points},
-                                 {"changed", c.changed},
-                                 {"cost_change", reportNumber(c.costChange)},
-                                 {"kinds", kinds}};
-    }
-    return out.dump(2) + "\n";
-}
-
-std::string camvidFpsTable(const CamvidFpsResult& r)
-{
-    std::ostringstream s;
-    char line[200];
-    std::snprintf(line, sizeof line, "Frames per second at %dx%d (one frame at a time)\n", r.width, r.height);
-    s << line;
-    std::snprintf(line, sizeof line, "  q (one pass + Bayes decision): %.2f\n  raw network (one pass, argmax): %.2f\n",
-                  r.qFps, r.rawFps);
-    s << line;
-    for (const auto& p : r.points) {
-        std::snprintf(line, sizeof line, "  MC dropout, %2d passes: %.2f  (q is %.1fx faster)\n", p.ensemble,
-                      p.ensembleFps, r.qFps / p.ensembleFps);
-        s << line;
-    }
-    return s.str();
-}
-
-std::string camvidFpsJson(const CamvidFpsResult& r)
-{
-    nlohmann::json points = nlohmann::json::array();
-    for (const auto& p : r.points)
-        points.push_back({{"ensemble", p.ensemble}, {"fps", p.ensembleFps}});
-    return nlohmann::json{{"experiment", "camvid_fps"}, {"height", r.height}, {"width", r.width},
-                          {"q_fps", r.qFps},          {"raw_fps", r.rawFps}, {"ensemble", points}}
-               .dump(2) +
-           "\n";
 }
 
 } // namespace lcs

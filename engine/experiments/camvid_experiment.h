@@ -10,6 +10,7 @@
 #include "calibration/image_training.h"
 #include "camvid_data.h"
 #include "core/job.h"
+#include "experiments/run_record.h"
 #include "decision/cost_matrix.h"
 #include "decision/decisions.h"
 #include "decision/metrics_accumulator.h"
@@ -93,29 +94,6 @@ struct CamvidEvalConfig {
     std::string device = "cpu";
 };
 
-struct CamvidMethodMetrics {
-    std::string method;           ///< e.g. "mc_dropout", "sghmc_s", "ours"
-    std::string rule;             ///< "uncorrected" or "corrected"
-    DecisionMetrics metrics;
-};
-
-struct CamvidEvalResult {
-    std::vector<CamvidMethodMetrics> rows;
-    /// Where q's decisions depart from S's and what each kind of change gained or lost on
-    /// the labels (only when the model folder holds both sghmc_s and ours).
-    std::optional<DecisionChanges> studentToCorrected;
-    std::vector<std::string> classNames;  ///< the 11 scored classes
-    int64_t frames = 0;
-    int overlays = 0;
-    double seconds = 0;
-    size_t peakHeldFrames = 1;   ///< frames held at once while streaming (always 1)
-};
-
-/// Streams the frames of a split (one at a time), decides with every saved method and
-/// accumulates metrics; writes overlay PNGs (frame | truth | S | q | where S and q
-/// differ) when overlayDir is set.
-CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext& ctx);
-
 struct FpsPoint {
     int ensemble = 0;
     double ensembleFps = 0;   ///< MC-dropout predictive with this many passes
@@ -126,6 +104,33 @@ struct CamvidFpsResult {
     double rawFps = 0;        ///< one forward pass of the same network, argmax only
     int height = 0, width = 0;
 };
+
+struct CamvidMethodMetrics {
+    std::string method;           ///< e.g. "mc_dropout", "sghmc_s", "ours"
+    std::string rule;             ///< "uncorrected" or "corrected"
+    DecisionMetrics metrics;
+};
+
+/// CamVid's one results format, from the CLI's `camvid eval` and from the window alike.
+struct CamvidEvalResult {
+    RunRecord record;             ///< costs, settings and seed behind the figures
+    std::vector<CamvidMethodMetrics> rows;
+    /// Where q's decisions depart from S's and what each kind of change gained or lost on
+    /// the labels (only when the model folder holds both sghmc_s and ours).
+    std::optional<DecisionChanges> studentToCorrected;
+    std::vector<std::string> classNames;  ///< the 11 scored classes
+    int64_t frames = 0;
+    int overlays = 0;
+    double seconds = 0;
+    size_t peakHeldFrames = 1;   ///< frames held at once while streaming (always 1)
+    std::optional<CamvidFpsResult> fps;  ///< frames per second, when measured with the figures
+};
+
+/// Streams the frames of a split (one at a time), decides with every saved method and
+/// accumulates metrics; writes overlay PNGs (frame | truth | S | q | where S and q
+/// differ) when overlayDir is set.
+CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext& ctx);
+
 CamvidFpsResult camvidFramesPerSecond(const std::string& modelDir, const std::vector<int>& ensembles, int frames,
                                       const std::string& device);
 
@@ -250,6 +255,12 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
 std::string camvidTrainText(const CamvidTrainResult& r);
 std::string camvidEvalTable(const CamvidEvalResult& r);
 std::string camvidEvalJson(const CamvidEvalResult& r);
+/// One row per (method, decision rule) with the per-class IoU; reads back as numbers.
+std::string camvidEvalCsv(const CamvidEvalResult& r);
+/// The window's comparison in the results format: S's rows (uncorrected, and decided at
+/// the correction's optimum), q's row and the changes between them. The record and fps
+/// are the caller's to fill.
+CamvidEvalResult camvidEvalResultOf(const CamvidComparison& comparison);
 std::string camvidFpsTable(const CamvidFpsResult& r);
 std::string camvidFpsJson(const CamvidFpsResult& r);
 

@@ -14,6 +14,7 @@
 
 #include "core/input_error.h"
 #include "core/number_format.h"
+#include "core/seeds.h"
 
 namespace lcs {
 namespace {
@@ -50,6 +51,37 @@ DecisionComparison compareDecisions(const at::Tensor& probsBefore, const at::Ten
     return out;
 }
 
+namespace {
+
+uint64_t corruptionTaskSeed(uint64_t seed, double rate, int trial)
+{
+    return seedFor(seed, {settingCoordinate(rate), static_cast<uint64_t>(trial)});
+}
+
+} // namespace
+
+TaskPlan corruptionPlan(const CorruptionConfig& c)
+{
+    const bool chain = wants(c, ImageMethod::SgldS) || wants(c, ImageMethod::Sgld) || wants(c, ImageMethod::Ours) ||
+                       wants(c, ImageMethod::OursNoS);
+    TaskPlan plan;
+    for (double rate : c.rates)
+        for (int t = 0; t < c.trials; ++t) {
+            auto add = [&](const char* network, double weight) { plan.push_back({{network, rate, t}, weight}); };
+            if (chain || wants(c, ImageMethod::LcSgld))
+                add("map", c.map.epochs);
+            if (chain)
+                add("sgld_s", 2.0 * c.sgld.epochs);
+            if (wants(c, ImageMethod::Ours))
+                add("ours", 1.5 * c.correction.epochs);
+            if (wants(c, ImageMethod::LcSgld))
+                add("lc_sgld", 1.3 * c.sgld.epochs);
+            if (wants(c, ImageMethod::CwSgd))
+                add("cw_sgd", c.cwSgd.epochs);
+        }
+    return plan;
+}
+
 Recorrection recorrect(const CorrectionCache& cache, const CostMatrix& costs, const JobContext& ctx)
 {
     if (!cache.student)
@@ -57,7 +89,8 @@ Recorrection recorrect(const CorrectionCache& cache, const CostMatrix& costs, co
     if (costs.numClasses() != cache.spec.classes)
         throw InputError("cost matrix has " + std::to_string(costs.numClasses()) + " classes but the networks have " +
                          std::to_string(cache.spec.classes));
-    auto generator = makeGenerator(mixSeed(cache.seed, 0xc0ec7, static_cast<uint64_t>(cache.trial) + 1));
+    // The run's own stream for q: the same costs give the run's q again.
+    auto generator = makeGenerator(cache.correctionSeed);
     const auto q = trainImageCorrection(cache.spec, *cache.student, cache.calibrationInputs, {cache.student.get(), {}},
                                         costs, cache.correction, generator, ctx, "correction");
     Recorrection out;
@@ -126,25 +159,50 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
         throw InputError("trials must be at least 1");
     const c10::Device device(config.device);
     CorruptionResult result;
+    result.record = {"corruption",
+                     config.costs,
+                     {},
+                     {{"data", data.name},
+                      {"model", config.model.describe()},
+                      {"rates", config.rates},
+                      {"trials", config.trials},
+                      {"methods", methodIds(config.methods)},
+                      {"map", trainingSettingsJson(config.map.epochs, config.map.batchSize, config.map.learningRate)},
+                      {"sgld", trainingSettingsJson(config.sgld.epochs, config.sgld.batchSize, config.sgld.learningRate)},
+                      {"correction", trainingSettingsJson(config.correction.epochs, config.correction.batchSize,
+                                                          config.correction.learningRate)},
+                      {"cw_weight", config.cwWeight},
+                      {"calibration_noise_std", config.calibrationNoiseStd},
+                      {"train_images", data.train.size()},
+                      {"test_images", data.test.size()},
+                      {"device", config.device}},
+                     config.seed};
     result.dataset = data.name;
     result.model = config.model.describe();
     result.trials = config.trials;
     result.seed = config.seed;
     int distillationRuns = 0;
-    for (size_t rateIndex = 0; rateIndex < config.rates.size(); ++rateIndex) {
-        const double rate = config.rates[rateIndex];
+    for (const double rate : config.rates) {
         for (int trial = 0; trial < config.trials; ++trial) {
             const std::string detail = "rate " + settingText(rate) + ", trial " + std::to_string(trial + 1);
-            auto generator = makeGenerator(mixSeed(config.seed, rateIndex + 1, static_cast<uint64_t>(trial) + 1));
-            TrainingSet train{data.train.images, corruptLabels(data.train.labels, rate, data.classes(), generator)};
+            // The task's coordinates name every stream: the rate's value (not its place in
+            // the list) and the trial; each network adds its catalogue seed tag.
+            const uint64_t taskSeed = corruptionTaskSeed(config.seed, rate, trial);
+            auto labelStream = makeGenerator(taskSeed);
+            TrainingSet train{data.train.images, corruptLabels(data.train.labels, rate, data.classes(), labelStream)};
             auto record = [&](ImageMethod m, const at::Tensor& probs, double seconds, bool collapsed) {
                 result.rows.push_back({rate, trial, m, bayesMetrics(probs, data.test.labels, config.costs), seconds, collapsed});
             };
-            auto progress = [&](const std::string& what) { return prefixedContext(ctx, detail, what); };
+            auto identity = [&](const char* network) { return TaskIdentity{network, rate, trial}; };
+            auto progress = [&](const char* network, const std::string& what) {
+                return taskContext(ctx, identity(network), detail, what);
+            };
             // Live test-set curves: cost, accuracy and NLL of the network being trained
             // after every epoch, on up to 2,000 test images.
             const auto probe = TestProbe::firstOf(data.test.images, data.test.labels);
-            auto curve = [&](const std::string& name) { return testCurve(ctx, probe, config.costs, name, detail); };
+            auto curve = [&](const char* network) {
+                return testCurve(ctx, probe, config.costs, identity(network), network, detail);
+            };
             const auto perturb = [&](const at::Tensor& clean, at::Generator& g) {
                 return withGaussianNoise(clean, config.calibrationNoiseStd, g);
             };
@@ -153,29 +211,32 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                                     wants(config, ImageMethod::LcSgld);
             Classifier map;
             if (needsChain) {
-                map = config.model.build(generator);
+                auto stream = networkStream(taskSeed, "map");
+                map = config.model.build(stream);
                 map->to(device);
-                trainSgd(*map, train, config.map, generator, progress("map"), "map", curve("map"));
+                trainSgd(*map, train, config.map, stream, progress("map", "map"), "map", curve("map"));
             }
             if (wants(config, ImageMethod::SgldS) || wants(config, ImageMethod::Sgld) ||
                 wants(config, ImageMethod::Ours) || wants(config, ImageMethod::OursNoS)) {
+                auto stream = networkStream(taskSeed, "sgld_s");
                 auto chain = runSgldDistillation(config.model, *map, train, train.x, perturb, data.test.images,
-                                                 config.sgld, generator, progress("sgld + S"), "sgld",
+                                                 config.sgld, stream, progress("sgld_s", "sgld + S"), "sgld",
                                                  curve("sgld_s"));
                 result.distillationSecondsPerEpoch += chain.secondsPerEpoch;
                 ++distillationRuns;
                 const auto studentProbs = predictClassProbabilities(*chain.student, data.test.images);
                 auto cache = std::make_shared<CorrectionCache>();
                 *cache = {config.model, chain.student, train.x, data.test.images, data.test.labels, studentProbs,
-                          config.correction, config.seed, rate, trial};
+                          config.correction, mixSeed(taskSeed, methodInfo("ours").seedTag), rate, trial};
                 result.cache = cache;
                 if (wants(config, ImageMethod::SgldS))
                     record(ImageMethod::SgldS, studentProbs, chain.seconds, false);
                 if (wants(config, ImageMethod::Sgld))
                     record(ImageMethod::Sgld, chain.evalPredictive, chain.seconds, false);
                 if (wants(config, ImageMethod::Ours)) {
+                    auto qStream = makeGenerator(cache->correctionSeed);
                     auto q = trainImageCorrection(config.model, *chain.student, train.x, {chain.student.get(), {}},
-                                                  config.costs, config.correction, generator, progress("ours"),
+                                                  config.costs, config.correction, qStream, progress("ours", "ours"),
                                                   "correction", curve("ours"));
                     const auto qProbs = predictClassProbabilities(*q.q, data.test.images);
                     record(ImageMethod::Ours, qProbs, q.seconds, q.collapsed);
@@ -191,8 +252,9 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                 auto lc = config.sgld;
                 lc.distil = false;
                 lc.lossCalibration = &config.costs;
-                auto chain = runSgldDistillation(config.model, *map, train, {}, {}, data.test.images, lc, generator,
-                                                 progress("lc-sgld"), "lc_sgld", curve("lc_sgld"));
+                auto stream = networkStream(taskSeed, "lc_sgld");
+                auto chain = runSgldDistillation(config.model, *map, train, {}, {}, data.test.images, lc, stream,
+                                                 progress("lc_sgld", "lc-sgld"), "lc_sgld", curve("lc_sgld"));
                 record(ImageMethod::LcSgld, chain.evalPredictive, chain.seconds, false);
             }
             if (wants(config, ImageMethod::CwSgd)) {
@@ -203,9 +265,10 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                     for (auto k : importantClasses(config.costs))
                         cw.classWeights[static_cast<size_t>(k)] = config.cwWeight;
                 }
-                auto net = config.model.build(generator);
+                auto stream = networkStream(taskSeed, "cw_sgd");
+                auto net = config.model.build(stream);
                 net->to(device);
-                trainSgd(*net, train, cw, generator, progress("cw-sgd"), "cw_sgd", curve("cw_sgd"));
+                trainSgd(*net, train, cw, stream, progress("cw_sgd", "cw-sgd"), "cw_sgd", curve("cw_sgd"));
                 record(ImageMethod::CwSgd, predictClassProbabilities(*net, data.test.images),
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), false);
             }
@@ -266,6 +329,7 @@ std::string corruptionJson(const CorruptionResult& r)
                           {"seconds", row.seconds},
                           {"collapsed", row.collapsed}});
     nlohmann::json j = {{"experiment", "corruption"},
+                        {"run", runRecordJson(r.record)},
                         {"dataset", r.dataset},
                         {"model", r.model},
                         {"trials", r.trials},

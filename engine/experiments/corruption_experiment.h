@@ -10,6 +10,7 @@
 #include "core/job.h"
 #include "decision/cost_matrix.h"
 #include "decision/decisions.h"
+#include "experiments/run_record.h"
 #include "experiments/synthetic_experiment.h"
 #include "image_data.h"
 #include "inference/method_catalog.h"
@@ -103,7 +104,7 @@ struct CorrectionCache {
     at::Tensor testImages, testLabels;
     at::Tensor studentTestProbs;    ///< S on the test set
     ImageCorrectionConfig correction;
-    uint64_t seed = 0;
+    uint64_t correctionSeed = 0;    ///< the stream q was trained with in that run
     double rate = 0;                ///< corruption rate or referral cost of that run
     int trial = 0;
 };
@@ -117,7 +118,12 @@ struct Recorrection {
 };
 Recorrection recorrect(const CorrectionCache& cache, const CostMatrix& costs, const JobContext& ctx);
 
+/// The networks a run trains, in order, each weighted by its share of the work (epochs,
+/// x2 where a student trains alongside), for one progress fraction over the whole run.
+TaskPlan corruptionPlan(const CorruptionConfig& config);
+
 struct CorruptionResult {
+    RunRecord record;           ///< costs, settings and seed of the run, for the results file
     std::string dataset;
     std::string model;
     std::vector<CorruptionRow> rows;

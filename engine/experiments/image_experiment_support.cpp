@@ -6,7 +6,9 @@
 #include <torch/torch.h>
 
 #include "experiments/corruption_experiment.h"
+#include "core/seeds.h"
 #include "models/classifier.h"
+#include "models/mlp.h"
 
 namespace lcs {
 
@@ -20,17 +22,23 @@ DecisionMetrics bayesMetrics(const at::Tensor& probs, const at::Tensor& labels, 
     return evaluateDecisions(probs, bayesDecisions(probs, costTensor(costs)), labels, costs);
 }
 
-JobContext prefixedContext(const JobContext& ctx, const std::string& prefix, const std::string& what)
+JobContext taskContext(const JobContext& ctx, const TaskIdentity& task, const std::string& run, const std::string& what)
 {
     if (!ctx.progress)
         return {{}, ctx.cancel};
     // Copies, not references: the context may outlive the caller's strings.
-    return {[sink = ctx.progress, head = prefix + ", " + what](const Progress& p) {
+    return {[sink = ctx.progress, task, head = run + ", " + what](const Progress& p) {
                 Progress q = p;
                 q.detail = head + (p.detail.empty() ? "" : ", " + p.detail);
+                q.task = task;
                 sink(q);
             },
             ctx.cancel};
+}
+
+at::Generator networkStream(uint64_t taskSeed, const std::string& network)
+{
+    return makeGenerator(mixSeed(taskSeed, methodInfo(network).seedTag));
 }
 
 TestProbe TestProbe::firstOf(const at::Tensor& images, const at::Tensor& labels, int64_t maxImages)
@@ -40,16 +48,30 @@ TestProbe TestProbe::firstOf(const at::Tensor& images, const at::Tensor& labels,
 }
 
 EpochCallback testCurve(const JobContext& ctx, const TestProbe& probe, const CostMatrix& costs,
-                        const std::string& model, const std::string& run)
+                        const TaskIdentity& task, const std::string& model, const std::string& run)
 {
     if (!ctx.progress)
         return {};
-    return [sink = ctx.progress, probe, costs, model, run](int epoch, ClassifierImpl& net) {
+    return [sink = ctx.progress, probe, costs, task, model, run](int epoch, ClassifierImpl& net) {
         const auto m = bayesMetrics(predictClassProbabilities(net, probe.images), probe.labels, costs);
         auto p = Progress::at(kEpochMetricsPhase, model + ", " + run, epoch, 0);
+        p.task = task;
         p.test = EpochTestFigures{model, epoch, m.averageCost, m.accuracy, m.nll, std::nullopt};
         sink(p);
     };
+}
+
+std::vector<std::string> methodIds(const std::vector<ImageMethod>& methods)
+{
+    std::vector<std::string> out;
+    for (auto m : methods)
+        out.push_back(imageMethodName(m));
+    return out;
+}
+
+nlohmann::json trainingSettingsJson(int epochs, int batchSize, double learningRate)
+{
+    return {{"epochs", epochs}, {"batch_size", batchSize}, {"learning_rate", learningRate}};
 }
 
 std::string meanStdText(const MeanStd& m)

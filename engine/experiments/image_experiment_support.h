@@ -4,6 +4,7 @@
 #include <vector>
 
 #include <ATen/core/Tensor.h>
+#include <nlohmann/json.hpp>
 
 #include "calibration/image_training.h"
 #include "core/job.h"
@@ -22,9 +23,13 @@ bool wantsMethod(const std::vector<ImageMethod>& methods, ImageMethod method);
 /// Metrics of the Bayes decisions of `probs` [N, C] under `costs` against `labels` [N].
 DecisionMetrics bayesMetrics(const at::Tensor& probs, const at::Tensor& labels, const CostMatrix& costs);
 
-/// A context whose reports carry "PREFIX, WHAT[, the inner detail]" as their detail and
-/// keep everything else, so the window and the CLI can tell runs and series apart.
-JobContext prefixedContext(const JobContext& ctx, const std::string& prefix, const std::string& what);
+/// A context whose reports carry `task` and, for logs and the CLI, "RUN, WHAT[, the inner
+/// detail]" as their detail text; everything else is kept.
+JobContext taskContext(const JobContext& ctx, const TaskIdentity& task, const std::string& run, const std::string& what);
+
+/// The random stream of one network of a task: the task's seed mixed with the network's
+/// catalogue seed tag, so each network's numbers do not depend on which others run.
+at::Generator networkStream(uint64_t taskSeed, const std::string& network);
 
 /// The first `maxImages` test images and labels: what live curves are measured on.
 struct TestProbe {
@@ -34,9 +39,9 @@ struct TestProbe {
 
 /// An epoch callback that reports the decision cost (under `costs`), accuracy and NLL of
 /// the network after each of its epochs as Progress::test, phase kEpochMetricsPhase,
-/// detail "MODEL, RUN".
+/// detail "MODEL, RUN", with `task` as the report's identity.
 EpochCallback testCurve(const JobContext& ctx, const TestProbe& probe, const CostMatrix& costs,
-                        const std::string& model, const std::string& run);
+                        const TaskIdentity& task, const std::string& model, const std::string& run);
 
 /// The per-trial figures of one (setting, method) cell, in row order.
 struct CellSeries {
@@ -60,6 +65,12 @@ CellSeries gatherCell(const std::vector<Row>& rows, Predicate inCell)
         }
     return s;
 }
+
+/// The catalogue ids of `methods`, in order (results records, tables).
+std::vector<std::string> methodIds(const std::vector<ImageMethod>& methods);
+
+/// A training configuration as a results record's settings: epochs, batch, learning rate.
+nlohmann::json trainingSettingsJson(int epochs, int batchSize, double learningRate);
 
 /// "0.1234 ± 0.0056", the tables' cell format.
 std::string meanStdText(const MeanStd& m);

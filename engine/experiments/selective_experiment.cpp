@@ -14,6 +14,7 @@
 
 #include "core/input_error.h"
 #include "core/number_format.h"
+#include "core/seeds.h"
 
 namespace lcs {
 namespace {
@@ -72,6 +73,26 @@ SelectiveConfig SelectiveConfig::preset(const std::string& name, const ImageData
     return c;
 }
 
+TaskPlan selectivePlan(const SelectiveConfig& c)
+{
+    TaskPlan plan;
+    const double copies = c.calibrationCopies;
+    for (int t = 0; t < c.trials; ++t) {
+        plan.push_back({{"map", std::nullopt, t}, double(c.map.epochs)});
+        if (wants(c, ImageMethod::Sghmc) || wants(c, ImageMethod::Ours) || wants(c, ImageMethod::OursNoS))
+            plan.push_back({{"sghmc_s", std::nullopt, t}, (wants(c, ImageMethod::Ours) ? 2.0 : 1.0) * c.sghmc.epochs});
+        for (double r : c.referralCosts) {
+            if (wants(c, ImageMethod::Ours))
+                plan.push_back({{"ours", r, t}, 1.5 * copies * c.correction.epochs});
+            if (wants(c, ImageMethod::OursNoS))
+                plan.push_back({{"ours_no_s", r, t}, copies * c.correctionNoS.epochs});
+            if (wants(c, ImageMethod::LcSghmc))
+                plan.push_back({{"lc_sghmc", r, t}, 1.3 * c.sghmc.epochs});
+        }
+    }
+    return plan;
+}
+
 SelectiveResult runSelectiveExperiment(const ImageDataset& data, const SelectiveConfig& config, const JobContext& ctx)
 {
     const auto start = Clock::now();
@@ -84,6 +105,23 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
         throw InputError("calibration copies must be at least 1");
     const c10::Device device(config.device);
     SelectiveResult result;
+    result.record = {"selective",
+                     config.baseCosts,
+                     config.referralCosts,
+                     {{"data", data.name},
+                      {"model", config.model.describe()},
+                      {"trials", config.trials},
+                      {"methods", methodIds(config.methods)},
+                      {"map", trainingSettingsJson(config.map.epochs, config.map.batchSize, config.map.learningRate)},
+                      {"sghmc", trainingSettingsJson(config.sghmc.epochs, config.sghmc.batchSize, config.sghmc.learningRate)},
+                      {"correction", trainingSettingsJson(config.correction.epochs, config.correction.batchSize,
+                                                          config.correction.learningRate)},
+                      {"max_rotation_degrees", config.maxRotationDegrees},
+                      {"calibration_copies", config.calibrationCopies},
+                      {"train_images", data.train.size()},
+                      {"test_images", data.test.size()},
+                      {"device", config.device}},
+                     config.seed};
     result.dataset = data.name;
     result.model = config.model.describe();
     result.trials = config.trials;
@@ -97,8 +135,17 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
 
     for (int trial = 0; trial < config.trials; ++trial) {
         const std::string detail = "trial " + std::to_string(trial + 1);
-        auto generator = makeGenerator(mixSeed(config.seed, 0x5e1ec7, static_cast<uint64_t>(trial) + 1));
-        auto progress = [&](const std::string& what) { return prefixedContext(ctx, detail, what); };
+        // Streams: the trial's own (the rotations), and one per network named by its
+        // catalogue seed tag and, for the networks trained per cost, the referral cost.
+        const uint64_t taskSeed = seedFor(config.seed, {static_cast<uint64_t>(trial)});
+        auto generator = makeGenerator(taskSeed);
+        auto identity = [&](const char* network, std::optional<double> r) { return TaskIdentity{network, r, trial}; };
+        auto progress = [&](const char* network, std::optional<double> r, const std::string& what) {
+            return taskContext(ctx, identity(network, r), detail, what);
+        };
+        auto perCostSeed = [&](const char* network, double r) {
+            return mixSeed(mixSeed(taskSeed, methodInfo(network).seedTag), settingCoordinate(r));
+        };
         // The contamination: every training and test image rotated once; D' holds
         // `calibrationCopies` further random rotations of every training image.
         TrainingSet train{rotateImages(data.train.images,
@@ -113,14 +160,16 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
         // progress is, so the window draws a network's test and training curves alike.
         // The networks that serve every cost function (MAP, S) are scored under the first.
         const auto probe = TestProbe::firstOf(testImages, testLabels);
-        auto curve = [&](const std::string& name, const CostMatrix& L) {
-            return testCurve(ctx, probe, L, name, detail);
+        auto curve = [&](const char* network, std::optional<double> r, const std::string& name, const CostMatrix& L) {
+            return testCurve(ctx, probe, L, identity(network, r), name, detail);
         };
 
         auto t0 = Clock::now();
-        auto map = config.model.build(generator);
+        auto mapStream = networkStream(taskSeed, "map");
+        auto map = config.model.build(mapStream);
         map->to(device);
-        trainSgd(*map, train, config.map, generator, progress("map"), "map", curve("map", costs.front()));
+        trainSgd(*map, train, config.map, mapStream, progress("map", {}, "map"), "map",
+                 curve("map", {}, "map", costs.front()));
         const double mapSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
 
         const bool needsS = wants(config, ImageMethod::Ours);
@@ -131,8 +180,10 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
         const auto evalInputs = needsStored ? at::cat({testImages, calibration}, 0) : testImages;
         SgldDistillationResult chain;
         if (wants(config, ImageMethod::Sghmc) || needsS || needsStored) {
-            chain = runSgldDistillation(config.model, *map, train, calibration, {}, evalInputs, sampler, generator,
-                                        progress("sghmc + S"), "sghmc", curve("sghmc + S", costs.front()));
+            auto chainStream = networkStream(taskSeed, "sghmc_s");
+            chain = runSgldDistillation(config.model, *map, train, calibration, {}, evalInputs, sampler, chainStream,
+                                        progress("sghmc_s", {}, "sghmc + S"), "sghmc",
+                                        curve("sghmc_s", {}, "sghmc + S", costs.front()));
             if (trial == 0) {
                 chainSeconds = mapSeconds + chain.seconds;
                 result.samplingSeconds = chainSeconds;
@@ -146,7 +197,8 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
             auto cache = std::make_shared<CorrectionCache>();
             // Re-correction compares q with S's own decisions (the amortised predictive).
             *cache = {config.model, chain.student, calibration, testImages, testLabels,
-                      predictClassProbabilities(*chain.student, testImages), config.correction, config.seed,
+                      predictClassProbabilities(*chain.student, testImages), config.correction,
+                      perCostSeed("ours", config.referralCosts.back()),
                       config.referralCosts.back(), trial};
             result.cache = cache;
         }
@@ -161,9 +213,10 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
             if (wants(config, ImageMethod::Sghmc))
                 record(ImageMethod::Sghmc, testPredictive, 0.0, false);
             if (needsS) {
+                auto qStream = makeGenerator(perCostSeed("ours", r));
                 auto q = trainImageCorrection(config.model, *chain.student, calibration, {chain.student.get(), {}}, L,
-                                              config.correction, generator, progress("ours, " + at), "correction",
-                                              curve("ours, " + at, L));
+                                              config.correction, qStream, progress("ours", r, "ours, " + at),
+                                              "correction", curve("ours", r, "ours, " + at, L));
                 const auto qProbs = predictClassProbabilities(*q.q, testImages);
                 record(ImageMethod::Ours, qProbs, q.seconds, q.collapsed);
                 if (trial == 0)
@@ -176,9 +229,10 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
                 result.comparisons.push_back(std::move(comparison));
             }
             if (needsStored) {
+                auto qStream = makeGenerator(perCostSeed("ours_no_s", r));
                 auto q = trainImageCorrection(config.model, *map, calibration, {nullptr, storedPredictive}, L,
-                                              config.correctionNoS, generator, progress("ours (no S), " + at),
-                                              "correction", curve("ours (no S), " + at, L));
+                                              config.correctionNoS, qStream, progress("ours_no_s", r, "ours (no S), " + at),
+                                              "correction", curve("ours_no_s", r, "ours (no S), " + at, L));
                 record(ImageMethod::OursNoS, predictClassProbabilities(*q.q, testImages), q.seconds, q.collapsed);
                 if (trial == 0)
                     noSSeconds[k] = q.seconds;
@@ -187,9 +241,10 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
                 auto lc = config.sghmc;
                 lc.distil = false;
                 lc.lossCalibration = &L;
-                const auto lcChain = runSgldDistillation(config.model, *map, train, {}, {}, testImages, lc, generator,
-                                                         progress("lc-sghmc, " + at), "lc_sghmc",
-                                                         curve("lc-sghmc, " + at, L));
+                auto lcStream = makeGenerator(perCostSeed("lc_sghmc", r));
+                const auto lcChain = runSgldDistillation(config.model, *map, train, {}, {}, testImages, lc, lcStream,
+                                                         progress("lc_sghmc", r, "lc-sghmc, " + at), "lc_sghmc",
+                                                         curve("lc_sghmc", r, "lc-sghmc, " + at, L));
                 record(ImageMethod::LcSghmc, lcChain.evalPredictive, lcChain.seconds, false);
                 if (trial == 0)
                     lcSeconds[k] = mapSeconds + lcChain.seconds;
@@ -275,7 +330,7 @@ std::string selectiveJson(const SelectiveResult& r)
                           {"ours_seconds", t.ours},
                           {"ours_no_s_seconds", t.oursNoS},
                           {"lc_sghmc_seconds", t.lcSghmc}});
-    nlohmann::json j = {{"experiment", "selective"}, {"dataset", r.dataset}, {"model", r.model},
+    nlohmann::json j = {{"experiment", "selective"}, {"run", runRecordJson(r.record)}, {"dataset", r.dataset}, {"model", r.model},
                         {"trials", r.trials},       {"seed", r.seed},       {"seconds", r.seconds},
                         {"sampling_seconds", r.samplingSeconds},          {"summary", summary},
                         {"runs", runs},             {"training_time", timing}};

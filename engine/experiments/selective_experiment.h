@@ -68,6 +68,7 @@ struct TrainingTimePoint {
 };
 
 struct SelectiveResult {
+    RunRecord record;           ///< costs (the base matrix), the swept referral costs, settings and seed
     std::string dataset;
     std::string model;
     std::vector<SelectiveRow> rows;
@@ -87,6 +88,10 @@ CostMatrix selectiveCosts(const CostMatrix& base, double referralCost);
 SelectiveResult runSelectiveExperiment(const ImageDataset& data, const SelectiveConfig& config, const JobContext& ctx);
 
 std::string selectiveTable(const SelectiveResult& result);
+/// The networks a run trains, in order, each weighted by its share of the work, for one
+/// progress fraction over the whole run.
+TaskPlan selectivePlan(const SelectiveConfig& config);
+
 std::string selectiveJson(const SelectiveResult& result);
 std::string selectiveCsv(const SelectiveResult& result);
 

@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include "core/parallel.h"
+#include "core/seeds.h"
 
 namespace lcs {
 
@@ -50,7 +51,7 @@ c10::Device resolveDevice(const std::string& device)
 
 uint64_t taskSeed(uint64_t seed, int replicate, InferenceMethod method)
 {
-    return mixSeed(seed, static_cast<uint64_t>(replicate), 100 + static_cast<uint64_t>(method));
+    return mixSeed(seed, static_cast<uint64_t>(replicate), methodSeedTag(method));
 }
 
 namespace {
@@ -240,6 +241,22 @@ std::vector<SyntheticCorrection> correctAll(const SyntheticConfig& config,
 SyntheticResult tabulate(const SyntheticConfig& config, const std::vector<ReplicateOutcome>& outcomes, double seconds)
 {
     SyntheticResult result;
+    result.record.experiment = "synthetic";
+    result.record.costs = config.costs;
+    result.record.seed = config.seed;
+    std::vector<std::string> methods;
+    for (auto m : config.methods)
+        methods.push_back(methodName(m));
+    result.record.settings = {{"replicates", config.replicates},
+                              {"methods", methods},
+                              {"hidden", config.hidden},
+                              {"bbvi_prior", BbviPrior::name(config.bbvi.prior.kind)},
+                              {"correction_iterations", config.correction.iterations},
+                              {"correction_learning_rate", config.correction.learningRate},
+                              {"train", {config.data.trainNegative, config.data.trainPositive}},
+                              {"test", {config.data.testNegative, config.data.testPositive}},
+                              {"calibration", config.data.calibration},
+                              {"device", config.device}};
     result.replicates = config.replicates;
     result.seed = config.seed;
     result.bbviPrior = config.bbvi.prior.kind;

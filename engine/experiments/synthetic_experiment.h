@@ -13,6 +13,7 @@
 #include "core/job.h"
 #include "decision/cost_matrix.h"
 #include "decision/decisions.h"
+#include "experiments/run_record.h"
 #include "inference/method_catalog.h"
 #include "inference/methods.h"
 #include "synthetic.h"
@@ -94,6 +95,7 @@ struct MethodSummary {
 };
 
 struct SyntheticResult {
+    RunRecord record;           ///< costs, settings and seed of the run, for the results file
     int replicates = 0;
     uint64_t seed = 0;
     BbviPrior::Kind bbviPrior = BbviPrior::Kind::FanIn;

@@ -28,13 +28,6 @@ bool validDevice(const std::string& d)
 
 constexpr size_t kMaxListLength = 64;
 
-std::vector<ImageMethod> allowedImageMethods(const std::string& experiment)
-{
-    if (experiment == "corruption")
-        return {ImageMethod::SgldS, ImageMethod::Sgld, ImageMethod::LcSgld, ImageMethod::CwSgd, ImageMethod::Ours};
-    return {ImageMethod::Sghmc, ImageMethod::LcSghmc, ImageMethod::Ours, ImageMethod::OursNoS};
-}
-
 } // namespace
 
 const std::vector<std::string>& sessionExperiments()
@@ -163,7 +156,7 @@ SessionData sessionFromJson(const std::string& text, const std::string& source)
                 parseMethodList(st.methods, source + ": field \"settings.methods\"");
             else
                 parseImageMethodList(st.methods, source + ": field \"settings.methods\"",
-                                     allowedImageMethods(s.experiment));
+                                     imageMethodsFor(s.experiment));
         }
         if (o.has("data")) {
             st.data = o.string("data");

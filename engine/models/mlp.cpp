@@ -68,15 +68,4 @@ torch::Tensor standardNormalLike(const torch::Tensor& like, at::Generator& gener
     return z.to(like.device(), like.scalar_type());
 }
 
-uint64_t mixSeed(uint64_t a, uint64_t b, uint64_t c)
-{
-    auto splitmix = [](uint64_t x) {
-        x += 0x9e3779b97f4a7c15ULL;
-        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-        return x ^ (x >> 31);
-    };
-    return splitmix(splitmix(splitmix(a) ^ b) ^ c);
-}
-
 } // namespace lcs

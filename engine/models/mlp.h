@@ -42,8 +42,4 @@ at::Generator makeGenerator(uint64_t seed);
 /// cannot fill a CUDA tensor) and moved to `like`'s device and dtype.
 torch::Tensor standardNormalLike(const torch::Tensor& like, at::Generator& generator);
 
-/// Deterministic 64-bit mixing of several seeds (splitmix64), for per-(seed, replicate,
-/// method) streams that do not overlap.
-uint64_t mixSeed(uint64_t a, uint64_t b, uint64_t c = 0);
-
 } // namespace lcs

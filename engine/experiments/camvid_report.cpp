@@ -1,0 +1,223 @@
+#include "experiments/camvid_experiment.h"
+
+#include "experiments/report_json.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/number_format.h"
+
+/// The CamVid experiment's reports: the text tables the CLI prints and the one results
+/// format (JSON and CSV) that the CLI's `camvid eval` and the window both write.
+namespace lcs {
+
+std::string camvidTrainText(const CamvidTrainResult& r)
+{
+    std::ostringstream s;
+    char line[200];
+    std::snprintf(line, sizeof line, "CamVid: trained on %lld frames in %.1f s\n", static_cast<long long>(r.frames),
+                  r.totalSeconds);
+    s << line;
+    for (const auto& [m, sec] : r.seconds) {
+        std::snprintf(line, sizeof line, "  %-14s %8.1f s\n", m.c_str(), sec);
+        s << line;
+    }
+    if (!r.trainingFramesNetwork.empty()) {
+        std::snprintf(line, sizeof line, "training throughput (SGD, %s): %.2f frames/s\n", r.trainingFramesNetwork.c_str(),
+                      r.trainingFramesPerSecond);
+        s << line;
+    }
+    for (const auto& [m, path] : r.saved)
+        s << "saved " << m << ": " << path << "\n";
+    return s.str();
+}
+
+namespace {
+
+nlohmann::json fpsJson(const CamvidFpsResult& r)
+{
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& p : r.points)
+        points.push_back({{"ensemble", p.ensemble}, {"fps", reportNumber(p.ensembleFps)}});
+    return {{"height", r.height}, {"width", r.width}, {"q_fps", reportNumber(r.qFps)},
+            {"raw_fps", reportNumber(r.rawFps)}, {"ensemble", points}};
+}
+
+/// A CSV field: quoted when it holds a comma, a quote or a line break.
+std::string csvField(const std::string& text)
+{
+    if (text.find_first_of(",\"\n\r") == std::string::npos)
+        return text;
+    std::string out = "\"";
+    for (char ch : text)
+        out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return out + "\"";
+}
+
+/// A decision's name: its class, or "refer" for the column past the classes.
+std::string decisionName(const std::vector<std::string>& classNames, int decision)
+{
+    return decision >= 0 && decision < static_cast<int>(classNames.size()) ? classNames[static_cast<size_t>(decision)]
+                                                                           : "refer";
+}
+} // namespace
+
+std::string camvidEvalTable(const CamvidEvalResult& r)
+{
+    std::ostringstream s;
+    char line[512];
+    std::snprintf(line, sizeof line, "CamVid evaluation over %lld frame(s) (void pixels ignored)\n",
+                  static_cast<long long>(r.frames));
+    s << line;
+    std::snprintf(line, sizeof line, "%-14s %-13s %-8s %-9s %-8s %-8s\n", "method", "decisions", "cost",
+                  "expected", "mIoU", "pixel acc");
+    s << line;
+    for (const auto& row : r.rows) {
+        const char* rule = row.rule == "corrected" ? "q (corrected)"
+                           : row.rule == "correction_optimum" ? "q's optimum*" : "uncorrected";
+        std::snprintf(line, sizeof line, "%-14s %-13s %-8.4f %-9.4f %-8.4f %-8.4f\n", row.method.c_str(), rule,
+                      row.metrics.averageCost,
+                      row.metrics.expectedCost, row.metrics.meanIoU, row.metrics.accuracy);
+        s << line;
+    }
+    s << "(expected: the cost each network expects to pay, sum_y p(y) L[y, d]; far below cost = overconfident)\n";
+    for (const auto& row : r.rows)
+        if (row.rule == "correction_optimum") {
+            s << "(*: S decided as the correction objective's pointwise optimum would, Bayes under 1 - exp(-L/M))\n";
+            break;
+        }
+    s << "per-class IoU:\n" << std::string(14, ' ');
+    for (const auto& name : r.classNames) {
+        std::snprintf(line, sizeof line, " %-8.8s", name.c_str());
+        s << line;
+    }
+    s << "\n";
+    for (const auto& row : r.rows) {
+        std::snprintf(line, sizeof line, "%-14s", row.method.c_str());
+        s << line;
+        for (double iou : row.metrics.perClassIoU) {
+            std::snprintf(line, sizeof line, " %-8.4f", iou);
+            s << line;
+        }
+        s << "\n";
+    }
+    if (r.studentToCorrected && r.studentToCorrected->points > 0) {
+        const auto& c = *r.studentToCorrected;
+        std::snprintf(line, sizeof line,
+                      "q changed %.2f%% of S's decisions; cost change %+.4f. Largest kinds (S -> q: pixels, cost change):\n",
+                      100.0 * static_cast<double>(c.changed) / static_cast<double>(c.points), c.costChange);
+        s << line;
+        const auto name = [&](int k) { return decisionName(r.classNames, k); };
+        for (size_t i = 0; i < c.kinds.size() && i < 8; ++i) {
+            const auto& k = c.kinds[i];
+            std::snprintf(line, sizeof line, "  %-12s -> %-12s %9lld  %+.4f\n", name(k.from).c_str(), name(k.to).c_str(),
+                          static_cast<long long>(k.count), k.costChange);
+            s << line;
+        }
+    }
+    if (r.overlays > 0)
+        s << r.overlays << " overlay(s) written (frame | truth | S | q | where they differ)\n";
+    std::snprintf(line, sizeof line, "%.1f s\n", r.seconds);
+    s << line;
+    return s.str();
+}
+
+std::string camvidEvalJson(const CamvidEvalResult& r)
+{
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& row : r.rows) {
+        nlohmann::json iou = nlohmann::json::object();
+        for (size_t c = 0; c < row.metrics.perClassIoU.size() && c < r.classNames.size(); ++c)
+            iou[r.classNames[c]] = reportNumber(row.metrics.perClassIoU[c]);
+        rows.push_back({{"method", row.method},
+                        {"decisions", row.rule},
+                        {"cost", reportNumber(row.metrics.averageCost)},
+                        {"expected_cost", reportNumber(row.metrics.expectedCost)},
+                        {"mean_iou", reportNumber(row.metrics.meanIoU)},
+                        {"pixel_accuracy", reportNumber(row.metrics.accuracy)},
+                        {"nll", reportNumber(row.metrics.nll)},
+                        {"per_class_iou", iou},
+                        {"pixels", row.metrics.count}});
+    }
+    nlohmann::json out{{"experiment", "camvid"}, {"run", runRecordJson(r.record)}, {"frames", r.frames},
+                       {"seconds", r.seconds}, {"methods", rows}};
+    if (r.studentToCorrected) {
+        const auto& c = *r.studentToCorrected;
+        nlohmann::json kinds = nlohmann::json::array();
+        for (const auto& k : c.kinds)
+            kinds.push_back({{"from", decisionName(r.classNames, k.from)},
+                             {"to", decisionName(r.classNames, k.to)},
+                             {"pixels", k.count},
+                             {"cost_change", reportNumber(k.costChange)}});
+        out["changes_s_to_q"] = {{"pixels", c.points},
+                                 {"changed", c.changed},
+                                 {"cost_change", reportNumber(c.costChange)},
+                                 {"kinds", kinds}};
+    }
+    if (r.fps)
+        out["fps"] = fpsJson(*r.fps);
+    return out.dump(2) + "\n";
+}
+
+std::string camvidEvalCsv(const CamvidEvalResult& r)
+{
+    // One row per (method, decision rule); per-class IoU in the classes' order. Shortest
+    // round-trip text for every number, empty for an undefined one.
+    auto number = [](double v) { return std::isfinite(v) ? formatNumber(v) : std::string(); };
+    std::ostringstream s;
+    s << "method,decisions,cost,expected_cost,mean_iou,pixel_accuracy,nll,pixels";
+    for (const auto& name : r.classNames)
+        s << ",iou_" << csvField(name);
+    s << '\n';
+    for (const auto& row : r.rows) {
+        const auto& m = row.metrics;
+        s << row.method << ',' << row.rule << ',' << number(m.averageCost) << ',' << number(m.expectedCost) << ','
+          << number(m.meanIoU) << ',' << number(m.accuracy) << ',' << number(m.nll) << ',' << m.count;
+        for (size_t c = 0; c < r.classNames.size(); ++c)
+            s << ',' << (c < m.perClassIoU.size() ? number(m.perClassIoU[c]) : std::string());
+        s << '\n';
+    }
+    return s.str();
+}
+
+CamvidEvalResult camvidEvalResultOf(const CamvidComparison& c)
+{
+    CamvidEvalResult r;
+    r.rows = {{"sghmc_s", "uncorrected", c.uncorrected},
+              {"ours", "corrected", c.corrected},
+              {"sghmc_s", "correction_optimum", c.optimum}};
+    r.studentToCorrected = c.changes;
+    r.classNames = c.classNames;
+    r.frames = c.frames;
+    r.seconds = c.seconds;
+    return r;
+}
+
+std::string camvidFpsTable(const CamvidFpsResult& r)
+{
+    std::ostringstream s;
+    char line[200];
+    std::snprintf(line, sizeof line, "Frames per second at %dx%d (one frame at a time)\n", r.width, r.height);
+    s << line;
+    std::snprintf(line, sizeof line, "  q (one pass + Bayes decision): %.2f\n  raw network (one pass, argmax): %.2f\n",
+                  r.qFps, r.rawFps);
+    s << line;
+    for (const auto& p : r.points) {
+        std::snprintf(line, sizeof line, "  MC dropout, %2d passes: %.2f  (q is %.1fx faster)\n", p.ensemble,
+                      p.ensembleFps, r.qFps / p.ensembleFps);
+        s << line;
+    }
+    return s.str();
+}
+
+std::string camvidFpsJson(const CamvidFpsResult& r)
+{
+    auto j = fpsJson(r);
+    j["experiment"] = "camvid_fps";
+    return j.dump(2) + "\n";
+}
+
+} // namespace lcs

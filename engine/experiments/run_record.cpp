@@ -1,0 +1,29 @@
+#include "experiments/run_record.h"
+
+#include "core/version.h"
+
+namespace lcs {
+
+nlohmann::json runRecordJson(const RunRecord& r)
+{
+    nlohmann::json j{{"program", programName()},
+                     {"version", programVersion()},
+                     {"experiment", r.experiment},
+                     {"seed", r.seed},
+                     {"cost_matrix", nlohmann::json::parse(costMatrixToJson(r.costs))},
+                     {"referral_cost", r.costs.referralCost() ? nlohmann::json(*r.costs.referralCost()) : nlohmann::json()},
+                     {"settings", r.settings}};
+    if (!r.referralCosts.empty())
+        j["referral_costs"] = r.referralCosts;
+    return j;
+}
+
+CostMatrix costsOfResults(const nlohmann::json& results, const std::string& source)
+{
+    if (!results.is_object() || !results.contains("run") || !results["run"].is_object() ||
+        !results["run"].contains("cost_matrix"))
+        throw CostMatrixError(source + ": no \"run\".\"cost_matrix\" record");
+    return costMatrixFromJson(results["run"]["cost_matrix"].dump(), source + " (run.cost_matrix)");
+}
+
+} // namespace lcs

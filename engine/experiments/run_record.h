@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "decision/cost_matrix.h"
+
+/// What every results file records about its run, so that a reader can repeat it and
+/// compare it with another: the program and its version, the experiment, the cost matrix
+/// the decisions were scored under (with its referral column, if any), the referral costs
+/// a sweep used, the settings that shaped the numbers, and the seed.
+namespace lcs {
+
+struct RunRecord {
+    std::string experiment;
+    CostMatrix costs;
+    std::vector<double> referralCosts;                    ///< a sweep's referral costs (selective); else empty
+    nlohmann::json settings = nlohmann::json::object();  ///< name -> value
+    uint64_t seed = 0;
+};
+
+/// {"program", "version", "experiment", "seed", "cost_matrix" (the cost-matrix file's own
+/// JSON object, so it reads back with the cost-matrix reader), "referral_cost" (the
+/// matrix's, or null), "referral_costs" (a sweep's, when set), "settings"}.
+nlohmann::json runRecordJson(const RunRecord& record);
+
+/// The cost matrix a results file's "run" record holds, read with the strict cost-matrix
+/// reader. Throws CostMatrixError naming `source`.
+CostMatrix costsOfResults(const nlohmann::json& results, const std::string& source);
+
+} // namespace lcs
