@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli_support.h"
+#include "experiments/image_run_choices.h"
 #include "decision/cost_matrix.h"
 #include "image_data.h"
 
@@ -41,8 +42,9 @@ struct ImageRunOptions {
 std::vector<FlagSpec> imageRunFlags();
 /// Applies one of the shared flags to `o`; false when `flag` is not one of them.
 bool applyImageRunFlag(const std::string& flag, const std::string& value, ImageRunOptions& o);
-/// Sets the ResNet-18 width from --width; refuses it for a model without one (the MLP).
-void applyWidth(const ImageRunOptions& o, lcs::ModelSpec& model);
+/// The options the experiment itself takes, for corruptionConfigFor / selectiveConfigFor;
+/// `experiment` names the catalogue's method list that --methods is checked against.
+lcs::ImageRunChoices imageRunChoices(const ImageRunOptions& o, const std::string& experiment);
 
 int runCorruptionCommand(int argc, char** argv);
 int runSelectiveCommand(int argc, char** argv);

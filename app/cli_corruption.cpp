@@ -104,14 +104,21 @@ bool applyImageRunFlag(const std::string& flag, const std::string& value, ImageR
     return true;
 }
 
-void applyWidth(const ImageRunOptions& o, lcs::ModelSpec& model)
+lcs::ImageRunChoices imageRunChoices(const ImageRunOptions& o, const std::string& experiment)
 {
-    if (o.width <= 0)
-        return;
-    if (model.architecture != "resnet18")
-        throw UsageError("--width: " + std::to_string(o.width) + " applies to ResNet-18 (colour images), but this data "
-                         "set trains an " + model.architecture);
-    model.width = o.width;
+    lcs::ImageRunChoices c;
+    c.preset = o.preset;
+    c.values = o.sweep;
+    if (!o.methods.empty())
+        c.methods = lcs::parseImageMethodList(o.methods, "--methods", lcs::imageMethodsFor(experiment));
+    c.trials = o.trials;
+    c.seed = o.seed;
+    c.device = o.device;
+    c.epochs = o.epochs;
+    c.mapEpochs = o.mapEpochs;
+    c.width = o.width;
+    c.copies = o.copies;
+    return c;
 }
 
 int runCorruptionCommand(int argc, char** argv)
@@ -149,30 +156,16 @@ int runCorruptionCommand(int argc, char** argv)
 
 int executeCorruption(const ImageRunOptions& o)
 {
-    std::vector<lcs::ImageMethod> methods;
-    if (!o.methods.empty())
-        methods = lcs::parseImageMethodList(o.methods, "--methods", lcs::imageMethodsFor("corruption"));
+    const auto choices = imageRunChoices(o, "corruption");
     auto limits = o.limits;
     limits.subsetSeed = o.seed;
     const auto data = lcs::loadImageDataset(o.data, limits);
-    auto config = lcs::CorruptionConfig::preset(o.preset, data);
+    auto config = lcs::corruptionConfigFor(choices, data);
     // One intra-op thread unless asked: on this 2-core machine two threads made ResNet-18
     // runs 5x slower as soon as anything else ran, and the MLP's small matrices lose
     // even on an idle machine.
     const int threads = o.threads > 0 ? o.threads : 1;
     at::set_num_threads(threads);
-    if (!o.sweep.empty())
-        config.rates = o.sweep;
-    config.trials = o.trials;
-    config.seed = o.seed;
-    config.device = o.device;
-    if (!methods.empty())
-        config.methods = methods;
-    if (o.epochs > 0)
-        config.sgld.epochs = o.epochs;
-    if (o.mapEpochs > 0)
-        config.map.epochs = o.mapEpochs;
-    applyWidth(o, config.model);
     if (o.costs) {
         if (o.costs->numClasses() != data.classes())
             throw UsageError(o.costsSource + " has " + std::to_string(o.costs->numClasses()) + " classes but " +

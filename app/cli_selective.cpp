@@ -84,17 +84,11 @@ int executeSelective(const ImageRunOptions& o)
             if (o.sweep[i] == o.sweep[j])
                 throw UsageError("--referral-costs: " + lcs::formatNumber(o.sweep[i]) + " is listed twice");
     }
-    std::vector<lcs::ImageMethod> methods;
-    if (!o.methods.empty())
-        methods = lcs::parseImageMethodList(o.methods, "--methods", lcs::imageMethodsFor("selective"));
+    const auto choices = imageRunChoices(o, "selective");
     auto limits = o.limits;
     limits.subsetSeed = o.seed;
     const auto data = lcs::loadImageDataset(o.data, limits);
-    auto config = lcs::SelectiveConfig::preset(o.preset, data);
-    if (!o.sweep.empty())
-        config.referralCosts = o.sweep;
-    if (!methods.empty())
-        config.methods = methods;
+    auto config = lcs::selectiveConfigFor(choices, data);
     if (o.costs) {
         if (o.costs->numClasses() != data.classes())
             throw UsageError(o.costsSource + " has " + std::to_string(o.costs->numClasses()) + " classes but " +
@@ -102,16 +96,6 @@ int executeSelective(const ImageRunOptions& o)
         config.baseCosts = *o.costs;
         config.baseCosts.setReferral(std::nullopt);
     }
-    config.trials = o.trials;
-    config.seed = o.seed;
-    config.device = o.device;
-    if (o.epochs > 0)
-        config.sghmc.epochs = o.epochs;
-    if (o.mapEpochs > 0)
-        config.map.epochs = o.mapEpochs;
-    applyWidth(o, config.model);
-    if (o.copies > 0)
-        config.calibrationCopies = o.copies;
     // One intra-op thread unless asked: on this 2-core machine two threads made ResNet-18
     // runs 5x slower as soon as anything else ran, and the MLP's small matrices lose
     // even on an idle machine.

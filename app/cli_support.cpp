@@ -53,14 +53,6 @@ std::vector<std::string> splitNames(const std::string& text)
     return names;
 }
 
-double parsePositiveFlag(const std::string& flag, const std::string& value, double max)
-{
-    const auto v = lcs::parseFiniteNumber(value);
-    if (!v || *v <= 0 || *v > max)
-        throw UsageError(flag + ": \"" + value.substr(0, 40) + "\" is not a number in (0, " + lcs::formatNumber(max) + "]");
-    return *v;
-}
-
 void checkOutputPath(const std::string& flag, const std::string& path)
 {
     namespace fs = std::filesystem;

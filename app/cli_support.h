@@ -38,9 +38,6 @@ std::vector<double> parseNumbers(const std::string& what, const std::string& tex
 /// caller's parser can refuse it.
 std::vector<std::string> splitNames(const std::string& text);
 
-/// A positive finite number within (0, max], or a UsageError naming the flag.
-double parsePositiveFlag(const std::string& flag, const std::string& value, double max);
-
 /// One command's flags: whether each takes a value and may be repeated.
 struct FlagSpec {
     const char* name;

@@ -71,42 +71,6 @@ CamvidNormalisation camvidNormalisation(const std::string& dir, const std::strin
     return norm;
 }
 
-std::vector<double> medianFrequencyWeights(const at::Tensor& labels, int64_t classes, int64_t ignoreLabel)
-{
-    std::vector<double> pixels(static_cast<size_t>(classes), 0.0), framePixels(static_cast<size_t>(classes), 0.0);
-    for (int64_t n = 0; n < labels.size(0); ++n) {
-        const auto frame = labels[n].reshape({-1});
-        const auto valid = frame.masked_select(frame.ne(ignoreLabel));
-        if (valid.numel() == 0)
-            continue;
-        const auto counts = at::bincount(valid, {}, classes).to(at::kDouble);
-        const double total = static_cast<double>(valid.numel());
-        for (int64_t c = 0; c < classes; ++c) {
-            const double k = counts[c].item<double>();
-            if (k > 0) {
-                pixels[static_cast<size_t>(c)] += k;
-                framePixels[static_cast<size_t>(c)] += total;  // pixels of the frames where c appears
-            }
-        }
-    }
-    std::vector<double> frequency;
-    for (int64_t c = 0; c < classes; ++c)
-        if (framePixels[static_cast<size_t>(c)] > 0)
-            frequency.push_back(pixels[static_cast<size_t>(c)] / framePixels[static_cast<size_t>(c)]);
-    std::vector<double> weights(static_cast<size_t>(classes), 0.0);
-    if (frequency.empty())
-        return weights;
-    auto sorted = frequency;
-    std::sort(sorted.begin(), sorted.end());
-    const size_t m = sorted.size();
-    const double median = m % 2 ? sorted[m / 2] : 0.5 * (sorted[m / 2 - 1] + sorted[m / 2]);
-    for (int64_t c = 0; c < classes; ++c)
-        if (framePixels[static_cast<size_t>(c)] > 0)
-            weights[static_cast<size_t>(c)] =
-                median / (pixels[static_cast<size_t>(c)] / framePixels[static_cast<size_t>(c)]);
-    return weights;
-}
-
 at::Tensor camvidDisplayImage(const at::Tensor& image, const CamvidNormalisation& norm)
 {
     auto rgb = image.detach().to(at::kCPU, at::kFloat).clone();

@@ -40,11 +40,6 @@ CamvidSet loadCamvidSplit(const std::string& dir, const std::string& split, int 
 CamvidNormalisation camvidNormalisation(const std::string& dir, const std::string& split, int height, int width,
                                         int64_t maxFrames = 0);
 
-/// Median frequency balancing (Eigen & Fergus 2015, as SegNet): weight_c = median(f) / f_c
-/// with f_c the frequency of class c among the labelled pixels of the frames where c
-/// appears. labels [N, H, W]; classes absent everywhere get weight 0.
-std::vector<double> medianFrequencyWeights(const at::Tensor& labels, int64_t classes, int64_t ignoreLabel);
-
 /// An RGB [H, W, 3] uint8 tensor of a standardised image [3, H, W].
 at::Tensor camvidDisplayImage(const at::Tensor& image, const CamvidNormalisation& norm);
 

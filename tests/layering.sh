@@ -16,6 +16,14 @@ hits=$(grep -rlE '#include <opencv' --include='*.h' "$src/engine" "$src/datasets
 hits=$(grep -rlE '#include "fastpath/' "$src/engine" "$src/datasets" "$src/app" "$src/ui" \
        | grep -vE '/engine/(fastpath|inference)/|/engine/calibration/correction\.(h|cpp)$' || true)
 [ -z "$hits" ] || fail "fastpath used outside the synthetic experiment's methods: $hits"
+# Data sources sit below the models and everything above them: datasets include only the
+# base library (core/, decision/) and their own headers, never a network or an experiment.
+hits=$(grep -rlE '#include "(models|inference|calibration|experiments|fastpath|io)/' "$src/datasets" || true)
+[ -z "$hits" ] || fail "datasets reach up into the engine: $hits"
+# The readers, writers and seed mixing in the base library (lcs_formats) need no LibTorch.
+hits=$(grep -lE '#include <(torch|ATen|c10)/' "$src"/engine/core/{seeds,version,number_format,json_input,atomic_file}.* \
+       "$src"/engine/inference/method_catalog.* || true)
+[ -z "$hits" ] || fail "the base library includes LibTorch: $hits"
 command -v readelf >/dev/null || { echo "readelf missing: source check only"; exit 0; }
 needed=$(readelf -d "$cli" | grep NEEDED | grep -iE 'libQt' || true)
 [ -z "$needed" ] || fail "lcstudio-cli links Qt directly: $needed"

@@ -325,18 +325,6 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(InputError, camvidDecisionCosts(CostMatrix::zeroOne(4)));
     }
 
-    void medianFrequencyBalancing()
-    {
-        // Frame 1: 3 pixels of class 0, 1 of class 1; frame 2: 4 of class 1 and a void.
-        // f0 = 3/4 (frames with 0: 4 labelled pixels), f1 = 5/8 (both frames: 8 pixels).
-        // median(f) = (3/4 + 5/8) / 2 = 11/16; w0 = (11/16)/(3/4) = 11/12, w1 = 11/10.
-        const auto labels = torch::tensor({{0, 0, 0, 1, 11}, {1, 1, 1, 1, 11}}, torch::kLong).view({2, 1, 5});
-        const auto w = medianFrequencyWeights(labels, 3, 11);
-        QVERIFY(std::abs(w[0] - 11.0 / 12) < 1e-12);
-        QVERIFY(std::abs(w[1] - 11.0 / 10) < 1e-12);
-        QCOMPARE(w[2], 0.0);
-    }
-
     void trainEvaluateAndTimeOnTinyFrames()
     {
         QTemporaryDir tmp;
@@ -619,8 +607,14 @@ private Q_SLOTS:
 
         // Frames per second of networks in memory.
         const auto fps = camvidFramesPerSecond(*cache.student, *cache.q, cache.costs, 32, 32, {1, 4}, 2, "cpu");
+        // Which is faster is a timing, measured by `lcstudio-cli camvid fps`, not asserted
+        // here (on two loaded cores, 2 frames of 1 and 4 passes can come out either way).
         QCOMPARE(fps.points.size(), size_t(2));
-        QVERIFY(fps.qFps > 0 && fps.points[0].ensembleFps > fps.points[1].ensembleFps);
+        QCOMPARE(fps.points[0].ensemble, 1);
+        QCOMPARE(fps.points[1].ensemble, 4);
+        QVERIFY(fps.qFps > 0 && fps.rawFps > 0 && fps.points[0].ensembleFps > 0 && fps.points[1].ensembleFps > 0);
+        QCOMPARE(fps.height, 32);
+        QCOMPARE(fps.width, 32);
     }
 
     void windowRunRefusesAMissingSplitBeforeTraining()

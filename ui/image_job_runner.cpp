@@ -25,12 +25,24 @@ namespace {
 
 using Clock = WorkerClock;
 
-std::vector<ImageMethod> methodsFrom(const QStringList& names, const std::vector<ImageMethod>& allowed)
+/// The window's form as the engine's choices: the same function as the CLI's flags then
+/// applies them to the preset.
+ImageRunChoices runChoices(const ImageExperimentSettings& s)
 {
-    std::vector<std::string> list;
-    for (const auto& n : names)
-        list.push_back(n.toStdString());
-    return parseImageMethodList(list, "methods", allowed);
+    ImageRunChoices c;
+    c.preset = s.preset.toStdString();
+    c.values.assign(s.values.begin(), s.values.end());
+    if (!s.methods.isEmpty()) {
+        std::vector<std::string> ids;
+        for (const auto& n : s.methods)
+            ids.push_back(n.toStdString());
+        c.methods = parseImageMethodList(ids, "methods", imageMethodsFor(s.experiment.toStdString()));
+    }
+    c.trials = s.trials;
+    c.seed = s.seed;
+    c.device = s.device.toStdString();
+    c.epochs = s.epochs;
+    return c;
 }
 
 QString describeShape(const std::vector<int64_t>& shape)
@@ -246,19 +258,11 @@ private:
         ++experimentRuns;
         const ImageDataset& data = loadData(s);
         m_cancel->throwIfCancelled();
-        const std::vector<double> values(s.values.begin(), s.values.end());
-        if (values.empty())
+        if (s.values.isEmpty())
             throw InputError(s.isSelective() ? "no referral costs given" : "no corruption rates given");
+        const auto choices = runChoices(s);
         if (!s.isSelective()) {
-            auto config = CorruptionConfig::preset(s.preset.toStdString(), data);
-            config.rates = values;
-            config.trials = s.trials;
-            config.seed = s.seed;
-            config.device = s.device.toStdString();
-            if (!s.methods.isEmpty())
-                config.methods = methodsFrom(s.methods, imageMethodsFor(s.experiment.toStdString()));
-            if (s.epochs > 0)
-                config.sgld.epochs = s.epochs;
+            auto config = corruptionConfigFor(choices, data);
             config.costs = costsFor(costs, config.costs, data);
             if (config.costs.hasReferral())
                 throw InputError("label corruption decides classes only: turn the referral option off");
@@ -290,15 +294,7 @@ private:
             csv = QString::fromStdString(corruptionCsv(result));
             keepCache(s, data, result.cache, config.costs);
         } else {
-            auto config = SelectiveConfig::preset(s.preset.toStdString(), data);
-            config.referralCosts = values;
-            config.trials = s.trials;
-            config.seed = s.seed;
-            config.device = s.device.toStdString();
-            if (!s.methods.isEmpty())
-                config.methods = methodsFrom(s.methods, imageMethodsFor(s.experiment.toStdString()));
-            if (s.epochs > 0)
-                config.sghmc.epochs = s.epochs;
+            auto config = selectiveConfigFor(choices, data);
             // The window's matrix without its referral column is the base the referral
             // costs are added to.
             CostMatrix base = costsFor(costs, config.baseCosts, data);

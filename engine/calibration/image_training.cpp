@@ -7,17 +7,11 @@
 #include <torch/torch.h>
 
 #include "decision/decisions.h"
+#include "core/stopwatch.h"
 #include "inference/sghmc.h"
 
 namespace lcs {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start)
-{
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 torch::Device deviceOf(const torch::nn::Module& m)
 {

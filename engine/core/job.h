@@ -1,6 +1,5 @@
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <optional>
@@ -135,26 +134,9 @@ using TaskPlan = std::vector<PlannedTask>;
 class PlanProgress {
 public:
     PlanProgress() = default;
-    explicit PlanProgress(TaskPlan plan) : m_plan(std::move(plan))
-    {
-        for (const auto& t : m_plan)
-            m_total += t.weight;
-    }
-    double update(const TaskIdentity& task, long long step, long long total)
-    {
-        double before = 0;
-        for (const auto& t : m_plan) {
-            if (t.task == task) {
-                const double within =
-                    total > 0 ? std::min(1.0, std::max(0.0, double(step) / double(total))) : 0.0;
-                if (m_total > 0)
-                    m_fraction = std::max(m_fraction, (before + within * t.weight) / m_total);
-                return m_fraction;
-            }
-            before += t.weight;
-        }
-        return m_fraction;
-    }
+    explicit PlanProgress(TaskPlan plan);
+    /// The fraction of the whole run after a report of `step` of `total` within `task`.
+    double update(const TaskIdentity& task, long long step, long long total);
     double fraction() const { return m_fraction; }
     bool empty() const { return m_plan.empty(); }
 

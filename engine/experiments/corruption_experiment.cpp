@@ -60,6 +60,34 @@ uint64_t corruptionTaskSeed(uint64_t seed, double rate, int trial)
 
 } // namespace
 
+void applyModelWidth(int width, ModelSpec& model)
+{
+    if (width <= 0)
+        return;
+    if (model.architecture != "resnet18")
+        throw InputError("width " + std::to_string(width) + " applies to ResNet-18 (colour images), but this data "
+                         "set trains an " + model.architecture);
+    model.width = width;
+}
+
+CorruptionConfig corruptionConfigFor(const ImageRunChoices& choices, const ImageDataset& data)
+{
+    auto c = CorruptionConfig::preset(choices.preset, data);
+    if (!choices.values.empty())
+        c.rates = choices.values;
+    if (!choices.methods.empty())
+        c.methods = choices.methods;
+    c.trials = choices.trials;
+    c.seed = choices.seed;
+    c.device = choices.device;
+    if (choices.epochs > 0)
+        c.sgld.epochs = choices.epochs;
+    if (choices.mapEpochs > 0)
+        c.map.epochs = choices.mapEpochs;
+    applyModelWidth(choices.width, c.model);
+    return c;
+}
+
 TaskPlan corruptionPlan(const CorruptionConfig& c)
 {
     const bool chain = wants(c, ImageMethod::SgldS) || wants(c, ImageMethod::Sgld) || wants(c, ImageMethod::Ours) ||

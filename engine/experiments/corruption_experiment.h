@@ -10,6 +10,7 @@
 #include "core/job.h"
 #include "decision/cost_matrix.h"
 #include "decision/decisions.h"
+#include "experiments/image_run_choices.h"
 #include "experiments/run_record.h"
 #include "experiments/synthetic_experiment.h"
 #include "image_data.h"
@@ -117,6 +118,9 @@ struct Recorrection {
     bool collapsed = false;
 };
 Recorrection recorrect(const CorrectionCache& cache, const CostMatrix& costs, const JobContext& ctx);
+
+/// The preset for `data` with the user's choices applied (the CLI and the window alike).
+CorruptionConfig corruptionConfigFor(const ImageRunChoices& choices, const ImageDataset& data);
 
 /// The networks a run trains, in order, each weighted by its share of the work (epochs,
 /// x2 where a student trains alongside), for one progress fraction over the whole run.

@@ -88,6 +88,9 @@ CostMatrix selectiveCosts(const CostMatrix& base, double referralCost);
 SelectiveResult runSelectiveExperiment(const ImageDataset& data, const SelectiveConfig& config, const JobContext& ctx);
 
 std::string selectiveTable(const SelectiveResult& result);
+/// The preset for `data` with the user's choices applied (the CLI and the window alike).
+SelectiveConfig selectiveConfigFor(const ImageRunChoices& choices, const ImageDataset& data);
+
 /// The networks a run trains, in order, each weighted by its share of the work, for one
 /// progress fraction over the whole run.
 TaskPlan selectivePlan(const SelectiveConfig& config);

@@ -6,19 +6,13 @@
 #include <torch/torch.h>
 
 #include "fastpath/flat_parameters.h"
+#include "core/stopwatch.h"
 #include "fastpath/mlp_backward.h"
 #include "inference/sghmc.h"
 
 namespace lcs {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start)
-{
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 /// Reports about a hundred times per phase: often enough for a progress bar, rarely
 /// enough to cost nothing.

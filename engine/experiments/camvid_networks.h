@@ -1,0 +1,18 @@
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include "models/classifier.h"
+
+/// Forward passes of a segmentation network, shared by the CamVid commands and the
+/// window's CamVid job.
+namespace lcs {
+
+/// Switches SegNet's test-time dropout (a no-op for other networks).
+void setMcDropout(ClassifierImpl& net, bool on);
+/// Mean softmax over `passes` forward passes with dropout on ([N, C, H, W]).
+at::Tensor mcPredictive(ClassifierImpl& net, const at::Tensor& x, int passes);
+/// Softmax of one forward pass in inference mode ([N, C, H, W]).
+at::Tensor singlePass(ClassifierImpl& net, const at::Tensor& x);
+
+} // namespace lcs

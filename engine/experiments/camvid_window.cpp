@@ -1,0 +1,306 @@
+#include "experiments/camvid_experiment.h"
+
+#include <chrono>
+#include <cmath>
+
+#include <torch/torch.h>
+
+#include "calibration/correction.h"
+#include "core/input_error.h"
+#include "core/seeds.h"
+#include "core/stopwatch.h"
+#include "decision/metrics_accumulator.h"
+#include "experiments/camvid_networks.h"
+#include "models/segnet.h"
+
+/// The window's CamVid job: everything held in memory, so that a cost edit retrains only q
+/// and the validation frames stream through S and q again.
+namespace lcs {
+
+namespace {
+
+/// Validation figures of `net` on frames held in memory, in batches of a few frames
+/// (single pass, or the mean of `mcPasses` dropout passes when > 0).
+EpochTestFigures epochFigures(ClassifierImpl& net, int mcPasses, const at::Tensor& images, const at::Tensor& labels,
+                              const CostMatrix& costs, const c10::Device& device)
+{
+    MetricsAccumulator acc(costs, kCamvidVoid);
+    const auto L = costTensor(costs);
+    constexpr int64_t kBatch = 4;
+    for (int64_t b = 0; b < images.size(0); b += kBatch) {
+        const auto x = images.slice(0, b, std::min(b + kBatch, images.size(0))).to(device);
+        const auto probs = (mcPasses > 0 ? mcPredictive(net, x, mcPasses) : singlePass(net, x)).to(at::kCPU, at::kFloat);
+        const auto y = labels.slice(0, b, b + x.size(0));
+        acc.add(probs, bayesDecisions(classRows(probs), L).reshape(y.sizes()), y);
+    }
+    const auto m = acc.result();
+    EpochTestFigures f;
+    f.cost = m.averageCost;
+    f.accuracy = m.accuracy;
+    f.nll = m.nll;
+    f.meanIou = m.meanIoU;
+    return f;
+}
+
+/// Bytes of a decision tensor (values 0..10), row-major.
+std::vector<uint8_t> decisionBytes(const at::Tensor& d)
+{
+    const auto bytes = d.to(at::kByte).contiguous();
+    return std::vector<uint8_t>(bytes.data_ptr<uint8_t>(), bytes.data_ptr<uint8_t>() + bytes.numel());
+}
+
+/// Bayes decisions of `net` on one frame under L, as the evaluation makes them (one
+/// frame at a time, single pass), so that a preview and the evaluation agree bit for bit.
+std::vector<uint8_t> frameDecisions(ClassifierImpl& net, const CamvidFrame& frame, const CamvidNormalisation& norm,
+                                    const at::Tensor& L, const c10::Device& device)
+{
+    const auto x = camvidFrameTensors(frame, norm).first.unsqueeze(0).to(device);
+    const auto p = singlePass(net, x).to(at::kCPU, at::kFloat);
+    return decisionBytes(bayesDecisions(classRows(p), L));
+}
+
+/// The cached preview frames decided by `net` under `costs`: for "sghmc_s" `net` is the S
+/// being trained (no q yet); for "ours" `net` is q and the cache's S gives the
+/// uncorrected decisions.
+CamvidPreview makePreview(const std::string& network, int epoch, bool recorrection, ClassifierImpl& net,
+                          const CamvidWindowCache& cache, const CostMatrix& costs)
+{
+    CamvidPreview out;
+    out.network = network;
+    out.epoch = epoch;
+    out.recorrection = recorrection;
+    const auto L = costTensor(costs);
+    const c10::Device device(cache.device);
+    const bool isQ = network == "ours";
+    for (size_t i = 0; i < cache.previewFrames.size(); ++i) {
+        const auto& frame = cache.previewFrames[i];
+        CamvidVisitedFrame v;
+        v.index = static_cast<int64_t>(i);
+        v.name = cache.previewNames[i];
+        v.height = frame.height;
+        v.width = frame.width;
+        v.rgb = frame.rgb;
+        v.truth = frame.labels;
+        if (isQ) {
+            v.uncorrected = frameDecisions(*cache.student, frame, cache.norm, L, device);
+            v.corrected = frameDecisions(net, frame, cache.norm, L, device);
+        } else {
+            v.uncorrected = frameDecisions(net, frame, cache.norm, L, device);
+        }
+        out.frames.push_back(std::move(v));
+    }
+    return out;
+}
+
+/// Sends `net`'s validation figures after each epoch as Progress::test and, for S and q
+/// when `preview` is set, the preview frames as `net` decides them.
+EpochCallback reportEpochs(const std::string& model, int mcPasses, const CamvidWindowCache& cache,
+                           const CostMatrix& costs, const JobContext& ctx, CamvidPreviewSink preview = {},
+                           bool recorrection = false)
+{
+    if (model != "sghmc_s" && model != "ours")
+        preview = nullptr;
+    return [model, mcPasses, &cache, costs, ctx, preview, recorrection](int epoch, ClassifierImpl& net) {
+        ctx.checkCancelled();
+        Progress p;
+        p.phase = model;
+        p.detail = "epoch " + std::to_string(epoch) + " validation";
+        auto figures = epochFigures(net, mcPasses, cache.epochImages, cache.epochLabels, costs,
+                                    c10::Device(cache.device));
+        figures.model = model;
+        figures.epoch = epoch;
+        p.test = figures;
+        ctx.report(p);
+        if (preview && !cache.previewFrames.empty())
+            preview(makePreview(model, epoch, recorrection, net, cache, costs));
+    };
+}
+
+constexpr int kEpochMcPasses = 5;  ///< MC-dropout passes for its per-epoch figures (30 would dominate the run)
+
+} // namespace
+
+CamvidWindowConfig CamvidWindowConfig::preset(const std::string& name)
+{
+    if (name != "demo" && name != "cpu")
+        throw InputError("CamVid window preset \"" + name + "\" is not demo or cpu");
+    const bool demo = name == "demo";
+    CamvidWindowConfig c;
+    c.train = CamvidTrainConfig::preset("cpu");
+    c.train.methods = {"cw_sgd", "sghmc_s", "ours"};
+    c.train.height = demo ? 90 : 180;
+    c.train.width = demo ? 120 : 240;
+    c.train.model.inputShape = {3, c.train.height, c.train.width};
+    c.train.maxFrames = demo ? 60 : 120;
+    c.train.sgd.epochs = demo ? 30 : 40;
+    // The chain: frames / batch steps per epoch; burn-in for the first epoch, then a
+    // sample every other step.
+    const long long stepsPerEpoch = (c.train.maxFrames + c.train.sghmc.batchSize - 1) / c.train.sghmc.batchSize;
+    c.train.sghmc.epochs = demo ? 8 : 10;
+    c.train.sghmc.burnInSteps = stepsPerEpoch;
+    c.train.sghmc.thinning = 2;  // the chain stays cold (temperature 0.01), as in the cpu preset
+    c.train.correction.epochs = demo ? 3 : 4;
+    c.maxEvalFrames = demo ? 24 : 0;
+    c.epochEvalFrames = demo ? 6 : 12;
+    return c;
+}
+
+CamvidWindowRun trainCamvidWindow(const CamvidWindowConfig& config, const JobContext& ctx)
+{
+    const auto start = Clock::now();
+    const auto& tc = config.train;
+    const auto costs = camvidDecisionCosts(tc.costs);
+    const c10::Device device(tc.device);
+    ctx.report(Progress::at("load", tc.data, 0, 3));
+    auto cache = std::make_shared<CamvidWindowCache>();
+    cache->norm = camvidNormalisation(tc.data, tc.split, tc.height, tc.width, tc.maxFrames);
+    const auto set = loadCamvidSplit(tc.data, tc.split, tc.height, tc.width, cache->norm, tc.maxFrames);
+    ctx.report(Progress::at("load", tc.data, 2, 3));
+    // Loading the validation frames now also refuses a missing split before any training.
+    const auto held = loadCamvidSplit(tc.data, config.evalSplit, tc.height, tc.width, cache->norm,
+                                      std::max<int64_t>(1, config.epochEvalFrames));
+    if (config.preview && config.previewFrames > 0) {
+        // The previewed frames as the evaluation reads them (RGB and labels at the
+        // networks' size), so the live overlays match the final ones frame for frame.
+        auto pairs = findCamvidSplit(tc.data, config.evalSplit);
+        const auto n = std::min<size_t>(pairs.size(), static_cast<size_t>(config.previewFrames));
+        for (size_t i = 0; i < n; ++i) {
+            cache->previewFrames.push_back(readCamvidFrame(pairs[i], tc.height, tc.width));
+            cache->previewNames.push_back(std::filesystem::path(pairs[i].image).filename().string());
+        }
+    }
+    ctx.report(Progress::at("load", tc.data, 3, 3));
+    cache->spec = tc.model;
+    cache->spec.classes = kCamvidRealClasses;
+    cache->spec.inputShape = {3, tc.height, tc.width};
+    cache->unlabelled = set.images;
+    cache->epochImages = held.images;
+    cache->epochLabels = held.labels;
+    cache->costs = costs;
+    cache->correction = tc.correction;
+    cache->data = tc.data;
+    cache->evalSplit = config.evalSplit;
+    cache->device = tc.device;
+    cache->maxEvalFrames = config.maxEvalFrames;
+    cache->height = tc.height;
+    cache->width = tc.width;
+    cache->seed = tc.seed;
+    const TrainingSet train{set.images, set.labels};
+    auto generator = makeGenerator(mixSeed(tc.seed, 0xca3, 2));
+    CamvidWindowRun run;
+    run.trainFrames = set.size();
+    run.epochEvalFrames = held.size();
+    if (config.trainMcDropout) {
+        const auto t0 = Clock::now();
+        cache->mcDropout = cache->spec.build(generator);
+        cache->mcDropout->to(device);
+        trainSgd(*cache->mcDropout, train, tc.sgd, generator, ctx, "mc_dropout",
+                 reportEpochs("mc_dropout", kEpochMcPasses, *cache, costs, ctx));
+        run.seconds.emplace_back("mc_dropout", secondsSince(t0));
+    }
+    auto t0 = Clock::now();
+    auto cwConfig = tc.sgd;
+    cwConfig.classWeights.assign(static_cast<size_t>(kCamvidRealClasses), 1.0);
+    for (int k : {8, 9, 10})  // Car, Pedestrian, Bicyclist
+        cwConfig.classWeights[static_cast<size_t>(k)] = tc.cwWeight;
+    auto cw = cache->spec.build(generator);
+    cw->to(device);
+    trainSgd(*cw, train, cwConfig, generator, ctx, "cw_sgd", reportEpochs("cw_sgd", 0, *cache, costs, ctx));
+    run.seconds.emplace_back("cw_sgd", secondsSince(t0));
+
+    t0 = Clock::now();
+    auto sampler = tc.sghmc;
+    sampler.distil = true;
+    const auto chain = runSgldDistillation(cache->spec, *cw, train, train.x, {}, train.x.slice(0, 0, 1), sampler,
+                                           generator, ctx, "sghmc_s",
+                                           reportEpochs("sghmc_s", 0, *cache, costs, ctx, config.preview));
+    cache->student = chain.student;
+    run.seconds.emplace_back("sghmc_s", secondsSince(t0));
+
+    t0 = Clock::now();
+    // q on S, trained on the frames without their labels.
+    auto q = trainImageCorrection(cache->spec, *cache->student, cache->unlabelled, {cache->student.get(), {}}, costs,
+                                  tc.correction, generator, ctx, "correction",
+                                  reportEpochs("ours", 0, *cache, costs, ctx, config.preview));
+    cache->q = q.q;
+    cache->corrections = 1;
+    run.collapsed = q.collapsed;
+    run.seconds.emplace_back("ours", secondsSince(t0));
+    run.cache = std::move(cache);
+    run.totalSeconds = secondsSince(start);
+    return run;
+}
+
+CamvidRecorrection recorrectCamvid(CamvidWindowCache& cache, const CostMatrix& costs, const JobContext& ctx,
+                                   const CamvidPreviewSink& preview)
+{
+    if (!cache.student)
+        throw std::invalid_argument("recorrectCamvid: the cache holds no student S");
+    const auto start = Clock::now();
+    const auto named = camvidDecisionCosts(costs);
+    // A new stream per re-correction: the same edit twice trains the same q.
+    auto generator = makeGenerator(mixSeed(cache.seed, 0xca3, 1000 + static_cast<uint64_t>(cache.corrections)));
+    auto q = trainImageCorrection(cache.spec, *cache.student, cache.unlabelled, {cache.student.get(), {}}, named,
+                                  cache.correction, generator, ctx, "correction",
+                                  reportEpochs("ours", 0, cache, named, ctx, preview, /*recorrection=*/true));
+    cache.q = q.q;
+    cache.costs = named;
+    ++cache.corrections;
+    return {secondsSince(start), q.collapsed};
+}
+
+CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const CamvidFrameVisitor& visit,
+                                      const JobContext& ctx)
+{
+    if (!cache.student || !cache.q)
+        throw std::invalid_argument("evaluateCamvidWindow: the cache holds no S or q");
+    const auto start = Clock::now();
+    auto pairs = findCamvidSplit(cache.data, cache.evalSplit);
+    if (cache.maxEvalFrames > 0 && static_cast<int64_t>(pairs.size()) > cache.maxEvalFrames)
+        pairs.resize(static_cast<size_t>(cache.maxEvalFrames));
+    const auto L = costTensor(cache.costs);
+    const c10::Device device(cache.device);
+    MetricsAccumulator before(cache.costs, kCamvidVoid), after(cache.costs, kCamvidVoid),
+        optimum(cache.costs, kCamvidVoid);
+    DecisionChangeAccumulator changes(cache.costs, kCamvidVoid);
+    const auto optimumCosts = correctionOptimumCosts(L, cache.costs.utilityConstant());
+    CamvidComparison out;
+    for (size_t i = 0; i < pairs.size(); ++i) {
+        ctx.checkCancelled();
+        auto frame = readCamvidFrame(pairs[i], cache.height, cache.width);
+        const auto [image, labels] = camvidFrameTensors(frame, cache.norm);
+        const auto x = image.unsqueeze(0).to(device);
+        const auto y = labels.unsqueeze(0);
+        const auto pS = singlePass(*cache.student, x).to(at::kCPU, at::kFloat);
+        const auto pQ = singlePass(*cache.q, x).to(at::kCPU, at::kFloat);
+        const auto dS = bayesDecisions(classRows(pS), L).reshape(y.sizes());
+        const auto dQ = bayesDecisions(classRows(pQ), L).reshape(y.sizes());
+        before.add(pS, dS, y);
+        after.add(pQ, dQ, y);
+        optimum.add(pS, bayesDecisions(classRows(pS), optimumCosts).reshape(y.sizes()), y);
+        changes.add(dS, dQ, y);
+        if (visit) {
+            CamvidVisitedFrame v;
+            v.index = static_cast<int64_t>(i);
+            v.name = std::filesystem::path(pairs[i].image).filename().string();
+            v.height = frame.height;
+            v.width = frame.width;
+            v.rgb = std::move(frame.rgb);
+            v.truth = std::move(frame.labels);
+            v.uncorrected = decisionBytes(dS);
+            v.corrected = decisionBytes(dQ);
+            visit(v);
+        }
+        ctx.report(Progress::at("eval", cache.evalSplit, static_cast<long long>(i + 1), static_cast<long long>(pairs.size())));
+    }
+    out.classNames = cache.costs.classNames();
+    out.uncorrected = before.result();
+    out.corrected = after.result();
+    out.optimum = optimum.result();
+    out.changes = changes.result();
+    out.frames = static_cast<int64_t>(pairs.size());
+    out.seconds = secondsSince(start);
+    return out;
+}
+
+} // namespace lcs

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "inference/method_catalog.h"
+#include "models/classifier.h"
+
+/// What a user chooses for an image experiment (label corruption, selective
+/// classification), whether from the CLI's flags or the window's form. One function per
+/// experiment applies the choices to its preset, so both front ends run the same config.
+namespace lcs {
+
+struct ImageRunChoices {
+    std::string preset = "cpu";           ///< "cpu" or "paper"
+    std::vector<double> values;           ///< corruption rates or referral costs; empty: the preset's
+    std::vector<ImageMethod> methods;     ///< empty: the preset's
+    int trials = 1;
+    uint64_t seed = 0;
+    std::string device = "cpu";
+    int epochs = 0;                       ///< SGLD / SGHMC epochs; 0: the preset's
+    int mapEpochs = 0;                    ///< epochs of the MAP start; 0: the preset's
+    int width = 0;                        ///< ResNet-18 width multiplier; 0: the preset's
+    int copies = 0;                       ///< selective: rotated copies of D'; 0: the preset's
+};
+
+/// Sets a ResNet-18's width; throws InputError for a model without one (the MLP).
+void applyModelWidth(int width, ModelSpec& model);
+
+} // namespace lcs
