@@ -62,7 +62,9 @@ eval: per-class IoU, mIoU, pixel accuracy and decision cost of every saved metho
   the correction objective's optimum (a reference row), and where q changed S's decisions
   with what each kind of change gained or lost on the labels.
   --overlays DIR       write frame | truth | S | q | where they differ, one PNG per frame
-  --max-frames N  --json FILE  --threads T  --device D  --quiet
+  --json FILE          the results (as the window's File > Export Results writes them)
+  --csv FILE           the same, one row per method and decision rule, per-class IoU
+  --max-frames N  --threads T  --device D  --quiet
 
 fps: frames per second of the MC-dropout predictive with each ensemble size, of q, and
 of the raw network
@@ -95,7 +97,7 @@ std::vector<int> parseEnsembles(const std::string& value)
 /// SGHMC with S, q on S; seeded as the window seeds it), then the window's evaluation of
 /// S against q on the validation frames, printed and written like `camvid eval`.
 int executeCamvidSession(const lcs::SessionData& session, const std::string& sessionPath, const std::string& data,
-                         const std::string& jsonPath, bool quiet)
+                         const ResultsOutputs& outputs, bool quiet)
 {
     const auto& st = session.settings;
     auto config = lcs::CamvidWindowConfig::preset(st.preset);
@@ -123,13 +125,7 @@ int executeCamvidSession(const lcs::SessionData& session, const std::string& ses
     const auto run = lcs::trainCamvidWindow(config, ctx);
     const auto comparison = lcs::evaluateCamvidWindow(*run.cache, {}, ctx);
     lines.finish();
-    lcs::CamvidEvalResult result;
-    result.rows.push_back({"sghmc_s", "uncorrected", comparison.uncorrected});
-    result.rows.push_back({"ours", "corrected", comparison.corrected});
-    result.rows.push_back({"sghmc_s", "correction_optimum", comparison.optimum});
-    result.studentToCorrected = comparison.changes;
-    result.classNames = comparison.classNames;
-    result.frames = comparison.frames;
+    auto result = lcs::camvidWindowResults(comparison, config, *run.cache);
     result.seconds = run.totalSeconds + comparison.seconds;
     std::printf("CamVid session %s: %s preset, %lld training frames at %dx%d, seed %llu\n", sessionPath.c_str(),
                 st.preset.c_str(), static_cast<long long>(run.trainFrames), config.train.width, config.train.height,
@@ -139,8 +135,7 @@ int executeCamvidSession(const lcs::SessionData& session, const std::string& ses
     if (run.collapsed)
         std::printf("warning: q collapsed to one decision on the unlabelled frames\n");
     std::fputs(lcs::camvidEvalTable(result).c_str(), stdout);
-    if (!jsonPath.empty())
-        lcs::writeFileAtomically(jsonPath, lcs::camvidEvalJson(result));
+    outputs.write(lcs::camvidEvalJson(result), lcs::camvidEvalCsv(result));
     return kExitOk;
 }
 
@@ -153,7 +148,8 @@ int runCamvidCommand(int argc, char** argv)
     const std::string sub = argv[2];
     if (sub != "train" && sub != "correct" && sub != "eval" && sub != "fps")
         throw UsageError("camvid: unknown subcommand \"" + sub.substr(0, 40) + "\" (train, correct, eval or fps)");
-    std::string data, out, model, split, preset = "cpu", costsPath, overlays, jsonPath, device = "cpu", ensembles;
+    std::string data, out, model, split, preset = "cpu", costsPath, overlays, device = "cpu", ensembles;
+    ResultsOutputs outputs;
     std::vector<std::string> methods;
     long long maxFrames = 0, epochs = 0, passes = 30, frames = 20, threads = 0;
     uint64_t seed = 0;
@@ -171,7 +167,7 @@ int runCamvidCommand(int argc, char** argv)
     else if (sub == "eval")
         specs.insert(specs.end(), {{"--data", true}, {"--model", true}, {"--split", true}, {"--costs", true},
                                    {"--passes", true}, {"--overlays", true}, {"--max-frames", true},
-                                   {"--json", true}, {"--quiet", false}});
+                                   {"--json", true}, {"--csv", true}, {"--quiet", false}});
     else
         specs.insert(specs.end(), {{"--model", true}, {"--ensemble", true}, {"--frames", true}, {"--json", true}});
     Args args(argc, argv, 3, "camvid " + sub, specs, kCamvidHelp);
@@ -224,9 +220,7 @@ int runCamvidCommand(int argc, char** argv)
             overlays = value;
         } else if (flag == "--ensemble") {
             ensembles = value;
-        } else if (flag == "--json") {
-            checkOutputPath(flag, value);
-            jsonPath = value;
+        } else if (outputs.take(flag, value)) {
         } else if (flag == "--decision-step") {
             if (value != "joint" && value != "coordinate")
                 throw UsageError("--decision-step: \"" + value.substr(0, 40) + "\" is not joint or coordinate");
@@ -308,8 +302,7 @@ int runCamvidCommand(int argc, char** argv)
         const auto result = lcs::evaluateCamvid(config, ctx);
         lines.finish();
         std::fputs(lcs::camvidEvalTable(result).c_str(), stdout);
-        if (!jsonPath.empty())
-            lcs::writeFileAtomically(jsonPath, lcs::camvidEvalJson(result));
+        outputs.write(lcs::camvidEvalJson(result), lcs::camvidEvalCsv(result));
         return kExitOk;
     }
     if (model.empty())
@@ -318,8 +311,7 @@ int runCamvidCommand(int argc, char** argv)
         model, ensembles.empty() ? std::vector<int>{1, 2, 5, 10, 20, 30} : parseEnsembles(ensembles),
         static_cast<int>(frames), device);
     std::fputs(lcs::camvidFpsTable(result).c_str(), stdout);
-    if (!jsonPath.empty())
-        lcs::writeFileAtomically(jsonPath, lcs::camvidFpsJson(result));
+    outputs.write(lcs::camvidFpsJson(result), {});
     return kExitOk;
 }
 

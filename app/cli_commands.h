@@ -34,7 +34,7 @@ struct ImageRunOptions {
     uint64_t seed = 0;
     int threads = 0;                         ///< 0 = 1 for the MLP, all cores for ResNet-18
     std::string device = "cpu";
-    std::string jsonPath, csvPath;
+    ResultsOutputs outputs;
     bool quiet = false;
 };
 

@@ -90,12 +90,7 @@ bool applyImageRunFlag(const std::string& flag, const std::string& value, ImageR
     } else if (flag == "--device") {
         o.device = value;
         checkDeviceFlag(value);
-    } else if (flag == "--json") {
-        checkOutputPath(flag, value);
-        o.jsonPath = value;
-    } else if (flag == "--csv") {
-        checkOutputPath(flag, value);
-        o.csvPath = value;
+    } else if (o.outputs.take(flag, value)) {
     } else if (flag == "--quiet") {
         o.quiet = true;
     } else {
@@ -187,10 +182,7 @@ int executeCorruption(const ImageRunOptions& o)
         if (s.collapsed > 0)
             std::fprintf(stdout, "warning: %s at rate %s: q collapsed to one class in %d trial(s)\n",
                          lcs::imageMethodLabel(s.method).c_str(), lcs::formatNumber(s.rate).c_str(), s.collapsed);
-    if (!o.jsonPath.empty())
-        lcs::writeFileAtomically(o.jsonPath, lcs::corruptionJson(result));
-    if (!o.csvPath.empty())
-        lcs::writeFileAtomically(o.csvPath, lcs::corruptionCsv(result));
+    o.outputs.write(lcs::corruptionJson(result), lcs::corruptionCsv(result));
     return kExitOk;
 }
 

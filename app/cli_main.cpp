@@ -148,14 +148,15 @@ void saveRunModels(const std::string& dir, const lcs::SyntheticConfig& config, c
     }
 }
 
-int executeSynthetic(const lcs::SyntheticConfig& config, const std::string& jsonPath, const std::string& csvPath,
+int executeSynthetic(const lcs::SyntheticConfig& config, const ResultsOutputs& outputs,
                      const std::string& modelDir, bool quiet);
 
 int runSyntheticCommand(int argc, char** argv)
 {
     lcs::SyntheticConfig config;
     config.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    std::string jsonPath, csvPath, modelDir, costsPath, presetName;
+    ResultsOutputs outputs;
+    std::string modelDir, costsPath, presetName;
     bool quiet = false;
     Args args(argc, argv, 2, "synthetic",
               {{"--replicates", true}, {"--methods", true}, {"--seed", true}, {"--threads", true}, {"--json", true},
@@ -202,12 +203,7 @@ int runSyntheticCommand(int argc, char** argv)
         } else if (flag == "--device") {
             config.device = value;
             checkDeviceFlag(value);
-        } else if (flag == "--json") {
-            checkOutputPath(flag, value);
-            jsonPath = value;
-        } else if (flag == "--csv") {
-            checkOutputPath(flag, value);
-            csvPath = value;
+        } else if (outputs.take(flag, value)) {
         } else if (flag == "--save-models") {
             modelDir = value;
         } else if (flag == "--costs") {
@@ -237,10 +233,10 @@ int runSyntheticCommand(int argc, char** argv)
         checkOutputPath("--save-models", modelDir + "/model.pt");
     }
 
-    return executeSynthetic(config, jsonPath, csvPath, modelDir, quiet);
+    return executeSynthetic(config, outputs, modelDir, quiet);
 }
 
-int executeSynthetic(const lcs::SyntheticConfig& config, const std::string& jsonPath, const std::string& csvPath,
+int executeSynthetic(const lcs::SyntheticConfig& config, const ResultsOutputs& outputs,
                      const std::string& modelDir, bool quiet)
 {
     // Tiny networks: parallelism across tasks beats intra-op threads, which would only
@@ -255,10 +251,7 @@ int executeSynthetic(const lcs::SyntheticConfig& config, const std::string& json
     const auto result = lcs::runSynthetic(config, ctx, onReplicate);
     printer.finish();
     std::fputs(lcs::syntheticTable(result).c_str(), stdout);
-    if (!jsonPath.empty())
-        lcs::writeFileAtomically(jsonPath, lcs::syntheticJson(result));
-    if (!csvPath.empty())
-        lcs::writeFileAtomically(csvPath, lcs::syntheticCsv(result));
+    outputs.write(lcs::syntheticJson(result), lcs::syntheticCsv(result));
     return kExitOk;
 }
 
@@ -280,14 +273,15 @@ and evaluates S against q on the validation frames, as `camvid eval` reports the
 namespace cli {
 // app/cli_camvid.cpp
 int executeCamvidSession(const lcs::SessionData& session, const std::string& sessionPath, const std::string& data,
-                         const std::string& jsonPath, bool quiet);
+                         const ResultsOutputs& outputs, bool quiet);
 } // namespace cli
 
 namespace {
 
 int runSessionCommand(int argc, char** argv)
 {
-    std::string sessionPath, jsonPath, csvPath, data;
+    ResultsOutputs outputs;
+    std::string sessionPath, data;
     bool quiet = false;
     std::vector<char*> rest{argv[0], argv[1]};
     for (int i = 2; i < argc; ++i) {
@@ -304,12 +298,7 @@ int runSessionCommand(int argc, char** argv)
         if (flag == "--help") {
             std::fputs(kRunHelp, stdout);
             return kExitOk;
-        } else if (flag == "--json") {
-            checkOutputPath(flag, value);
-            jsonPath = value;
-        } else if (flag == "--csv") {
-            checkOutputPath(flag, value);
-            csvPath = value;
+        } else if (outputs.take(flag, value)) {
         } else if (flag == "--data") {
             data = value;
         } else if (flag == "--quiet") {
@@ -332,12 +321,10 @@ int runSessionCommand(int argc, char** argv)
         config.device = st.device;
         checkDeviceFlag(st.device);
         config.costs = session.costs;
-        return executeSynthetic(config, jsonPath, csvPath, "", quiet);
+        return executeSynthetic(config, outputs, "", quiet);
     }
     if (session.experiment == "camvid") {
-        if (!csvPath.empty())
-            throw UsageError("run: --csv is not available for camvid sessions; use --json FILE");
-        return executeCamvidSession(session, sessionPath, data, jsonPath, quiet);
+        return executeCamvidSession(session, sessionPath, data, outputs, quiet);
     }
     ImageRunOptions o;
     o.data = !data.empty() ? data : !st.data.empty() ? st.data : session.dataPaths.count("images") ? session.dataPaths.at("images") : "";
@@ -355,8 +342,7 @@ int runSessionCommand(int argc, char** argv)
     o.seed = st.seed;
     o.device = st.device;
     checkDeviceFlag(st.device);
-    o.jsonPath = jsonPath;
-    o.csvPath = csvPath;
+    o.outputs = outputs;
     o.quiet = quiet;
     return session.experiment == "corruption" ? executeCorruption(o) : executeSelective(o);
 }

@@ -116,10 +116,7 @@ int executeSelective(const ImageRunOptions& o)
             std::fprintf(stdout, "warning: %s at r = %s: q collapsed to one class in %d trial(s)\n",
                          lcs::imageMethodLabel(s.method).c_str(), lcs::formatNumber(s.referralCost).c_str(),
                          s.collapsed);
-    if (!o.jsonPath.empty())
-        lcs::writeFileAtomically(o.jsonPath, lcs::selectiveJson(result));
-    if (!o.csvPath.empty())
-        lcs::writeFileAtomically(o.csvPath, lcs::selectiveCsv(result));
+    o.outputs.write(lcs::selectiveJson(result), lcs::selectiveCsv(result));
     return kExitOk;
 }
 

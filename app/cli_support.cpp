@@ -1,5 +1,7 @@
 #include "cli_support.h"
 
+#include "core/atomic_file.h"
+
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -64,6 +66,23 @@ void checkOutputPath(const std::string& flag, const std::string& path)
         throw UsageError(flag + ": folder " + parent.string() + " does not exist");
     if (::access(parent.c_str(), W_OK) != 0)
         throw UsageError(flag + ": folder " + parent.string() + " is not writable");
+}
+
+bool ResultsOutputs::take(const std::string& flag, const std::string& value)
+{
+    if (flag != "--json" && flag != "--csv")
+        return false;
+    checkOutputPath(flag, value);
+    (flag == "--json" ? json : csv) = value;
+    return true;
+}
+
+void ResultsOutputs::write(const std::string& jsonText, const std::string& csvText) const
+{
+    if (!json.empty())
+        lcs::writeFileAtomically(json, jsonText);
+    if (!csv.empty())
+        lcs::writeFileAtomically(csv, csvText);
 }
 
 ProgressLines::ProgressLines(bool quiet) : m_quiet(quiet), m_tty(::isatty(STDERR_FILENO) != 0) {}

@@ -128,6 +128,15 @@ private:
 /// (a run must not end in a write failure after all its work) or that is a folder.
 void checkOutputPath(const std::string& flag, const std::string& path);
 
+/// A command's results files (--json, --csv): each path checked when given, each text
+/// written atomically at the end, only to the paths given.
+struct ResultsOutputs {
+    std::string json, csv;
+    /// Takes --json or --csv (checking the path); false for any other flag.
+    bool take(const std::string& flag, const std::string& value);
+    void write(const std::string& jsonText, const std::string& csvText) const;
+};
+
 /// Live progress on stderr: one rewritten line on a terminal, a line per finished
 /// task otherwise (so CI logs stay short).
 class ProgressPrinter {

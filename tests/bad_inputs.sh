@@ -424,7 +424,7 @@ expect 2 "field \"settings.methods\" must be [\"cw_sgd\", \"sghmc_s\", \"ours\"]
 expect 2 "field \"settings.mc_dropout\" must be true or false" -- check "$f/cv_mc_word.lcsession"
 expect 2 "field \"settings.mc_dropout\" is for camvid sessions only" -- check "$f/img_mc.lcsession"
 expect 2 "field \"cost_matrix\" has 10 classes; a camvid session needs 12" -- run "$f/cv_classes.lcsession" --quiet
-expect 2 "--csv is not available for camvid" -- run "$f/cv_good.lcsession" --csv "$tmp/cv.csv" --quiet
+expect 2 "split \"val\" not found" -- run "$f/cv_good.lcsession" --csv "$tmp/cv.csv" --quiet
 expect 2 "split \"val\" not found" -- run "$f/cv_good.lcsession" --quiet
 expect 2 "no such" -- run "$f/cv_good.lcsession" --data "$f/none" --quiet
 

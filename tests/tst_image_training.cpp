@@ -20,6 +20,7 @@
 #include "experiments/selective_experiment.h"
 #include "experiments/run_record.h"
 #include "models/classifier.h"
+#include "tiny_images.h"
 
 using namespace lcs;
 
@@ -28,26 +29,6 @@ namespace {
 double scalar(const at::Tensor& t)
 {
     return t.item<double>();
-}
-
-/// Three classes of 1x4x4 "images": class k lights up row k (plus noise).
-ImageDataset tinyImages(int perClass, uint64_t seed)
-{
-    auto g = makeGenerator(seed);
-    auto make = [&](int n) {
-        auto labels = at::arange(3, at::kLong).repeat({n});
-        auto images = at::randn({3 * n, 1, 4, 4}, g) * 0.5;
-        for (int64_t i = 0; i < 3 * n; ++i)
-            images[i][0][labels[i].item<int64_t>()] += 2.0;
-        return ImageSet{images, labels};
-    };
-    ImageDataset d;
-    d.name = "tiny";
-    d.classNames = {"a", "b", "c"};
-    d.inputShape = {1, 4, 4};
-    d.train = make(perClass);
-    d.test = make(perClass / 2);
-    return d;
 }
 
 /// The cpu preset shrunk to a few seconds on tiny images: small networks, two epochs.

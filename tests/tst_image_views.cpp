@@ -22,6 +22,7 @@
 #include "main_window.h"
 #include "plot_export.h"
 #include "qcustomplot_compat.h"
+#include "tiny_images.h"
 
 using namespace lcs;
 using namespace lcs::ui;
@@ -30,28 +31,6 @@ namespace {
 
 const std::vector<std::string> kFashion{"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
                                         "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
-
-/// Three classes of 1 x 4 x 4 images, class k brighter in row k (as tst_image_training).
-ImageDataset tinyImages(int perClass, uint64_t seed)
-{
-    auto g = makeGenerator(seed);
-    auto make = [&](int n) {
-        auto labels = at::arange(3, at::kLong).repeat({n});
-        auto images = at::randn({3 * n, 1, 4, 4}, g) * 0.5;
-        for (int64_t i = 0; i < 3 * n; ++i)
-            images[i][0][labels[i].item<int64_t>()] += 2.0;
-        return ImageSet{images, labels};
-    };
-    ImageDataset d;
-    d.name = "tiny";
-    d.classNames = {"a", "b", "c"};
-    d.inputShape = {1, 4, 4};
-    d.channelMean = {0.5};
-    d.channelStd = {0.25};
-    d.train = make(perClass);
-    d.test = make(perClass / 2);
-    return d;
-}
 
 /// Presets shrunk to seconds on the tiny images.
 std::shared_ptr<const ImageJobHooks> tinyHooks()

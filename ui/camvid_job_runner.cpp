@@ -318,25 +318,7 @@ private:
     /// the same), with the run's costs, settings, seed and frames per second.
     CamvidEvalResult currentResults() const
     {
-        auto r = camvidEvalResultOf(m_lastComparison);
-        const auto& t = m_lastConfig.train;
-        r.record = {"camvid",
-                    m_cache->costs,
-                    {},
-                    {{"data", t.data},
-                     {"split", m_cache->evalSplit},
-                     {"height", m_cache->height},
-                     {"width", m_cache->width},
-                     {"max_frames", t.maxFrames},
-                     {"max_eval_frames", m_cache->maxEvalFrames},
-                     {"mc_dropout", m_lastConfig.trainMcDropout},
-                     {"cw_sgd_epochs", t.sgd.epochs},
-                     {"sghmc_epochs", t.sghmc.epochs},
-                     {"correction_epochs", t.correction.epochs},
-                     {"device", m_cache->device}},
-                    m_cache->seed};
-        r.fps = m_lastFps;
-        return r;
+        return camvidWindowResults(m_lastComparison, m_lastConfig, *m_cache, m_lastFps);
     }
 
     void setThreads()

@@ -257,10 +257,11 @@ std::string camvidEvalTable(const CamvidEvalResult& r);
 std::string camvidEvalJson(const CamvidEvalResult& r);
 /// One row per (method, decision rule) with the per-class IoU; reads back as numbers.
 std::string camvidEvalCsv(const CamvidEvalResult& r);
-/// The window's comparison in the results format: S's rows (uncorrected, and decided at
-/// the correction's optimum), q's row and the changes between them. The record and fps
-/// are the caller's to fill.
-CamvidEvalResult camvidEvalResultOf(const CamvidComparison& comparison);
+/// The window's job (and a camvid session's replay) in the results format: S's rows
+/// (uncorrected, and decided at the correction's optimum), q's row, the changes between
+/// them, the run record of `config` and `cache`, and the frames per second when measured.
+CamvidEvalResult camvidWindowResults(const CamvidComparison& comparison, const CamvidWindowConfig& config,
+                                     const CamvidWindowCache& cache, const std::optional<CamvidFpsResult>& fps = {});
 std::string camvidFpsTable(const CamvidFpsResult& r);
 std::string camvidFpsJson(const CamvidFpsResult& r);
 

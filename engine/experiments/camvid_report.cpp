@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/number_format.h"
+#include "experiments/image_experiment_support.h"
 
 /// The CamVid experiment's reports: the text tables the CLI prints and the one results
 /// format (JSON and CSV) that the CLI's `camvid eval` and the window both write.
@@ -183,7 +184,8 @@ std::string camvidEvalCsv(const CamvidEvalResult& r)
     return s.str();
 }
 
-CamvidEvalResult camvidEvalResultOf(const CamvidComparison& c)
+CamvidEvalResult camvidWindowResults(const CamvidComparison& c, const CamvidWindowConfig& config,
+                                     const CamvidWindowCache& cache, const std::optional<CamvidFpsResult>& fps)
 {
     CamvidEvalResult r;
     r.rows = {{"sghmc_s", "uncorrected", c.uncorrected},
@@ -193,6 +195,24 @@ CamvidEvalResult camvidEvalResultOf(const CamvidComparison& c)
     r.classNames = c.classNames;
     r.frames = c.frames;
     r.seconds = c.seconds;
+    const auto& t = config.train;
+    r.record = {"camvid",
+                cache.costs,
+                {},
+                {{"data", t.data},
+                 {"split", cache.evalSplit},
+                 {"height", cache.height},
+                 {"width", cache.width},
+                 {"max_frames", t.maxFrames},
+                 {"max_eval_frames", cache.maxEvalFrames},
+                 {"mc_dropout", config.trainMcDropout},
+                 {"cw_sgd", trainingSettingsJson(t.sgd.epochs, t.sgd.batchSize, t.sgd.learningRate)},
+                 {"sghmc", trainingSettingsJson(t.sghmc.epochs, t.sghmc.batchSize, t.sghmc.learningRate)},
+                 {"correction", trainingSettingsJson(t.correction.epochs, t.correction.batchSize,
+                                                     t.correction.learningRate)},
+                 {"device", cache.device}},
+                cache.seed};
+    r.fps = fps;
     return r;
 }
 
