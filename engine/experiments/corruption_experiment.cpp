@@ -336,6 +336,10 @@ std::string corruptionTable(const CorruptionResult& r)
     return s.str();
 }
 
+namespace {
+double rateOf(const CorruptionRow& row) { return row.rate; }
+} // namespace
+
 std::string corruptionJson(const CorruptionResult& r)
 {
     nlohmann::json rates = nlohmann::json::array();
@@ -346,16 +350,7 @@ std::string corruptionJson(const CorruptionResult& r)
                          {"accuracy", reportMeanStd(m.accuracy)},
                          {"nll", reportMeanStd(m.nll)},
                          {"collapsed_trials", m.collapsed}});
-    nlohmann::json trials = nlohmann::json::array();
-    for (const auto& row : r.rows)
-        trials.push_back({{"rate", row.rate},
-                          {"trial", row.trial},
-                          {"method", imageMethodName(row.method)},
-                          {"cost", reportNumber(row.metrics.averageCost)},
-                          {"accuracy", reportNumber(row.metrics.accuracy)},
-                          {"nll", reportNumber(row.metrics.nll)},
-                          {"seconds", row.seconds},
-                          {"collapsed", row.collapsed}});
+    const auto trials = runRowsJson(r.rows, "rate", rateOf, false);
     nlohmann::json j = {{"experiment", "corruption"},
                         {"run", runRecordJson(r.record)},
                         {"dataset", r.dataset},
@@ -371,14 +366,7 @@ std::string corruptionJson(const CorruptionResult& r)
 
 std::string corruptionCsv(const CorruptionResult& r)
 {
-    std::ostringstream s;
-    s << "rate,trial,method,cost,accuracy,nll,seconds,collapsed\n";
-    for (const auto& row : r.rows)
-        s << formatNumber(row.rate) << ',' << row.trial << ',' << imageMethodName(row.method) << ','
-          << formatNumber(row.metrics.averageCost) << ',' << formatNumber(row.metrics.accuracy) << ','
-          << formatNumber(row.metrics.nll) << ',' << formatNumber(row.seconds) << ',' << (row.collapsed ? 1 : 0)
-          << '\n';
-    return s.str();
+    return runRowsCsv(r.rows, "rate", rateOf, false);
 }
 
 } // namespace lcs

@@ -6,7 +6,9 @@
 #include <torch/torch.h>
 
 #include "experiments/corruption_experiment.h"
+#include "core/number_format.h"
 #include "core/seeds.h"
+#include "experiments/report_json.h"
 #include "models/classifier.h"
 #include "models/mlp.h"
 
@@ -72,6 +74,39 @@ std::vector<std::string> methodIds(const std::vector<ImageMethod>& methods)
 nlohmann::json trainingSettingsJson(int epochs, int batchSize, double learningRate)
 {
     return {{"epochs", epochs}, {"batch_size", batchSize}, {"learning_rate", learningRate}};
+}
+
+nlohmann::json runRowJson(const char* setting, double value, int trial, ImageMethod method, const DecisionMetrics& m,
+                          double seconds, bool collapsed, bool withReferral)
+{
+    nlohmann::json j{{setting, value},
+                     {"trial", trial},
+                     {"method", imageMethodName(method)},
+                     {"cost", reportNumber(m.averageCost)},
+                     {"accuracy", reportNumber(m.accuracy)},
+                     {"nll", reportNumber(m.nll)},
+                     {"seconds", seconds},
+                     {"collapsed", collapsed}};
+    if (withReferral)
+        j["referral_rate"] = reportNumber(m.referralRate);
+    return j;
+}
+
+std::string runRowsCsvHeader(const char* setting, bool withReferral)
+{
+    return std::string(setting) + ",trial,method,cost,accuracy," + (withReferral ? "referral_rate," : "") +
+           "nll,seconds,collapsed\n";
+}
+
+std::string runRowCsv(double value, int trial, ImageMethod method, const DecisionMetrics& m, double seconds,
+                      bool collapsed, bool withReferral)
+{
+    // Shortest round-trip text for every number: a CSV reader gets back the exact doubles.
+    std::string s = formatNumber(value) + ',' + std::to_string(trial) + ',' + imageMethodName(method) + ',' +
+                    formatNumber(m.averageCost) + ',' + formatNumber(m.accuracy) + ',';
+    if (withReferral)
+        s += formatNumber(m.referralRate) + ',';
+    return s + formatNumber(m.nll) + ',' + formatNumber(seconds) + ',' + (collapsed ? "1" : "0") + '\n';
 }
 
 std::string meanStdText(const MeanStd& m)

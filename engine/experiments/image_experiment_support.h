@@ -72,6 +72,35 @@ std::vector<std::string> methodIds(const std::vector<ImageMethod>& methods);
 /// A training configuration as a results record's settings: epochs, batch, learning rate.
 nlohmann::json trainingSettingsJson(int epochs, int batchSize, double learningRate);
 
+/// The per-run rows of an image experiment's results files, one writer for both
+/// experiments: `setting` names the swept setting ("rate", "referral_cost") and
+/// `settingOf` reads it off a row; `withReferral` adds the referral rate. Row has trial,
+/// method, metrics, seconds and collapsed.
+nlohmann::json runRowJson(const char* setting, double value, int trial, ImageMethod method, const DecisionMetrics& m,
+                          double seconds, bool collapsed, bool withReferral);
+std::string runRowsCsvHeader(const char* setting, bool withReferral);
+std::string runRowCsv(double value, int trial, ImageMethod method, const DecisionMetrics& m, double seconds,
+                      bool collapsed, bool withReferral);
+
+template <class Row, class SettingOf>
+nlohmann::json runRowsJson(const std::vector<Row>& rows, const char* setting, SettingOf settingOf, bool withReferral)
+{
+    auto out = nlohmann::json::array();
+    for (const auto& row : rows)
+        out.push_back(runRowJson(setting, settingOf(row), row.trial, row.method, row.metrics, row.seconds, row.collapsed,
+                                 withReferral));
+    return out;
+}
+
+template <class Row, class SettingOf>
+std::string runRowsCsv(const std::vector<Row>& rows, const char* setting, SettingOf settingOf, bool withReferral)
+{
+    std::string out = runRowsCsvHeader(setting, withReferral);
+    for (const auto& row : rows)
+        out += runRowCsv(settingOf(row), row.trial, row.method, row.metrics, row.seconds, row.collapsed, withReferral);
+    return out;
+}
+
 /// "0.1234 ± 0.0056", the tables' cell format.
 std::string meanStdText(const MeanStd& m);
 

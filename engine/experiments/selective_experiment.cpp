@@ -97,17 +97,25 @@ TaskPlan selectivePlan(const SelectiveConfig& c)
 {
     TaskPlan plan;
     const double copies = c.calibrationCopies;
+    auto add = [&plan](const char* network, std::optional<double> r, int trial, double weight) {
+        PlannedTask t;
+        t.task.network = network;
+        t.task.setting = r;
+        t.task.trial = trial;
+        t.weight = weight;
+        plan.push_back(std::move(t));
+    };
     for (int t = 0; t < c.trials; ++t) {
-        plan.push_back({{"map", std::nullopt, t}, double(c.map.epochs)});
+        add("map", std::nullopt, t, c.map.epochs);
         if (wants(c, ImageMethod::Sghmc) || wants(c, ImageMethod::Ours) || wants(c, ImageMethod::OursNoS))
-            plan.push_back({{"sghmc_s", std::nullopt, t}, (wants(c, ImageMethod::Ours) ? 2.0 : 1.0) * c.sghmc.epochs});
+            add("sghmc_s", std::nullopt, t, (wants(c, ImageMethod::Ours) ? 2.0 : 1.0) * c.sghmc.epochs);
         for (double r : c.referralCosts) {
             if (wants(c, ImageMethod::Ours))
-                plan.push_back({{"ours", r, t}, 1.5 * copies * c.correction.epochs});
+                add("ours", r, t, 1.5 * copies * c.correction.epochs);
             if (wants(c, ImageMethod::OursNoS))
-                plan.push_back({{"ours_no_s", r, t}, copies * c.correctionNoS.epochs});
+                add("ours_no_s", r, t, copies * c.correctionNoS.epochs);
             if (wants(c, ImageMethod::LcSghmc))
-                plan.push_back({{"lc_sghmc", r, t}, 1.3 * c.sghmc.epochs});
+                add("lc_sghmc", r, t, 1.3 * c.sghmc.epochs);
         }
     }
     return plan;
@@ -322,6 +330,10 @@ std::string selectiveTable(const SelectiveResult& r)
     return s.str();
 }
 
+namespace {
+double referralCostOf(const SelectiveRow& row) { return row.referralCost; }
+} // namespace
+
 std::string selectiveJson(const SelectiveResult& r)
 {
     nlohmann::json summary = nlohmann::json::array();
@@ -333,17 +345,7 @@ std::string selectiveJson(const SelectiveResult& r)
                            {"referral_rate", reportMeanStd(m.referralRate)},
                            {"nll", reportMeanStd(m.nll)},
                            {"collapsed_trials", m.collapsed}});
-    nlohmann::json runs = nlohmann::json::array();
-    for (const auto& row : r.rows)
-        runs.push_back({{"referral_cost", row.referralCost},
-                        {"trial", row.trial},
-                        {"method", imageMethodName(row.method)},
-                        {"cost", reportNumber(row.metrics.averageCost)},
-                        {"accuracy", reportNumber(row.metrics.accuracy)},
-                        {"referral_rate", reportNumber(row.metrics.referralRate)},
-                        {"nll", reportNumber(row.metrics.nll)},
-                        {"seconds", row.seconds},
-                        {"collapsed", row.collapsed}});
+    const auto runs = runRowsJson(r.rows, "referral_cost", referralCostOf, true);
     nlohmann::json timing = nlohmann::json::array();
     for (const auto& t : r.trainingTime)
         timing.push_back({{"cost_functions", t.costFunctions},
@@ -359,14 +361,7 @@ std::string selectiveJson(const SelectiveResult& r)
 
 std::string selectiveCsv(const SelectiveResult& r)
 {
-    std::ostringstream s;
-    s << "referral_cost,trial,method,cost,accuracy,referral_rate,nll,seconds,collapsed\n";
-    for (const auto& row : r.rows)
-        s << formatNumber(row.referralCost) << ',' << row.trial << ',' << imageMethodName(row.method) << ','
-          << formatNumber(row.metrics.averageCost) << ',' << formatNumber(row.metrics.accuracy) << ','
-          << formatNumber(row.metrics.referralRate) << ',' << formatNumber(row.metrics.nll) << ','
-          << formatNumber(row.seconds) << ',' << (row.collapsed ? 1 : 0) << '\n';
-    return s.str();
+    return runRowsCsv(r.rows, "referral_cost", referralCostOf, true);
 }
 
 } // namespace lcs
