@@ -10,25 +10,31 @@ namespace lcs {
 namespace {
 
 // Rows in the order every experiment lists its methods. Colours: the Okabe-Ito palette
-// (colour-blind safe), distinct within each experiment (a test checks). "ours" is always vermillion. Seed tags: synthetic methods keep the
-// streams they have had since the first release (100 + their old position); the others
-// were numbered when seeds stopped following list positions. Never renumber a tag.
-const std::vector<MethodInfo> kCatalog{
-    {"map", "MAP (SGD)", "#999999", {}, 300},
-    {"bbvi", "VI (BBVI)", "#0072B2", {"synthetic"}, 100},
-    {"sghmc", "SGHMC", "#009E73", {"synthetic", "selective"}, 101},
-    {"sgld_s", "SGLD + S", "#0072B2", {"corruption"}, 301},
-    {"sgld", "SGLD", "#56B4E9", {"synthetic", "corruption"}, 102},
-    {"kfac_laplace", "KFAC-Laplace", "#CC79A7", {"synthetic"}, 103},
-    {"lc_sgld", "LC-SGLD", "#E69F00", {"corruption"}, 303},
-    {"lc_sghmc", "LC-SGHMC", "#E69F00", {"selective"}, 304},
-    {"mc_dropout", "MC dropout", "#56B4E9", {"camvid"}, 306},
-    {"lc_mc_dropout", "LC-MC-dropout", "#009E73", {"camvid"}, 307},
-    {"cw_sgd", "CW-SGD", "#CC79A7", {"corruption", "camvid"}, 305},
-    {"sghmc_s", "SGHMC + S", "#0072B2", {"camvid"}, 302},
-    {"ours", "Ours (q on S)", "#D55E00", {"corruption", "selective", "camvid"}, 308},
-    {"ours_no_s", "Ours (q, no S)", "#000000", {"selective"}, 309},
-};
+// (colour-blind safe), distinct within each experiment (a test checks); "ours" is always
+// vermillion. Seed tags: synthetic methods keep the streams they have had since the first
+// release (100 + their old position); the others were numbered when seeds stopped
+// following list positions. Never renumber a tag.
+const std::vector<MethodInfo>& catalog()
+{
+    // Built on first use, so that other files' static initialisers may read it.
+    static const std::vector<MethodInfo> rows{
+        {"map", "MAP (SGD)", "#999999", {}, 300},
+        {"bbvi", "VI (BBVI)", "#0072B2", {"synthetic"}, 100},
+        {"sghmc", "SGHMC", "#009E73", {"synthetic", "selective"}, 101},
+        {"sgld_s", "SGLD + S", "#0072B2", {"corruption"}, 301},
+        {"sgld", "SGLD", "#56B4E9", {"synthetic", "corruption"}, 102},
+        {"kfac_laplace", "KFAC-Laplace", "#CC79A7", {"synthetic"}, 103},
+        {"lc_sgld", "LC-SGLD", "#E69F00", {"corruption"}, 303},
+        {"lc_sghmc", "LC-SGHMC", "#E69F00", {"selective"}, 304},
+        {"mc_dropout", "MC dropout", "#56B4E9", {"camvid"}, 306},
+        {"lc_mc_dropout", "LC-MC-dropout", "#009E73", {"camvid"}, 307},
+        {"cw_sgd", "CW-SGD", "#CC79A7", {"corruption", "camvid"}, 305},
+        {"sghmc_s", "SGHMC + S", "#0072B2", {"camvid"}, 302},
+        {"ours", "Ours (q on S)", "#D55E00", {"corruption", "selective", "camvid"}, 308},
+        {"ours_no_s", "Ours (q, no S)", "#000000", {"selective"}, 309},
+    };
+    return rows;
+}
 
 std::string idList(const std::vector<std::string>& ids)
 {
@@ -42,12 +48,12 @@ std::string idList(const std::vector<std::string>& ids)
 
 const std::vector<MethodInfo>& methodCatalog()
 {
-    return kCatalog;
+    return catalog();
 }
 
 const MethodInfo* findMethodInfo(const std::string& id)
 {
-    for (const auto& m : kCatalog)
+    for (const auto& m : catalog())
         if (m.id == id)
             return &m;
     return nullptr;
@@ -63,7 +69,7 @@ const MethodInfo& methodInfo(const std::string& id)
 std::vector<std::string> methodIdsFor(const std::string& experiment)
 {
     std::vector<std::string> out;
-    for (const auto& m : kCatalog)
+    for (const auto& m : catalog())
         if (std::find(m.experiments.begin(), m.experiments.end(), experiment) != m.experiments.end())
             out.push_back(m.id);
     return out;

@@ -1,0 +1,392 @@
+#include "image_views.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QEvent>
+#include <QHelpEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include "qcustomplot_compat.h"
+
+#include "method_style.h"
+#include "plot_export.h"
+#include "plot_parts.h"
+
+/// The image experiments' views of one comparison of S and q on the test set: the
+/// confusion matrices (S, q and their difference) and the gallery of changed decisions.
+namespace lcs::ui {
+
+namespace {
+
+const QFont kTitleFont("sans", 9, QFont::Bold);
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------
+// Confusion matrices
+
+ConfusionCells confusionCells(const ComparisonView& view)
+{
+    ConfusionCells c;
+    c.rows = view.classes();
+    c.columns = view.decisions();
+    const int n = c.rows * c.columns;
+    if (n <= 0 || view.before.size() != n || view.after.size() != n)
+        return ConfusionCells{};
+    c.uncorrected.resize(n);
+    c.corrected.resize(n);
+    c.difference.resize(n);
+    for (int i = 0; i < n; ++i) {
+        c.uncorrected[i] = static_cast<double>(view.before[i]);
+        c.corrected[i] = static_cast<double>(view.after[i]);
+        c.difference[i] = c.corrected[i] - c.uncorrected[i];
+    }
+    return c;
+}
+
+namespace {
+
+QCPColorGradient countGradient()
+{
+    QCPColorGradient g;
+    g.setColorInterpolation(QCPColorGradient::ciRGB);
+    g.setColorStopAt(0.0, QColor(255, 255, 255));
+    g.setColorStopAt(0.03, QColor(222, 235, 247));
+    g.setColorStopAt(0.25, QColor(107, 174, 214));
+    g.setColorStopAt(1.0, QColor(8, 48, 107));
+    return g;
+}
+
+QCPColorGradient differenceGradient()
+{
+    QCPColorGradient g;
+    g.setColorInterpolation(QCPColorGradient::ciRGB);
+    g.setColorStopAt(0.0, QColor(178, 24, 43));
+    g.setColorStopAt(0.5, QColor(255, 255, 255));
+    g.setColorStopAt(1.0, QColor(33, 102, 172));
+    return g;
+}
+
+QSharedPointer<QCPAxisTickerText> textTicker(const QStringList& labels)
+{
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    for (int i = 0; i < labels.size(); ++i)
+        ticker->addTick(i, labels[i]);
+    return ticker;
+}
+
+QString percent(double v)
+{
+    return std::isfinite(v) ? QString::number(100.0 * v, 'f', 1) + "%" : QStringLiteral("n/a");
+}
+
+} // namespace
+
+ConfusionPlot::ConfusionPlot(QWidget* parent) : QWidget(parent)
+{
+    m_plot = makePlot(this, QStringLiteral("confusion_matrices"), 240);
+    m_header = new QCPTextElement(m_plot, tr("Confusion matrices (test set): run an image experiment"), kTitleFont);
+    m_plot->plotLayout()->addElement(0, 0, m_header);
+    auto* grid = new QCPLayoutGrid;
+    m_plot->plotLayout()->addElement(1, 0, grid);
+    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    auto* group = new QCPMarginGroup(m_plot);
+    for (int i = 0; i < 3; ++i) {
+        m_rects[i] = makeRect(m_plot);
+        m_titles[i] = new QCPTextElement(m_plot, QString(), QFont("sans", 8));
+        grid->addElement(0, i, m_titles[i]);
+        grid->addElement(1, i, m_rects[i]);
+        m_rects[i]->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+        auto* x = m_rects[i]->axis(QCPAxis::atBottom);
+        auto* y = m_rects[i]->axis(QCPAxis::atLeft);
+        y->setRangeReversed(true);  // true class 0 on top, as a matrix is read
+        x->setTickLabelRotation(60);
+        x->setSubTicks(false);
+        y->setSubTicks(false);
+        x->grid()->setVisible(false);
+        y->grid()->setVisible(false);
+        x->setLabel(tr("decision"));
+        if (i == 0)
+            y->setLabel(tr("true class"));
+        else
+            y->setTickLabels(false);
+        m_maps[i] = new QCPColorMap(x, y);
+        m_maps[i]->setInterpolate(false);
+        m_maps[i]->setTightBoundary(false);
+        m_maps[i]->setGradient(i == 2 ? differenceGradient() : countGradient());
+    }
+    grid->setRowStretchFactor(0, 0.001);
+    grid->setColumnStretchFactor(0, 1.25);  // the first panel also holds the class names
+}
+
+void ConfusionPlot::clear()
+{
+    for (auto* map : m_maps)
+        map->data()->clear();
+    m_plot->clearItems();
+    m_header->setText(tr("Confusion matrices (test set): run an image experiment"));
+    for (auto* t : m_titles)
+        t->setText(QString());
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ConfusionPlot::setComparison(const ComparisonView& view)
+{
+    const ConfusionCells cells = confusionCells(view);
+    m_plot->clearItems();
+    if (cells.rows == 0) {
+        clear();
+        return;
+    }
+    m_header->setText(tr("Confusion matrices on the test set, %1: %2 of %3 decisions changed%4")
+                          .arg(view.title())
+                          .arg(view.changedCount)
+                          .arg(view.testCount)
+                          .arg(view.collapsed ? tr(" (q collapsed to one class)") : QString()));
+    const bool referral = view.decisions() > view.classes();
+    auto figures = [&](const QString& label, double cost, double accuracy, double referred) {
+        return tr("%1\ncost %2 · acc. %3%4")
+            .arg(label)
+            .arg(cost, 0, 'f', 4)
+            .arg(percent(accuracy))
+            .arg(referral ? tr(" · referred %1").arg(percent(referred)) : QString());
+    };
+    m_titles[0]->setText(figures(view.uncorrectedLabel, view.costBefore, view.accuracyBefore, view.referralBefore));
+    m_titles[1]->setText(figures(view.correctedLabel, view.costAfter, view.accuracyAfter, view.referralAfter));
+    m_titles[2]->setText(tr("difference\ncorrected − uncorrected"));
+    const QVector<double>* values[3] = {&cells.uncorrected, &cells.corrected, &cells.difference};
+    double countMax = 1, diffMax = 1;
+    for (int i = 0; i < cells.uncorrected.size(); ++i) {
+        countMax = std::max({countMax, cells.uncorrected[i], cells.corrected[i]});
+        diffMax = std::max(diffMax, std::abs(cells.difference[i]));
+    }
+    const int fontSize = cells.columns > 8 ? 6 : 8;
+    for (int panel = 0; panel < 3; ++panel) {
+        auto* map = m_maps[panel];
+        map->data()->setSize(cells.columns, cells.rows);
+        map->data()->setRange(QCPRange(0, cells.columns - 1), QCPRange(0, cells.rows - 1));
+        const double limit = panel == 2 ? diffMax : countMax;
+        map->setDataRange(panel == 2 ? QCPRange(-limit, limit) : QCPRange(0, limit));
+        auto* x = m_rects[panel]->axis(QCPAxis::atBottom);
+        auto* y = m_rects[panel]->axis(QCPAxis::atLeft);
+        for (int row = 0; row < cells.rows; ++row)
+            for (int col = 0; col < cells.columns; ++col) {
+                const double v = (*values[panel])[row * cells.columns + col];
+                map->data()->setCell(col, row, v);
+                if (v == 0)
+                    continue;  // zeros would only clutter the matrix
+                auto* text = new QCPItemText(m_plot);
+                text->setClipAxisRect(m_rects[panel]);
+                text->position->setAxes(x, y);
+                text->position->setCoords(col, row);
+                text->setText(panel == 2 && v > 0 ? "+" + QString::number(v) : QString::number(v));
+                text->setFont(QFont("sans", fontSize));
+                const bool dark = panel == 2 ? std::abs(v) > 0.6 * limit : v > 0.45 * limit;
+                text->setColor(dark ? Qt::white : QColor(30, 30, 30));
+            }
+        x->setTicker(textTicker(view.decisionNames));
+        y->setTicker(textTicker(view.classNames));
+        x->setRange(-0.5, cells.columns - 0.5);
+        y->setRange(-0.5, cells.rows - 0.5);
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+double ConfusionPlot::shownCell(int panel, int trueClass, int decision) const
+{
+    return m_maps[panel]->data()->cell(decision, trueClass);
+}
+
+QStringList ConfusionPlot::decisionLabels(int panel) const
+{
+    auto ticker = m_rects[panel]->axis(QCPAxis::atBottom)->ticker().dynamicCast<QCPAxisTickerText>();
+    return ticker ? QStringList(ticker->ticks().values()) : QStringList();
+}
+
+QStringList ConfusionPlot::classLabels() const
+{
+    auto ticker = m_rects[0]->axis(QCPAxis::atLeft)->ticker().dynamicCast<QCPAxisTickerText>();
+    return ticker ? QStringList(ticker->ticks().values()) : QStringList();
+}
+
+// ---------------------------------------------------------------------------------------
+// Gallery
+
+namespace {
+
+constexpr int kTileWidth = 196;
+constexpr int kTileHeight = 136;
+constexpr int kHeaderHeight = 22;
+constexpr int kSpacing = 6;
+const QColor kBeforeColor(140, 140, 140);
+/// q's colour, as in every plot (read when drawn: the catalogue is not a constant here).
+QColor afterColour()
+{
+    return methodColourOf(QStringLiteral("ours"));
+}
+
+QString nameOf(const QStringList& names, int i)
+{
+    return i >= 0 && i < names.size() ? names[i] : QString::number(i);
+}
+
+} // namespace
+
+GalleryView::GalleryView(QWidget* parent) : QWidget(parent)
+{
+    setObjectName(QStringLiteral("changed_decisions"));
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    setMinimumHeight(kHeaderHeight + kTileHeight);
+    installPaintingExportMenu(
+        this, [this] { return QSize(width(), heightForWidth(width())); },
+        [this](QPainter& painter) { paintGallery(painter, width()); }, this);
+}
+
+void GalleryView::setComparison(const ComparisonView& view)
+{
+    m_view = view;
+    setMinimumHeight(heightForWidth(std::max(width(), kTileWidth + 2 * kSpacing)));
+    updateGeometry();
+    update();
+}
+
+void GalleryView::clear()
+{
+    setComparison(ComparisonView{});
+}
+
+QString GalleryView::header() const
+{
+    if (m_view.classNames.isEmpty())
+        return tr("Changed decisions: run an image experiment with \"ours\"");
+    if (m_view.changed.isEmpty())
+        return tr("%1: the correction changed no test decision").arg(m_view.title());
+    return tr("%1: %2 of %3 test decisions changed (%4 shown) · grey bars %5, orange %6 · green frame: now right, "
+              "red: now wrong")
+        .arg(m_view.title())
+        .arg(m_view.changedCount)
+        .arg(m_view.testCount)
+        .arg(m_view.changed.size())
+        .arg(m_view.uncorrectedLabel, m_view.correctedLabel);
+}
+
+QString GalleryView::caption(int item) const
+{
+    const auto& it = m_view.changed.at(item);
+    return tr("#%1 true %2: %3 %4 -> %5 %6")
+        .arg(it.index)
+        .arg(nameOf(m_view.classNames, it.label), m_view.uncorrectedLabel, nameOf(m_view.decisionNames, it.before),
+             m_view.correctedLabel, nameOf(m_view.decisionNames, it.after));
+}
+
+int GalleryView::columnsFor(int width) const
+{
+    return std::max(1, (width - kSpacing) / (kTileWidth + kSpacing));
+}
+
+int GalleryView::heightForWidth(int width) const
+{
+    const int n = static_cast<int>(m_view.changed.size());
+    const int rows = n == 0 ? 0 : (n + columnsFor(width) - 1) / columnsFor(width);
+    return kHeaderHeight + rows * (kTileHeight + kSpacing) + kSpacing;
+}
+
+QSize GalleryView::sizeHint() const
+{
+    return QSize(4 * (kTileWidth + kSpacing) + kSpacing, heightForWidth(4 * (kTileWidth + kSpacing) + kSpacing));
+}
+
+void GalleryView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    const int h = heightForWidth(width());
+    if (minimumHeight() != h)
+        setMinimumHeight(h);
+}
+
+void GalleryView::paintEvent(QPaintEvent*)
+{
+    QPainter painter(this);
+    paintGallery(painter, width());
+}
+
+void GalleryView::paintGallery(QPainter& painter, int width) const
+{
+    painter.save();
+    painter.fillRect(QRect(0, 0, width, heightForWidth(width)), Qt::white);
+    painter.setRenderHint(QPainter::Antialiasing, false);
+    QFont headerFont("sans", 8, QFont::Bold);
+    painter.setFont(headerFont);
+    painter.setPen(QColor(30, 30, 30));
+    painter.drawText(QRect(kSpacing, 0, width - 2 * kSpacing, kHeaderHeight), Qt::AlignVCenter | Qt::AlignLeft,
+                     painter.fontMetrics().elidedText(header(), Qt::ElideRight, width - 2 * kSpacing));
+    const int columns = columnsFor(width);
+    const QFont small("sans", 7);
+    const QFont smallBold("sans", 7, QFont::Bold);
+    for (int i = 0; i < m_view.changed.size(); ++i) {
+        const auto& item = m_view.changed[i];
+        const QRect tile(kSpacing + (i % columns) * (kTileWidth + kSpacing),
+                         kHeaderHeight + (i / columns) * (kTileHeight + kSpacing), kTileWidth, kTileHeight);
+        const bool nowRight = item.after == item.label, wasRight = item.before == item.label;
+        const QColor frame = nowRight && !wasRight ? QColor(44, 160, 44)
+                             : wasRight && !nowRight ? QColor(214, 39, 40)
+                                                     : QColor(170, 170, 170);
+        painter.setPen(QPen(frame, 2));
+        painter.setBrush(QColor(250, 250, 250));
+        painter.drawRect(tile.adjusted(1, 1, -1, -1));
+        // The image, scaled by whole pixels so digits and garments stay crisp.
+        const QRect imageRect(tile.left() + 6, tile.top() + 6, 64, 64);
+        if (!item.image.isNull())
+            painter.drawImage(imageRect, item.image.scaled(64, 64, Qt::KeepAspectRatio, Qt::FastTransformation));
+        else
+            painter.fillRect(imageRect, QColor(225, 225, 225));
+        // Text: index, true class, both decisions with their probabilities.
+        const int tx = imageRect.right() + 8, tw = tile.right() - tx - 4;
+        auto prob = [](const QVector<float>& p, int k) { return k >= 0 && k < p.size() ? p[k] : -1.0f; };
+        auto line = [&](int row, const QString& label, const QString& value, const QColor& colour, bool bold) {
+            painter.setFont(small);
+            painter.setPen(QColor(90, 90, 90));
+            painter.drawText(QRect(tx, tile.top() + 6 + 15 * row, 32, 14), Qt::AlignLeft | Qt::AlignVCenter, label);
+            painter.setFont(bold ? smallBold : small);
+            painter.setPen(colour);
+            painter.drawText(QRect(tx + 32, tile.top() + 6 + 15 * row, tw - 32, 14), Qt::AlignLeft | Qt::AlignVCenter,
+                             painter.fontMetrics().elidedText(value, Qt::ElideRight, tw - 32));
+        };
+        auto withProb = [&](int decision, const QVector<float>& p) {
+            const float v = prob(p, decision);
+            return nameOf(m_view.decisionNames, decision) + (v >= 0 ? QStringLiteral("  %1").arg(v, 0, 'f', 2) : QString());
+        };
+        line(0, tr("test"), QStringLiteral("#%1").arg(item.index), QColor(90, 90, 90), false);
+        line(1, tr("true"), nameOf(m_view.classNames, item.label), QColor(20, 20, 20), true);
+        line(2, tr("before"), withProb(item.before, item.probsBefore), kBeforeColor.darker(150), false);
+        line(3, tr("after"), withProb(item.after, item.probsAfter), afterColour().darker(130), true);
+        // Probabilities of every class: grey (before) and orange (after) side by side.
+        const int classes = static_cast<int>(std::max(item.probsBefore.size(), item.probsAfter.size()));
+        if (classes == 0)
+            continue;
+        const QRect bars(tile.left() + 6, tile.top() + 76, tile.width() - 12, tile.height() - 82);
+        painter.setPen(QColor(200, 200, 200));
+        painter.drawLine(bars.bottomLeft(), bars.bottomRight());
+        const double slot = double(bars.width()) / classes;
+        for (int k = 0; k < classes; ++k) {
+            const double x0 = bars.left() + k * slot;
+            const double w = std::max(1.0, slot / 2 - 1);
+            const double hb = bars.height() * std::clamp<double>(prob(item.probsBefore, k), 0, 1);
+            const double ha = bars.height() * std::clamp<double>(prob(item.probsAfter, k), 0, 1);
+            painter.fillRect(QRectF(x0 + 1, bars.bottom() - hb, w, hb), kBeforeColor);
+            painter.fillRect(QRectF(x0 + 1 + w, bars.bottom() - ha, w, ha), afterColour());
+            if (k == item.label) {
+                painter.setPen(QPen(QColor(20, 20, 20), 1, Qt::DotLine));
+                painter.setBrush(Qt::NoBrush);
+                painter.drawRect(QRectF(x0, bars.top(), slot - 1, bars.height()));
+            }
+        }
+    }
+    painter.restore();
+}
+
+} // namespace lcs::ui
