@@ -4,6 +4,7 @@
 
 #include <QHeaderView>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 #include "qcustomplot_compat.h"
@@ -17,21 +18,27 @@ CamvidResultsPage::CamvidResultsPage(QWidget* parent) : QWidget(parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setChildrenCollapsible(false);
     m_viewer = new CamvidOverlayViewer(splitter);
+    // The IoU bars beside the live curves; frames per second, read once at the end,
+    // share a tab with the curves so that two plots, not three, split the width.
     auto* plots = new QSplitter(Qt::Horizontal, splitter);
+    plots->setChildrenCollapsible(false);
     m_iou = new CamvidIouPlot(plots);
-    m_epochs = new CamvidEpochPlot(plots);
-    m_fps = new CamvidFpsPlot(plots);
+    auto* tabs = new QTabWidget(plots);
+    tabs->setObjectName(QStringLiteral("camvidPlotTabs"));
+    tabs->setDocumentMode(true);
+    m_epochs = new CamvidEpochPlot(tabs);
+    m_fps = new CamvidFpsPlot(tabs);
+    tabs->addTab(m_epochs, tr("mIoU and cost per epoch"));
+    tabs->addTab(m_fps, tr("Frames per second"));
     plots->addWidget(m_iou);
-    plots->addWidget(m_epochs);
-    plots->addWidget(m_fps);
-    plots->setStretchFactor(0, 3);
-    plots->setStretchFactor(1, 4);
-    plots->setStretchFactor(2, 2);
+    plots->addWidget(tabs);
     splitter->addWidget(m_viewer);
     splitter->addWidget(plots);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
+    // Weights, not pixels: half each, whatever the plots' own hints ask for.
+    plots->setSizes({500, 500});
+    splitter->setSizes({500, 500});
     layout->addWidget(splitter);
 }
 

@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 #include "qcustomplot_compat.h"
@@ -36,33 +37,40 @@ ImageResultsPage::ImageResultsPage(QWidget* parent) : QWidget(parent)
     selectors->addStretch(1);
     layout->addLayout(selectors);
 
+    // Two rows of two: the live curves and the summary on top; the decisions of the
+    // comparison chosen below (confusion matrices, with the training time in a tab
+    // beside them, and the gallery of changed decisions), so that every view keeps a
+    // readable size on a small screen.
     auto* vertical = new QSplitter(Qt::Vertical, this);
+    vertical->setChildrenCollapsible(false);
     auto* top = new QSplitter(Qt::Horizontal, vertical);
+    top->setChildrenCollapsible(false);
     m_curves = new EpochCurvePlot(top);
     m_summary = new SummaryPlot(top);
     top->addWidget(m_curves);
     top->addWidget(m_summary);
-    top->setStretchFactor(0, 3);
-    top->setStretchFactor(1, 2);
-    auto* middle = new QSplitter(Qt::Horizontal, vertical);
-    m_confusion = new ConfusionPlot(middle);
-    m_time = new TrainingTimePlot(middle);
-    middle->addWidget(m_confusion);
-    middle->addWidget(m_time);
-    middle->setStretchFactor(0, 3);
-    middle->setStretchFactor(1, 1);
-    m_galleryScroll = new QScrollArea(vertical);
+    auto* bottom = new QSplitter(Qt::Horizontal, vertical);
+    bottom->setChildrenCollapsible(false);
+    auto* tabs = new QTabWidget(bottom);
+    tabs->setObjectName(QStringLiteral("imagePlotTabs"));
+    tabs->setDocumentMode(true);
+    m_confusion = new ConfusionPlot(tabs);
+    m_time = new TrainingTimePlot(tabs);
+    tabs->addTab(m_confusion, tr("Confusion matrices"));
+    tabs->addTab(m_time, tr("Training time"));
+    m_galleryScroll = new QScrollArea(bottom);
     m_galleryScroll->setWidgetResizable(true);
     m_galleryScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_gallery = new GalleryView(m_galleryScroll);
     m_galleryScroll->setWidget(m_gallery);
+    bottom->addWidget(tabs);
+    bottom->addWidget(m_galleryScroll);
     vertical->addWidget(top);
-    vertical->addWidget(middle);
-    vertical->addWidget(m_galleryScroll);
-    // Weights, not pixels: about two rows of gallery tiles at the window's usual size.
-    vertical->setSizes({380, 340, 300});
+    vertical->addWidget(bottom);
+    // Weights, not pixels.
+    vertical->setSizes({500, 500});
     top->setSizes({560, 440});
-    middle->setSizes({760, 300});
+    bottom->setSizes({550, 450});
     layout->addWidget(vertical, 1);
 
     connect(m_curves, &EpochCurvePlot::runsChanged, this, [this](const QStringList& runs) {

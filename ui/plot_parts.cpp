@@ -13,7 +13,9 @@ QCustomPlot* makePlot(QWidget* owner, const QString& objectName, int minimumHeig
     layout->setContentsMargins(0, 0, 0, 0);
     auto* plot = new QCustomPlot(owner);
     plot->setObjectName(objectName);
-    plot->setMinimumHeight(minimumHeight);
+    // An explicit minimum width: the plots' own hint adds up every axis rect's labels
+    // and would widen the window past a small screen; side-by-side plots get more.
+    plot->setMinimumSize(240, minimumHeight);
     plot->plotLayout()->clear();  // the views lay out their own axis rects (and legends)
     plot->setAutoAddPlottableToLegend(false);
     layout->addWidget(plot);
