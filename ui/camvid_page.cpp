@@ -4,12 +4,12 @@
 
 #include <QHeaderView>
 #include <QSplitter>
-#include <QTabWidget>
 #include <QVBoxLayout>
 
 #include "qcustomplot_compat.h"
 
 #include "camvid_views.h"
+#include "plot_parts.h"
 
 namespace lcs::ui {
 
@@ -20,25 +20,19 @@ CamvidResultsPage::CamvidResultsPage(QWidget* parent) : QWidget(parent)
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->setChildrenCollapsible(false);
     m_viewer = new CamvidOverlayViewer(splitter);
-    // The IoU bars beside the live curves; frames per second, read once at the end,
-    // share a tab with the curves so that two plots, not three, split the width.
-    auto* plots = new QSplitter(Qt::Horizontal, splitter);
-    plots->setChildrenCollapsible(false);
-    m_iou = new CamvidIouPlot(plots);
-    auto* tabs = new QTabWidget(plots);
-    tabs->setObjectName(QStringLiteral("camvidPlotTabs"));
-    tabs->setDocumentMode(true);
-    m_epochs = new CamvidEpochPlot(tabs);
-    m_fps = new CamvidFpsPlot(tabs);
-    tabs->addTab(m_epochs, tr("mIoU and cost per epoch"));
-    tabs->addTab(m_fps, tr("Frames per second"));
-    plots->addWidget(m_iou);
-    plots->addWidget(tabs);
+    // The IoU bars beside the live curves (frames per second, read once at the end, in a
+    // tab with them); all three as tabs where the page is too narrow for two plots.
+    auto* plots = new SideBySideOrTabs(620, splitter);
+    plots->setObjectName(QStringLiteral("camvidPlotViews"));
+    m_iou = new CamvidIouPlot;
+    m_epochs = new CamvidEpochPlot;
+    m_fps = new CamvidFpsPlot;
+    plots->addView(m_iou, tr("IoU per class"), 0);
+    plots->addView(m_epochs, tr("mIoU and cost per epoch"), 1);
+    plots->addView(m_fps, tr("Frames per second"), 1);
     splitter->addWidget(m_viewer);
     splitter->addWidget(plots);
-    // Weights, not pixels: half each, whatever the plots' own hints ask for.
-    plots->setSizes({500, 500});
-    splitter->setSizes({500, 500});
+    splitter->setSizes({500, 500});  // weights, not pixels
     layout->addWidget(splitter);
 }
 

@@ -8,12 +8,12 @@
 #include <QLabel>
 #include <QScrollArea>
 #include <QSplitter>
-#include <QTabWidget>
 #include <QVBoxLayout>
 
 #include "qcustomplot_compat.h"
 
 #include "image_views.h"
+#include "plot_parts.h"
 
 namespace lcs::ui {
 
@@ -37,40 +37,33 @@ ImageResultsPage::ImageResultsPage(QWidget* parent) : QWidget(parent)
     selectors->addStretch(1);
     layout->addLayout(selectors);
 
-    // Two rows of two: the live curves and the summary on top; the decisions of the
-    // comparison chosen below (confusion matrices, with the training time in a tab
-    // beside them, and the gallery of changed decisions), so that every view keeps a
-    // readable size on a small screen.
+    // The live curves beside the summary on top; below, the decisions of the comparison
+    // chosen (confusion matrices, the training time in a tab with them) beside the
+    // gallery of changed decisions. Where the page is too narrow for a row, its views
+    // become tabs, so that each keeps a readable size on a small screen.
     auto* vertical = new QSplitter(Qt::Vertical, this);
     vertical->setChildrenCollapsible(false);
-    auto* top = new QSplitter(Qt::Horizontal, vertical);
-    top->setChildrenCollapsible(false);
-    m_curves = new EpochCurvePlot(top);
-    m_summary = new SummaryPlot(top);
-    top->addWidget(m_curves);
-    top->addWidget(m_summary);
-    auto* bottom = new QSplitter(Qt::Horizontal, vertical);
-    bottom->setChildrenCollapsible(false);
-    auto* tabs = new QTabWidget(bottom);
-    tabs->setObjectName(QStringLiteral("imagePlotTabs"));
-    tabs->setDocumentMode(true);
-    m_confusion = new ConfusionPlot(tabs);
-    m_time = new TrainingTimePlot(tabs);
-    tabs->addTab(m_confusion, tr("Confusion matrices"));
-    tabs->addTab(m_time, tr("Training time"));
-    m_galleryScroll = new QScrollArea(bottom);
+    auto* top = new SideBySideOrTabs(760, vertical);
+    top->setObjectName(QStringLiteral("imageTopViews"));
+    m_curves = new EpochCurvePlot;
+    m_summary = new SummaryPlot;
+    top->addView(m_curves, tr("Curves per epoch"), 0, 3);
+    top->addView(m_summary, tr("Cost and accuracy"), 1, 2);
+    auto* bottom = new SideBySideOrTabs(980, vertical);
+    bottom->setObjectName(QStringLiteral("imageBottomViews"));
+    m_confusion = new ConfusionPlot;
+    m_time = new TrainingTimePlot;
+    m_galleryScroll = new QScrollArea;
     m_galleryScroll->setWidgetResizable(true);
     m_galleryScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_gallery = new GalleryView(m_galleryScroll);
     m_galleryScroll->setWidget(m_gallery);
-    bottom->addWidget(tabs);
-    bottom->addWidget(m_galleryScroll);
+    bottom->addView(m_confusion, tr("Confusion matrices"), 0, 3);
+    bottom->addView(m_galleryScroll, tr("Changed decisions"), 1, 2);
+    bottom->addView(m_time, tr("Training time"), 0);
     vertical->addWidget(top);
     vertical->addWidget(bottom);
-    // Weights, not pixels.
-    vertical->setSizes({500, 500});
-    top->setSizes({560, 440});
-    bottom->setSizes({550, 450});
+    vertical->setSizes({500, 500});  // weights, not pixels
     layout->addWidget(vertical, 1);
 
     connect(m_curves, &EpochCurvePlot::runsChanged, this, [this](const QStringList& runs) {

@@ -376,8 +376,8 @@ void MainWindow::showEvent(QShowEvent* event)
     // The docks take a share of the width and the central page the rest, whatever the
     // screen (once the layout has the window's size); the proportions are then the user's.
     QTimer::singleShot(0, this, [this] {
-        const int side = std::clamp(width() / 4, 240, 440);
-        resizeDocks({m_costDock, m_resultsDock}, {side, side}, Qt::Horizontal);
+        resizeDocks({m_costDock, m_resultsDock}, {std::clamp(width() * 2 / 9, 240, 440), std::clamp(width() / 5, 240, 400)},
+                    Qt::Horizontal);
         resizeDocks({m_costDock, m_experimentDock}, {height() * 2 / 5, height() * 3 / 5}, Qt::Vertical);
         resizeDocks({m_resultsDock, m_logDock}, {height() * 2 / 5, height() * 3 / 5}, Qt::Vertical);
     });
