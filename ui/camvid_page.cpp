@@ -21,8 +21,9 @@ CamvidResultsPage::CamvidResultsPage(QWidget* parent) : QWidget(parent)
     splitter->setChildrenCollapsible(false);
     m_viewer = new CamvidOverlayViewer(splitter);
     // The IoU bars beside the live curves (frames per second, read once at the end, in a
-    // tab with them); all three as tabs where the page is too narrow for two plots.
-    auto* plots = new SideBySideOrTabs(620, splitter);
+    // tab with them); all three as tabs where the page is too narrow for two plots
+    // with readable titles.
+    auto* plots = new SideBySideOrTabs(760, splitter);
     plots->setObjectName(QStringLiteral("camvidPlotViews"));
     m_iou = new CamvidIouPlot;
     m_epochs = new CamvidEpochPlot;
