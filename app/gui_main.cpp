@@ -3,6 +3,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QSize>
 
 #include "camvid_panel.h"
 #include "core/threads.h"
@@ -43,7 +44,11 @@ int main(int argc, char** argv)
     QCommandLineOption maxTrain("max-train", "Image demos: use a seeded random subset of n training images (default 10000).",
                                 "n");
     QCommandLineOption maxTest("max-test", "Image demos: the same for the test set (default 2000).", "n");
-    parser.addOptions({demo, screenshot, replicates, data, maxTrain, maxTest});
+    QCommandLineOption size("size",
+                            "With --screenshot: the window's size in pixels, as WIDTHxHEIGHT (default 1800x1100 "
+                            "for the image and CamVid demos, else the last window's size).",
+                            "size");
+    parser.addOptions({demo, screenshot, replicates, data, maxTrain, maxTest, size});
     // Positional, not --session: QGuiApplication takes -session for X11 session management.
     parser.addPositionalArgument("session", "A session file (.lcsession) to open at start-up.", "[session]");
     parser.process(app);
@@ -83,6 +88,18 @@ int main(int argc, char** argv)
         }
         return true;
     };
+    QSize windowSize;
+    if (parser.isSet(size)) {
+        const QStringList parts = parser.value(size).split('x');
+        bool okW = false, okH = false;
+        if (parts.size() == 2)
+            windowSize = QSize(parts[0].toInt(&okW), parts[1].toInt(&okH));
+        if (!parser.isSet(screenshot) || !okW || !okH || windowSize.width() < 200 || windowSize.height() < 200
+            || windowSize.width() > 10000 || windowSize.height() > 10000) {
+            std::fprintf(stderr, "lcstudio: --size needs --screenshot and WIDTHxHEIGHT in 200..10000, as 1366x768\n");
+            return 2;
+        }
+    }
     qint64 trainImages = 0, testImages = 0;
     if (!count(maxTrain, 10000, trainImages) || !count(maxTest, 2000, testImages))
         return 2;
@@ -121,7 +138,7 @@ int main(int argc, char** argv)
         window.setExperiment(demoName);
         window.imagePanel()->applySettings(s);
         if (parser.isSet(screenshot))
-            window.resize(1800, 1100);  // room for every view, whatever geometry was saved
+            window.resize(1800, 1100);  // room for every view, whatever geometry was saved (--size overrides)
     } else if (camvidDemo) {
         // The demo preset: about a minute of training on one core here.
         lcs::ui::CamvidSettings s;
@@ -141,6 +158,8 @@ int main(int argc, char** argv)
         s.data = parser.value(data).trimmed();
         window.imagePanel()->applySettings(s);
     }
+    if (windowSize.isValid())
+        window.resize(windowSize);
     window.show();
     if (parser.isSet(screenshot))
         window.runDemoAndScreenshot(parser.value(screenshot));

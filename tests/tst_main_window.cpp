@@ -3,10 +3,13 @@
 #include <QtTest/QtTest>
 
 #include <QColor>
+#include <QDockWidget>
 #include <QImage>
 #include <QSet>
 
+#include "camvid_views.h"
 #include "core/threads.h"
+#include "job_runner.h"
 #include "main_window.h"
 #include "plot_export.h"
 #include "qcustomplot_compat.h"
@@ -126,6 +129,55 @@ private Q_SLOTS:
         model->undoStack()->undo();
         QVERIFY(finished.wait(60000));
         QCOMPARE(window.runner()->inferenceRuns(), sampled);
+    }
+
+    void fitsSmallScreen_data()
+    {
+        QTest::addColumn<QString>("experiment");
+        for (const char* e : {"synthetic", "corruption", "selective", "camvid"})
+            QTest::newRow(e) << QString(e);
+    }
+
+    /// Every experiment's page, with the docks, fits a 1366 x 768 screen, and at that
+    /// size no plot is squashed below a readable size.
+    void fitsSmallScreen()
+    {
+        QFETCH(QString, experiment);
+        const QSize screen(1366, 768);
+        MainWindow window;
+        window.setExperiment(experiment);
+        QCOMPARE(window.experiment(), experiment);
+        const QSize hint = window.minimumSizeHint();
+        // What each part asks for, to tell which one forces the size.
+        auto describe = [&window, hint] {
+            auto size = [](QWidget* w) {
+                return QString("%1 x %2").arg(w->minimumSizeHint().width()).arg(w->minimumSizeHint().height());
+            };
+            QString parts = QString("minimum size %1 x %2; central %3").arg(hint.width()).arg(hint.height()).arg(size(window.centralWidget()));
+            for (auto* dock : window.findChildren<QDockWidget*>())
+                parts += QString("; %1 %2").arg(dock->objectName(), size(dock));
+            return parts;
+        };
+        QVERIFY2(hint.width() <= screen.width() && hint.height() <= screen.height(), qPrintable(describe()));
+        window.resize(screen);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTest::qWait(100);  // the docks' first proportions are set once shown
+        QCOMPARE(window.size(), screen);
+        QList<QWidget*> views;
+        for (auto* plot : window.findChildren<QCustomPlot*>())
+            views << plot;
+        for (auto* viewer : window.findChildren<CamvidOverlayViewer*>())
+            views << viewer;
+        int checked = 0;
+        for (auto* view : views) {
+            if (!view->isVisible())
+                continue;  // another experiment's page, or a tab not shown
+            ++checked;
+            QVERIFY2(view->width() >= 250 && view->height() >= 150,
+                     qPrintable(QString("%1 is %2 x %3").arg(view->objectName()).arg(view->width()).arg(view->height())));
+        }
+        QVERIFY(checked > 0);
     }
 
     void sessionRoundTrip()

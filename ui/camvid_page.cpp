@@ -9,6 +9,7 @@
 #include "qcustomplot_compat.h"
 
 #include "camvid_views.h"
+#include "plot_parts.h"
 
 namespace lcs::ui {
 
@@ -17,21 +18,22 @@ CamvidResultsPage::CamvidResultsPage(QWidget* parent) : QWidget(parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setChildrenCollapsible(false);
     m_viewer = new CamvidOverlayViewer(splitter);
-    auto* plots = new QSplitter(Qt::Horizontal, splitter);
-    m_iou = new CamvidIouPlot(plots);
-    m_epochs = new CamvidEpochPlot(plots);
-    m_fps = new CamvidFpsPlot(plots);
-    plots->addWidget(m_iou);
-    plots->addWidget(m_epochs);
-    plots->addWidget(m_fps);
-    plots->setStretchFactor(0, 3);
-    plots->setStretchFactor(1, 4);
-    plots->setStretchFactor(2, 2);
+    // The IoU bars beside the live curves (frames per second, read once at the end, in a
+    // tab with them); all three as tabs where the page is too narrow for two plots
+    // with readable titles.
+    auto* plots = new SideBySideOrTabs(760, splitter);
+    plots->setObjectName(QStringLiteral("camvidPlotViews"));
+    m_iou = new CamvidIouPlot;
+    m_epochs = new CamvidEpochPlot;
+    m_fps = new CamvidFpsPlot;
+    plots->addView(m_iou, tr("IoU per class"), 0);
+    plots->addView(m_epochs, tr("mIoU and cost per epoch"), 1);
+    plots->addView(m_fps, tr("Frames per second"), 1);
     splitter->addWidget(m_viewer);
     splitter->addWidget(plots);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
+    splitter->setSizes({500, 500});  // weights, not pixels
     layout->addWidget(splitter);
 }
 

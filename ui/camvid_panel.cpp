@@ -42,6 +42,9 @@ CamvidExperimentPanel::CamvidExperimentPanel(QWidget* parent) : QWidget(parent)
     m_preset->setObjectName("camvidPreset");
     m_preset->addItem(tr("demo: 90x120, light SegNet (about a minute)"), "demo");
     m_preset->addItem(tr("cpu: 180x240, light SegNet (minutes)"), "cpu");
+    // The presets' descriptions are long: the dock keeps its width, the combo elides.
+    m_preset->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_preset->setMinimumContentsLength(12);
     m_maxFrames = new QSpinBox(this);
     m_maxFrames->setRange(0, 100000);
     m_maxFrames->setSpecialValueText(tr("preset's"));
@@ -50,7 +53,9 @@ CamvidExperimentPanel::CamvidExperimentPanel(QWidget* parent) : QWidget(parent)
     m_maxEvalFrames->setRange(0, 100000);
     m_maxEvalFrames->setSpecialValueText(tr("preset's"));
     m_maxEvalFrames->setToolTip(tr("Validation frames evaluated and shown in the viewer; 0 = the preset's"));
-    m_mcDropout = new QCheckBox(tr("also train an MC-dropout network (frames/s of real MC dropout)"), this);
+    // Short text (the dock is narrow); the why is in the tooltip.
+    m_mcDropout = new QCheckBox(tr("also train an MC-dropout network"), this);
+    m_mcDropout->setToolTip(tr("For the frames per second of real MC dropout"));
     m_seed = new QLineEdit("0", this);
     m_seed->setValidator(new QRegularExpressionValidator(QRegularExpression("[0-9]{1,19}"), m_seed));
     form->addRow(tr("Data folder"), dataRow);

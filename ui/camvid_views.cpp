@@ -28,7 +28,7 @@ const QFont kTitleFont("sans", 9, QFont::Bold);
 constexpr int kPanelGap = 8;
 constexpr int kTitleHeight = 18;
 constexpr int kLegendRowHeight = 18;
-constexpr int kLegendColumns = 6;
+constexpr int kLegendColumns = 4;  // 4 x 118 px: the legend fits the viewer beside the docks on a 1366 px screen
 constexpr int kLegendColumnWidth = 118;
 constexpr int kScoredClasses = kCamvidClasses - 1;  ///< void (last) is never decided or scored
 

@@ -13,6 +13,7 @@
 #include "qcustomplot_compat.h"
 
 #include "image_views.h"
+#include "plot_parts.h"
 
 namespace lcs::ui {
 
@@ -36,33 +37,33 @@ ImageResultsPage::ImageResultsPage(QWidget* parent) : QWidget(parent)
     selectors->addStretch(1);
     layout->addLayout(selectors);
 
+    // The live curves beside the summary on top; below, the decisions of the comparison
+    // chosen (confusion matrices, the training time in a tab with them) beside the
+    // gallery of changed decisions. Where the page is too narrow for a row, its views
+    // become tabs, so that each keeps a readable size on a small screen.
     auto* vertical = new QSplitter(Qt::Vertical, this);
-    auto* top = new QSplitter(Qt::Horizontal, vertical);
-    m_curves = new EpochCurvePlot(top);
-    m_summary = new SummaryPlot(top);
-    top->addWidget(m_curves);
-    top->addWidget(m_summary);
-    top->setStretchFactor(0, 3);
-    top->setStretchFactor(1, 2);
-    auto* middle = new QSplitter(Qt::Horizontal, vertical);
-    m_confusion = new ConfusionPlot(middle);
-    m_time = new TrainingTimePlot(middle);
-    middle->addWidget(m_confusion);
-    middle->addWidget(m_time);
-    middle->setStretchFactor(0, 3);
-    middle->setStretchFactor(1, 1);
-    m_galleryScroll = new QScrollArea(vertical);
+    vertical->setChildrenCollapsible(false);
+    auto* top = new SideBySideOrTabs(760, vertical);
+    top->setObjectName(QStringLiteral("imageTopViews"));
+    m_curves = new EpochCurvePlot;
+    m_summary = new SummaryPlot;
+    top->addView(m_curves, tr("Curves per epoch"), 0, 3);
+    top->addView(m_summary, tr("Cost and accuracy"), 1, 2);
+    auto* bottom = new SideBySideOrTabs(980, vertical);
+    bottom->setObjectName(QStringLiteral("imageBottomViews"));
+    m_confusion = new ConfusionPlot;
+    m_time = new TrainingTimePlot;
+    m_galleryScroll = new QScrollArea;
     m_galleryScroll->setWidgetResizable(true);
     m_galleryScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_gallery = new GalleryView(m_galleryScroll);
     m_galleryScroll->setWidget(m_gallery);
+    bottom->addView(m_confusion, tr("Confusion matrices"), 0, 3);
+    bottom->addView(m_galleryScroll, tr("Changed decisions"), 1, 2);
+    bottom->addView(m_time, tr("Training time"), 0);
     vertical->addWidget(top);
-    vertical->addWidget(middle);
-    vertical->addWidget(m_galleryScroll);
-    // Weights, not pixels: about two rows of gallery tiles at the window's usual size.
-    vertical->setSizes({380, 340, 300});
-    top->setSizes({560, 440});
-    middle->setSizes({760, 300});
+    vertical->addWidget(bottom);
+    vertical->setSizes({500, 500});  // weights, not pixels
     layout->addWidget(vertical, 1);
 
     connect(m_curves, &EpochCurvePlot::runsChanged, this, [this](const QStringList& runs) {

@@ -84,6 +84,9 @@ ImageExperimentPanel::ImageExperimentPanel(QWidget* parent) : QWidget(parent)
     form->addRow(tr("Data"), dataRow);
 
     m_preset = new QComboBox(this);
+    // The presets' descriptions are long: the dock keeps its width, the combo elides.
+    m_preset->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_preset->setMinimumContentsLength(12);
     m_preset->addItem(tr("cpu (minutes here)"), "cpu");
     m_preset->addItem(tr("paper (appendix settings)"), "paper");
     form->addRow(tr("Preset"), m_preset);

@@ -1,12 +1,14 @@
 #pragma once
 
-#include <Qt>
+#include <QList>
+#include <QStringList>
+#include <QWidget>
 
 class QCPAxisRect;
 class QCPLegend;
 class QCustomPlot;
-class QString;
-class QWidget;
+class QSplitter;
+class QTabWidget;
 
 /// Building blocks shared by the image and CamVid views, so every plot of the window has
 /// the same fonts, legend style and export menu.
@@ -21,5 +23,40 @@ QCPAxisRect* makeRect(QCustomPlot* plot);
 
 /// A compact, semi-transparent legend inside `rect` at `where`.
 QCPLegend* makeLegend(QCPAxisRect* rect, Qt::Alignment where);
+
+/// Views side by side in a splitter when the widget is at least `wideFrom` pixels wide,
+/// else all in one tab widget: a small screen keeps each view at a readable size, a
+/// large one shows them all at once. Views of the same column share a tab widget when
+/// side by side (its tab bar hides when the column has one view).
+class SideBySideOrTabs : public QWidget {
+    Q_OBJECT
+public:
+    explicit SideBySideOrTabs(int wideFrom, QWidget* parent = nullptr);
+
+    /// Adds `view` (taking it) under `title`, in splitter column `column`; a column's
+    /// width share is `share` (the first view of a column sets it).
+    void addView(QWidget* view, const QString& title, int column, int share = 1);
+    bool sideBySide() const { return m_wide; }
+
+    /// As narrow as the widest view: the tabs are the fallback.
+    QSize minimumSizeHint() const override;
+    QSize sizeHint() const override;
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    void arrange(bool wide);
+
+    int m_wideFrom = 0;
+    bool m_wide = false;
+    QSplitter* m_split = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QList<QTabWidget*> m_columns;
+    QList<int> m_shares;
+    QList<QWidget*> m_views;
+    QStringList m_titles;
+    QList<int> m_viewColumns;
+};
 
 } // namespace lcs::ui

@@ -1,6 +1,6 @@
 #include "region_view.h"
 
-#include <QHBoxLayout>
+#include <QGridLayout>
 
 #include "qcustomplot_compat.h"
 
@@ -29,13 +29,25 @@ QColor RegionView::decisionColor(int decision, int numDecisions, bool region)
 
 RegionView::RegionView(QWidget* parent) : QWidget(parent)
 {
-    auto* layout = new QHBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
+    // Two by two (the fourth cell for setCornerWidget): square panels use a wide or a
+    // small screen better than three in a row, which need ~800 px for a readable size.
+    m_grid = new QGridLayout(this);
+    m_grid->setContentsMargins(0, 0, 0, 0);
     m_uncorrected = makePanel(tr("Uncorrected (posterior predictive)"), "regions_uncorrected");
     m_corrected = makePanel(tr("Corrected (q)"), "regions_corrected");
     m_difference = makePanel(tr("Where they decide differently"), "regions_difference");
-    for (auto* p : {&m_uncorrected, &m_corrected, &m_difference})
-        layout->addWidget(p->plot);
+    m_grid->addWidget(m_uncorrected.plot, 0, 0);
+    m_grid->addWidget(m_corrected.plot, 0, 1);
+    m_grid->addWidget(m_difference.plot, 1, 0);
+    for (int i = 0; i < 2; ++i) {
+        m_grid->setRowStretch(i, 1);
+        m_grid->setColumnStretch(i, 1);
+    }
+}
+
+void RegionView::setCornerWidget(QWidget* widget)
+{
+    m_grid->addWidget(widget, 1, 1);
 }
 
 RegionView::Panel RegionView::makePanel(const QString& title, const QString& objectName)
@@ -43,7 +55,7 @@ RegionView::Panel RegionView::makePanel(const QString& title, const QString& obj
     Panel panel;
     panel.plot = new QCustomPlot(this);
     panel.plot->setObjectName(objectName);
-    panel.plot->setMinimumSize(260, 260);
+    panel.plot->setMinimumSize(200, 160);
     panel.plot->setNoAntialiasingOnDrag(true);
     // Hundreds of markers redrawn at 10 Hz: antialiasing them cost most of a core.
     panel.plot->setNotAntialiasedElements(QCP::aeScatters | QCP::aePlottables);

@@ -6,6 +6,7 @@
 
 class QCustomPlot;
 class QCPColorMap;
+class QGridLayout;
 
 namespace lcs::ui {
 
@@ -19,6 +20,8 @@ public:
     explicit RegionView(QWidget* parent = nullptr);
 
     void setTask(const TaskView& view, const QStringList& decisionNames);
+    /// Places `widget` in the free fourth cell of the two-by-two grid (bottom right).
+    void setCornerWidget(QWidget* widget);
     void clear();
     QList<QCustomPlot*> plots() const;
 
@@ -35,6 +38,7 @@ private:
     void drawPoints(Panel& panel, const TaskView& view, const QVector<int>& decisions, int numDecisions,
                     const QStringList& decisionNames);
 
+    QGridLayout* m_grid = nullptr;
     Panel m_uncorrected, m_corrected, m_difference;
     /// What is on screen, to skip redrawing the parts a new snapshot leaves unchanged.
     struct Shown {

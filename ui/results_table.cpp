@@ -22,7 +22,7 @@ ResultsTable::ResultsTable(QWidget* parent) : QTableWidget(parent)
     horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     horizontalHeader()->setStretchLastSection(true);
     verticalHeader()->hide();
-    setMinimumWidth(450);  // all five columns without scrolling
+    setMinimumWidth(220);  // a narrow dock scrolls the five columns rather than widening the window
     setEditTriggers(QAbstractItemView::NoEditTriggers);
     setToolTip(tr("Test decision cost, mean ± sample std over replicates; paired diff = uncorrected - corrected"));
 }

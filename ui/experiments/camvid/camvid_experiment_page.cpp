@@ -1,0 +1,212 @@
+#include "camvid_experiment_page.h"
+
+#include <QUndoStack>
+
+#include "qcustomplot_compat.h"
+
+#include "experiments/camvid_experiment.h"
+
+#include "camvid_page.h"
+#include "camvid_panel.h"
+#include "camvid_views.h"
+#include "cost_editor.h"
+#include "cost_matrix_model.h"
+#include "session.h"
+
+namespace lcs::ui {
+
+CamvidExperimentPage::CamvidExperimentPage(CostMatrixModel* costs, CostEditor* costEditor,
+                                           std::shared_ptr<const CamvidJobHooks> hooks, QObject* parent)
+    : ExperimentPage(costs, costEditor, parent), m_runner(nullptr, std::move(hooks))
+{
+    m_panel = new CamvidExperimentPanel;
+    m_page = new CamvidResultsPage;
+    m_table = new CamvidIouTable;
+    connect(m_panel, &CamvidExperimentPanel::runRequested, this, &CamvidExperimentPage::run);
+    connect(m_panel, &CamvidExperimentPanel::recorrectRequested, this, &CamvidExperimentPage::recorrect);
+    connect(m_panel, &CamvidExperimentPanel::cancelRequested, this, &CamvidExperimentPage::cancel);
+    connectRunner();
+}
+
+CamvidExperimentPage::~CamvidExperimentPage() = default;
+
+QList<ExperimentEntry> CamvidExperimentPage::experiments() const
+{
+    return {{QStringLiteral("camvid"), tr("CamVid segmentation (paper Fig. 5)")}};
+}
+
+QWidget* CamvidExperimentPage::settingsWidget() const
+{
+    return m_panel;
+}
+
+QWidget* CamvidExperimentPage::centralWidget() const
+{
+    return m_page;
+}
+
+QWidget* CamvidExperimentPage::resultsWidget() const
+{
+    return m_table;
+}
+
+QString CamvidExperimentPage::resultsTitle() const
+{
+    return tr("Results (validation IoU, S vs q)");
+}
+
+CostMatrix CamvidExperimentPage::defaultCosts(const QString&) const
+{
+    // The paper's 12 x 12 table (void last; its row and column are dropped for decisions).
+    return costPreset("camvid");
+}
+
+std::optional<std::vector<std::string>> CamvidExperimentPage::presetClassNames() const
+{
+    std::vector<std::string> names;
+    for (const auto& n : camvidClassNameList())
+        names.push_back(n.toStdString());
+    return names;
+}
+
+void CamvidExperimentPage::updateControls(bool anyBusy)
+{
+    m_panel->setBusy(anyBusy, m_runner.hasCache());
+}
+
+void CamvidExperimentPage::writeSession(Session& session) const
+{
+    session.camvid = m_panel->settings();
+}
+
+void CamvidExperimentPage::readSession(const Session& session)
+{
+    m_panel->applySettings(session.camvid);
+    costs()->undoStack()->clear();
+    setCostsQuietly(session.costs);  // a new setting, not an edit of the cached run's costs
+    costEditor()->setExpectedClasses(session.costs.numClasses());
+}
+
+QString CamvidExperimentPage::sessionError() const
+{
+    if (m_panel->settings().data.trimmed().isEmpty())
+        return tr("Set the CamVid data folder before saving: a CamVid session names its data.");
+    return {};
+}
+
+void CamvidExperimentPage::startJob(CamvidJobRunner::Job job)
+{
+    if (m_runner.isBusy())
+        return;
+    CostMatrix matrix = costs()->matrix();
+    try {
+        matrix.validate();
+        camvidDecisionCosts(matrix);  // 12 classes with void last, or 11; no referral column
+    } catch (const std::exception& e) {
+        Q_EMIT errorRaised(tr("Invalid cost matrix"), QString::fromStdString(e.what()));
+        return;
+    }
+    if (job == CamvidJobRunner::Job::Train) {
+        // A demo lets the worker refuse bad data, so that it exits 2 with the path named.
+        const QString error = demoMode() ? QString() : m_panel->validate();
+        if (!error.isEmpty()) {
+            Q_EMIT errorRaised(tr("Cannot run"), error);
+            return;
+        }
+        if (!demoMode())  // a demo's data is not the user's choice
+            m_panel->rememberData();
+        // The views clear when the worker has checked the data (trainingStarted): a bad
+        // folder leaves the last run on screen.
+    } else {
+        if (!m_runner.hasCache()) {
+            Q_EMIT logLine(tr("No cached S for CamVid: run it first."));
+            return;
+        }
+        m_page->startRecorrection();
+    }
+    m_runner.start(job, m_panel->settings(), matrix);
+}
+
+void CamvidExperimentPage::connectRunner()
+{
+    auto& r = m_runner;
+    connect(&r, &CamvidJobRunner::started, this, [this](CamvidJobRunner::Job job) {
+        m_currentJob = job;
+        m_runCosts = costs()->matrix();
+        Q_EMIT jobStarted(CamvidJobRunner::jobName(job));
+    });
+    connect(&r, &CamvidJobRunner::trainingStarted, this, [this] {
+        m_page->startRun();
+        m_table->clearRows();
+        m_panel->setState(tr("Training..."));
+        Q_EMIT stateChanged();
+    });
+    connect(&r, &CamvidJobRunner::progress, this, &CamvidExperimentPage::progress);
+    connect(&r, &CamvidJobRunner::logMessage, this, &CamvidExperimentPage::logLine);
+    connect(&r, &CamvidJobRunner::epochPoints, m_page, &CamvidResultsPage::addEpochPoints);
+    connect(&r, &CamvidJobRunner::evaluationStarted, m_page, &CamvidResultsPage::startEvaluation);
+    connect(&r, &CamvidJobRunner::frames, m_page, &CamvidResultsPage::addFrames);
+    connect(&r, &CamvidJobRunner::preview, m_page, &CamvidResultsPage::setPreview);
+    connect(&r, &CamvidJobRunner::comparison, m_page, &CamvidResultsPage::setComparison);
+    connect(&r, &CamvidJobRunner::comparison, m_table, &CamvidIouTable::setComparison);
+    connect(&r, &CamvidJobRunner::framesPerSecond, m_page, &CamvidResultsPage::setFps);
+    connect(&r, &CamvidJobRunner::cacheReady, this, [this](const QString& description, const CostMatrix&) {
+        m_panel->setState(description);
+        // Edited while the run trained: re-correct for the edit once the run is done.
+        if (isActive() && !(costs()->matrix() == m_runCosts))
+            setRecorrectionPending();
+        Q_EMIT stateChanged();
+    });
+    connect(&r, &CamvidJobRunner::finished, this, [this](CamvidJobRunner::Job job, double seconds, const QString& json) {
+        if (!json.isEmpty())
+            setResults(json, QString(), QStringLiteral("camvid"));
+        if (job == CamvidJobRunner::Job::Recorrect) {
+            setLastRecorrectionSeconds(seconds);
+            Q_EMIT timingChanged(tr("re-correction on the cached S: %1 s (q, then the validation frames)")
+                                     .arg(seconds, 0, 'f', 2));
+        } else {
+            Q_EMIT timingChanged(tr("%1: %2 s").arg(CamvidJobRunner::jobName(job)).arg(seconds, 0, 'f', 1));
+        }
+        ended(tr("%1 finished in %2 s").arg(CamvidJobRunner::jobName(job)).arg(seconds, 0, 'f', 2));
+        if (job == CamvidJobRunner::Job::Train && demoMode())
+            Q_EMIT demoDone();
+    });
+    connect(&r, &CamvidJobRunner::cancelled, this, [this](CamvidJobRunner::Job job) {
+        if (job == CamvidJobRunner::Job::Train && !m_runner.hasCache())
+            m_panel->setState(tr("Training cancelled: nothing cached."));
+        ended(tr("%1 cancelled").arg(CamvidJobRunner::jobName(job)));
+        reportDemoCancelled();
+    });
+    connect(&r, &CamvidJobRunner::failed, this, [this](CamvidJobRunner::Job job, const QString& message, bool noData) {
+        ended(tr("%1 failed").arg(CamvidJobRunner::jobName(job)));
+        if (!demoMode())
+            Q_EMIT errorRaised(tr("Job failed"), message);
+        reportDemoFailure(tr("CamVid"),
+                          tr("pass --data DIR (a folder with train/, trainannot/, val/, valannot/) or set LCS_CAMVID_DIR"),
+                          message, noData);
+    });
+}
+
+void CamvidExperimentPage::ended(const QString& status)
+{
+    Q_EMIT jobEnded(status, true);
+    Q_EMIT stateChanged();
+    if (isActive() && m_runner.hasCache() && takePendingRecorrection())
+        startJob(CamvidJobRunner::Job::Recorrect);
+}
+
+QList<QCustomPlot*> CamvidExperimentPage::plots() const
+{
+    return m_page->plots();
+}
+
+QStringList CamvidExperimentPage::exportPlots(const QString& dir, int& written) const
+{
+    QStringList errors;
+    auto* viewer = m_page->viewer();
+    exportPaintedView([viewer](QPainter& p) { viewer->paintPanels(p); }, viewer->panelsSize(), viewer->objectName(),
+                      dir, written, errors);
+    return errors + ExperimentPage::exportPlots(dir, written);
+}
+
+} // namespace lcs::ui

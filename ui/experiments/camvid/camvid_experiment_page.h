@@ -1,0 +1,69 @@
+#pragma once
+
+#include <memory>
+
+#include "camvid_job_runner.h"
+#include "experiments/experiment_page.h"
+
+namespace lcs::ui {
+
+class CamvidExperimentPanel;
+class CamvidIouTable;
+class CamvidResultsPage;
+class CostEditor;
+struct CamvidJobHooks;
+
+/// The CamVid segmentation experiment (the paper's Fig. 5): data folder and preset in
+/// the Experiment dock; the overlay viewer, IoU bars, live curves and frames per second
+/// in the centre; per-class IoU of S and q in the results dock. The worker keeps S, so
+/// a cost edit re-trains only q and re-evaluates.
+class CamvidExperimentPage : public ExperimentPage {
+    Q_OBJECT
+public:
+    /// `hooks` replace the preset (tests); `costEditor` learns the 12 classes.
+    CamvidExperimentPage(CostMatrixModel* costs, CostEditor* costEditor, std::shared_ptr<const CamvidJobHooks> hooks,
+                         QObject* parent = nullptr);
+    ~CamvidExperimentPage() override;
+
+    CamvidJobRunner* runner() { return &m_runner; }
+    CamvidExperimentPanel* panel() const { return m_panel; }
+    CamvidResultsPage* page() const { return m_page; }
+
+    QList<ExperimentEntry> experiments() const override;
+    QWidget* settingsWidget() const override;
+    QWidget* centralWidget() const override;
+    QWidget* resultsWidget() const override;
+    QString resultsTitle() const override;
+    CostMatrix defaultCosts(const QString& experiment) const override;
+    std::optional<std::vector<std::string>> presetClassNames() const override;
+
+    bool isBusy() const override { return m_runner.isBusy(); }
+    void run() override { startJob(CamvidJobRunner::Job::Train); }
+    bool canRecorrect() const override { return m_runner.hasCache(); }
+    void recorrect() override { startJob(CamvidJobRunner::Job::Recorrect); }
+    void updateControls(bool anyBusy) override;
+
+    void writeSession(Session& session) const override;
+    void readSession(const Session& session) override;
+    QString sessionError() const override;
+    QStringList exportPlots(const QString& dir, int& written) const override;
+
+protected:
+    QList<QCustomPlot*> plots() const override;
+    void cancelJob() override { m_runner.cancel(); }
+    bool recorrecting() const override { return m_currentJob == CamvidJobRunner::Job::Recorrect; }
+
+private:
+    void connectRunner();
+    void startJob(CamvidJobRunner::Job job);
+    void ended(const QString& status);
+
+    CamvidJobRunner m_runner;
+    CamvidJobRunner::Job m_currentJob = CamvidJobRunner::Job::Train;
+    CamvidExperimentPanel* m_panel = nullptr;
+    CamvidResultsPage* m_page = nullptr;
+    CamvidIouTable* m_table = nullptr;
+    CostMatrix m_runCosts;  ///< the matrix the running job started with, to tell edits made meanwhile
+};
+
+} // namespace lcs::ui

@@ -1,0 +1,193 @@
+#include "experiment_page.h"
+
+#include <QUndoStack>
+
+#include "core/atomic_file.h"
+
+#include "cost_editor.h"
+#include "cost_matrix_model.h"
+#include "file_dialogs.h"
+#include "plot_export.h"
+#include "qcustomplot_compat.h"
+
+namespace lcs::ui {
+
+ExperimentPage::ExperimentPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent)
+    : QObject(parent), m_costs(costs), m_costEditor(costEditor)
+{
+    // A new cost matrix after a run re-runs only the correction, on the cached state.
+    // The short delay folds a burst of edits into one job.
+    m_recorrectTimer.setSingleShot(true);
+    m_recorrectTimer.setInterval(300);
+    connect(&m_recorrectTimer, &QTimer::timeout, this, &ExperimentPage::onRecorrectTimer);
+    connect(m_costs, &CostMatrixModel::matrixChanged, this, &ExperimentPage::onCostsChanged);
+}
+
+ExperimentPage::~ExperimentPage() = default;
+
+bool ExperimentPage::serves(const QString& experiment) const
+{
+    for (const auto& entry : experiments())
+        if (entry.id == experiment)
+            return true;
+    return false;
+}
+
+QString ExperimentPage::experiment() const
+{
+    if (!m_experiment.isEmpty())
+        return m_experiment;
+    const auto all = experiments();
+    return all.isEmpty() ? QString() : all.front().id;
+}
+
+void ExperimentPage::activate(const QString& experiment)
+{
+    m_experiment = experiment;
+    const CostMatrix matrix = m_costsByExperiment.value(experiment, defaultCosts(experiment));
+    m_costs->undoStack()->clear();
+    setCostsQuietly(matrix);
+    m_costEditor->setExpectedClasses(matrix.numClasses());
+    if (const auto names = presetClassNames())
+        m_costs->setPresetClassNames(*names);
+    m_active = true;
+}
+
+void ExperimentPage::deactivate()
+{
+    if (m_active)
+        m_costsByExperiment.insert(m_experiment, m_costs->matrix());
+    m_active = false;
+    m_recorrectTimer.stop();
+    m_recorrectPending = false;
+}
+
+void ExperimentPage::setCostsQuietly(const CostMatrix& costs)
+{
+    m_quietCosts = true;
+    m_costs->setMatrixDirect(costs);
+    m_quietCosts = false;
+}
+
+void ExperimentPage::onCostsChanged()
+{
+    // The window or the page set the matrix (experiment switch, a run's data): not an edit.
+    if (!m_active || m_quietCosts)
+        return;
+    if (canRecorrect())
+        m_recorrectTimer.start();
+}
+
+void ExperimentPage::onRecorrectTimer()
+{
+    if (!canRecorrect())
+        return;
+    if (isBusy()) {
+        // The running job ends first; a re-correction for an older matrix is not worth finishing.
+        m_recorrectPending = true;
+        if (recorrecting())
+            cancelJob();
+        return;
+    }
+    recorrect();
+}
+
+void ExperimentPage::cancel()
+{
+    m_recorrectPending = false;
+    cancelJob();
+}
+
+bool ExperimentPage::takePendingRecorrection()
+{
+    const bool pending = m_recorrectPending;
+    m_recorrectPending = false;
+    return pending;
+}
+
+void ExperimentPage::setResults(const QString& json, const QString& csv, const QString& name)
+{
+    m_resultsJson = json;
+    m_resultsCsv = csv;
+    m_resultsName = name;
+}
+
+QStringList ExperimentPage::exportPlots(const QString& dir, int& written) const
+{
+    QStringList errors;
+    for (auto* plot : plots())
+        for (const char* format : {"png", "svg", "pdf"}) {
+            const QString error = exportPlot(plot, dir + "/" + plot->objectName() + "." + format);
+            if (error.isEmpty())
+                ++written;
+            else
+                errors << error;
+        }
+    return errors;
+}
+
+void ExperimentPage::exportPlotsAsked(QWidget* dialogParent)
+{
+    const QString dir = askFolder(dialogParent, tr("Export all plots to"), "exportDir");
+    if (dir.isEmpty())
+        return;
+    int written = 0;
+    const QStringList errors = exportPlots(dir, written);
+    Q_EMIT logLine(tr("Exported %1 plot file(s) to %2").arg(written).arg(dir));
+    if (!errors.isEmpty())
+        Q_EMIT errorRaised(tr("Export plots"), errors.join("\n"));
+}
+
+void ExperimentPage::exportResultsAsked(QWidget* dialogParent)
+{
+    if (m_resultsJson.isEmpty())
+        return;
+    const QString path = askSavePath(dialogParent, tr("Export results"), "exportDir", m_resultsName + ".json",
+                                     tr("JSON (*.json);;CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    const bool csv = path.endsWith(".csv", Qt::CaseInsensitive);
+    try {
+        writeFileAtomically(path.toStdString(), (csv ? m_resultsCsv : m_resultsJson).toStdString());
+        Q_EMIT logLine(tr("Results written to %1").arg(path));
+    } catch (const std::exception& e) {
+        Q_EMIT errorRaised(tr("Export results"), QString::fromStdString(e.what()));
+    }
+}
+
+void ExperimentPage::exportPaintedView(const std::function<void(QPainter&)>& paint, const QSize& size,
+                                       const QString& name, const QString& dir, int& written, QStringList& errors)
+{
+    for (const char* format : {"png", "svg", "pdf"}) {
+        const QString error = exportPainting(paint, size, dir + "/" + name + "." + format, name);
+        if (error.isEmpty())
+            ++written;
+        else
+            errors << error;
+    }
+}
+
+void ExperimentPage::startDemo()
+{
+    m_demo = true;
+    run();
+}
+
+void ExperimentPage::reportDemoFailure(const QString& what, const QString& hint, const QString& message,
+                                       bool dataUnavailable)
+{
+    if (!m_demo)
+        return;
+    if (dataUnavailable)
+        Q_EMIT demoFailed(2, tr("no %1 data for the demo: %2\nlcstudio: %3").arg(what, message, hint));
+    else
+        Q_EMIT demoFailed(1, tr("demo run failed: %1").arg(message));
+}
+
+void ExperimentPage::reportDemoCancelled()
+{
+    if (m_demo)
+        Q_EMIT demoFailed(1, tr("demo run cancelled"));
+}
+
+} // namespace lcs::ui

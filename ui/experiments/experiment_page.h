@@ -1,0 +1,187 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <QHash>
+#include <QList>
+#include <QObject>
+#include <QSize>
+#include <QString>
+#include <QStringList>
+#include <QTimer>
+
+#include "decision/cost_matrix.h"
+#include "ui_types.h"
+
+class QCustomPlot;
+class QPainter;
+class QWidget;
+
+namespace lcs::ui {
+
+class CostEditor;
+class CostMatrixModel;
+struct Session;
+
+/// One experiment a page serves: the id sessions and the command line use, and the
+/// title the experiment chooser shows.
+struct ExperimentEntry {
+    QString id;
+    QString title;
+};
+
+/// Everything experiment-specific behind the main window: the settings panel (for the
+/// Experiment dock), the central view, the results widget (for the results dock), the
+/// job runner and its connections, re-correction after a cost edit, the session part,
+/// the last results, plot export, model files and the screenshot demo. The window
+/// only shows what pages report through the generic signals below.
+///
+/// A page may serve several experiments (the image experiments share one runner and
+/// one set of views); the window tells it which one is current through activate().
+/// The cost matrix model is the window's, shared by every page: only the active page
+/// reacts to its edits.
+class ExperimentPage : public QObject {
+    Q_OBJECT
+public:
+    /// `costs` and `costEditor` are the window's, shared by every page.
+    ExperimentPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent = nullptr);
+    ~ExperimentPage() override;
+
+    /// The experiments this page serves, in the chooser's order.
+    virtual QList<ExperimentEntry> experiments() const = 0;
+    bool serves(const QString& experiment) const;
+
+    /// The widgets the window places; created with the page, owned by the window's
+    /// stacks once placed.
+    virtual QWidget* settingsWidget() const = 0;
+    virtual QWidget* centralWidget() const = 0;
+    virtual QWidget* resultsWidget() const = 0;
+    /// The results dock's title while this page is shown.
+    virtual QString resultsTitle() const = 0;
+    /// A line for the log when the page is first shown (empty: none).
+    virtual QString welcomeText() const { return {}; }
+
+    /// The window switched to `experiment` (one of experiments()): the cost editor shows
+    /// the matrix `experiment` had when last shown (else defaultCosts()), without undo
+    /// history from elsewhere, and the page reacts to cost edits from now on.
+    virtual void activate(const QString& experiment);
+    /// Another experiment is shown: the page keeps the matrix of the one it showed and
+    /// drops a scheduled re-correction.
+    void deactivate();
+    bool isActive() const { return m_active; }
+    /// The current experiment while active, else the last one shown (or the first).
+    QString experiment() const;
+    /// The matrix `experiment` starts from before the user edits it.
+    virtual CostMatrix defaultCosts(const QString& experiment) const = 0;
+    /// The class names the cost presets take for this page; nullopt keeps the model's.
+    virtual std::optional<std::vector<std::string>> presetClassNames() const { return std::nullopt; }
+    /// Sets the shared matrix without it counting as the user's edit (no re-correction).
+    void setCostsQuietly(const CostMatrix& costs);
+
+    virtual bool isBusy() const = 0;
+    /// The experiment's full run (Run, F5). The window calls these only when no page is busy.
+    virtual void run() = 0;
+    /// Sampling without correction; only where canSample().
+    virtual bool canSample() const { return false; }
+    virtual void sample() {}
+    /// The cached state that a cost edit re-corrects exists for the current experiment.
+    virtual bool canRecorrect() const = 0;
+    virtual void recorrect() = 0;
+    /// Cancels the running job and drops a pending re-correction.
+    void cancel();
+    /// Enables the page's own buttons; `anyBusy` counts every page's jobs.
+    virtual void updateControls(bool anyBusy) { Q_UNUSED(anyBusy); }
+
+    /// Model files (File > Save Model / Open Model), where the experiment has them.
+    virtual bool hasModels() const { return false; }
+    virtual bool canSaveModel() const { return false; }
+    virtual void saveModel() {}
+    virtual void openModel() {}
+
+    /// Writes this page's part of a session (every page writes its settings, so that a
+    /// session keeps them all); the window has set `session.experiment` and the costs.
+    virtual void writeSession(Session& session) const = 0;
+    /// Applies a session of one of this page's experiments (the page is active),
+    /// its cost matrix included.
+    virtual void readSession(const Session& session) = 0;
+    /// Why the current settings cannot be saved as a session; empty when they can.
+    virtual QString sessionError() const { return {}; }
+
+    /// The last finished run's results in the CLI's formats (CSV may be empty).
+    QString resultsJson() const { return m_resultsJson; }
+    QString resultsCsv() const { return m_resultsCsv; }
+    /// The base name results export suggests.
+    QString resultsName() const { return m_resultsName; }
+    /// Writes every plot of the page as PNG, SVG and PDF into `dir`; returns the
+    /// errors and adds the number of files written to `written`.
+    virtual QStringList exportPlots(const QString& dir, int& written) const;
+    /// File > Export Plots: asks for a folder (dialogs over `dialogParent`), writes
+    /// every plot there and reports through logLine / errorRaised.
+    void exportPlotsAsked(QWidget* dialogParent);
+    /// File > Export Results: asks for a JSON or CSV file and writes the last results.
+    void exportResultsAsked(QWidget* dialogParent);
+    /// Seconds the last correction-only job took (negative before any).
+    double lastRecorrectionSeconds() const { return m_lastRecorrectionSeconds; }
+
+    /// Screenshot demo: runs the experiment's pipeline quietly (no dialogs, the data
+    /// not remembered); demoDone or demoFailed follows.
+    void startDemo();
+    bool demoMode() const { return m_demo; }
+
+Q_SIGNALS:
+    void jobStarted(const QString& name);
+    void progress(const lcs::ui::JobProgress& progress);
+    void logLine(const QString& line);
+    void errorRaised(const QString& title, const QString& text);
+    /// The status bar's timing text (how long the last job took).
+    void timingChanged(const QString& text);
+    /// `status` for the status bar; `complete` fills the progress bar.
+    void jobEnded(const QString& status, bool complete);
+    /// Busy, cache or results changed: the window's actions need updating.
+    void stateChanged();
+    void demoDone();
+    /// `message` for stderr (without the program's prefix); `exitCode` 2 for missing data.
+    void demoFailed(int exitCode, const QString& message);
+
+protected:
+    CostMatrixModel* costs() const { return m_costs; }
+    CostEditor* costEditor() const { return m_costEditor; }
+    /// The plots exportPlots() writes; pages with painted views override exportPlots.
+    virtual QList<QCustomPlot*> plots() const { return {}; }
+    /// Cancels the runner's job (cancel() has dropped the pending re-correction).
+    virtual void cancelJob() = 0;
+    /// A job is re-correcting: a newer edit cancels it rather than waiting for it.
+    virtual bool recorrecting() const = 0;
+    void setResults(const QString& json, const QString& csv, const QString& name);
+    void setLastRecorrectionSeconds(double seconds) { m_lastRecorrectionSeconds = seconds; }
+    /// True once: an edit came while a job ran and still needs its re-correction.
+    bool takePendingRecorrection();
+    void setRecorrectionPending() { m_recorrectPending = true; }
+    /// The demo's ends: the main run finished, failed or was cancelled.
+    void reportDemoFailure(const QString& what, const QString& hint, const QString& message, bool dataUnavailable);
+    void reportDemoCancelled();
+    /// Exports one painted view (its paint function and size) in the three formats.
+    static void exportPaintedView(const std::function<void(QPainter&)>& paint, const QSize& size,
+                                  const QString& name, const QString& dir, int& written, QStringList& errors);
+
+private:
+    void onCostsChanged();
+    void onRecorrectTimer();
+
+    CostMatrixModel* m_costs = nullptr;
+    CostEditor* m_costEditor = nullptr;
+    QString m_experiment;
+    QHash<QString, CostMatrix> m_costsByExperiment;  ///< each experiment keeps its own matrix
+    bool m_active = false;
+    bool m_quietCosts = false;
+    bool m_recorrectPending = false;
+    bool m_demo = false;
+    QTimer m_recorrectTimer;
+    double m_lastRecorrectionSeconds = -1;
+    QString m_resultsJson, m_resultsCsv, m_resultsName;
+};
+
+} // namespace lcs::ui

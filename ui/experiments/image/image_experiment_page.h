@@ -1,0 +1,68 @@
+#pragma once
+
+#include <memory>
+
+#include "experiments/experiment_page.h"
+#include "image_job_runner.h"
+
+namespace lcs::ui {
+
+class CostEditor;
+class ImageExperimentPanel;
+class ImageResultsPage;
+class ImageSummaryTable;
+struct ImageJobHooks;
+
+/// The image experiments, label corruption (the paper's Fig. 4) and selective
+/// classification (Fig. 3): one page serves both, since they share the runner (its
+/// cached student S belongs to one of them), the settings panel and the views.
+class ImageExperimentPage : public ExperimentPage {
+    Q_OBJECT
+public:
+    /// `hooks` replace the data loading and presets (tests); `costEditor` learns the
+    /// number of classes the data brings.
+    ImageExperimentPage(CostMatrixModel* costs, CostEditor* costEditor, std::shared_ptr<const ImageJobHooks> hooks,
+                        QObject* parent = nullptr);
+    ~ImageExperimentPage() override;
+
+    ImageJobRunner* runner() { return &m_runner; }
+    ImageExperimentPanel* panel() const { return m_panel; }
+    ImageResultsPage* page() const { return m_page; }
+
+    QList<ExperimentEntry> experiments() const override;
+    QWidget* settingsWidget() const override;
+    QWidget* centralWidget() const override;
+    QWidget* resultsWidget() const override;
+    QString resultsTitle() const override;
+    void activate(const QString& experiment) override;
+    CostMatrix defaultCosts(const QString& experiment) const override;
+
+    bool isBusy() const override { return m_runner.isBusy(); }
+    void run() override { startJob(ImageJobRunner::Job::Run); }
+    bool canRecorrect() const override;
+    void recorrect() override { startJob(ImageJobRunner::Job::Recorrect); }
+    void updateControls(bool anyBusy) override;
+
+    void writeSession(Session& session) const override;
+    void readSession(const Session& session) override;
+    QStringList exportPlots(const QString& dir, int& written) const override;
+
+protected:
+    QList<QCustomPlot*> plots() const override;
+    void cancelJob() override { m_runner.cancel(); }
+    bool recorrecting() const override { return m_currentJob == ImageJobRunner::Job::Recorrect; }
+
+private:
+    void connectRunner();
+    void startJob(ImageJobRunner::Job job);
+    void ended(const QString& status);
+
+    ImageJobRunner m_runner;
+    ImageJobRunner::Job m_currentJob = ImageJobRunner::Job::Run;
+    ImageExperimentPanel* m_panel = nullptr;
+    ImageResultsPage* m_page = nullptr;
+    ImageSummaryTable* m_table = nullptr;
+    CostMatrix m_runCosts;  ///< the matrix the running job's data set up, to tell edits made meanwhile
+};
+
+} // namespace lcs::ui

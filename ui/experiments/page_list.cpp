@@ -1,0 +1,105 @@
+#include "page_list.h"
+
+#include <algorithm>
+
+#include "camvid/camvid_experiment_page.h"
+#include "image/image_experiment_page.h"
+#include "main_window.h"
+#include "synthetic/synthetic_page.h"
+
+namespace lcs::ui {
+
+QList<ExperimentPage*> makeExperimentPages(CostMatrixModel* costs, CostEditor* costEditor,
+                                           std::shared_ptr<const ImageJobHooks> imageHooks,
+                                           std::shared_ptr<const CamvidJobHooks> camvidHooks, QObject* parent)
+{
+    return {new SyntheticPage(costs, costEditor, parent),
+            new ImageExperimentPage(costs, costEditor, std::move(imageHooks), parent),
+            new CamvidExperimentPage(costs, costEditor, std::move(camvidHooks), parent)};
+}
+
+ExperimentPage* pageFor(const QList<ExperimentPage*>& pages, const QString& experiment)
+{
+    for (auto* page : pages)
+        if (page->serves(experiment))
+            return page;
+    return nullptr;
+}
+
+QStringList experimentIds(const QList<ExperimentPage*>& pages)
+{
+    QStringList out;
+    for (auto* page : pages)
+        for (const auto& entry : page->experiments())
+            out << entry.id;
+    return out;
+}
+
+bool anyBusy(const QList<ExperimentPage*>& pages)
+{
+    return std::any_of(pages.begin(), pages.end(), [](ExperimentPage* page) { return page->isBusy(); });
+}
+
+void writeSession(const QList<ExperimentPage*>& pages, Session& session)
+{
+    for (auto* page : pages)
+        page->writeSession(session);
+}
+
+// The window's typed access to single pages (tests and the command line's demo set-up)
+// lives here, next to the list, so that the window itself names no experiment.
+
+namespace {
+
+template <class Page>
+Page* pageOf(const MainWindow& window)
+{
+    for (auto* page : window.pages())
+        if (auto* p = qobject_cast<Page*>(page))
+            return p;
+    return nullptr;
+}
+
+} // namespace
+
+QStringList MainWindow::experiments() const
+{
+    return experimentIds(m_pages);
+}
+
+JobRunner* MainWindow::runner() const
+{
+    return pageOf<SyntheticPage>(*this)->runner();
+}
+
+ImageJobRunner* MainWindow::imageRunner() const
+{
+    return pageOf<ImageExperimentPage>(*this)->runner();
+}
+
+ImageExperimentPanel* MainWindow::imagePanel() const
+{
+    return pageOf<ImageExperimentPage>(*this)->panel();
+}
+
+ImageResultsPage* MainWindow::imagePage() const
+{
+    return pageOf<ImageExperimentPage>(*this)->page();
+}
+
+CamvidJobRunner* MainWindow::camvidRunner() const
+{
+    return pageOf<CamvidExperimentPage>(*this)->runner();
+}
+
+CamvidExperimentPanel* MainWindow::camvidPanel() const
+{
+    return pageOf<CamvidExperimentPage>(*this)->panel();
+}
+
+CamvidResultsPage* MainWindow::camvidPage() const
+{
+    return pageOf<CamvidExperimentPage>(*this)->page();
+}
+
+} // namespace lcs::ui

@@ -1,0 +1,68 @@
+#include "screenshot_demo.h"
+
+#include <cstdio>
+#include <memory>
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QTimer>
+#include <QWidget>
+
+#include "qcustomplot_compat.h"
+
+#include "experiment_page.h"
+#include "plot_export.h"
+
+namespace lcs::ui {
+
+void runScreenshotDemo(QWidget* window, ExperimentPage* page, const QString& pngPath)
+{
+    // Responsiveness probe: a 10 ms timer on the GUI thread; its largest lateness while
+    // the pipeline runs (with live plots) is printed at the end.
+    auto* probe = new QTimer(window);
+    probe->setTimerType(Qt::PreciseTimer);
+    probe->setInterval(10);
+    auto clock = std::make_shared<QElapsedTimer>();
+    auto worst = std::make_shared<qint64>(0);
+    auto worstAt = std::make_shared<qint64>(0);
+    auto last = std::make_shared<qint64>(0);
+    QObject::connect(probe, &QTimer::timeout, window, [clock, worst, worstAt, last] {
+        const qint64 now = clock->elapsed();
+        if (*last >= 0 && now - *last - 10 > *worst) {  // the first tick only sets the origin
+            *worst = now - *last - 10;
+            *worstAt = now;
+        }
+        *last = now;
+    });
+    QObject::connect(page, &ExperimentPage::jobStarted, window, [probe, clock, last] {
+        clock->start();
+        *last = -1;
+        probe->start();
+    });
+    QObject::connect(page, &ExperimentPage::demoDone, window, [window, pngPath, probe, worst, worstAt, clock] {
+        std::fprintf(stdout,
+                     "lcstudio: largest event-loop delay while the pipeline ran: %lld ms (%.1f s into the run of %.1f s)\n",
+                     static_cast<long long>(*worst), *worstAt / 1000.0, clock->elapsed() / 1000.0);
+        probe->stop();
+        // Let the queued replots land before grabbing.
+        QTimer::singleShot(300, window, [window, pngPath] {
+            for (auto* plot : window->findChildren<QCustomPlot*>())
+                plot->replot();
+            const QString error = saveImageAtomically(window->grab().toImage(), pngPath);
+            if (!error.isEmpty()) {
+                std::fprintf(stderr, "lcstudio: cannot write screenshot: %s\n", qPrintable(error));
+                QApplication::exit(1);
+                return;
+            }
+            std::fprintf(stdout, "lcstudio: screenshot written to %s\n", qPrintable(pngPath));
+            QApplication::exit(0);
+        });
+    });
+    QObject::connect(page, &ExperimentPage::demoFailed, window, [](int exitCode, const QString& message) {
+        std::fprintf(stderr, "lcstudio: %s\n", qPrintable(message));
+        QApplication::exit(exitCode);
+    });
+    QTimer::singleShot(0, page, &ExperimentPage::startDemo);
+}
+
+} // namespace lcs::ui

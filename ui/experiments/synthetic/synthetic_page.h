@@ -1,0 +1,103 @@
+#pragma once
+
+#include <QElapsedTimer>
+#include <QHash>
+
+#include "experiments/experiment_page.h"
+#include "job_runner.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+class QWidget;
+
+namespace lcs::ui {
+
+class CurveView;
+class RegionView;
+class ResultsTable;
+
+/// The synthetic 2-D experiment (the paper's Table 2): inference methods, replicates
+/// and the correction's settings in the Experiment dock; decision regions over the
+/// correction curves in the centre, following the task being trained; the paper's table
+/// in the results dock. The posterior stays cached, so a cost edit re-runs only the
+/// correction; single correction networks save and load as model files.
+class SyntheticPage : public ExperimentPage {
+    Q_OBJECT
+public:
+    SyntheticPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent = nullptr);
+    ~SyntheticPage() override;
+
+    JobRunner* runner() { return &m_runner; }
+    /// The settings the panel shows.
+    ExperimentSettings settings() const;
+
+    QList<ExperimentEntry> experiments() const override;
+    QWidget* settingsWidget() const override { return m_panel; }
+    QWidget* centralWidget() const override { return m_central; }
+    QWidget* resultsWidget() const override;
+    QString resultsTitle() const override;
+    QString welcomeText() const override;
+    CostMatrix defaultCosts(const QString& experiment) const override;
+    std::optional<std::vector<std::string>> presetClassNames() const override;
+
+    bool isBusy() const override { return m_runner.isBusy(); }
+    void run() override { startJob(JobRunner::Job::RunAll); }
+    bool canSample() const override { return true; }
+    void sample() override { startJob(JobRunner::Job::Sample); }
+    bool canRecorrect() const override { return m_runner.hasPosterior(); }
+    void recorrect() override { startJob(JobRunner::Job::Correct); }
+
+    bool hasModels() const override { return true; }
+    bool canSaveModel() const override { return m_runner.hasPosterior(); }
+    void saveModel() override;
+    void openModel() override;
+
+    void writeSession(Session& session) const override;
+    void readSession(const Session& session) override;
+
+protected:
+    QList<QCustomPlot*> plots() const override;
+    void cancelJob() override { m_runner.cancel(); }
+    bool recorrecting() const override { return m_currentJob == JobRunner::Job::Correct; }
+
+private:
+    QWidget* buildPanel();
+    QWidget* buildCentral();
+    void connectRunner();
+    void startJob(JobRunner::Job job);
+    void onTaskUpdated(const TaskView& view);
+    void showSelectedTask();
+    void onJobEnded(JobRunner::Job job, const QString& status);
+    void markStale();
+    QString taskKey(int replicate, const QString& method) const;
+    QStringList decisionNames() const;
+
+    JobRunner m_runner;
+    JobRunner::Job m_currentJob = JobRunner::Job::RunAll;
+
+    QWidget* m_panel = nullptr;
+    QSpinBox* m_replicates = nullptr;
+    QHash<QString, QCheckBox*> m_methodBoxes;
+    QLineEdit* m_seed = nullptr;
+    QSpinBox* m_threads = nullptr;
+    QSpinBox* m_iterations = nullptr;
+    QSpinBox* m_gridResolution = nullptr;
+    QComboBox* m_device = nullptr;
+    QLabel* m_posteriorState = nullptr;
+
+    QWidget* m_central = nullptr;
+    QComboBox* m_viewMethod = nullptr;
+    QSpinBox* m_viewReplicate = nullptr;
+    QCheckBox* m_followTraining = nullptr;
+    RegionView* m_regions = nullptr;
+    CurveView* m_curves = nullptr;
+    ResultsTable* m_results = nullptr;
+
+    QHash<QString, TaskView> m_tasks;
+    QString m_followedTask;
+};
+
+} // namespace lcs::ui
