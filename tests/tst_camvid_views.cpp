@@ -23,7 +23,9 @@
 #include "camvid_panel.h"
 #include "camvid_reader.h"
 #include "camvid_views.h"
+#include "core/atomic_file.h"
 #include "core/version.h"
+#include "experiments/experiment_page.h"
 #include "experiments/camvid_experiment.h"
 #include "experiments/run_record.h"
 #include "io/session_file.h"
@@ -421,6 +423,14 @@ private Q_SLOTS:
         QCOMPARE(qRow[2].toDouble(), view.costAfter);
         QCOMPARE(qRow[4].toDouble(), view.meanIouAfter);
         QCOMPARE(csvLines[1].split(',')[4].toDouble(), view.meanIouBefore);
+        // File > Export Results writes the same files (the CSV was once empty).
+        const QString exportedCsv = m_tmp.path() + "/camvid_results.csv";
+        const QString exportedJson = m_tmp.path() + "/camvid_results.json";
+        QCOMPARE(m_window->currentPage()->exportResults(exportedCsv), QString());
+        QCOMPARE(m_window->currentPage()->exportResults(exportedJson), QString());
+        QCOMPARE(QString::fromStdString(readFile(exportedCsv.toStdString(), 1 << 20)), finished.first().at(3).toString());
+        QCOMPARE(costsOfResults(nlohmann::json::parse(readFile(exportedJson.toStdString(), 1 << 20)), "export"),
+                 camvidDecisionCosts(m_window->costModel()->matrix()));
         auto* page = m_window->camvidPage();
         QCOMPARE(page->viewer()->frameCount(), 3);
         // The bars hold the engine's IoU; the engine's IoU is what the frames' decisions give.

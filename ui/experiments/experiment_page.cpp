@@ -146,13 +146,24 @@ void ExperimentPage::exportResultsAsked(QWidget* dialogParent)
                                      tr("JSON (*.json);;CSV (*.csv)"));
     if (path.isEmpty())
         return;
+    const QString error = exportResults(path);
+    if (error.isEmpty())
+        Q_EMIT logLine(tr("Results written to %1").arg(path));
+    else
+        Q_EMIT errorRaised(tr("Export results"), error);
+}
+
+QString ExperimentPage::exportResults(const QString& path) const
+{
+    if (m_resultsJson.isEmpty())
+        return tr("no results yet: run the experiment first");
     const bool csv = path.endsWith(".csv", Qt::CaseInsensitive);
     try {
         writeFileAtomically(path.toStdString(), (csv ? m_resultsCsv : m_resultsJson).toStdString());
-        Q_EMIT logLine(tr("Results written to %1").arg(path));
     } catch (const std::exception& e) {
-        Q_EMIT errorRaised(tr("Export results"), QString::fromStdString(e.what()));
+        return QString::fromStdString(e.what());
     }
+    return {};
 }
 
 void ExperimentPage::exportPaintedView(const std::function<void(QPainter&)>& paint, const QSize& size,

@@ -123,6 +123,9 @@ public:
     void exportPlotsAsked(QWidget* dialogParent);
     /// File > Export Results: asks for a JSON or CSV file and writes the last results.
     void exportResultsAsked(QWidget* dialogParent);
+    /// Writes the last results to `path` (CSV for a .csv name, else JSON), atomically;
+    /// the error message, or empty.
+    QString exportResults(const QString& path) const;
     /// Seconds the last correction-only job took (negative before any).
     double lastRecorrectionSeconds() const { return m_lastRecorrectionSeconds; }
 

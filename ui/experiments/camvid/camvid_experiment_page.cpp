@@ -157,9 +157,10 @@ void CamvidExperimentPage::connectRunner()
             setRecorrectionPending();
         Q_EMIT stateChanged();
     });
-    connect(&r, &CamvidJobRunner::finished, this, [this](CamvidJobRunner::Job job, double seconds, const QString& json) {
+    connect(&r, &CamvidJobRunner::finished, this,
+            [this](CamvidJobRunner::Job job, double seconds, const QString& json, const QString& csv) {
         if (!json.isEmpty())
-            setResults(json, QString(), QStringLiteral("camvid"));
+            setResults(json, csv, QStringLiteral("camvid"));
         if (job == CamvidJobRunner::Job::Recorrect) {
             setLastRecorrectionSeconds(seconds);
             Q_EMIT timingChanged(tr("re-correction on the cached S: %1 s (q, then the validation frames)")
