@@ -32,8 +32,7 @@ constexpr int kLegendColumns = 4;  // 4 x 118 px: the legend fits the viewer bes
 constexpr int kLegendColumnWidth = 118;
 constexpr int kScoredClasses = kCamvidClasses - 1;  ///< void (last) is never decided or scored
 
-const QColor kUncorrectedColour(120, 120, 120);
-const QColor kCorrectedColour(230, 120, 20);
+const QColor kUncorrectedColour(120, 120, 120);  // "before" is grey in every comparison view
 
 /// The canvas inside the viewer's scroll area: paints what the viewer composed.
 class PanelsCanvas : public QWidget {
@@ -483,7 +482,7 @@ CamvidIouPlot::CamvidIouPlot(QWidget* parent) : QWidget(parent)
         auto* bars = new QCPBars(m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft));
         bars->setWidth(0.38);
         bars->setBarsGroup(group);
-        const QColor colour = rule == 0 ? kUncorrectedColour : kCorrectedColour;
+        const QColor colour = rule == 0 ? kUncorrectedColour : methodColourOf(QStringLiteral("ours"));
         bars->setPen(QPen(colour.darker(130)));
         bars->setBrush(colour);
         bars->setName(rule == 0 ? tr("uncorrected (S)") : tr("corrected (q)"));

@@ -53,6 +53,10 @@ CostEditor::CostEditor(CostMatrixModel* model, QWidget* parent) : QWidget(parent
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_table->horizontalHeader()->setMinimumSectionSize(22);  // 10 classes + refer fit a narrow dock
     m_table->setWordWrap(false);
+    // Costs such as 0.8 in 12 columns of a narrow dock: clipped digits read better than
+    // "...", and the cells keep no padding (syncFromModel shrinks the font as well).
+    m_table->setTextElideMode(Qt::ElideNone);
+    m_table->setStyleSheet(QStringLiteral("QTableView::item { padding: 0px; }"));
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
     m_table->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Maximum);
@@ -115,6 +119,10 @@ void CostEditor::syncFromModel()
     // Class columns share the width; the referral column keeps room for its number.
     auto* header = m_table->horizontalHeader();
     header->setSectionResizeMode(QHeaderView::Stretch);
+    QFont cells = font();
+    if (m.numDecisions() > 8)
+        cells.setPointSizeF(cells.pointSizeF() * 0.85);
+    m_table->setFont(cells);
     if (m.hasReferral() && m.numClasses() > 4)
         header->setSectionResizeMode(m.numClasses(), QHeaderView::ResizeToContents);
     {
