@@ -24,6 +24,7 @@
 #include "core/number_format.h"
 #include "core/threads.h"
 #include "core/version.h"
+#include "experiments/synthetic_settings.h"
 #include "decision/decisions.h"
 #include "experiments/synthetic_experiment.h"
 #include "experiments/synthetic_report.h"
@@ -36,6 +37,7 @@
 #include "image_data.h"
 #include "file_checks.h"
 #include "cli_commands.h"
+#include "cli_flags.h"
 #include "cli_support.h"
 
 using namespace cli;
@@ -74,33 +76,31 @@ Exit status: 0 success, 1 failure, 2 bad usage, bad input or an output that cann
 written (the message names the flag, file or field), 130 interrupted.
 )";
 
-const char* kSyntheticHelp = R"(lcstudio-cli synthetic - the paper's synthetic 2-D experiment
+const char* kSyntheticIntro = R"(lcstudio-cli synthetic - the paper's synthetic 2-D experiment
 
 For each replicate and inference method: sample the posterior, decide on the test set
 without correction, train the correction q on the 500 unlabelled calibration points,
 decide again with q. Prints Table 2 (mean ± std over replicates, paired difference).
 
-Options:
-  --replicates N      replicates (default 10)
-  --methods LIST      comma-separated from bbvi, sghmc, sgld, kfac_laplace
-                      (default bbvi,sghmc,kfac_laplace)
-  --seed S            base seed; replicate r is determined by (S, r) (default 0)
-  --threads T         (replicate, method) tasks run in parallel (default: all cores)
+Options (the experiment's settings):
+)";
+
+const char* kSyntheticFiles = R"(Options (files and output):
   --costs FILE        cost matrix (.json or Weka .cost, 2 classes); default: the paper's
   --preset NAME       a named preset instead of --costs (see "lcstudio-cli presets")
-  --correction-iterations N   q training steps (default 500)
-  --correction-lr X   peak Adam learning rate of q, cosine-annealed (default 0.03)
-  --warm-start-steps N        steps distilling the predictive into q before the
-                      correction (default 300; 0 starts q from a random network)
-  --bbvi-prior P      fan_in (default: N(0, 1/fan_in) on weights, N(0, 1) on biases, as
-                      the authors' code) or isotropic (N(0, 1) on all, as the paper's text)
-  --device D          cpu (default) or cuda[:N] when this LibTorch build has CUDA
   --json FILE         write results as JSON (atomically)
   --csv FILE          write per-replicate results as CSV (atomically)
   --save-models DIR   save each q (and the MAP / BBVI networks) with a JSON sidecar
   --quiet             no progress on stderr
   -h, --help          this text
 )";
+
+/// The synthetic command's help: its settings' lines come from their declarations.
+std::string syntheticHelp()
+{
+    return std::string(kSyntheticIntro) + lcs::settingsHelp(lcs::specsOf(lcs::syntheticSettings())) + "\n" +
+           kSyntheticFiles;
+}
 
 const char* kCheckHelp = R"(lcstudio-cli check - check LC Studio files without running anything
 
@@ -153,67 +153,29 @@ int executeSynthetic(const lcs::SyntheticConfig& config, const ResultsOutputs& o
 
 int runSyntheticCommand(int argc, char** argv)
 {
+    const auto& settings = lcs::syntheticSettings();
+    const auto parsed = parseFlags(argc, argv, 2, "synthetic", lcs::specsOf(settings),
+                                   {{"--json", true}, {"--csv", true}, {"--save-models", true}, {"--costs", true},
+                                    {"--preset", true}, {"--quiet", false}});
+    if (parsed.help) {
+        std::fputs(syntheticHelp().c_str(), stdout);
+        return kExitOk;
+    }
     lcs::SyntheticConfig config;
     config.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    lcs::applySettings(settings, parsed.settings, config);
+    if (parsed.settings.contains("device"))
+        checkDeviceFlag(config.device);
     ResultsOutputs outputs;
-    std::string modelDir, costsPath, presetName;
-    bool quiet = false;
-    Args args(argc, argv, 2, "synthetic",
-              {{"--replicates", true}, {"--methods", true}, {"--seed", true}, {"--threads", true}, {"--json", true},
-               {"--csv", true}, {"--save-models", true}, {"--costs", true}, {"--preset", true},
-               {"--correction-iterations", true}, {"--correction-lr", true}, {"--warm-start-steps", true},
-               {"--bbvi-prior", true}, {"--device", true}, {"--quiet", false}},
-              kSyntheticHelp);
-    std::string flag, value;
-    while (args.next(flag, value)) {
-        if (flag == "--help") {
-            std::fputs(kSyntheticHelp, stdout);
-            return kExitOk;
-        } else if (flag == "--replicates") {
-            config.replicates = static_cast<int>(parseIntegerFlag(flag, value, 1, 10000));
-        } else if (flag == "--methods") {
-            std::vector<std::string> names;
-            std::stringstream ss(value);
-            std::string name;
-            while (std::getline(ss, name, ','))
-                names.push_back(name);
-            if (!value.empty() && value.back() == ',')
-                names.push_back("");
-            config.methods = lcs::parseMethodList(names, "--methods");
-        } else if (flag == "--seed") {
-            config.seed = static_cast<uint64_t>(parseIntegerFlag(flag, value, 0, std::numeric_limits<long long>::max()));
-        } else if (flag == "--threads") {
-            config.threads = static_cast<int>(parseIntegerFlag(flag, value, 1, 256));
-        } else if (flag == "--correction-iterations") {
-            config.correction.iterations = static_cast<int>(parseIntegerFlag(flag, value, 1, 10000000));
-        } else if (flag == "--correction-lr") {
-            const auto lr = lcs::parseFiniteNumber(value);
-            if (!lr || *lr <= 0 || *lr > 10)
-                throw UsageError("--correction-lr: \"" + value.substr(0, 40) + "\" is not a number in (0, 10]");
-            config.correction.learningRate = *lr;
-        } else if (flag == "--warm-start-steps") {
-            config.correction.warmStartSteps = static_cast<int>(parseIntegerFlag(flag, value, 0, 1000000));
-        } else if (flag == "--bbvi-prior") {
-            if (value == "fan_in")
-                config.bbvi.prior.kind = lcs::BbviPrior::Kind::FanIn;
-            else if (value == "isotropic")
-                config.bbvi.prior.kind = lcs::BbviPrior::Kind::Isotropic;
-            else
-                throw UsageError("--bbvi-prior: \"" + value.substr(0, 40) + "\" is not fan_in or isotropic");
-        } else if (flag == "--device") {
-            config.device = value;
-            checkDeviceFlag(value);
-        } else if (outputs.take(flag, value)) {
-        } else if (flag == "--save-models") {
-            modelDir = value;
-        } else if (flag == "--costs") {
-            costsPath = value;
-        } else if (flag == "--preset") {
-            presetName = value;
-        } else if (flag == "--quiet") {
-            quiet = true;
-        }
-    }
+    auto given = [&](const char* flag) {
+        const auto it = parsed.values.find(flag);
+        return it == parsed.values.end() ? std::string() : it->second;
+    };
+    for (const char* flag : {"--json", "--csv"})
+        if (!given(flag).empty())
+            outputs.take(flag, given(flag));
+    const std::string modelDir = given("--save-models"), costsPath = given("--costs"), presetName = given("--preset");
+    const bool quiet = parsed.switches.count("--quiet") > 0;
     if (!costsPath.empty() && !presetName.empty())
         throw UsageError("give --costs or --preset, not both");
     try {

@@ -17,6 +17,7 @@
 #include "core/input_error.h"
 #include "core/number_format.h"
 #include "core/seeds.h"
+#include "core/settings.h"
 #include "inference/method_catalog.h"
 #include "decision/decisions.h"
 #include "io/model_io.h"
@@ -330,6 +331,67 @@ private Q_SLOTS:
         QVERIFY(settingCoordinate(0.125) != settingCoordinate(0.12));
         QCOMPARE(settingCoordinate(-0.0), settingCoordinate(0.0));
         QVERIFY(seedFor(1, {settingCoordinate(0.5), 0}) != seedFor(1, {settingCoordinate(0.5), 1}));
+    }
+
+    // Settings declared once: each kind parses its own values and refuses the rest with a
+    // message naming the flag (the words the CLI's catalogue of bad inputs expects).
+    void settingValuesParseByKind_data()
+    {
+        QTest::addColumn<int>("which");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("parsed");  // the JSON, or empty when refused
+        QTest::addColumn<QString>("message");
+        QTest::newRow("integer") << 0 << "12" << "12" << "";
+        QTest::newRow("integer below") << 0 << "0" << "" << "--replicates: \"0\" is not an integer in 1..10000";
+        QTest::newRow("integer as float") << 0 << "1e3" << "" << "is not an integer";
+        QTest::newRow("number") << 1 << "0.25" << "0.25" << "";
+        QTest::newRow("number at the open end") << 1 << "0" << "" << "--correction-lr: \"0\" is not a number in (0, 10]";
+        QTest::newRow("number at the closed end") << 1 << "10" << "10.0" << "";
+        QTest::newRow("number nan") << 1 << "nan" << "" << "is not a number";
+        QTest::newRow("choice") << 2 << "isotropic" << "\"isotropic\"" << "";
+        QTest::newRow("choice unknown") << 2 << "gauss" << "" << "--bbvi-prior: \"gauss\" is not fan_in or isotropic";
+        QTest::newRow("methods") << 3 << "sghmc,bbvi" << "[\"sghmc\",\"bbvi\"]" << "";
+        QTest::newRow("methods twice") << 3 << "bbvi,bbvi" << "" << "listed twice";
+        QTest::newRow("methods trailing comma") << 3 << "bbvi," << "" << "unknown method \"\"";
+        QTest::newRow("text empty") << 4 << "" << "" << "--device needs a non-empty value";
+    }
+
+    void settingValuesParseByKind()
+    {
+        QFETCH(int, which);
+        QFETCH(QString, text);
+        QFETCH(QString, parsed);
+        QFETCH(QString, message);
+        const std::vector<SettingSpec> specs{
+            integerSetting("replicates", "N", "replicates", 10, 1, 10000),
+            numberSetting("correction_lr", "X", "learning rate", 0.03, 0, 10, true),
+            choiceSetting("bbvi_prior", "P", "prior", "fan_in", {"fan_in", "isotropic"}),
+            methodsSetting("methods", "methods", nlohmann::json::array(), methodIdsFor("synthetic")),
+            textSetting("device", "D", "device", "cpu")};
+        const auto& spec = specs[static_cast<size_t>(which)];
+        try {
+            const auto v = parseSettingValue(spec, text.toStdString());
+            QVERIFY2(message.isEmpty(), "accepted a bad value");
+            QCOMPARE(QString::fromStdString(v.dump()), parsed);
+        } catch (const InputError& e) {
+            QVERIFY2(!message.isEmpty(), e.what());
+            QVERIFY2(QString(e.what()).contains(message), e.what());
+        }
+        QCOMPARE(settingFlag(spec), QString::fromStdString("--" + spec.name).replace('_', '-').toStdString());
+    }
+
+    // The help is derived: every declared setting's flag, its default and its choices.
+    void settingsHelpListsEverySetting()
+    {
+        const std::vector<SettingSpec> specs{integerSetting("correction_iterations", "N", "q training steps", 500, 1, 9),
+                                             choiceSetting("bbvi_prior", "P", "prior", "fan_in", {"fan_in", "isotropic"})};
+        const auto help = QString::fromStdString(settingsHelp(specs));
+        QVERIFY(help.contains("--correction-iterations N\n"));  // too long for the column: help below
+        QVERIFY(help.contains("q training steps (default 500)"));
+        QVERIFY(help.contains("--bbvi-prior P"));
+        QVERIFY(help.contains("prior: fan_in, isotropic (default fan_in)"));
+        for (const auto& line : help.split('\n'))
+            QVERIFY2(line.size() <= 88, qPrintable(line));
     }
 };
 

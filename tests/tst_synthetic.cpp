@@ -7,6 +7,7 @@
 
 #include "experiments/synthetic_experiment.h"
 #include "experiments/synthetic_report.h"
+#include "experiments/synthetic_settings.h"
 #include "core/atomic_file.h"
 #include "core/version.h"
 #include "experiments/run_record.h"
@@ -232,6 +233,32 @@ private Q_SLOTS:
         const auto csv = QString::fromStdString(syntheticCsv(r));
         QCOMPARE(csv.count('\n'), 2);
         QVERIFY(QString::fromStdString(syntheticTable(r)).contains("KFAC-Laplace"));
+    }
+
+    // The declared settings write into the config and read back from it: every one of
+    // them, through its own binding, and the record of a run holds the same values.
+    void declaredSettingsRoundTrip()
+    {
+        const auto& settings = syntheticSettings();
+        nlohmann::json values{{"replicates", 7},          {"methods", {"sgld", "bbvi"}}, {"seed", 42},
+                              {"threads", 3},             {"correction_iterations", 77}, {"correction_lr", 0.125},
+                              {"warm_start_steps", 11},   {"bbvi_prior", "isotropic"},   {"device", "cpu"}};
+        QCOMPARE(values.size(), settings.size());  // one value per declared setting
+        SyntheticConfig config;
+        applySettings(settings, values, config);
+        QCOMPARE(config.replicates, 7);
+        QCOMPARE(config.methods, (std::vector<InferenceMethod>{InferenceMethod::Sgld, InferenceMethod::Bbvi}));
+        QCOMPARE(config.seed, uint64_t(42));
+        QCOMPARE(config.correction.iterations, 77);
+        QCOMPARE(config.correction.learningRate, 0.125);
+        QCOMPARE(config.correction.warmStartSteps, 11);
+        QVERIFY(config.bbvi.prior.kind == BbviPrior::Kind::Isotropic);
+        QCOMPARE(settingValues(settings, config), values);
+        // Defaults are the config's own.
+        const SyntheticConfig defaults;
+        for (const auto& s : settings)
+            if (!s.spec.defaultValue.is_null())
+                QCOMPARE(s.spec.defaultValue, s.get(defaults));
     }
 
     void cancelStopsTheRun()

@@ -12,6 +12,7 @@
 
 #include "core/parallel.h"
 #include "core/seeds.h"
+#include "experiments/synthetic_settings.h"
 
 namespace lcs {
 
@@ -244,19 +245,7 @@ SyntheticResult tabulate(const SyntheticConfig& config, const std::vector<Replic
     result.record.experiment = "synthetic";
     result.record.costs = config.costs;
     result.record.seed = config.seed;
-    std::vector<std::string> methods;
-    for (auto m : config.methods)
-        methods.push_back(methodName(m));
-    result.record.settings = {{"replicates", config.replicates},
-                              {"methods", methods},
-                              {"hidden", config.hidden},
-                              {"bbvi_prior", BbviPrior::name(config.bbvi.prior.kind)},
-                              {"correction_iterations", config.correction.iterations},
-                              {"correction_learning_rate", config.correction.learningRate},
-                              {"train", {config.data.trainNegative, config.data.trainPositive}},
-                              {"test", {config.data.testNegative, config.data.testPositive}},
-                              {"calibration", config.data.calibration},
-                              {"device", config.device}};
+    result.record.settings = settingValues(syntheticSettings(), config);
     result.replicates = config.replicates;
     result.seed = config.seed;
     result.bbviPrior = config.bbvi.prior.kind;

@@ -1,0 +1,95 @@
+#include "cli_flags.h"
+
+#include <algorithm>
+
+#include <CLI/CLI.hpp>
+
+namespace cli {
+
+namespace {
+
+/// Every option takes exactly one value per occurrence; occurrences are counted, not
+/// merged, so that a flag given twice can be refused by name.
+CLI::Option* addValueOption(CLI::App& app, const std::string& flag)
+{
+    return app.add_option(flag)
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false);
+}
+
+/// The single value of `option`, refusing a repeat or an empty value.
+std::string onlyValue(const CLI::Option& option, const std::string& flag)
+{
+    if (option.count() > 1)
+        throw UsageError(flag + " is given twice");
+    const auto& results = option.results();
+    if (results.empty() || results.front().empty())
+        throw UsageError(flag + " needs a non-empty value");
+    return results.front();
+}
+
+} // namespace
+
+ParsedFlags parseFlags(int argc, char** argv, int first, const std::string& command,
+                       const std::vector<lcs::SettingSpec>& settings, const std::vector<FlagSpec>& own)
+{
+    CLI::App app{command, "lcstudio-cli " + command};
+    app.set_help_flag();
+    app.allow_extras(true);  // reported below in this CLI's words
+    ParsedFlags parsed;
+    app.add_flag("-h,--help", parsed.help);
+    std::vector<std::pair<const lcs::SettingSpec*, CLI::Option*>> settingOptions;
+    for (const auto& s : settings)
+        settingOptions.emplace_back(&s, addValueOption(app, lcs::settingFlag(s)));
+    std::vector<std::pair<const FlagSpec*, CLI::Option*>> ownOptions;
+    for (const auto& f : own)
+        ownOptions.emplace_back(&f, f.takesValue ? addValueOption(app, f.name)
+                                                 : app.add_flag(f.name)->disable_flag_override());
+    std::vector<std::string> args(argv + first, argv + argc);
+    std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+    try {
+        app.parse(args);
+    } catch (const CLI::ArgumentMismatch& e) {
+        // A switch given a value ("--quiet=no"), or an option without one.
+        for (int i = first; i < argc; ++i) {
+            const std::string arg = argv[i];
+            const auto eq = arg.find('=');
+            for (const auto& f : own)
+                if (!f.takesValue && eq != std::string::npos && arg.substr(0, eq) == f.name)
+                    throw UsageError(std::string(f.name) + " takes no value (got \"" + arg.substr(eq + 1, 40) + "\")");
+        }
+        const std::string what = e.what();
+        throw UsageError(what.substr(0, what.find(':')) + " needs a value");
+    } catch (const CLI::ParseError& e) {
+        throw UsageError(command + ": " + e.what());
+    }
+    const auto extras = app.remaining();
+    if (!extras.empty()) {
+        const std::string& arg = extras.front();
+        if (arg.rfind("--", 0) == 0)
+            throw UsageError(command + ": unknown option \"" + arg.substr(0, std::min(arg.find('='), size_t{40})) +
+                             "\" (see lcstudio-cli " + command + " --help)");
+        throw UsageError(command + ": unexpected argument \"" + arg.substr(0, 40) + "\" (see lcstudio-cli " + command +
+                         " --help)");
+    }
+    if (parsed.help)
+        return parsed;
+    for (const auto& [spec, option] : settingOptions)
+        if (option->count() > 0)
+            parsed.settings[spec->name] = lcs::parseSettingValue(*spec, onlyValue(*option, lcs::settingFlag(*spec)));
+    for (const auto& [flag, option] : ownOptions) {
+        if (option->count() == 0)
+            continue;
+        if (!flag->takesValue) {
+            if (option->count() > 1)
+                throw UsageError(std::string(flag->name) + " is given twice");
+            parsed.switches.insert(flag->name);
+        } else {
+            parsed.values[flag->name] = onlyValue(*option, flag->name);
+        }
+    }
+    return parsed;
+}
+
+} // namespace cli

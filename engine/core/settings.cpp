@@ -1,0 +1,232 @@
+#include "core/settings.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/input_error.h"
+#include "core/number_format.h"
+#include "inference/method_catalog.h"
+
+namespace lcs {
+
+namespace {
+
+constexpr size_t kHelpColumn = 22;  ///< where the help text starts after the flag
+constexpr size_t kHelpWidth = 88;   ///< help lines wrap before this column
+
+/// A bound held as a double, as a whole number: saturated, since 2^63 - 1 has no exact
+/// double and converting it back would overflow.
+long long wholeBound(double v)
+{
+    if (v >= 9.2e18)
+        return std::numeric_limits<long long>::max();
+    if (v <= -9.2e18)
+        return std::numeric_limits<long long>::min();
+    return static_cast<long long>(v);
+}
+
+/// `text` wrapped to kHelpWidth, every line after the first indented to kHelpColumn.
+std::string wrapped(const std::string& head, const std::string& text)
+{
+    std::string out = head, line;
+    size_t column = head.size();
+    if (column >= kHelpColumn) {  // a long flag: its help starts on the next line
+        out += "\n" + std::string(kHelpColumn, ' ');
+        column = kHelpColumn;
+    } else {
+        out += std::string(kHelpColumn - column, ' ');
+        column = kHelpColumn;
+    }
+    size_t start = 0;
+    bool first = true;
+    while (start < text.size()) {
+        size_t end = text.find(' ', start);
+        if (end == std::string::npos)
+            end = text.size();
+        const std::string word = text.substr(start, end - start);
+        if (!first && column + 1 + word.size() > kHelpWidth) {
+            out += "\n" + std::string(kHelpColumn, ' ');
+            column = kHelpColumn;
+            first = true;
+        }
+        if (!first) {
+            out += ' ';
+            ++column;
+        }
+        out += word;
+        column += word.size();
+        first = false;
+        start = end + 1;
+    }
+    return out + "\n";
+}
+
+std::string joined(const std::vector<std::string>& items, const std::string& separator)
+{
+    std::string out;
+    for (const auto& item : items)
+        out += (out.empty() ? "" : separator) + item;
+    return out;
+}
+
+std::string valueText(const nlohmann::json& v)
+{
+    if (v.is_string())
+        return v.get<std::string>();
+    if (v.is_number_integer())
+        return std::to_string(v.get<long long>());
+    if (v.is_number())
+        return formatNumber(v.get<double>());
+    if (v.is_array()) {
+        std::vector<std::string> items;
+        for (const auto& item : v)
+            items.push_back(valueText(item));
+        return joined(items, ",");
+    }
+    return v.dump();
+}
+
+} // namespace
+
+namespace {
+
+SettingSpec declared(std::string name, SettingKind kind, std::string valueName, std::string help,
+                     nlohmann::json defaultValue)
+{
+    SettingSpec s;
+    s.name = std::move(name);
+    s.kind = kind;
+    s.valueName = std::move(valueName);
+    s.help = std::move(help);
+    s.defaultValue = std::move(defaultValue);
+    return s;
+}
+
+} // namespace
+
+SettingSpec integerSetting(std::string name, std::string valueName, std::string help, nlohmann::json defaultValue,
+                           long long min, long long max)
+{
+    auto s = declared(std::move(name), SettingKind::Integer, std::move(valueName), std::move(help),
+                      std::move(defaultValue));
+    s.min = static_cast<double>(min);
+    s.max = static_cast<double>(max);
+    return s;
+}
+
+SettingSpec numberSetting(std::string name, std::string valueName, std::string help, nlohmann::json defaultValue,
+                          double min, double max, bool minExclusive)
+{
+    auto s = declared(std::move(name), SettingKind::Number, std::move(valueName), std::move(help),
+                      std::move(defaultValue));
+    s.min = min;
+    s.max = max;
+    s.minExclusive = minExclusive;
+    return s;
+}
+
+SettingSpec choiceSetting(std::string name, std::string valueName, std::string help, nlohmann::json defaultValue,
+                          std::vector<std::string> choices)
+{
+    auto s = declared(std::move(name), SettingKind::Choice, std::move(valueName), std::move(help),
+                      std::move(defaultValue));
+    s.choices = std::move(choices);
+    return s;
+}
+
+SettingSpec methodsSetting(std::string name, std::string help, nlohmann::json defaultValue,
+                           std::vector<std::string> choices)
+{
+    auto s = declared(std::move(name), SettingKind::Methods, "LIST", std::move(help), std::move(defaultValue));
+    s.choices = std::move(choices);
+    return s;
+}
+
+SettingSpec textSetting(std::string name, std::string valueName, std::string help, nlohmann::json defaultValue)
+{
+    return declared(std::move(name), SettingKind::Text, std::move(valueName), std::move(help), std::move(defaultValue));
+}
+
+std::string settingFlag(const SettingSpec& spec)
+{
+    std::string flag = "--" + spec.name;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    return flag;
+}
+
+const SettingSpec* findSetting(const std::vector<SettingSpec>& specs, const std::string& name)
+{
+    for (const auto& s : specs)
+        if (s.name == name)
+            return &s;
+    return nullptr;
+}
+
+nlohmann::json parseSettingValue(const SettingSpec& spec, const std::string& text)
+{
+    const std::string flag = settingFlag(spec);
+    const std::string shown = "\"" + text.substr(0, 40) + "\"";
+    switch (spec.kind) {
+    case SettingKind::Integer: {
+        const long long lo = wholeBound(spec.min), hi = wholeBound(spec.max);
+        const auto v = parseInteger(text, lo, hi);
+        if (!v)
+            throw InputError(flag + ": " + shown + " is not an integer in " + std::to_string(lo) + ".." +
+                             std::to_string(hi));
+        return *v;
+    }
+    case SettingKind::Number: {
+        const auto v = parseFiniteNumber(text);
+        const bool aboveMin = v && (spec.minExclusive ? *v > spec.min : *v >= spec.min);
+        if (!v || !aboveMin || *v > spec.max)
+            throw InputError(flag + ": " + shown + " is not a number in " + (spec.minExclusive ? "(" : "[") +
+                             formatNumber(spec.min) + ", " + formatNumber(spec.max) + "]");
+        return *v;
+    }
+    case SettingKind::Choice:
+        if (std::find(spec.choices.begin(), spec.choices.end(), text) == spec.choices.end())
+            throw InputError(flag + ": " + shown + " is not " +
+                             (spec.choices.size() == 2 ? spec.choices[0] + " or " + spec.choices[1]
+                                                       : "one of " + joined(spec.choices, ", ")));
+        return text;
+    case SettingKind::Methods: {
+        // A trailing comma leaves an empty name, which the list parser refuses by name.
+        std::vector<std::string> names;
+        size_t start = 0;
+        while (true) {
+            const size_t comma = text.find(',', start);
+            names.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+            if (comma == std::string::npos)
+                break;
+            start = comma + 1;
+        }
+        return parseMethodIds(names, flag, spec.choices);
+    }
+    case SettingKind::Text:
+        if (text.empty())
+            throw InputError(flag + " needs a non-empty value");
+        return text;
+    }
+    return nullptr;
+}
+
+std::string settingsHelp(const std::vector<SettingSpec>& specs)
+{
+    std::string out;
+    for (const auto& s : specs) {
+        const std::string head = "  " + settingFlag(s) + " " + s.valueName;
+        std::string help = s.help;
+        if (s.kind == SettingKind::Methods || s.kind == SettingKind::Choice)
+            help += (s.kind == SettingKind::Methods ? ", comma-separated from " : ": ") + joined(s.choices, ", ");
+        const std::string def = !s.defaultText.empty() ? s.defaultText
+                                : s.defaultValue.is_null() ? std::string()
+                                                           : valueText(s.defaultValue);
+        if (!def.empty())
+            help += " (default " + def + (s.unit.empty() || !s.defaultText.empty() ? "" : " " + s.unit) + ")";
+        out += wrapped(head, help);
+    }
+    return out;
+}
+
+} // namespace lcs

@@ -1,0 +1,98 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+/// Settings declared once. Each experiment lists its settings as data (name, kind,
+/// default, range, unit, help, the cpu and paper preset values); the command line's flags,
+/// their parsing and their help, and the results file's record of what was run are all
+/// derived from that list (the pattern of scikit-learn's get_params/set_params and Weka's
+/// OptionHandler). Plain C++: no LibTorch, no Qt.
+namespace lcs {
+
+enum class SettingKind {
+    Integer,  ///< a whole number in [min, max]
+    Number,   ///< a finite number in [min, max], or (min, max] when minExclusive
+    Choice,   ///< one of `choices`
+    Methods,  ///< a comma-separated list of distinct method ids among `choices`
+    Text,     ///< any non-empty text (checked where it is used, e.g. a device)
+};
+
+struct SettingSpec {
+    std::string name;                    ///< snake_case key in files; the flag is --name with dashes
+    SettingKind kind = SettingKind::Integer;
+    std::string valueName;               ///< the value's placeholder in help: N, X, LIST, P, D
+    std::string help;                    ///< what it does, one line or two
+    nlohmann::json defaultValue;         ///< null: decided at run time (defaultText says how)
+    std::string defaultText;             ///< help's "(default ...)" text when not the default's own
+    double min = 0, max = 0;
+    bool minExclusive = false;
+    std::vector<std::string> choices;
+    std::string unit;                    ///< "steps", "epochs", ...; empty when none
+    nlohmann::json cpuValue, paperValue; ///< the presets' values where they differ from the default (null: the default)
+};
+
+/// Declarations by kind, the fields a kind does not use left empty.
+SettingSpec integerSetting(std::string name, std::string valueName, std::string help, nlohmann::json defaultValue,
+                           long long min, long long max);
+SettingSpec numberSetting(std::string name, std::string valueName, std::string help, nlohmann::json defaultValue,
+                          double min, double max, bool minExclusive);
+SettingSpec choiceSetting(std::string name, std::string valueName, std::string help, nlohmann::json defaultValue,
+                          std::vector<std::string> choices);
+SettingSpec methodsSetting(std::string name, std::string help, nlohmann::json defaultValue,
+                           std::vector<std::string> choices);
+SettingSpec textSetting(std::string name, std::string valueName, std::string help, nlohmann::json defaultValue);
+
+/// A setting bound to the config struct it sets: its declaration, how to read its value
+/// off a config and how to write a parsed value into one. An experiment's list of these
+/// is the one place its settings exist.
+template <class Config>
+struct BoundSetting {
+    SettingSpec spec;
+    std::function<nlohmann::json(const Config&)> get;
+    std::function<void(Config&, const nlohmann::json&)> set;
+};
+
+/// The declarations of a bound list, in order.
+template <class Config>
+std::vector<SettingSpec> specsOf(const std::vector<BoundSetting<Config>>& settings)
+{
+    std::vector<SettingSpec> out;
+    for (const auto& s : settings)
+        out.push_back(s.spec);
+    return out;
+}
+
+/// Writes every value `values` names (name -> parsed value) into `config`.
+template <class Config>
+void applySettings(const std::vector<BoundSetting<Config>>& settings, const nlohmann::json& values, Config& config)
+{
+    for (const auto& s : settings)
+        if (values.contains(s.spec.name) && !values.at(s.spec.name).is_null())
+            s.set(config, values.at(s.spec.name));
+}
+
+/// Every setting's value in `config` (name -> value), e.g. for a results record.
+template <class Config>
+nlohmann::json settingValues(const std::vector<BoundSetting<Config>>& settings, const Config& config)
+{
+    auto out = nlohmann::json::object();
+    for (const auto& s : settings)
+        out[s.spec.name] = s.get(config);
+    return out;
+}
+
+/// "--correction-lr" for "correction_lr".
+std::string settingFlag(const SettingSpec& spec);
+/// The spec named `name` among `specs`, or nullptr.
+const SettingSpec* findSetting(const std::vector<SettingSpec>& specs, const std::string& name);
+/// Parses one value as `spec` says; throws InputError naming the flag and the value
+/// ("--replicates: \"0\" is not an integer in 1..10000").
+nlohmann::json parseSettingValue(const SettingSpec& spec, const std::string& text);
+/// Aligned help lines, one block per setting: "  --replicates N      replicates (default 10)".
+std::string settingsHelp(const std::vector<SettingSpec>& specs);
+
+} // namespace lcs

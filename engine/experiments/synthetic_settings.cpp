@@ -1,0 +1,78 @@
+#include "experiments/synthetic_settings.h"
+
+#include <limits>
+
+namespace lcs {
+
+namespace {
+
+SettingSpec threadsSetting()
+{
+    auto s = integerSetting("threads", "T", "(replicate, method) tasks run in parallel", nullptr, 1, 256);
+    s.defaultText = "all cores";  // decided on the machine that runs it
+    return s;
+}
+
+} // namespace
+
+const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings()
+{
+    using C = SyntheticConfig;
+    using J = nlohmann::json;
+    static const std::vector<BoundSetting<C>> settings = [] {
+        const C d;  // the defaults are the config's own
+        auto methodIds = [](const C& c) {
+            std::vector<std::string> ids;
+            for (auto m : c.methods)
+                ids.push_back(methodName(m));
+            return ids;
+        };
+        std::vector<BoundSetting<C>> s;
+        s.push_back({integerSetting("replicates", "N", "replicates", d.replicates, 1, 10000),
+                     [](const C& c) { return J(c.replicates); },
+                     [](C& c, const J& v) { c.replicates = v.get<int>(); }});
+        s.push_back({methodsSetting("methods", "inference methods", methodIds(d), methodIdsFor("synthetic")),
+                     [methodIds](const C& c) { return J(methodIds(c)); },
+                     [](C& c, const J& v) {
+                         c.methods.clear();
+                         for (const auto& id : v)
+                             c.methods.push_back(*parseMethod(id.get<std::string>()));
+                     }});
+        s.push_back({integerSetting("seed", "S", "base seed; replicate r is determined by (S, r)", d.seed, 0,
+                                     std::numeric_limits<long long>::max()),
+                     [](const C& c) { return J(c.seed); },
+                     [](C& c, const J& v) { c.seed = v.get<uint64_t>(); }});
+        s.push_back({threadsSetting(),
+                     [](const C& c) { return J(c.threads); },
+                     [](C& c, const J& v) { c.threads = v.get<int>(); }});
+        s.push_back({integerSetting("correction_iterations", "N", "q training steps", d.correction.iterations, 1, 10000000),
+                     [](const C& c) { return J(c.correction.iterations); },
+                     [](C& c, const J& v) { c.correction.iterations = v.get<int>(); }});
+        s.push_back({numberSetting("correction_lr", "X", "peak Adam learning rate of q, cosine-annealed",
+                                    d.correction.learningRate, 0, 10, true),
+                     [](const C& c) { return J(c.correction.learningRate); },
+                     [](C& c, const J& v) { c.correction.learningRate = v.get<double>(); }});
+        s.push_back({integerSetting("warm_start_steps", "N",
+                                     "steps distilling the predictive into q before the correction (0 starts q "
+                                     "from a random network)",
+                                     d.correction.warmStartSteps, 0, 1000000),
+                     [](const C& c) { return J(c.correction.warmStartSteps); },
+                     [](C& c, const J& v) { c.correction.warmStartSteps = v.get<int>(); }});
+        s.push_back({choiceSetting("bbvi_prior", "P",
+                                    "BBVI's prior: N(0, 1/fan_in) on weights and N(0, 1) on biases, as the "
+                                    "authors' code, or N(0, 1) on all, as the paper's text",
+                                    BbviPrior::name(d.bbvi.prior.kind), {"fan_in", "isotropic"}),
+                     [](const C& c) { return J(BbviPrior::name(c.bbvi.prior.kind)); },
+                     [](C& c, const J& v) {
+                         c.bbvi.prior.kind =
+                             v.get<std::string>() == "isotropic" ? BbviPrior::Kind::Isotropic : BbviPrior::Kind::FanIn;
+                     }});
+        s.push_back({textSetting("device", "D", "cpu or cuda[:N] when this LibTorch build has CUDA", d.device),
+                     [](const C& c) { return J(c.device); },
+                     [](C& c, const J& v) { c.device = v.get<std::string>(); }});
+        return s;
+    }();
+    return settings;
+}
+
+} // namespace lcs
