@@ -73,18 +73,7 @@ void applyModelWidth(int width, ModelSpec& model)
 CorruptionConfig corruptionConfigFor(const ImageRunChoices& choices, const ImageDataset& data)
 {
     auto c = CorruptionConfig::preset(choices.preset, data);
-    if (!choices.values.empty())
-        c.rates = choices.values;
-    if (!choices.methods.empty())
-        c.methods = choices.methods;
-    c.trials = choices.trials;
-    c.seed = choices.seed;
-    c.device = choices.device;
-    if (choices.epochs > 0)
-        c.sgld.epochs = choices.epochs;
-    if (choices.mapEpochs > 0)
-        c.map.epochs = choices.mapEpochs;
-    applyModelWidth(choices.width, c.model);
+    applySharedChoices(choices, c, c.rates, c.sgld.epochs);
     return c;
 }
 

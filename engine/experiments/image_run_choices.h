@@ -28,4 +28,23 @@ struct ImageRunChoices {
 /// Sets a ResNet-18's width; throws InputError for a model without one (the MLP).
 void applyModelWidth(int width, ModelSpec& model);
 
+/// The choices both image experiments share, applied to `config` (a CorruptionConfig or a
+/// SelectiveConfig) whose swept values are `values` and whose chain trains `chainEpochs`.
+template <class Config>
+void applySharedChoices(const ImageRunChoices& choices, Config& config, std::vector<double>& values, int& chainEpochs)
+{
+    if (!choices.values.empty())
+        values = choices.values;
+    if (!choices.methods.empty())
+        config.methods = choices.methods;
+    config.trials = choices.trials;
+    config.seed = choices.seed;
+    config.device = choices.device;
+    if (choices.epochs > 0)
+        chainEpochs = choices.epochs;
+    if (choices.mapEpochs > 0)
+        config.map.epochs = choices.mapEpochs;
+    applyModelWidth(choices.width, config.model);
+}
+
 } // namespace lcs

@@ -76,18 +76,7 @@ SelectiveConfig SelectiveConfig::preset(const std::string& name, const ImageData
 SelectiveConfig selectiveConfigFor(const ImageRunChoices& choices, const ImageDataset& data)
 {
     auto c = SelectiveConfig::preset(choices.preset, data);
-    if (!choices.values.empty())
-        c.referralCosts = choices.values;
-    if (!choices.methods.empty())
-        c.methods = choices.methods;
-    c.trials = choices.trials;
-    c.seed = choices.seed;
-    c.device = choices.device;
-    if (choices.epochs > 0)
-        c.sghmc.epochs = choices.epochs;
-    if (choices.mapEpochs > 0)
-        c.map.epochs = choices.mapEpochs;
-    applyModelWidth(choices.width, c.model);
+    applySharedChoices(choices, c, c.referralCosts, c.sghmc.epochs);
     if (choices.copies > 0)
         c.calibrationCopies = choices.copies;
     return c;
