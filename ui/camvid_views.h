@@ -67,13 +67,10 @@ public:
     void setCurrentFrame(int index);
     double opacity() const { return m_opacity; }
     void setOpacity(double opacity);
-    int zoomPercent() const { return m_zoom; }
     /// 0 fits the panels to the viewer (the default): the largest zoom at which they fit
     /// its width and height, in one row of five, or in two or three rows when that lets
     /// them grow; a fixed zoom lays them out in one row.
     void setZoomPercent(int percent);
-    /// Panels per row of the current layout (5, 3 or 2).
-    int panelColumns() const { return m_columns; }
     /// Times the panels were recomposed (a refresh the tests can see).
     int refreshes() const { return m_refreshes; }
 

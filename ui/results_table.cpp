@@ -12,7 +12,7 @@ ResultsTable::ResultsTable(QWidget* parent) : QTableWidget(parent)
 {
     setObjectName("results_table");
     setColumnCount(5);
-    setHorizontalHeaderLabels({tr("method"), tr("w/o corr."), tr("w/ corr."), tr("paired diff"), tr("n")});
+    setHorizontalHeaderLabels({tr("method"), tr("w/o q"), tr("with q"), tr("diff"), tr("n")});
     const QStringList tips{tr("Inference method"), tr("Test decision cost without correction, mean ± std"),
                            tr("Test decision cost with the post-hoc correction (ours), mean ± std"),
                            tr("Average paired difference uncorrected - corrected ± its std (> 0: the correction helped)"),
@@ -22,6 +22,9 @@ ResultsTable::ResultsTable(QWidget* parent) : QTableWidget(parent)
     horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     horizontalHeader()->setStretchLastSection(true);
     verticalHeader()->hide();
+    // Mean above, ± std below: five columns fit a 1366-pixel screen's results dock.
+    verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    setWordWrap(true);
     setMinimumWidth(220);  // a narrow dock scrolls the five columns rather than widening the window
     setEditTriggers(QAbstractItemView::NoEditTriggers);
     setToolTip(tr("Test decision cost, mean ± sample std over replicates; paired diff = uncorrected - corrected"));
@@ -64,7 +67,7 @@ void ResultsTable::refresh()
         const auto method = parseMethod(m_methods[i].toStdString());
         const QString label = method ? QString::fromStdString(methodLabel(*method)) : m_methods[i];
         auto cell = [](const MeanStd& m, int digits) {
-            return QString("%1 ± %2").arg(m.mean, 0, 'f', digits).arg(m.std, 0, 'f', digits);
+            return QString("%1\n± %2").arg(m.mean, 0, 'f', digits).arg(m.std, 0, 'f', digits);
         };
         const bool any = !u.empty();
         setItem(i, 0, new QTableWidgetItem(label));
