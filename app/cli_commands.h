@@ -7,6 +7,7 @@
 
 #include "cli_support.h"
 #include "experiments/image_run_choices.h"
+#include "core/settings.h"
 #include "decision/cost_matrix.h"
 #include "image_data.h"
 
@@ -20,31 +21,21 @@ namespace cli {
 
 struct ImageRunOptions {
     std::string data;
-    std::vector<double> sweep;               ///< corruption rates or referral costs; empty = preset's
-    std::vector<std::string> methods;        ///< empty = the experiment's defaults
-    int trials = 1;
-    std::string preset = "cpu";
+    lcs::ImageRunChoices choices;            ///< the experiment's declared settings
     std::optional<lcs::CostMatrix> costs;    ///< none = the preset's
     std::string costsSource;                 ///< where `costs` came from, for messages
     lcs::ImageDataLimits limits;
-    int epochs = 0;                          ///< 0 = the preset's
-    int mapEpochs = 0;                       ///< epochs of the MAP start; 0 = the preset's
-    int width = 0;                           ///< ResNet-18 width multiplier; 0 = the preset's
-    int copies = 0;                          ///< selective: rotated copies in D'; 0 = preset's
-    uint64_t seed = 0;
-    int threads = 0;                         ///< 0 = 1 for the MLP, all cores for ResNet-18
-    std::string device = "cpu";
+    int threads = 0;                         ///< 0 = 1 intra-op thread
     ResultsOutputs outputs;
     bool quiet = false;
 };
 
-/// The flags corruption and selective share, for their Args specs.
-std::vector<FlagSpec> imageRunFlags();
-/// Applies one of the shared flags to `o`; false when `flag` is not one of them.
-bool applyImageRunFlag(const std::string& flag, const std::string& value, ImageRunOptions& o);
-/// The options the experiment itself takes, for corruptionConfigFor / selectiveConfigFor;
-/// `experiment` names the catalogue's method list that --methods is checked against.
-lcs::ImageRunChoices imageRunChoices(const ImageRunOptions& o, const std::string& experiment);
+/// Parses `corruption` / `selective` command lines: the experiment's declared settings
+/// and the flags both commands share (data, subsets, threads, costs, outputs); prints the
+/// derived help and returns false for --help.
+bool parseImageRun(int argc, char** argv, const std::string& command,
+                   const std::vector<lcs::BoundSetting<lcs::ImageRunChoices>>& settings, const char* intro,
+                   ImageRunOptions& o);
 
 int runCorruptionCommand(int argc, char** argv);
 int runSelectiveCommand(int argc, char** argv);

@@ -292,17 +292,19 @@ int runSessionCommand(int argc, char** argv)
     o.data = !data.empty() ? data : !st.data.empty() ? st.data : session.dataPaths.count("images") ? session.dataPaths.at("images") : "";
     if (o.data.empty())
         throw UsageError("run: " + sessionPath + " names no data (settings.data); give --data D");
-    o.sweep = session.experiment == "corruption" ? st.rates : st.referralCosts;
-    o.methods = st.methods;
-    o.trials = st.trials;
-    o.preset = st.preset;
+    o.choices.values = session.experiment == "corruption" ? st.rates : st.referralCosts;
+    if (!st.methods.empty())
+        o.choices.methods =
+            lcs::parseImageMethodList(st.methods, sessionPath + " (settings.methods)", lcs::imageMethodsFor(session.experiment));
+    o.choices.trials = st.trials;
+    o.choices.preset = st.preset;
     o.costs = session.costs;
     o.costsSource = sessionPath + " (cost_matrix)";
     o.limits.maxTrain = st.maxTrain;
     o.limits.maxTest = st.maxTest;
-    o.epochs = st.epochs;
-    o.seed = st.seed;
-    o.device = st.device;
+    o.choices.epochs = st.epochs;
+    o.choices.seed = st.seed;
+    o.choices.device = st.device;
     checkDeviceFlag(st.device);
     o.outputs = outputs;
     o.quiet = quiet;
@@ -345,7 +347,7 @@ int runDecideCommand(int argc, char** argv)
                 line.pop_back();
             try {
                 points.push_back(parseNumbers(pointsPath + " line " + std::to_string(lineNo), line));
-            } catch (const UsageError&) {
+            } catch (const lcs::InputError&) {
                 if (lineNo == 1)
                     continue;  // header
                 throw;

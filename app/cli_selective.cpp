@@ -9,6 +9,7 @@
 #include "cli_support.h"
 #include "core/atomic_file.h"
 #include "core/number_format.h"
+#include "experiments/image_run_settings.h"
 #include "experiments/selective_experiment.h"
 #include "image_data.h"
 
@@ -25,27 +26,6 @@ classes plus "refer" at cost r. For each referral cost r:
   ours_no_s  the correction q on the stored Monte Carlo predictive (no S)
 Prints decision cost, accuracy on non-referred points and referral rate per method and
 r, mean ± std over trials, and the training time vs the number of cost functions.
-
-Options:
-  --data D              a CIFAR-10 binary folder (or any image folder the corruption
-                        command reads), or cifar10 ($LCS_CIFAR10_DIR)   (required)
-  --referral-costs LIST referral costs r >= 0 (default 0.05,0.1,0.15,0.2,0.25,0.3,0.4,0.5)
-  --methods LIST        from sghmc, lc_sghmc, ours, ours_no_s (default: all four)
-  --trials N            trials (default 1)
-  --preset P            cpu (default; ResNet-18 width 8, a few epochs) or paper
-  --copies N            rotated copies of each training image in D' (default: preset's)
-  --max-train N         a seeded random subset of N training images (default: all)
-  --max-test N          the same for the test set
-  --epochs N            SGHMC + S epochs (default: the preset's)
-  --map-epochs N        epochs of the MAP network the chain starts from (default: preset's)
-  --width W             ResNet-18 width multiplier (64 = the paper's; default: preset's)
-  --seed S              base seed (default 0)
-  --threads T           intra-op threads (default 1; more only on an otherwise idle machine)
-  --device D            cpu (default) or cuda[:N] when this LibTorch build has CUDA
-  --json FILE           write results as JSON (atomically)
-  --csv FILE            write one row per (r, trial, method) as CSV (atomically)
-  --quiet               no progress on stderr
-  -h, --help            this text
 )";
 
 } // namespace
@@ -53,42 +33,26 @@ Options:
 int runSelectiveCommand(int argc, char** argv)
 {
     ImageRunOptions o;
-    auto flags = imageRunFlags();
-    flags.push_back({"--referral-costs", true});
-    flags.push_back({"--copies", true});
-    Args args(argc, argv, 2, "selective", flags, kSelectiveHelp);
-    std::string flag, value;
-    while (args.next(flag, value)) {
-        if (flag == "--help") {
-            std::fputs(kSelectiveHelp, stdout);
-            return kExitOk;
-        } else if (flag == "--referral-costs") {
-            o.sweep = parseNumbers("--referral-costs", value);
-        } else if (flag == "--copies") {
-            o.copies = static_cast<int>(parseIntegerFlag(flag, value, 1, 100));
-        } else {
-            applyImageRunFlag(flag, value, o);
-        }
-    }
-    if (o.data.empty())
-        throw UsageError("selective: --data is required (a CIFAR-10 folder or cifar10)");
+    if (!parseImageRun(argc, argv, "selective", lcs::selectiveSettings(), kSelectiveHelp, o))
+        return kExitOk;
     return executeSelective(o);
 }
 
 int executeSelective(const ImageRunOptions& o)
 {
-    for (size_t i = 0; i < o.sweep.size(); ++i) {
-        if (o.sweep[i] < 0)
-            throw UsageError("--referral-costs: " + lcs::formatNumber(o.sweep[i]) + " is negative");
+    // A session's referral costs come here without the flag's checks.
+    const auto& r = o.choices.values;
+    for (size_t i = 0; i < r.size(); ++i) {
+        if (r[i] < 0)
+            throw UsageError("--referral-costs: " + lcs::formatNumber(r[i]) + " is negative");
         for (size_t j = 0; j < i; ++j)
-            if (o.sweep[i] == o.sweep[j])
-                throw UsageError("--referral-costs: " + lcs::formatNumber(o.sweep[i]) + " is listed twice");
+            if (r[i] == r[j])
+                throw UsageError("--referral-costs: " + lcs::formatNumber(r[i]) + " is listed twice");
     }
-    const auto choices = imageRunChoices(o, "selective");
     auto limits = o.limits;
-    limits.subsetSeed = o.seed;
+    limits.subsetSeed = o.choices.seed;
     const auto data = lcs::loadImageDataset(o.data, limits);
-    auto config = lcs::selectiveConfigFor(choices, data);
+    auto config = lcs::selectiveConfigFor(o.choices, data);
     if (o.costs) {
         if (o.costs->numClasses() != data.classes())
             throw UsageError(o.costsSource + " has " + std::to_string(o.costs->numClasses()) + " classes but " +

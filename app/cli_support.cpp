@@ -26,21 +26,7 @@ long long parseIntegerFlag(const std::string& flag, const std::string& value, lo
 /// Comma-separated finite numbers ("0.5,-1"); spaces around a number are allowed.
 std::vector<double> parseNumbers(const std::string& what, const std::string& text)
 {
-    std::vector<double> out;
-    std::stringstream ss(text);
-    std::string field;
-    while (std::getline(ss, field, ',')) {
-        const auto first = field.find_first_not_of(" \t");
-        const auto last = field.find_last_not_of(" \t");
-        const std::string trimmed = first == std::string::npos ? "" : field.substr(first, last - first + 1);
-        const auto v = lcs::parseFiniteNumber(trimmed);
-        if (!v)
-            throw UsageError(what + ": \"" + field.substr(0, 40) + "\" is not a finite number");
-        out.push_back(*v);
-    }
-    if (out.empty() || (!text.empty() && text.back() == ','))
-        throw UsageError(what + ": \"" + text.substr(0, 40) + "\" is not a comma-separated list of numbers");
-    return out;
+    return lcs::parseNumberList(what, text);
 }
 
 std::vector<std::string> splitNames(const std::string& text)

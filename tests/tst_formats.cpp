@@ -354,6 +354,11 @@ private Q_SLOTS:
         QTest::newRow("methods twice") << 3 << "bbvi,bbvi" << "" << "listed twice";
         QTest::newRow("methods trailing comma") << 3 << "bbvi," << "" << "unknown method \"\"";
         QTest::newRow("text empty") << 4 << "" << "" << "--device needs a non-empty value";
+        QTest::newRow("numbers") << 5 << "0.3, 0.125" << "[0.3,0.125]" << "";
+        QTest::newRow("numbers outside") << 5 << "0.5,1.5" << "" << "--rates: 1.5 is outside [0, 1]";
+        QTest::newRow("numbers twice") << 5 << "0.5,0.5" << "" << "--rates: 0.5 is listed twice";
+        QTest::newRow("numbers trailing comma") << 5 << "0.5," << "" << "is not a comma-separated list of numbers";
+        QTest::newRow("numbers nan") << 5 << "0.5,nan" << "" << "\"nan\" is not a finite number";
     }
 
     void settingValuesParseByKind()
@@ -367,7 +372,8 @@ private Q_SLOTS:
             numberSetting("correction_lr", "X", "learning rate", 0.03, 0, 10, true),
             choiceSetting("bbvi_prior", "P", "prior", "fan_in", {"fan_in", "isotropic"}),
             methodsSetting("methods", "methods", nlohmann::json::array(), methodIdsFor("synthetic")),
-            textSetting("device", "D", "device", "cpu")};
+            textSetting("device", "D", "device", "cpu"),
+            numbersSetting("rates", "rates", nlohmann::json::array(), 0, 1)};
         const auto& spec = specs[static_cast<size_t>(which)];
         try {
             const auto v = parseSettingValue(spec, text.toStdString());

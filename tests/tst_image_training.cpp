@@ -18,6 +18,7 @@
 #include "decision/decisions.h"
 #include "experiments/corruption_experiment.h"
 #include "experiments/selective_experiment.h"
+#include "experiments/image_run_settings.h"
 #include "experiments/run_record.h"
 #include "models/classifier.h"
 #include "tiny_images.h"
@@ -554,6 +555,35 @@ private Q_SLOTS:
         QCOMPARE(again.comparison.corrected.averageCost, run.comparisons[0].corrected.averageCost);
         QCOMPARE(again.comparison.corrected.nll, run.comparisons[0].corrected.nll);
         QCOMPARE(again.comparison.changedCount, run.comparisons[0].changedCount);
+    }
+
+    // The image experiments' declared settings write into the choices and read back, and
+    // the choices reach the config through the one function each experiment has.
+    void declaredImageSettingsRoundTrip()
+    {
+        ImageRunChoices choices;
+        const nlohmann::json values{{"rates", {0.125, 0.5}}, {"methods", {"cw_sgd", "ours"}}, {"trials", 3},
+                                    {"preset", "cpu"},       {"epochs", 2},                   {"map_epochs", 4},
+                                    {"width", nullptr},      {"seed", 9},                     {"device", "cpu"}};
+        applySettings(corruptionSettings(), values, choices);
+        QCOMPARE(choices.values, (std::vector<double>{0.125, 0.5}));
+        QCOMPARE(choices.methods, (std::vector<ImageMethod>{ImageMethod::CwSgd, ImageMethod::Ours}));
+        auto back = settingValues(corruptionSettings(), choices);
+        back["width"] = nullptr;  // 0: the preset's, written as the choices hold it
+        QCOMPARE(back, values);
+        const auto data = tinyImages(10, 3);
+        const auto config = corruptionConfigFor(choices, data);
+        QCOMPARE(config.rates, choices.values);
+        QCOMPARE(config.trials, 3);
+        QCOMPARE(config.sgld.epochs, 2);
+        QCOMPARE(config.map.epochs, 4);
+        QCOMPARE(config.seed, uint64_t(9));
+        // The selective list has its own swept setting and the copies of D'.
+        QVERIFY(findSetting(specsOf(selectiveSettings()), "referral_costs"));
+        QVERIFY(findSetting(specsOf(selectiveSettings()), "copies"));
+        QVERIFY(!findSetting(specsOf(selectiveSettings()), "rates"));
+        QVERIFY_THROWS_EXCEPTION(InputError, applySettings(selectiveSettings(), nlohmann::json{{"methods", {"cw_sgd"}}},
+                                                           choices));  // not a selective method
     }
 };
 

@@ -2,7 +2,10 @@
 
 #include <charconv>
 #include <cmath>
+#include <sstream>
 #include <system_error>
+
+#include "core/input_error.h"
 
 namespace lcs {
 
@@ -41,6 +44,25 @@ std::optional<long long> parseInteger(std::string_view text, long long lo, long 
     if (text.empty() || result.ec != std::errc() || result.ptr != text.data() + text.size() || v < lo || v > hi)
         return std::nullopt;
     return v;
+}
+
+std::vector<double> parseNumberList(const std::string& what, const std::string& text)
+{
+    std::vector<double> out;
+    std::stringstream ss(text);
+    std::string field;
+    while (std::getline(ss, field, ',')) {
+        const auto first = field.find_first_not_of(" \t");
+        const auto last = field.find_last_not_of(" \t");
+        const std::string trimmed = first == std::string::npos ? "" : field.substr(first, last - first + 1);
+        const auto v = parseFiniteNumber(trimmed);
+        if (!v)
+            throw InputError(what + ": \"" + field.substr(0, 40) + "\" is not a finite number");
+        out.push_back(*v);
+    }
+    if (out.empty() || (!text.empty() && text.back() == ','))
+        throw InputError(what + ": \"" + text.substr(0, 40) + "\" is not a comma-separated list of numbers");
+    return out;
 }
 
 } // namespace lcs

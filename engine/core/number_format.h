@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace lcs {
 
@@ -18,5 +19,9 @@ std::optional<double> parseFiniteNumber(std::string_view text);
 
 /// Strict parse of a whole token as an integer in [lo, hi]; nullopt otherwise.
 std::optional<long long> parseInteger(std::string_view text, long long lo, long long hi);
+
+/// Comma-separated finite numbers ("0.5,-1"), spaces around a number allowed; throws
+/// InputError naming `what` for a bad item, an empty list or a trailing comma.
+std::vector<double> parseNumberList(const std::string& what, const std::string& text);
 
 } // namespace lcs

@@ -143,6 +143,14 @@ SettingSpec methodsSetting(std::string name, std::string help, nlohmann::json de
     return s;
 }
 
+SettingSpec numbersSetting(std::string name, std::string help, nlohmann::json defaultValue, double min, double max)
+{
+    auto s = declared(std::move(name), SettingKind::Numbers, "LIST", std::move(help), std::move(defaultValue));
+    s.min = min;
+    s.max = max;
+    return s;
+}
+
 SettingSpec textSetting(std::string name, std::string valueName, std::string help, nlohmann::json defaultValue)
 {
     return declared(std::move(name), SettingKind::Text, std::move(valueName), std::move(help), std::move(defaultValue));
@@ -202,6 +210,19 @@ nlohmann::json parseSettingValue(const SettingSpec& spec, const std::string& tex
             start = comma + 1;
         }
         return parseMethodIds(names, flag, spec.choices);
+    }
+    case SettingKind::Numbers: {
+        const auto values = parseNumberList(flag, text);
+        for (size_t i = 0; i < values.size(); ++i) {
+            if (values[i] < spec.min || values[i] > spec.max)
+                throw InputError(flag + ": " + formatNumber(values[i]) + " is outside [" + formatNumber(spec.min) + ", " +
+                                 formatNumber(spec.max) + "]");
+            // A value listed twice would run twice and understate the spread.
+            if (std::find(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i), values[i]) !=
+                values.begin() + static_cast<std::ptrdiff_t>(i))
+                throw InputError(flag + ": " + formatNumber(values[i]) + " is listed twice");
+        }
+        return values;
     }
     case SettingKind::Text:
         if (text.empty())

@@ -18,6 +18,7 @@ enum class SettingKind {
     Number,   ///< a finite number in [min, max], or (min, max] when minExclusive
     Choice,   ///< one of `choices`
     Methods,  ///< a comma-separated list of distinct method ids among `choices`
+    Numbers,  ///< a comma-separated list of distinct finite numbers, each in [min, max]
     Text,     ///< any non-empty text (checked where it is used, e.g. a device)
 };
 
@@ -44,6 +45,7 @@ SettingSpec choiceSetting(std::string name, std::string valueName, std::string h
                           std::vector<std::string> choices);
 SettingSpec methodsSetting(std::string name, std::string help, nlohmann::json defaultValue,
                            std::vector<std::string> choices);
+SettingSpec numbersSetting(std::string name, std::string help, nlohmann::json defaultValue, double min, double max);
 SettingSpec textSetting(std::string name, std::string valueName, std::string help, nlohmann::json defaultValue);
 
 /// A setting bound to the config struct it sets: its declaration, how to read its value

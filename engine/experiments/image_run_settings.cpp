@@ -1,0 +1,95 @@
+#include "experiments/image_run_settings.h"
+
+#include <limits>
+
+#include "experiments/corruption_experiment.h"
+#include "experiments/selective_experiment.h"
+
+namespace lcs {
+
+namespace {
+
+using C = ImageRunChoices;
+using J = nlohmann::json;
+
+std::vector<std::string> ids(const std::vector<ImageMethod>& methods)
+{
+    std::vector<std::string> out;
+    for (auto m : methods)
+        out.push_back(imageMethodName(m));
+    return out;
+}
+
+SettingSpec presetDefault(SettingSpec s, std::string text)
+{
+    s.defaultText = std::move(text);
+    return s;
+}
+
+/// The settings both image experiments take, after the swept values: `experiment` names
+/// the catalogue's method list, `defaults` the preset's methods, `chain` the sampler.
+void addShared(std::vector<BoundSetting<C>>& s, const std::string& experiment, const std::vector<ImageMethod>& defaults,
+               const std::string& chain)
+{
+    s.push_back({methodsSetting("methods", "methods", ids(defaults), methodIdsFor(experiment)),
+                 [](const C& c) { return J(ids(c.methods)); },
+                 [experiment](C& c, const J& v) {
+                     c.methods = parseImageMethodList(v.get<std::vector<std::string>>(), "--methods",
+                                                      imageMethodsFor(experiment));
+                 }});
+    s.push_back({integerSetting("trials", "N", "trials per swept value", 1, 1, 1000),
+                 [](const C& c) { return J(c.trials); }, [](C& c, const J& v) { c.trials = v.get<int>(); }});
+    s.push_back({choiceSetting("preset", "P", "network sizes and epochs, minutes here or the appendix's", "cpu",
+                               {"cpu", "paper"}),
+                 [](const C& c) { return J(c.preset); }, [](C& c, const J& v) { c.preset = v.get<std::string>(); }});
+    s.push_back({presetDefault(integerSetting("epochs", "N", chain + " epochs", nullptr, 1, 100000), "the preset's"),
+                 [](const C& c) { return J(c.epochs); }, [](C& c, const J& v) { c.epochs = v.get<int>(); }});
+    s.push_back({presetDefault(integerSetting("map_epochs", "N", "epochs of the MAP network the chains start from",
+                                              nullptr, 1, 100000),
+                               "the preset's"),
+                 [](const C& c) { return J(c.mapEpochs); }, [](C& c, const J& v) { c.mapEpochs = v.get<int>(); }});
+    s.push_back({presetDefault(integerSetting("width", "W", "ResNet-18 width multiplier, colour data only (64 = the "
+                                              "paper's)", nullptr, 1, 512),
+                               "the preset's"),
+                 [](const C& c) { return J(c.width); }, [](C& c, const J& v) { c.width = v.get<int>(); }});
+    s.push_back({integerSetting("seed", "S", "base seed", 0, 0, std::numeric_limits<long long>::max()),
+                 [](const C& c) { return J(c.seed); }, [](C& c, const J& v) { c.seed = v.get<uint64_t>(); }});
+    s.push_back({textSetting("device", "D", "cpu or cuda[:N] when this LibTorch build has CUDA", "cpu"),
+                 [](const C& c) { return J(c.device); }, [](C& c, const J& v) { c.device = v.get<std::string>(); }});
+}
+
+} // namespace
+
+const std::vector<BoundSetting<ImageRunChoices>>& corruptionSettings()
+{
+    static const std::vector<BoundSetting<C>> settings = [] {
+        const CorruptionConfig d;
+        std::vector<BoundSetting<C>> s;
+        s.push_back({numbersSetting("rates", "corruption rates", d.rates, 0, 1),
+                     [](const C& c) { return J(c.values); },
+                     [](C& c, const J& v) { c.values = v.get<std::vector<double>>(); }});
+        addShared(s, "corruption", d.methods, "SGLD + S");
+        return s;
+    }();
+    return settings;
+}
+
+const std::vector<BoundSetting<ImageRunChoices>>& selectiveSettings()
+{
+    static const std::vector<BoundSetting<C>> settings = [] {
+        const SelectiveConfig d;
+        std::vector<BoundSetting<C>> s;
+        s.push_back({numbersSetting("referral_costs", "referral costs r", d.referralCosts, 0, 1000),
+                     [](const C& c) { return J(c.values); },
+                     [](C& c, const J& v) { c.values = v.get<std::vector<double>>(); }});
+        addShared(s, "selective", d.methods, "SGHMC + S");
+        s.push_back({presetDefault(integerSetting("copies", "N", "rotated copies of each training image in D'",
+                                                  nullptr, 1, 100),
+                                   "the preset's"),
+                     [](const C& c) { return J(c.copies); }, [](C& c, const J& v) { c.copies = v.get<int>(); }});
+        return s;
+    }();
+    return settings;
+}
+
+} // namespace lcs
