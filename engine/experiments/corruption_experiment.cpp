@@ -179,21 +179,11 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
     result.record = {"corruption",
                      config.costs,
                      {},
-                     {{"data", data.name},
-                      {"model", config.model.describe()},
-                      {"rates", config.rates},
-                      {"trials", config.trials},
-                      {"methods", methodIds(config.methods)},
-                      {"map", trainingSettingsJson(config.map.epochs, config.map.batchSize, config.map.learningRate)},
-                      {"sgld", trainingSettingsJson(config.sgld.epochs, config.sgld.batchSize, config.sgld.learningRate)},
-                      {"correction", trainingSettingsJson(config.correction.epochs, config.correction.batchSize,
-                                                          config.correction.learningRate)},
-                      {"cw_weight", config.cwWeight},
-                      {"calibration_noise_std", config.calibrationNoiseStd},
-                      {"train_images", data.train.size()},
-                      {"test_images", data.test.size()},
-                      {"device", config.device}},
+                     imageSettingsJson(config, data.name, data.train.size(), data.test.size(), "sgld", config.sgld),
                      config.seed};
+    result.record.settings["rates"] = config.rates;
+    result.record.settings["cw_weight"] = config.cwWeight;
+    result.record.settings["calibration_noise_std"] = config.calibrationNoiseStd;
     result.dataset = data.name;
     result.model = config.model.describe();
     result.trials = config.trials;

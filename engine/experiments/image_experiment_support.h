@@ -72,6 +72,25 @@ std::vector<std::string> methodIds(const std::vector<ImageMethod>& methods);
 /// A training configuration as a results record's settings: epochs, batch, learning rate.
 nlohmann::json trainingSettingsJson(int epochs, int batchSize, double learningRate);
 
+/// The settings record both image experiments share: data, model, trials, methods, the
+/// MAP network's, the chain's (named `chain`) and the correction's training, the image
+/// counts and the device. Config is a CorruptionConfig or a SelectiveConfig.
+template <class Config, class Chain>
+nlohmann::json imageSettingsJson(const Config& c, const std::string& dataName, int64_t trainImages,
+                                 int64_t testImages, const char* chain, const Chain& sampler)
+{
+    return {{"data", dataName},
+            {"model", c.model.describe()},
+            {"trials", c.trials},
+            {"methods", methodIds(c.methods)},
+            {"map", trainingSettingsJson(c.map.epochs, c.map.batchSize, c.map.learningRate)},
+            {chain, trainingSettingsJson(sampler.epochs, sampler.batchSize, sampler.learningRate)},
+            {"correction", trainingSettingsJson(c.correction.epochs, c.correction.batchSize, c.correction.learningRate)},
+            {"train_images", trainImages},
+            {"test_images", testImages},
+            {"device", c.device}};
+}
+
 /// The per-run rows of an image experiment's results files, one writer for both
 /// experiments: `setting` names the swept setting ("rate", "referral_cost") and
 /// `settingOf` reads it off a row; `withReferral` adds the referral rate. Row has trial,

@@ -125,20 +125,10 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
     result.record = {"selective",
                      config.baseCosts,
                      config.referralCosts,
-                     {{"data", data.name},
-                      {"model", config.model.describe()},
-                      {"trials", config.trials},
-                      {"methods", methodIds(config.methods)},
-                      {"map", trainingSettingsJson(config.map.epochs, config.map.batchSize, config.map.learningRate)},
-                      {"sghmc", trainingSettingsJson(config.sghmc.epochs, config.sghmc.batchSize, config.sghmc.learningRate)},
-                      {"correction", trainingSettingsJson(config.correction.epochs, config.correction.batchSize,
-                                                          config.correction.learningRate)},
-                      {"max_rotation_degrees", config.maxRotationDegrees},
-                      {"calibration_copies", config.calibrationCopies},
-                      {"train_images", data.train.size()},
-                      {"test_images", data.test.size()},
-                      {"device", config.device}},
+                     imageSettingsJson(config, data.name, data.train.size(), data.test.size(), "sghmc", config.sghmc),
                      config.seed};
+    result.record.settings["max_rotation_degrees"] = config.maxRotationDegrees;
+    result.record.settings["calibration_copies"] = config.calibrationCopies;
     result.dataset = data.name;
     result.model = config.model.describe();
     result.trials = config.trials;
