@@ -13,6 +13,7 @@
 
 namespace lcs {
 struct ModelSpec;
+class Experiment;
 }
 
 /// The lcstudio-cli commands that live outside cli_main.cpp, and the option sets that
@@ -20,11 +21,9 @@ struct ModelSpec;
 namespace cli {
 
 struct ImageRunOptions {
-    std::string data;
-    lcs::ImageRunChoices choices;            ///< the experiment's declared settings
+    lcs::ImageRunChoices choices;            ///< the experiment's declared settings (data included)
     std::optional<lcs::CostMatrix> costs;    ///< none = the preset's
     std::string costsSource;                 ///< where `costs` came from, for messages
-    lcs::ImageDataLimits limits;
     int threads = 0;                         ///< 0 = 1 intra-op thread
     ResultsOutputs outputs;
     bool quiet = false;
@@ -34,14 +33,22 @@ struct ImageRunOptions {
 /// and the flags both commands share (data, subsets, threads, costs, outputs); prints the
 /// derived help and returns false for --help.
 bool parseImageRun(int argc, char** argv, const std::string& command,
-                   const std::vector<lcs::BoundSetting<lcs::ImageRunChoices>>& settings, const char* intro,
-                   ImageRunOptions& o);
+                   const std::vector<lcs::BoundSetting<lcs::ImageRunChoices>>& settings, ImageRunOptions& o);
 
 int runCorruptionCommand(int argc, char** argv);
 int runSelectiveCommand(int argc, char** argv);
 int runCamvidCommand(int argc, char** argv);
 int executeCorruption(const ImageRunOptions& options);
 int executeSelective(const ImageRunOptions& options);
+
+/// "lcstudio-cli NAME - title" and the experiment's description, for --help.
+std::string experimentIntro(const lcs::Experiment& experiment);
+/// Runs a registered experiment from its declared settings plus --costs, --json, --csv
+/// and --quiet.
+int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** argv);
+/// The whole command line (argv[1] is the command); returns the exit status. Every
+/// error is caught and reported on stderr.
+int runCli(int argc, char** argv);
 
 /// Refuses a --device value this build cannot use (UsageError naming the value).
 void checkDeviceFlag(const std::string& value);

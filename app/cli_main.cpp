@@ -24,6 +24,7 @@
 #include "core/number_format.h"
 #include "core/threads.h"
 #include "core/version.h"
+#include "experiments/experiment.h"
 #include "experiments/synthetic_settings.h"
 #include "decision/decisions.h"
 #include "experiments/synthetic_experiment.h"
@@ -53,37 +54,28 @@ void cli::checkDeviceFlag(const std::string& value)
 
 namespace {
 
-extern "C" void onInterrupt(int)
+/// The top-level help: the experiments' lines come from the registry.
+std::string topHelp()
 {
-    g_cancel.cancel();
-}
-
-const char* kTopHelp = R"(lcstudio-cli - post-hoc loss calibration of Bayesian neural networks, headless
-
-Usage:
-  lcstudio-cli synthetic [options]   reproduce the paper's synthetic experiment (Table 2)
-  lcstudio-cli corruption [options]  decisions under label corruption (paper Fig. 4)
-  lcstudio-cli selective [options]   selective classification with referral (paper Fig. 3)
-  lcstudio-cli camvid train|eval|fps CamVid segmentation (SegNet, IoU, overlays, frames/s)
-  lcstudio-cli run SESSION           replay a session saved by the window
-  lcstudio-cli decide [options]      decisions from a saved correction network
-  lcstudio-cli presets [NAME]        list the paper's cost matrices, or print one as JSON
-  lcstudio-cli check FILE...         check cost matrices, sessions, saved models and data
-  lcstudio-cli --help | --version
+    std::string out = "lcstudio-cli - post-hoc loss calibration of Bayesian neural networks, headless\n\nUsage:\n";
+    auto line = [&](const std::string& usage, const std::string& what) {
+        out += "  lcstudio-cli " + usage + std::string(usage.size() < 23 ? 23 - usage.size() : 1, ' ') + what + "\n";
+    };
+    for (const auto* e : lcs::ExperimentRegistry::global().all())
+        line(e->name() + " [options]", e->title());
+    line("camvid train|eval|fps", "CamVid segmentation (SegNet, IoU, overlays, frames/s)");
+    line("run SESSION", "replay a session saved by the window");
+    line("decide [options]", "decisions from a saved correction network");
+    line("presets [NAME]", "list the paper's cost matrices, or print one as JSON");
+    line("check FILE...", "check cost matrices, sessions, saved models and data");
+    out += R"(  lcstudio-cli --help | --version
 
 Run "lcstudio-cli COMMAND --help" for the options of a command.
 Exit status: 0 success, 1 failure, 2 bad usage, bad input or an output that cannot be
 written (the message names the flag, file or field), 130 interrupted.
 )";
-
-const char* kSyntheticIntro = R"(lcstudio-cli synthetic - the paper's synthetic 2-D experiment
-
-For each replicate and inference method: sample the posterior, decide on the test set
-without correction, train the correction q on the 500 unlabelled calibration points,
-decide again with q. Prints Table 2 (mean ± std over replicates, paired difference).
-
-Options (the experiment's settings):
-)";
+    return out;
+}
 
 const char* kSyntheticFiles = R"(Options (files and output):
   --costs FILE        cost matrix (.json or Weka .cost, 2 classes); default: the paper's
@@ -98,8 +90,9 @@ const char* kSyntheticFiles = R"(Options (files and output):
 /// The synthetic command's help: its settings' lines come from their declarations.
 std::string syntheticHelp()
 {
-    return std::string(kSyntheticIntro) + lcs::settingsHelp(lcs::specsOf(lcs::syntheticSettings())) + "\n" +
-           kSyntheticFiles;
+    const auto& experiment = lcs::ExperimentRegistry::global().get("synthetic");
+    return experimentIntro(experiment) + "\nOptions (the experiment's settings):\n" +
+           lcs::settingsHelp(experiment.settings()) + "\n" + kSyntheticFiles;
 }
 
 const char* kCheckHelp = R"(lcstudio-cli check - check LC Studio files without running anything
@@ -289,8 +282,8 @@ int runSessionCommand(int argc, char** argv)
         return executeCamvidSession(session, sessionPath, data, outputs, quiet);
     }
     ImageRunOptions o;
-    o.data = !data.empty() ? data : !st.data.empty() ? st.data : session.dataPaths.count("images") ? session.dataPaths.at("images") : "";
-    if (o.data.empty())
+    o.choices.data = !data.empty() ? data : !st.data.empty() ? st.data : session.dataPaths.count("images") ? session.dataPaths.at("images") : "";
+    if (o.choices.data.empty())
         throw UsageError("run: " + sessionPath + " names no data (settings.data); give --data D");
     o.choices.values = session.experiment == "corruption" ? st.rates : st.referralCosts;
     if (!st.methods.empty())
@@ -300,8 +293,8 @@ int runSessionCommand(int argc, char** argv)
     o.choices.preset = st.preset;
     o.costs = session.costs;
     o.costsSource = sessionPath + " (cost_matrix)";
-    o.limits.maxTrain = st.maxTrain;
-    o.limits.maxTest = st.maxTest;
+    o.choices.maxTrain = st.maxTrain;
+    o.choices.maxTest = st.maxTest;
     o.choices.epochs = st.epochs;
     o.choices.seed = st.seed;
     o.choices.device = st.device;
@@ -550,18 +543,16 @@ int runPresetsCommand(int argc, char** argv)
 
 } // namespace
 
-int main(int argc, char** argv)
+int cli::runCli(int argc, char** argv)
 {
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
     if (argc < 2) {
-        std::fputs(kTopHelp, stderr);
+        std::fputs(topHelp().c_str(), stderr);
         return kExitUsage;
     }
     const std::string command = argv[1];
     try {
         if (command == "-h" || command == "--help" || command == "help") {
-            std::fputs(kTopHelp, stdout);
+            std::fputs(topHelp().c_str(), stdout);
             return kExitOk;
         }
         if (command == "--version") {
@@ -584,6 +575,8 @@ int main(int argc, char** argv)
             return runCamvidCommand(argc, argv);
         if (command == "presets")
             return runPresetsCommand(argc, argv);
+        if (const auto* experiment = lcs::ExperimentRegistry::global().find(command))
+            return runExperimentCommand(*experiment, argc, argv);
         throw UsageError("unknown command \"" + command + "\" (see lcstudio-cli --help)");
     } catch (const lcs::InputError& e) {  // UsageError included
         std::fprintf(stderr, "lcstudio-cli: %s\n", e.what());

@@ -14,26 +14,10 @@
 #include "image_data.h"
 
 namespace cli {
-namespace {
-
-const char* kSelectiveHelp = R"(lcstudio-cli selective - selective classification with referral (paper Fig. 3)
-
-Every image is rotated by an angle uniform in [-30, 30] degrees; the decisions are the
-classes plus "refer" at cost r. For each referral cost r:
-  sghmc      Bayes decisions under SGHMC's Monte Carlo predictive
-  lc_sghmc   loss-calibrated SGHMC (a new chain for every r)
-  ours       the correction q on the student S (S distilled once, q per r)
-  ours_no_s  the correction q on the stored Monte Carlo predictive (no S)
-Prints decision cost, accuracy on non-referred points and referral rate per method and
-r, mean ± std over trials, and the training time vs the number of cost functions.
-)";
-
-} // namespace
-
 int runSelectiveCommand(int argc, char** argv)
 {
     ImageRunOptions o;
-    if (!parseImageRun(argc, argv, "selective", lcs::selectiveSettings(), kSelectiveHelp, o))
+    if (!parseImageRun(argc, argv, "selective", lcs::selectiveSettings(), o))
         return kExitOk;
     return executeSelective(o);
 }
@@ -49,14 +33,12 @@ int executeSelective(const ImageRunOptions& o)
             if (r[i] == r[j])
                 throw UsageError("--referral-costs: " + lcs::formatNumber(r[i]) + " is listed twice");
     }
-    auto limits = o.limits;
-    limits.subsetSeed = o.choices.seed;
-    const auto data = lcs::loadImageDataset(o.data, limits);
+    const auto data = lcs::loadChosenData(o.choices);
     auto config = lcs::selectiveConfigFor(o.choices, data);
     if (o.costs) {
         if (o.costs->numClasses() != data.classes())
             throw UsageError(o.costsSource + " has " + std::to_string(o.costs->numClasses()) + " classes but " +
-                             o.data + " has " + std::to_string(data.classes()));
+                             o.choices.data + " has " + std::to_string(data.classes()));
         config.baseCosts = *o.costs;
         config.baseCosts.setReferral(std::nullopt);
     }

@@ -540,6 +540,19 @@ private Q_SLOTS:
         QCOMPARE(p.update({"map", 0.125, 0}, 0, 2), 1.0);
     }
 
+    // Parallel tasks add up their own shares: the second task's report does not count the
+    // first as done.
+    void parallelPlanAddsEachTasksShare()
+    {
+        PlanProgress p({{{"bbvi", std::nullopt, 0}, 1.0}, {{"sghmc", std::nullopt, 0}, 3.0}},
+                       PlanProgress::Order::Parallel);
+        QCOMPARE(p.update({"sghmc", std::nullopt, 0}, 1, 3), 1.0 / 4.0);
+        QCOMPARE(p.update({"bbvi", std::nullopt, 0}, 1, 2), (0.5 + 1.0) / 4.0);
+        QCOMPARE(p.update({"sghmc", std::nullopt, 0}, 3, 3), (0.5 + 3.0) / 4.0);
+        QCOMPARE(p.update({"bbvi", std::nullopt, 0}, 0, 2), (0.5 + 3.0) / 4.0);  // never backwards
+        QCOMPARE(p.update({"bbvi", std::nullopt, 0}, 2, 2), 1.0);
+    }
+
     // Re-correcting with the run's own costs trains the run's q again: the same stream.
     void recorrectionWithTheRunsCostsRepeatsTheRun()
     {
@@ -564,10 +577,14 @@ private Q_SLOTS:
         ImageRunChoices choices;
         const nlohmann::json values{{"rates", {0.125, 0.5}}, {"methods", {"cw_sgd", "ours"}}, {"trials", 3},
                                     {"preset", "cpu"},       {"epochs", 2},                   {"map_epochs", 4},
-                                    {"width", nullptr},      {"seed", 9},                     {"device", "cpu"}};
+                                    {"width", nullptr},      {"seed", 9},                     {"device", "cpu"},
+                                    {"data", "fashion-mnist"}, {"max_train", 500},            {"max_test", nullptr}};
         applySettings(corruptionSettings(), values, choices);
         QCOMPARE(choices.values, (std::vector<double>{0.125, 0.5}));
         QCOMPARE(choices.methods, (std::vector<ImageMethod>{ImageMethod::CwSgd, ImageMethod::Ours}));
+        QCOMPARE(choices.data, std::string("fashion-mnist"));
+        QCOMPARE(choices.maxTrain, int64_t(500));
+        QCOMPARE(choices.maxTest, int64_t(0));  // all
         auto back = settingValues(corruptionSettings(), choices);
         back["width"] = nullptr;  // 0: the preset's, written as the choices hold it
         QCOMPARE(back, values);

@@ -4,23 +4,35 @@
 
 namespace lcs {
 
-PlanProgress::PlanProgress(TaskPlan plan) : m_plan(std::move(plan))
+PlanProgress::PlanProgress(TaskPlan plan, Order order) : m_plan(std::move(plan)), m_order(order)
 {
+    m_done.assign(m_plan.size(), 0.0);
     for (const auto& t : m_plan)
         m_total += t.weight;
 }
 
 double PlanProgress::update(const TaskIdentity& task, long long step, long long total)
 {
+    if (m_total <= 0)
+        return m_fraction;
+    const double within = total > 0 ? std::clamp(double(step) / double(total), 0.0, 1.0) : 0.0;
     double before = 0;  // the weight of the tasks planned before this one
-    for (const auto& t : m_plan) {
-        if (t.task == task) {
-            const double within = total > 0 ? std::clamp(double(step) / double(total), 0.0, 1.0) : 0.0;
-            if (m_total > 0)
-                m_fraction = std::max(m_fraction, (before + within * t.weight) / m_total);
-            return m_fraction;
+    for (size_t i = 0; i < m_plan.size(); ++i) {
+        const auto& t = m_plan[i];
+        if (t.task != task) {
+            before += t.weight;
+            continue;
         }
-        before += t.weight;
+        if (m_order == Order::Sequential) {
+            m_fraction = std::max(m_fraction, (before + within * t.weight) / m_total);
+        } else {
+            m_done[i] = std::max(m_done[i], within);
+            double sum = 0;
+            for (size_t j = 0; j < m_plan.size(); ++j)
+                sum += m_done[j] * m_plan[j].weight;
+            m_fraction = std::max(m_fraction, sum / m_total);
+        }
+        return m_fraction;
     }
     return m_fraction;
 }

@@ -82,15 +82,18 @@ struct TaskPosition {
 /// catalogue id: "map", "sgld_s", "ours", ...), the value of the swept setting it was
 /// trained for (a corruption rate, a referral cost; none for a network every value
 /// shares) and the trial (0-based). Plans and views match reports on these fields, never
-/// on the report's text, so no formatting of a number can lose a row.
+/// on the report's text, so no formatting of a number can lose a row. `stage` tells
+/// apart the steps of one network that run as separate tasks (the synthetic experiment's
+/// "sampling" and "correction"); empty where a network is one task.
 struct TaskIdentity {
     std::string network;
     std::optional<double> setting;
     int trial = 0;
+    std::string stage;
 
     bool operator==(const TaskIdentity& o) const
     {
-        return network == o.network && setting == o.setting && trial == o.trial;
+        return network == o.network && setting == o.setting && trial == o.trial && stage == o.stage;
     }
     bool operator!=(const TaskIdentity& o) const { return !(*this == o); }
 };
@@ -131,10 +134,13 @@ using TaskPlan = std::vector<PlannedTask>;
 
 /// Turns reports of `step` of `total` within a planned task into a fraction of the whole
 /// run (never decreasing); a report of a task the plan does not list keeps the last one.
+/// Sequential plans (the default) count every task planned before the reporting one as
+/// done; parallel plans (tasks on several threads at once) add up each task's own share.
 class PlanProgress {
 public:
+    enum class Order { Sequential, Parallel };
     PlanProgress() = default;
-    explicit PlanProgress(TaskPlan plan);
+    explicit PlanProgress(TaskPlan plan, Order order = Order::Sequential);
     /// The fraction of the whole run after a report of `step` of `total` within `task`.
     double update(const TaskIdentity& task, long long step, long long total);
     double fraction() const { return m_fraction; }
@@ -142,14 +148,26 @@ public:
 
 private:
     TaskPlan m_plan;
+    Order m_order = Order::Sequential;
+    std::vector<double> m_done;  ///< per planned task, the share of it done (parallel plans)
     double m_total = 0;
     double m_fraction = 0;
 };
+
+/// Receives a run's plan as soon as the run knows it (after its data are loaded).
+using PlanSink = std::function<void(const TaskPlan&, PlanProgress::Order)>;
 
 /// What a job receives besides its config: where to report, and when to stop.
 struct JobContext {
     ProgressSink progress;
     const CancelToken* cancel = nullptr;
+    PlanSink plan;
+
+    void declarePlan(const TaskPlan& tasks, PlanProgress::Order order = PlanProgress::Order::Sequential) const
+    {
+        if (plan)
+            plan(tasks, order);
+    }
 
     void report(const Progress& p) const {
         if (progress)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "core/input_error.h"
 #include "core/number_format.h"
@@ -230,6 +231,94 @@ nlohmann::json parseSettingValue(const SettingSpec& spec, const std::string& tex
         return text;
     }
     return nullptr;
+}
+
+namespace {
+
+/// A JSON value as the text a flag would carry, so one parser checks both.
+std::optional<std::string> flagText(const SettingSpec& spec, const nlohmann::json& v)
+{
+    auto joinedItems = [&](auto&& item) -> std::optional<std::string> {
+        if (!v.is_array())
+            return std::nullopt;
+        std::string out;
+        for (const auto& x : v) {
+            auto t = item(x);
+            if (!t)
+                return std::nullopt;
+            out += (out.empty() ? "" : ",") + *t;
+        }
+        return out;
+    };
+    switch (spec.kind) {
+    case SettingKind::Integer:
+        if (v.is_number_integer())
+            return v.dump();
+        return std::nullopt;
+    case SettingKind::Number:
+        if (v.is_number())
+            return formatNumber(v.get<double>());
+        return std::nullopt;
+    case SettingKind::Choice:
+    case SettingKind::Text:
+        if (v.is_string())
+            return v.get<std::string>();
+        return std::nullopt;
+    case SettingKind::Methods:
+        return joinedItems([](const nlohmann::json& x) -> std::optional<std::string> {
+            if (!x.is_string())
+                return std::nullopt;
+            return x.get<std::string>();
+        });
+    case SettingKind::Numbers:
+        return joinedItems([](const nlohmann::json& x) -> std::optional<std::string> {
+            if (!x.is_number())
+                return std::nullopt;
+            return formatNumber(x.get<double>());
+        });
+    }
+    return std::nullopt;
+}
+
+const char* kindName(SettingKind kind)
+{
+    switch (kind) {
+    case SettingKind::Integer: return "an integer";
+    case SettingKind::Number: return "a number";
+    case SettingKind::Choice: return "a string";
+    case SettingKind::Methods: return "a list of method ids";
+    case SettingKind::Numbers: return "a list of numbers";
+    case SettingKind::Text: return "a string";
+    }
+    return "a value";
+}
+
+} // namespace
+
+nlohmann::json checkedSettings(const std::vector<SettingSpec>& specs, const nlohmann::json& values,
+                               const std::string& source)
+{
+    if (!values.is_object())
+        throw InputError(source + ": settings must be a JSON object");
+    for (const auto& item : values.items())
+        if (!findSetting(specs, item.key()))
+            throw InputError(source + ": unknown setting \"" + item.key().substr(0, 40) + "\"");
+    auto out = nlohmann::json::object();
+    for (const auto& spec : specs) {
+        if (!values.contains(spec.name) || values.at(spec.name).is_null()) {
+            out[spec.name] = spec.defaultValue;
+            continue;
+        }
+        const auto text = flagText(spec, values.at(spec.name));
+        if (!text)
+            throw InputError(source + ": setting \"" + spec.name + "\" must be " + kindName(spec.kind));
+        try {
+            out[spec.name] = parseSettingValue(spec, *text);
+        } catch (const InputError& e) {
+            throw InputError(source + ": setting " + e.what());
+        }
+    }
+    return out;
 }
 
 std::string settingsHelp(const std::vector<SettingSpec>& specs)

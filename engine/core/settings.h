@@ -94,6 +94,12 @@ const SettingSpec* findSetting(const std::vector<SettingSpec>& specs, const std:
 /// Parses one value as `spec` says; throws InputError naming the flag and the value
 /// ("--replicates: \"0\" is not an integer in 1..10000").
 nlohmann::json parseSettingValue(const SettingSpec& spec, const std::string& text);
+/// `values` (setting name -> value, e.g. from a session file) checked against `specs`:
+/// an unknown name, or a value of the wrong kind or outside its range, is refused with an
+/// InputError naming `source` and the setting. Settings `values` does not name take
+/// their defaults (a null default stays null: decided at run time).
+nlohmann::json checkedSettings(const std::vector<SettingSpec>& specs, const nlohmann::json& values,
+                               const std::string& source);
 /// Aligned help lines, one block per setting: "  --replicates N      replicates (default 10)".
 std::string settingsHelp(const std::vector<SettingSpec>& specs);
 

@@ -13,6 +13,9 @@
 namespace lcs {
 
 struct ImageRunChoices {
+    std::string data;                     ///< a data folder or a known name (see loadImageDataset); required
+    int64_t maxTrain = 0;                 ///< a seeded random subset of this many training images; 0: all
+    int64_t maxTest = 0;                  ///< the same for the test set
     std::string preset = "cpu";           ///< "cpu" or "paper"
     std::vector<double> values;           ///< corruption rates or referral costs; empty: the preset's
     std::vector<ImageMethod> methods;     ///< empty: the preset's

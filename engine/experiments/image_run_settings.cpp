@@ -56,6 +56,20 @@ void addShared(std::vector<BoundSetting<C>>& s, const std::string& experiment, c
                  [](const C& c) { return J(c.seed); }, [](C& c, const J& v) { c.seed = v.get<uint64_t>(); }});
     s.push_back({textSetting("device", "D", "cpu or cuda[:N] when this LibTorch build has CUDA", "cpu"),
                  [](const C& c) { return J(c.device); }, [](C& c, const J& v) { c.device = v.get<std::string>(); }});
+    s.push_back({presetDefault(textSetting("data", "D", "an MNIST-like IDX folder or CIFAR-10 binary folder, or a "
+                                           "name: fashion-mnist (Debian's dataset-fashion-mnist), mnist, cifar10 "
+                                           "($LCS_MNIST_DIR / $LCS_CIFAR10_DIR)", nullptr),
+                               "none: required"),
+                 [](const C& c) { return c.data.empty() ? J() : J(c.data); },
+                 [](C& c, const J& v) { c.data = v.get<std::string>(); }});
+    s.push_back({presetDefault(integerSetting("max_train", "N", "a seeded random subset of N training images",
+                                              nullptr, 1, 100000000), "all"),
+                 [](const C& c) { return c.maxTrain > 0 ? J(c.maxTrain) : J(); },
+                 [](C& c, const J& v) { c.maxTrain = v.get<int64_t>(); }});
+    s.push_back({presetDefault(integerSetting("max_test", "N", "the same for the test set", nullptr, 1, 100000000),
+                               "all"),
+                 [](const C& c) { return c.maxTest > 0 ? J(c.maxTest) : J(); },
+                 [](C& c, const J& v) { c.maxTest = v.get<int64_t>(); }});
 }
 
 } // namespace
@@ -90,6 +104,15 @@ const std::vector<BoundSetting<ImageRunChoices>>& selectiveSettings()
         return s;
     }();
     return settings;
+}
+
+ImageDataset loadChosenData(const ImageRunChoices& choices)
+{
+    ImageDataLimits limits;
+    limits.maxTrain = choices.maxTrain;
+    limits.maxTest = choices.maxTest;
+    limits.subsetSeed = choices.seed;
+    return loadImageDataset(choices.data, limits);
 }
 
 } // namespace lcs

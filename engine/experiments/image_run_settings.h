@@ -4,6 +4,7 @@
 
 #include "core/settings.h"
 #include "experiments/image_run_choices.h"
+#include "image_data.h"
 
 /// The image experiments' settings, declared once: `lcstudio-cli corruption` and
 /// `selective` derive their flags, their parsing and their help from these lists.
@@ -11,5 +12,9 @@ namespace lcs {
 
 const std::vector<BoundSetting<ImageRunChoices>>& corruptionSettings();
 const std::vector<BoundSetting<ImageRunChoices>>& selectiveSettings();
+
+/// The data set the choices name, as a seeded subset when they cap it (the seed is the
+/// run's, so a run's subset repeats with its seed).
+ImageDataset loadChosenData(const ImageRunChoices& choices);
 
 } // namespace lcs

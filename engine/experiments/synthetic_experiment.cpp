@@ -67,31 +67,40 @@ void checkConfig(const SyntheticConfig& config)
     resolveDevice(config.device);
 }
 
-/// Labels a job's reports with the replicate and method it belongs to.
-JobContext labelled(const JobContext& ctx, const std::string& detail)
+/// Labels a job's reports with the replicate and method they belong to, as text and as
+/// the task's identity (the method's catalogue id, trial = replicate).
+JobContext labelled(const JobContext& ctx, int replicate, InferenceMethod method, const char* stage)
 {
     JobContext out = ctx;
     if (ctx.progress) {
-        out.progress = [sink = ctx.progress, detail](const Progress& p) {
+        out.progress = [sink = ctx.progress, replicate, method, stage](const Progress& p) {
             Progress q = p;
-            q.detail = detail;
+            q.detail = "replicate " + std::to_string(replicate + 1) + ", " + methodName(method);
+            q.task = TaskIdentity{methodName(method), std::nullopt, replicate, stage};
             sink(q);
         };
     }
     return out;
 }
 
-std::string taskDetail(int replicate, InferenceMethod method)
-{
-    return "replicate " + std::to_string(replicate + 1) + ", " + methodName(method);
-}
-
 } // namespace
+
+TaskPlan syntheticPlan(const SyntheticConfig& config)
+{
+    // Weights from a run here: sampling takes about 85% of a (replicate, method) task.
+    TaskPlan plan;
+    for (const char* stage : {kSamplingStage, kCorrectionStage})
+        for (int r = 0; r < config.replicates; ++r)
+            for (auto m : config.methods)
+                plan.push_back({TaskIdentity{methodName(m), std::nullopt, r, stage},
+                                stage == kSamplingStage ? 0.85 : 0.15});
+    return plan;
+}
 
 SyntheticPredictive inferSynthetic(const SyntheticConfig& config, int replicate, InferenceMethod method,
                                    const JobContext& ctxIn)
 {
-    const JobContext ctx = labelled(ctxIn, taskDetail(replicate, method));
+    const JobContext ctx = labelled(ctxIn, replicate, method, kSamplingStage);
     SyntheticPredictive out;
     out.replicate = replicate;
     out.method = method;
@@ -149,7 +158,7 @@ SyntheticCorrection correctSynthetic(const SyntheticConfig& config, const Synthe
                                      const CostMatrix& costs, const JobContext& ctxIn,
                                      const CorrectionObserver& observer)
 {
-    const JobContext ctx = labelled(ctxIn, taskDetail(predictive.replicate, predictive.method));
+    const JobContext ctx = labelled(ctxIn, predictive.replicate, predictive.method, kCorrectionStage);
     costs.validateFor(2);
     // The correction draws from its own stream: re-running it under a new cost matrix
     // starts q from the same initialisation.
@@ -301,7 +310,7 @@ SyntheticResult runSynthetic(const SyntheticConfig& config, const JobContext& ct
             if (ctx.progress) {
                 Progress p;
                 p.phase = "replicate_done";
-                p.detail = taskDetail(replicate, method);
+                p.detail = "replicate " + std::to_string(replicate + 1) + ", " + methodName(method);
                 p.step = static_cast<long long>(done);
                 p.total = static_cast<long long>(tasks.size());
                 p.outcome = TaskOutcome{outcome.uncorrected.averageCost, outcome.corrected.averageCost,

@@ -103,6 +103,14 @@ struct SyntheticResult {
     std::vector<MethodSummary> methods;  ///< in config order
 };
 
+/// The stages of a (replicate, method) task, as progress reports name them.
+inline constexpr const char* kSamplingStage = "sampling";
+inline constexpr const char* kCorrectionStage = "correction";
+
+/// The (replicate, method) tasks of a run, sampling then correction, weighted by their
+/// share of the work; tasks run in parallel (PlanProgress::Order::Parallel).
+TaskPlan syntheticPlan(const SyntheticConfig& config);
+
 /// Seed of the stream used by (replicate, method): results do not depend on threads.
 uint64_t taskSeed(uint64_t seed, int replicate, InferenceMethod method);
 

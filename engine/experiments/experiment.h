@@ -1,0 +1,95 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/job.h"
+#include "core/settings.h"
+#include "decision/cost_matrix.h"
+
+/// The experiment model: each experiment declares itself once, as an Experiment, and the
+/// registry lists them. The command line (`lcstudio-cli NAME`, its flags and --help), the
+/// window's job runner and the results files are derived from these declarations, so an
+/// experiment added to the registry runs everywhere without a change to another file.
+/// Plain C++: no Qt.
+namespace lcs {
+
+/// A finished run or re-correction in the experiment's one results format: the results
+/// file (JSON, starting with the "run" record), its rows as CSV and the text table the
+/// CLI prints and the window logs.
+struct ExperimentOutput {
+    std::string json;
+    std::string csv;
+    std::string table;
+};
+
+/// What a run leaves for re-correcting under new costs (a cached posterior predictive or
+/// student S): held by the caller between jobs, used on one thread at a time.
+class RecorrectionState {
+public:
+    virtual ~RecorrectionState() = default;
+    /// One line for the window: what is cached and what a cost edit re-trains.
+    virtual std::string describe() const = 0;
+    /// The matrix q was last trained for (the one a cost editor starts from).
+    virtual CostMatrix costs() const = 0;
+    /// Re-trains only q for `costs` and scores it.
+    virtual ExperimentOutput recorrect(const CostMatrix& costs, const JobContext& ctx) = 0;
+};
+
+struct ExperimentRun {
+    ExperimentOutput output;
+    std::shared_ptr<RecorrectionState> cache;  ///< null: nothing to re-correct
+};
+
+/// One experiment, declared once.
+class Experiment {
+public:
+    virtual ~Experiment() = default;
+    /// The experiment's id: its command, its session files' and results' "experiment".
+    virtual std::string name() const = 0;
+    /// One line for menus and the command list: "label corruption (paper Fig. 4)".
+    virtual std::string title() const = 0;
+    /// What a run does, a paragraph for --help.
+    virtual std::string description() const = 0;
+    /// Its settings: name, kind, default, range, unit, help, preset values.
+    virtual std::vector<SettingSpec> settings() const = 0;
+    /// The method catalogue's ids this experiment offers (the catalogue's rows for name()).
+    virtual std::vector<std::string> methods() const;
+    /// The cost matrix a run decides under when the user gives none.
+    virtual CostMatrix defaultCosts(const nlohmann::json& settings) const = 0;
+    /// Runs it. `settings` maps setting names to values (checkedSettings); `costs`
+    /// none: defaultCosts. Declares its plan through ctx.declarePlan before the work,
+    /// reports progress with task identities from that plan. Throws InputError for bad
+    /// settings or costs, Cancelled when ctx is cancelled.
+    virtual ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
+                              const JobContext& ctx) const = 0;
+};
+
+/// The experiments this program knows, by name. The built-in ones are there from the
+/// start; more can be added (a test adds one).
+class ExperimentRegistry {
+public:
+    /// The program's registry, with the built-in experiments.
+    static ExperimentRegistry& global();
+
+    /// Refuses (std::logic_error) an empty or duplicate name.
+    void add(std::shared_ptr<const Experiment> experiment);
+    /// The experiment called `name`, or nullptr.
+    const Experiment* find(const std::string& name) const;
+    /// The experiment called `name`; throws InputError listing the known names.
+    const Experiment& get(const std::string& name) const;
+    /// Every experiment, in the order they were added.
+    std::vector<const Experiment*> all() const;
+
+private:
+    std::vector<std::shared_ptr<const Experiment>> m_experiments;
+};
+
+/// Adds the paper's experiments (synthetic, corruption, selective) to `registry`.
+void addBuiltinExperiments(ExperimentRegistry& registry);
+
+} // namespace lcs
