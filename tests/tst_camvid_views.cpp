@@ -404,7 +404,7 @@ private Q_SLOTS:
         QCOMPARE(last.frames[1].name, QString("v1.png"));
         // After the evaluation the viewer shows the evaluated frames, no preview.
         QVERIFY(!viewer->showingPreview());
-        QCOMPARE(finished.first().at(0).value<CamvidJobRunner::Job>(), CamvidJobRunner::Job::Train);
+        QCOMPARE(finished.first().at(0).value<CamvidJobRunner::Job>(), CamvidJobRunner::Job::Run);
         // The results, in the format `camvid eval` writes: JSON with the run's cost matrix,
         // and a CSV (once an empty file) whose rows read back as the comparison's figures.
         const auto json = nlohmann::json::parse(finished.first().at(2).toString().toStdString());
@@ -415,7 +415,7 @@ private Q_SLOTS:
         QVERIFY(csvLines[0].startsWith("method,decisions,cost,expected_cost,mean_iou"));
         const QStringList qRow = csvLines[2].split(',');
         QCOMPARE(qRow.mid(0, 2), (QStringList{"ours", "corrected"}));
-        QCOMPARE(r.trainingRuns(), 1);
+        QCOMPARE(r.runs(), 1);
         QCOMPARE(r.recorrections(), 0);
         QCOMPARE(comparisons.size(), 1);
         const auto view = comparisons.first().at(0).value<CamvidIouView>();
@@ -504,7 +504,7 @@ private Q_SLOTS:
         QCOMPARE(started.size(), 1);
         QCOMPARE(started.first().at(0).value<CamvidJobRunner::Job>(), CamvidJobRunner::Job::Recorrect);
         QCOMPARE(finished.first().at(0).value<CamvidJobRunner::Job>(), CamvidJobRunner::Job::Recorrect);
-        QCOMPARE(r.trainingRuns(), 1);  // nothing but q retrained
+        QCOMPARE(r.runs(), 1);  // nothing but q retrained
         QCOMPARE(r.recorrections(), 1);
         QVERIFY(m_window->lastRecorrectionSeconds() > 0);
         bool timingShown = false;
@@ -557,7 +557,7 @@ private Q_SLOTS:
         QVERIFY(failed.first().at(2).toBool());  // data unavailable
         QVERIFY2(failed.first().at(1).toString().contains(s.data), qPrintable(failed.first().at(1).toString()));
         QVERIFY(r.hasCache());
-        QCOMPARE(r.trainingRuns(), 1);
+        QCOMPARE(r.runs(), 1);
         QCOMPARE(viewer->frameCount(), shownFrames);
         QVERIFY(!r.isBusy());
         // A missing folder is refused before any job starts.
@@ -583,7 +583,7 @@ private Q_SLOTS:
         m_window->cancelJob();
         QVERIFY(cancelled.wait(30000));
         QVERIFY(!r.isBusy());
-        QCOMPARE(r.trainingRuns(), 2);
+        QCOMPARE(r.runs(), 2);
         auto* run = m_window->findChild<QPushButton*>("camvidRun");
         auto* cancel = m_window->findChild<QPushButton*>("camvidCancel");
         QVERIFY(run && run->isEnabled());

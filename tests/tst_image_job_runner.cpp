@@ -62,7 +62,7 @@ private Q_SLOTS:
         QVERIFY(!runner.isBusy());
         QVERIFY(runner.hasCache());
         QCOMPARE(runner.cacheExperiment(), experiment);
-        QCOMPARE(runner.experimentRuns(), 1);
+        QCOMPARE(runner.runs(), 1);
         QVERIFY(finished.first().at(2).toString().contains(QString("\"experiment\": \"%1\"").arg(experiment)));
 
         // Progress maps the engine's phases onto the whole job.
@@ -139,7 +139,7 @@ private Q_SLOTS:
         QVERIFY(runner.start(ImageJobRunner::Job::Recorrect, tinySettings(experiment), edited));
         QVERIFY(finished.wait(60000));
         QCOMPARE(finished.last().at(0).value<ImageJobRunner::Job>(), ImageJobRunner::Job::Recorrect);
-        QCOMPARE(runner.experimentRuns(), 1);
+        QCOMPARE(runner.runs(), 1);
         QCOMPARE(runner.recorrections(), 1);
         QVERIFY(runner.hasCache());
         const auto recorrected = comparisons.last().at(0).value<ComparisonView>();

@@ -17,7 +17,7 @@
 #include "image_job_runner.h"
 #include "image_page.h"
 #include "image_panel.h"
-#include "job_runner.h"
+#include "synthetic_job_runner.h"
 #include "image_views.h"
 #include "main_window.h"
 #include "plot_export.h"
@@ -412,7 +412,7 @@ private Q_SLOTS:
         // Nothing ran, so nothing re-corrects.
         QTest::qWait(500);
         QVERIFY(!window.imageRunner()->isBusy());
-        QCOMPARE(window.imageRunner()->experimentRuns(), 0);
+        QCOMPARE(window.imageRunner()->runs(), 0);
     }
 
     void imageSessionRoundTrip_data()
@@ -489,7 +489,7 @@ private Q_SLOTS:
         QSignalSpy finished(window.imageRunner(), &ImageJobRunner::finished);
         window.runAll();
         QVERIFY(finished.wait(120000));
-        QCOMPARE(window.imageRunner()->experimentRuns(), 1);
+        QCOMPARE(window.imageRunner()->runs(), 1);
         // The data's classes replaced the 10-class default.
         QCOMPARE(window.costModel()->matrix().numClasses(), 3);
         QCOMPARE(window.costModel()->matrix().classNames(), std::vector<std::string>({"a", "b", "c"}));
@@ -499,7 +499,7 @@ private Q_SLOTS:
         QVERIFY(model->setData(model->index(1, 0), 3.0));
         QVERIFY(finished.wait(60000));  // the re-correction the edit started
         QCOMPARE(finished.last().at(0).value<ImageJobRunner::Job>(), ImageJobRunner::Job::Recorrect);
-        QCOMPARE(window.imageRunner()->experimentRuns(), 1);
+        QCOMPARE(window.imageRunner()->runs(), 1);
         QCOMPARE(window.imageRunner()->recorrections(), 1);
         QVERIFY(window.lastRecorrectionSeconds() > 0);
         const auto& shown = window.imagePage()->comparisons();

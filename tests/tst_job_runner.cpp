@@ -5,7 +5,7 @@
 #include <QtTest/QtTest>
 
 #include "core/threads.h"
-#include "job_runner.h"
+#include "synthetic_job_runner.h"
 
 using namespace lcs;
 using namespace lcs::ui;
@@ -32,13 +32,13 @@ private Q_SLOTS:
 
     void runReportsProgressAndResults()
     {
-        JobRunner runner;
-        QSignalSpy started(&runner, &JobRunner::started);
-        QSignalSpy progress(&runner, &JobRunner::progress);
-        QSignalSpy tasks(&runner, &JobRunner::taskUpdated);
-        QSignalSpy rows(&runner, &JobRunner::resultRow);
-        QSignalSpy finished(&runner, &JobRunner::finished);
-        QVERIFY(runner.start(JobRunner::Job::RunAll, smallSettings(), costPreset("synthetic")));
+        SyntheticJobRunner runner;
+        QSignalSpy started(&runner, &SyntheticJobRunner::started);
+        QSignalSpy progress(&runner, &SyntheticJobRunner::progress);
+        QSignalSpy tasks(&runner, &SyntheticJobRunner::taskUpdated);
+        QSignalSpy rows(&runner, &SyntheticJobRunner::resultRow);
+        QSignalSpy finished(&runner, &SyntheticJobRunner::finished);
+        QVERIFY(runner.start(JobRunner::Job::Run, smallSettings(), costPreset("synthetic")));
         QVERIFY(runner.isBusy());
         QVERIFY(!runner.start(JobRunner::Job::Sample, smallSettings(), costPreset("synthetic")));  // one at a time
         QVERIFY(finished.wait(120000));
@@ -68,10 +68,10 @@ private Q_SLOTS:
 
     void recorrectionDoesNotResample()
     {
-        JobRunner runner;
-        QSignalSpy finished(&runner, &JobRunner::finished);
-        QSignalSpy rows(&runner, &JobRunner::resultRow);
-        QVERIFY(runner.start(JobRunner::Job::RunAll, smallSettings(), costPreset("synthetic")));
+        SyntheticJobRunner runner;
+        QSignalSpy finished(&runner, &SyntheticJobRunner::finished);
+        QSignalSpy rows(&runner, &SyntheticJobRunner::resultRow);
+        QVERIFY(runner.start(JobRunner::Job::Run, smallSettings(), costPreset("synthetic")));
         QVERIFY(finished.wait(120000));
         QCOMPARE(runner.inferenceRuns(), 2);
         const QList<QList<QVariant>> firstRows = rows;
@@ -79,7 +79,7 @@ private Q_SLOTS:
 
         // The same matrix again: the cached posterior and q's own seeded stream give
         // exactly the first run's numbers.
-        QVERIFY(runner.start(JobRunner::Job::Correct, smallSettings(), costPreset("synthetic")));
+        QVERIFY(runner.start(JobRunner::Job::Recorrect, smallSettings(), costPreset("synthetic")));
         QVERIFY(finished.wait(60000));
         QCOMPARE(runner.inferenceRuns(), 2);
         QCOMPARE(rows.count(), 2);
@@ -101,7 +101,7 @@ private Q_SLOTS:
         // A new matrix: only the correction runs.
         auto harsher = costPreset("synthetic");
         harsher.set(1, 0, 10.0);  // missing a positive now costs 10
-        QVERIFY(runner.start(JobRunner::Job::Correct, smallSettings(), harsher));
+        QVERIFY(runner.start(JobRunner::Job::Recorrect, smallSettings(), harsher));
         QVERIFY(finished.wait(60000));
         QCOMPARE(runner.inferenceRuns(), 2);  // the posterior was reused, not re-sampled
         QCOMPARE(rows.count(), 2);
@@ -110,12 +110,12 @@ private Q_SLOTS:
 
     void savedModelLoadsBackAndDecides()
     {
-        JobRunner runner;
-        QSignalSpy finished(&runner, &JobRunner::finished);
-        QSignalSpy tasks(&runner, &JobRunner::taskUpdated);
-        QSignalSpy saved(&runner, &JobRunner::modelSaved);
-        QSignalSpy loaded(&runner, &JobRunner::modelLoaded);
-        QVERIFY(runner.start(JobRunner::Job::RunAll, smallSettings(), costPreset("synthetic")));
+        SyntheticJobRunner runner;
+        QSignalSpy finished(&runner, &SyntheticJobRunner::finished);
+        QSignalSpy tasks(&runner, &SyntheticJobRunner::taskUpdated);
+        QSignalSpy saved(&runner, &SyntheticJobRunner::modelSaved);
+        QSignalSpy loaded(&runner, &SyntheticJobRunner::modelLoaded);
+        QVERIFY(runner.start(JobRunner::Job::Run, smallSettings(), costPreset("synthetic")));
         QVERIFY(finished.wait(120000));
         QTemporaryDir dir;
         const QString path = dir.path() + "/q.pt";
@@ -144,9 +144,9 @@ private Q_SLOTS:
 
     void correctionWithoutPosteriorFails()
     {
-        JobRunner runner;
-        QSignalSpy failed(&runner, &JobRunner::failed);
-        QVERIFY(runner.start(JobRunner::Job::Correct, smallSettings(), costPreset("synthetic")));
+        SyntheticJobRunner runner;
+        QSignalSpy failed(&runner, &SyntheticJobRunner::failed);
+        QVERIFY(runner.start(JobRunner::Job::Recorrect, smallSettings(), costPreset("synthetic")));
         QVERIFY(failed.wait(10000));
         QVERIFY(failed.first().at(1).toString().contains("no posterior"));
         QVERIFY(!runner.isBusy());
@@ -154,14 +154,14 @@ private Q_SLOTS:
 
     void cancelIsPromptAndLeavesRunnerUsable()
     {
-        JobRunner runner;
-        QSignalSpy cancelled(&runner, &JobRunner::cancelled);
-        QSignalSpy progress(&runner, &JobRunner::progress);
-        QSignalSpy finished(&runner, &JobRunner::finished);
+        SyntheticJobRunner runner;
+        QSignalSpy cancelled(&runner, &SyntheticJobRunner::cancelled);
+        QSignalSpy progress(&runner, &SyntheticJobRunner::progress);
+        QSignalSpy finished(&runner, &SyntheticJobRunner::finished);
         auto big = smallSettings();
         big.replicates = 10;
         big.methods = {"bbvi", "sghmc", "kfac_laplace"};
-        QVERIFY(runner.start(JobRunner::Job::RunAll, big, costPreset("synthetic")));
+        QVERIFY(runner.start(JobRunner::Job::Run, big, costPreset("synthetic")));
         QVERIFY(progress.wait(20000));
         QElapsedTimer clock;
         clock.start();
@@ -173,7 +173,7 @@ private Q_SLOTS:
         QCOMPARE(finished.count(), 0);
         QVERIFY(!runner.isBusy());
         QVERIFY(!runner.hasPosterior());  // nothing half-sampled was cached
-        QVERIFY(runner.start(JobRunner::Job::RunAll, smallSettings(), costPreset("synthetic")));
+        QVERIFY(runner.start(JobRunner::Job::Run, smallSettings(), costPreset("synthetic")));
         QVERIFY(finished.wait(120000));
         QVERIFY(runner.hasPosterior());
     }
@@ -183,8 +183,8 @@ private Q_SLOTS:
         // Timers every 5 ms on this (GUI) thread while the pipeline runs; the largest
         // lateness is reported. Were the job run on this thread, the lateness would be the
         // job's whole duration (seconds); the bound only catches that kind of blocking.
-        JobRunner runner;
-        QSignalSpy finished(&runner, &JobRunner::finished);
+        SyntheticJobRunner runner;
+        QSignalSpy finished(&runner, &SyntheticJobRunner::finished);
         QElapsedTimer clock;
         qint64 last = 0, worst = 0;
         int ticks = 0;
@@ -202,7 +202,7 @@ private Q_SLOTS:
         settings.methods = {"bbvi", "sghmc", "kfac_laplace"};
         clock.start();
         timer.start();
-        QVERIFY(runner.start(JobRunner::Job::RunAll, settings, costPreset("synthetic")));
+        QVERIFY(runner.start(JobRunner::Job::Run, settings, costPreset("synthetic")));
         QVERIFY(finished.wait(180000));
         timer.stop();
         qInfo("largest event-loop delay while the pipeline ran: %lld ms over %d ticks (%.1f s)", worst, ticks,

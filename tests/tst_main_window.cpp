@@ -9,7 +9,7 @@
 
 #include "camvid_views.h"
 #include "core/threads.h"
-#include "job_runner.h"
+#include "synthetic_job_runner.h"
 #include "main_window.h"
 #include "plot_export.h"
 #include "qcustomplot_compat.h"
@@ -37,7 +37,7 @@ bool showAndRun(MainWindow& window)
     window.applySession(smallSession());
     window.resize(1400, 900);
     window.show();
-    QSignalSpy finished(window.runner(), &JobRunner::finished);
+    QSignalSpy finished(window.runner(), &SyntheticJobRunner::finished);
     window.runAll();
     return finished.wait(120000);
 }
@@ -114,7 +114,7 @@ private Q_SLOTS:
     {
         MainWindow window;
         window.applySession(smallSession());
-        QSignalSpy finished(window.runner(), &JobRunner::finished);
+        QSignalSpy finished(window.runner(), &SyntheticJobRunner::finished);
         window.runAll();
         QVERIFY(finished.wait(120000));
         const int sampled = window.runner()->inferenceRuns();
@@ -122,7 +122,7 @@ private Q_SLOTS:
         auto* model = window.costModel();
         QVERIFY(model->setData(model->index(1, 0), 3.0));
         QVERIFY(finished.wait(60000));  // the re-correction, started by the edit
-        QCOMPARE(finished.last().at(0).value<JobRunner::Job>(), JobRunner::Job::Correct);
+        QCOMPARE(finished.last().at(0).value<JobRunner::Job>(), JobRunner::Job::Recorrect);
         QCOMPARE(window.runner()->inferenceRuns(), sampled);
         QVERIFY(window.lastRecorrectionSeconds() > 0);
         // Undo is another edit: another correction, still no sampling.

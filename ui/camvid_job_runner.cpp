@@ -31,36 +31,25 @@ const std::vector<int> kEnsembles{1, 2, 5, 10, 20, 30};
 constexpr int kFpsFrames = 10;  ///< timed frames per point (fewer are noisy on a shared machine)
 
 
-/// The phases a job goes through, each weighted by its measured share of the work
-/// (one SGD epoch = 1; an SGHMC epoch also trains S, about twice; a correction epoch
-/// runs S and q, about 1.6): engine progress within a phase becomes a fraction of the job.
-class PhasePlan {
-public:
-    void add(const std::string& phase, double weight)
-    {
-        m_index[phase] = m_weights.size();
-        m_weights.push_back(weight);
-        m_total += weight;
-    }
-    double update(const std::string& phase, long long step, long long total)
-    {
-        const auto it = m_index.find(phase);
-        if (it == m_index.end() || m_total <= 0)
-            return m_fraction;
-        double before = 0;
-        for (size_t i = 0; i < it->second; ++i)
-            before += m_weights[i];
-        const double within = total > 0 ? std::clamp(double(step) / double(total), 0.0, 1.0) : 0.0;
-        m_fraction = std::max(m_fraction, (before + within * m_weights[it->second]) / m_total);
-        return m_fraction;
-    }
-
-private:
-    std::map<std::string, size_t> m_index;
-    std::vector<double> m_weights;
-    double m_total = 0;
-    double m_fraction = 0;
-};
+/// The phases of a training job, each weighted by its measured share of the work (one
+/// SGD epoch = 1; an SGHMC epoch also trains S, about twice; a correction epoch runs S
+/// and q, about 1.6). CamVid's engine names its phases, not its tasks: the plan's
+/// identities are the phase names (ProgressChannel::identifyByPhase).
+TaskPlan trainingPlan(const CamvidWindowConfig& config)
+{
+    const auto& t = config.train;
+    TaskPlan plan;
+    auto add = [&](const char* phase, double weight) { plan.push_back({TaskIdentity{phase, std::nullopt, 0}, weight}); };
+    add("load", 0.05 * t.sgd.epochs);
+    if (config.trainMcDropout)
+        add("mc_dropout", t.sgd.epochs);
+    add("cw_sgd", t.sgd.epochs);
+    add("sghmc_s", 2.1 * t.sghmc.epochs);
+    add("correction", 1.6 * t.correction.epochs);
+    add("eval", 0.5);
+    add("fps", 1.5);
+    return plan;
+}
 
 QVector<double> toQVector(const std::vector<double>& v)
 {
@@ -71,38 +60,17 @@ QVector<double> toQVector(const std::vector<double>& v)
 
 /// Lives on the runner's thread. Owns the last run's CamvidWindowCache; everything it
 /// sends out is plain data.
-class CamvidWorker : public QObject {
+class CamvidWorker : public ExperimentWorker {
     Q_OBJECT
 public:
-    CamvidWorker(CancelToken* cancel, std::shared_ptr<const CamvidJobHooks> hooks)
-        : m_cancel(cancel), m_hooks(std::move(hooks))
-    {
-    }
+    explicit CamvidWorker(std::shared_ptr<const CamvidJobHooks> hooks) : m_hooks(std::move(hooks)) {}
 
-    std::atomic<int> trainingRuns{0};
-    std::atomic<int> recorrections{0};
-
-public Q_SLOTS:
-    void run(lcs::ui::CamvidJobRunner::Job job, const lcs::ui::CamvidSettings& settings, const lcs::CostMatrix& costs)
+    QString jobName(JobKind job) const override
     {
-        const auto start = Clock::now();
-        QString json, csv;
-        const JobEnding ending = runGuarded([&] {
-            if (job == CamvidJobRunner::Job::Train)
-                train(settings, costs);
-            else
-                recorrect(costs);
-            const auto results = currentResults();
-            json = QString::fromStdString(camvidEvalJson(results));
-            csv = QString::fromStdString(camvidEvalCsv(results));
-        });
-        if (!ending.succeeded())
-            json.clear(), csv.clear();
-        Q_EMIT done(job, secondsSince(start), json, csv, ending.error, ending.cancelled, ending.dataUnavailable);
+        return job == JobKind::Recorrect ? tr("CamVid re-correction") : tr("CamVid training");
     }
 
 Q_SIGNALS:
-    void progress(const lcs::ui::JobProgress& progress);
     void trainingStarted();
     void epochPoints(const QVector<lcs::ui::CamvidEpochPoint>& points);
     void preview(const lcs::ui::CamvidPreviewView& preview);
@@ -110,52 +78,44 @@ Q_SIGNALS:
     void frames(const QVector<lcs::ui::CamvidFrameView>& frames);
     void comparison(const lcs::ui::CamvidIouView& view);
     void framesPerSecond(const lcs::ui::CamvidFpsView& view);
-    void cacheReady(const QString& description, const lcs::CostMatrix& costs);
-    void logMessage(const QString& line);
-    void done(lcs::ui::CamvidJobRunner::Job job, double seconds, const QString& json, const QString& csv,
-              const QString& error, bool cancelled, bool dataUnavailable);
+
+protected:
+    void execute(JobKind job, const QVariant& settings, const CostMatrix& costs, QString& json, QString& csv) override
+    {
+        if (job == JobKind::Recorrect)
+            recorrect(costs);
+        else
+            train(settings.value<CamvidSettings>(), costs);
+        const auto results = currentResults();
+        json = QString::fromStdString(camvidEvalJson(results));
+        csv = QString::fromStdString(camvidEvalCsv(results));
+    }
 
 private:
-    /// Engine progress -> epoch points and a JobProgress; frames from the evaluation.
-    /// All sent at most every kEmitInterval, and once more by flush().
-    class Reporter {
+    /// The progress channel plus epoch points, evaluated frames and previews.
+    class Reporter : public ProgressChannel {
     public:
-        Reporter(CamvidWorker* worker, PhasePlan plan, QString prefix, QString seriesSuffix = {})
-            : m_worker(worker), m_plan(std::move(plan)), m_prefix(std::move(prefix)),
-              m_suffix(std::move(seriesSuffix))
+        Reporter(CamvidWorker* worker, QString prefix, QString seriesSuffix = {})
+            : ProgressChannel(worker, std::move(prefix)), m_worker(worker), m_suffix(std::move(seriesSuffix))
         {
-        }
-        void operator()(const Progress& p)
-        {
-            if (p.test) {
-                CamvidEpochPoint e;
-                e.series = QString::fromStdString(p.test->model) + m_suffix;
-                e.epoch = p.test->epoch;
-                e.meanIou = p.test->meanIou.value_or(0.0);
-                e.cost = p.test->cost;
-                e.accuracy = p.test->accuracy;
-                m_epochs.push_back(e);
-            } else {
-                m_last = p;
-                m_hasLast = true;
-                m_fraction = m_plan.update(p.phase, p.step, p.total);
-            }
-            maybeFlush();
+            identifyByPhase();
         }
         void addFrame(CamvidFrameView frame)
         {
+            std::lock_guard<std::recursive_mutex> lock(m_mutex);
             m_frames.push_back(std::move(frame));
-            maybeFlush();
+            maybeFlushLocked();
         }
         /// Keeps only the latest preview of a network until the next emission; the last
         /// one of S goes out before q's first replaces it.
         void setPreview(CamvidPreviewView preview)
         {
+            std::lock_guard<std::recursive_mutex> lock(m_mutex);
             if (m_hasPreview && m_preview.network != preview.network)
                 Q_EMIT m_worker->preview(std::exchange(m_preview, {}));
             m_preview = std::move(preview);
             m_hasPreview = true;
-            maybeFlush();
+            maybeFlushLocked();
         }
         /// A phase the engine does not report (frames per second).
         void phase(const std::string& name, const std::string& detail)
@@ -167,9 +127,22 @@ private:
             (*this)(p);
             flush();
         }
-        void flush()
+
+    protected:
+        void collect(const Progress& p) override
         {
-            m_lastEmit = Clock::now();
+            if (!p.test)
+                return;
+            CamvidEpochPoint e;
+            e.series = QString::fromStdString(p.test->model) + m_suffix;
+            e.epoch = p.test->epoch;
+            e.meanIou = p.test->meanIou.value_or(0.0);
+            e.cost = p.test->cost;
+            e.accuracy = p.test->accuracy;
+            m_epochs.push_back(e);
+        }
+        void flushViews() override
+        {
             if (!m_epochs.isEmpty())
                 Q_EMIT m_worker->epochPoints(std::exchange(m_epochs, {}));
             if (!m_frames.isEmpty())
@@ -178,46 +151,16 @@ private:
                 Q_EMIT m_worker->preview(std::exchange(m_preview, {}));
                 m_hasPreview = false;
             }
-            if (!m_hasLast)
-                return;
-            JobProgress jp;
-            jp.phase = m_prefix + QStringLiteral(" (") + QString::fromStdString(m_last.phase) + QStringLiteral(")");
-            jp.detail = QString::fromStdString(m_last.detail);
-            jp.step = m_last.step;
-            jp.total = m_last.total;
-            jp.fraction = m_fraction;
-            for (const auto& [k, v] : m_last.training.named())
-                jp.figures.push_back({QString::fromStdString(k), v});
-            Q_EMIT m_worker->progress(jp);
-            m_hasLast = false;
         }
 
     private:
-        void maybeFlush()
-        {
-            if (Clock::now() - m_lastEmit >= kEmitInterval)
-                flush();
-        }
         CamvidWorker* m_worker;
-        PhasePlan m_plan;
-        QString m_prefix, m_suffix;
+        QString m_suffix;
         QVector<CamvidEpochPoint> m_epochs;
         QVector<CamvidFrameView> m_frames;
         CamvidPreviewView m_preview;
         bool m_hasPreview = false;
-        Progress m_last;
-        bool m_hasLast = false;
-        double m_fraction = 0;
-        Clock::time_point m_lastEmit{};
     };
-
-    JobContext context(const std::shared_ptr<Reporter>& reporter) const
-    {
-        JobContext ctx;
-        ctx.cancel = m_cancel;
-        ctx.progress = [reporter](const Progress& p) { (*reporter)(p); };
-        return ctx;
-    }
 
     /// Refuses a missing folder or one without the train and evaluation splits, naming
     /// the path, before anything is dropped or trained.
@@ -249,9 +192,9 @@ private:
         return v;
     }
 
-    static CamvidPreviewSink previewSink(const std::shared_ptr<Reporter>& reporter)
+    static CamvidPreviewSink previewSink(Reporter& reporter)
     {
-        return [reporter](const CamvidPreview& p) { reporter->setPreview(previewView(p)); };
+        return [&reporter](const CamvidPreview& p) { reporter.setPreview(previewView(p)); };
     }
 
     static CamvidFrameView frameView(const CamvidVisitedFrame& f)
@@ -271,17 +214,16 @@ private:
     /// Streams the validation frames to the viewer and sends the IoU comparison.
     CamvidIouView evaluate(bool recorrected, double correctionSeconds)
     {
-        PhasePlan plan;
-        plan.add("eval", 1.0);
-        auto reporter = std::make_shared<Reporter>(this, plan, recorrected ? tr("re-correction") : tr("evaluation"));
+        Reporter reporter(this, recorrected ? tr("re-correction") : tr("evaluation"));
+        reporter.setPlan({{TaskIdentity{"eval", std::nullopt, 0}, 1.0}});
         auto pairs = findCamvidSplit(m_cache->data, m_cache->evalSplit);
         const int count = static_cast<int>(m_cache->maxEvalFrames > 0
                                                 ? std::min<int64_t>(m_cache->maxEvalFrames, int64_t(pairs.size()))
                                                 : int64_t(pairs.size()));
         Q_EMIT evaluationStarted(count);
         const auto result = evaluateCamvidWindow(
-            *m_cache, [&](const CamvidVisitedFrame& f) { reporter->addFrame(frameView(f)); }, context(reporter));
-        reporter->flush();
+            *m_cache, [&](const CamvidVisitedFrame& f) { reporter.addFrame(frameView(f)); }, reporter.context(cancelToken()));
+        reporter.flush();
         m_lastComparison = result;
         CamvidIouView v;
         for (const auto& n : result.classNames)
@@ -346,7 +288,8 @@ private:
         checkData(config);
         // From here on the previous run is replaced.
         m_cache.reset();
-        ++trainingRuns;
+        Q_EMIT cacheDropped();
+        ++runs;
         Q_EMIT trainingStarted();
         setThreads();
         // SegNet's dropout draws from LibTorch's global generator, not the job's: seed it
@@ -358,19 +301,11 @@ private:
                               .arg(s.data).arg(t.maxFrames).arg(t.width).arg(t.height)
                               .arg(QString::fromStdString(t.model.architecture)).arg(t.sgd.epochs).arg(t.sghmc.epochs)
                               .arg(t.correction.epochs).arg(config.trainMcDropout ? tr(", MC dropout too") : QString()));
-        PhasePlan plan;
-        plan.add("load", 0.05 * t.sgd.epochs);
-        if (config.trainMcDropout)
-            plan.add("mc_dropout", t.sgd.epochs);
-        plan.add("cw_sgd", t.sgd.epochs);
-        plan.add("sghmc_s", 2.1 * t.sghmc.epochs);
-        plan.add("correction", 1.6 * t.correction.epochs);
-        plan.add("eval", 0.5);
-        plan.add("fps", 1.5);
-        auto reporter = std::make_shared<Reporter>(this, plan, tr("CamVid"));
+        Reporter reporter(this, tr("CamVid"));
+        reporter.setPlan(trainingPlan(config));
         config.preview = previewSink(reporter);
-        auto run = trainCamvidWindow(config, context(reporter));
-        reporter->flush();
+        auto run = trainCamvidWindow(config, reporter.context(cancelToken()));
+        reporter.flush();
         m_cache = run.cache;
         for (const auto& [m, sec] : run.seconds)
             Q_EMIT logMessage(tr("  %1: %2 s").arg(QString::fromStdString(m), -10).arg(sec, 0, 'f', 1));
@@ -379,7 +314,7 @@ private:
         Q_EMIT cacheReady(tr("S and %1 unlabelled frames cached: editing costs re-trains only q.").arg(run.trainFrames),
                           costs);
         evaluate(false, run.seconds.back().second);
-        reporter->phase("fps", "ensembles 1..30");
+        reporter.phase("fps", "ensembles 1..30");
         auto& ensembleNet = m_cache->mcDropout ? *m_cache->mcDropout : *m_cache->student;
         const auto fps = camvidFramesPerSecond(ensembleNet, *m_cache->q, m_cache->costs, m_cache->height,
                                                m_cache->width, kEnsembles, kFpsFrames, m_cache->device);
@@ -404,19 +339,17 @@ private:
     {
         if (!m_cache)
             throw std::runtime_error("no S cached: train CamVid first");
-        PhasePlan plan;
-        plan.add("correction", 1.0);
-        auto reporter = std::make_shared<Reporter>(this, plan, tr("re-correction"), QStringLiteral(", re-corrected"));
+        Reporter reporter(this, tr("re-correction"), QStringLiteral(", re-corrected"));
+        reporter.setPlan({{TaskIdentity{"correction", std::nullopt, 0}, 1.0}});
         Q_EMIT logMessage(tr("Re-training q for the new costs from the cached S (nothing else retrained)"));
-        const auto r = recorrectCamvid(*m_cache, costs, context(reporter), previewSink(reporter));
-        reporter->flush();
+        const auto r = recorrectCamvid(*m_cache, costs, reporter.context(cancelToken()), previewSink(reporter));
+        reporter.flush();
         ++recorrections;
         Q_EMIT logMessage(tr("Re-correction: q trained in %1 s%2").arg(r.seconds, 0, 'f', 2)
                               .arg(r.collapsed ? tr(" (warning: q collapsed to one decision)") : QString()));
         evaluate(true, r.seconds);
     }
 
-    CancelToken* m_cancel;
     std::shared_ptr<const CamvidJobHooks> m_hooks;
     std::shared_ptr<CamvidWindowCache> m_cache;
     CamvidFpsResult m_lastFps;
@@ -424,7 +357,8 @@ private:
     CamvidWindowConfig m_lastConfig;
 };
 
-CamvidJobRunner::CamvidJobRunner(QObject* parent, std::shared_ptr<const CamvidJobHooks> hooks) : QObject(parent)
+CamvidJobRunner::CamvidJobRunner(QObject* parent, std::shared_ptr<const CamvidJobHooks> hooks)
+    : JobRunner(new CamvidWorker(std::move(hooks)), QStringLiteral("lcs-camvid-jobs"), parent)
 {
     qRegisterMetaType<CamvidSettings>();
     qRegisterMetaType<QVector<CamvidEpochPoint>>();
@@ -432,85 +366,19 @@ CamvidJobRunner::CamvidJobRunner(QObject* parent, std::shared_ptr<const CamvidJo
     qRegisterMetaType<CamvidPreviewView>();
     qRegisterMetaType<CamvidIouView>();
     qRegisterMetaType<CamvidFpsView>();
-    qRegisterMetaType<JobProgress>();
-    qRegisterMetaType<CostMatrix>();
-    qRegisterMetaType<CamvidJobRunner::Job>();
-    m_worker = new CamvidWorker(&m_cancel, std::move(hooks));
-    m_worker->moveToThread(&m_thread);
-    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-    connect(m_worker, &CamvidWorker::progress, this, &CamvidJobRunner::progress);
-    connect(m_worker, &CamvidWorker::epochPoints, this, &CamvidJobRunner::epochPoints);
-    connect(m_worker, &CamvidWorker::preview, this, &CamvidJobRunner::preview);
-    connect(m_worker, &CamvidWorker::evaluationStarted, this, &CamvidJobRunner::evaluationStarted);
-    connect(m_worker, &CamvidWorker::frames, this, &CamvidJobRunner::frames);
-    connect(m_worker, &CamvidWorker::comparison, this, &CamvidJobRunner::comparison);
-    connect(m_worker, &CamvidWorker::framesPerSecond, this, &CamvidJobRunner::framesPerSecond);
-    connect(m_worker, &CamvidWorker::logMessage, this, &CamvidJobRunner::logMessage);
-    connect(m_worker, &CamvidWorker::trainingStarted, this, [this] {
-        m_hasCache = false;
-        Q_EMIT trainingStarted();
-    });
-    connect(m_worker, &CamvidWorker::cacheReady, this, [this](const QString& description, const CostMatrix& costs) {
-        m_hasCache = true;
-        Q_EMIT cacheReady(description, costs);
-    });
-    connect(m_worker, &CamvidWorker::done, this,
-            [this](Job job, double seconds, const QString& json, const QString& csv, const QString& error,
-                   bool wasCancelled, bool dataUnavailable) {
-                m_busy = false;
-                if (wasCancelled) {
-                    Q_EMIT logMessage(tr("%1 cancelled").arg(jobName(job)));
-                    Q_EMIT cancelled(job);
-                } else if (!error.isEmpty()) {
-                    Q_EMIT logMessage(tr("%1 failed: %2").arg(jobName(job), error));
-                    Q_EMIT failed(job, error, dataUnavailable);
-                } else {
-                    Q_EMIT finished(job, seconds, json, csv);
-                }
-            });
-    startWorkerThread(m_thread, m_worker, QStringLiteral("lcs-camvid-jobs"));
-}
-
-CamvidJobRunner::~CamvidJobRunner()
-{
-    stopWorkerThread(m_thread, m_cancel);
-}
-
-int CamvidJobRunner::trainingRuns() const
-{
-    return m_worker ? m_worker->trainingRuns.load() : 0;
-}
-
-int CamvidJobRunner::recorrections() const
-{
-    return m_worker ? m_worker->recorrections.load() : 0;
-}
-
-QString CamvidJobRunner::jobName(Job job)
-{
-    switch (job) {
-    case Job::Train: return tr("CamVid training");
-    case Job::Recorrect: return tr("CamVid re-correction");
-    }
-    return {};
+    auto* worker = workerAs<CamvidWorker>();
+    connect(worker, &CamvidWorker::trainingStarted, this, &CamvidJobRunner::trainingStarted);
+    connect(worker, &CamvidWorker::epochPoints, this, &CamvidJobRunner::epochPoints);
+    connect(worker, &CamvidWorker::preview, this, &CamvidJobRunner::preview);
+    connect(worker, &CamvidWorker::evaluationStarted, this, &CamvidJobRunner::evaluationStarted);
+    connect(worker, &CamvidWorker::frames, this, &CamvidJobRunner::frames);
+    connect(worker, &CamvidWorker::comparison, this, &CamvidJobRunner::comparison);
+    connect(worker, &CamvidWorker::framesPerSecond, this, &CamvidJobRunner::framesPerSecond);
 }
 
 bool CamvidJobRunner::start(Job job, const CamvidSettings& settings, const CostMatrix& costs)
 {
-    if (m_busy || (job == Job::Recorrect && !m_hasCache))
-        return false;
-    m_busy = true;
-    m_cancel.reset();
-    Q_EMIT started(job);
-    QMetaObject::invokeMethod(m_worker, "run", Qt::QueuedConnection, Q_ARG(lcs::ui::CamvidJobRunner::Job, job),
-                              Q_ARG(lcs::ui::CamvidSettings, settings), Q_ARG(lcs::CostMatrix, costs));
-    return true;
-}
-
-void CamvidJobRunner::cancel()
-{
-    if (m_busy)
-        m_cancel.cancel();
+    return JobRunner::start(job, QVariant::fromValue(settings), costs);
 }
 
 } // namespace lcs::ui

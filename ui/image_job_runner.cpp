@@ -57,62 +57,48 @@ QString describeShape(const std::vector<int64_t>& shape)
 
 /// Lives on the runner's thread. Owns the loaded data set and the last run's
 /// CorrectionCache; everything it sends out is plain data.
-class ImageWorker : public QObject {
+class ImageWorker : public ExperimentWorker {
     Q_OBJECT
 public:
-    ImageWorker(CancelToken* cancel, std::shared_ptr<const ImageJobHooks> hooks)
-        : m_cancel(cancel), m_hooks(std::move(hooks))
-    {
-    }
+    explicit ImageWorker(std::shared_ptr<const ImageJobHooks> hooks) : m_hooks(std::move(hooks)) {}
 
-    std::atomic<int> experimentRuns{0};
-    std::atomic<int> recorrections{0};
-
-public Q_SLOTS:
-    void run(lcs::ui::ImageJobRunner::Job job, const lcs::ui::ImageExperimentSettings& settings,
-             const lcs::CostMatrix& costs)
+    QString jobName(JobKind job) const override
     {
-        const auto start = Clock::now();
-        QString json, csv;
-        const JobEnding ending = runGuarded([&] {
-            if (job == ImageJobRunner::Job::Run)
-                runExperiment(settings, costs, json, csv);
-            else
-                recorrectCached(costs);
-        });
-        if (!ending.succeeded())
-            json.clear(), csv.clear();
-        Q_EMIT done(job, secondsSince(start), json, csv, ending.error, ending.cancelled, ending.dataUnavailable);
+        return job == JobKind::Recorrect ? tr("Re-correction") : tr("Image experiment");
     }
 
 Q_SIGNALS:
-    void progress(const lcs::ui::JobProgress& progress);
     void dataReady(const lcs::ui::ImageDataInfo& info);
     void epochPoints(const QVector<lcs::ui::EpochPoint>& points);
     void trainingPoints(const QVector<lcs::ui::TrainingPoint>& points);
     void comparison(const lcs::ui::ComparisonView& view);
     void summary(const lcs::ui::SummaryView& view);
     void trainingTime(const lcs::ui::TrainingTimeView& view);
-    void cacheReady(const QString& experiment, const QString& description, const lcs::CostMatrix& costs);
-    void logMessage(const QString& line);
-    void done(lcs::ui::ImageJobRunner::Job job, double seconds, const QString& json, const QString& csv,
-              const QString& error, bool cancelled, bool dataUnavailable);
+    void cacheExperiment(const QString& experiment);
+
+protected:
+    void execute(JobKind job, const QVariant& settings, const CostMatrix& costs, QString& json, QString& csv) override
+    {
+        if (job == JobKind::Recorrect)
+            recorrectCached(costs);
+        else
+            runExperiment(settings.value<ImageExperimentSettings>(), costs, json, csv);
+    }
 
 private:
-    /// Engine progress -> epoch and training points plus a JobProgress, all sent at most
-    /// every kEmitInterval (and once more by flush() at the end).
-    class Reporter {
+    /// The progress channel plus the epoch and training curves: `run` / `series` (when
+    /// not empty) name every point, for jobs whose engine progress does not say which run
+    /// it belongs to (a re-correction).
+    class Reporter : public ProgressChannel {
     public:
-        /// `run` / `series` (when not empty) name every point, and `task` every report
-        /// without an identity, for jobs whose engine progress does not say which run it
-        /// belongs to (a re-correction).
-        Reporter(ImageWorker* worker, TaskPlan plan, QString phasePrefix, QString run = {}, QString series = {},
-                 std::optional<TaskIdentity> task = {})
-            : m_worker(worker), m_plan(std::move(plan)), m_prefix(std::move(phasePrefix)), m_run(std::move(run)),
-              m_series(std::move(series)), m_task(std::move(task))
+        Reporter(ImageWorker* worker, QString phasePrefix, QString run = {}, QString series = {})
+            : ProgressChannel(worker, std::move(phasePrefix)), m_worker(worker), m_run(std::move(run)),
+              m_series(std::move(series))
         {
         }
-        void operator()(const Progress& p)
+
+    protected:
+        void collect(const Progress& p) override
         {
             QString run, series;
             splitProgressDetail(p.detail, run, series);
@@ -129,63 +115,28 @@ private:
                 e.accuracy = p.test->accuracy;
                 e.nll = p.test->nll;
                 m_epochs.push_back(e);
-            } else {
-                for (const auto& [name, value] : p.training.named()) {
-                    if (name == "samples")  // a count of kept networks, not a curve
-                        continue;
-                    m_training.push_back({run, series, QString::fromStdString(name), p.step, value});
-                }
-                m_last = p;
-                m_hasLast = true;
-                if (const auto& task = p.task ? p.task : m_task)
-                    m_fraction = m_plan.update(*task, p.step, p.total);
+                return;
             }
-            const auto now = Clock::now();
-            if (now - m_lastEmit >= kEmitInterval)
-                flush();
+            for (const auto& [name, value] : p.training.named()) {
+                if (name == "samples")  // a count of kept networks, not a curve
+                    continue;
+                m_training.push_back({run, series, QString::fromStdString(name), p.step, value});
+            }
         }
-        void flush()
+        void flushViews() override
         {
-            m_lastEmit = Clock::now();
             if (!m_epochs.isEmpty())
                 Q_EMIT m_worker->epochPoints(std::exchange(m_epochs, {}));
             if (!m_training.isEmpty())
                 Q_EMIT m_worker->trainingPoints(std::exchange(m_training, {}));
-            if (!m_hasLast)
-                return;
-            JobProgress jp;
-            jp.phase = m_prefix + QStringLiteral(" (") + QString::fromStdString(m_last.phase) + QStringLiteral(")");
-            jp.detail = QString::fromStdString(m_last.detail);
-            jp.step = m_last.step;
-            jp.total = m_last.total;
-            jp.fraction = m_fraction;
-            for (const auto& [k, v] : m_last.training.named())
-                jp.figures.push_back({QString::fromStdString(k), v});
-            Q_EMIT m_worker->progress(jp);
-            m_hasLast = false;
         }
 
     private:
         ImageWorker* m_worker;
-        PlanProgress m_plan;
-        QString m_prefix;
         QString m_run, m_series;
-        std::optional<TaskIdentity> m_task;
         QVector<EpochPoint> m_epochs;
         QVector<TrainingPoint> m_training;
-        Progress m_last;
-        bool m_hasLast = false;
-        double m_fraction = 0;
-        Clock::time_point m_lastEmit{};
     };
-
-    JobContext context(const std::shared_ptr<Reporter>& reporter) const
-    {
-        JobContext ctx;
-        ctx.cancel = m_cancel;
-        ctx.progress = [reporter](const Progress& p) { (*reporter)(p); };
-        return ctx;
-    }
 
     const ImageDataset& loadData(const ImageExperimentSettings& s)
     {
@@ -255,9 +206,10 @@ private:
     void runExperiment(const ImageExperimentSettings& s, const CostMatrix& costs, QString& json, QString& csv)
     {
         m_cache.reset();
-        ++experimentRuns;
+        Q_EMIT cacheDropped();
+        ++runs;
         const ImageDataset& data = loadData(s);
-        m_cancel->throwIfCancelled();
+        throwIfCancelled();
         if (s.values.isEmpty())
             throw InputError(s.isSelective() ? "no referral costs given" : "no corruption rates given");
         const auto choices = runChoices(s);
@@ -274,10 +226,11 @@ private:
                                   .arg(QString::fromStdString(data.name)).arg(data.train.size()).arg(data.test.size())
                                   .arg(QString::fromStdString(config.model.describe())).arg(config.rates.size())
                                   .arg(config.trials));
-            auto reporter = std::make_shared<Reporter>(this, corruptionPlan(config), tr("corruption"));
+            Reporter reporter(this, tr("corruption"));
+            reporter.setPlan(corruptionPlan(config));
             // Heat maps and the gallery fill in as each run's q is trained, not at the end.
             config.onComparison = [&](const DecisionComparison& c, const at::Tensor& testImages) {
-                reporter->flush();  // the curves that led to this comparison first
+                reporter.flush();  // the curves that led to this comparison first
                 auto v = comparisonView(c, data.classNames, config.costs, testImages, data.channelMean,
                                         data.channelStd);
                 v.experiment = s.experiment;
@@ -285,8 +238,8 @@ private:
                 v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
                 Q_EMIT comparison(v);
             };
-            const auto result = runCorruptionExperiment(data, config, context(reporter));
-            reporter->flush();
+            const auto result = runCorruptionExperiment(data, config, reporter.context(cancelToken()));
+            reporter.flush();
             Q_EMIT summary(summaryView(result));
             Q_EMIT trainingTime({});
             Q_EMIT logMessage(QString::fromStdString(corruptionTable(result)).trimmed());
@@ -310,10 +263,11 @@ private:
                                   .arg(data.train.size()).arg(data.test.size())
                                   .arg(QString::fromStdString(config.model.describe()))
                                   .arg(config.referralCosts.size()).arg(config.trials));
-            auto reporter = std::make_shared<Reporter>(this, selectivePlan(config), tr("selective"));
+            Reporter reporter(this, tr("selective"));
+            reporter.setPlan(selectivePlan(config));
             // Live, with the trial's own rotated test images (what the networks decided on).
             config.onComparison = [&](const DecisionComparison& c, const at::Tensor& testImages) {
-                reporter->flush();
+                reporter.flush();
                 auto v = comparisonView(c, data.classNames, selectiveCosts(config.baseCosts, c.rate), testImages,
                                         data.channelMean, data.channelStd);
                 v.experiment = s.experiment;
@@ -321,8 +275,8 @@ private:
                 v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
                 Q_EMIT comparison(v);
             };
-            const auto result = runSelectiveExperiment(data, config, context(reporter));
-            reporter->flush();
+            const auto result = runSelectiveExperiment(data, config, reporter.context(cancelToken()));
+            reporter.flush();
             Q_EMIT summary(summaryView(result));
             Q_EMIT trainingTime(trainingTimeView(result));
             Q_EMIT logMessage(QString::fromStdString(selectiveTable(result)).trimmed());
@@ -346,8 +300,8 @@ private:
         m_mean = data.channelMean;
         m_std = data.channelStd;
         const QString what = s.isSelective() ? tr("r %1").arg(m_cache->rate) : tr("rate %1").arg(m_cache->rate);
-        Q_EMIT cacheReady(s.experiment,
-                          tr("Student S of %1, trial %2 cached: editing costs re-trains only q.")
+        Q_EMIT cacheExperiment(s.experiment);
+        Q_EMIT cacheReady(tr("Student S of %1, trial %2 cached: editing costs re-trains only q.")
                               .arg(what).arg(m_cache->trial + 1),
                           costs);
     }
@@ -365,12 +319,13 @@ private:
                                           : "rate " + settingText(m_cache->rate) + ", trial " +
                                                 std::to_string(m_cache->trial + 1);
         const TaskIdentity task{"ours", m_cache->rate, m_cache->trial};
-        auto reporter = std::make_shared<Reporter>(this, TaskPlan{{task, 1.0}}, tr("re-correction"),
-                                                   QString::fromStdString(run), QString::fromLatin1(kRecorrectedSeries),
-                                                   task);
+        Reporter reporter(this, tr("re-correction"), QString::fromStdString(run),
+                          QString::fromLatin1(kRecorrectedSeries));
+        reporter.setPlan({{task, 1.0}});
+        reporter.setFallbackTask(task);
         Q_EMIT logMessage(tr("Re-training q for the new costs from the cached S (nothing re-sampled)"));
-        const auto r = recorrect(*m_cache, named, context(reporter));
-        reporter->flush();
+        const auto r = recorrect(*m_cache, named, reporter.context(cancelToken()));
+        reporter.flush();
         auto v = comparisonView(r.comparison, m_classNames, named, m_cache->testImages, m_mean, m_std);
         v.experiment = m_cacheExperiment;
         v.recorrected = true;
@@ -386,7 +341,6 @@ private:
                               .arg(r.collapsed ? tr(" (warning: q collapsed to one class)") : QString()));
     }
 
-    CancelToken* m_cancel;
     std::shared_ptr<const ImageJobHooks> m_hooks;
     ImageDataset m_data;
     QString m_dataKey;
@@ -396,7 +350,8 @@ private:
     std::vector<double> m_mean, m_std;
 };
 
-ImageJobRunner::ImageJobRunner(QObject* parent, std::shared_ptr<const ImageJobHooks> hooks) : QObject(parent)
+ImageJobRunner::ImageJobRunner(QObject* parent, std::shared_ptr<const ImageJobHooks> hooks)
+    : JobRunner(new ImageWorker(std::move(hooks)), QStringLiteral("lcs-image-jobs"), parent)
 {
     qRegisterMetaType<ImageExperimentSettings>();
     qRegisterMetaType<ImageDataInfo>();
@@ -405,87 +360,21 @@ ImageJobRunner::ImageJobRunner(QObject* parent, std::shared_ptr<const ImageJobHo
     qRegisterMetaType<ComparisonView>();
     qRegisterMetaType<SummaryView>();
     qRegisterMetaType<TrainingTimeView>();
-    qRegisterMetaType<JobProgress>();
-    qRegisterMetaType<CostMatrix>();
-    qRegisterMetaType<ImageJobRunner::Job>();
-    m_worker = new ImageWorker(&m_cancel, std::move(hooks));
-    m_worker->moveToThread(&m_thread);
-    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-    connect(m_worker, &ImageWorker::progress, this, &ImageJobRunner::progress);
-    connect(m_worker, &ImageWorker::dataReady, this, &ImageJobRunner::dataReady);
-    connect(m_worker, &ImageWorker::epochPoints, this, &ImageJobRunner::epochPoints);
-    connect(m_worker, &ImageWorker::trainingPoints, this, &ImageJobRunner::trainingPoints);
-    connect(m_worker, &ImageWorker::comparison, this, &ImageJobRunner::comparison);
-    connect(m_worker, &ImageWorker::summary, this, &ImageJobRunner::summary);
-    connect(m_worker, &ImageWorker::trainingTime, this, &ImageJobRunner::trainingTime);
-    connect(m_worker, &ImageWorker::logMessage, this, &ImageJobRunner::logMessage);
-    connect(m_worker, &ImageWorker::cacheReady, this,
-            [this](const QString& experiment, const QString& description, const CostMatrix& costs) {
-                m_hasCache = true;
-                m_cacheExperiment = experiment;
-                Q_EMIT cacheReady(description, costs);
-            });
-    connect(m_worker, &ImageWorker::done, this,
-            [this](Job job, double seconds, const QString& json, const QString& csv, const QString& error,
-                   bool wasCancelled, bool dataUnavailable) {
-                m_busy = false;
-                if (wasCancelled) {
-                    Q_EMIT logMessage(tr("%1 cancelled").arg(jobName(job)));
-                    Q_EMIT cancelled(job);
-                } else if (!error.isEmpty()) {
-                    Q_EMIT logMessage(tr("%1 failed: %2").arg(jobName(job), error));
-                    Q_EMIT failed(job, error, dataUnavailable);
-                } else {
-                    Q_EMIT finished(job, seconds, json, csv);
-                }
-            });
-    startWorkerThread(m_thread, m_worker, QStringLiteral("lcs-image-jobs"));
-}
-
-ImageJobRunner::~ImageJobRunner()
-{
-    stopWorkerThread(m_thread, m_cancel);
-}
-
-int ImageJobRunner::experimentRuns() const
-{
-    return m_worker ? m_worker->experimentRuns.load() : 0;
-}
-
-int ImageJobRunner::recorrections() const
-{
-    return m_worker ? m_worker->recorrections.load() : 0;
-}
-
-QString ImageJobRunner::jobName(Job job)
-{
-    switch (job) {
-    case Job::Run: return tr("Image experiment");
-    case Job::Recorrect: return tr("Re-correction");
-    }
-    return {};
+    auto* worker = workerAs<ImageWorker>();
+    connect(worker, &ImageWorker::dataReady, this, &ImageJobRunner::dataReady);
+    connect(worker, &ImageWorker::epochPoints, this, &ImageJobRunner::epochPoints);
+    connect(worker, &ImageWorker::trainingPoints, this, &ImageJobRunner::trainingPoints);
+    connect(worker, &ImageWorker::comparison, this, &ImageJobRunner::comparison);
+    connect(worker, &ImageWorker::summary, this, &ImageJobRunner::summary);
+    connect(worker, &ImageWorker::trainingTime, this, &ImageJobRunner::trainingTime);
+    connect(worker, &ImageWorker::cacheExperiment, this, [this](const QString& e) { m_cacheExperiment = e; });
 }
 
 bool ImageJobRunner::start(Job job, const ImageExperimentSettings& settings, const CostMatrix& costs)
 {
-    if (m_busy)
-        return false;
-    m_busy = true;
-    m_cancel.reset();
-    if (job == Job::Run) {
-        m_hasCache = false;
+    if (job != Job::Recorrect && !isBusy())
         m_cacheExperiment.clear();
-    }
-    Q_EMIT started(job);
-    QMetaObject::invokeMethod(m_worker, "run", Qt::QueuedConnection, Q_ARG(lcs::ui::ImageJobRunner::Job, job),
-                              Q_ARG(lcs::ui::ImageExperimentSettings, settings), Q_ARG(lcs::CostMatrix, costs));
-    return true;
-}
-
-void ImageJobRunner::cancel()
-{
-    if (m_busy)
-        m_cancel.cancel();
+    return JobRunner::start(job, QVariant::fromValue(settings), costs);
 }
 
 } // namespace lcs::ui

@@ -1,75 +1,206 @@
 #pragma once
 
-#include <QElapsedTimer>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+
 #include <QObject>
 #include <QThread>
+#include <QVariant>
+
+#include <nlohmann/json.hpp>
 
 #include "core/job.h"
+#include "decision/cost_matrix.h"
 #include "ui_types.h"
+#include "worker_thread.h"
 
+namespace lcs {
+class Experiment;
+class RecorrectionState;
+}
+
+/// The window's one job runner: an owned worker thread, cancel, progress with the
+/// job's fraction and ETA, and the job's ending (finished with the results JSON/CSV,
+/// cancelled, failed). What a job does is its ExperimentWorker's: the registry's generic
+/// worker runs any lcs::Experiment; an experiment whose page shows more than the results
+/// (decision regions, overlays) gives a worker subclass that also sends those views.
 namespace lcs::ui {
 
-class SyntheticWorker;
+enum class JobKind { Run, Sample, Recorrect };
 
-/// Runs the synthetic experiment's phases on an owned worker thread and reports through
-/// queued signals carrying plain data. The posterior predictive of the last sampling run
-/// stays cached on the worker, so a new cost matrix re-runs only the correction.
+/// Lives on the runner's thread and runs one job at a time. Everything it sends out is
+/// plain data.
+class ExperimentWorker : public QObject {
+    Q_OBJECT
+public:
+    ExperimentWorker() = default;
+
+    /// Full runs started (sampling included): a re-correction must leave it unchanged.
+    std::atomic<int> runs{0};
+    /// Re-corrections finished.
+    std::atomic<int> recorrections{0};
+
+    /// "Image experiment", "Re-correction", ... for the log and the status bar.
+    virtual QString jobName(JobKind job) const;
+    void setCancelToken(const CancelToken* cancel) { m_cancel = cancel; }
+
+public Q_SLOTS:
+    /// Runs `job` (a JobKind) and answers with done(); nothing it throws escapes.
+    void run(int job, const QVariant& settings, const lcs::CostMatrix& costs);
+
+Q_SIGNALS:
+    void progress(const lcs::ui::JobProgress& progress);
+    void logMessage(const QString& line);
+    /// A run left state to re-correct; `costs` is the matrix q was trained for (the one a
+    /// cost editor should show, so that an edit starts from it).
+    void cacheReady(const QString& description, const lcs::CostMatrix& costs);
+    /// The previous run's state is gone (a new run replaces it).
+    void cacheDropped();
+    void done(int job, double seconds, const QString& json, const QString& csv, const QString& error, bool cancelled,
+              bool dataUnavailable);
+
+protected:
+    /// The job's work, on this thread: fill `json` / `csv` with the results (empty for a
+    /// job that has none) or throw (DataUnavailable, InputError, Cancelled, ...).
+    virtual void execute(JobKind job, const QVariant& settings, const CostMatrix& costs, QString& json,
+                         QString& csv) = 0;
+    const CancelToken* cancelToken() const { return m_cancel; }
+    void throwIfCancelled() const
+    {
+        if (m_cancel)
+            m_cancel->throwIfCancelled();
+    }
+
+private:
+    const CancelToken* m_cancel = nullptr;
+};
+
+/// Engine progress -> JobProgress signals at most every kEmitInterval (and once more by
+/// flush()), the fraction of the whole job from the run's plan. Subclasses collect their
+/// own views (curves, frames) in collect() and send them in flushViews(). Reports may
+/// come from several engine threads at once: the channel serialises them.
+class ProgressChannel {
+public:
+    /// `phasePrefix` heads the phase shown ("corruption (sgld)"); the plan's fraction is
+    /// mapped to [from, to] of the job.
+    ProgressChannel(ExperimentWorker* worker, QString phasePrefix, double from = 0.0, double to = 1.0);
+    virtual ~ProgressChannel() = default;
+
+    void setPlan(const TaskPlan& plan, PlanProgress::Order order = PlanProgress::Order::Sequential);
+    /// The identity of reports that carry none (a re-correction's, CamVid's phases).
+    void setFallbackTask(std::optional<TaskIdentity> task) { m_fallback = std::move(task); }
+    /// Reports without an identity are matched on their phase name (CamVid's plan).
+    void identifyByPhase() { m_byPhase = true; }
+
+    void operator()(const Progress& p);
+    void flush();
+    /// The engine context that reports here, cancelled by `cancel` (declared plans
+    /// replace this channel's).
+    JobContext context(const CancelToken* cancel);
+
+protected:
+    /// A report's views (curve points, frames): called under the channel's lock.
+    virtual void collect(const Progress&) {}
+    /// Sends what collect() gathered: called under the channel's lock.
+    virtual void flushViews() {}
+    /// Flushes when the last emission is kEmitInterval old; call with the lock held.
+    void maybeFlushLocked();
+    std::recursive_mutex m_mutex;
+
+private:
+    void flushLocked();
+    ExperimentWorker* m_worker;
+    QString m_prefix;
+    double m_from, m_to;
+    PlanProgress m_plan;
+    std::optional<TaskIdentity> m_fallback;
+    bool m_byPhase = false;
+    Progress m_last;
+    bool m_hasLast = false;
+    WorkerClock::time_point m_lastEmit{};
+};
+
+/// Runs an experiment's jobs on an owned worker thread; only plain data crosses threads.
 class JobRunner : public QObject {
     Q_OBJECT
 public:
-    enum class Job { RunAll, Sample, Correct };
-    Q_ENUM(Job)
+    using Job = JobKind;
 
-    explicit JobRunner(QObject* parent = nullptr);
+    /// Takes `worker` (no parent) and moves it to a new thread called `threadName`.
+    JobRunner(ExperimentWorker* worker, const QString& threadName, QObject* parent = nullptr);
     ~JobRunner() override;  ///< cancels a running job and joins the thread
 
     bool isBusy() const { return m_busy; }
-    /// True once a sampling run has finished (a correction can run on its cache).
-    bool hasPosterior() const { return m_hasPosterior; }
-    /// Settings the cached posterior was sampled with.
-    const ExperimentSettings& posteriorSettings() const { return m_posteriorSettings; }
-    /// Number of (replicate, method) inference runs performed so far: a correction-only
-    /// job must leave it unchanged.
-    int inferenceRuns() const;
-
-    static QString jobName(Job job);
+    /// True once a run has left state to re-correct (cleared when a new run drops it).
+    bool hasCache() const { return m_hasCache; }
+    /// Full runs started on the worker (ExperimentWorker::runs).
+    int runs() const { return m_worker ? m_worker->runs.load() : 0; }
+    /// Re-corrections finished (ExperimentWorker::recorrections).
+    int recorrections() const { return m_worker ? m_worker->recorrections.load() : 0; }
+    QString jobName(Job job) const;
     /// Whether this LibTorch build can run jobs on CUDA here.
     static bool cudaAvailable();
 
-public Q_SLOTS:
-    /// Each returns false (and does nothing) while another job is running.
-    bool start(lcs::ui::JobRunner::Job job, const lcs::ui::ExperimentSettings& settings, const lcs::CostMatrix& costs);
+    /// Returns false (and does nothing) while another job runs. A re-correction with
+    /// nothing cached fails with a message saying what to run first.
+    bool start(Job job, const QVariant& settings, const CostMatrix& costs);
     /// Takes effect at the engine's next step (well under a second).
     void cancel();
-    /// Saves q of (replicate, method) from the last correction (plus MAP / last sample)
-    /// with JSON sidecars; answers with modelSaved. False while a job runs.
-    bool saveModel(int replicate, const QString& method, const QString& path);
-    /// Loads a saved q and decides with it over the plane; answers with modelLoaded.
-    bool loadModel(const QString& path, const lcs::CostMatrix& costs, int gridResolution);
 
 Q_SIGNALS:
-    void started(lcs::ui::JobRunner::Job job);
+    void started(lcs::ui::JobKind job);
     void progress(const lcs::ui::JobProgress& progress);
-    void taskUpdated(const lcs::ui::TaskView& view);
-    void resultRow(const lcs::ui::ResultRow& row);
-    /// JSON and CSV of the finished run in the CLI's formats (empty after sampling only).
-    void finished(lcs::ui::JobRunner::Job job, double seconds, const QString& resultsJson, const QString& resultsCsv);
-    void cancelled(lcs::ui::JobRunner::Job job);
-    void failed(lcs::ui::JobRunner::Job job, const QString& message);
+    void cacheReady(const QString& description, const lcs::CostMatrix& costs);
+    /// JSON and CSV of the finished job in the CLI's formats (empty when it has none).
+    void finished(lcs::ui::JobKind job, double seconds, const QString& resultsJson, const QString& resultsCsv);
+    void cancelled(lcs::ui::JobKind job);
+    /// `dataUnavailable`: the data could not be read (missing folder, bad files).
+    void failed(lcs::ui::JobKind job, const QString& message, bool dataUnavailable);
     void logMessage(const QString& line);
-    void modelSaved(const QString& paths, const QString& error);
-    void modelLoaded(const lcs::ui::TaskView& view, const QString& error);
+
+protected:
+    template <class Worker>
+    Worker* workerAs() const
+    {
+        return static_cast<Worker*>(m_worker);
+    }
 
 private:
-
     QThread m_thread;
-    SyntheticWorker* m_worker = nullptr;
+    ExperimentWorker* m_worker = nullptr;
     CancelToken m_cancel;
     bool m_busy = false;
-    bool m_hasPosterior = false;
-    ExperimentSettings m_posteriorSettings;
+    bool m_hasCache = false;
+};
+
+/// Runs any registered experiment through its declaration: settings as the experiment's
+/// settings object (name -> value), results in its one format, re-correction on the
+/// state its run left.
+class RegistryWorker : public ExperimentWorker {
+    Q_OBJECT
+public:
+    explicit RegistryWorker(const Experiment& experiment);
+    ~RegistryWorker() override;
+
+protected:
+    void execute(JobKind job, const QVariant& settings, const CostMatrix& costs, QString& json,
+                 QString& csv) override;
+
+private:
+    const Experiment& m_experiment;
+    std::shared_ptr<RecorrectionState> m_cache;
+};
+
+/// A runner for a registered experiment; start() takes QVariant::fromValue(settingsJson).
+class ExperimentJobRunner : public JobRunner {
+    Q_OBJECT
+public:
+    explicit ExperimentJobRunner(const Experiment& experiment, QObject* parent = nullptr);
 };
 
 } // namespace lcs::ui
 
-Q_DECLARE_METATYPE(lcs::ui::JobRunner::Job)
+Q_DECLARE_METATYPE(lcs::ui::JobKind)
+Q_DECLARE_METATYPE(nlohmann::json)

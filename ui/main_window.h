@@ -25,7 +25,7 @@ class ExperimentChooser;
 class ImageExperimentPanel;
 class ImageJobRunner;
 class ImageResultsPage;
-class JobRunner;
+class SyntheticJobRunner;
 struct CamvidJobHooks;
 struct ImageJobHooks;
 
@@ -48,7 +48,7 @@ public:
     ExperimentPage* currentPage() const { return m_page; }
     /// Typed access to single pages' parts, for tests and the command line's demo set-up
     /// (defined with the list of pages).
-    JobRunner* runner() const;
+    SyntheticJobRunner* runner() const;
     ImageJobRunner* imageRunner() const;
     ImageExperimentPanel* imagePanel() const;
     ImageResultsPage* imagePage() const;

@@ -67,7 +67,7 @@ QStringList MainWindow::experiments() const
     return experimentIds(m_pages);
 }
 
-JobRunner* MainWindow::runner() const
+SyntheticJobRunner* MainWindow::runner() const
 {
     return pageOf<SyntheticPage>(*this)->runner();
 }

@@ -106,7 +106,7 @@ void CamvidExperimentPage::startJob(CamvidJobRunner::Job job)
         Q_EMIT errorRaised(tr("Invalid cost matrix"), QString::fromStdString(e.what()));
         return;
     }
-    if (job == CamvidJobRunner::Job::Train) {
+    if (job == CamvidJobRunner::Job::Run) {
         // A demo lets the worker refuse bad data, so that it exits 2 with the path named.
         const QString error = demoMode() ? QString() : m_panel->validate();
         if (!error.isEmpty()) {
@@ -133,7 +133,7 @@ void CamvidExperimentPage::connectRunner()
     connect(&r, &CamvidJobRunner::started, this, [this](CamvidJobRunner::Job job) {
         m_currentJob = job;
         m_runCosts = costs()->matrix();
-        Q_EMIT jobStarted(CamvidJobRunner::jobName(job));
+        Q_EMIT jobStarted(m_runner.jobName(job));
     });
     connect(&r, &CamvidJobRunner::trainingStarted, this, [this] {
         m_page->startRun();
@@ -166,20 +166,20 @@ void CamvidExperimentPage::connectRunner()
             Q_EMIT timingChanged(tr("re-correction on the cached S: %1 s (q, then the validation frames)")
                                      .arg(seconds, 0, 'f', 2));
         } else {
-            Q_EMIT timingChanged(tr("%1: %2 s").arg(CamvidJobRunner::jobName(job)).arg(seconds, 0, 'f', 1));
+            Q_EMIT timingChanged(tr("%1: %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 1));
         }
-        ended(tr("%1 finished in %2 s").arg(CamvidJobRunner::jobName(job)).arg(seconds, 0, 'f', 2));
-        if (job == CamvidJobRunner::Job::Train && demoMode())
+        ended(tr("%1 finished in %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 2));
+        if (job == CamvidJobRunner::Job::Run && demoMode())
             Q_EMIT demoDone();
     });
     connect(&r, &CamvidJobRunner::cancelled, this, [this](CamvidJobRunner::Job job) {
-        if (job == CamvidJobRunner::Job::Train && !m_runner.hasCache())
+        if (job == CamvidJobRunner::Job::Run && !m_runner.hasCache())
             m_panel->setState(tr("Training cancelled: nothing cached."));
-        ended(tr("%1 cancelled").arg(CamvidJobRunner::jobName(job)));
+        ended(tr("%1 cancelled").arg(m_runner.jobName(job)));
         reportDemoCancelled();
     });
     connect(&r, &CamvidJobRunner::failed, this, [this](CamvidJobRunner::Job job, const QString& message, bool noData) {
-        ended(tr("%1 failed").arg(CamvidJobRunner::jobName(job)));
+        ended(tr("%1 failed").arg(m_runner.jobName(job)));
         if (!demoMode())
             Q_EMIT errorRaised(tr("Job failed"), message);
         reportDemoFailure(tr("CamVid"),

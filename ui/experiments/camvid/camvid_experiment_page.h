@@ -38,7 +38,7 @@ public:
     std::optional<std::vector<std::string>> presetClassNames() const override;
 
     bool isBusy() const override { return m_runner.isBusy(); }
-    void run() override { startJob(CamvidJobRunner::Job::Train); }
+    void run() override { startJob(CamvidJobRunner::Job::Run); }
     bool canRecorrect() const override { return m_runner.hasCache(); }
     void recorrect() override { startJob(CamvidJobRunner::Job::Recorrect); }
     void updateControls(bool anyBusy) override;
@@ -59,7 +59,7 @@ private:
     void ended(const QString& status);
 
     CamvidJobRunner m_runner;
-    CamvidJobRunner::Job m_currentJob = CamvidJobRunner::Job::Train;
+    CamvidJobRunner::Job m_currentJob = CamvidJobRunner::Job::Run;
     CamvidExperimentPanel* m_panel = nullptr;
     CamvidResultsPage* m_page = nullptr;
     CamvidIouTable* m_table = nullptr;

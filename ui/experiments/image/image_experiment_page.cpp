@@ -136,7 +136,7 @@ void ImageExperimentPage::connectRunner()
     auto& r = m_runner;
     connect(&r, &ImageJobRunner::started, this, [this](ImageJobRunner::Job job) {
         m_currentJob = job;
-        Q_EMIT jobStarted(ImageJobRunner::jobName(job));
+        Q_EMIT jobStarted(m_runner.jobName(job));
     });
     connect(&r, &ImageJobRunner::progress, this, &ImageExperimentPage::progress);
     connect(&r, &ImageJobRunner::logMessage, this, &ImageExperimentPage::logLine);
@@ -181,18 +181,18 @@ void ImageExperimentPage::connectRunner()
                     setLastRecorrectionSeconds(seconds);
                     Q_EMIT timingChanged(tr("re-correction on the cached S: %1 s").arg(seconds, 0, 'f', 2));
                 } else {
-                    Q_EMIT timingChanged(tr("%1: %2 s").arg(ImageJobRunner::jobName(job)).arg(seconds, 0, 'f', 1));
+                    Q_EMIT timingChanged(tr("%1: %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 1));
                 }
-                ended(tr("%1 finished in %2 s").arg(ImageJobRunner::jobName(job)).arg(seconds, 0, 'f', 2));
+                ended(tr("%1 finished in %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 2));
                 if (job == ImageJobRunner::Job::Run && demoMode())
                     Q_EMIT demoDone();
             });
     connect(&r, &ImageJobRunner::cancelled, this, [this](ImageJobRunner::Job job) {
-        ended(tr("%1 cancelled").arg(ImageJobRunner::jobName(job)));
+        ended(tr("%1 cancelled").arg(m_runner.jobName(job)));
         reportDemoCancelled();
     });
     connect(&r, &ImageJobRunner::failed, this, [this](ImageJobRunner::Job job, const QString& message, bool noData) {
-        ended(tr("%1 failed").arg(ImageJobRunner::jobName(job)));
+        ended(tr("%1 failed").arg(m_runner.jobName(job)));
         if (!demoMode())
             Q_EMIT errorRaised(tr("Job failed"), message);
         reportDemoFailure(tr("image"),

@@ -195,46 +195,46 @@ QWidget* SyntheticPage::buildCentral()
 
 void SyntheticPage::connectRunner()
 {
-    connect(&m_runner, &JobRunner::started, this, [this](JobRunner::Job job) {
+    connect(&m_runner, &SyntheticJobRunner::started, this, [this](SyntheticJobRunner::Job job) {
         m_currentJob = job;
         m_followedTask.clear();
-        Q_EMIT jobStarted(JobRunner::jobName(job));
+        Q_EMIT jobStarted(m_runner.jobName(job));
     });
-    connect(&m_runner, &JobRunner::progress, this, &SyntheticPage::progress);
-    connect(&m_runner, &JobRunner::taskUpdated, this, &SyntheticPage::onTaskUpdated);
-    connect(&m_runner, &JobRunner::resultRow, m_results, &ResultsTable::addRow);
-    connect(&m_runner, &JobRunner::logMessage, this, &SyntheticPage::logLine);
-    connect(&m_runner, &JobRunner::finished, this,
-            [this](JobRunner::Job job, double seconds, const QString& json, const QString& csv) {
+    connect(&m_runner, &SyntheticJobRunner::progress, this, &SyntheticPage::progress);
+    connect(&m_runner, &SyntheticJobRunner::taskUpdated, this, &SyntheticPage::onTaskUpdated);
+    connect(&m_runner, &SyntheticJobRunner::resultRow, m_results, &ResultsTable::addRow);
+    connect(&m_runner, &SyntheticJobRunner::logMessage, this, &SyntheticPage::logLine);
+    connect(&m_runner, &SyntheticJobRunner::finished, this,
+            [this](SyntheticJobRunner::Job job, double seconds, const QString& json, const QString& csv) {
                 if (!json.isEmpty())
                     setResults(json, csv, QStringLiteral("synthetic"));
-                if (job == JobRunner::Job::Correct) {
+                if (job == SyntheticJobRunner::Job::Recorrect) {
                     setLastRecorrectionSeconds(seconds);
                     Q_EMIT timingChanged(tr("re-correction on the cached posterior: %1 s").arg(seconds, 0, 'f', 2));
                 } else {
-                    Q_EMIT timingChanged(tr("%1: %2 s").arg(JobRunner::jobName(job)).arg(seconds, 0, 'f', 1));
+                    Q_EMIT timingChanged(tr("%1: %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 1));
                 }
-                onJobEnded(job, tr("%1 finished in %2 s").arg(JobRunner::jobName(job)).arg(seconds, 0, 'f', 2));
-                if (job == JobRunner::Job::RunAll && demoMode())
+                onJobEnded(job, tr("%1 finished in %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 2));
+                if (job == SyntheticJobRunner::Job::Run && demoMode())
                     Q_EMIT demoDone();
             });
-    connect(&m_runner, &JobRunner::cancelled, this, [this](JobRunner::Job job) {
-        onJobEnded(job, tr("%1 cancelled").arg(JobRunner::jobName(job)));
+    connect(&m_runner, &SyntheticJobRunner::cancelled, this, [this](SyntheticJobRunner::Job job) {
+        onJobEnded(job, tr("%1 cancelled").arg(m_runner.jobName(job)));
         reportDemoCancelled();
     });
-    connect(&m_runner, &JobRunner::failed, this, [this](JobRunner::Job job, const QString& message) {
-        onJobEnded(job, tr("%1 failed").arg(JobRunner::jobName(job)));
+    connect(&m_runner, &SyntheticJobRunner::failed, this, [this](SyntheticJobRunner::Job job, const QString& message) {
+        onJobEnded(job, tr("%1 failed").arg(m_runner.jobName(job)));
         if (!demoMode())
             Q_EMIT errorRaised(tr("Job failed"), message);
         reportDemoFailure(QString(), QString(), message, false);
     });
-    connect(&m_runner, &JobRunner::modelSaved, this, [this](const QString& paths, const QString& error) {
+    connect(&m_runner, &SyntheticJobRunner::modelSaved, this, [this](const QString& paths, const QString& error) {
         if (!error.isEmpty())
             Q_EMIT errorRaised(tr("Save model"), error);
         else
             Q_EMIT logLine(tr("Saved %1").arg(paths));
     });
-    connect(&m_runner, &JobRunner::modelLoaded, this, [this](const TaskView& view, const QString& error) {
+    connect(&m_runner, &SyntheticJobRunner::modelLoaded, this, [this](const TaskView& view, const QString& error) {
         if (!error.isEmpty()) {
             Q_EMIT errorRaised(tr("Open model"), error);
             return;
@@ -310,14 +310,14 @@ QStringList SyntheticPage::decisionNames() const
     return names;
 }
 
-void SyntheticPage::startJob(JobRunner::Job job)
+void SyntheticPage::startJob(SyntheticJobRunner::Job job)
 {
     const auto s = settings();
     if (s.methods.isEmpty()) {
         Q_EMIT errorRaised(tr("Nothing to run"), tr("Select at least one inference method."));
         return;
     }
-    if (job == JobRunner::Job::Correct && !m_runner.hasPosterior()) {
+    if (job == SyntheticJobRunner::Job::Recorrect && !m_runner.hasPosterior()) {
         Q_EMIT logLine(tr("No posterior yet: Run or Sample first."));
         return;
     }
@@ -327,12 +327,12 @@ void SyntheticPage::startJob(JobRunner::Job job)
         Q_EMIT errorRaised(tr("Invalid cost matrix"), QString::fromStdString(e.what()));
         return;
     }
-    if (job != JobRunner::Job::Correct) {
+    if (job != SyntheticJobRunner::Job::Recorrect) {
         m_tasks.clear();
         m_regions->clear();
         m_curves->clear();
     }
-    const auto& sampled = job == JobRunner::Job::Correct ? m_runner.posteriorSettings() : s;
+    const auto& sampled = job == SyntheticJobRunner::Job::Recorrect ? m_runner.posteriorSettings() : s;
     m_results->reset(sampled.methods, sampled.replicates);
     m_runner.start(job, s, costs()->matrix());
 }
@@ -345,7 +345,7 @@ void SyntheticPage::onTaskUpdated(const TaskView& view)
     // tasks that train in parallel (each hop would redraw everything).
     const auto followed = m_tasks.constFind(m_followedTask);
     const bool followedDone = followed == m_tasks.constEnd() || followed->correctionDone
-                              || m_currentJob == JobRunner::Job::Sample;
+                              || m_currentJob == SyntheticJobRunner::Job::Sample;
     if (m_followTraining->isChecked() && m_runner.isBusy() && key != m_followedTask && followedDone
         && !view.correctionDone) {
         m_followedTask = key;
@@ -366,9 +366,9 @@ void SyntheticPage::showSelectedTask()
     m_curves->setCurve(it->curve, tr("Correction: %1, replicate %2").arg(m_viewMethod->currentText()).arg(it->replicate + 1));
 }
 
-void SyntheticPage::onJobEnded(JobRunner::Job job, const QString& status)
+void SyntheticPage::onJobEnded(SyntheticJobRunner::Job job, const QString& status)
 {
-    Q_EMIT jobEnded(status, job != JobRunner::Job::Correct || m_runner.hasPosterior());
+    Q_EMIT jobEnded(status, job != SyntheticJobRunner::Job::Recorrect || m_runner.hasPosterior());
     if (m_runner.hasPosterior()) {
         const auto& ps = m_runner.posteriorSettings();
         m_posteriorState->setText(tr("Cached posterior: %1 replicate(s) x %2 method(s), seed %3. "
@@ -378,7 +378,7 @@ void SyntheticPage::onJobEnded(JobRunner::Job job, const QString& status)
     Q_EMIT stateChanged();
     showSelectedTask();
     if (m_runner.hasPosterior() && takePendingRecorrection())
-        startJob(JobRunner::Job::Correct);
+        startJob(SyntheticJobRunner::Job::Recorrect);
 }
 
 QList<QCustomPlot*> SyntheticPage::plots() const

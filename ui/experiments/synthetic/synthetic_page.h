@@ -4,7 +4,7 @@
 #include <QHash>
 
 #include "experiments/experiment_page.h"
-#include "job_runner.h"
+#include "synthetic_job_runner.h"
 
 class QCheckBox;
 class QComboBox;
@@ -30,7 +30,7 @@ public:
     SyntheticPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent = nullptr);
     ~SyntheticPage() override;
 
-    JobRunner* runner() { return &m_runner; }
+    SyntheticJobRunner* runner() { return &m_runner; }
     /// The settings the panel shows.
     ExperimentSettings settings() const;
 
@@ -44,11 +44,11 @@ public:
     std::optional<std::vector<std::string>> presetClassNames() const override;
 
     bool isBusy() const override { return m_runner.isBusy(); }
-    void run() override { startJob(JobRunner::Job::RunAll); }
+    void run() override { startJob(SyntheticJobRunner::Job::Run); }
     bool canSample() const override { return true; }
-    void sample() override { startJob(JobRunner::Job::Sample); }
+    void sample() override { startJob(SyntheticJobRunner::Job::Sample); }
     bool canRecorrect() const override { return m_runner.hasPosterior(); }
-    void recorrect() override { startJob(JobRunner::Job::Correct); }
+    void recorrect() override { startJob(SyntheticJobRunner::Job::Recorrect); }
 
     bool hasModels() const override { return true; }
     bool canSaveModel() const override { return m_runner.hasPosterior(); }
@@ -61,22 +61,22 @@ public:
 protected:
     QList<QCustomPlot*> plots() const override;
     void cancelJob() override { m_runner.cancel(); }
-    bool recorrecting() const override { return m_currentJob == JobRunner::Job::Correct; }
+    bool recorrecting() const override { return m_currentJob == SyntheticJobRunner::Job::Recorrect; }
 
 private:
     QWidget* buildPanel();
     QWidget* buildCentral();
     void connectRunner();
-    void startJob(JobRunner::Job job);
+    void startJob(SyntheticJobRunner::Job job);
     void onTaskUpdated(const TaskView& view);
     void showSelectedTask();
-    void onJobEnded(JobRunner::Job job, const QString& status);
+    void onJobEnded(SyntheticJobRunner::Job job, const QString& status);
     void markStale();
     QString taskKey(int replicate, const QString& method) const;
     QStringList decisionNames() const;
 
-    JobRunner m_runner;
-    JobRunner::Job m_currentJob = JobRunner::Job::RunAll;
+    SyntheticJobRunner m_runner;
+    SyntheticJobRunner::Job m_currentJob = SyntheticJobRunner::Job::Run;
 
     QWidget* m_panel = nullptr;
     QSpinBox* m_replicates = nullptr;

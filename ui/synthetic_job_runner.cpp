@@ -1,0 +1,330 @@
+#include "synthetic_job_runner.h"
+
+#include <chrono>
+#include <map>
+#include <mutex>
+
+#include <torch/torch.h>
+
+#include "decision/decisions.h"
+#include "experiments/synthetic_experiment.h"
+#include "experiments/synthetic_report.h"
+#include "io/model_io.h"
+#include "worker_thread.h"
+
+namespace lcs::ui {
+
+namespace {
+
+using Clock = WorkerClock;
+
+SyntheticConfig toConfig(const ExperimentSettings& s, const CostMatrix& costs)
+{
+    SyntheticConfig c;
+    c.replicates = s.replicates;
+    c.methods.clear();
+    for (const auto& name : s.methods) {
+        auto m = parseMethod(name.toStdString());
+        if (!m)
+            throw std::invalid_argument("unknown inference method \"" + name.toStdString() + "\"");
+        c.methods.push_back(*m);
+    }
+    c.seed = s.seed;
+    c.threads = std::max(1, s.threads);
+    c.correction.iterations = s.correctionIterations;
+    c.gridResolution = s.gridResolution;
+    c.device = s.device.toStdString();
+    c.costs = costs;
+    return c;
+}
+
+QVector<QPointF> points(const at::Tensor& x)
+{
+    auto c = x.contiguous().to(at::kFloat);
+    const float* p = c.data_ptr<float>();
+    QVector<QPointF> out(static_cast<int>(c.size(0)));
+    for (int i = 0; i < out.size(); ++i)
+        out[i] = QPointF(p[2 * i], p[2 * i + 1]);
+    return out;
+}
+
+QVector<int> ints(const at::Tensor& t)
+{
+    auto c = t.contiguous().to(at::kLong);
+    const int64_t* p = c.data_ptr<int64_t>();
+    QVector<int> out(static_cast<int>(c.numel()));
+    for (int i = 0; i < out.size(); ++i)
+        out[i] = static_cast<int>(p[i]);
+    return out;
+}
+
+RegionGrid regionGrid(const SyntheticConfig& config, const at::Tensor& probs, const at::Tensor& costs)
+{
+    RegionGrid g;
+    g.resolution = config.gridResolution;
+    g.xMin = g.yMin = config.data.boxMin;
+    g.xMax = g.yMax = config.data.boxMax;
+    g.numDecisions = static_cast<int>(costs.size(1));
+    g.decisions = ints(bayesDecisions(probs, costs));
+    return g;
+}
+
+TaskView baseView(const SyntheticConfig& config, const SyntheticPredictive& p, const at::Tensor& costs)
+{
+    TaskView v;
+    v.replicate = p.replicate;
+    v.method = QString::fromStdString(methodName(p.method));
+    v.train = points(p.data.trainX);
+    v.trainLabels = ints(p.data.trainY);
+    v.calibration = points(p.data.calibrationX);
+    v.test = points(p.data.testX);
+    v.testLabels = ints(p.data.testY);
+    v.testDecisionsUncorrected = ints(bayesDecisions(p.testProbs, costs));
+    if (p.gridProbs.defined())
+        v.uncorrected = regionGrid(config, p.gridProbs, costs);
+    return v;
+}
+
+} // namespace
+
+/// Lives on the runner's thread. Owns the cache of posterior predictives and the last
+/// corrections; everything it sends out is plain data.
+class SyntheticWorker : public ExperimentWorker {
+    Q_OBJECT
+public:
+    std::atomic<int> inferenceRuns{0};
+
+    QString jobName(JobKind job) const override
+    {
+        switch (job) {
+        case JobKind::Run: return tr("Run (sample + correct)");
+        case JobKind::Sample: return tr("Sampling");
+        case JobKind::Recorrect: return tr("Correction");
+        }
+        return {};
+    }
+
+protected:
+    void execute(JobKind job, const QVariant& settingsValue, const CostMatrix& costs, QString& json,
+                 QString& csv) override
+    {
+            const auto start = Clock::now();
+            const auto settings = settingsValue.value<ExperimentSettings>();
+            SyntheticConfig config = toConfig(settings, costs);
+            config.costs.validateFor(2);
+            const auto L = costTensor(costs);
+            const bool sampling = job != JobKind::Recorrect;
+            const bool correcting = job != JobKind::Sample;
+            // One plan over the job's stages: sampling, correction or both.
+            TaskPlan plan;
+            for (const auto& t : syntheticPlan(sampling ? config : m_cacheConfig))
+                if ((sampling && t.task.stage == kSamplingStage) || (correcting && t.task.stage == kCorrectionStage))
+                    plan.push_back(t);
+            ProgressChannel channel(this, sampling ? tr("sampling") : tr("correcting"));
+            channel.setPlan(plan, PlanProgress::Order::Parallel);
+            if (sampling) {
+                Q_EMIT logMessage(tr("Sampling %1 replicate(s) x %2 method(s) on %3 thread(s)")
+                                      .arg(config.replicates).arg(config.methods.size()).arg(config.threads));
+                ++runs;
+                auto predictives = sampleAll(config, channel.context(cancelToken()));
+                channel.flush();
+                inferenceRuns += static_cast<int>(predictives.size());
+                m_cache = std::move(predictives);
+                m_cacheConfig = config;
+                for (const auto& p : m_cache)
+                    Q_EMIT taskUpdated(baseView(config, p, L));
+                Q_EMIT posteriorReady(settings);
+                Q_EMIT cacheReady(tr("Posterior of %1 replicate(s) x %2 method(s) cached: a cost edit re-runs only "
+                                     "the correction.").arg(config.replicates).arg(config.methods.size()),
+                                  costs);
+                Q_EMIT logMessage(tr("Posterior sampled in %1 s").arg(secondsSince(start), 0, 'f', 2));
+            }
+            if (correcting) {
+                if (m_cache.empty())
+                    throw std::runtime_error("no posterior yet: run sampling first (Run > Sample)");
+                // The cached posterior fixes data, replicates and methods; the correction
+                // settings and the costs come from this request.
+                SyntheticConfig cc = m_cacheConfig;
+                cc.costs = costs;
+                cc.correction.iterations = config.correction.iterations;
+                cc.threads = config.threads;
+                cc.device = config.device;
+                const auto correctionStart = Clock::now();
+                Q_EMIT logMessage(tr("Correcting %1 cached predictive(s)").arg(m_cache.size()));
+                const auto grid = syntheticGrid(cc.data, cc.gridResolution);
+                std::mutex emitMutex;
+                std::vector<ReplicateOutcome> outcomes(m_cache.size());
+                auto observers = [&](const SyntheticPredictive& p) -> CorrectionObserver {
+                    auto last = std::make_shared<Clock::time_point>(Clock::time_point{});
+                    auto view = std::make_shared<TaskView>(baseView(cc, p, L));
+                    return [this, last, view, &cc, &grid, &L](const CorrectionStep& s, MlpImpl& q) {
+                        view->curve.push_back({s.step, s.loss, s.kl, s.expectedCost});
+                        const auto now = Clock::now();
+                        if (now - *last < kEmitInterval)
+                            return;
+                        *last = now;
+                        view->corrected = regionGrid(cc, predictProbabilities(q, grid), L);
+                        Q_EMIT taskUpdated(*view);
+                    };
+                };
+                m_corrections = correctAll(
+                    cc, m_cache, costs, channel.context(cancelToken()), observers,
+                    [&](size_t i, const SyntheticCorrection& c) {
+                        const auto& p = m_cache[i];
+                        outcomes[i] = evaluateSynthetic(p, c, costs);
+                        TaskView v = baseView(cc, p, L);
+                        v.corrected = regionGrid(cc, c.gridProbs, L);
+                        v.testDecisionsCorrected = ints(bayesDecisions(c.testProbs, L));
+                        for (const auto& s : c.curve)
+                            v.curve.push_back({s.step, s.loss, s.kl, s.expectedCost});
+                        v.correctionDone = true;
+                        ResultRow row;
+                        row.replicate = p.replicate;
+                        row.method = v.method;
+                        row.uncorrectedCost = outcomes[i].uncorrected.averageCost;
+                        row.correctedCost = outcomes[i].corrected.averageCost;
+                        row.collapsed = c.collapsed;
+                        std::lock_guard<std::mutex> lock(emitMutex);
+                        if (c.collapsed)
+                            Q_EMIT logMessage(tr("Warning: replicate %1, %2: q collapsed to one class everywhere "
+                                                 "(its corrected decisions are shown but should not be trusted)")
+                                                  .arg(p.replicate + 1).arg(v.method));
+                        Q_EMIT taskUpdated(v);
+                        Q_EMIT resultRow(row);
+                    });
+                m_correctionCosts = costs;
+                const double correctionSeconds = secondsSince(correctionStart);
+                Q_EMIT logMessage(tr("Correction of %1 model(s) took %2 s (posterior reused, not re-sampled)")
+                                      .arg(m_cache.size()).arg(correctionSeconds, 0, 'f', 2));
+                const auto result = tabulate(cc, outcomes, secondsSince(start));
+                json = QString::fromStdString(syntheticJson(result));
+                csv = QString::fromStdString(syntheticCsv(result));
+                Q_EMIT logMessage(QString::fromStdString(syntheticTable(result)).trimmed());
+                channel.flush();
+            }
+    }
+
+public:
+
+    /// Saves the correction network of (replicate, method) and, where one exists, the
+    /// MAP network / last posterior sample.
+    void saveModel(int replicate, const QString& method, const QString& path)
+    {
+        try {
+            for (size_t i = 0; i < m_cache.size() && i < m_corrections.size(); ++i) {
+                const auto& p = m_cache[i];
+                if (p.replicate != replicate || QString::fromStdString(methodName(p.method)) != method)
+                    continue;
+                ModelInfo info;
+                info.experiment = "synthetic";
+                info.method = method.toStdString();
+                info.replicate = replicate;
+                info.seed = m_cacheConfig.seed;
+                info.costs = m_correctionCosts;
+                info.role = "q";
+                info.collapsed = m_corrections[i].collapsed;
+                saveMlp(m_corrections[i].q, info, path.toStdString());
+                QStringList written{path};
+                if (auto mlp = std::dynamic_pointer_cast<MlpImpl>(p.model)) {
+                    info.role = p.method == InferenceMethod::KfacLaplace ? "map" : "last_sample";
+                    info.collapsed = false;
+                    QString other = path;
+                    if (other.endsWith(".pt"))
+                        other.chop(3);
+                    other += "_" + QString::fromStdString(info.role) + ".pt";
+                    saveMlp(Mlp(mlp), info, other.toStdString());
+                    written << other;
+                }
+                Q_EMIT modelSaved(written.join(", "), QString());
+                return;
+            }
+            Q_EMIT modelSaved(QString(), tr("no corrected model for replicate %1, %2: run the correction first")
+                                             .arg(replicate + 1).arg(method));
+        } catch (const std::exception& e) {
+            Q_EMIT modelSaved(QString(), QString::fromStdString(e.what()));
+        }
+    }
+
+    /// Loads a saved correction network and decides with it over the plane under `costs`.
+    void loadModel(const QString& path, const lcs::CostMatrix& costs, int gridResolution)
+    {
+        try {
+            auto loaded = loadMlp(path.toStdString());
+            if (loaded.info.inputs != 2)
+                throw std::runtime_error(path.toStdString() + ": the model takes " + std::to_string(loaded.info.inputs)
+                                         + " inputs; the synthetic plane has 2");
+            costs.validateFor(static_cast<int>(loaded.info.classes));
+            SyntheticConfig config;
+            config.gridResolution = gridResolution;
+            const auto L = costTensor(costs);
+            TaskView v;
+            v.replicate = loaded.info.replicate;
+            v.method = QString::fromStdString(loaded.info.method.empty() ? "loaded" : loaded.info.method);
+            v.corrected = regionGrid(config, predictProbabilities(*loaded.model, syntheticGrid(config.data, gridResolution)), L);
+            v.correctionDone = true;
+            Q_EMIT modelLoaded(v, QString());
+        } catch (const std::exception& e) {
+            Q_EMIT modelLoaded(TaskView{}, QString::fromStdString(e.what()));
+        }
+    }
+
+Q_SIGNALS:
+    void taskUpdated(const lcs::ui::TaskView& view);
+    void resultRow(const lcs::ui::ResultRow& row);
+    void posteriorReady(const lcs::ui::ExperimentSettings& settings);
+    void modelSaved(const QString& paths, const QString& error);
+    void modelLoaded(const lcs::ui::TaskView& view, const QString& error);
+
+private:
+    std::vector<SyntheticPredictive> m_cache;
+    SyntheticConfig m_cacheConfig;
+    std::vector<SyntheticCorrection> m_corrections;
+    CostMatrix m_correctionCosts;
+};
+
+SyntheticJobRunner::SyntheticJobRunner(QObject* parent)
+    : JobRunner(new SyntheticWorker, QStringLiteral("lcs-jobs"), parent)
+{
+    qRegisterMetaType<ExperimentSettings>();
+    qRegisterMetaType<TaskView>();
+    qRegisterMetaType<ResultRow>();
+    auto* worker = workerAs<SyntheticWorker>();
+    connect(worker, &SyntheticWorker::taskUpdated, this, &SyntheticJobRunner::taskUpdated);
+    connect(worker, &SyntheticWorker::resultRow, this, &SyntheticJobRunner::resultRow);
+    connect(worker, &SyntheticWorker::posteriorReady, this,
+            [this](const ExperimentSettings& s) { m_posteriorSettings = s; });
+    connect(worker, &SyntheticWorker::modelSaved, this, &SyntheticJobRunner::modelSaved);
+    connect(worker, &SyntheticWorker::modelLoaded, this, &SyntheticJobRunner::modelLoaded);
+}
+
+int SyntheticJobRunner::inferenceRuns() const
+{
+    return workerAs<SyntheticWorker>()->inferenceRuns.load();
+}
+
+bool SyntheticJobRunner::start(Job job, const ExperimentSettings& settings, const CostMatrix& costs)
+{
+    return JobRunner::start(job, QVariant::fromValue(settings), costs);
+}
+
+bool SyntheticJobRunner::saveModel(int replicate, const QString& method, const QString& path)
+{
+    if (isBusy())
+        return false;
+    auto* worker = workerAs<SyntheticWorker>();
+    QMetaObject::invokeMethod(worker, [=] { worker->saveModel(replicate, method, path); }, Qt::QueuedConnection);
+    return true;
+}
+
+bool SyntheticJobRunner::loadModel(const QString& path, const CostMatrix& costs, int gridResolution)
+{
+    if (isBusy())
+        return false;
+    auto* worker = workerAs<SyntheticWorker>();
+    QMetaObject::invokeMethod(worker, [=] { worker->loadModel(path, costs, gridResolution); }, Qt::QueuedConnection);
+    return true;
+}
+
+} // namespace lcs::ui
+
+#include "synthetic_job_runner.moc"

@@ -1,0 +1,45 @@
+#pragma once
+
+#include "job_runner.h"
+#include "ui_types.h"
+
+namespace lcs::ui {
+
+class SyntheticWorker;
+
+/// The synthetic experiment's jobs on the one JobRunner: sampling, correction or both.
+/// The posterior predictive of the last sampling run stays cached on the worker, so a
+/// new cost matrix re-runs only the correction. Adds the page's views (decision regions
+/// per task, result rows) and saving / loading q.
+class SyntheticJobRunner : public JobRunner {
+    Q_OBJECT
+public:
+    explicit SyntheticJobRunner(QObject* parent = nullptr);
+
+    /// True once a sampling run has finished (a correction can run on its cache).
+    bool hasPosterior() const { return hasCache(); }
+    /// Settings the cached posterior was sampled with.
+    const ExperimentSettings& posteriorSettings() const { return m_posteriorSettings; }
+    /// Number of (replicate, method) inference runs performed so far: a correction-only
+    /// job must leave it unchanged.
+    int inferenceRuns() const;
+
+    /// False (and nothing done) while another job runs.
+    bool start(Job job, const ExperimentSettings& settings, const CostMatrix& costs);
+    /// Saves q of (replicate, method) from the last correction (plus MAP / last sample)
+    /// with JSON sidecars; answers with modelSaved. False while a job runs.
+    bool saveModel(int replicate, const QString& method, const QString& path);
+    /// Loads a saved q and decides with it over the plane; answers with modelLoaded.
+    bool loadModel(const QString& path, const CostMatrix& costs, int gridResolution);
+
+Q_SIGNALS:
+    void taskUpdated(const lcs::ui::TaskView& view);
+    void resultRow(const lcs::ui::ResultRow& row);
+    void modelSaved(const QString& paths, const QString& error);
+    void modelLoaded(const lcs::ui::TaskView& view, const QString& error);
+
+private:
+    ExperimentSettings m_posteriorSettings;
+};
+
+} // namespace lcs::ui
