@@ -1,0 +1,350 @@
+// The experiment model's proof: an experiment declared here, in the test binary alone,
+// runs through the CLI (its command, flags, --help and results files derived from the
+// declaration) and through the window's job runner (run, progress, re-correction),
+// with no change to any other file.
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+
+#include "calibration/correction.h"
+#include "cli_commands.h"
+#include "core/input_error.h"
+#include "core/number_format.h"
+#include "decision/decisions.h"
+#include "experiments/experiment.h"
+#include "experiments/run_record.h"
+#include "job_runner.h"
+
+using namespace lcs;
+using namespace lcs::ui;
+
+namespace {
+
+/// Three Gaussian classes in the plane (unit variance, means below) and an overconfident
+/// predictive: p(y|x) = softmax_y(-T/2 |x - m_y|^2) with temperature T > 1, the exact
+/// posterior (equal priors) sharpened. q corrects it on unlabelled points for the costs.
+const double kMeans[3][2] = {{-1.0, 0.0}, {1.0, 0.0}, {0.0, 1.5}};
+
+struct GaussianData {
+    at::Tensor x, y;
+};
+
+GaussianData sampleGaussians(int64_t n, at::Generator& gen)
+{
+    auto y = at::randint(3, {n}, gen, at::kLong);
+    auto x = at::randn({n, 2}, gen, at::kFloat);
+    auto means = at::tensor(std::vector<float>{float(kMeans[0][0]), float(kMeans[0][1]), float(kMeans[1][0]),
+                                               float(kMeans[1][1]), float(kMeans[2][0]), float(kMeans[2][1])})
+                     .view({3, 2});
+    return {x + means.index_select(0, y), y};
+}
+
+at::Tensor sharpenedPosterior(const at::Tensor& x, double temperature)
+{
+    auto means = at::tensor(std::vector<float>{float(kMeans[0][0]), float(kMeans[0][1]), float(kMeans[1][0]),
+                                               float(kMeans[1][1]), float(kMeans[2][0]), float(kMeans[2][1])})
+                     .view({3, 2});
+    auto sq = (x.unsqueeze(1) - means.unsqueeze(0)).pow(2).sum(2);  // [N, 3]
+    return at::softmax(-0.5 * temperature * sq, 1);
+}
+
+nlohmann::json metricsJson(const DecisionMetrics& m)
+{
+    nlohmann::json j;
+    j["cost"] = m.averageCost;
+    j["accuracy"] = m.accuracy;
+    return j;
+}
+
+struct GaussianRun {
+    GaussianData calibration, test;
+    at::Tensor pCalibration, pTest;
+    nlohmann::json settings;
+};
+
+/// A run's q under `costs`: both decision rules on the test set, as results.
+ExperimentOutput correctGaussians(const GaussianRun& run, const CostMatrix& costs, const JobContext& ctx)
+{
+    CorrectionConfig config;
+    config.iterations = run.settings.at("iterations").get<int>();
+    config.warmStartSteps = 50;
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(run.settings.at("seed").get<uint64_t>() + 1);
+    JobContext named = ctx;  // reports as the plan's one task
+    named.progress = [&ctx](const Progress& p) {
+        Progress q = p;
+        q.task = TaskIdentity{"q", std::nullopt, 0};
+        ctx.report(q);
+    };
+    auto out = trainCorrection(run.calibration.x, run.pCalibration, costs, config, gen, named);
+    const auto L = costTensor(costs);
+    const auto qTest = predictProbabilities(*out.q, run.test.x);
+    const auto before = evaluateDecisions(run.pTest, bayesDecisions(run.pTest, L), run.test.y, costs);
+    const auto after = evaluateDecisions(qTest, bayesDecisions(qTest, L), run.test.y, costs);
+    RunRecord record;
+    record.experiment = "three_gaussians";
+    record.costs = costs;
+    record.settings = run.settings;
+    record.seed = run.settings.at("seed").get<uint64_t>();
+    nlohmann::json j;
+    j["run"] = runRecordJson(record);
+    j["uncorrected"] = metricsJson(before);
+    j["corrected"] = metricsJson(after);
+    const std::string csv = "rule,cost,accuracy\nuncorrected," + formatNumber(before.averageCost) + "," +
+                            formatNumber(before.accuracy) + "\ncorrected," + formatNumber(after.averageCost) + "," +
+                            formatNumber(after.accuracy) + "\n";
+    ExperimentOutput output;
+    output.json = j.dump(2) + "\n";
+    output.csv = csv;
+    output.table = "three Gaussians: cost " + formatNumber(before.averageCost) + " -> " +
+                   formatNumber(after.averageCost) + "\n";
+    return output;
+}
+
+class GaussianState : public RecorrectionState {
+public:
+    GaussianState(GaussianRun run, CostMatrix costs) : m_run(std::move(run)), m_costs(std::move(costs)) {}
+    std::string describe() const override { return "three Gaussians: p cached"; }
+    CostMatrix costs() const override { return m_costs; }
+    ExperimentOutput recorrect(const CostMatrix& costs, const JobContext& ctx) override
+    {
+        costs.validateFor(3);
+        ctx.declarePlan({{TaskIdentity{"q", std::nullopt, 0}, 1.0}});
+        m_costs = costs;
+        return correctGaussians(m_run, costs, ctx);
+    }
+
+private:
+    GaussianRun m_run;
+    CostMatrix m_costs;
+};
+
+class ThreeGaussians : public Experiment {
+public:
+    std::string name() const override { return "three_gaussians"; }
+    std::string title() const override { return "three Gaussian classes, an overconfident predictive"; }
+    std::string description() const override
+    {
+        return "Draws calibration and test points from three unit Gaussians, sharpens the exact\n"
+               "posterior by a temperature and corrects it with q for the cost matrix.\n";
+    }
+    std::vector<SettingSpec> settings() const override
+    {
+        return {integerSetting("points", "N", "calibration and test points each", 400, 30, 100000),
+                integerSetting("iterations", "N", "correction steps", 150, 1, 100000),
+                numberSetting("temperature", "T", "sharpening of the exact posterior", 3.0, 0.0, 100.0, true),
+                integerSetting("seed", "S", "seed of the draws", 0, 0, 1000000)};
+    }
+    std::vector<std::string> methods() const override { return {}; }
+    CostMatrix defaultCosts(const nlohmann::json&) const override
+    {
+        // Missing class 2 is ten times as bad as any other error.
+        return CostMatrix(3, {0, 1, 1, 1, 0, 1, 10, 10, 0}, false);
+    }
+    ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
+                      const JobContext& ctx) const override
+    {
+        const CostMatrix L = costs ? *costs : defaultCosts(settings);
+        L.validateFor(3);
+        ctx.declarePlan({{TaskIdentity{"q", std::nullopt, 0}, 1.0}});
+        auto gen = at::make_generator<at::CPUGeneratorImpl>(settings.at("seed").get<uint64_t>());
+        const auto n = settings.at("points").get<int64_t>();
+        GaussianRun run;
+        run.settings = settings;
+        run.calibration = sampleGaussians(n, gen);
+        run.test = sampleGaussians(n, gen);
+        const double t = settings.at("temperature").get<double>();
+        run.pCalibration = sharpenedPosterior(run.calibration.x, t);
+        run.pTest = sharpenedPosterior(run.test.x, t);
+        ExperimentRun out;
+        out.output = correctGaussians(run, L, ctx);
+        out.cache = std::make_shared<GaussianState>(std::move(run), L);
+        return out;
+    }
+};
+
+nlohmann::json readJson(const QString& path)
+{
+    std::ifstream in(path.toStdString());
+    return nlohmann::json::parse(in);
+}
+
+/// The CLI in-process: exit status and what it printed.
+struct CliRun {
+    int status = -1;
+    std::string out, err;
+};
+
+CliRun runCommandLine(std::vector<std::string> args)
+{
+    args.insert(args.begin(), "lcstudio-cli");
+    std::vector<char*> argv;
+    for (auto& a : args)
+        argv.push_back(a.data());
+    QTemporaryFile outFile, errFile;
+    outFile.open();
+    errFile.open();
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const int savedOut = dup(1), savedErr = dup(2);
+    dup2(outFile.handle(), 1);
+    dup2(errFile.handle(), 2);
+    CliRun r;
+    r.status = cli::runCli(static_cast<int>(argv.size()), argv.data());
+    std::fflush(stdout);
+    std::fflush(stderr);
+    dup2(savedOut, 1);
+    dup2(savedErr, 2);
+    ::close(savedOut);
+    ::close(savedErr);
+    outFile.seek(0);
+    errFile.seek(0);
+    r.out = outFile.readAll().toStdString();
+    r.err = errFile.readAll().toStdString();
+    return r;
+}
+
+} // namespace
+
+class TestExperimentRegistry : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        ExperimentRegistry::global().add(std::make_shared<ThreeGaussians>());
+        QVERIFY_THROWS_EXCEPTION(std::logic_error,
+                                 ExperimentRegistry::global().add(std::make_shared<ThreeGaussians>()));
+    }
+
+    void registryHasThePapersExperimentsAndTheAddedOne()
+    {
+        QStringList names;
+        for (const auto* e : ExperimentRegistry::global().all())
+            names << QString::fromStdString(e->name());
+        QCOMPARE(names, (QStringList{"synthetic", "corruption", "selective", "three_gaussians"}));
+        QVERIFY_THROWS_EXCEPTION(InputError, ExperimentRegistry::global().get("four_gaussians"));
+    }
+
+    // The command, its --help and its flag checks come from the declaration.
+    void cliHelpAndFlagsAreDerived()
+    {
+        const auto top = runCommandLine({"--help"});
+        QCOMPARE(top.status, 0);
+        QVERIFY(top.out.find("three_gaussians [options]") != std::string::npos);
+        const auto help = runCommandLine({"three_gaussians", "--help"});
+        QCOMPARE(help.status, 0);
+        QVERIFY(help.out.find("--temperature T") != std::string::npos);
+        QVERIFY(help.out.find("correction steps (default 150)") != std::string::npos);
+        const auto bad = runCommandLine({"three_gaussians", "--points", "5"});
+        QCOMPARE(bad.status, 2);
+        QVERIFY2(bad.err.find("--points") != std::string::npos, bad.err.c_str());
+        const auto unknown = runCommandLine({"three_gaussians", "--rates", "0.5"});
+        QCOMPARE(unknown.status, 2);
+        QVERIFY2(unknown.err.find("--rates") != std::string::npos, unknown.err.c_str());
+    }
+
+    // The CLI and the job runner give the same results for the same settings and costs,
+    // and the results record what they were computed under.
+    void cliAndJobRunnerAgree()
+    {
+        QTemporaryDir dir;
+        const QString costsPath = dir.filePath("costs.json");
+        const CostMatrix costs(3, {0, 1, 1, 1, 0, 1, 5, 5, 0}, false);
+        saveCostMatrix(costs, costsPath.toStdString());
+        const QString json = dir.filePath("cli.json"), csv = dir.filePath("cli.csv");
+        const auto r = runCommandLine({"three_gaussians", "--points", "300", "--iterations", "60", "--seed", "4", "--costs",
+                            costsPath.toStdString(), "--json", json.toStdString(), "--csv", csv.toStdString(),
+                            "--quiet"});
+        QCOMPARE(r.status, 0);
+        QVERIFY(r.out.find("three Gaussians: cost") != std::string::npos);
+        const auto fromCli = readJson(json);
+        QCOMPARE(fromCli.at("run").at("experiment").get<std::string>(), std::string("three_gaussians"));
+        QCOMPARE(fromCli.at("run").at("settings").at("points").get<int>(), 300);
+        QCOMPARE(fromCli.at("run").at("settings").at("temperature").get<double>(), 3.0);  // the default
+        QVERIFY(costsOfResults(fromCli, "cli.json").values() == costs.values());
+        QFile csvFile(csv);
+        QVERIFY(csvFile.open(QIODevice::ReadOnly));
+        QVERIFY(csvFile.readAll().startsWith("rule,cost,accuracy\nuncorrected,"));
+
+        ExperimentJobRunner runner(ExperimentRegistry::global().get("three_gaussians"));
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        QSignalSpy progress(&runner, &JobRunner::progress);
+        QSignalSpy cached(&runner, &JobRunner::cacheReady);
+        const nlohmann::json settings{{"points", 300}, {"iterations", 60}, {"seed", 4}};
+        QVERIFY(runner.start(JobRunner::Job::Run, QVariant::fromValue(settings), costs));
+        QVERIFY(finished.wait(60000));
+        const auto fromRunner = nlohmann::json::parse(finished.first().at(2).toString().toStdString());
+        QCOMPARE(fromRunner.at("uncorrected"), fromCli.at("uncorrected"));
+        QCOMPARE(fromRunner.at("corrected"), fromCli.at("corrected"));
+        QCOMPARE(fromRunner.at("run").at("settings"), fromCli.at("run").at("settings"));
+        QVERIFY(!progress.isEmpty());
+        QVERIFY(progress.last().at(0).value<JobProgress>().fraction > 0.99);
+        QCOMPARE(cached.count(), 1);
+        QVERIFY(runner.hasCache());
+        QCOMPARE(runner.runs(), 1);
+
+        // A re-correction under other costs reuses the run's points: its uncorrected
+        // decisions are those of a fresh run under the same costs and seed, and the
+        // record holds the new matrix.
+        const CostMatrix zeroOne = CostMatrix::zeroOne(3);
+        QVERIFY(runner.start(JobRunner::Job::Recorrect, {}, zeroOne));
+        QVERIFY(finished.wait(60000));
+        const auto again = nlohmann::json::parse(finished.last().at(2).toString().toStdString());
+        QVERIFY(costsOfResults(again, "recorrected").values() == zeroOne.values());
+        QCOMPARE(runner.runs(), 1);
+        QCOMPARE(runner.recorrections(), 1);
+        const QString zeroOnePath = dir.filePath("zero_one.json"), fresh = dir.filePath("fresh.json");
+        saveCostMatrix(zeroOne, zeroOnePath.toStdString());
+        QCOMPARE(runCommandLine({"three_gaussians", "--points", "300", "--iterations", "60", "--seed", "4", "--costs",
+                                 zeroOnePath.toStdString(), "--json", fresh.toStdString(), "--quiet"})
+                     .status,
+                 0);
+        QCOMPARE(again.at("uncorrected"), readJson(fresh).at("uncorrected"));
+    }
+
+    // The added experiment's own maths: under 0-1 costs the Bayes decisions of the
+    // sharpened posterior are the nearest mean's whatever the temperature (the softmax of
+    // -T/2 |x - m|^2 keeps its argmax), so the uncorrected figures do not change with T;
+    // under costs that weigh class 2, a sharper predictive decides class 2 less often and
+    // the figures do change.
+    void temperatureChangesOnlyCostSensitiveDecisions()
+    {
+        QTemporaryDir dir;
+        const QString zeroOnePath = dir.filePath("zero_one.json");
+        saveCostMatrix(CostMatrix::zeroOne(3), zeroOnePath.toStdString());
+        auto uncorrected = [&](const char* temperature, bool zeroOne) {
+            const QString out = dir.filePath(QStringLiteral("t%1_%2.json").arg(temperature).arg(zeroOne));
+            std::vector<std::string> args{"three_gaussians", "--points", "500", "--iterations", "1", "--temperature",
+                                          temperature, "--json", out.toStdString(), "--quiet"};
+            if (zeroOne) {
+                args.push_back("--costs");
+                args.push_back(zeroOnePath.toStdString());
+            }
+            if (runCommandLine(args).status != 0)
+                return nlohmann::json();
+            return readJson(out).at("uncorrected");
+        };
+        QCOMPARE(uncorrected("1", true), uncorrected("8", true));
+        QVERIFY(uncorrected("1", false) != uncorrected("8", false));
+    }
+
+    void badSettingsFailTheJobNamingTheSetting()
+    {
+        ExperimentJobRunner runner(ExperimentRegistry::global().get("three_gaussians"));
+        QSignalSpy failed(&runner, &JobRunner::failed);
+        QVERIFY(runner.start(JobRunner::Job::Run, QVariant::fromValue(nlohmann::json{{"points", "many"}}), {}));
+        QVERIFY(failed.wait(10000));
+        QVERIFY2(failed.first().at(1).toString().contains("points"), qPrintable(failed.first().at(1).toString()));
+        QVERIFY(runner.start(JobRunner::Job::Recorrect, {}, CostMatrix::zeroOne(3)));
+        QVERIFY(failed.wait(10000));
+        QVERIFY(failed.last().at(1).toString().contains("run three_gaussians first"));
+    }
+};
+
+QTEST_MAIN(TestExperimentRegistry)
+#include "tst_experiment_registry.moc"
