@@ -70,15 +70,6 @@ public:
         return job == JobKind::Recorrect ? tr("CamVid re-correction") : tr("CamVid training");
     }
 
-Q_SIGNALS:
-    void trainingStarted();
-    void epochPoints(const QVector<lcs::ui::CamvidEpochPoint>& points);
-    void preview(const lcs::ui::CamvidPreviewView& preview);
-    void evaluationStarted(int frames);
-    void frames(const QVector<lcs::ui::CamvidFrameView>& frames);
-    void comparison(const lcs::ui::CamvidIouView& view);
-    void framesPerSecond(const lcs::ui::CamvidFpsView& view);
-
 protected:
     void execute(JobKind job, const QVariant& settings, const CostMatrix& costs, QString& json, QString& csv) override
     {
@@ -112,7 +103,7 @@ private:
         {
             std::lock_guard<std::recursive_mutex> lock(m_mutex);
             if (m_hasPreview && m_preview.network != preview.network)
-                Q_EMIT m_worker->preview(std::exchange(m_preview, {}));
+                m_worker->emitView(&CamvidJobRunner::preview, std::exchange(m_preview, {}));
             m_preview = std::move(preview);
             m_hasPreview = true;
             maybeFlushLocked();
@@ -144,11 +135,11 @@ private:
         void flushViews() override
         {
             if (!m_epochs.isEmpty())
-                Q_EMIT m_worker->epochPoints(std::exchange(m_epochs, {}));
+                m_worker->emitView(&CamvidJobRunner::epochPoints, std::exchange(m_epochs, {}));
             if (!m_frames.isEmpty())
-                Q_EMIT m_worker->frames(std::exchange(m_frames, {}));
+                m_worker->emitView(&CamvidJobRunner::frames, std::exchange(m_frames, {}));
             if (m_hasPreview) {
-                Q_EMIT m_worker->preview(std::exchange(m_preview, {}));
+                m_worker->emitView(&CamvidJobRunner::preview, std::exchange(m_preview, {}));
                 m_hasPreview = false;
             }
         }
@@ -220,7 +211,7 @@ private:
         const int count = static_cast<int>(m_cache->maxEvalFrames > 0
                                                 ? std::min<int64_t>(m_cache->maxEvalFrames, int64_t(pairs.size()))
                                                 : int64_t(pairs.size()));
-        Q_EMIT evaluationStarted(count);
+        emitView(&CamvidJobRunner::evaluationStarted, count);
         const auto result = evaluateCamvidWindow(
             *m_cache, [&](const CamvidVisitedFrame& f) { reporter.addFrame(frameView(f)); }, reporter.context(cancelToken()));
         reporter.flush();
@@ -246,7 +237,7 @@ private:
         v.pixels = result.corrected.count;
         v.recorrected = recorrected;
         v.correctionSeconds = correctionSeconds;
-        Q_EMIT comparison(v);
+        emitView(&CamvidJobRunner::comparison, v);
         Q_EMIT logMessage(tr("Validation (%1 frames, void ignored): mIoU %2 -> %3, decision cost %4 -> %5 "
                              "(S uncorrected -> q corrected); q changed %6% of S's decisions; S decided at the "
                              "correction's optimum: cost %7")
@@ -290,7 +281,7 @@ private:
         m_cache.reset();
         Q_EMIT cacheDropped();
         ++runs;
-        Q_EMIT trainingStarted();
+        emitView(&CamvidJobRunner::trainingStarted);
         setThreads();
         // SegNet's dropout draws from LibTorch's global generator, not the job's: seed it
         // so that the same settings give the same run.
@@ -328,7 +319,7 @@ private:
         f.width = fps.width;
         f.height = fps.height;
         f.ensembleLabel = m_cache->mcDropout ? tr("MC dropout, k passes") : tr("k dropout passes of S (ensemble cost)");
-        Q_EMIT framesPerSecond(f);
+        emitView(&CamvidJobRunner::framesPerSecond, f);
         Q_EMIT logMessage(QString::fromStdString(camvidFpsTable(fps)).trimmed());
         m_lastFps = fps;
         m_lastConfig = config;
@@ -366,14 +357,6 @@ CamvidJobRunner::CamvidJobRunner(QObject* parent, std::shared_ptr<const CamvidJo
     qRegisterMetaType<CamvidPreviewView>();
     qRegisterMetaType<CamvidIouView>();
     qRegisterMetaType<CamvidFpsView>();
-    auto* worker = workerAs<CamvidWorker>();
-    connect(worker, &CamvidWorker::trainingStarted, this, &CamvidJobRunner::trainingStarted);
-    connect(worker, &CamvidWorker::epochPoints, this, &CamvidJobRunner::epochPoints);
-    connect(worker, &CamvidWorker::preview, this, &CamvidJobRunner::preview);
-    connect(worker, &CamvidWorker::evaluationStarted, this, &CamvidJobRunner::evaluationStarted);
-    connect(worker, &CamvidWorker::frames, this, &CamvidJobRunner::frames);
-    connect(worker, &CamvidWorker::comparison, this, &CamvidJobRunner::comparison);
-    connect(worker, &CamvidWorker::framesPerSecond, this, &CamvidJobRunner::framesPerSecond);
 }
 
 bool CamvidJobRunner::start(Job job, const CamvidSettings& settings, const CostMatrix& costs)

@@ -67,15 +67,6 @@ public:
         return job == JobKind::Recorrect ? tr("Re-correction") : tr("Image experiment");
     }
 
-Q_SIGNALS:
-    void dataReady(const lcs::ui::ImageDataInfo& info);
-    void epochPoints(const QVector<lcs::ui::EpochPoint>& points);
-    void trainingPoints(const QVector<lcs::ui::TrainingPoint>& points);
-    void comparison(const lcs::ui::ComparisonView& view);
-    void summary(const lcs::ui::SummaryView& view);
-    void trainingTime(const lcs::ui::TrainingTimeView& view);
-    void cacheExperiment(const QString& experiment);
-
 protected:
     void execute(JobKind job, const QVariant& settings, const CostMatrix& costs, QString& json, QString& csv) override
     {
@@ -126,9 +117,9 @@ private:
         void flushViews() override
         {
             if (!m_epochs.isEmpty())
-                Q_EMIT m_worker->epochPoints(std::exchange(m_epochs, {}));
+                m_worker->emitView(&ImageJobRunner::epochPoints, std::exchange(m_epochs, {}));
             if (!m_training.isEmpty())
-                Q_EMIT m_worker->trainingPoints(std::exchange(m_training, {}));
+                m_worker->emitView(&ImageJobRunner::trainingPoints, std::exchange(m_training, {}));
         }
 
     private:
@@ -221,7 +212,7 @@ private:
             if (m_hooks && m_hooks->tuneCorruption)
                 m_hooks->tuneCorruption(config);
             setThreads(s, config.model);
-            Q_EMIT dataReady(info(data, s.experiment, config.model, config.costs));
+            emitView(&ImageJobRunner::dataReady, info(data, s.experiment, config.model, config.costs));
             Q_EMIT logMessage(tr("Label corruption on %1: %2 training, %3 test images; %4; %5 rate(s) x %6 trial(s)")
                                   .arg(QString::fromStdString(data.name)).arg(data.train.size()).arg(data.test.size())
                                   .arg(QString::fromStdString(config.model.describe())).arg(config.rates.size())
@@ -236,12 +227,12 @@ private:
                 v.experiment = s.experiment;
                 v.uncorrectedLabel = imageSeriesLabel(QStringLiteral("sgld_s"));
                 v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
-                Q_EMIT comparison(v);
+                emitView(&ImageJobRunner::comparison, v);
             };
             const auto result = runCorruptionExperiment(data, config, reporter.context(cancelToken()));
             reporter.flush();
-            Q_EMIT summary(summaryView(result));
-            Q_EMIT trainingTime({});
+            emitView(&ImageJobRunner::summary, summaryView(result));
+            emitView(&ImageJobRunner::trainingTime, TrainingTimeView{});
             Q_EMIT logMessage(QString::fromStdString(corruptionTable(result)).trimmed());
             json = QString::fromStdString(corruptionJson(result));
             csv = QString::fromStdString(corruptionCsv(result));
@@ -256,7 +247,7 @@ private:
             if (m_hooks && m_hooks->tuneSelective)
                 m_hooks->tuneSelective(config);
             setThreads(s, config.model);
-            Q_EMIT dataReady(info(data, s.experiment, config.model, config.baseCosts));
+            emitView(&ImageJobRunner::dataReady, info(data, s.experiment, config.model, config.baseCosts));
             Q_EMIT logMessage(tr("Selective classification on %1 (rotated ±%2°): %3 training, %4 test images; %5; "
                                  "%6 referral cost(s) x %7 trial(s)")
                                   .arg(QString::fromStdString(data.name)).arg(config.maxRotationDegrees)
@@ -273,12 +264,12 @@ private:
                 v.experiment = s.experiment;
                 v.uncorrectedLabel = imageSeriesLabel(QStringLiteral("sghmc"));
                 v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
-                Q_EMIT comparison(v);
+                emitView(&ImageJobRunner::comparison, v);
             };
             const auto result = runSelectiveExperiment(data, config, reporter.context(cancelToken()));
             reporter.flush();
-            Q_EMIT summary(summaryView(result));
-            Q_EMIT trainingTime(trainingTimeView(result));
+            emitView(&ImageJobRunner::summary, summaryView(result));
+            emitView(&ImageJobRunner::trainingTime, trainingTimeView(result));
             Q_EMIT logMessage(QString::fromStdString(selectiveTable(result)).trimmed());
             json = QString::fromStdString(selectiveJson(result));
             csv = QString::fromStdString(selectiveCsv(result));
@@ -300,7 +291,7 @@ private:
         m_mean = data.channelMean;
         m_std = data.channelStd;
         const QString what = s.isSelective() ? tr("r %1").arg(m_cache->rate) : tr("rate %1").arg(m_cache->rate);
-        Q_EMIT cacheExperiment(s.experiment);
+        emitView(&ImageJobRunner::cacheExperimentChanged, s.experiment);
         Q_EMIT cacheReady(tr("Student S of %1, trial %2 cached: editing costs re-trains only q.")
                               .arg(what).arg(m_cache->trial + 1),
                           costs);
@@ -334,7 +325,7 @@ private:
         v.uncorrectedLabel = selective ? tr("S (SGHMC student)") : imageSeriesLabel(QStringLiteral("sgld_s"));
         v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
         ++recorrections;
-        Q_EMIT comparison(v);
+        emitView(&ImageJobRunner::comparison, v);
         Q_EMIT logMessage(tr("Re-correction: q trained in %1 s; test cost %2 -> %3, %4 decision(s) changed%5")
                               .arg(r.seconds, 0, 'f', 2).arg(v.costBefore, 0, 'f', 4).arg(v.costAfter, 0, 'f', 4)
                               .arg(v.changedCount)
@@ -360,14 +351,7 @@ ImageJobRunner::ImageJobRunner(QObject* parent, std::shared_ptr<const ImageJobHo
     qRegisterMetaType<ComparisonView>();
     qRegisterMetaType<SummaryView>();
     qRegisterMetaType<TrainingTimeView>();
-    auto* worker = workerAs<ImageWorker>();
-    connect(worker, &ImageWorker::dataReady, this, &ImageJobRunner::dataReady);
-    connect(worker, &ImageWorker::epochPoints, this, &ImageJobRunner::epochPoints);
-    connect(worker, &ImageWorker::trainingPoints, this, &ImageJobRunner::trainingPoints);
-    connect(worker, &ImageWorker::comparison, this, &ImageJobRunner::comparison);
-    connect(worker, &ImageWorker::summary, this, &ImageJobRunner::summary);
-    connect(worker, &ImageWorker::trainingTime, this, &ImageJobRunner::trainingTime);
-    connect(worker, &ImageWorker::cacheExperiment, this, [this](const QString& e) { m_cacheExperiment = e; });
+    connect(this, &ImageJobRunner::cacheExperimentChanged, this, [this](const QString& e) { m_cacheExperiment = e; });
 }
 
 bool ImageJobRunner::start(Job job, const ImageExperimentSettings& settings, const CostMatrix& costs)

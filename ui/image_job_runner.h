@@ -32,6 +32,8 @@ Q_SIGNALS:
     void comparison(const lcs::ui::ComparisonView& view);
     void summary(const lcs::ui::SummaryView& view);
     void trainingTime(const lcs::ui::TrainingTimeView& view);
+    /// The experiment whose S is now cached (cacheExperiment()).
+    void cacheExperimentChanged(const QString& experiment);
 
 private:
     QString m_cacheExperiment;

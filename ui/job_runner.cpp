@@ -110,7 +110,7 @@ JobRunner::JobRunner(ExperimentWorker* worker, const QString& threadName, QObjec
     qRegisterMetaType<CostMatrix>();
     qRegisterMetaType<JobKind>();
     qRegisterMetaType<nlohmann::json>();
-    m_worker->setCancelToken(&m_cancel);
+    m_worker->attach(&m_cancel, this);
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     connect(m_worker, &ExperimentWorker::progress, this, &JobRunner::progress);

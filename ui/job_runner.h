@@ -4,6 +4,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <tuple>
+#include <type_traits>
 
 #include <QObject>
 #include <QThread>
@@ -44,7 +46,13 @@ public:
 
     /// "Image experiment", "Re-correction", ... for the log and the status bar.
     virtual QString jobName(JobKind job) const;
-    void setCancelToken(const CancelToken* cancel) { m_cancel = cancel; }
+    /// Set by the JobRunner that owns this worker: where stop requests come from and
+    /// where views go.
+    void attach(const CancelToken* cancel, QObject* runner)
+    {
+        m_cancel = cancel;
+        m_runner = runner;
+    }
 
 public Q_SLOTS:
     /// Runs `job` (a JobKind) and answers with done(); nothing it throws escapes.
@@ -67,6 +75,20 @@ protected:
     virtual void execute(JobKind job, const QVariant& settings, const CostMatrix& costs, QString& json,
                          QString& csv) = 0;
     const CancelToken* cancelToken() const { return m_cancel; }
+    /// Emits a view signal of the runner (a JobRunner subclass) on the GUI thread with
+    /// `values` copied now, queued behind what this worker sent before: the view signals
+    /// are declared once, on the runner.
+    template <class Runner, class... Args, class... Values>
+    void emitView(void (Runner::*signal)(Args...), Values&&... values)
+    {
+        auto* runner = static_cast<Runner*>(m_runner);
+        QMetaObject::invokeMethod(
+            runner,
+            [runner, signal, copies = std::make_tuple(std::decay_t<Values>(std::forward<Values>(values))...)] {
+                std::apply([&](const auto&... v) { (runner->*signal)(v...); }, copies);
+            },
+            Qt::QueuedConnection);
+    }
     void throwIfCancelled() const
     {
         if (m_cancel)
@@ -75,6 +97,7 @@ protected:
 
 private:
     const CancelToken* m_cancel = nullptr;
+    QObject* m_runner = nullptr;
 };
 
 /// Engine progress -> JobProgress signals at most every kEmitInterval (and once more by

@@ -132,8 +132,8 @@ protected:
                 m_cache = std::move(predictives);
                 m_cacheConfig = config;
                 for (const auto& p : m_cache)
-                    Q_EMIT taskUpdated(baseView(config, p, L));
-                Q_EMIT posteriorReady(settings);
+                    emitView(&SyntheticJobRunner::taskUpdated, baseView(config, p, L));
+                emitView(&SyntheticJobRunner::posteriorReady, settings);
                 Q_EMIT cacheReady(tr("Posterior of %1 replicate(s) x %2 method(s) cached: a cost edit re-runs only "
                                      "the correction.").arg(config.replicates).arg(config.methods.size()),
                                   costs);
@@ -164,7 +164,7 @@ protected:
                             return;
                         *last = now;
                         view->corrected = regionGrid(cc, predictProbabilities(q, grid), L);
-                        Q_EMIT taskUpdated(*view);
+                        emitView(&SyntheticJobRunner::taskUpdated, *view);
                     };
                 };
                 m_corrections = correctAll(
@@ -189,8 +189,8 @@ protected:
                             Q_EMIT logMessage(tr("Warning: replicate %1, %2: q collapsed to one class everywhere "
                                                  "(its corrected decisions are shown but should not be trusted)")
                                                   .arg(p.replicate + 1).arg(v.method));
-                        Q_EMIT taskUpdated(v);
-                        Q_EMIT resultRow(row);
+                        emitView(&SyntheticJobRunner::taskUpdated, v);
+                        emitView(&SyntheticJobRunner::resultRow, row);
                     });
                 m_correctionCosts = costs;
                 const double correctionSeconds = secondsSince(correctionStart);
@@ -235,13 +235,13 @@ public:
                     saveMlp(Mlp(mlp), info, other.toStdString());
                     written << other;
                 }
-                Q_EMIT modelSaved(written.join(", "), QString());
+                emitView(&SyntheticJobRunner::modelSaved, written.join(", "), QString());
                 return;
             }
-            Q_EMIT modelSaved(QString(), tr("no corrected model for replicate %1, %2: run the correction first")
+            emitView(&SyntheticJobRunner::modelSaved, QString(), tr("no corrected model for replicate %1, %2: run the correction first")
                                              .arg(replicate + 1).arg(method));
         } catch (const std::exception& e) {
-            Q_EMIT modelSaved(QString(), QString::fromStdString(e.what()));
+            emitView(&SyntheticJobRunner::modelSaved, QString(), QString::fromStdString(e.what()));
         }
     }
 
@@ -262,18 +262,12 @@ public:
             v.method = QString::fromStdString(loaded.info.method.empty() ? "loaded" : loaded.info.method);
             v.corrected = regionGrid(config, predictProbabilities(*loaded.model, syntheticGrid(config.data, gridResolution)), L);
             v.correctionDone = true;
-            Q_EMIT modelLoaded(v, QString());
+            emitView(&SyntheticJobRunner::modelLoaded, v, QString());
         } catch (const std::exception& e) {
-            Q_EMIT modelLoaded(TaskView{}, QString::fromStdString(e.what()));
+            emitView(&SyntheticJobRunner::modelLoaded, TaskView{}, QString::fromStdString(e.what()));
         }
     }
 
-Q_SIGNALS:
-    void taskUpdated(const lcs::ui::TaskView& view);
-    void resultRow(const lcs::ui::ResultRow& row);
-    void posteriorReady(const lcs::ui::ExperimentSettings& settings);
-    void modelSaved(const QString& paths, const QString& error);
-    void modelLoaded(const lcs::ui::TaskView& view, const QString& error);
 
 private:
     std::vector<SyntheticPredictive> m_cache;
@@ -288,13 +282,7 @@ SyntheticJobRunner::SyntheticJobRunner(QObject* parent)
     qRegisterMetaType<ExperimentSettings>();
     qRegisterMetaType<TaskView>();
     qRegisterMetaType<ResultRow>();
-    auto* worker = workerAs<SyntheticWorker>();
-    connect(worker, &SyntheticWorker::taskUpdated, this, &SyntheticJobRunner::taskUpdated);
-    connect(worker, &SyntheticWorker::resultRow, this, &SyntheticJobRunner::resultRow);
-    connect(worker, &SyntheticWorker::posteriorReady, this,
-            [this](const ExperimentSettings& s) { m_posteriorSettings = s; });
-    connect(worker, &SyntheticWorker::modelSaved, this, &SyntheticJobRunner::modelSaved);
-    connect(worker, &SyntheticWorker::modelLoaded, this, &SyntheticJobRunner::modelLoaded);
+    connect(this, &SyntheticJobRunner::posteriorReady, this, [this](const ExperimentSettings& s) { m_posteriorSettings = s; });
 }
 
 int SyntheticJobRunner::inferenceRuns() const

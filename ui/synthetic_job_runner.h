@@ -37,6 +37,8 @@ Q_SIGNALS:
     void resultRow(const lcs::ui::ResultRow& row);
     void modelSaved(const QString& paths, const QString& error);
     void modelLoaded(const lcs::ui::TaskView& view, const QString& error);
+    /// A sampling run finished with these settings (posteriorSettings()).
+    void posteriorReady(const lcs::ui::ExperimentSettings& settings);
 
 private:
     ExperimentSettings m_posteriorSettings;
