@@ -100,17 +100,10 @@ int executeCamvidSession(const lcs::SessionData& session, const std::string& ses
                          const ResultsOutputs& outputs, bool quiet)
 {
     const auto& st = session.settings;
-    auto config = lcs::CamvidWindowConfig::preset(st.preset);
-    config.train.data = !data.empty() ? data : st.data;
+    auto config = lcs::camvidWindowConfigFor(
+        {st.preset, !data.empty() ? data : st.data, st.maxTrain, st.maxTest, st.mcDropout, st.seed, st.device});
     if (config.train.data.empty())
         throw UsageError("run: " + sessionPath + " names no data (settings.data); give --data D");
-    if (st.maxTrain > 0)
-        config.train.maxFrames = st.maxTrain;
-    if (st.maxTest > 0)
-        config.maxEvalFrames = st.maxTest;
-    config.trainMcDropout = st.mcDropout;
-    config.train.seed = st.seed;
-    config.train.device = st.device;
     checkDeviceFlag(st.device);
     try {
         config.train.costs = lcs::camvidDecisionCosts(session.costs);

@@ -16,28 +16,12 @@ inline std::shared_ptr<const ImageJobHooks> tinyHooks()
     auto hooks = std::make_shared<ImageJobHooks>();
     hooks->loadData = [](const ImageExperimentSettings&) { return tinyImages(40, 3); };
     hooks->tuneCorruption = [](CorruptionConfig& c) {
-        c.model.hidden = {16};
-        c.map.epochs = 3;
-        c.map.batchSize = 16;
+        shrinkImageRun(c, c.sgld, 16, 3, 2);
         c.cwSgd = c.map;
-        c.sgld.epochs = 3;
-        c.sgld.batchSize = 16;
-        c.sgld.burnInSteps = 2;
-        c.sgld.thinning = 1;
-        c.correction.epochs = 2;
-        c.correction.batchSize = 16;
     };
     hooks->tuneSelective = [](SelectiveConfig& c) {
-        c.model.hidden = {16};
-        c.map.epochs = 3;
-        c.map.batchSize = 16;
-        c.sghmc.epochs = 3;
-        c.sghmc.batchSize = 16;
-        c.sghmc.burnInSteps = 2;
-        c.sghmc.thinning = 1;
+        shrinkImageRun(c, c.sghmc, 16, 3, 2);
         c.sghmc.keepSamples = 5;
-        c.correction.epochs = 2;
-        c.correction.batchSize = 16;
         c.correctionNoS = c.correction;
         c.calibrationCopies = 1;
     };

@@ -29,3 +29,21 @@ inline lcs::ImageDataset tinyImages(int perClass, uint64_t seed)
     d.test = make(perClass / 2);
     return d;
 }
+
+/// An image experiment's config (CorruptionConfig, SelectiveConfig) cut to seconds on
+/// tiny images: one hidden layer of `hidden` units, batches of 16, `epochs` epochs of the
+/// MAP network and of `chain` (its SG-MCMC chain, keeping every step after 2 of burn-in),
+/// `correctionEpochs` of q.
+template <class Config, class Chain>
+void shrinkImageRun(Config& c, Chain& chain, int64_t hidden, int epochs, int correctionEpochs)
+{
+    c.model.hidden = {hidden};
+    c.map.epochs = epochs;
+    c.map.batchSize = 16;
+    chain.epochs = epochs;
+    chain.batchSize = 16;
+    chain.burnInSteps = 2;
+    chain.thinning = 1;
+    c.correction.epochs = correctionEpochs;
+    c.correction.batchSize = 16;
+}

@@ -31,6 +31,8 @@
 #include "io/session_file.h"
 #include "main_window.h"
 #include "plot_export.h"
+#include "gui_test_setup.h"
+#include "tiny_camvid.h"
 
 using namespace lcs;
 using namespace lcs::ui;
@@ -142,8 +144,7 @@ class TestCamvidViews : public QObject {
 private Q_SLOTS:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);  // QSettings go to a throw-away place
-        QCoreApplication::setOrganizationName("LCStudioTests");
+        isolateWindowTest();
         QVERIFY(m_tmp.isValid());
         m_data = m_tmp.path() + "/camvid";
         for (int i = 0; i < 6; ++i)
@@ -153,17 +154,7 @@ private Q_SLOTS:
         QDir().mkpath(m_tmp.path() + "/not-camvid");
         auto hooks = std::make_shared<CamvidJobHooks>();
         hooks->tuneConfig = [](CamvidWindowConfig& c) {
-            c.train.height = kSide;
-            c.train.width = kSide;
-            c.train.maxFrames = 0;
-            c.train.sgd.epochs = 8;
-            c.train.sgd.batchSize = 2;
-            c.train.sghmc.epochs = 4;
-            c.train.sghmc.batchSize = 2;
-            c.train.sghmc.burnInSteps = 1;
-            c.train.sghmc.thinning = 1;
-            c.train.correction.epochs = 2;
-            c.train.correction.batchSize = 2;
+            shrinkCamvidTraining(c.train, kSide, 8, 4, 2);
             c.maxEvalFrames = 0;
             c.epochEvalFrames = 2;
         };
@@ -314,12 +305,10 @@ private Q_SLOTS:
         QVERIFY2(b.openSessionFile(path), qPrintable(b.lastError()));
         QCOMPARE(b.experiment(), QString("camvid"));
         const auto back = b.camvidPanel()->settings();
-        QCOMPARE(back.data, s.data);
-        QCOMPARE(back.preset, s.preset);
-        QCOMPARE(back.maxFrames, s.maxFrames);
-        QCOMPARE(back.maxEvalFrames, s.maxEvalFrames);
-        QCOMPARE(back.mcDropout, s.mcDropout);
-        QCOMPARE(back.seed, s.seed);
+        auto held = [](const CamvidSettings& x) {
+            return std::make_tuple(x.data, x.preset, x.maxFrames, x.maxEvalFrames, x.mcDropout, x.seed);
+        };
+        QVERIFY(held(back) == held(s));
         QVERIFY(b.costModel()->matrix() == edited);
         QCOMPARE(b.costModel()->matrix().at(8, 3), 4.25);
         QCOMPARE(b.costModel()->matrix().at(0, 1), 0.5);

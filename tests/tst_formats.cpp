@@ -386,6 +386,37 @@ private Q_SLOTS:
         QCOMPARE(settingFlag(spec), QString::fromStdString("--" + spec.name).replace('_', '-').toStdString());
     }
 
+    // A settings object from a file: checked by the flags' own parser, completed with
+    // the defaults, and refused naming the source and the setting.
+    void checkedSettingsCompleteAndRefuse()
+    {
+        const std::vector<SettingSpec> specs{integerSetting("points", "N", "points", 400, 30, 1000),
+                                             numberSetting("temperature", "T", "t", 3.0, 0.0, 10.0, true),
+                                             numbersSetting("rates", "rates", nlohmann::json::array({0.5}), 0, 1),
+                                             choiceSetting("preset", "P", "p", "cpu", {"cpu", "paper"})};
+        const auto done = checkedSettings(specs, {{"points", 31}, {"rates", {0.25, 0.75}}}, "s.json");
+        QCOMPARE(done.at("points").get<int>(), 31);
+        QCOMPARE(done.at("temperature").get<double>(), 3.0);
+        QCOMPARE(done.at("rates"), (nlohmann::json{0.25, 0.75}));
+        QCOMPARE(done.at("preset").get<std::string>(), std::string("cpu"));
+        auto refusal = [&](const nlohmann::json& values) -> std::string {
+            try {
+                checkedSettings(specs, values, "s.json");
+            } catch (const InputError& e) {
+                return e.what();
+            }
+            return "accepted";
+        };
+        QVERIFY(refusal({{"points", 29}}).find("s.json") != std::string::npos);   // below the range
+        QVERIFY(refusal({{"points", 29}}).find("--points") != std::string::npos);
+        QVERIFY(refusal({{"points", 30.5}}).find("must be an integer") != std::string::npos);
+        QVERIFY(refusal({{"temperature", 0.0}}).find("--temperature") != std::string::npos);  // (0, 10]
+        QVERIFY(refusal({{"rates", {0.5, 0.5}}}).find("listed twice") != std::string::npos);
+        QVERIFY(refusal({{"preset", "laptop"}}).find("cpu or paper") != std::string::npos);
+        QVERIFY(refusal({{"point", 40}}).find("unknown setting \"point\"") != std::string::npos);
+        QCOMPARE(refusal(nlohmann::json::array()), std::string("s.json: settings must be a JSON object"));
+    }
+
     // The help is derived: every declared setting's flag, its default and its choices.
     void settingsHelpListsEverySetting()
     {

@@ -32,19 +32,23 @@ double scalar(const at::Tensor& t)
     return t.item<double>();
 }
 
+ModelSpec resnetSpec(std::vector<int64_t> inputShape, int64_t classes, int64_t width)
+{
+    ModelSpec spec;
+    spec.architecture = "resnet18";
+    spec.inputShape = std::move(inputShape);
+    spec.classes = classes;
+    spec.width = width;
+    return spec;
+}
+
 /// The cpu preset shrunk to a few seconds on tiny images: small networks, two epochs.
 CorruptionConfig quickCorruption(const ImageDataset& data)
 {
     auto c = CorruptionConfig::preset("cpu", data);
-    c.model.hidden = {8};
+    shrinkImageRun(c, c.sgld, 8, 2, 1);
     c.map = {2, 16, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}};
     c.cwSgd = c.map;
-    c.sgld.epochs = 2;
-    c.sgld.batchSize = 16;
-    c.sgld.burnInSteps = 2;
-    c.sgld.thinning = 1;
-    c.correction.epochs = 1;
-    c.correction.batchSize = 16;
     return c;
 }
 
@@ -270,11 +274,7 @@ private Q_SLOTS:
     void resnetStructure()
     {
         auto g = makeGenerator(1);
-        ModelSpec spec;
-        spec.architecture = "resnet18";
-        spec.inputShape = {3, 32, 32};
-        spec.classes = 10;
-        spec.width = 4;
+        auto spec = resnetSpec({3, 32, 32}, 10, 4);
         auto net = spec.build(g);
         QCOMPARE(net->forward(at::randn({2, 3, 32, 32}, g)).sizes(), (c10::IntArrayRef{2, 10}));
         int convs = 0, blocks = 0;
@@ -296,11 +296,7 @@ private Q_SLOTS:
     void warmStartCopiesParametersAndBuffers()
     {
         auto g = makeGenerator(2);
-        ModelSpec spec;
-        spec.architecture = "resnet18";
-        spec.inputShape = {3, 8, 8};
-        spec.classes = 3;
-        spec.width = 2;
+        const auto spec = resnetSpec({3, 8, 8}, 3, 2);
         auto a = spec.build(g);
         a->train();
         for (int i = 0; i < 3; ++i)
@@ -319,20 +315,12 @@ private Q_SLOTS:
         const auto data = tinyImages(60, 4);
         auto config = CorruptionConfig::preset("cpu", data);
         QCOMPARE(config.model.architecture, std::string("mlp"));
-        config.model.hidden = {16};
         config.rates = {0.0, 0.5};
         config.trials = 2;
         config.methods = {ImageMethod::SgldS, ImageMethod::Sgld, ImageMethod::LcSgld, ImageMethod::CwSgd,
                           ImageMethod::Ours};
-        config.map.epochs = 10;
-        config.map.batchSize = 16;
+        shrinkImageRun(config, config.sgld, 16, 10, 3);
         config.cwSgd = config.map;
-        config.sgld.epochs = 10;
-        config.sgld.batchSize = 16;
-        config.correction.batchSize = 16;
-        config.sgld.burnInSteps = 2;
-        config.sgld.thinning = 1;
-        config.correction.epochs = 3;
         const auto result = runCorruptionExperiment(data, config, {});
         QCOMPARE(result.rows.size(), size_t(2 * 2 * 5));
         QCOMPARE(result.summary.size(), size_t(2 * 5));
@@ -364,14 +352,11 @@ private Q_SLOTS:
     {
         const auto data = tinyImages(60, 6);
         auto config = SelectiveConfig::preset("cpu", data);
-        config.model.hidden = {16};
         config.referralCosts = {0.02, 0.4};
+        shrinkImageRun(config, config.sghmc, 16, 6, 2);
         config.map = {10, 16, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}};
-        config.sghmc.epochs = 6;
-        config.sghmc.batchSize = 16;
-        config.sghmc.burnInSteps = 2;
         config.sghmc.thinning = 2;
-        config.correction.epochs = 2;
+        config.correction.batchSize = 64;  // the preset's, as this test was tuned with
         config.correctionNoS.epochs = 2;
         config.calibrationCopies = 2;
         // Live test curves, typed: (model, run) -> figures per epoch.
@@ -462,13 +447,9 @@ private Q_SLOTS:
         QVERIFY(cost(together, ImageMethod::CwSgd, 0.25) != cost(together, ImageMethod::CwSgd, 0.5));
 
         auto selective = SelectiveConfig::preset("cpu", data);
-        selective.model.hidden = {8};
+        shrinkImageRun(selective, selective.sghmc, 8, 2, 1);
         selective.map = {2, 16, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}};
-        selective.sghmc.epochs = 2;
-        selective.sghmc.batchSize = 16;
-        selective.sghmc.burnInSteps = 2;
-        selective.sghmc.thinning = 1;
-        selective.correction.epochs = 1;
+        selective.correction.batchSize = 64;  // the preset's
         selective.calibrationCopies = 1;
         selective.referralCosts = {0.4};
         selective.methods = {ImageMethod::LcSghmc};

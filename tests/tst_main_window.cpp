@@ -2,6 +2,8 @@
 // colours present), a cost edit re-runs only the correction, sessions round-trip.
 #include <QtTest/QtTest>
 
+#include "gui_test_setup.h"
+
 #include <QColor>
 #include <QDockWidget>
 #include <QImage>
@@ -53,12 +55,7 @@ bool near(QRgb a, const QColor& b)
 class TestMainWindow : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase()
-    {
-        configureThreads(1);
-        QStandardPaths::setTestModeEnabled(true);  // QSettings go to a throw-away place
-        QCoreApplication::setOrganizationName("LCStudioTests");
-    }
+    void initTestCase() { isolateWindowTest(); }
 
     void screenshotIsNotBlank()
     {

@@ -24,6 +24,7 @@
 #include "experiments/camvid_experiment.h"
 #include "io/model_io.h"
 #include "models/segnet.h"
+#include "tiny_camvid.h"
 
 using namespace lcs;
 
@@ -335,18 +336,9 @@ private Q_SLOTS:
             writeFrame(data, "holdout", QString("h%1.png").arg(i), 100 + i);
         auto config = CamvidTrainConfig::preset("cpu");
         config.data = data.toStdString();
-        config.height = 32;
-        config.width = 32;
-        config.sgd.epochs = 30;
-        config.sgd.batchSize = 2;
+        shrinkCamvidTraining(config, 32, 30, 2, 2);  // every one of the 6 frames
         config.lcFineTune.epochs = 1;
         config.lcFineTune.batchSize = 3;
-        config.sghmc.epochs = 2;
-        config.sghmc.batchSize = 2;
-        config.sghmc.burnInSteps = 1;
-        config.sghmc.thinning = 1;
-        config.correction.epochs = 2;
-        config.correction.batchSize = 2;
         const auto models = tmp.path() + "/models";
         QDir().mkpath(models);
         const auto trained = trainCamvid(config, models.toStdString(), {});
@@ -430,17 +422,7 @@ private Q_SLOTS:
             writeAmbiguousFrame(data, "val", QString("v%1.png").arg(i), 50 + i);
         auto config = CamvidWindowConfig::preset("demo");
         config.train.data = data.toStdString();
-        config.train.height = 32;
-        config.train.width = 32;
-        config.train.maxFrames = 0;
-        config.train.sgd.epochs = 30;
-        config.train.sgd.batchSize = 2;
-        config.train.sghmc.epochs = 30;
-        config.train.sghmc.batchSize = 2;
-        config.train.sghmc.burnInSteps = 1;
-        config.train.sghmc.thinning = 1;
-        config.train.correction.epochs = 4;
-        config.train.correction.batchSize = 2;
+        shrinkCamvidTraining(config.train, 32, 30, 30, 4);
         // A: deciding car on a road pixel is expensive, so q leans to road in the grey band.
         const auto costsA = camvidCostsWith(3, 8, 4.0);
         config.train.costs = costsA;

@@ -264,15 +264,8 @@ private:
 
     void train(const CamvidSettings& s, const CostMatrix& costs)
     {
-        auto config = CamvidWindowConfig::preset(s.preset.toStdString());
-        config.train.data = s.data.trimmed().toStdString();
-        if (s.maxFrames > 0)
-            config.train.maxFrames = s.maxFrames;
-        if (s.maxEvalFrames > 0)
-            config.maxEvalFrames = s.maxEvalFrames;
-        config.trainMcDropout = s.mcDropout;
-        config.train.seed = s.seed;
-        config.train.device = s.device.toStdString();
+        auto config = camvidWindowConfigFor({s.preset.toStdString(), s.data.trimmed().toStdString(), s.maxFrames,
+                                             s.maxEvalFrames, s.mcDropout, s.seed, s.device.toStdString()});
         config.train.costs = camvidDecisionCosts(costs);  // refuses a matrix of the wrong size first
         if (m_hooks && m_hooks->tuneConfig)
             m_hooks->tuneConfig(config);

@@ -49,25 +49,26 @@ ConfusionCells confusionCells(const ComparisonView& view)
 
 namespace {
 
-QCPColorGradient countGradient()
+QCPColorGradient rgbGradient(std::initializer_list<std::pair<double, QColor>> stops)
 {
     QCPColorGradient g;
     g.setColorInterpolation(QCPColorGradient::ciRGB);
-    g.setColorStopAt(0.0, QColor(255, 255, 255));
-    g.setColorStopAt(0.03, QColor(222, 235, 247));
-    g.setColorStopAt(0.25, QColor(107, 174, 214));
-    g.setColorStopAt(1.0, QColor(8, 48, 107));
+    for (const auto& [at, colour] : stops)
+        g.setColorStopAt(at, colour);
     return g;
 }
 
+/// White to blue (ColorBrewer Blues), steep near zero so that a single count shows.
+QCPColorGradient countGradient()
+{
+    return rgbGradient({{0.0, QColor(255, 255, 255)}, {0.03, QColor(222, 235, 247)}, {0.25, QColor(107, 174, 214)},
+                        {1.0, QColor(8, 48, 107)}});
+}
+
+/// Red (fewer) through white to blue (more): ColorBrewer RdBu.
 QCPColorGradient differenceGradient()
 {
-    QCPColorGradient g;
-    g.setColorInterpolation(QCPColorGradient::ciRGB);
-    g.setColorStopAt(0.0, QColor(178, 24, 43));
-    g.setColorStopAt(0.5, QColor(255, 255, 255));
-    g.setColorStopAt(1.0, QColor(33, 102, 172));
-    return g;
+    return rgbGradient({{0.0, QColor(178, 24, 43)}, {0.5, QColor(255, 255, 255)}, {1.0, QColor(33, 102, 172)}});
 }
 
 QSharedPointer<QCPAxisTickerText> textTicker(const QStringList& labels)

@@ -94,23 +94,33 @@ ComparisonView comparisonView(const DecisionComparison& comparison, const std::v
     return v;
 }
 
+namespace {
+
+/// One (method, swept value) of a summary: the figures both image experiments report.
+template <class Summary>
+SummaryPoint summaryPoint(const Summary& s, double x, int trials)
+{
+    SummaryPoint p;
+    p.method = QString::fromStdString(imageMethodName(s.method));
+    p.x = x;
+    p.costMean = s.cost.mean;
+    p.costStd = s.cost.std;
+    p.accuracyMean = s.accuracy.mean;
+    p.accuracyStd = s.accuracy.std;
+    p.trials = trials;
+    p.collapsed = s.collapsed;
+    return p;
+}
+
+} // namespace
+
 SummaryView summaryView(const CorruptionResult& result)
 {
     SummaryView v;
     v.experiment = QStringLiteral("corruption");
     v.xLabel = QObject::tr("label corruption rate");
-    for (const auto& s : result.summary) {
-        SummaryPoint p;
-        p.method = QString::fromStdString(imageMethodName(s.method));
-        p.x = s.rate;
-        p.costMean = s.cost.mean;
-        p.costStd = s.cost.std;
-        p.accuracyMean = s.accuracy.mean;
-        p.accuracyStd = s.accuracy.std;
-        p.trials = result.trials;
-        p.collapsed = s.collapsed;
-        v.points.push_back(p);
-    }
+    for (const auto& s : result.summary)
+        v.points.push_back(summaryPoint(s, s.rate, result.trials));
     return v;
 }
 
@@ -120,17 +130,9 @@ SummaryView summaryView(const SelectiveResult& result)
     v.experiment = QStringLiteral("selective");
     v.xLabel = QObject::tr("referral cost r");
     for (const auto& s : result.summary) {
-        SummaryPoint p;
-        p.method = QString::fromStdString(imageMethodName(s.method));
-        p.x = s.referralCost;
-        p.costMean = s.cost.mean;
-        p.costStd = s.cost.std;
-        p.accuracyMean = s.accuracy.mean;
-        p.accuracyStd = s.accuracy.std;
+        auto p = summaryPoint(s, s.referralCost, result.trials);
         p.referralMean = s.referralRate.mean;
         p.referralStd = s.referralRate.std;
-        p.trials = result.trials;
-        p.collapsed = s.collapsed;
         v.points.push_back(p);
     }
     return v;

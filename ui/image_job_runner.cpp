@@ -221,13 +221,7 @@ private:
             reporter.setPlan(corruptionPlan(config));
             // Heat maps and the gallery fill in as each run's q is trained, not at the end.
             config.onComparison = [&](const DecisionComparison& c, const at::Tensor& testImages) {
-                reporter.flush();  // the curves that led to this comparison first
-                auto v = comparisonView(c, data.classNames, config.costs, testImages, data.channelMean,
-                                        data.channelStd);
-                v.experiment = s.experiment;
-                v.uncorrectedLabel = imageSeriesLabel(QStringLiteral("sgld_s"));
-                v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
-                emitView(&ImageJobRunner::comparison, v);
+                sendComparison(reporter, c, data, config.costs, testImages, s.experiment, "sgld_s");
             };
             const auto result = runCorruptionExperiment(data, config, reporter.context(cancelToken()));
             reporter.flush();
@@ -258,13 +252,8 @@ private:
             reporter.setPlan(selectivePlan(config));
             // Live, with the trial's own rotated test images (what the networks decided on).
             config.onComparison = [&](const DecisionComparison& c, const at::Tensor& testImages) {
-                reporter.flush();
-                auto v = comparisonView(c, data.classNames, selectiveCosts(config.baseCosts, c.rate), testImages,
-                                        data.channelMean, data.channelStd);
-                v.experiment = s.experiment;
-                v.uncorrectedLabel = imageSeriesLabel(QStringLiteral("sghmc"));
-                v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
-                emitView(&ImageJobRunner::comparison, v);
+                sendComparison(reporter, c, data, selectiveCosts(config.baseCosts, c.rate), testImages, s.experiment,
+                               "sghmc");
             };
             const auto result = runSelectiveExperiment(data, config, reporter.context(cancelToken()));
             reporter.flush();
@@ -276,6 +265,20 @@ private:
             keepCache(s, data, result.cache,
                       selectiveCosts(config.baseCosts, result.cache ? result.cache->rate : config.referralCosts.back()));
         }
+    }
+
+    /// One run's comparison of S (the `uncorrected` method) with q, after the curves that
+    /// led to it.
+    void sendComparison(Reporter& reporter, const DecisionComparison& c, const ImageDataset& data,
+                        const CostMatrix& costs, const at::Tensor& testImages, const QString& experiment,
+                        const char* uncorrected)
+    {
+        reporter.flush();
+        auto v = comparisonView(c, data.classNames, costs, testImages, data.channelMean, data.channelStd);
+        v.experiment = experiment;
+        v.uncorrectedLabel = imageSeriesLabel(QString::fromLatin1(uncorrected));
+        v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
+        emitView(&ImageJobRunner::comparison, v);
     }
 
     void keepCache(const ImageExperimentSettings& s, const ImageDataset& data,

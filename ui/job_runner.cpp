@@ -34,8 +34,8 @@ void ExperimentWorker::run(int job, const QVariant& settings, const CostMatrix& 
 // ---------------------------------------------------------------------------------------
 // ProgressChannel
 
-ProgressChannel::ProgressChannel(ExperimentWorker* worker, QString phasePrefix, double from, double to)
-    : m_worker(worker), m_prefix(std::move(phasePrefix)), m_from(from), m_to(to)
+ProgressChannel::ProgressChannel(ExperimentWorker* worker, QString phasePrefix)
+    : m_worker(worker), m_prefix(std::move(phasePrefix))
 {
 }
 
@@ -84,7 +84,7 @@ void ProgressChannel::flushLocked()
     jp.detail = QString::fromStdString(m_last.detail);
     jp.step = m_last.step;
     jp.total = m_last.total;
-    jp.fraction = m_from + (m_to - m_from) * m_plan.fraction();
+    jp.fraction = m_plan.fraction();
     for (const auto& [k, v] : m_last.training.named())
         jp.figures.push_back({QString::fromStdString(k), v});
     Q_EMIT m_worker->progress(jp);

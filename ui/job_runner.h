@@ -106,9 +106,8 @@ private:
 /// come from several engine threads at once: the channel serialises them.
 class ProgressChannel {
 public:
-    /// `phasePrefix` heads the phase shown ("corruption (sgld)"); the plan's fraction is
-    /// mapped to [from, to] of the job.
-    ProgressChannel(ExperimentWorker* worker, QString phasePrefix, double from = 0.0, double to = 1.0);
+    /// `phasePrefix` heads the phase shown ("corruption (sgld)").
+    ProgressChannel(ExperimentWorker* worker, QString phasePrefix);
     virtual ~ProgressChannel() = default;
 
     void setPlan(const TaskPlan& plan, PlanProgress::Order order = PlanProgress::Order::Sequential);
@@ -136,7 +135,6 @@ private:
     void flushLocked();
     ExperimentWorker* m_worker;
     QString m_prefix;
-    double m_from, m_to;
     PlanProgress m_plan;
     std::optional<TaskIdentity> m_fallback;
     bool m_byPhase = false;

@@ -189,6 +189,20 @@ struct CamvidWindowConfig {
     static CamvidWindowConfig preset(const std::string& name);
 };
 
+/// What a user chooses for a window run, from the window's form or a session file.
+struct CamvidWindowChoices {
+    std::string preset = "demo";  ///< see CamvidWindowConfig::preset
+    std::string data;             ///< a folder laid out like CamVid
+    int64_t maxFrames = 0;        ///< training frames; 0: the preset's
+    int64_t maxEvalFrames = 0;    ///< validation frames evaluated; 0: the preset's
+    bool mcDropout = false;       ///< also train an MC-dropout network
+    uint64_t seed = 0;
+    std::string device = "cpu";
+};
+
+/// The preset with the choices applied (the window and `lcstudio-cli run` alike).
+CamvidWindowConfig camvidWindowConfigFor(const CamvidWindowChoices& choices);
+
 /// What a window run keeps between cost edits. Lives on the job's thread; never shared
 /// with a GUI thread (only the plain data the evaluation visits leaves it).
 struct CamvidWindowCache {

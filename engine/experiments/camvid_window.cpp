@@ -120,6 +120,20 @@ constexpr int kEpochMcPasses = 5;  ///< MC-dropout passes for its per-epoch figu
 
 } // namespace
 
+CamvidWindowConfig camvidWindowConfigFor(const CamvidWindowChoices& choices)
+{
+    auto config = CamvidWindowConfig::preset(choices.preset);
+    config.train.data = choices.data;
+    if (choices.maxFrames > 0)
+        config.train.maxFrames = choices.maxFrames;
+    if (choices.maxEvalFrames > 0)
+        config.maxEvalFrames = choices.maxEvalFrames;
+    config.trainMcDropout = choices.mcDropout;
+    config.train.seed = choices.seed;
+    config.train.device = choices.device;
+    return config;
+}
+
 CamvidWindowConfig CamvidWindowConfig::preset(const std::string& name)
 {
     if (name != "demo" && name != "cpu")

@@ -11,6 +11,38 @@ namespace lcs {
 
 namespace {
 
+/// Loads serialised weights into `module`. InputArchive replaces tensors wholesale (set_),
+/// so a file of another shape would load "successfully": every parameter and buffer is
+/// compared with the shape the architecture in `sidecar` gives it.
+void loadCheckedWeights(torch::nn::Module& module, const std::string& weights, const std::string& path,
+                        const std::string& sidecar)
+{
+    std::vector<std::pair<std::string, std::vector<int64_t>>> expected;
+    for (const auto& item : module.named_parameters())
+        expected.emplace_back(item.key(), item.value().sizes().vec());
+    for (const auto& item : module.named_buffers())
+        expected.emplace_back(item.key(), item.value().sizes().vec());
+    try {
+        torch::serialize::InputArchive archive;
+        archive.load_from(weights.data(), weights.size());
+        module.load(archive);
+    } catch (const c10::Error& e) {
+        throw InputError(path + ": cannot load weights for the architecture in " + sidecar + " (" +
+                         e.what_without_backtrace() + ")");
+    }
+    const auto params = module.named_parameters();
+    const auto buffers = module.named_buffers();
+    for (const auto& [name, sizes] : expected) {
+        const auto* t = params.find(name);
+        if (!t)
+            t = buffers.find(name);
+        if (!t || t->sizes().vec() != sizes)
+            throw InputError(path + ": weight \"" + name + "\" has shape " +
+                             (t ? c10::str(c10::IntArrayRef(t->sizes())) : std::string("none")) + " but " + sidecar +
+                             " describes " + c10::str(c10::IntArrayRef(sizes)));
+    }
+}
+
 constexpr size_t kMaxSidecarBytes = size_t{16} << 20;
 constexpr size_t kMaxWeightsBytes = size_t{1} << 30;
 
@@ -65,25 +97,7 @@ LoadedMlp loadMlp(const std::string& path)
     out.info = modelInfoFromJson(readFile(sidecar, kMaxSidecarBytes), sidecar);
     const std::string weights = readWeightsFor(out.info, path, sidecar);
     out.model = Mlp(out.info.inputs, out.info.hidden, out.info.classes);
-    // InputArchive replaces tensors wholesale (set_), so a file of another shape would load
-    // "successfully"; compare against the architecture the sidecar promises.
-    std::vector<std::pair<std::string, std::vector<int64_t>>> expected;
-    for (const auto& item : out.model->named_parameters())
-        expected.emplace_back(item.key(), item.value().sizes().vec());
-    try {
-        torch::serialize::InputArchive archive;
-        archive.load_from(weights.data(), weights.size());
-        out.model->load(archive);
-    } catch (const c10::Error& e) {
-        throw InputError(path + ": cannot load weights for the architecture in " + sidecar + " ("
-                         + e.what_without_backtrace() + ")");
-    }
-    for (const auto& [name, sizes] : expected) {
-        const auto actual = out.model->named_parameters()[name].sizes().vec();
-        if (actual != sizes)
-            throw InputError(path + ": weight \"" + name + "\" has shape " + c10::str(c10::IntArrayRef(actual)) + " but "
-                             + sidecar + " describes " + c10::str(c10::IntArrayRef(sizes)));
-    }
+    loadCheckedWeights(*out.model, weights, path, sidecar);
     out.model->eval();
     return out;
 }
@@ -135,28 +149,7 @@ LoadedClassifier loadClassifier(const std::string& path)
     } catch (const std::exception& e) {
         throw InputError(sidecar + ": cannot build the network it describes (" + e.what() + ")");
     }
-    std::vector<std::pair<std::string, std::vector<int64_t>>> expected;
-    for (const auto& item : out.model->named_parameters())
-        expected.emplace_back(item.key(), item.value().sizes().vec());
-    for (const auto& item : out.model->named_buffers())
-        expected.emplace_back(item.key(), item.value().sizes().vec());
-    try {
-        torch::serialize::InputArchive archive;
-        archive.load_from(weights.data(), weights.size());
-        out.model->load(archive);
-    } catch (const c10::Error& e) {
-        throw InputError(path + ": cannot load weights for the architecture in " + sidecar + " (" +
-                         e.what_without_backtrace() + ")");
-    }
-    const auto params = out.model->named_parameters();
-    const auto buffers = out.model->named_buffers();
-    for (const auto& [name, sizes] : expected) {
-        const auto* t = params.find(name);
-        if (!t)
-            t = buffers.find(name);
-        if (!t || t->sizes().vec() != sizes)
-            throw InputError(path + ": tensor \"" + name + "\" does not have the shape " + sidecar + " describes");
-    }
+    loadCheckedWeights(*out.model, weights, path, sidecar);
     out.model->eval();
     return out;
 }
