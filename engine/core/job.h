@@ -86,6 +86,13 @@ struct TaskPosition {
 /// apart the steps of one network that run as separate tasks (the synthetic experiment's
 /// "sampling" and "correction"); empty where a network is one task.
 struct TaskIdentity {
+    TaskIdentity() = default;
+    TaskIdentity(std::string networkId, std::optional<double> settingValue = std::nullopt, int trialIndex = 0,
+                 std::string stageName = {})
+        : network(std::move(networkId)), setting(settingValue), trial(trialIndex), stage(std::move(stageName))
+    {
+    }
+
     std::string network;
     std::optional<double> setting;
     int trial = 0;
@@ -159,6 +166,12 @@ using PlanSink = std::function<void(const TaskPlan&, PlanProgress::Order)>;
 
 /// What a job receives besides its config: where to report, and when to stop.
 struct JobContext {
+    JobContext() = default;
+    JobContext(ProgressSink progressSink, const CancelToken* cancelToken)
+        : progress(std::move(progressSink)), cancel(cancelToken)
+    {
+    }
+
     ProgressSink progress;
     const CancelToken* cancel = nullptr;
     PlanSink plan;
