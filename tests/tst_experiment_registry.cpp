@@ -2,6 +2,7 @@
 // runs through the CLI (its command, flags, --help and results files derived from the
 // declaration) and through the window's job runner (run, progress, re-correction),
 // with no change to any other file.
+#include <QLineEdit>
 #include <QtTest>
 
 #include <cmath>
@@ -18,7 +19,12 @@
 #include "decision/decisions.h"
 #include "experiments/experiment.h"
 #include "experiments/run_record.h"
+#include "cost_matrix_model.h"
+#include "experiments/registry/registry_page.h"
+#include "gui_test_setup.h"
 #include "job_runner.h"
+#include "main_window.h"
+#include "settings_form.h"
 
 using namespace lcs;
 using namespace lcs::ui;
@@ -216,6 +222,7 @@ class TestExperimentRegistry : public QObject {
 private Q_SLOTS:
     void initTestCase()
     {
+        isolateWindowTest();
         ExperimentRegistry::global().add(std::make_shared<ThreeGaussians>());
         QVERIFY_THROWS_EXCEPTION(std::logic_error,
                                  ExperimentRegistry::global().add(std::make_shared<ThreeGaussians>()));
@@ -331,6 +338,47 @@ private Q_SLOTS:
         };
         QCOMPARE(uncorrected("1", true), uncorrected("8", true));
         QVERIFY(uncorrected("1", false) != uncorrected("8", false));
+    }
+
+    // The window gives the added experiment a page derived from its declaration: a
+    // settings form that parses like the flags, runs on the job runner, results export.
+    void windowRunsItFromItsDeclaration()
+    {
+        MainWindow window;
+        QVERIFY(window.experiments().contains("three_gaussians"));
+        window.setExperiment("three_gaussians");
+        auto* page = qobject_cast<RegistryExperimentPage*>(window.currentPage());
+        QVERIFY(page);
+        QVERIFY(window.costModel()->matrix().values() == ThreeGaussians().defaultCosts({}).values());
+        auto* points = page->form()->findChild<QLineEdit*>("points");
+        QVERIFY(points);
+        QCOMPARE(points->placeholderText(), QString("400"));
+        points->setText("5");  // below the declared range: refused as the flag would be
+        QVERIFY_THROWS_EXCEPTION(InputError, page->form()->values());
+        points->setText("240");
+        page->form()->findChild<QLineEdit*>("iterations")->setText("40");
+        QCOMPARE(page->form()->values(), (nlohmann::json{{"points", 240}, {"iterations", 40}}));
+        QSignalSpy finished(page->runner(), &JobRunner::finished);
+        window.runAll();
+        QVERIFY(finished.wait(60000));
+        const auto results = nlohmann::json::parse(page->resultsJson().toStdString());
+        QCOMPARE(results.at("run").at("settings").at("points").get<int>(), 240);
+        QCOMPARE(results.at("run").at("experiment").get<std::string>(), std::string("three_gaussians"));
+        QVERIFY(page->canRecorrect());
+        QVERIFY(page->resultsCsv().startsWith("rule,cost,accuracy"));
+        // LCS_SHOT_DIR=DIR saves the page as a user sees it at 1366 x 768 (for review).
+        if (const QString shots = qEnvironmentVariable("LCS_SHOT_DIR"); !shots.isEmpty()) {
+            window.resize(1366, 768);
+            window.show();
+            QCoreApplication::processEvents();
+            QVERIFY(window.grab().save(shots + "/three_gaussians_1366x768.png"));
+        }
+        QTemporaryDir dir;
+        QVERIFY(page->exportResults(dir.filePath("r.csv")).isEmpty());
+        // The form shows values back, and the defaults for what it is not given.
+        page->form()->setValues({{"temperature", 2.5}});
+        QCOMPARE(page->form()->findChild<QLineEdit*>("temperature")->text(), QString("2.5"));
+        QVERIFY(points->text().isEmpty());
     }
 
     void badSettingsFailTheJobNamingTheSetting()

@@ -219,6 +219,10 @@ class ExperimentJobRunner : public JobRunner {
     Q_OBJECT
 public:
     explicit ExperimentJobRunner(const Experiment& experiment, QObject* parent = nullptr);
+
+Q_SIGNALS:
+    /// The finished job's text table (what the CLI prints), before finished().
+    void table(const QString& text);
 };
 
 } // namespace lcs::ui

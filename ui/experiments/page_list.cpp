@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "camvid/camvid_experiment_page.h"
+#include "experiments/experiment.h"
 #include "image/image_experiment_page.h"
+#include "registry/registry_page.h"
 #include "main_window.h"
 #include "synthetic/synthetic_page.h"
 
@@ -13,9 +15,15 @@ QList<ExperimentPage*> makeExperimentPages(CostMatrixModel* costs, CostEditor* c
                                            std::shared_ptr<const ImageJobHooks> imageHooks,
                                            std::shared_ptr<const CamvidJobHooks> camvidHooks, QObject* parent)
 {
-    return {new SyntheticPage(costs, costEditor, parent),
-            new ImageExperimentPage(costs, costEditor, std::move(imageHooks), parent),
-            new CamvidExperimentPage(costs, costEditor, std::move(camvidHooks), parent)};
+    QList<ExperimentPage*> pages{new SyntheticPage(costs, costEditor, parent),
+                                 new ImageExperimentPage(costs, costEditor, std::move(imageHooks), parent),
+                                 new CamvidExperimentPage(costs, costEditor, std::move(camvidHooks), parent)};
+    // Every registered experiment without a page of its own gets the page derived from
+    // its declaration.
+    for (const auto* experiment : ExperimentRegistry::global().all())
+        if (!pageFor(pages, QString::fromStdString(experiment->name())))
+            pages << new RegistryExperimentPage(*experiment, costs, costEditor, parent);
+    return pages;
 }
 
 ExperimentPage* pageFor(const QList<ExperimentPage*>& pages, const QString& experiment)
