@@ -149,10 +149,10 @@ void MainWindow::buildActions()
     edit->addAction(tr("Reset Costs to &0/1"), &m_costs, &CostMatrixModel::resetToZeroOne);
 
     auto* run = menuBar()->addMenu(tr("&Run"));
-    m_runAction = run->addAction(tr("&Run (Sample + Correct)"), QKeySequence(Qt::Key_F5), this, &MainWindow::runAll);
+    m_runAction = run->addAction(tr("&Run"), QKeySequence(Qt::Key_F5), this, &MainWindow::runAll);
     m_sampleAction = run->addAction(tr("&Sample Posterior Only"), QKeySequence(Qt::SHIFT | Qt::Key_F5), this,
                                     &MainWindow::sampleOnly);
-    m_correctAction = run->addAction(tr("&Correct Only (cached posterior)"), QKeySequence(Qt::Key_F6), this,
+    m_correctAction = run->addAction(tr("Re-&correct (cached run)"), QKeySequence(Qt::Key_F6), this,
                                      &MainWindow::correctOnly);
     m_cancelAction = run->addAction(tr("C&ancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelJob);
 

@@ -141,7 +141,7 @@ protected:
             }
             if (correcting) {
                 if (m_cache.empty())
-                    throw std::runtime_error("no posterior yet: run sampling first (Run > Sample)");
+                    throw std::runtime_error("no posterior yet: run sampling first (Run > Sample Posterior Only)");
                 // The cached posterior fixes data, replicates and methods; the correction
                 // settings and the costs come from this request.
                 SyntheticConfig cc = m_cacheConfig;
