@@ -32,6 +32,15 @@ double scalar(const at::Tensor& t)
     return t.item<double>();
 }
 
+ModelSpec mlpSpec(std::vector<int64_t> inputShape, int64_t classes, std::vector<int64_t> hidden)
+{
+    ModelSpec spec;
+    spec.inputShape = std::move(inputShape);
+    spec.classes = classes;
+    spec.hidden = std::move(hidden);
+    return spec;
+}
+
 ModelSpec resnetSpec(std::vector<int64_t> inputShape, int64_t classes, int64_t width)
 {
     ModelSpec spec;
@@ -123,10 +132,7 @@ private Q_SLOTS:
         // is minimised at p(1) = w1 / (w0 + w1) = 1.4 / 2.4; unweighted at 1/2.
         auto g = makeGenerator(3);
         TrainingSet data{at::zeros({200, 1, 1, 1}), at::arange(2, at::kLong).repeat({100})};
-        ModelSpec spec;
-        spec.inputShape = {1, 1, 1};
-        spec.classes = 2;
-        spec.hidden = {};
+        const auto spec = mlpSpec({1, 1, 1}, 2, {});
         for (double w1 : {1.0, 1.4}) {
             auto model = spec.build(g);
             SgdConfig config{300, 200, 0.2, LrSchedule::Constant, 0.9, 0.0, {1.0, w1}};  // full batch: exact gradients
@@ -151,10 +157,7 @@ private Q_SLOTS:
         QVERIFY(expected > 0.52 && expected < 0.53);
         auto g = makeGenerator(4);
         TrainingSet data{at::zeros({200, 1, 1, 1}), at::arange(2, at::kLong).repeat({100})};
-        ModelSpec spec;
-        spec.inputShape = {1, 1, 1};
-        spec.classes = 2;
-        spec.hidden = {};
+        const auto spec = mlpSpec({1, 1, 1}, 2, {});
         auto start = spec.build(g);
         const auto costs = costPreset("synthetic");
         SgldDistillationConfig config;
@@ -180,10 +183,7 @@ private Q_SLOTS:
         // student distilled online must reproduce its predictive on D'.
         auto g = makeGenerator(5);
         const auto data = tinyImages(40, 1);
-        ModelSpec spec;
-        spec.inputShape = data.inputShape;
-        spec.classes = 3;
-        spec.hidden = {16};
+        const auto spec = mlpSpec(data.inputShape, 3, {16});
         auto teacher = spec.build(g);
         {
             torch::NoGradGuard noGrad;
@@ -222,10 +222,7 @@ private Q_SLOTS:
         QFETCH(bool, fromInitial);
         auto g = makeGenerator(8);
         const auto data = tinyImages(20, 2);
-        ModelSpec spec;
-        spec.inputShape = data.inputShape;
-        spec.classes = 3;
-        spec.hidden = {16};
+        const auto spec = mlpSpec(data.inputShape, 3, {16});
         auto initial = spec.build(g);
         SgldDistillationConfig config;
         config.epochs = 2;
