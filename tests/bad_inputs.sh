@@ -325,6 +325,11 @@ expect 2 "--map-epochs: \"0\" is not an integer" -- corruption --data fashion-mn
 expect 2 "--width: \"0\" is not an integer" -- selective --data fashion-mnist --width 0
 expect 2 "applies to ResNet-18" -- corruption --data fashion-mnist --width 8
 expect 2 "is not cpu or paper" -- corruption --data fashion-mnist --preset gpu
+# The image data choices are declared settings: parsed and refused like every other.
+expect 2 "--max-train: \"0\" is not an integer in 1..100000000" -- corruption --data fashion-mnist --max-train 0
+expect 2 "--max-test: \"1e3\" is not an integer" -- selective --data fashion-mnist --max-test 1e3
+expect 2 "--data is given twice" -- corruption --data fashion-mnist --data mnist
+expect 2 "--data needs a value" -- selective --data=
 expect 2 "--trials: \"0\" is not an integer in 1..1000" -- corruption --data fashion-mnist --trials 0
 expect 2 "--max-train: \"-5\"" -- corruption --data fashion-mnist --max-train -5
 expect 2 "neither an MNIST-like IDX folder" -- corruption --data "$f"
