@@ -17,7 +17,7 @@
 namespace cli {
 namespace {
 
-const char* kImageRunFiles = R"(Options (data, files and output):
+const char* kImageRunFiles = R"(Options (files and output):
   --costs FILE        cost matrix (.json or .cost) with as many classes as the data;
                       default: the paper's (mnist preset for 1-channel data, cifar10 for colour)
   --threads T         intra-op threads (default 1: the MLP's small matrices run 3-4x

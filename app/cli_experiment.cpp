@@ -2,6 +2,7 @@
 // its declaration. The paper's experiments have commands of their own with a few more
 // flags (saved models, intra-op threads); every other registered experiment runs here.
 #include <cstdio>
+#include <mutex>
 
 #include "cli_commands.h"
 #include "cli_flags.h"
@@ -48,7 +49,12 @@ int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** arg
     }
     const auto settings = lcs::checkedSettings(specs, parsed.settings, experiment.name());
     ProgressLines lines(parsed.switches.count("--quiet") > 0);
-    lcs::JobContext ctx{[&](const lcs::Progress& p) { lines(p); }, &g_cancel};
+    std::mutex linesMutex;  // an experiment may report from several threads
+    lcs::JobContext ctx{[&](const lcs::Progress& p) {
+                            std::lock_guard<std::mutex> lock(linesMutex);
+                            lines(p);
+                        },
+                        &g_cancel};
     const auto run = experiment.run(settings, costs, ctx);
     lines.finish();
     std::fputs(run.output.table.c_str(), stdout);

@@ -63,7 +63,7 @@ std::string topHelp()
     };
     for (const auto* e : lcs::ExperimentRegistry::global().all())
         line(e->name() + " [options]", e->title());
-    line("camvid train|eval|fps", "CamVid segmentation (SegNet, IoU, overlays, frames/s)");
+    line("camvid train|eval|fps|correct", "CamVid segmentation (SegNet, IoU, overlays, frames/s)");
     line("run SESSION", "replay a session saved by the window");
     line("decide [options]", "decisions from a saved correction network");
     line("presets [NAME]", "list the paper's cost matrices, or print one as JSON");

@@ -80,10 +80,14 @@ ExperimentOutput correctGaussians(const GaussianRun& run, const CostMatrix& cost
     config.iterations = run.settings.at("iterations").get<int>();
     config.warmStartSteps = 50;
     auto gen = at::make_generator<at::CPUGeneratorImpl>(run.settings.at("seed").get<uint64_t>() + 1);
-    JobContext named = ctx;  // reports as the plan's one task
-    named.progress = [&ctx](const Progress& p) {
+    // Reports as the plan's one task, with one count over the warm start and the
+    // correction, so the task never reads as done before its last step.
+    JobContext named = ctx;
+    named.progress = [&ctx, &config](const Progress& p) {
         Progress q = p;
         q.task = TaskIdentity{"q", std::nullopt, 0};
+        q.total = config.warmStartSteps + config.iterations;
+        q.step = p.phase == "correction" ? config.warmStartSteps + p.step : p.step;
         ctx.report(q);
     };
     auto out = trainCorrection(run.calibration.x, run.pCalibration, costs, config, gen, named);

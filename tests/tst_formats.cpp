@@ -415,6 +415,12 @@ private Q_SLOTS:
         QVERIFY(refusal({{"preset", "laptop"}}).find("cpu or paper") != std::string::npos);
         QVERIFY(refusal({{"point", 40}}).find("unknown setting \"point\"") != std::string::npos);
         QCOMPARE(refusal(nlohmann::json::array()), std::string("s.json: settings must be a JSON object"));
+        // What JSON writers produce for the same values is accepted: 31.0 for 31, one
+        // number for a one-item list.
+        QCOMPARE(checkedSettings(specs, {{"points", 31.0}}, "s.json").at("points"), nlohmann::json(31));
+        QCOMPARE(checkedSettings(specs, {{"rates", 0.25}}, "s.json").at("rates"), (nlohmann::json{0.25}));
+        const std::vector<SettingSpec> methods{methodsSetting("methods", "m", {"bbvi"}, {"bbvi", "sghmc"})};
+        QVERIFY_THROWS_EXCEPTION(InputError, checkedSettings(methods, {{"methods", {"bbvi,sghmc"}}}, "s.json"));
     }
 
     // The help is derived: every declared setting's flag, its default and its choices.

@@ -149,6 +149,35 @@ private Q_SLOTS:
         QVERIFY(positives(b.testProbs, harsher) >= positives(b.testProbs, config.costs));
     }
 
+    // A task that runs phases in turn (KFAC's MAP then its samples; the correction's warm
+    // start then its steps) reports one count across them: its fraction never falls back
+    // and reaches 1 only with its last step.
+    void multiPhaseTasksReportOneCount()
+    {
+        auto config = quickConfig();
+        std::vector<std::pair<std::string, double>> reports;
+        JobContext ctx([&](const Progress& p) {
+            QVERIFY(p.task && (p.task->stage == kSamplingStage || p.task->stage == kCorrectionStage));
+            reports.emplace_back(p.phase, double(p.step) / double(p.total));
+        },
+                       nullptr);
+        auto check = [&](const std::string& first, const std::string& last) {
+            QVERIFY(!reports.empty());
+            QCOMPARE(reports.front().first, first);
+            QCOMPARE(reports.back().first, last);
+            for (size_t i = 1; i < reports.size(); ++i)
+                QVERIFY2(reports[i].second >= reports[i - 1].second, reports[i].first.c_str());
+            for (size_t i = 0; i + 1 < reports.size(); ++i)
+                QVERIFY2(reports[i].second < 1.0, (reports[i].first + " reads as done too early").c_str());
+            QCOMPARE(reports.back().second, 1.0);
+            reports.clear();
+        };
+        const auto p = inferSynthetic(config, 0, InferenceMethod::KfacLaplace, ctx);
+        check("kfac_map", "kfac_samples");
+        correctSynthetic(config, p, config.costs, ctx);
+        check("warm_start", "correction");
+    }
+
     void resultsDoNotDependOnThreadCount()
     {
         auto config = quickConfig();

@@ -43,6 +43,9 @@ void ProgressChannel::setPlan(const TaskPlan& plan, PlanProgress::Order order)
 {
     std::lock_guard<std::recursive_mutex> lock(m_mutex);
     m_plan = PlanProgress(plan, order);
+    // A plan of one task: every report without an identity is that task's.
+    if (plan.size() == 1 && !m_fallback)
+        m_fallback = plan.front().task;
 }
 
 void ProgressChannel::operator()(const Progress& p)
@@ -174,11 +177,23 @@ void JobRunner::cancel()
 }
 
 // ---------------------------------------------------------------------------------------
-// RegistryWorker
+// ExperimentJobRunner
 
-RegistryWorker::RegistryWorker(const Experiment& experiment) : m_experiment(experiment) {}
+namespace {
 
-RegistryWorker::~RegistryWorker() = default;
+/// The worker of ExperimentJobRunner (and of nothing else: its views are that runner's).
+class RegistryWorker : public ExperimentWorker {
+public:
+    explicit RegistryWorker(const Experiment& experiment) : m_experiment(experiment) {}
+
+protected:
+    void execute(JobKind job, const QVariant& settings, const CostMatrix& costs, QString& json,
+                 QString& csv) override;
+
+private:
+    const Experiment& m_experiment;
+    std::shared_ptr<RecorrectionState> m_cache;
+};
 
 void RegistryWorker::execute(JobKind job, const QVariant& settings, const CostMatrix& costs, QString& json,
                              QString& csv)
@@ -192,11 +207,12 @@ void RegistryWorker::execute(JobKind job, const QVariant& settings, const CostMa
         output = m_cache->recorrect(costs, channel.context(cancelToken()));
         ++recorrections;
     } else {
+        // Bad settings leave the cached run as it was.
+        const auto values = checkedSettings(m_experiment.settings(), settings.value<nlohmann::json>(),
+                                            m_experiment.name() + " settings");
         m_cache.reset();
         Q_EMIT cacheDropped();
         ++runs;
-        const auto values = checkedSettings(m_experiment.settings(), settings.value<nlohmann::json>(),
-                                            m_experiment.name() + " settings");
         auto run = m_experiment.run(values, costs.numClasses() > 0 ? std::optional<CostMatrix>(costs) : std::nullopt,
                                     channel.context(cancelToken()));
         output = std::move(run.output);
@@ -210,6 +226,8 @@ void RegistryWorker::execute(JobKind job, const QVariant& settings, const CostMa
     json = QString::fromStdString(output.json);
     csv = QString::fromStdString(output.csv);
 }
+
+} // namespace
 
 ExperimentJobRunner::ExperimentJobRunner(const Experiment& experiment, QObject* parent)
     : JobRunner(new RegistryWorker(experiment), QStringLiteral("lcs-jobs-") + QString::fromStdString(experiment.name()),

@@ -20,7 +20,6 @@
 
 namespace lcs {
 class Experiment;
-class RecorrectionState;
 }
 
 /// The window's one job runner: an owned worker thread, cancel, progress with the
@@ -196,25 +195,10 @@ private:
     bool m_hasCache = false;
 };
 
-/// Runs any registered experiment through its declaration: settings as the experiment's
-/// settings object (name -> value), results in its one format, re-correction on the
-/// state its run left.
-class RegistryWorker : public ExperimentWorker {
-    Q_OBJECT
-public:
-    explicit RegistryWorker(const Experiment& experiment);
-    ~RegistryWorker() override;
-
-protected:
-    void execute(JobKind job, const QVariant& settings, const CostMatrix& costs, QString& json,
-                 QString& csv) override;
-
-private:
-    const Experiment& m_experiment;
-    std::shared_ptr<RecorrectionState> m_cache;
-};
-
-/// A runner for a registered experiment; start() takes QVariant::fromValue(settingsJson).
+/// Runs any registered experiment through its declaration: start() takes the settings
+/// object (name -> value) as QVariant::fromValue(json), checked by checkedSettings before
+/// anything is dropped; results come in the experiment's one format; a re-correction
+/// runs on the state the last run left.
 class ExperimentJobRunner : public JobRunner {
     Q_OBJECT
 public:

@@ -254,6 +254,10 @@ std::optional<std::string> flagText(const SettingSpec& spec, const nlohmann::jso
     case SettingKind::Integer:
         if (v.is_number_integer())
             return v.dump();
+        // 31.0 is 31 (JSON writers differ); 31.5 is not an integer.
+        if (v.is_number_float() && std::isfinite(v.get<double>()) && std::floor(v.get<double>()) == v.get<double>() &&
+            std::abs(v.get<double>()) < 9.0e15)
+            return std::to_string(static_cast<long long>(v.get<double>()));
         return std::nullopt;
     case SettingKind::Number:
         if (v.is_number())
@@ -266,11 +270,14 @@ std::optional<std::string> flagText(const SettingSpec& spec, const nlohmann::jso
         return std::nullopt;
     case SettingKind::Methods:
         return joinedItems([](const nlohmann::json& x) -> std::optional<std::string> {
-            if (!x.is_string())
+            // An id with a comma would read as two.
+            if (!x.is_string() || x.get<std::string>().find(',') != std::string::npos)
                 return std::nullopt;
             return x.get<std::string>();
         });
     case SettingKind::Numbers:
+        if (v.is_number())  // one value, as the flag takes it
+            return formatNumber(v.get<double>());
         return joinedItems([](const nlohmann::json& x) -> std::optional<std::string> {
             if (!x.is_number())
                 return std::nullopt;
@@ -286,7 +293,7 @@ const char* kindName(SettingKind kind)
     case SettingKind::Integer: return "an integer";
     case SettingKind::Number: return "a number";
     case SettingKind::Choice: return "a string";
-    case SettingKind::Methods: return "a list of method ids";
+    case SettingKind::Methods: return "a list of method ids (strings without commas)";
     case SettingKind::Numbers: return "a list of numbers";
     case SettingKind::Text: return "a string";
     }

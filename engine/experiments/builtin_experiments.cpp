@@ -2,7 +2,9 @@
 // config), its description and its default costs, and runs through the same engine
 // functions as before. The registry's front ends (the CLI's command per experiment, the
 // window's job runner) need nothing else from them.
+#include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "core/input_error.h"
 #include "core/number_format.h"
@@ -43,9 +45,19 @@ public:
     CostMatrix costs() const override { return m_config.costs; }
     ExperimentOutput recorrect(const CostMatrix& costs, const JobContext& ctx) override
     {
+        return correct(costs, ctx, std::chrono::steady_clock::now());
+    }
+    /// The corrections under `costs` and the table; its seconds count from `start`.
+    ExperimentOutput correct(const CostMatrix& costs, const JobContext& ctx,
+                             std::chrono::steady_clock::time_point start)
+    {
         costs.validateFor(2);
-        const auto start = std::chrono::steady_clock::now();
         m_config.costs = costs;
+        TaskPlan plan;
+        for (const auto& t : syntheticPlan(m_config))
+            if (t.task.stage == kCorrectionStage)
+                plan.push_back(t);
+        ctx.declarePlan(plan, PlanProgress::Order::Parallel);
         const auto corrections = correctAll(m_config, m_predictives, costs, ctx);
         std::vector<ReplicateOutcome> outcomes;
         for (size_t i = 0; i < corrections.size(); ++i)
@@ -74,7 +86,10 @@ public:
     ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
                       const JobContext& ctx) const override
     {
+        const auto start = std::chrono::steady_clock::now();
         SyntheticConfig config;
+        // Tasks in parallel on every core unless the settings say otherwise (the command's default).
+        config.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         applySettings(syntheticSettings(), settings, config);
         if (costs)
             config.costs = *costs;
@@ -84,7 +99,10 @@ public:
         ctx.declarePlan(syntheticPlan(config), PlanProgress::Order::Parallel);
         auto state = std::make_shared<SyntheticState>(config, sampleAll(config, ctx));
         ExperimentRun out;
-        out.output = state->recorrect(config.costs, ctx);
+        // The correction's plan would replace the run's: keep reporting into the run's.
+        JobContext correcting = ctx;
+        correcting.plan = nullptr;
+        out.output = state->correct(config.costs, correcting, start);
         out.cache = std::move(state);
         return out;
     }

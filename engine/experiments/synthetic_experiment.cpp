@@ -67,16 +67,36 @@ void checkConfig(const SyntheticConfig& config)
     resolveDevice(config.device);
 }
 
+/// A task's phases in the order it runs them, with their step counts.
+using PhaseSteps = std::vector<std::pair<std::string, long long>>;
+
 /// Labels a job's reports with the replicate and method they belong to, as text and as
-/// the task's identity (the method's catalogue id, trial = replicate).
-JobContext labelled(const JobContext& ctx, int replicate, InferenceMethod method, const char* stage)
+/// the task's identity (the method's catalogue id, trial = replicate, the stage). A task
+/// that runs several phases in turn (KFAC's MAP then its samples; the correction's warm
+/// start then the correction) reports one count across them, so that its progress
+/// never restarts at 0 and never reads as done before its last phase.
+JobContext labelled(const JobContext& ctx, int replicate, InferenceMethod method, const char* stage,
+                    PhaseSteps phases = {})
 {
     JobContext out = ctx;
     if (ctx.progress) {
-        out.progress = [sink = ctx.progress, replicate, method, stage](const Progress& p) {
+        out.progress = [sink = ctx.progress, replicate, method, stage, phases](const Progress& p) {
             Progress q = p;
             q.detail = "replicate " + std::to_string(replicate + 1) + ", " + methodName(method);
             q.task = TaskIdentity{methodName(method), std::nullopt, replicate, stage};
+            long long before = 0, all = 0;
+            bool found = false;
+            for (const auto& [name, steps] : phases) {
+                if (name == p.phase)
+                    found = true;
+                else if (!found)
+                    before += steps;
+                all += steps;
+            }
+            if (found && p.total > 0) {
+                q.step = before + p.step;
+                q.total = all;
+            }
             sink(q);
         };
     }
@@ -100,7 +120,10 @@ TaskPlan syntheticPlan(const SyntheticConfig& config)
 SyntheticPredictive inferSynthetic(const SyntheticConfig& config, int replicate, InferenceMethod method,
                                    const JobContext& ctxIn)
 {
-    const JobContext ctx = labelled(ctxIn, replicate, method, kSamplingStage);
+    const PhaseSteps phases = method == InferenceMethod::KfacLaplace
+                                  ? PhaseSteps{{"kfac_map", config.kfac.map.iterations}, {"kfac_samples", config.kfac.samples}}
+                                  : PhaseSteps{};
+    const JobContext ctx = labelled(ctxIn, replicate, method, kSamplingStage, phases);
     SyntheticPredictive out;
     out.replicate = replicate;
     out.method = method;
@@ -158,7 +181,9 @@ SyntheticCorrection correctSynthetic(const SyntheticConfig& config, const Synthe
                                      const CostMatrix& costs, const JobContext& ctxIn,
                                      const CorrectionObserver& observer)
 {
-    const JobContext ctx = labelled(ctxIn, predictive.replicate, predictive.method, kCorrectionStage);
+    const JobContext ctx = labelled(ctxIn, predictive.replicate, predictive.method, kCorrectionStage,
+                                    {{"warm_start", config.correction.warmStartSteps},
+                                     {"correction", config.correction.iterations}});
     costs.validateFor(2);
     // The correction draws from its own stream: re-running it under a new cost matrix
     // starts q from the same initialisation.

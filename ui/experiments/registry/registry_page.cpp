@@ -113,13 +113,15 @@ QString RegistryExperimentPage::resultsTitle() const
 
 CostMatrix RegistryExperimentPage::defaultCosts(const QString&) const
 {
+    const auto declared = m_experiment.settings();
     try {
-        return m_experiment.defaultCosts(checkedSettings(m_experiment.settings(), m_form->values(),
-                                                         m_experiment.name()));
+        return m_experiment.defaultCosts(checkedSettings(declared, m_form->values(), m_experiment.name()));
     } catch (const std::exception&) {
-        // A form that does not parse yet: the declared defaults decide.
-        return m_experiment.defaultCosts(checkedSettings(m_experiment.settings(), nlohmann::json::object(),
-                                                         m_experiment.name()));
+    }
+    try {  // a form that does not parse yet: the declared defaults decide
+        return m_experiment.defaultCosts(checkedSettings(declared, nlohmann::json::object(), m_experiment.name()));
+    } catch (const std::exception&) {
+        return costs()->matrix();  // an experiment that cannot say without data: keep the matrix shown
     }
 }
 
