@@ -40,14 +40,27 @@ int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** arg
         return kExitOk;
     }
     std::optional<lcs::CostMatrix> costs;
+    std::string costsPath;
     ResultsOutputs outputs;
     for (const auto& [flag, value] : parsed.values) {
-        if (flag == "--costs")
+        if (flag == "--costs") {
             costs = lcs::loadCostMatrix(value);
-        else
+            costsPath = value;
+        } else {
             outputs.take(flag, value);
+        }
     }
     const auto settings = lcs::checkedSettings(specs, parsed.settings, experiment.name());
+    if (costs) {
+        // The matrix must fit the experiment's classes and decisions: said here, naming
+        // the file, before any work.
+        const auto expected = experiment.defaultCosts(settings);
+        if (costs->numClasses() != expected.numClasses() || costs->hasReferral() != expected.hasReferral())
+            throw UsageError("--costs: " + costsPath + " has " + std::to_string(costs->numClasses()) + " classes" +
+                             (costs->hasReferral() ? " and a referral column" : "") + "; " + experiment.name() +
+                             " decides among " + std::to_string(expected.numClasses()) + " classes" +
+                             (expected.hasReferral() ? " and referral" : " without referral"));
+    }
     ProgressLines lines(parsed.switches.count("--quiet") > 0);
     std::mutex linesMutex;  // an experiment may report from several threads
     lcs::JobContext ctx{[&](const lcs::Progress& p) {

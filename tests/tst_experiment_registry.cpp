@@ -254,6 +254,13 @@ private Q_SLOTS:
         const auto bad = runCommandLine({"three_gaussians", "--points", "5"});
         QCOMPARE(bad.status, 2);
         QVERIFY2(bad.err.find("--points") != std::string::npos, bad.err.c_str());
+        QTemporaryDir dir;
+        const QString twoClasses = dir.filePath("two.json");
+        saveCostMatrix(CostMatrix::zeroOne(2), twoClasses.toStdString());
+        const auto wrongSize = runCommandLine({"three_gaussians", "--costs", twoClasses.toStdString()});
+        QCOMPARE(wrongSize.status, 2);
+        QVERIFY2(wrongSize.err.find("--costs: " + twoClasses.toStdString() + " has 2 classes") != std::string::npos,
+                 wrongSize.err.c_str());
         const auto unknown = runCommandLine({"three_gaussians", "--rates", "0.5"});
         QCOMPARE(unknown.status, 2);
         QVERIFY2(unknown.err.find("--rates") != std::string::npos, unknown.err.c_str());
