@@ -7,6 +7,7 @@
 #include "cli_commands.h"
 #include "cli_flags.h"
 #include "cli_support.h"
+#include "core/threads.h"
 #include "decision/cost_matrix.h"
 #include "experiments/experiment.h"
 
@@ -61,6 +62,9 @@ int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** arg
                              " decides among " + std::to_string(expected.numClasses()) + " classes" +
                              (expected.hasReferral() ? " and referral" : " without referral"));
     }
+    // As every command: one intra-op thread and a single-threaded BLAS; an experiment
+    // that wants more runs its tasks in parallel (the synthetic one does).
+    lcs::configureThreads(1);
     ProgressLines lines(parsed.switches.count("--quiet") > 0);
     std::mutex linesMutex;  // an experiment may report from several threads
     lcs::JobContext ctx{[&](const lcs::Progress& p) {
