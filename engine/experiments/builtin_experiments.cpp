@@ -192,96 +192,112 @@ ImageRunChoices imageChoices(const std::string& experiment, const std::vector<Bo
     return choices;
 }
 
-class CorruptionExperiment : public Experiment {
-public:
-    std::string name() const override { return "corruption"; }
-    std::string title() const override { return "decisions under label corruption (paper Fig. 4)"; }
-    std::string description() const override
-    {
-        return "For each corruption rate and trial: replace that fraction of training labels by uniform\n"
-               "random ones (seeded), then train and compare on the clean test set\n"
-               "  sgld_s   SGLD from a MAP network with a student S distilled online (decisions from S)\n"
-               "  sgld     the same chain's Monte Carlo predictive (no S)\n"
-               "  lc_sgld  loss-calibrated SGLD (utility-scaled posterior)\n"
-               "  cw_sgd   SGD with class weights 1.4 on the classes the cost matrix favours\n"
-               "  ours     the correction q, warm-started from S and trained on D' against S\n"
-               "Prints decision cost, accuracy and NLL per method and rate, mean ± std over trials.\n";
-    }
-    std::vector<SettingSpec> settings() const override { return specsOf(corruptionSettings()); }
-    CostMatrix defaultCosts(const nlohmann::json& settings) const override
-    {
-        const auto choices = imageChoices(name(), corruptionSettings(), settings);
-        return corruptionConfigFor(choices, loadChosenData(choices)).costs;
-    }
-    ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
-                      const JobContext& ctx) const override
-    {
-        const auto choices = imageChoices(name(), corruptionSettings(), settings);
-        const auto data = loadChosenData(choices);
-        auto config = corruptionConfigFor(choices, data);
-        if (costs) {
-            checkImageCosts(name(), *costs, data);
-            config.costs = *costs;
-        }
-        ctx.declarePlan(corruptionPlan(config));
-        const auto result = runCorruptionExperiment(data, config, ctx);
-        ExperimentRun out;
-        out.output = {corruptionJson(result), corruptionCsv(result), corruptionTable(result)};
-        if (result.cache)
-            out.cache = std::make_shared<ImageState>(result.cache, config.costs, result.record, data.classNames);
-        return out;
-    }
+/// What the two image experiments do differently; ImageExperimentEntry does the rest.
+template <class Config, class Result>
+struct ImageExperimentParts {
+    std::string name, title, description;
+    const std::vector<BoundSetting<ImageRunChoices>>& (*settings)();
+    Config (*configFor)(const ImageRunChoices&, const ImageDataset&);
+    CostMatrix Config::*costs;  ///< the matrix a user's costs replace
+    TaskPlan (*plan)(const Config&);
+    Result (*run)(const ImageDataset&, const Config&, const JobContext&);
+    std::string (*json)(const Result&);
+    std::string (*csv)(const Result&);
+    std::string (*table)(const Result&);
+    /// The matrix the cached run's q was trained for.
+    CostMatrix (*cachedCosts)(const Config&, double cachedValue);
 };
 
-class SelectiveExperiment : public Experiment {
+template <class Config, class Result>
+class ImageExperimentEntry : public Experiment {
 public:
-    std::string name() const override { return "selective"; }
-    std::string title() const override { return "selective classification with referral (paper Fig. 3)"; }
-    std::string description() const override
-    {
-        return "Every image is rotated by an angle uniform in [-30, 30] degrees; the decisions are the\n"
-               "classes plus \"refer\" at cost r. For each referral cost r:\n"
-               "  sghmc      Bayes decisions under SGHMC's Monte Carlo predictive\n"
-               "  lc_sghmc   loss-calibrated SGHMC (a new chain for every r)\n"
-               "  ours       the correction q on the student S (S distilled once, q per r)\n"
-               "  ours_no_s  the correction q on the stored Monte Carlo predictive (no S)\n"
-               "Prints decision cost, accuracy on non-referred points and referral rate per method and\n"
-               "r, mean ± std over trials, and the training time vs the number of cost functions.\n";
-    }
-    std::vector<SettingSpec> settings() const override { return specsOf(selectiveSettings()); }
+    explicit ImageExperimentEntry(ImageExperimentParts<Config, Result> parts) : m_parts(std::move(parts)) {}
+    std::string name() const override { return m_parts.name; }
+    std::string title() const override { return m_parts.title; }
+    std::string description() const override { return m_parts.description; }
+    std::vector<SettingSpec> settings() const override { return specsOf(m_parts.settings()); }
     CostMatrix defaultCosts(const nlohmann::json& settings) const override
     {
-        const auto choices = imageChoices(name(), selectiveSettings(), settings);
-        return selectiveConfigFor(choices, loadChosenData(choices)).baseCosts;
+        const auto choices = imageChoices(name(), m_parts.settings(), settings);
+        return m_parts.configFor(choices, loadChosenData(choices)).*m_parts.costs;
     }
     ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
                       const JobContext& ctx) const override
     {
-        const auto choices = imageChoices(name(), selectiveSettings(), settings);
+        const auto choices = imageChoices(name(), m_parts.settings(), settings);
         const auto data = loadChosenData(choices);
-        auto config = selectiveConfigFor(choices, data);
+        auto config = m_parts.configFor(choices, data);
         if (costs) {
             checkImageCosts(name(), *costs, data);
-            config.baseCosts = *costs;
+            config.*m_parts.costs = *costs;
         }
-        ctx.declarePlan(selectivePlan(config));
-        const auto result = runSelectiveExperiment(data, config, ctx);
+        ctx.declarePlan(m_parts.plan(config));
+        const auto result = m_parts.run(data, config, ctx);
         ExperimentRun out;
-        out.output = {selectiveJson(result), selectiveCsv(result), selectiveTable(result)};
+        out.output = {m_parts.json(result), m_parts.csv(result), m_parts.table(result)};
         if (result.cache)
-            out.cache = std::make_shared<ImageState>(result.cache, selectiveCosts(config.baseCosts, result.cache->rate),
+            out.cache = std::make_shared<ImageState>(result.cache, m_parts.cachedCosts(config, result.cache->rate),
                                                      result.record, data.classNames);
         return out;
     }
+
+private:
+    ImageExperimentParts<Config, Result> m_parts;
 };
+
+ImageExperimentParts<CorruptionConfig, CorruptionResult> corruptionParts()
+{
+    return {"corruption",
+            "decisions under label corruption (paper Fig. 4)",
+            "For each corruption rate and trial: replace that fraction of training labels by uniform\n"
+            "random ones (seeded), then train and compare on the clean test set\n"
+            "  sgld_s   SGLD from a MAP network with a student S distilled online (decisions from S)\n"
+            "  sgld     the same chain's Monte Carlo predictive (no S)\n"
+            "  lc_sgld  loss-calibrated SGLD (utility-scaled posterior)\n"
+            "  cw_sgd   SGD with class weights 1.4 on the classes the cost matrix favours\n"
+            "  ours     the correction q, warm-started from S and trained on D' against S\n"
+            "Prints decision cost, accuracy and NLL per method and rate, mean ± std over trials.\n",
+            &corruptionSettings,
+            &corruptionConfigFor,
+            &CorruptionConfig::costs,
+            &corruptionPlan,
+            &runCorruptionExperiment,
+            &corruptionJson,
+            &corruptionCsv,
+            &corruptionTable,
+            [](const CorruptionConfig& c, double) { return c.costs; }};
+}
+
+ImageExperimentParts<SelectiveConfig, SelectiveResult> selectiveParts()
+{
+    return {"selective",
+            "selective classification with referral (paper Fig. 3)",
+            "Every image is rotated by an angle uniform in [-30, 30] degrees; the decisions are the\n"
+            "classes plus \"refer\" at cost r. For each referral cost r:\n"
+            "  sghmc      Bayes decisions under SGHMC's Monte Carlo predictive\n"
+            "  lc_sghmc   loss-calibrated SGHMC (a new chain for every r)\n"
+            "  ours       the correction q on the student S (S distilled once, q per r)\n"
+            "  ours_no_s  the correction q on the stored Monte Carlo predictive (no S)\n"
+            "Prints decision cost, accuracy on non-referred points and referral rate per method and\n"
+            "r, mean ± std over trials, and the training time vs the number of cost functions.\n",
+            &selectiveSettings,
+            &selectiveConfigFor,
+            &SelectiveConfig::baseCosts,
+            &selectivePlan,
+            &runSelectiveExperiment,
+            &selectiveJson,
+            &selectiveCsv,
+            &selectiveTable,
+            [](const SelectiveConfig& c, double r) { return selectiveCosts(c.baseCosts, r); }};
+}
 
 } // namespace
 
 void addBuiltinExperiments(ExperimentRegistry& registry)
 {
     registry.add(std::make_shared<SyntheticExperiment>());
-    registry.add(std::make_shared<CorruptionExperiment>());
-    registry.add(std::make_shared<SelectiveExperiment>());
+    registry.add(std::make_shared<ImageExperimentEntry<CorruptionConfig, CorruptionResult>>(corruptionParts()));
+    registry.add(std::make_shared<ImageExperimentEntry<SelectiveConfig, SelectiveResult>>(selectiveParts()));
 }
 
 } // namespace lcs
