@@ -14,20 +14,11 @@
 #include "core/input_error.h"
 #include "idx_reader.h"
 #include "image_data.h"
+#include "tiny_idx.h"
 
 using namespace lcs;
 
 namespace {
-
-std::string idxBytes(const std::vector<uint32_t>& shape, const std::vector<uint8_t>& values, uint8_t type = 0x08)
-{
-    std::string b{'\0', '\0', static_cast<char>(type), static_cast<char>(shape.size())};
-    for (auto d : shape)
-        for (int s = 24; s >= 0; s -= 8)
-            b.push_back(static_cast<char>((d >> s) & 0xff));
-    b.append(values.begin(), values.end());
-    return b;
-}
 
 std::string gzipped(const std::string& raw)
 {
@@ -49,30 +40,6 @@ std::string cifarRecord(uint8_t label, uint8_t fill)
     std::string r(kCifarRecordBytes, static_cast<char>(fill));
     r[0] = static_cast<char>(label);
     return r;
-}
-
-void writeIdxFolder(const QString& dir, int train, int test, bool gz)
-{
-    QDir().mkpath(dir);
-    auto write = [&](const char* name, const std::string& bytes) {
-        writeFileAtomically((dir + "/" + name).toStdString() + (gz ? ".gz" : ""), gz ? gzipped(bytes) : bytes);
-    };
-    auto images = [](int n, int offset) {
-        std::vector<uint8_t> v(static_cast<size_t>(n) * 4);
-        for (size_t i = 0; i < v.size(); ++i)
-            v[i] = static_cast<uint8_t>((i * 37 + static_cast<size_t>(offset)) % 256);
-        return v;
-    };
-    auto labels = [](int n) {
-        std::vector<uint8_t> v(static_cast<size_t>(n));
-        for (int i = 0; i < n; ++i)
-            v[static_cast<size_t>(i)] = static_cast<uint8_t>(i % 10);
-        return v;
-    };
-    write("train-images-idx3-ubyte", idxBytes({uint32_t(train), 2, 2}, images(train, 0)));
-    write("train-labels-idx1-ubyte", idxBytes({uint32_t(train)}, labels(train)));
-    write("t10k-images-idx3-ubyte", idxBytes({uint32_t(test), 2, 2}, images(test, 5)));
-    write("t10k-labels-idx1-ubyte", idxBytes({uint32_t(test)}, labels(test)));
 }
 
 void writePng(const QString& path, const cv::Mat& image)
@@ -163,7 +130,7 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         for (bool gz : {false, true}) {
             const auto dir = tmp.path() + (gz ? "/gz" : "/raw");
-            writeIdxFolder(dir, 20, 7, gz);
+            writeIdxFolder(dir, 20, 7, gz ? gzipped : std::function<std::string(const std::string&)>());
             const auto data = loadImageDataset(dir.toStdString());
             QCOMPARE(data.train.size(), 20);
             QCOMPARE(data.test.size(), 7);
@@ -187,7 +154,7 @@ private Q_SLOTS:
     {
         QTemporaryDir tmp;
         const auto dir = tmp.path() + "/d";
-        writeIdxFolder(dir, 6, 3, false);
+        writeIdxFolder(dir, 6, 3);
         writeFileAtomically((dir + "/t10k-labels-idx1-ubyte").toStdString(), idxBytes({4}, {0, 1, 2, 3}));
         try {
             loadImageDataset(dir.toStdString());

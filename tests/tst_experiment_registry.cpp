@@ -25,6 +25,7 @@
 #include "job_runner.h"
 #include "main_window.h"
 #include "settings_form.h"
+#include "tiny_idx.h"
 
 using namespace lcs;
 using namespace lcs::ui;
@@ -390,6 +391,49 @@ private Q_SLOTS:
         page->form()->setValues({{"temperature", 2.5}});
         QCOMPARE(page->form()->findChild<QLineEdit*>("temperature")->text(), QString("2.5"));
         QVERIFY(points->text().isEmpty());
+    }
+
+    // The paper's image experiments run through their registry entries too: data named by
+    // a setting, the run's results with the cost matrix recorded, and a re-correction on
+    // the cached S whose results record the new matrix.
+    void imageEntriesRunAndRecorrect_data()
+    {
+        QTest::addColumn<QString>("experiment");
+        QTest::addColumn<QByteArray>("settings");
+        QTest::newRow("corruption") << "corruption"
+                                    << QByteArray(R"({"rates": [0.5], "methods": ["sgld_s", "ours"], "epochs": 1,
+                                                      "map_epochs": 1})");
+        QTest::newRow("selective") << "selective"
+                                   << QByteArray(R"({"referral_costs": [0.2], "methods": ["sghmc", "ours"],
+                                                     "epochs": 1, "map_epochs": 1, "copies": 1})");
+    }
+    void imageEntriesRunAndRecorrect()
+    {
+        QFETCH(QString, experiment);
+        QFETCH(QByteArray, settings);
+        QTemporaryDir dir;
+        writeIdxFolder(dir.filePath("idx"), 40, 20);
+        auto values = nlohmann::json::parse(settings.toStdString());
+        values["data"] = dir.filePath("idx").toStdString();
+        ExperimentJobRunner runner(ExperimentRegistry::global().get(experiment.toStdString()));
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        QSignalSpy failed(&runner, &JobRunner::failed);
+        QVERIFY(runner.start(JobRunner::Job::Run, QVariant::fromValue(values), CostMatrix()));
+        QVERIFY(finished.wait(120000) || !failed.isEmpty());
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
+        const auto run = nlohmann::json::parse(finished.first().at(2).toString().toStdString());
+        QCOMPARE(run.at("run").at("experiment").get<std::string>(), experiment.toStdString());
+        QCOMPARE(costsOfResults(run, "run").numClasses(), 10);
+        QVERIFY(runner.hasCache());
+        CostMatrix edited = CostMatrix::zeroOne(10);
+        edited.set(3, 8, 4.0);
+        QVERIFY(runner.start(JobRunner::Job::Recorrect, {}, edited));
+        QVERIFY(finished.wait(120000));
+        const auto again = nlohmann::json::parse(finished.last().at(2).toString().toStdString());
+        QCOMPARE(costsOfResults(again, "recorrection").at(3, 8), 4.0);
+        QCOMPARE(again.at("recorrection").at("setting").get<double>(), experiment == "corruption" ? 0.5 : 0.2);
+        QCOMPARE(runner.runs(), 1);
+        QCOMPARE(runner.recorrections(), 1);
     }
 
     void badSettingsFailTheJobNamingTheSetting()
