@@ -63,11 +63,9 @@ QVector<double> toQVector(const std::vector<double>& v)
 class CamvidWorker : public ExperimentWorker {
     Q_OBJECT
 public:
-    explicit CamvidWorker(std::shared_ptr<const CamvidJobHooks> hooks) : m_hooks(std::move(hooks)) {}
-
-    QString jobName(JobKind job) const override
+    explicit CamvidWorker(std::shared_ptr<const CamvidJobHooks> hooks)
+        : ExperimentWorker(tr("CamVid training"), tr("CamVid re-correction")), m_hooks(std::move(hooks))
     {
-        return job == JobKind::Recorrect ? tr("CamVid re-correction") : tr("CamVid training");
     }
 
 protected:

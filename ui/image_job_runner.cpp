@@ -60,11 +60,9 @@ QString describeShape(const std::vector<int64_t>& shape)
 class ImageWorker : public ExperimentWorker {
     Q_OBJECT
 public:
-    explicit ImageWorker(std::shared_ptr<const ImageJobHooks> hooks) : m_hooks(std::move(hooks)) {}
-
-    QString jobName(JobKind job) const override
+    explicit ImageWorker(std::shared_ptr<const ImageJobHooks> hooks)
+        : ExperimentWorker(tr("Image experiment")), m_hooks(std::move(hooks))
     {
-        return job == JobKind::Recorrect ? tr("Re-correction") : tr("Image experiment");
     }
 
 protected:

@@ -11,12 +11,17 @@ namespace lcs::ui {
 // ---------------------------------------------------------------------------------------
 // ExperimentWorker
 
+ExperimentWorker::ExperimentWorker(QString runName, QString recorrectName, QString sampleName)
+    : m_runName(std::move(runName)), m_recorrectName(std::move(recorrectName)), m_sampleName(std::move(sampleName))
+{
+}
+
 QString ExperimentWorker::jobName(JobKind job) const
 {
     switch (job) {
-    case JobKind::Run: return tr("Run");
-    case JobKind::Sample: return tr("Sampling");
-    case JobKind::Recorrect: return tr("Re-correction");
+    case JobKind::Run: return m_runName;
+    case JobKind::Sample: return m_sampleName;
+    case JobKind::Recorrect: return m_recorrectName;
     }
     return {};
 }
@@ -184,7 +189,10 @@ namespace {
 /// The worker of ExperimentJobRunner (and of nothing else: its views are that runner's).
 class RegistryWorker : public ExperimentWorker {
 public:
-    explicit RegistryWorker(const Experiment& experiment) : m_experiment(experiment) {}
+    explicit RegistryWorker(const Experiment& experiment)
+        : ExperimentWorker(QString::fromStdString(experiment.name())), m_experiment(experiment)
+    {
+    }
 
 protected:
     void execute(JobKind job, const QVariant& settings, const CostMatrix& costs, QString& json,

@@ -36,15 +36,17 @@ enum class JobKind { Run, Sample, Recorrect };
 class ExperimentWorker : public QObject {
     Q_OBJECT
 public:
-    ExperimentWorker() = default;
+    /// The names of its jobs for the log and the status bar ("Image experiment",
+    /// "Re-correction"; sampling only where the experiment samples on its own).
+    explicit ExperimentWorker(QString runName, QString recorrectName = tr("Re-correction"),
+                              QString sampleName = tr("Sampling"));
 
     /// Full runs started (sampling included): a re-correction must leave it unchanged.
     std::atomic<int> runs{0};
     /// Re-corrections finished.
     std::atomic<int> recorrections{0};
 
-    /// "Image experiment", "Re-correction", ... for the log and the status bar.
-    virtual QString jobName(JobKind job) const;
+    QString jobName(JobKind job) const;
     /// Set by the JobRunner that owns this worker: where stop requests come from and
     /// where views go.
     void attach(const CancelToken* cancel, QObject* runner)
@@ -95,6 +97,7 @@ protected:
     }
 
 private:
+    QString m_runName, m_recorrectName, m_sampleName;
     const CancelToken* m_cancel = nullptr;
     QObject* m_runner = nullptr;
 };

@@ -92,17 +92,9 @@ TaskView baseView(const SyntheticConfig& config, const SyntheticPredictive& p, c
 class SyntheticWorker : public ExperimentWorker {
     Q_OBJECT
 public:
-    std::atomic<int> inferenceRuns{0};
+    SyntheticWorker() : ExperimentWorker(tr("Run (sample + correct)"), tr("Correction")) {}
 
-    QString jobName(JobKind job) const override
-    {
-        switch (job) {
-        case JobKind::Run: return tr("Run (sample + correct)");
-        case JobKind::Sample: return tr("Sampling");
-        case JobKind::Recorrect: return tr("Correction");
-        }
-        return {};
-    }
+    std::atomic<int> inferenceRuns{0};
 
 protected:
     void execute(JobKind job, const QVariant& settingsValue, const CostMatrix& costs, QString& json,
