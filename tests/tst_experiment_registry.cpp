@@ -427,8 +427,12 @@ private Q_SLOTS:
         QVERIFY(runner.hasCache());
         CostMatrix edited = CostMatrix::zeroOne(10);
         edited.set(3, 8, 4.0);
+        QSignalSpy progress(&runner, &JobRunner::progress);
         QVERIFY(runner.start(JobRunner::Job::Recorrect, {}, edited));
         QVERIFY(finished.wait(120000));
+        // The engine's re-correction reports carry no identity: the one-task plan names them.
+        QVERIFY(!progress.isEmpty());
+        QVERIFY(progress.last().at(0).value<JobProgress>().fraction > 0.99);
         const auto again = nlohmann::json::parse(finished.last().at(2).toString().toStdString());
         QCOMPARE(costsOfResults(again, "recorrection").at(3, 8), 4.0);
         QCOMPARE(again.at("recorrection").at("setting").get<double>(), experiment == "corruption" ? 0.5 : 0.2);

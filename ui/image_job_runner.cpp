@@ -314,7 +314,6 @@ private:
         Reporter reporter(this, tr("re-correction"), QString::fromStdString(run),
                           QString::fromLatin1(kRecorrectedSeries));
         reporter.setPlan({{task, 1.0}});
-        reporter.setFallbackTask(task);
         Q_EMIT logMessage(tr("Re-training q for the new costs from the cached S (nothing re-sampled)"));
         const auto r = recorrect(*m_cache, named, reporter.context(cancelToken()));
         reporter.flush();

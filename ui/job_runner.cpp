@@ -49,8 +49,7 @@ void ProgressChannel::setPlan(const TaskPlan& plan, PlanProgress::Order order)
     std::lock_guard<std::recursive_mutex> lock(m_mutex);
     m_plan = PlanProgress(plan, order);
     // A plan of one task: every report without an identity is that task's.
-    if (plan.size() == 1 && !m_fallback)
-        m_fallback = plan.front().task;
+    m_fallback = plan.size() == 1 ? std::optional<TaskIdentity>(plan.front().task) : std::nullopt;
 }
 
 void ProgressChannel::operator()(const Progress& p)

@@ -112,9 +112,9 @@ public:
     ProgressChannel(ExperimentWorker* worker, QString phasePrefix);
     virtual ~ProgressChannel() = default;
 
+    /// A plan of one task also names every report that carries no identity (a
+    /// re-correction's).
     void setPlan(const TaskPlan& plan, PlanProgress::Order order = PlanProgress::Order::Sequential);
-    /// The identity of reports that carry none (a re-correction's, CamVid's phases).
-    void setFallbackTask(std::optional<TaskIdentity> task) { m_fallback = std::move(task); }
     /// Reports without an identity are matched on their phase name (CamVid's plan).
     void identifyByPhase() { m_byPhase = true; }
 
