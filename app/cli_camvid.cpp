@@ -6,11 +6,11 @@
 #include <ATen/Parallel.h>
 
 #include "cli_commands.h"
+#include "experiments/experiment.h"
 #include "cli_support.h"
 #include "core/atomic_file.h"
 #include "core/number_format.h"
 #include "experiments/camvid_experiment.h"
-#include "io/session_file.h"
 
 #include <torch/torch.h>
 
@@ -20,6 +20,7 @@ namespace {
 const char* kCamvidHelp = R"(lcstudio-cli camvid - CamVid segmentation (paper section 5.3, Fig. 5)
 
 Usage:
+  lcstudio-cli camvid run --data DIR [options]     (the window's run; see camvid run --help)
   lcstudio-cli camvid train --data DIR --out MODEL_DIR [options]
   lcstudio-cli camvid correct --data DIR --model MODEL_DIR [options]
   lcstudio-cli camvid eval --data DIR --model MODEL_DIR [--split val] [options]
@@ -93,45 +94,6 @@ std::vector<int> parseEnsembles(const std::string& value)
 
 } // namespace
 
-/// `lcstudio-cli run SESSION` for a camvid session: the window's job headless (CW-SGD,
-/// SGHMC with S, q on S; seeded as the window seeds it), then the window's evaluation of
-/// S against q on the validation frames, printed and written like `camvid eval`.
-int executeCamvidSession(const lcs::SessionData& session, const std::string& sessionPath, const std::string& data,
-                         const ResultsOutputs& outputs, bool quiet)
-{
-    const auto& st = session.settings;
-    auto config = lcs::camvidWindowConfigFor(
-        {st.preset, !data.empty() ? data : st.data, st.maxTrain, st.maxTest, st.mcDropout, st.seed, st.device});
-    if (config.train.data.empty())
-        throw UsageError("run: " + sessionPath + " names no data (settings.data); give --data D");
-    checkDeviceFlag(st.device);
-    try {
-        config.train.costs = lcs::camvidDecisionCosts(session.costs);
-    } catch (const std::exception& e) {
-        throw lcs::InputError(sessionPath + " (cost_matrix): " + e.what());
-    }
-    at::set_num_threads(defaultThreads());
-    // SegNet's dropout draws from LibTorch's global generator: seeded as the window does.
-    torch::manual_seed(st.seed);
-    ProgressLines lines(quiet);
-    lcs::JobContext ctx{[&](const lcs::Progress& p) { lines(p); }, &g_cancel};
-    const auto run = lcs::trainCamvidWindow(config, ctx);
-    const auto comparison = lcs::evaluateCamvidWindow(*run.cache, {}, ctx);
-    lines.finish();
-    auto result = lcs::camvidWindowResults(comparison, config, *run.cache);
-    result.seconds = run.totalSeconds + comparison.seconds;
-    std::printf("CamVid session %s: %s preset, %lld training frames at %dx%d, seed %llu\n", sessionPath.c_str(),
-                st.preset.c_str(), static_cast<long long>(run.trainFrames), config.train.width, config.train.height,
-                static_cast<unsigned long long>(st.seed));
-    for (const auto& [m, sec] : run.seconds)
-        std::printf("  %-12s %7.1f s\n", m.c_str(), sec);
-    if (run.collapsed)
-        std::printf("warning: q collapsed to one decision on the unlabelled frames\n");
-    std::fputs(lcs::camvidEvalTable(result).c_str(), stdout);
-    outputs.write(lcs::camvidEvalJson(result), lcs::camvidEvalCsv(result));
-    return kExitOk;
-}
-
 int runCamvidCommand(int argc, char** argv)
 {
     if (argc < 3 || std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h") {
@@ -139,8 +101,10 @@ int runCamvidCommand(int argc, char** argv)
         return argc < 3 ? kExitUsage : kExitOk;
     }
     const std::string sub = argv[2];
+    if (sub == "run")  // the window's job headless, from the registry's declaration
+        return runExperimentCommand(lcs::ExperimentRegistry::global().get("camvid"), argc, argv, 3);
     if (sub != "train" && sub != "correct" && sub != "eval" && sub != "fps")
-        throw UsageError("camvid: unknown subcommand \"" + sub.substr(0, 40) + "\" (train, correct, eval or fps)");
+        throw UsageError("camvid: unknown subcommand \"" + sub.substr(0, 40) + "\" (run, train, correct, eval or fps)");
     std::string data, out, model, split, preset = "cpu", costsPath, overlays, device = "cpu", ensembles;
     ResultsOutputs outputs;
     std::vector<std::string> methods;

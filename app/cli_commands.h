@@ -45,7 +45,11 @@ int executeSelective(const ImageRunOptions& options);
 std::string experimentIntro(const lcs::Experiment& experiment);
 /// Runs a registered experiment from its declared settings plus --costs, --json, --csv
 /// and --quiet.
-int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** argv);
+int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** argv, int first = 2);
+/// Runs `experiment` with checked `settings` (checkedSettings), prints its table and
+/// writes its results: what every way of running a declared experiment ends in.
+int executeExperiment(const lcs::Experiment& experiment, const nlohmann::json& settings,
+                      const std::optional<lcs::CostMatrix>& costs, const ResultsOutputs& outputs, bool quiet);
 /// The whole command line (argv[1] is the command); returns the exit status. Every
 /// error is caught and reported on stderr.
 int runCli(int argc, char** argv);

@@ -27,13 +27,14 @@ const char* kExperimentFiles = R"(Options (files and output):
 
 std::string experimentIntro(const lcs::Experiment& experiment)
 {
-    return "lcstudio-cli " + experiment.name() + " - " + experiment.title() + "\n\n" + experiment.description();
+    return "lcstudio-cli " + experiment.command() + " - " + experiment.title() + "\n\n" + experiment.description();
 }
 
-int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** argv)
+int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** argv, int first)
 {
     const auto specs = experiment.settings();
-    const auto parsed = parseFlags(argc, argv, 2, experiment.name(), specs,
+    const std::string command = experiment.command();
+    const auto parsed = parseFlags(argc, argv, first, command, specs,
                                    {{"--costs", true}, {"--json", true}, {"--csv", true}, {"--quiet", false}});
     if (parsed.help) {
         std::printf("%s\nOptions (the experiment's settings):\n%s\n%s", experimentIntro(experiment).c_str(),
@@ -53,19 +54,24 @@ int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** arg
     }
     const auto settings = lcs::checkedSettings(specs, parsed.settings, experiment.name());
     if (costs) {
-        // The matrix must fit the experiment's classes and decisions: said here, naming
-        // the file, before any work.
-        const auto expected = experiment.defaultCosts(settings);
-        if (costs->numClasses() != expected.numClasses() || costs->hasReferral() != expected.hasReferral())
-            throw UsageError("--costs: " + costsPath + " has " + std::to_string(costs->numClasses()) + " classes" +
-                             (costs->hasReferral() ? " and a referral column" : "") + "; " + experiment.name() +
-                             " decides among " + std::to_string(expected.numClasses()) + " classes" +
-                             (expected.hasReferral() ? " and referral" : " without referral"));
+        // The matrix must fit the experiment: said here, naming the file, before any work
+        // (a class count that depends on the data is checked once the data is read).
+        try {
+            costs = experiment.acceptedCosts(*costs);
+        } catch (const std::exception& e) {
+            throw UsageError("--costs: " + costsPath + ": " + e.what());
+        }
     }
+    return executeExperiment(experiment, settings, costs, outputs, parsed.switches.count("--quiet") > 0);
+}
+
+int executeExperiment(const lcs::Experiment& experiment, const nlohmann::json& settings,
+                      const std::optional<lcs::CostMatrix>& costs, const ResultsOutputs& outputs, bool quiet)
+{
     // As every command: one intra-op thread and a single-threaded BLAS; an experiment
     // that wants more runs its tasks in parallel (the synthetic one does).
     lcs::configureThreads(1);
-    ProgressLines lines(parsed.switches.count("--quiet") > 0);
+    ProgressLines lines(quiet);
     std::mutex linesMutex;  // an experiment may report from several threads
     lcs::JobContext ctx{[&](const lcs::Progress& p) {
                             std::lock_guard<std::mutex> lock(linesMutex);

@@ -41,7 +41,9 @@ ParsedFlags parseFlags(int argc, char** argv, int first, const std::string& comm
     app.add_flag("-h,--help", parsed.help);
     std::vector<std::pair<const lcs::SettingSpec*, CLI::Option*>> settingOptions;
     for (const auto& s : settings)
-        settingOptions.emplace_back(&s, addValueOption(app, lcs::settingFlag(s)));
+        settingOptions.emplace_back(&s, s.kind == lcs::SettingKind::Switch
+                                            ? app.add_flag(lcs::settingFlag(s))->disable_flag_override()
+                                            : addValueOption(app, lcs::settingFlag(s)));
     std::vector<std::pair<const FlagSpec*, CLI::Option*>> ownOptions;
     for (const auto& f : own)
         ownOptions.emplace_back(&f, f.takesValue ? addValueOption(app, f.name)
@@ -55,9 +57,16 @@ ParsedFlags parseFlags(int argc, char** argv, int first, const std::string& comm
         for (int i = first; i < argc; ++i) {
             const std::string arg = argv[i];
             const auto eq = arg.find('=');
+            std::vector<std::string> switches;
             for (const auto& f : own)
-                if (!f.takesValue && eq != std::string::npos && arg.substr(0, eq) == f.name)
-                    throw UsageError(std::string(f.name) + " takes no value (got \"" + arg.substr(eq + 1, 40) + "\")");
+                if (!f.takesValue)
+                    switches.push_back(f.name);
+            for (const auto& s : settings)
+                if (s.kind == lcs::SettingKind::Switch)
+                    switches.push_back(lcs::settingFlag(s));
+            for (const auto& name : switches)
+                if (eq != std::string::npos && arg.substr(0, eq) == name)
+                    throw UsageError(name + " takes no value (got \"" + arg.substr(eq + 1, 40) + "\")");
         }
         const std::string what = e.what();
         throw UsageError(what.substr(0, what.find(':')) + " needs a value");
@@ -75,9 +84,17 @@ ParsedFlags parseFlags(int argc, char** argv, int first, const std::string& comm
     }
     if (parsed.help)
         return parsed;
-    for (const auto& [spec, option] : settingOptions)
-        if (option->count() > 0)
+    for (const auto& [spec, option] : settingOptions) {
+        if (option->count() == 0)
+            continue;
+        if (spec->kind == lcs::SettingKind::Switch) {
+            if (option->count() > 1)
+                throw UsageError(lcs::settingFlag(*spec) + " is given twice");
+            parsed.settings[spec->name] = true;
+        } else {
             parsed.settings[spec->name] = lcs::parseSettingValue(*spec, onlyValue(*option, lcs::settingFlag(*spec)));
+        }
+    }
     for (const auto& [flag, option] : ownOptions) {
         if (option->count() == 0)
             continue;

@@ -60,10 +60,12 @@ std::string topHelp()
     std::string out = "lcstudio-cli - post-hoc loss calibration of Bayesian neural networks, headless\n\nUsage:\n";
     auto line = [&](const std::string& usage, const std::string& what) {
         out += "  lcstudio-cli " + usage + std::string(usage.size() < 23 ? 23 - usage.size() : 1, ' ') + what + "\n";
+        if (usage.size() >= 23)  // a long usage: its help on a line of its own
+            out.insert(out.size() - what.size() - 2, "\n" + std::string(37, ' '));
     };
     for (const auto* e : lcs::ExperimentRegistry::global().all())
-        line(e->name() + " [options]", e->title());
-    line("camvid train|eval|fps|correct", "CamVid segmentation (SegNet, IoU, overlays, frames/s)");
+        line(e->command() + " [options]", e->title());
+    line("camvid train|eval|fps|correct", "CamVid on saved models (SegNet, IoU, overlays, frames/s)");
     line("run SESSION", "replay a session saved by the window");
     line("decide [options]", "decisions from a saved correction network");
     line("presets [NAME]", "list the paper's cost matrices, or print one as JSON");
@@ -212,32 +214,19 @@ int executeSynthetic(const lcs::SyntheticConfig& config, const ResultsOutputs& o
 
 const char* kRunHelp = R"(lcstudio-cli run - replay a session saved by the window (or written by hand)
 
-Usage: lcstudio-cli run SESSION.lcsession [--json FILE] [--csv FILE] [--data D] [--quiet]
-Runs the session's experiment (synthetic, corruption, selective or camvid) with its
-settings, seeds and cost matrix, and prints the same table as the experiment's own
-command. A camvid session runs the window's job headless (CW-SGD, SGHMC with S, q on S)
-and evaluates S against q on the validation frames, as `camvid eval` reports them.
-  --data D     the data folder or name, instead of the session's (image experiments, camvid)
+Usage: lcstudio-cli run SESSION.lcsession [--data D] [--json FILE] [--csv FILE] [--quiet]
+Runs the session's experiment with its settings, seeds and cost matrix, exactly as the
+experiment's own command runs them, and prints the same table. Sessions of the previous
+version (1) are read and converted.
+  --data D     the data folder or name, instead of the session's (experiments with data)
   --json FILE  write results as JSON (atomically)
-  --csv FILE   write results as CSV (atomically; not for camvid)
+  --csv FILE   write results as CSV (atomically)
   --quiet      no progress on stderr
 )";
 
-} // namespace
-
-namespace cli {
-// app/cli_camvid.cpp
-int executeCamvidSession(const lcs::SessionData& session, const std::string& sessionPath, const std::string& data,
-                         const ResultsOutputs& outputs, bool quiet);
-} // namespace cli
-
-namespace {
-
 int runSessionCommand(int argc, char** argv)
 {
-    ResultsOutputs outputs;
-    std::string sessionPath, data;
-    bool quiet = false;
+    std::string sessionPath;
     std::vector<char*> rest{argv[0], argv[1]};
     for (int i = 2; i < argc; ++i) {
         const std::string a = argv[i];
@@ -246,62 +235,30 @@ int runSessionCommand(int argc, char** argv)
         else
             rest.push_back(argv[i]);
     }
-    Args args(static_cast<int>(rest.size()), rest.data(), 2, "run",
-              {{"--json", true}, {"--csv", true}, {"--data", true}, {"--quiet", false}}, kRunHelp);
-    std::string flag, value;
-    while (args.next(flag, value)) {
-        if (flag == "--help") {
-            std::fputs(kRunHelp, stdout);
-            return kExitOk;
-        } else if (outputs.take(flag, value)) {
-        } else if (flag == "--data") {
-            data = value;
-        } else if (flag == "--quiet") {
-            quiet = true;
-        }
+    const auto parsed = parseFlags(static_cast<int>(rest.size()), rest.data(), 2, "run", {},
+                                   {{"--json", true}, {"--csv", true}, {"--data", true}, {"--quiet", false}});
+    if (parsed.help) {
+        std::fputs(kRunHelp, stdout);
+        return kExitOk;
     }
     if (sessionPath.empty())
         throw UsageError("run: no SESSION file given (see lcstudio-cli run --help)");
-    const auto session = lcs::loadSessionFile(sessionPath);
-    const auto& st = session.settings;
-    if (session.experiment == "synthetic") {
-        if (!data.empty())
-            throw UsageError("run: --data is for image experiments; " + sessionPath + " is a synthetic session");
-        lcs::SyntheticConfig config;
-        config.replicates = st.replicates;
-        config.methods = lcs::parseMethodList(st.methods, sessionPath + ": settings.methods");
-        config.seed = st.seed;
-        config.threads = st.threads;
-        config.correction.iterations = st.correctionIterations;
-        config.device = st.device;
-        checkDeviceFlag(st.device);
-        config.costs = session.costs;
-        return executeSynthetic(config, outputs, "", quiet);
+    ResultsOutputs outputs;
+    for (const char* flag : {"--json", "--csv"})
+        if (parsed.values.count(flag))
+            outputs.take(flag, parsed.values.at(flag));
+    const auto session = lcs::loadSessionFile(sessionPath, lcs::sessionCatalogue());
+    const auto& experiment = lcs::ExperimentRegistry::global().get(session.experiment);
+    auto settings = session.settings;
+    if (parsed.values.count("--data")) {
+        const auto specs = experiment.settings();
+        const auto* data = lcs::findSetting(specs, lcs::kDataSetting);
+        if (!data)
+            throw UsageError("run: --data is for experiments that read data; " + sessionPath + " is a " +
+                             session.experiment + " session");
+        settings[data->name] = lcs::parseSettingValue(*data, parsed.values.at("--data"));
     }
-    if (session.experiment == "camvid") {
-        return executeCamvidSession(session, sessionPath, data, outputs, quiet);
-    }
-    ImageRunOptions o;
-    o.choices.data = !data.empty() ? data : !st.data.empty() ? st.data : session.dataPaths.count("images") ? session.dataPaths.at("images") : "";
-    if (o.choices.data.empty())
-        throw UsageError("run: " + sessionPath + " names no data (settings.data); give --data D");
-    o.choices.values = session.experiment == "corruption" ? st.rates : st.referralCosts;
-    if (!st.methods.empty())
-        o.choices.methods =
-            lcs::parseImageMethodList(st.methods, sessionPath + " (settings.methods)", lcs::imageMethodsFor(session.experiment));
-    o.choices.trials = st.trials;
-    o.choices.preset = st.preset;
-    o.costs = session.costs;
-    o.costsSource = sessionPath + " (cost_matrix)";
-    o.choices.maxTrain = st.maxTrain;
-    o.choices.maxTest = st.maxTest;
-    o.choices.epochs = st.epochs;
-    o.choices.seed = st.seed;
-    o.choices.device = st.device;
-    checkDeviceFlag(st.device);
-    o.outputs = outputs;
-    o.quiet = quiet;
-    return session.experiment == "corruption" ? executeCorruption(o) : executeSelective(o);
+    return executeExperiment(experiment, settings, session.costs, outputs, parsed.switches.count("--quiet") > 0);
 }
 
 int runDecideCommand(int argc, char** argv)
@@ -425,16 +382,38 @@ std::string checkDataFolder(const std::string& dir)
     return summary + " labels 0..11 (11 = void)";
 }
 
+std::string describe(const lcs::CostMatrix& m)
+{
+    return std::to_string(m.numClasses()) + "-class cost matrix" + (m.hasReferral() ? " with referral" : "") +
+           ", M = " + lcs::formatNumber(m.utilityConstant());
+}
+
+/// "session: corruption (rates 0.5, methods sgld_s,ours, ...), 10-class cost matrix, M = 1":
+/// the settings that have a value, in their declared order.
+std::string sessionSummary(const lcs::SessionData& s)
+{
+    std::string given;
+    for (const auto& spec : lcs::ExperimentRegistry::global().get(s.experiment).settings()) {
+        const auto& v = s.settings.at(spec.name);
+        if (v.is_null())
+            continue;
+        std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+        if (v.is_array()) {
+            text.clear();
+            for (const auto& item : v)
+                text += (text.empty() ? "" : ",") + (item.is_string() ? item.get<std::string>() : item.dump());
+        }
+        given += (given.empty() ? "" : ", ") + spec.name + " " + text;
+    }
+    return "session: " + s.experiment + " (" + given + "), " + describe(s.costs);
+}
+
 /// One line about one file, or throws InputError / CostMatrixError naming the problem.
 std::string checkFile(const std::string& path)
 {
     auto endsWith = [&](const char* suffix) {
         const std::string s(suffix);
         return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
-    };
-    auto describe = [](const lcs::CostMatrix& m) {
-        return std::to_string(m.numClasses()) + "-class cost matrix" + (m.hasReferral() ? " with referral" : "")
-               + ", M = " + lcs::formatNumber(m.utilityConstant());
     };
     if (endsWith(".pt")) {
         const auto loaded = lcs::loadMlp(path);
@@ -446,20 +425,8 @@ std::string checkFile(const std::string& path)
                + (loaded.info.method.empty() ? "unknown method" : loaded.info.method) + "), weights match the sidecar"
                + (loaded.info.collapsed ? "; warning: q collapsed when it was trained" : "");
     }
-    if (endsWith(".lcsession")) {
-        const auto s = lcs::loadSessionFile(path);
-        if (s.experiment == "synthetic")
-            return "session: " + s.experiment + ", " + std::to_string(s.settings.replicates) + " replicate(s), "
-                   + std::to_string(s.settings.methods.size()) + " method(s), " + describe(s.costs);
-        const std::string on =
-            "session: " + s.experiment + " on " + (s.settings.data.empty() ? "(no data set)" : s.settings.data);
-        if (s.experiment == "camvid")  // one training run: no trials; frames 0 = the preset's
-            return on + ", " + s.settings.preset + " preset, " + std::to_string(s.settings.maxTrain) +
-                   " training / " + std::to_string(s.settings.maxTest) + " validation frames, " +
-                   std::to_string(s.settings.methods.size()) + " method(s), " + describe(s.costs);
-        return on + ", " + std::to_string(s.settings.trials) + " trial(s), " +
-               std::to_string(s.settings.methods.size()) + " method(s), " + describe(s.costs);
-    }
+    if (endsWith(".lcsession"))
+        return sessionSummary(lcs::loadSessionFile(path, lcs::sessionCatalogue()));
     if (endsWith(".cost"))
         return describe(lcs::loadCostMatrix(path));
     if (endsWith(".json")) {
@@ -469,7 +436,7 @@ std::string checkFile(const std::string& path)
         if (j.is_object() && j.contains("format") && j["format"].is_string())
             format = j["format"].get<std::string>();
         if (format == "lcstudio-session")
-            return "session: " + lcs::sessionFromJson(text, path).experiment;
+            return sessionSummary(lcs::sessionFromJson(text, path, lcs::sessionCatalogue()));
         if (format == "lcstudio-model") {
             const auto info = lcs::modelInfoFromJson(text, path);
             return "model sidecar for a " + std::to_string(info.parameterCount()) + "-parameter network";

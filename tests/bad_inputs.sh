@@ -177,32 +177,45 @@ session() {  # session NAME JSON
   printf '%s\n' "$2" > "$f/$1.lcsession"
 }
 costs='{"costs": [[0, 0.1], [1, 0]]}'
-session good "{\"format\": \"lcstudio-session\", \"settings\": {\"replicates\": 2}, \"cost_matrix\": $costs}"
-session settings_number "{\"format\": \"lcstudio-session\", \"settings\": 5, \"cost_matrix\": $costs}"
-session settings_typo "{\"format\": \"lcstudio-session\", \"settings\": {\"replicate\": 2}, \"cost_matrix\": $costs}"
-session methods_twice "{\"format\": \"lcstudio-session\", \"settings\": {\"methods\": [\"bbvi\", \"bbvi\"]}, \"cost_matrix\": $costs}"
-session seed_word "{\"format\": \"lcstudio-session\", \"settings\": {\"seed\": \"abc\"}, \"cost_matrix\": $costs}"
-session seed_overflow "{\"format\": \"lcstudio-session\", \"settings\": {\"seed\": \"18446744073709551616\"}, \"cost_matrix\": $costs}"
-session replicates_fraction "{\"format\": \"lcstudio-session\", \"settings\": {\"replicates\": 2.5}, \"cost_matrix\": $costs}"
-session device "{\"format\": \"lcstudio-session\", \"settings\": {\"device\": \"tpu\"}, \"cost_matrix\": $costs}"
-session no_costs "{\"format\": \"lcstudio-session\"}"
-session three_classes "{\"format\": \"lcstudio-session\", \"cost_matrix\": {\"costs\": [[0, 1, 1], [1, 0, 1], [1, 1, 0]]}}"
-session experiment "{\"format\": \"lcstudio-session\", \"experiment\": \"chess\", \"cost_matrix\": $costs}"
+v2='"format": "lcstudio-session", "version": 2'
+syn="$v2, \"experiment\": \"synthetic\""
+session good "{$syn, \"settings\": {\"replicates\": 2}, \"cost_matrix\": $costs}"
+session settings_number "{$syn, \"settings\": 5, \"cost_matrix\": $costs}"
+session settings_typo "{$syn, \"settings\": {\"replicate\": 2}, \"cost_matrix\": $costs}"
+session methods_twice "{$syn, \"settings\": {\"methods\": [\"bbvi\", \"bbvi\"]}, \"cost_matrix\": $costs}"
+session seed_word "{$syn, \"settings\": {\"seed\": \"abc\"}, \"cost_matrix\": $costs}"
+session seed_overflow "{$syn, \"settings\": {\"seed\": 18446744073709551616}, \"cost_matrix\": $costs}"
+session replicates_fraction "{$syn, \"settings\": {\"replicates\": 2.5}, \"cost_matrix\": $costs}"
+session device "{$syn, \"settings\": {\"device\": \"tpu\"}, \"cost_matrix\": $costs}"
+session no_costs "{$syn}"
+session three_classes "{$syn, \"cost_matrix\": {\"costs\": [[0, 1, 1], [1, 0, 1], [1, 1, 0]]}}"
+session experiment "{$v2, \"experiment\": \"chess\", \"cost_matrix\": $costs}"
+session no_experiment "{$v2, \"cost_matrix\": $costs}"
+session newer "{\"format\": \"lcstudio-session\", \"version\": 3, \"experiment\": \"synthetic\", \"cost_matrix\": $costs}"
 session wrong_format "{\"format\": \"lcstudio-model\", \"cost_matrix\": $costs}"
-session paths "{\"format\": \"lcstudio-session\", \"cost_matrix\": $costs, \"data_paths\": {\"camvid\": 7}}"
+session paths "{$syn, \"cost_matrix\": $costs, \"data_paths\": {\"camvid\": 7}}"
+# The previous version's files (no version, or 1) are converted to the declared settings.
+session v1_good "{\"format\": \"lcstudio-session\", \"settings\": {\"replicates\": 2, \"seed\": \"5\", \"rates\": [0.3]}, \"cost_matrix\": $costs}"
+session v1_seed_word "{\"format\": \"lcstudio-session\", \"version\": 1, \"settings\": {\"seed\": \"abc\"}, \"cost_matrix\": $costs}"
+session v1_typo "{\"format\": \"lcstudio-session\", \"version\": 1, \"settings\": {\"replicate\": 2}, \"cost_matrix\": $costs}"
 expect 0 "ok:" -- check "$f/good.lcsession"
 expect 2 "field \"settings\" must be an object" -- check "$f/settings_number.lcsession"
-expect 2 "unknown field \"settings.replicate\"" -- check "$f/settings_typo.lcsession"
+expect 2 "unknown setting \"replicate\"" -- check "$f/settings_typo.lcsession"
 expect 2 "listed twice" -- check "$f/methods_twice.lcsession"
-expect 2 "field \"settings.seed\" must be a decimal string" -- check "$f/seed_word.lcsession"
-expect 2 "field \"settings.seed\" must be a decimal string" -- check "$f/seed_overflow.lcsession"
-expect 2 "field \"settings.replicates\" must be an integer" -- check "$f/replicates_fraction.lcsession"
-expect 2 "not cpu or cuda" -- check "$f/device.lcsession"
+expect 2 "setting \"seed\" must be an integer" -- check "$f/seed_word.lcsession"
+expect 2 "setting \"seed\" must be an integer" -- check "$f/seed_overflow.lcsession"
+expect 2 "setting \"replicates\" must be an integer" -- check "$f/replicates_fraction.lcsession"
+expect 2 "\"tpu\" is not cpu, cuda or cuda:N" -- check "$f/device.lcsession"
 expect 2 "missing field \"cost_matrix\"" -- check "$f/no_costs.lcsession"
 expect 2 "3 classes but the experiment has 2" -- check "$f/three_classes.lcsession"
-expect 2 "unknown experiment" -- check "$f/experiment.lcsession"
+expect 2 "unknown experiment \"chess\" (known: synthetic, corruption, selective, camvid)" -- check "$f/experiment.lcsession"
+expect 2 "field \"experiment\"" -- check "$f/no_experiment.lcsession"
+expect 2 "field \"version\" is 3; this program reads session versions 1 and 2" -- check "$f/newer.lcsession"
 expect 2 "field \"format\" must be \"lcstudio-session\"" -- check "$f/wrong_format.lcsession"
 expect 2 "field \"data_paths.camvid\" must be a path string" -- check "$f/paths.lcsession"
+expect 0 "session: synthetic (replicates 2, methods bbvi,sghmc,kfac_laplace, seed 5" -- check "$f/v1_good.lcsession"
+expect 2 "field \"settings.seed\" is \"abc\", not a decimal integer" -- check "$f/v1_seed_word.lcsession"
+expect 2 "unknown field \"settings.replicate\"" -- check "$f/v1_typo.lcsession"
 expect 2 "unknown kind of file" -- check "$f/points.csv"
 expect 2 "no FILE given" -- check
 
@@ -342,29 +355,31 @@ expect 2 "unknown option \"--rate\"" -- corruption --data fashion-mnist --rate 0
 
 # ---------------------------------------------------------------- image sessions (check, run)
 ten='{"costs": [[0,1,1,1,1,1,1,1,1,1],[1,0,1,1,1,1,1,1,1,1],[1,1,0,1,1,1,1,1,1,1],[1,1,1,0,1,1,1,1,1,1],[1,1,1,1,0,1,1,1,1,1],[1,1,1,1,1,0,1,1,1,1],[1,1,1,1,1,1,0,1,1,1],[1,1,1,1,1,1,1,0,1,1],[1,1,1,1,1,1,1,1,0,1],[1,1,1,1,1,1,1,1,1,0]]}'
-session img_good "{\"format\": \"lcstudio-session\", \"experiment\": \"corruption\", \"settings\": {\"data\": \"$d/mnist_ok\"}, \"cost_matrix\": $ten}"
-session img_method "{\"format\": \"lcstudio-session\", \"experiment\": \"corruption\", \"settings\": {\"methods\": [\"bbvi\"]}, \"cost_matrix\": $ten}"
-session img_sel_method "{\"format\": \"lcstudio-session\", \"experiment\": \"selective\", \"settings\": {\"methods\": [\"sgld_s\"]}, \"cost_matrix\": $ten}"
-session img_rate "{\"format\": \"lcstudio-session\", \"experiment\": \"corruption\", \"settings\": {\"rates\": [0.5, 1.5]}, \"cost_matrix\": $ten}"
-session img_rates_empty "{\"format\": \"lcstudio-session\", \"experiment\": \"corruption\", \"settings\": {\"rates\": []}, \"cost_matrix\": $ten}"
-session img_preset "{\"format\": \"lcstudio-session\", \"experiment\": \"selective\", \"settings\": {\"preset\": \"gpu\"}, \"cost_matrix\": $ten}"
-session img_trials "{\"format\": \"lcstudio-session\", \"experiment\": \"selective\", \"settings\": {\"trials\": 0}, \"cost_matrix\": $ten}"
-session img_referral "{\"format\": \"lcstudio-session\", \"experiment\": \"corruption\", \"cost_matrix\": {\"costs\": [[0, 1], [1, 0]], \"referral_cost\": 0.2}}"
-session img_nodata "{\"format\": \"lcstudio-session\", \"experiment\": \"corruption\", \"cost_matrix\": $ten}"
-session img_classes "{\"format\": \"lcstudio-session\", \"experiment\": \"corruption\", \"settings\": {\"data\": \"$d/mnist_ok\"}, \"cost_matrix\": {\"costs\": [[0, 1], [1, 0]]}}"
-expect 0 "session: corruption on" -- check "$f/img_good.lcsession"
+cor="$v2, \"experiment\": \"corruption\""
+sel="$v2, \"experiment\": \"selective\""
+session img_good "{$cor, \"settings\": {\"data\": \"$d/mnist_ok\"}, \"cost_matrix\": $ten}"
+session img_method "{$cor, \"settings\": {\"data\": \"d\", \"methods\": [\"bbvi\"]}, \"cost_matrix\": $ten}"
+session img_sel_method "{$sel, \"settings\": {\"data\": \"d\", \"methods\": [\"sgld_s\"]}, \"cost_matrix\": $ten}"
+session img_rate "{$cor, \"settings\": {\"data\": \"d\", \"rates\": [0.5, 1.5]}, \"cost_matrix\": $ten}"
+session img_rates_empty "{$cor, \"settings\": {\"data\": \"d\", \"rates\": []}, \"cost_matrix\": $ten}"
+session img_preset "{$sel, \"settings\": {\"data\": \"d\", \"preset\": \"gpu\"}, \"cost_matrix\": $ten}"
+session img_trials "{$sel, \"settings\": {\"data\": \"d\", \"trials\": 0}, \"cost_matrix\": $ten}"
+session img_referral "{$cor, \"settings\": {\"data\": \"d\"}, \"cost_matrix\": {\"costs\": [[0, 1], [1, 0]], \"referral_cost\": 0.2}}"
+session img_nodata "{$cor, \"cost_matrix\": $ten}"
+session img_classes "{$cor, \"settings\": {\"data\": \"$d/mnist_ok\"}, \"cost_matrix\": {\"costs\": [[0, 1], [1, 0]]}}"
+expect 0 "session: corruption (rates 0.3,0.5,0.7" -- check "$f/img_good.lcsession"
 expect 2 "unknown method \"bbvi\"" -- check "$f/img_method.lcsession"
 expect 2 "unknown method \"sgld_s\"" -- check "$f/img_sel_method.lcsession"
-expect 2 "not a number in [0, 1]" -- check "$f/img_rate.lcsession"
-expect 2 "must be a list of 1 to 64 numbers" -- check "$f/img_rates_empty.lcsession"
-expect 2 "not cpu or paper" -- check "$f/img_preset.lcsession"
-expect 2 "field \"settings.trials\"" -- check "$f/img_trials.lcsession"
+expect 2 "1.5 is outside [0, 1]" -- check "$f/img_rate.lcsession"
+expect 2 "setting --rates" -- check "$f/img_rates_empty.lcsession"
+expect 2 "\"gpu\" is not cpu or paper" -- check "$f/img_preset.lcsession"
+expect 2 "setting --trials: \"0\" is not an integer in 1..1000" -- check "$f/img_trials.lcsession"
 expect 2 "has a referral column" -- check "$f/img_referral.lcsession"
-expect 2 "names no data" -- run "$f/img_nodata.lcsession"
+expect 2 "setting \"data\" is required" -- check "$f/img_nodata.lcsession"
+expect 2 "setting \"data\" is required" -- run "$f/img_nodata.lcsession"
 expect 2 "has 2 classes but" -- run "$f/img_classes.lcsession" --quiet
-expect 2 "no SESSION file given" -- run
 expect 2 "unknown option" -- run "$f/img_good.lcsession" --replicates 3
-expect 2 "--data is for image experiments" -- run "$f/good.lcsession" --data fashion-mnist
+expect 2 "--data is for experiments that read data" -- run "$f/good.lcsession" --data fashion-mnist
 
 # ---------------------------------------------------------------- help texts (each parser checks its help names every flag)
 expect 0 "--warm-start-steps" -- synthetic --help
@@ -403,32 +418,35 @@ expect 2 "lists no sghmc_s network" -- camvid correct --data "$d/camvid_good" --
 # ---------------------------------------------------------------- camvid sessions (check, run)
 twelve=$(python3 -c 'import json; print(json.dumps({"costs": [[0 if r == c else 1 for c in range(12)] for r in range(12)]}))')
 cvs() {  # cvs NAME SETTINGS [MATRIX]
-  session "$1" "{\"format\": \"lcstudio-session\", \"experiment\": \"camvid\", \"settings\": $2, \"cost_matrix\": ${3:-$twelve}}"
+  session "$1" "{$v2, \"experiment\": \"camvid\", \"settings\": $2, \"cost_matrix\": ${3:-$twelve}}"
 }
-cvs cv_good "{\"data\": \"$d/camvid_good\", \"preset\": \"demo\", \"max_train\": 4, \"max_test\": 2, \"mc_dropout\": true, \"seed\": \"7\"}"
+cvs cv_good "{\"data\": \"$d/camvid_good\", \"preset\": \"demo\", \"max_train\": 4, \"max_eval\": 2, \"mc_dropout\": true, \"seed\": 7}"
 cvs cv_preset "{\"data\": \"$d/camvid_good\", \"preset\": \"paper\"}"
 cvs cv_train_negative "{\"data\": \"$d/camvid_good\", \"max_train\": -5}"
-cvs cv_test_negative "{\"data\": \"$d/camvid_good\", \"max_test\": -1}"
+cvs cv_eval_negative "{\"data\": \"$d/camvid_good\", \"max_eval\": -1}"
 cvs cv_nodata "{\"preset\": \"demo\"}"
 cvs cv_emptydata "{\"data\": \"\"}"
 cvs cv_methods "{\"data\": \"$d/camvid_good\", \"methods\": [\"mc_dropout\"]}"
 cvs cv_mc_word "{\"data\": \"$d/camvid_good\", \"mc_dropout\": \"yes\"}"
 cvs cv_classes "{\"data\": \"$d/camvid_good\"}" "$ten"
-session img_mc "{\"format\": \"lcstudio-session\", \"experiment\": \"corruption\", \"settings\": {\"data\": \"$d/mnist_ok\", \"mc_dropout\": true}, \"cost_matrix\": $ten}"
-expect 0 "preset, " -- check "$f/cv_good.lcsession"
-expect 0 "validation frames" -- check "$f/cv_good.lcsession"
-expect 2 "field \"settings.preset\" is \"paper\", not demo or cpu" -- check "$f/cv_preset.lcsession"
-expect 2 "field \"settings.preset\" is \"paper\", not demo or cpu" -- run "$f/cv_preset.lcsession" --quiet
-expect 2 "field \"settings.max_train\"" -- check "$f/cv_train_negative.lcsession"
-expect 2 "field \"settings.max_train\"" -- run "$f/cv_train_negative.lcsession" --quiet
-expect 2 "field \"settings.max_test\"" -- run "$f/cv_test_negative.lcsession" --quiet
-expect 2 "field \"settings.data\" is missing or empty" -- check "$f/cv_nodata.lcsession"
-expect 2 "field \"settings.data\" is missing or empty" -- run "$f/cv_nodata.lcsession" --quiet
-expect 2 "field \"settings.data\" is missing or empty" -- run "$f/cv_emptydata.lcsession" --quiet
-expect 2 "field \"settings.methods\" must be [\"cw_sgd\", \"sghmc_s\", \"ours\"]" -- check "$f/cv_methods.lcsession"
-expect 2 "field \"settings.mc_dropout\" must be true or false" -- check "$f/cv_mc_word.lcsession"
-expect 2 "field \"settings.mc_dropout\" is for camvid sessions only" -- check "$f/img_mc.lcsession"
-expect 2 "field \"cost_matrix\" has 10 classes; a camvid session needs 12" -- run "$f/cv_classes.lcsession" --quiet
+session img_mc "{$cor, \"settings\": {\"data\": \"$d/mnist_ok\", \"mc_dropout\": true}, \"cost_matrix\": $ten}"
+# A version 1 camvid session: its max_test is the validation frames (max_eval now).
+session cv_v1 "{\"format\": \"lcstudio-session\", \"version\": 1, \"experiment\": \"camvid\", \"settings\": {\"data\": \"$d/camvid_good\", \"max_train\": 4, \"max_test\": 2, \"methods\": [\"cw_sgd\", \"sghmc_s\", \"ours\"]}, \"cost_matrix\": $twelve}"
+expect 0 "session: camvid (data " -- check "$f/cv_good.lcsession"
+expect 0 "max_eval 2, mc_dropout true, seed 7" -- check "$f/cv_good.lcsession"
+expect 0 "max_train 4, max_eval 2" -- check "$f/cv_v1.lcsession"
+expect 2 "setting --preset: \"paper\" is not demo or cpu" -- check "$f/cv_preset.lcsession"
+expect 2 "setting --preset: \"paper\" is not demo or cpu" -- run "$f/cv_preset.lcsession" --quiet
+expect 2 "setting --max-train: \"-5\"" -- check "$f/cv_train_negative.lcsession"
+expect 2 "setting --max-train: \"-5\"" -- run "$f/cv_train_negative.lcsession" --quiet
+expect 2 "setting --max-eval: \"-1\"" -- run "$f/cv_eval_negative.lcsession" --quiet
+expect 2 "setting \"data\" is required" -- check "$f/cv_nodata.lcsession"
+expect 2 "setting \"data\" is required" -- run "$f/cv_nodata.lcsession" --quiet
+expect 2 "--data needs a non-empty value" -- run "$f/cv_emptydata.lcsession" --quiet
+expect 2 "unknown setting \"methods\"" -- check "$f/cv_methods.lcsession"
+expect 2 "setting \"mc_dropout\" must be true or false" -- check "$f/cv_mc_word.lcsession"
+expect 2 "unknown setting \"mc_dropout\"" -- check "$f/img_mc.lcsession"
+expect 2 "(cost_matrix): " -- run "$f/cv_classes.lcsession" --quiet
 expect 2 "split \"val\" not found" -- run "$f/cv_good.lcsession" --csv "$tmp/cv.csv" --quiet
 expect 2 "split \"val\" not found" -- run "$f/cv_good.lcsession" --quiet
 expect 2 "no such" -- run "$f/cv_good.lcsession" --data "$f/none" --quiet

@@ -4,7 +4,9 @@
 
 #include <QString>
 
+#include "experiments/experiment.h"
 #include "image_job_hooks.h"
+#include "image_job_runner.h"
 #include "tiny_images.h"
 
 /// The image job runner's test fixtures: presets shrunk to seconds on the tiny images.
@@ -14,7 +16,7 @@ namespace lcs::ui {
 inline std::shared_ptr<const ImageJobHooks> tinyHooks()
 {
     auto hooks = std::make_shared<ImageJobHooks>();
-    hooks->loadData = [](const ImageExperimentSettings&) { return tinyImages(40, 3); };
+    hooks->loadData = [](const ImageRunChoices&) { return tinyImages(40, 3); };
     hooks->tuneCorruption = [](CorruptionConfig& c) {
         shrinkImageRun(c, c.sgld, 16, 3, 2);
         c.cwSgd = c.map;
@@ -28,20 +30,27 @@ inline std::shared_ptr<const ImageJobHooks> tinyHooks()
     return hooks;
 }
 
-inline ImageExperimentSettings tinySettings(const QString& experiment)
+/// A small run of `experiment` on the tiny images, its settings checked as the window's.
+inline ImageRunRequest tinySettings(const QString& experiment, nlohmann::json changes = nlohmann::json::object())
 {
-    ImageExperimentSettings s;
-    s.experiment = experiment;
-    s.data = "tiny";
+    nlohmann::json s = {{"data", "tiny"}, {"trials", 1}};
     if (experiment == "selective") {
-        s.values = {0.1, 0.3};
-        s.methods = {"sghmc", "lc_sghmc", "ours", "ours_no_s"};
+        s["referral_costs"] = {0.1, 0.3};
+        s["methods"] = {"sghmc", "lc_sghmc", "ours", "ours_no_s"};
     } else {
-        s.values = {0.2};
-        s.methods = {"sgld_s", "cw_sgd", "ours"};
+        s["rates"] = {0.2};
+        s["methods"] = {"sgld_s", "cw_sgd", "ours"};
     }
-    s.trials = 1;
-    return s;
+    s.update(changes);
+    const auto& entry = ExperimentRegistry::global().get(experiment.toStdString());
+    return {experiment, checkedSettings(entry.settings(), s, "test")};
+}
+
+/// Starts `request` on `runner`.
+inline bool startImageJob(ImageJobRunner& runner, JobRunner::Job job, const ImageRunRequest& request,
+                          const CostMatrix& costs)
+{
+    return runner.start(job, request.experiment, request.settings, costs);
 }
 
 } // namespace lcs::ui

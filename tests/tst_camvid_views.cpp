@@ -20,7 +20,8 @@
 #include "camvid_job_hooks.h"
 #include "camvid_job_runner.h"
 #include "camvid_page.h"
-#include "camvid_panel.h"
+#include "experiment_panel.h"
+#include "experiments/experiment.h"
 #include "camvid_reader.h"
 #include "camvid_views.h"
 #include "core/atomic_file.h"
@@ -263,13 +264,9 @@ private Q_SLOTS:
     void sessionHoldsTheCamvidSettingsAndMatrix()
     {
         const QString path = m_tmp.path() + "/camvid.lcsession";
-        CamvidSettings s;
-        s.data = m_data;
-        s.preset = "cpu";
-        s.maxFrames = 5;
-        s.maxEvalFrames = 2;
-        s.mcDropout = true;
-        s.seed = 9876543210123ULL;
+        const nlohmann::json s = {{"data", m_data.toStdString()}, {"preset", "cpu"},
+                                  {"max_train", 5},                {"max_eval", 2},
+                                  {"mc_dropout", true},            {"seed", 9876543210123LL}};
         CostMatrix edited;
         {
             MainWindow a;
@@ -282,33 +279,25 @@ private Q_SLOTS:
             QCOMPARE(edited.numClasses(), 12);
             QVERIFY2(a.saveSessionFile(path), qPrintable(a.lastError()));
             // A CamVid session without a data folder cannot be replayed: refused by name.
-            CamvidSettings noData = s;
-            noData.data.clear();
+            auto noData = s;
+            noData.erase("data");
             a.camvidPanel()->applySettings(noData);
             QVERIFY(!a.saveSessionFile(m_tmp.path() + "/nodata.lcsession"));
-            QVERIFY2(a.lastError().contains("data folder"), qPrintable(a.lastError()));
+            QVERIFY2(a.lastError().contains("\"data\" is required"), qPrintable(a.lastError()));
             QVERIFY(!QFileInfo::exists(m_tmp.path() + "/nodata.lcsession"));
         }
         // The file is what the CLI replays: the engine reads the same settings.
-        const auto data = lcs::loadSessionFile(path.toStdString());
+        const auto data = lcs::loadSessionFile(path.toStdString(), sessionCatalogue());
         QCOMPARE(data.experiment, std::string("camvid"));
-        QCOMPARE(data.settings.data, m_data.toStdString());
-        QCOMPARE(data.settings.preset, std::string("cpu"));
-        QCOMPARE(data.settings.maxTrain, 5LL);
-        QCOMPARE(data.settings.maxTest, 2LL);
-        QVERIFY(data.settings.mcDropout);
-        QCOMPARE(data.settings.seed, quint64(9876543210123ULL));
+        for (const auto& [name, value] : s.items())
+            QVERIFY2(data.settings.at(name) == value, name.c_str());
         QVERIFY(data.costs == edited);
         // Reopened in another window (on another experiment): settings and matrix come back.
         MainWindow b;
         QCOMPARE(b.experiment(), QString("synthetic"));
         QVERIFY2(b.openSessionFile(path), qPrintable(b.lastError()));
         QCOMPARE(b.experiment(), QString("camvid"));
-        const auto back = b.camvidPanel()->settings();
-        auto held = [](const CamvidSettings& x) {
-            return std::make_tuple(x.data, x.preset, x.maxFrames, x.maxEvalFrames, x.mcDropout, x.seed);
-        };
-        QVERIFY(held(back) == held(s));
+        QVERIFY(b.camvidPanel()->settings() == data.settings);
         QVERIFY(b.costModel()->matrix() == edited);
         QCOMPARE(b.costModel()->matrix().at(8, 3), 4.25);
         QCOMPARE(b.costModel()->matrix().at(0, 1), 0.5);
@@ -372,9 +361,7 @@ private Q_SLOTS:
             ++(p.network == "ours" ? checkedQ : checkedS);
         });
         const auto onFinish = connect(&r, &CamvidJobRunner::finished, this, [&] { previewsBeforeFinish = int(previews.size()); });
-        CamvidSettings s;
-        s.data = m_data;
-        m_window->camvidPanel()->applySettings(s);
+        m_window->camvidPanel()->applySettings({{"data", m_data.toStdString()}});
         m_window->runAll();
         QVERIFY(r.isBusy());
         QVERIFY(finished.wait(120000));
@@ -538,21 +525,19 @@ private Q_SLOTS:
         const int shownFrames = viewer->frameCount();
         QVERIFY(shownFrames > 0);
         QSignalSpy failed(&r, &CamvidJobRunner::failed);
-        CamvidSettings s;
-        s.data = m_tmp.path() + "/not-camvid";  // a folder, but no train/ or val/
-        m_window->camvidPanel()->applySettings(s);
+        const QString notCamvid = m_tmp.path() + "/not-camvid";  // a folder, but no train/ or val/
+        m_window->camvidPanel()->applySettings({{"data", notCamvid.toStdString()}});
         m_window->runAll();
         QVERIFY(failed.wait(30000));
         QVERIFY(failed.first().at(2).toBool());  // data unavailable
-        QVERIFY2(failed.first().at(1).toString().contains(s.data), qPrintable(failed.first().at(1).toString()));
+        QVERIFY2(failed.first().at(1).toString().contains(notCamvid), qPrintable(failed.first().at(1).toString()));
         QVERIFY(r.hasCache());
         QCOMPARE(r.runs(), 1);
         QCOMPARE(viewer->frameCount(), shownFrames);
         QVERIFY(!r.isBusy());
         // A missing folder is refused before any job starts.
         QSignalSpy started(&r, &CamvidJobRunner::started);
-        s.data = m_tmp.path() + "/missing";
-        m_window->camvidPanel()->applySettings(s);
+        m_window->camvidPanel()->applySettings({{"data", (m_tmp.path() + "/missing").toStdString()}});
         m_window->runAll();
         QCOMPARE(started.size(), 0);
         QCOMPARE(viewer->frameCount(), shownFrames);
@@ -561,9 +546,7 @@ private Q_SLOTS:
     void cancellingTrainingLeavesTheWindowUsable()
     {
         auto& r = *m_window->camvidRunner();
-        CamvidSettings s;
-        s.data = m_data;
-        m_window->camvidPanel()->applySettings(s);
+        m_window->camvidPanel()->applySettings({{"data", m_data.toStdString()}});
         QSignalSpy cancelled(&r, &CamvidJobRunner::cancelled);
         QSignalSpy progress(&r, &CamvidJobRunner::progress);
         m_window->runAll();

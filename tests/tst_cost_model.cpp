@@ -172,6 +172,7 @@ private Q_SLOTS:
             QCOMPARE(back.matrix().at(0, 1), 1e-310);
         }
         Session session;
+        session.experiment = "synthetic";
         session.costs = model.matrix();
         QVERIFY(saveSession(session, dir.path() + "/s.lcsession").isEmpty());
         Session loaded;

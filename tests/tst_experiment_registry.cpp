@@ -3,6 +3,7 @@
 // declaration) and through the window's job runner (run, progress, re-correction),
 // with no change to any other file.
 #include <QLineEdit>
+#include <QSpinBox>
 #include <QtTest>
 
 #include <cmath>
@@ -238,7 +239,7 @@ private Q_SLOTS:
         QStringList names;
         for (const auto* e : ExperimentRegistry::global().all())
             names << QString::fromStdString(e->name());
-        QCOMPARE(names, (QStringList{"synthetic", "corruption", "selective", "three_gaussians"}));
+        QCOMPARE(names, (QStringList{"synthetic", "corruption", "selective", "camvid", "three_gaussians"}));
         QVERIFY_THROWS_EXCEPTION(InputError, ExperimentRegistry::global().get("four_gaussians"));
     }
 
@@ -260,7 +261,7 @@ private Q_SLOTS:
         saveCostMatrix(CostMatrix::zeroOne(2), twoClasses.toStdString());
         const auto wrongSize = runCommandLine({"three_gaussians", "--costs", twoClasses.toStdString()});
         QCOMPARE(wrongSize.status, 2);
-        QVERIFY2(wrongSize.err.find("--costs: " + twoClasses.toStdString() + " has 2 classes") != std::string::npos,
+        QVERIFY2(wrongSize.err.find("--costs: " + twoClasses.toStdString() + ": has 2 classes; three_gaussians decides among 3") != std::string::npos,
                  wrongSize.err.c_str());
         const auto unknown = runCommandLine({"three_gaussians", "--rates", "0.5"});
         QCOMPARE(unknown.status, 2);
@@ -362,14 +363,23 @@ private Q_SLOTS:
         auto* page = qobject_cast<RegistryExperimentPage*>(window.currentPage());
         QVERIFY(page);
         QVERIFY(window.costModel()->matrix().values() == ThreeGaussians().defaultCosts({}).values());
-        auto* points = page->form()->findChild<QLineEdit*>("points");
+        // Whole numbers in spin boxes over the declared range, at the default.
+        auto* points = page->form()->findChild<QSpinBox*>("points");
         QVERIFY(points);
-        QCOMPARE(points->placeholderText(), QString("400"));
-        points->setText("5");  // below the declared range: refused as the flag would be
+        QCOMPARE(points->minimum(), 30);
+        QCOMPARE(points->maximum(), 100000);
+        QCOMPARE(points->value(), 400);
+        // Other numbers as text, parsed as the flag would be: out of range is refused.
+        auto* temperature = page->form()->findChild<QLineEdit*>("temperature");
+        QVERIFY(temperature);
+        temperature->setText("0");  // the range is (0, 100]
         QVERIFY_THROWS_EXCEPTION(InputError, page->form()->values());
-        points->setText("240");
-        page->form()->findChild<QLineEdit*>("iterations")->setText("40");
-        QCOMPARE(page->form()->values(), (nlohmann::json{{"points", 240}, {"iterations", 40}}));
+        temperature->setText("3");
+        points->setValue(240);
+        page->form()->findChild<QSpinBox*>("iterations")->setValue(40);
+        const auto values = page->form()->values();
+        QCOMPARE(values.at("points").get<int>(), 240);
+        QCOMPARE(values.at("iterations").get<int>(), 40);
         QSignalSpy finished(page->runner(), &JobRunner::finished);
         window.runAll();
         QVERIFY(finished.wait(60000));
@@ -389,8 +399,8 @@ private Q_SLOTS:
         QVERIFY(page->exportResults(dir.filePath("r.csv")).isEmpty());
         // The form shows values back, and the defaults for what it is not given.
         page->form()->setValues({{"temperature", 2.5}});
-        QCOMPARE(page->form()->findChild<QLineEdit*>("temperature")->text(), QString("2.5"));
-        QVERIFY(points->text().isEmpty());
+        QCOMPARE(temperature->text(), QString("2.5"));
+        QCOMPARE(points->value(), 400);
     }
 
     // The paper's image experiments run through their registry entries too: data named by

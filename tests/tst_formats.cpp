@@ -21,6 +21,7 @@
 #include "inference/method_catalog.h"
 #include "decision/decisions.h"
 #include "io/model_io.h"
+#include "experiments/experiment.h"
 #include "io/session_file.h"
 
 using namespace lcs;
@@ -62,39 +63,89 @@ class TestFormats : public QObject {
 private Q_SLOTS:
     void camvidSessionRoundTrips()
     {
+        const auto catalogue = sessionCatalogue();
         SessionData s;
         s.experiment = "camvid";
-        s.settings.methods = defaultSessionMethods("camvid");
-        s.settings.data = "/data/camvid";
-        s.settings.preset = "cpu";
-        s.settings.maxTrain = 17;
-        s.settings.maxTest = 5;
-        s.settings.mcDropout = true;
-        s.settings.seed = 18446744073709551615ULL;
-        s.settings.device = "cpu";
+        s.settings = {{"data", "/data/camvid"}, {"preset", "cpu"},      {"max_train", 17},
+                      {"max_eval", 5},          {"mc_dropout", true},   {"seed", 9223372036854775807LL},
+                      {"device", "cpu"}};
         s.costs = costPreset("camvid");
         QCOMPARE(s.costs.numClasses(), 12);
         s.costs.set(8, 3, 4.5);  // an edited cell survives
-        const auto back = sessionFromJson(sessionToJson(s), "s.lcsession");
+        const auto back = sessionFromJson(sessionToJson(s), "s.lcsession", catalogue);
         QCOMPARE(back.experiment, std::string("camvid"));
-        QVERIFY(back.settings == s.settings);
+        QVERIFY2(back.settings == s.settings, back.settings.dump().c_str());
         QVERIFY(back.costs == s.costs);
         QCOMPARE(back.costs.at(8, 3), 4.5);
-        // Without preset and mc_dropout: the window's defaults (demo, no MC dropout).
+        QVERIFY(sessionToJson(s).find("\"version\": 2") != std::string::npos);
+        // Without preset and mc_dropout: the declared defaults (demo, no MC dropout).
         const auto minimal = sessionFromJson(
-            R"({"format": "lcstudio-session", "experiment": "camvid", "settings": {"data": "d"}, "cost_matrix": )" +
+            R"({"format": "lcstudio-session", "version": 2, "experiment": "camvid", "settings": {"data": "d"}, "cost_matrix": )" +
                 costMatrixToJson(costPreset("camvid")) + "}",
-            "m.lcsession");
-        QCOMPARE(minimal.settings.preset, std::string("demo"));
-        QVERIFY(!minimal.settings.mcDropout);
-        QVERIFY(minimal.settings.methods == defaultSessionMethods("camvid"));
-        // Other experiments do not write the CamVid-only field.
-        SessionData c;
-        c.experiment = "corruption";
-        c.settings.methods = defaultSessionMethods("corruption");
-        c.costs = CostMatrix::zeroOne(10);
-        QVERIFY(sessionToJson(c).find("mc_dropout") == std::string::npos);
-        QVERIFY(sessionFromJson(sessionToJson(c), "c.lcsession").settings == c.settings);
+            "m.lcsession", catalogue);
+        QCOMPARE(minimal.settings.at("preset").get<std::string>(), std::string("demo"));
+        QCOMPARE(minimal.settings.at("mc_dropout").get<bool>(), false);
+        QVERIFY(minimal.settings.at("max_train").is_null());  // the preset's, decided at run time
+    }
+
+    /// Files of the previous version open with their settings under the declared names.
+    void versionOneSessionsOpen()
+    {
+        const auto catalogue = sessionCatalogue();
+        auto v1 = [&](const std::string& experiment, const std::string& settings, const CostMatrix& costs,
+                      const std::string& paths = "{}") {
+            return sessionFromJson(R"({"format": "lcstudio-session", "version": 1, "experiment": ")" + experiment +
+                                       R"(", "settings": )" + settings + R"(, "cost_matrix": )" +
+                                       costMatrixToJson(costs) + R"(, "data_paths": )" + paths + "}",
+                                   experiment + ".lcsession", catalogue);
+        };
+        // Version 1 wrote every field for every experiment; 0 and "" meant "the preset's".
+        const std::string every = R"({"replicates": 3, "methods": %M, "seed": "42", "threads": 2,
+            "correction_iterations": 77, "grid_resolution": 40, "device": "cpu", "data": %D, "preset": "cpu",
+            "rates": [0.25], "referral_costs": [0.1, 0.2], "trials": 2, "max_train": 0, "max_test": 5,
+            "epochs": 0, "mc_dropout": true})";
+        auto fill = [&](std::string methods, std::string data) {
+            std::string t = every;
+            t.replace(t.find("%M"), 2, methods);
+            t.replace(t.find("%D"), 2, data);
+            return t;
+        };
+        const auto syn = v1("synthetic", fill(R"(["bbvi"])", R"("")"), costPreset("synthetic"));
+        QCOMPARE(syn.settings.at("replicates").get<int>(), 3);
+        QCOMPARE(syn.settings.at("seed").get<long long>(), 42LL);
+        QCOMPARE(syn.settings.at("correction_iterations").get<int>(), 77);
+        QCOMPARE(syn.settings.at("grid_resolution").get<int>(), 40);
+        QCOMPARE(syn.settings.at("threads").get<int>(), 2);
+
+        const auto cor = v1("corruption", fill(R"(["sgld_s", "ours"])", R"("")"), CostMatrix::zeroOne(10),
+                            R"({"images": "/data/fmnist"})");
+        QCOMPARE(cor.settings.at("data").get<std::string>(), std::string("/data/fmnist"));  // from the data paths
+        QVERIFY(cor.settings.at("rates") == nlohmann::json({0.25}));
+        QVERIFY(cor.settings.at("max_train").is_null());  // 0: all
+        QCOMPARE(cor.settings.at("max_test").get<long long>(), 5LL);
+        QVERIFY(cor.settings.at("epochs").is_null());  // 0: the preset's
+        QCOMPARE(cor.settings.at("trials").get<int>(), 2);
+
+        auto withReferral = CostMatrix::zeroOne(10);
+        withReferral.setReferral(0.3);
+        const auto sel = v1("selective", fill(R"(["sghmc", "ours"])", R"("fashion-mnist")"), withReferral);
+        QVERIFY(sel.settings.at("referral_costs") == nlohmann::json({0.1, 0.2}));
+        QVERIFY(!sel.costs.hasReferral());  // the referral costs are the swept setting
+
+        const auto cam = v1("camvid", fill(R"(["cw_sgd", "sghmc_s", "ours"])", R"("/data/camvid")"),
+                            costPreset("camvid"));
+        QCOMPARE(cam.settings.at("max_eval").get<long long>(), 5LL);  // version 1's max_test
+        QVERIFY(cam.settings.at("max_train").is_null());
+        QCOMPARE(cam.settings.at("mc_dropout").get<bool>(), true);
+        // And a file from a newer program is refused, naming the version.
+        try {
+            sessionFromJson(R"({"format": "lcstudio-session", "version": 3, "experiment": "synthetic", "cost_matrix": )" +
+                                costMatrixToJson(costPreset("synthetic")) + "}",
+                            "new.lcsession", catalogue);
+            QFAIL("accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).contains("version") && QString(e.what()).contains("is 3"), e.what());
+        }
     }
 
     void badCamvidSessionsNameTheField_data()
@@ -102,14 +153,14 @@ private Q_SLOTS:
         QTest::addColumn<QString>("settings");
         QTest::addColumn<int>("classes");
         QTest::addColumn<QString>("fragment");
-        QTest::newRow("preset") << R"({"data": "d", "preset": "paper"})" << 12 << R"(field "settings.preset" is "paper", not demo or cpu)";
-        QTest::newRow("negative training frames") << R"({"data": "d", "max_train": -1})" << 12 << R"(field "settings.max_train")";
-        QTest::newRow("negative validation frames") << R"({"data": "d", "max_test": -3})" << 12 << R"(field "settings.max_test")";
-        QTest::newRow("no data") << R"({"preset": "cpu"})" << 12 << R"(field "settings.data" is missing or empty)";
-        QTest::newRow("empty data") << R"({"data": ""})" << 12 << R"(field "settings.data" is missing or empty)";
-        QTest::newRow("methods") << R"({"data": "d", "methods": ["ours"]})" << 12 << R"(field "settings.methods" must be)";
-        QTest::newRow("mc_dropout") << R"({"data": "d", "mc_dropout": 1})" << 12 << R"(field "settings.mc_dropout" must be true or false)";
-        QTest::newRow("classes") << R"({"data": "d"})" << 3 << R"(field "cost_matrix" has 3 classes; a camvid session needs 12)";
+        QTest::newRow("preset") << R"({"data": "d", "preset": "paper"})" << 12 << R"(setting --preset: "paper" is not demo or cpu)";
+        QTest::newRow("negative training frames") << R"({"data": "d", "max_train": -1})" << 12 << R"(setting --max-train: "-1")";
+        QTest::newRow("negative validation frames") << R"({"data": "d", "max_eval": -3})" << 12 << R"(setting --max-eval: "-3")";
+        QTest::newRow("no data") << R"({"preset": "cpu"})" << 12 << R"(setting "data" is required)";
+        QTest::newRow("empty data") << R"({"data": ""})" << 12 << R"(--data needs a non-empty value)";
+        QTest::newRow("methods") << R"({"data": "d", "methods": ["ours"]})" << 12 << R"(unknown setting "methods")";
+        QTest::newRow("mc_dropout") << R"({"data": "d", "mc_dropout": 1})" << 12 << R"(setting "mc_dropout" must be true or false)";
+        QTest::newRow("classes") << R"({"data": "d"})" << 3 << R"((cost_matrix): )";
     }
 
     void badCamvidSessionsNameTheField()
@@ -117,11 +168,11 @@ private Q_SLOTS:
         QFETCH(QString, settings);
         QFETCH(int, classes);
         QFETCH(QString, fragment);
-        const std::string text = R"({"format": "lcstudio-session", "experiment": "camvid", "settings": )" +
+        const std::string text = R"({"format": "lcstudio-session", "version": 2, "experiment": "camvid", "settings": )" +
                                  settings.toStdString() + R"(, "cost_matrix": )" +
                                  costMatrixToJson(CostMatrix::zeroOne(classes)) + "}";
         try {
-            sessionFromJson(text, "bad.lcsession");
+            sessionFromJson(text, "bad.lcsession", sessionCatalogue());
             QFAIL("accepted");
         } catch (const InputError& e) {
             QVERIFY2(QString(e.what()).contains(fragment) && QString(e.what()).startsWith("bad.lcsession"), e.what());

@@ -53,9 +53,9 @@ private Q_SLOTS:
                 events << "curve " + p.series;
         });
         const CostMatrix costs = CostMatrix::zeroOne(3);
-        QVERIFY(runner.start(ImageJobRunner::Job::Run, tinySettings(experiment), costs));
+        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Run, tinySettings(experiment), costs));
         QVERIFY(runner.isBusy());
-        QVERIFY(!runner.start(ImageJobRunner::Job::Run, tinySettings(experiment), costs));  // one at a time
+        QVERIFY(!startImageJob(runner, ImageJobRunner::Job::Run, tinySettings(experiment), costs));  // one at a time
         QVERIFY(finished.wait(120000));
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
         QCOMPARE(started.count(), 1);
@@ -136,7 +136,7 @@ private Q_SLOTS:
         edited.set(0, 1, 4.0);
         edited.set(2, 0, 3.0);
         training.clear();
-        QVERIFY(runner.start(ImageJobRunner::Job::Recorrect, tinySettings(experiment), edited));
+        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Recorrect, tinySettings(experiment), edited));
         QVERIFY(finished.wait(60000));
         QCOMPARE(finished.last().at(0).value<ImageJobRunner::Job>(), ImageJobRunner::Job::Recorrect);
         QCOMPARE(runner.runs(), 1);
@@ -162,7 +162,7 @@ private Q_SLOTS:
         QVERIFY(recorrectedCurve);
 
         // A cost matrix of another class count is refused with a message; the cache stays.
-        QVERIFY(runner.start(ImageJobRunner::Job::Recorrect, tinySettings(experiment), CostMatrix::zeroOne(4)));
+        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Recorrect, tinySettings(experiment), CostMatrix::zeroOne(4)));
         QVERIFY(failed.wait(30000));
         QVERIFY(failed.last().at(1).toString().contains("classes"));
         QVERIFY(runner.hasCache());
@@ -183,10 +183,8 @@ private Q_SLOTS:
         ImageJobRunner runner(nullptr, tinyHooks());
         QSignalSpy progress(&runner, &ImageJobRunner::progress);
         QSignalSpy finished(&runner, &ImageJobRunner::finished);
-        auto settings = tinySettings("corruption");
-        settings.values = {rate};
-        settings.methods = {"cw_sgd"};
-        QVERIFY(runner.start(ImageJobRunner::Job::Run, settings, CostMatrix::zeroOne(3)));
+        const auto settings = tinySettings("corruption", {{"rates", {rate}}, {"methods", {"cw_sgd"}}});
+        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Run, settings, CostMatrix::zeroOne(3)));
         QVERIFY(finished.wait(120000));
         QVERIFY(!progress.isEmpty());
         const double last = progress.last().at(0).value<JobProgress>().fraction;
@@ -198,7 +196,7 @@ private Q_SLOTS:
         ImageJobRunner runner(nullptr, tinyHooks());
         QSignalSpy cancelled(&runner, &ImageJobRunner::cancelled);
         QSignalSpy finished(&runner, &ImageJobRunner::finished);
-        QVERIFY(runner.start(ImageJobRunner::Job::Run, tinySettings("corruption"), CostMatrix::zeroOne(3)));
+        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Run, tinySettings("corruption"), CostMatrix::zeroOne(3)));
         runner.cancel();  // before the worker gets to the first minibatch
         QVERIFY(cancelled.wait(30000));
         QCOMPARE(finished.count(), 0);
@@ -206,7 +204,7 @@ private Q_SLOTS:
         QVERIFY(!runner.hasCache());
         // Nothing cached, so nothing to re-correct.
         QSignalSpy failed(&runner, &ImageJobRunner::failed);
-        QVERIFY(runner.start(ImageJobRunner::Job::Recorrect, tinySettings("corruption"), CostMatrix::zeroOne(3)));
+        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Recorrect, tinySettings("corruption"), CostMatrix::zeroOne(3)));
         QVERIFY(failed.wait(30000));
         QVERIFY(failed.last().at(1).toString().contains("no student S cached"));
     }
@@ -215,9 +213,8 @@ private Q_SLOTS:
     {
         ImageJobRunner runner;
         QSignalSpy failed(&runner, &ImageJobRunner::failed);
-        auto s = tinySettings("corruption");
-        s.data = QDir::tempPath() + "/lcs-no-such-image-folder";
-        QVERIFY(runner.start(ImageJobRunner::Job::Run, s, CostMatrix::zeroOne(3)));
+        const auto s = tinySettings("corruption", {{"data", (QDir::tempPath() + "/lcs-no-such-image-folder").toStdString()}});
+        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Run, s, CostMatrix::zeroOne(3)));
         QVERIFY(failed.wait(30000));
         QVERIFY(failed.first().at(2).toBool());  // data unavailable: the demo exits 2 for this
         QVERIFY(!runner.hasCache());

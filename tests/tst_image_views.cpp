@@ -18,7 +18,9 @@
 #include "image_job_hooks.h"
 #include "image_job_runner.h"
 #include "image_page.h"
-#include "image_panel.h"
+#include "experiment_panel.h"
+#include "experiments/experiment.h"
+#include "settings_form.h"
 #include "synthetic_job_runner.h"
 #include "image_views.h"
 #include "main_window.h"
@@ -424,19 +426,18 @@ private Q_SLOTS:
         QFETCH(QString, experiment);
         QTemporaryDir dir;
         const QString path = dir.path() + "/image.lcsession";
-        ImageExperimentSettings s = tinySettings(experiment);
-        s.data = "/data/somewhere/fashion";
-        s.preset = "paper";
-        s.trials = 3;
-        s.maxTrain = 1234;
-        s.maxTest = 567;
-        s.seed = 9876543210123ULL;
-        s.epochs = 7;
+        const auto s = tinySettings(experiment, {{"data", "/data/somewhere/fashion"},
+                                                 {"preset", "paper"},
+                                                 {"trials", 3},
+                                                 {"max_train", 1234},
+                                                 {"max_test", 567},
+                                                 {"seed", 9876543210123LL},
+                                                 {"epochs", 7}});
         CostMatrix costs;
         {
             MainWindow a;
             a.setExperiment(experiment);
-            a.imagePanel()->applySettings(s);
+            a.imagePanel()->applySettings(s.settings);
             QVERIFY(a.costModel()->setData(a.costModel()->index(3, 8), 0.25));
             costs = a.costModel()->matrix();
             costs.setReferral(std::nullopt);  // a selective session keeps the base matrix
@@ -445,32 +446,31 @@ private Q_SLOTS:
         MainWindow b;
         QVERIFY2(b.openSessionFile(path), qPrintable(b.lastError()));
         QCOMPARE(b.experiment(), experiment);
-        const ImageExperimentSettings back = b.imagePanel()->settings();
-        QCOMPARE(back.experiment, experiment);
-        // Every setting a session holds (the thread count is the machine's, not the session's).
-        auto held = [](const ImageExperimentSettings& x) {
-            return std::make_tuple(x.data, x.preset, x.values, x.trials, x.methods, x.maxTrain, x.maxTest, x.seed,
-                                   x.epochs);
-        };
-        QVERIFY(held(back) == held(s));
+        QCOMPARE(b.imagePanel()->experiment(), experiment);
+        // Every declared setting comes back.
+        QVERIFY2(b.imagePanel()->settings() == s.settings, b.imagePanel()->settings().dump().c_str());
         QVERIFY(b.costModel()->matrix() == costs);
         QCOMPARE(b.costModel()->matrix().at(3, 8), 0.25);
     }
 
     void imagePanelOffersOnlyUsableDevices()
     {
-        ImageExperimentPanel panel;
-        auto* box = panel.findChild<QComboBox*>("imageDeviceBox");
+        const auto& corruption = ExperimentRegistry::global().get("corruption");
+        ExperimentPanel panel({&corruption}, {});
+        auto* box = panel.findChild<QComboBox*>("device");
         QVERIFY(box);
-        QCOMPARE(box->count(), 2);
+        const int cudaItem = box->findText("cuda");
+        QVERIFY(cudaItem > 0);
         const bool cuda = JobRunner::cudaAvailable();
-        QCOMPARE(qobject_cast<QStandardItemModel*>(box->model())->item(1)->isEnabled(), cuda);
-        ImageExperimentSettings s = panel.settings();
-        QCOMPARE(s.device, QString("cpu"));
-        // A session from a GPU machine asks for CUDA: granted only where it can run.
-        s.device = "cuda:0";
+        QCOMPARE(qobject_cast<QStandardItemModel*>(box->model())->item(cudaItem)->isEnabled(), cuda);
+        auto s = panel.values();
+        s["data"] = "fashion-mnist";
         panel.applySettings(s);
-        QCOMPARE(panel.settings().device, QString(cuda ? "cuda" : "cpu"));
+        QCOMPARE(panel.settings().at("device").get<std::string>(), std::string("cpu"));
+        // A session from a GPU machine asks for CUDA: granted only where it can run.
+        s["device"] = "cuda:0";
+        panel.applySettings(s);
+        QCOMPARE(panel.settings().at("device").get<std::string>(), std::string(cuda ? "cuda:0" : "cpu"));
     }
 
     void windowCostEditRecorrectsOnly()
@@ -479,7 +479,7 @@ private Q_SLOTS:
         window.resize(1500, 950);
         window.show();
         window.setExperiment("corruption");
-        window.imagePanel()->applySettings(tinySettings("corruption"));
+        window.imagePanel()->applySettings(tinySettings("corruption").settings);
         QSignalSpy finished(window.imageRunner(), &ImageJobRunner::finished);
         window.runAll();
         QVERIFY(finished.wait(120000));

@@ -5,6 +5,7 @@
 #include <QtTest/QtTest>
 
 #include "core/threads.h"
+#include "experiments/experiment.h"
 #include "synthetic_job_runner.h"
 
 using namespace lcs;
@@ -12,15 +13,16 @@ using namespace lcs::ui;
 
 namespace {
 
-ExperimentSettings smallSettings()
+/// The synthetic experiment's declared settings, checked as the window checks them.
+nlohmann::json smallSettings(nlohmann::json changes = nlohmann::json::object())
 {
-    ExperimentSettings s;
-    s.replicates = 1;
-    s.methods = {"kfac_laplace", "sghmc"};
-    s.threads = 2;
-    s.correctionIterations = 150;
-    s.gridResolution = 24;
-    return s;
+    nlohmann::json s = {{"replicates", 1},
+                        {"methods", {"kfac_laplace", "sghmc"}},
+                        {"threads", 2},
+                        {"correction_iterations", 150},
+                        {"grid_resolution", 24}};
+    s.update(changes);
+    return checkedSettings(ExperimentRegistry::global().get("synthetic").settings(), s, "test");
 }
 
 } // namespace
@@ -158,9 +160,7 @@ private Q_SLOTS:
         QSignalSpy cancelled(&runner, &SyntheticJobRunner::cancelled);
         QSignalSpy progress(&runner, &SyntheticJobRunner::progress);
         QSignalSpy finished(&runner, &SyntheticJobRunner::finished);
-        auto big = smallSettings();
-        big.replicates = 10;
-        big.methods = {"bbvi", "sghmc", "kfac_laplace"};
+        const auto big = smallSettings({{"replicates", 10}, {"methods", {"bbvi", "sghmc", "kfac_laplace"}}});
         QVERIFY(runner.start(JobRunner::Job::Run, big, costPreset("synthetic")));
         QVERIFY(progress.wait(20000));
         QElapsedTimer clock;
@@ -197,9 +197,7 @@ private Q_SLOTS:
             last = now;
             ++ticks;
         });
-        auto settings = smallSettings();
-        settings.replicates = 2;
-        settings.methods = {"bbvi", "sghmc", "kfac_laplace"};
+        const auto settings = smallSettings({{"replicates", 2}, {"methods", {"bbvi", "sghmc", "kfac_laplace"}}});
         clock.start();
         timer.start();
         QVERIFY(runner.start(JobRunner::Job::Run, settings, costPreset("synthetic")));

@@ -271,7 +271,8 @@ private Q_SLOTS:
         const auto& settings = syntheticSettings();
         nlohmann::json values{{"replicates", 7},          {"methods", {"sgld", "bbvi"}}, {"seed", 42},
                               {"threads", 3},             {"correction_iterations", 77}, {"correction_lr", 0.125},
-                              {"warm_start_steps", 11},   {"bbvi_prior", "isotropic"},   {"device", "cpu"}};
+                              {"warm_start_steps", 11},   {"grid_resolution", 30},       {"bbvi_prior", "isotropic"},
+                              {"device", "cpu"}};
         QCOMPARE(values.size(), settings.size());  // one value per declared setting
         SyntheticConfig config;
         applySettings(settings, values, config);
@@ -281,6 +282,7 @@ private Q_SLOTS:
         QCOMPARE(config.correction.iterations, 77);
         QCOMPARE(config.correction.learningRate, 0.125);
         QCOMPARE(config.correction.warmStartSteps, 11);
+        QCOMPARE(config.gridResolution, 30);
         QVERIFY(config.bbvi.prior.kind == BbviPrior::Kind::Isotropic);
         QCOMPARE(settingValues(settings, config), values);
         // Defaults are the config's own.

@@ -31,26 +31,6 @@ const std::vector<int> kEnsembles{1, 2, 5, 10, 20, 30};
 constexpr int kFpsFrames = 10;  ///< timed frames per point (fewer are noisy on a shared machine)
 
 
-/// The phases of a training job, each weighted by its measured share of the work (one
-/// SGD epoch = 1; an SGHMC epoch also trains S, about twice; a correction epoch runs S
-/// and q, about 1.6). CamVid's engine names its phases, not its tasks: the plan's
-/// identities are the phase names (ProgressChannel::identifyByPhase).
-TaskPlan trainingPlan(const CamvidWindowConfig& config)
-{
-    const auto& t = config.train;
-    TaskPlan plan;
-    auto add = [&](const char* phase, double weight) { plan.push_back({TaskIdentity{phase, std::nullopt, 0}, weight}); };
-    add("load", 0.05 * t.sgd.epochs);
-    if (config.trainMcDropout)
-        add("mc_dropout", t.sgd.epochs);
-    add("cw_sgd", t.sgd.epochs);
-    add("sghmc_s", 2.1 * t.sghmc.epochs);
-    add("correction", 1.6 * t.correction.epochs);
-    add("eval", 0.5);
-    add("fps", 1.5);
-    return plan;
-}
-
 QVector<double> toQVector(const std::vector<double>& v)
 {
     return QVector<double>(v.begin(), v.end());
@@ -74,7 +54,7 @@ protected:
         if (job == JobKind::Recorrect)
             recorrect(costs);
         else
-            train(settings.value<CamvidSettings>(), costs);
+            train(settings.value<nlohmann::json>(), costs);
         const auto results = currentResults();
         json = QString::fromStdString(camvidEvalJson(results));
         csv = QString::fromStdString(camvidEvalCsv(results));
@@ -260,10 +240,11 @@ private:
             at::set_num_threads(want);
     }
 
-    void train(const CamvidSettings& s, const CostMatrix& costs)
+    void train(const nlohmann::json& settings, const CostMatrix& costs)
     {
-        auto config = camvidWindowConfigFor({s.preset.toStdString(), s.data.trimmed().toStdString(), s.maxFrames,
-                                             s.maxEvalFrames, s.mcDropout, s.seed, s.device.toStdString()});
+        CamvidWindowChoices s;
+        applySettings(camvidWindowSettings(), settings, s);
+        auto config = camvidWindowConfigFor(s);
         config.train.costs = camvidDecisionCosts(costs);  // refuses a matrix of the wrong size first
         if (m_hooks && m_hooks->tuneConfig)
             m_hooks->tuneConfig(config);
@@ -280,11 +261,11 @@ private:
         const auto& t = config.train;
         Q_EMIT logMessage(tr("CamVid from %1: up to %2 training frames at %3x%4, %5; CW-SGD %6 epochs, SGHMC + S %7 "
                              "epochs, q %8 epochs%9")
-                              .arg(s.data).arg(t.maxFrames).arg(t.width).arg(t.height)
+                              .arg(QString::fromStdString(s.data)).arg(t.maxFrames).arg(t.width).arg(t.height)
                               .arg(QString::fromStdString(t.model.architecture)).arg(t.sgd.epochs).arg(t.sghmc.epochs)
                               .arg(t.correction.epochs).arg(config.trainMcDropout ? tr(", MC dropout too") : QString()));
         Reporter reporter(this, tr("CamVid"));
-        reporter.setPlan(trainingPlan(config));
+        reporter.setPlan(camvidWindowPlan(config, /*withFps=*/true));
         config.preview = previewSink(reporter);
         auto run = trainCamvidWindow(config, reporter.context(cancelToken()));
         reporter.flush();
@@ -342,7 +323,7 @@ private:
 CamvidJobRunner::CamvidJobRunner(QObject* parent, std::shared_ptr<const CamvidJobHooks> hooks)
     : JobRunner(new CamvidWorker(std::move(hooks)), QStringLiteral("lcs-camvid-jobs"), parent)
 {
-    qRegisterMetaType<CamvidSettings>();
+    qRegisterMetaType<nlohmann::json>();
     qRegisterMetaType<QVector<CamvidEpochPoint>>();
     qRegisterMetaType<QVector<CamvidFrameView>>();
     qRegisterMetaType<CamvidPreviewView>();
@@ -350,7 +331,7 @@ CamvidJobRunner::CamvidJobRunner(QObject* parent, std::shared_ptr<const CamvidJo
     qRegisterMetaType<CamvidFpsView>();
 }
 
-bool CamvidJobRunner::start(Job job, const CamvidSettings& settings, const CostMatrix& costs)
+bool CamvidJobRunner::start(Job job, const nlohmann::json& settings, const CostMatrix& costs)
 {
     return JobRunner::start(job, QVariant::fromValue(settings), costs);
 }

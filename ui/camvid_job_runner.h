@@ -20,7 +20,8 @@ public:
     explicit CamvidJobRunner(QObject* parent = nullptr, std::shared_ptr<const CamvidJobHooks> hooks = {});
 
     /// False (and nothing done) while another job runs.
-    bool start(Job job, const CamvidSettings& settings, const CostMatrix& costs);
+    /// `settings`: the experiment's declared settings, checked (checkedSettings).
+    bool start(Job job, const nlohmann::json& settings, const CostMatrix& costs);
 
 Q_SIGNALS:
     /// The data checked out and the previous run's cache is dropped: views may clear.

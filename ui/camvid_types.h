@@ -12,17 +12,6 @@
 /// the GUI thread: copied by value, no tensors; every QImage owns its pixels.
 namespace lcs::ui {
 
-/// The CamVid run as the user set it up in the experiment panel.
-struct CamvidSettings {
-    QString data;                               ///< a folder laid out like CamVid (train/, trainannot/, val/, valannot/)
-    QString preset = QStringLiteral("demo");    ///< "demo" (90 x 120) or "cpu" (180 x 240)
-    qint64 maxFrames = 0;                       ///< training frames; 0 = the preset's
-    qint64 maxEvalFrames = 0;                   ///< validation frames evaluated and shown; 0 = the preset's
-    bool mcDropout = false;                     ///< also train an MC-dropout network (FPS of real MC dropout)
-    quint64 seed = 0;
-    QString device = QStringLiteral("cpu");
-};
-
 /// One network's validation figures after one of its epochs (live curves).
 struct CamvidEpochPoint {
     QString series;      ///< "cw_sgd", "sghmc_s", "ours", "mc_dropout", "ours, re-corrected"
@@ -95,7 +84,6 @@ struct CamvidFpsView {
 
 } // namespace lcs::ui
 
-Q_DECLARE_METATYPE(lcs::ui::CamvidSettings)
 Q_DECLARE_METATYPE(lcs::ui::CamvidEpochPoint)
 Q_DECLARE_METATYPE(lcs::ui::CamvidFrameView)
 Q_DECLARE_METATYPE(lcs::ui::CamvidPreviewView)

@@ -4,6 +4,7 @@
 
 #include "experiments/corruption_experiment.h"
 #include "experiments/selective_experiment.h"
+#include "experiments/image_run_choices.h"
 #include "image_data.h"
 #include "image_types.h"
 
@@ -13,8 +14,8 @@ namespace lcs::ui {
 /// thread (so tensors never cross threads): tests load a generated data set and shrink
 /// the presets to seconds.
 struct ImageJobHooks {
-    /// Default: loadImageDataset(settings.data, {maxTrain, maxTest, seed}).
-    std::function<ImageDataset(const ImageExperimentSettings&)> loadData;
+    /// Default: loadChosenData(choices) (the data, its subsets, seeded).
+    std::function<ImageDataset(const ImageRunChoices&)> loadData;
     /// Applied after the panel's settings, before the run.
     std::function<void(CorruptionConfig&)> tuneCorruption;
     std::function<void(SelectiveConfig&)> tuneSelective;

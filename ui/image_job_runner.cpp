@@ -11,6 +11,7 @@
 #include "core/input_error.h"
 #include "experiments/corruption_experiment.h"
 #include "experiments/image_experiment_support.h"
+#include "experiments/image_run_settings.h"
 #include "experiments/selective_experiment.h"
 #include "image_data.h"
 #include "inference/method_catalog.h"
@@ -25,23 +26,12 @@ namespace {
 
 using Clock = WorkerClock;
 
-/// The window's form as the engine's choices: the same function as the CLI's flags then
-/// applies them to the preset.
-ImageRunChoices runChoices(const ImageExperimentSettings& s)
+/// The window's settings as the engine's choices, through the same declarations as the
+/// CLI's flags; one function per experiment then applies them to its preset.
+ImageRunChoices runChoices(const ImageRunRequest& r)
 {
     ImageRunChoices c;
-    c.preset = s.preset.toStdString();
-    c.values.assign(s.values.begin(), s.values.end());
-    if (!s.methods.isEmpty()) {
-        std::vector<std::string> ids;
-        for (const auto& n : s.methods)
-            ids.push_back(n.toStdString());
-        c.methods = parseImageMethodList(ids, "methods", imageMethodsFor(s.experiment.toStdString()));
-    }
-    c.trials = s.trials;
-    c.seed = s.seed;
-    c.device = s.device.toStdString();
-    c.epochs = s.epochs;
+    applySettings(r.isSelective() ? selectiveSettings() : corruptionSettings(), r.settings, c);
     return c;
 }
 
@@ -71,7 +61,7 @@ protected:
         if (job == JobKind::Recorrect)
             recorrectCached(costs);
         else
-            runExperiment(settings.value<ImageExperimentSettings>(), costs, json, csv);
+            runExperiment(settings.value<ImageRunRequest>(), costs, json, csv);
     }
 
 private:
@@ -127,23 +117,20 @@ private:
         QVector<TrainingPoint> m_training;
     };
 
-    const ImageDataset& loadData(const ImageExperimentSettings& s)
+    const ImageDataset& loadData(const ImageRunChoices& c)
     {
-        const QString key = QStringLiteral("%1|%2|%3|%4").arg(s.data).arg(s.maxTrain).arg(s.maxTest).arg(s.seed);
+        const QString key = QStringLiteral("%1|%2|%3|%4")
+                                .arg(QString::fromStdString(c.data)).arg(c.maxTrain).arg(c.maxTest).arg(c.seed);
         if (m_hooks && m_hooks->loadData) {
-            m_data = m_hooks->loadData(s);
+            m_data = m_hooks->loadData(c);
             m_dataKey.clear();
             return m_data;
         }
         if (key == m_dataKey)
             return m_data;
-        Q_EMIT logMessage(tr("Loading %1 ...").arg(s.data));
+        Q_EMIT logMessage(tr("Loading %1 ...").arg(QString::fromStdString(c.data)));
         try {
-            ImageDataLimits limits;
-            limits.maxTrain = s.maxTrain;
-            limits.maxTest = s.maxTest;
-            limits.subsetSeed = s.seed;
-            m_data = loadImageDataset(s.data.toStdString(), limits);
+            m_data = loadChosenData(c);
             m_dataKey = key;
         } catch (const Cancelled&) {
             throw;
@@ -154,13 +141,12 @@ private:
         return m_data;
     }
 
-    void setThreads(const ImageExperimentSettings& s, const ModelSpec& model)
+    void setThreads(const ModelSpec& model)
     {
         // The MLP's small matrices run slower split across threads; ResNet-18 gains, but
         // one core stays with the GUI thread. Set on this thread, where the engine's
         // operations run.
-        const int want = s.threads > 0 ? s.threads
-                                       : (model.architecture == "mlp" ? 1 : std::max(1, QThread::idealThreadCount() - 1));
+        const int want = model.architecture == "mlp" ? 1 : std::max(1, QThread::idealThreadCount() - 1);
         if (at::get_num_threads() != want)
             at::set_num_threads(want);
     }
@@ -192,16 +178,14 @@ private:
         return c;
     }
 
-    void runExperiment(const ImageExperimentSettings& s, const CostMatrix& costs, QString& json, QString& csv)
+    void runExperiment(const ImageRunRequest& s, const CostMatrix& costs, QString& json, QString& csv)
     {
         m_cache.reset();
         Q_EMIT cacheDropped();
         ++runs;
-        const ImageDataset& data = loadData(s);
-        throwIfCancelled();
-        if (s.values.isEmpty())
-            throw InputError(s.isSelective() ? "no referral costs given" : "no corruption rates given");
         const auto choices = runChoices(s);
+        const ImageDataset& data = loadData(choices);
+        throwIfCancelled();
         if (!s.isSelective()) {
             auto config = corruptionConfigFor(choices, data);
             config.costs = costsFor(costs, config.costs, data);
@@ -209,7 +193,7 @@ private:
                 throw InputError("label corruption decides classes only: turn the referral option off");
             if (m_hooks && m_hooks->tuneCorruption)
                 m_hooks->tuneCorruption(config);
-            setThreads(s, config.model);
+            setThreads(config.model);
             emitView(&ImageJobRunner::dataReady, info(data, s.experiment, config.model, config.costs));
             Q_EMIT logMessage(tr("Label corruption on %1: %2 training, %3 test images; %4; %5 rate(s) x %6 trial(s)")
                                   .arg(QString::fromStdString(data.name)).arg(data.train.size()).arg(data.test.size())
@@ -238,7 +222,7 @@ private:
             config.baseCosts = base;
             if (m_hooks && m_hooks->tuneSelective)
                 m_hooks->tuneSelective(config);
-            setThreads(s, config.model);
+            setThreads(config.model);
             emitView(&ImageJobRunner::dataReady, info(data, s.experiment, config.model, config.baseCosts));
             Q_EMIT logMessage(tr("Selective classification on %1 (rotated ±%2°): %3 training, %4 test images; %5; "
                                  "%6 referral cost(s) x %7 trial(s)")
@@ -279,7 +263,7 @@ private:
         emitView(&ImageJobRunner::comparison, v);
     }
 
-    void keepCache(const ImageExperimentSettings& s, const ImageDataset& data,
+    void keepCache(const ImageRunRequest& s, const ImageDataset& data,
                    std::shared_ptr<const CorrectionCache> cache, const CostMatrix& costs)
     {
         m_cache = std::move(cache);
@@ -344,7 +328,7 @@ private:
 ImageJobRunner::ImageJobRunner(QObject* parent, std::shared_ptr<const ImageJobHooks> hooks)
     : JobRunner(new ImageWorker(std::move(hooks)), QStringLiteral("lcs-image-jobs"), parent)
 {
-    qRegisterMetaType<ImageExperimentSettings>();
+    qRegisterMetaType<ImageRunRequest>();
     qRegisterMetaType<ImageDataInfo>();
     qRegisterMetaType<QVector<EpochPoint>>();
     qRegisterMetaType<QVector<TrainingPoint>>();
@@ -354,11 +338,11 @@ ImageJobRunner::ImageJobRunner(QObject* parent, std::shared_ptr<const ImageJobHo
     connect(this, &ImageJobRunner::cacheExperimentChanged, this, [this](const QString& e) { m_cacheExperiment = e; });
 }
 
-bool ImageJobRunner::start(Job job, const ImageExperimentSettings& settings, const CostMatrix& costs)
+bool ImageJobRunner::start(Job job, const QString& experiment, const nlohmann::json& settings, const CostMatrix& costs)
 {
     if (job != Job::Recorrect && !isBusy())
         m_cacheExperiment.clear();
-    return JobRunner::start(job, QVariant::fromValue(settings), costs);
+    return JobRunner::start(job, QVariant::fromValue(ImageRunRequest{experiment, settings}), costs);
 }
 
 } // namespace lcs::ui

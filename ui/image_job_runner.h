@@ -22,7 +22,8 @@ public:
     /// "corruption" or "selective": the experiment whose S is cached.
     QString cacheExperiment() const { return m_cacheExperiment; }
     /// False (and nothing done) while another job runs.
-    bool start(Job job, const ImageExperimentSettings& settings, const CostMatrix& costs);
+    /// `settings`: `experiment`'s declared settings, checked (checkedSettings).
+    bool start(Job job, const QString& experiment, const nlohmann::json& settings, const CostMatrix& costs);
 
 Q_SIGNALS:
     /// The data set is loaded; `info.costs` is the matrix the run decides with.

@@ -7,6 +7,8 @@
 #include <QStringList>
 #include <QVector>
 
+#include <nlohmann/json.hpp>
+
 #include "decision/cost_matrix.h"
 
 /// Plain data of the image experiments (label corruption, selective classification)
@@ -14,20 +16,11 @@
 /// every QImage owns its pixels (never a view of a tensor's memory).
 namespace lcs::ui {
 
-/// The image experiment as the user set it up in the experiment panel.
-struct ImageExperimentSettings {
-    QString experiment = QStringLiteral("corruption");  ///< "corruption" or "selective"
-    QString data = QStringLiteral("fashion-mnist");     ///< a folder or fashion-mnist / mnist / cifar10
-    QString preset = QStringLiteral("cpu");             ///< "cpu" or "paper"
-    QVector<double> values{0.3, 0.5, 0.7};              ///< corruption rates or referral costs
-    int trials = 1;
-    QStringList methods;                                ///< engine names; empty = the experiment's default
-    qint64 maxTrain = 10000;                            ///< 0 = all
-    qint64 maxTest = 2000;                              ///< 0 = all
-    quint64 seed = 0;
-    int epochs = 0;                                     ///< SGLD / SGHMC epochs; 0 = the preset's
-    int threads = 0;                                    ///< intra-op threads; 0 = 1 for the MLP, all cores but one else
-    QString device = QStringLiteral("cpu");
+/// An image run as the window asks for it: the experiment ("corruption" or
+/// "selective") and its declared settings, checked (name -> value).
+struct ImageRunRequest {
+    QString experiment;
+    nlohmann::json settings;
 
     bool isSelective() const { return experiment == QLatin1String("selective"); }
 };
@@ -130,7 +123,7 @@ QString imageSeriesLabel(const QString& series);
 
 } // namespace lcs::ui
 
-Q_DECLARE_METATYPE(lcs::ui::ImageExperimentSettings)
+Q_DECLARE_METATYPE(lcs::ui::ImageRunRequest)
 Q_DECLARE_METATYPE(lcs::ui::ImageDataInfo)
 Q_DECLARE_METATYPE(lcs::ui::EpochPoint)
 Q_DECLARE_METATYPE(lcs::ui::TrainingPoint)

@@ -192,16 +192,17 @@ void MainWindow::connectPage(ExperimentPage* page)
 Session MainWindow::currentSession() const
 {
     Session s;
-    s.experiment = m_experiment;
+    s.experiment = m_experiment.toStdString();
     s.costs = m_costs.matrix();
-    writeSession(m_pages, s);
+    m_page->writeSession(s);
     return s;
 }
 
 void MainWindow::applySession(const Session& session)
 {
-    setExperiment(session.experiment);
-    if (m_page->serves(session.experiment))
+    const QString experiment = QString::fromStdString(session.experiment);
+    setExperiment(experiment);
+    if (m_page->serves(experiment))
         m_page->readSession(session);
 }
 
@@ -348,8 +349,12 @@ bool MainWindow::openSessionFile(const QString& path)
 bool MainWindow::saveSessionFile(const QString& path)
 {
     QString error = m_page->sessionError();
-    if (error.isEmpty())
-        error = lcs::ui::saveSession(currentSession(), path);
+    try {
+        if (error.isEmpty())
+            error = lcs::ui::saveSession(currentSession(), path);
+    } catch (const std::exception& e) {  // a setting the form cannot parse
+        error = QString::fromStdString(e.what());
+    }
     if (!error.isEmpty()) {
         m_lastError = error;
         log(error);

@@ -17,12 +17,11 @@ class QStackedWidget;
 
 namespace lcs::ui {
 
-class CamvidExperimentPanel;
 class CamvidJobRunner;
 class CamvidResultsPage;
 class CostEditor;
 class ExperimentChooser;
-class ImageExperimentPanel;
+class ExperimentPanel;
 class ImageJobRunner;
 class ImageResultsPage;
 class SyntheticJobRunner;
@@ -50,10 +49,10 @@ public:
     /// (defined with the list of pages).
     SyntheticJobRunner* runner() const;
     ImageJobRunner* imageRunner() const;
-    ImageExperimentPanel* imagePanel() const;
+    ExperimentPanel* imagePanel() const;
     ImageResultsPage* imagePage() const;
     CamvidJobRunner* camvidRunner() const;
-    CamvidExperimentPanel* camvidPanel() const;
+    ExperimentPanel* camvidPanel() const;
     CamvidResultsPage* camvidPage() const;
     /// The current experiment's id, as sessions and the command line name it.
     QString experiment() const { return m_experiment; }

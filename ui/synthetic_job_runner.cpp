@@ -9,6 +9,7 @@
 #include "decision/decisions.h"
 #include "experiments/synthetic_experiment.h"
 #include "experiments/synthetic_report.h"
+#include "experiments/synthetic_settings.h"
 #include "io/model_io.h"
 #include "worker_thread.h"
 
@@ -17,26 +18,6 @@ namespace lcs::ui {
 namespace {
 
 using Clock = WorkerClock;
-
-SyntheticConfig toConfig(const ExperimentSettings& s, const CostMatrix& costs)
-{
-    SyntheticConfig c;
-    c.replicates = s.replicates;
-    c.methods.clear();
-    for (const auto& name : s.methods) {
-        auto m = parseMethod(name.toStdString());
-        if (!m)
-            throw std::invalid_argument("unknown inference method \"" + name.toStdString() + "\"");
-        c.methods.push_back(*m);
-    }
-    c.seed = s.seed;
-    c.threads = std::max(1, s.threads);
-    c.correction.iterations = s.correctionIterations;
-    c.gridResolution = s.gridResolution;
-    c.device = s.device.toStdString();
-    c.costs = costs;
-    return c;
-}
 
 QVector<QPointF> points(const at::Tensor& x)
 {
@@ -101,9 +82,8 @@ protected:
                  QString& csv) override
     {
             const auto start = Clock::now();
-            const auto settings = settingsValue.value<ExperimentSettings>();
-            SyntheticConfig config = toConfig(settings, costs);
-            config.costs.validateFor(2);
+            const auto settings = settingsValue.value<nlohmann::json>();
+            const SyntheticConfig config = syntheticConfigFrom(settings, costs);
             const auto L = costTensor(costs);
             const bool sampling = job != JobKind::Recorrect;
             const bool correcting = job != JobKind::Sample;
@@ -271,10 +251,10 @@ private:
 SyntheticJobRunner::SyntheticJobRunner(QObject* parent)
     : JobRunner(new SyntheticWorker, QStringLiteral("lcs-jobs"), parent)
 {
-    qRegisterMetaType<ExperimentSettings>();
+    qRegisterMetaType<nlohmann::json>();
     qRegisterMetaType<TaskView>();
     qRegisterMetaType<ResultRow>();
-    connect(this, &SyntheticJobRunner::posteriorReady, this, [this](const ExperimentSettings& s) { m_posteriorSettings = s; });
+    connect(this, &SyntheticJobRunner::posteriorReady, this, [this](const nlohmann::json& s) { m_posteriorSettings = s; });
 }
 
 int SyntheticJobRunner::inferenceRuns() const
@@ -282,7 +262,7 @@ int SyntheticJobRunner::inferenceRuns() const
     return workerAs<SyntheticWorker>()->inferenceRuns.load();
 }
 
-bool SyntheticJobRunner::start(Job job, const ExperimentSettings& settings, const CostMatrix& costs)
+bool SyntheticJobRunner::start(Job job, const nlohmann::json& settings, const CostMatrix& costs)
 {
     return JobRunner::start(job, QVariant::fromValue(settings), costs);
 }

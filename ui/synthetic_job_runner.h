@@ -18,14 +18,15 @@ public:
 
     /// True once a sampling run has finished (a correction can run on its cache).
     bool hasPosterior() const { return hasCache(); }
-    /// Settings the cached posterior was sampled with.
-    const ExperimentSettings& posteriorSettings() const { return m_posteriorSettings; }
+    /// Settings the cached posterior was sampled with (name -> value, checked).
+    const nlohmann::json& posteriorSettings() const { return m_posteriorSettings; }
     /// Number of (replicate, method) inference runs performed so far: a correction-only
     /// job must leave it unchanged.
     int inferenceRuns() const;
 
     /// False (and nothing done) while another job runs.
-    bool start(Job job, const ExperimentSettings& settings, const CostMatrix& costs);
+    /// `settings`: the experiment's declared settings, checked (checkedSettings).
+    bool start(Job job, const nlohmann::json& settings, const CostMatrix& costs);
     /// Saves q of (replicate, method) from the last correction (plus MAP / last sample)
     /// with JSON sidecars; answers with modelSaved. False while a job runs.
     bool saveModel(int replicate, const QString& method, const QString& path);
@@ -38,10 +39,10 @@ Q_SIGNALS:
     void modelSaved(const QString& paths, const QString& error);
     void modelLoaded(const lcs::ui::TaskView& view, const QString& error);
     /// A sampling run finished with these settings (posteriorSettings()).
-    void posteriorReady(const lcs::ui::ExperimentSettings& settings);
+    void posteriorReady(const nlohmann::json& settings);
 
 private:
-    ExperimentSettings m_posteriorSettings;
+    nlohmann::json m_posteriorSettings;
 };
 
 } // namespace lcs::ui

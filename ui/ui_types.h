@@ -12,25 +12,6 @@
 /// engine objects with shared state: everything here is copied by value.
 namespace lcs::ui {
 
-/// The experiment as the user set it up; with the cost matrix, this is a session.
-struct ExperimentSettings {
-    int replicates = 10;
-    QStringList methods{"bbvi", "sghmc", "kfac_laplace"};
-    quint64 seed = 0;
-    int threads = 2;
-    int correctionIterations = 500;
-    int gridResolution = 80;
-    QString device = QStringLiteral("cpu");
-
-    bool operator==(const ExperimentSettings& o) const
-    {
-        return replicates == o.replicates && methods == o.methods && seed == o.seed && threads == o.threads
-               && correctionIterations == o.correctionIterations && gridResolution == o.gridResolution
-               && device == o.device;
-    }
-    bool operator!=(const ExperimentSettings& o) const { return !(*this == o); }
-};
-
 struct JobProgress {
     QString phase;      ///< "sampling", "correcting", or an engine phase name
     QString detail;     ///< "replicate 3, bbvi"
@@ -77,7 +58,6 @@ struct ResultRow {
 
 } // namespace lcs::ui
 
-Q_DECLARE_METATYPE(lcs::ui::ExperimentSettings)
 Q_DECLARE_METATYPE(lcs::ui::JobProgress)
 Q_DECLARE_METATYPE(lcs::ui::TaskView)
 Q_DECLARE_METATYPE(lcs::ui::ResultRow)

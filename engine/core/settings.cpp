@@ -157,6 +157,30 @@ SettingSpec textSetting(std::string name, std::string valueName, std::string hel
     return declared(std::move(name), SettingKind::Text, std::move(valueName), std::move(help), std::move(defaultValue));
 }
 
+SettingSpec withFormLabel(SettingSpec spec, std::string label)
+{
+    spec.label = std::move(label);
+    return spec;
+}
+
+SettingSpec switchSetting(std::string name, std::string help)
+{
+    return declared(std::move(name), SettingKind::Switch, "", std::move(help), false);
+}
+
+SettingSpec deviceSetting(std::string defaultValue)
+{
+    auto s = textSetting("device", "D", "cpu or cuda[:N] when this LibTorch build has CUDA", std::move(defaultValue));
+    s.suggestions = {"cpu", "cuda"};
+    // The form only; whether this build and machine have the device is checked by the run.
+    s.problem = [](const std::string& d) -> std::string {
+        if (d == "cpu" || d == "cuda" || (d.rfind("cuda:", 0) == 0 && parseInteger(d.substr(5), 0, 64)))
+            return {};
+        return "is not cpu, cuda or cuda:N";
+    };
+    return s;
+}
+
 std::string settingFlag(const SettingSpec& spec)
 {
     std::string flag = "--" + spec.name;
@@ -228,7 +252,18 @@ nlohmann::json parseSettingValue(const SettingSpec& spec, const std::string& tex
     case SettingKind::Text:
         if (text.empty())
             throw InputError(flag + " needs a non-empty value");
+        if (spec.problem) {
+            const auto problem = spec.problem(text);
+            if (!problem.empty())
+                throw InputError(flag + ": " + shown + " " + problem);
+        }
         return text;
+    case SettingKind::Switch:
+        if (text == "true")
+            return true;
+        if (text == "false")
+            return false;
+        throw InputError(flag + ": " + shown + " is not true or false");
     }
     return nullptr;
 }
@@ -268,6 +303,10 @@ std::optional<std::string> flagText(const SettingSpec& spec, const nlohmann::jso
         if (v.is_string())
             return v.get<std::string>();
         return std::nullopt;
+    case SettingKind::Switch:
+        if (v.is_boolean())
+            return v.get<bool>() ? "true" : "false";
+        return std::nullopt;
     case SettingKind::Methods:
         return joinedItems([](const nlohmann::json& x) -> std::optional<std::string> {
             // An id with a comma would read as two.
@@ -296,6 +335,7 @@ const char* kindName(SettingKind kind)
     case SettingKind::Methods: return "a list of method ids (strings without commas)";
     case SettingKind::Numbers: return "a list of numbers";
     case SettingKind::Text: return "a string";
+    case SettingKind::Switch: return "true or false";
     }
     return "a value";
 }
@@ -313,6 +353,9 @@ nlohmann::json checkedSettings(const std::vector<SettingSpec>& specs, const nloh
     auto out = nlohmann::json::object();
     for (const auto& spec : specs) {
         if (!values.contains(spec.name) || values.at(spec.name).is_null()) {
+            if (spec.required)
+                throw InputError(source + ": setting \"" + spec.name + "\" is required (" + settingFlag(spec) + " " +
+                                 spec.valueName + ": " + spec.help + ")");
             out[spec.name] = spec.defaultValue;
             continue;
         }
@@ -336,8 +379,9 @@ std::string settingsHelp(const std::vector<SettingSpec>& specs)
         std::string help = s.help;
         if (s.kind == SettingKind::Methods || s.kind == SettingKind::Choice)
             help += (s.kind == SettingKind::Methods ? ", comma-separated from " : ": ") + joined(s.choices, ", ");
-        const std::string def = !s.defaultText.empty() ? s.defaultText
-                                : s.defaultValue.is_null() ? std::string()
+        const std::string def = s.required ? "none: required"
+                                : !s.defaultText.empty() ? s.defaultText
+                                : s.defaultValue.is_null() || s.kind == SettingKind::Switch ? std::string()
                                                            : valueText(s.defaultValue);
         if (!def.empty())
             help += " (default " + def + (s.unit.empty() || !s.defaultText.empty() ? "" : " " + s.unit) + ")";

@@ -20,6 +20,13 @@ enum class SettingKind {
     Methods,  ///< a comma-separated list of distinct method ids among `choices`
     Numbers,  ///< a comma-separated list of distinct finite numbers, each in [min, max]
     Text,     ///< any non-empty text (checked where it is used, e.g. a device)
+    Switch,   ///< on or off: a flag without a value on the command line, true/false in files
+};
+
+/// What a form offers beside typing a Text setting's value.
+enum class SettingBrowse {
+    None,
+    Folder,  ///< a "Browse..." button that picks a folder
 };
 
 struct SettingSpec {
@@ -33,8 +40,23 @@ struct SettingSpec {
     bool minExclusive = false;
     std::vector<std::string> choices;
     std::string unit;                    ///< "steps", "epochs", ...; empty when none
+    std::string label;                   ///< a form's label where the name's words are not clear ("BBVI prior"); empty: from the name
     nlohmann::json cpuValue, paperValue; ///< the presets' values where they differ from the default (null: the default)
+    std::vector<std::string> suggestions; ///< Text: values a form lists for picking (any other may still be typed)
+    SettingBrowse browse = SettingBrowse::None;
+    /// Text: what is wrong with a value ("is not cpu or cuda[:N]"), empty when it is fine;
+    /// unset: any non-empty text.
+    std::function<std::string(const std::string&)> problem;
+    /// No default: a run, a session or a form without a value is refused (the data).
+    bool required = false;
 };
+
+/// The name of the setting an experiment reads its data from (a folder or a data set's
+/// name): `run SESSION --data D` and the window's remembered data set it.
+inline constexpr const char* kDataSetting = "data";
+
+/// `spec` with a form label.
+SettingSpec withFormLabel(SettingSpec spec, std::string label);
 
 /// Declarations by kind, the fields a kind does not use left empty.
 SettingSpec integerSetting(std::string name, std::string valueName, std::string help, nlohmann::json defaultValue,
@@ -47,6 +69,10 @@ SettingSpec methodsSetting(std::string name, std::string help, nlohmann::json de
                            std::vector<std::string> choices);
 SettingSpec numbersSetting(std::string name, std::string help, nlohmann::json defaultValue, double min, double max);
 SettingSpec textSetting(std::string name, std::string valueName, std::string help, nlohmann::json defaultValue);
+/// Off by default; given on the command line as a bare flag (--mc-dropout).
+SettingSpec switchSetting(std::string name, std::string help);
+/// The device setting every experiment takes: cpu, or cuda[:N] where LibTorch has CUDA.
+SettingSpec deviceSetting(std::string defaultValue = "cpu");
 
 /// A setting bound to the config struct it sets: its declaration, how to read its value
 /// off a config and how to write a parsed value into one. An experiment's list of these
@@ -95,9 +121,10 @@ const SettingSpec* findSetting(const std::vector<SettingSpec>& specs, const std:
 /// ("--replicates: \"0\" is not an integer in 1..10000").
 nlohmann::json parseSettingValue(const SettingSpec& spec, const std::string& text);
 /// `values` (setting name -> value, e.g. from a session file) checked against `specs`:
-/// an unknown name, or a value of the wrong kind or outside its range, is refused with an
-/// InputError naming `source` and the setting. Settings `values` does not name take
-/// their defaults (a null default stays null: decided at run time).
+/// an unknown name, a value of the wrong kind or outside its range, or a required setting
+/// without a value, is refused with an InputError naming `source` and the setting.
+/// Settings `values` does not name take their defaults (a null default stays null:
+/// decided at run time).
 nlohmann::json checkedSettings(const std::vector<SettingSpec>& specs, const nlohmann::json& values,
                                const std::string& source);
 /// Aligned help lines, one block per setting: "  --replicates N      replicates (default 10)".

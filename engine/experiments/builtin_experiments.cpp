@@ -83,17 +83,16 @@ public:
     }
     std::vector<SettingSpec> settings() const override { return specsOf(syntheticSettings()); }
     CostMatrix defaultCosts(const nlohmann::json&) const override { return costPreset("synthetic"); }
+    CostMatrix acceptedCosts(const CostMatrix& costs) const override
+    {
+        costs.validateFor(2);
+        return costs;
+    }
     ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
                       const JobContext& ctx) const override
     {
         const auto start = std::chrono::steady_clock::now();
-        SyntheticConfig config;
-        // Tasks in parallel on every core unless the settings say otherwise (the command's default).
-        config.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        applySettings(syntheticSettings(), settings, config);
-        if (costs)
-            config.costs = *costs;
-        config.costs.validateFor(2);
+        const auto config = syntheticConfigFrom(settings, costs ? *costs : costPreset("synthetic"));
         // Sampling and correction in turn (the window's way), with the same streams as
         // runSynthetic, so the table is the same.
         ctx.declarePlan(syntheticPlan(config), PlanProgress::Order::Parallel);
@@ -170,16 +169,12 @@ private:
     std::vector<std::string> m_classNames;
 };
 
-/// The user's matrix for an image data set: as many classes as the data, and a referral
-/// column only where the experiment decides with one.
+/// The user's matrix for an image data set: as many classes as the data.
 void checkImageCosts(const std::string& experiment, const CostMatrix& costs, const ImageDataset& data)
 {
     if (costs.numClasses() != data.classes())
         throw InputError(experiment + ": the cost matrix has " + std::to_string(costs.numClasses()) +
                          " classes but " + data.name + " has " + std::to_string(data.classes()));
-    if (costs.hasReferral())
-        throw InputError(experiment + ": the cost matrix has a referral column; give the referral costs as "
-                                      "settings (label corruption decides classes only)");
 }
 
 ImageRunChoices imageChoices(const std::string& experiment, const std::vector<BoundSetting<ImageRunChoices>>& bound,
@@ -206,6 +201,9 @@ struct ImageExperimentParts {
     std::string (*table)(const Result&);
     /// The matrix the cached run's q was trained for.
     CostMatrix (*cachedCosts)(const Config&, double cachedValue);
+    /// Whether a referral column in a user's matrix is dropped (the referral costs are a
+    /// swept setting) or refused (the experiment decides classes only).
+    bool sweepsReferral;
 };
 
 template <class Config, class Result>
@@ -221,6 +219,17 @@ public:
         const auto choices = imageChoices(name(), m_parts.settings(), settings);
         return m_parts.configFor(choices, loadChosenData(choices)).*m_parts.costs;
     }
+    CostMatrix acceptedCosts(const CostMatrix& costs) const override
+    {
+        if (!costs.hasReferral())
+            return costs;
+        if (!m_parts.sweepsReferral)
+            throw InputError(name() + ": the cost matrix has a referral column; " + name() +
+                             " decides classes only");
+        CostMatrix base = costs;
+        base.setReferral(std::nullopt);  // the referral costs are the swept setting
+        return base;
+    }
     ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
                       const JobContext& ctx) const override
     {
@@ -228,8 +237,9 @@ public:
         const auto data = loadChosenData(choices);
         auto config = m_parts.configFor(choices, data);
         if (costs) {
-            checkImageCosts(name(), *costs, data);
-            config.*m_parts.costs = *costs;
+            const auto accepted = acceptedCosts(*costs);
+            checkImageCosts(name(), accepted, data);
+            config.*m_parts.costs = accepted;
         }
         ctx.declarePlan(m_parts.plan(config));
         const auto result = m_parts.run(data, config, ctx);
@@ -265,7 +275,8 @@ ImageExperimentParts<CorruptionConfig, CorruptionResult> corruptionParts()
             &corruptionJson,
             &corruptionCsv,
             &corruptionTable,
-            [](const CorruptionConfig& c, double) { return c.costs; }};
+            [](const CorruptionConfig& c, double) { return c.costs; },
+            /*sweepsReferral=*/false};
 }
 
 ImageExperimentParts<SelectiveConfig, SelectiveResult> selectiveParts()
@@ -288,16 +299,20 @@ ImageExperimentParts<SelectiveConfig, SelectiveResult> selectiveParts()
             &selectiveJson,
             &selectiveCsv,
             &selectiveTable,
-            [](const SelectiveConfig& c, double r) { return selectiveCosts(c.baseCosts, r); }};
+            [](const SelectiveConfig& c, double r) { return selectiveCosts(c.baseCosts, r); },
+            /*sweepsReferral=*/true};
 }
 
 } // namespace
+
+std::shared_ptr<const Experiment> makeCamvidExperiment();  // camvid_entry.cpp
 
 void addBuiltinExperiments(ExperimentRegistry& registry)
 {
     registry.add(std::make_shared<SyntheticExperiment>());
     registry.add(std::make_shared<ImageExperimentEntry<CorruptionConfig, CorruptionResult>>(corruptionParts()));
     registry.add(std::make_shared<ImageExperimentEntry<SelectiveConfig, SelectiveResult>>(selectiveParts()));
+    registry.add(makeCamvidExperiment());
 }
 
 } // namespace lcs

@@ -10,6 +10,7 @@
 #include "calibration/image_training.h"
 #include "camvid_data.h"
 #include "core/job.h"
+#include "core/settings.h"
 #include "experiments/run_record.h"
 #include "decision/cost_matrix.h"
 #include "decision/decisions.h"
@@ -202,6 +203,16 @@ struct CamvidWindowChoices {
 
 /// The preset with the choices applied (the window and `lcstudio-cli run` alike).
 CamvidWindowConfig camvidWindowConfigFor(const CamvidWindowChoices& choices);
+
+/// The window run's settings, declared once: the registry's "camvid" entry, its command
+/// (`lcstudio-cli camvid run`), its session files and the window's form derive from them.
+const std::vector<BoundSetting<CamvidWindowChoices>>& camvidWindowSettings();
+
+/// The phases of a window run, each weighted by its measured share of the work (one SGD
+/// epoch = 1; an SGHMC epoch also trains S, about twice; a correction epoch runs S and q,
+/// about 1.6). The engine names its phases, not its tasks: the identities are the phase
+/// names. "fps" only where the caller measures frames per second.
+TaskPlan camvidWindowPlan(const CamvidWindowConfig& config, bool withFps);
 
 /// What a window run keeps between cost edits. Lives on the job's thread; never shared
 /// with a GUI thread (only the plain data the evaluation visits leaves it).

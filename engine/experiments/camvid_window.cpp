@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include <torch/torch.h>
 
@@ -132,6 +133,66 @@ CamvidWindowConfig camvidWindowConfigFor(const CamvidWindowChoices& choices)
     config.train.seed = choices.seed;
     config.train.device = choices.device;
     return config;
+}
+
+const std::vector<BoundSetting<CamvidWindowChoices>>& camvidWindowSettings()
+{
+    using C = CamvidWindowChoices;
+    using J = nlohmann::json;
+    static const std::vector<BoundSetting<C>> settings = [] {
+        const C d;
+        auto presetDefault = [](SettingSpec s) {
+            s.defaultText = "the preset's";
+            return s;
+        };
+        auto data = textSetting(kDataSetting, "D", "a folder laid out like CamVid (train/, trainannot/, val/, valannot/)",
+                                nullptr);
+        data.required = true;
+        data.browse = SettingBrowse::Folder;
+        std::vector<BoundSetting<C>> s;
+        s.push_back({data, [](const C& c) { return c.data.empty() ? J() : J(c.data); },
+                     [](C& c, const J& v) { c.data = v.get<std::string>(); }});
+        s.push_back({choiceSetting("preset", "P", "frame size and epochs: demo 90 x 120 (about a minute), cpu 180 x 240 (minutes)",
+                                   d.preset, {"demo", "cpu"}),
+                     [](const C& c) { return J(c.preset); }, [](C& c, const J& v) { c.preset = v.get<std::string>(); }});
+        s.push_back({withFormLabel(presetDefault(integerSetting("max_train", "N", "training frames (also the unlabelled "
+                                                           "frames q trains on)", nullptr, 1, 100000)),
+                              "Training frames"),
+                     [](const C& c) { return c.maxFrames > 0 ? J(c.maxFrames) : J(); },
+                     [](C& c, const J& v) { c.maxFrames = v.get<int64_t>(); }});
+        s.push_back({withFormLabel(presetDefault(integerSetting("max_eval", "N", "validation frames evaluated and shown",
+                                                           nullptr, 1, 100000)),
+                              "Validation frames"),
+                     [](const C& c) { return c.maxEvalFrames > 0 ? J(c.maxEvalFrames) : J(); },
+                     [](C& c, const J& v) { c.maxEvalFrames = v.get<int64_t>(); }});
+        s.push_back({withFormLabel(switchSetting("mc_dropout", "also train an MC-dropout network (frames per second of "
+                                                          "real MC dropout against q)"),
+                              "MC dropout too"),
+                     [](const C& c) { return J(c.mcDropout); }, [](C& c, const J& v) { c.mcDropout = v.get<bool>(); }});
+        s.push_back({integerSetting("seed", "S", "base seed", 0, 0, std::numeric_limits<long long>::max()),
+                     [](const C& c) { return J(c.seed); }, [](C& c, const J& v) { c.seed = v.get<uint64_t>(); }});
+        s.push_back({deviceSetting(d.device), [](const C& c) { return J(c.device); },
+                     [](C& c, const J& v) { c.device = v.get<std::string>(); }});
+        return s;
+    }();
+    return settings;
+}
+
+TaskPlan camvidWindowPlan(const CamvidWindowConfig& config, bool withFps)
+{
+    const auto& t = config.train;
+    TaskPlan plan;
+    auto add = [&](const char* phase, double weight) { plan.push_back({TaskIdentity{phase, std::nullopt, 0}, weight}); };
+    add("load", 0.05 * t.sgd.epochs);
+    if (config.trainMcDropout)
+        add("mc_dropout", t.sgd.epochs);
+    add("cw_sgd", t.sgd.epochs);
+    add("sghmc_s", 2.1 * t.sghmc.epochs);
+    add("correction", 1.6 * t.correction.epochs);
+    add("eval", 0.5);
+    if (withFps)
+        add("fps", 1.5);
+    return plan;
 }
 
 CamvidWindowConfig CamvidWindowConfig::preset(const std::string& name)

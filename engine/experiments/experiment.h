@@ -10,6 +10,7 @@
 #include "core/job.h"
 #include "core/settings.h"
 #include "decision/cost_matrix.h"
+#include "io/session_file.h"
 
 /// The experiment model: each experiment declares itself once, as an Experiment, and the
 /// registry lists them. The command line (`lcstudio-cli NAME`, its flags and --help), the
@@ -51,6 +52,9 @@ public:
     virtual ~Experiment() = default;
     /// The experiment's id: its command, its session files' and results' "experiment".
     virtual std::string name() const = 0;
+    /// The lcstudio-cli command line that runs it: its name, or "NAME run" where NAME is a
+    /// group of commands (camvid's train / eval / ... work on saved models).
+    virtual std::string command() const { return name(); }
     /// One line for menus and the command list: "label corruption (paper Fig. 4)".
     virtual std::string title() const = 0;
     /// What a run does, a paragraph for --help.
@@ -61,6 +65,13 @@ public:
     virtual std::vector<std::string> methods() const;
     /// The cost matrix a run decides under when the user gives none.
     virtual CostMatrix defaultCosts(const nlohmann::json& settings) const = 0;
+    /// A user's matrix as a run takes it, checked as far as it can be without the data
+    /// (a session file is checked with this on opening; class counts that depend on the
+    /// data are checked by run). Throws CostMatrixError or InputError saying what is wrong.
+    /// By default: as many classes as defaultCosts under the default settings, and a
+    /// referral column only where that has one (experiments whose classes depend on
+    /// their settings or data say their own).
+    virtual CostMatrix acceptedCosts(const CostMatrix& costs) const;
     /// Runs it. `settings` maps setting names to values (checkedSettings); `costs`
     /// none: defaultCosts. Declares its plan through ctx.declarePlan before the work,
     /// reports progress with task identities from that plan. Throws InputError for bad
@@ -89,7 +100,12 @@ private:
     std::vector<std::shared_ptr<const Experiment>> m_experiments;
 };
 
-/// Adds the paper's experiments (synthetic, corruption, selective) to `registry`.
+/// What session files need to know of the experiments in `registry` (their declared
+/// settings and the matrices they accept): sessions are read with
+/// `sessionFromJson(text, source, sessionCatalogue())`.
+SessionCatalogue sessionCatalogue(const ExperimentRegistry& registry = ExperimentRegistry::global());
+
+/// Adds the paper's experiments (synthetic, corruption, selective, camvid) to `registry`.
 void addBuiltinExperiments(ExperimentRegistry& registry);
 
 } // namespace lcs

@@ -12,6 +12,22 @@ std::vector<std::string> Experiment::methods() const
     return methodIdsFor(name());
 }
 
+CostMatrix Experiment::acceptedCosts(const CostMatrix& costs) const
+{
+    CostMatrix expected;
+    try {
+        expected = defaultCosts(checkedSettings(settings(), nlohmann::json::object(), name()));
+    } catch (const InputError&) {
+        return costs;  // no defaults to compare with (a required setting): the run checks
+    }
+    if (costs.numClasses() != expected.numClasses() || costs.hasReferral() != expected.hasReferral())
+        throw InputError("has " + std::to_string(costs.numClasses()) + " classes" +
+                         (costs.hasReferral() ? " and a referral column" : "") + "; " + name() + " decides among " +
+                         std::to_string(expected.numClasses()) + " classes" +
+                         (expected.hasReferral() ? " and referral" : " without referral"));
+    return costs;
+}
+
 ExperimentRegistry& ExperimentRegistry::global()
 {
     // Built on first use, so the built-ins are there before any caller looks.
@@ -55,6 +71,14 @@ std::vector<const Experiment*> ExperimentRegistry::all() const
     std::vector<const Experiment*> out;
     for (const auto& e : m_experiments)
         out.push_back(e.get());
+    return out;
+}
+
+SessionCatalogue sessionCatalogue(const ExperimentRegistry& registry)
+{
+    SessionCatalogue out;
+    for (const auto* e : registry.all())
+        out.push_back({e->name(), e->settings(), [e](const CostMatrix& costs) { return e->acceptedCosts(costs); }});
     return out;
 }
 

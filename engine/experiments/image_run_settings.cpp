@@ -26,6 +26,17 @@ SettingSpec presetDefault(SettingSpec s, std::string text)
     return s;
 }
 
+SettingSpec dataSetting()
+{
+    auto s = textSetting(kDataSetting, "D", "an MNIST-like IDX folder or CIFAR-10 binary folder, or a name: "
+                         "fashion-mnist (Debian's dataset-fashion-mnist), mnist, cifar10 "
+                         "($LCS_MNIST_DIR / $LCS_CIFAR10_DIR)", nullptr);
+    s.required = true;
+    s.suggestions = {"fashion-mnist", "mnist", "cifar10"};
+    s.browse = SettingBrowse::Folder;
+    return s;
+}
+
 /// The settings both image experiments take, after the swept values: `experiment` names
 /// the catalogue's method list, `defaults` the preset's methods, `chain` the sampler.
 void addShared(std::vector<BoundSetting<C>>& s, const std::string& experiment, const std::vector<ImageMethod>& defaults,
@@ -44,9 +55,11 @@ void addShared(std::vector<BoundSetting<C>>& s, const std::string& experiment, c
                  [](const C& c) { return J(c.preset); }, [](C& c, const J& v) { c.preset = v.get<std::string>(); }});
     s.push_back({presetDefault(integerSetting("epochs", "N", chain + " epochs", nullptr, 1, 100000), "the preset's"),
                  [](const C& c) { return J(c.epochs); }, [](C& c, const J& v) { c.epochs = v.get<int>(); }});
-    s.push_back({presetDefault(integerSetting("map_epochs", "N", "epochs of the MAP network the chains start from",
-                                              nullptr, 1, 100000),
-                               "the preset's"),
+    s.push_back({withFormLabel(presetDefault(integerSetting("map_epochs", "N",
+                                                       "epochs of the MAP network the chains start from", nullptr, 1,
+                                                       100000),
+                                        "the preset's"),
+                          "MAP epochs"),
                  [](const C& c) { return J(c.mapEpochs); }, [](C& c, const J& v) { c.mapEpochs = v.get<int>(); }});
     s.push_back({presetDefault(integerSetting("width", "W", "ResNet-18 width multiplier, colour data only (64 = the "
                                               "paper's)", nullptr, 1, 512),
@@ -54,20 +67,21 @@ void addShared(std::vector<BoundSetting<C>>& s, const std::string& experiment, c
                  [](const C& c) { return J(c.width); }, [](C& c, const J& v) { c.width = v.get<int>(); }});
     s.push_back({integerSetting("seed", "S", "base seed", 0, 0, std::numeric_limits<long long>::max()),
                  [](const C& c) { return J(c.seed); }, [](C& c, const J& v) { c.seed = v.get<uint64_t>(); }});
-    s.push_back({textSetting("device", "D", "cpu or cuda[:N] when this LibTorch build has CUDA", "cpu"),
+    s.push_back({deviceSetting(),
                  [](const C& c) { return J(c.device); }, [](C& c, const J& v) { c.device = v.get<std::string>(); }});
-    s.push_back({presetDefault(textSetting("data", "D", "an MNIST-like IDX folder or CIFAR-10 binary folder, or a "
-                                           "name: fashion-mnist (Debian's dataset-fashion-mnist), mnist, cifar10 "
-                                           "($LCS_MNIST_DIR / $LCS_CIFAR10_DIR)", nullptr),
-                               "none: required"),
+    s.push_back({dataSetting(),
                  [](const C& c) { return c.data.empty() ? J() : J(c.data); },
                  [](C& c, const J& v) { c.data = v.get<std::string>(); }});
-    s.push_back({presetDefault(integerSetting("max_train", "N", "a seeded random subset of N training images",
-                                              nullptr, 1, 100000000), "all"),
+    s.push_back({withFormLabel(presetDefault(integerSetting("max_train", "N", "a seeded random subset of N training images",
+                                                       nullptr, 1, 100000000),
+                                        "all"),
+                          "Training images"),
                  [](const C& c) { return c.maxTrain > 0 ? J(c.maxTrain) : J(); },
                  [](C& c, const J& v) { c.maxTrain = v.get<int64_t>(); }});
-    s.push_back({presetDefault(integerSetting("max_test", "N", "the same for the test set", nullptr, 1, 100000000),
-                               "all"),
+    s.push_back({withFormLabel(presetDefault(integerSetting("max_test", "N", "the same for the test set", nullptr, 1,
+                                                       100000000),
+                                        "all"),
+                          "Test images"),
                  [](const C& c) { return c.maxTest > 0 ? J(c.maxTest) : J(); },
                  [](C& c, const J& v) { c.maxTest = v.get<int64_t>(); }});
 }
@@ -79,7 +93,7 @@ const std::vector<BoundSetting<ImageRunChoices>>& corruptionSettings()
     static const std::vector<BoundSetting<C>> settings = [] {
         const CorruptionConfig d;
         std::vector<BoundSetting<C>> s;
-        s.push_back({numbersSetting("rates", "corruption rates", d.rates, 0, 1),
+        s.push_back({withFormLabel(numbersSetting("rates", "corruption rates", d.rates, 0, 1), "Corruption rates"),
                      [](const C& c) { return J(c.values); },
                      [](C& c, const J& v) { c.values = v.get<std::vector<double>>(); }});
         addShared(s, "corruption", d.methods, "SGLD + S");
@@ -93,13 +107,15 @@ const std::vector<BoundSetting<ImageRunChoices>>& selectiveSettings()
     static const std::vector<BoundSetting<C>> settings = [] {
         const SelectiveConfig d;
         std::vector<BoundSetting<C>> s;
-        s.push_back({numbersSetting("referral_costs", "referral costs r", d.referralCosts, 0, 1000),
+        s.push_back({withFormLabel(numbersSetting("referral_costs", "referral costs r", d.referralCosts, 0, 1000),
+                              "Referral costs r"),
                      [](const C& c) { return J(c.values); },
                      [](C& c, const J& v) { c.values = v.get<std::vector<double>>(); }});
         addShared(s, "selective", d.methods, "SGHMC + S");
-        s.push_back({presetDefault(integerSetting("copies", "N", "rotated copies of each training image in D'",
-                                                  nullptr, 1, 100),
-                                   "the preset's"),
+        s.push_back({withFormLabel(presetDefault(integerSetting("copies", "N", "rotated copies of each training image in D'",
+                                                           nullptr, 1, 100),
+                                            "the preset's"),
+                              "Copies in D'"),
                      [](const C& c) { return J(c.copies); }, [](C& c, const J& v) { c.copies = v.get<int>(); }});
         return s;
     }();

@@ -1,6 +1,8 @@
 #include "experiments/synthetic_settings.h"
 
+#include <algorithm>
 #include <limits>
+#include <thread>
 
 namespace lcs {
 
@@ -8,7 +10,8 @@ namespace {
 
 SettingSpec threadsSetting()
 {
-    auto s = integerSetting("threads", "T", "(replicate, method) tasks run in parallel", nullptr, 1, 256);
+    auto s = withFormLabel(integerSetting("threads", "T", "(replicate, method) tasks run in parallel", nullptr, 1, 256),
+                      "Worker threads");
     s.defaultText = "all cores";  // decided on the machine that runs it
     return s;
 }
@@ -48,8 +51,9 @@ const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings()
         s.push_back({integerSetting("correction_iterations", "N", "q training steps", d.correction.iterations, 1, 10000000),
                      [](const C& c) { return J(c.correction.iterations); },
                      [](C& c, const J& v) { c.correction.iterations = v.get<int>(); }});
-        s.push_back({numberSetting("correction_lr", "X", "peak Adam learning rate of q, cosine-annealed",
-                                    d.correction.learningRate, 0, 10, true),
+        s.push_back({withFormLabel(numberSetting("correction_lr", "X", "peak Adam learning rate of q, cosine-annealed",
+                                             d.correction.learningRate, 0, 10, true),
+                              "q learning rate"),
                      [](const C& c) { return J(c.correction.learningRate); },
                      [](C& c, const J& v) { c.correction.learningRate = v.get<double>(); }});
         s.push_back({integerSetting("warm_start_steps", "N",
@@ -58,21 +62,39 @@ const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings()
                                      d.correction.warmStartSteps, 0, 1000000),
                      [](const C& c) { return J(c.correction.warmStartSteps); },
                      [](C& c, const J& v) { c.correction.warmStartSteps = v.get<int>(); }});
-        s.push_back({choiceSetting("bbvi_prior", "P",
+        s.push_back({withFormLabel(integerSetting("grid_resolution", "N",
+                                     "decision-region grid cells per side, for plots of the predictive and q (0: "
+                                     "none)",
+                                     d.gridResolution, 0, 400),
+                              "Region grid"),
+                     [](const C& c) { return J(c.gridResolution); },
+                     [](C& c, const J& v) { c.gridResolution = v.get<int>(); }});
+        s.push_back({withFormLabel(choiceSetting("bbvi_prior", "P",
                                     "BBVI's prior: N(0, 1/fan_in) on weights and N(0, 1) on biases, as the "
                                     "authors' code, or N(0, 1) on all, as the paper's text",
                                     BbviPrior::name(d.bbvi.prior.kind), {"fan_in", "isotropic"}),
+                              "BBVI prior"),
                      [](const C& c) { return J(BbviPrior::name(c.bbvi.prior.kind)); },
                      [](C& c, const J& v) {
                          c.bbvi.prior.kind =
                              v.get<std::string>() == "isotropic" ? BbviPrior::Kind::Isotropic : BbviPrior::Kind::FanIn;
                      }});
-        s.push_back({textSetting("device", "D", "cpu or cuda[:N] when this LibTorch build has CUDA", d.device),
+        s.push_back({deviceSetting(d.device),
                      [](const C& c) { return J(c.device); },
                      [](C& c, const J& v) { c.device = v.get<std::string>(); }});
         return s;
     }();
     return settings;
+}
+
+SyntheticConfig syntheticConfigFrom(const nlohmann::json& settings, const CostMatrix& costs)
+{
+    SyntheticConfig config;
+    config.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    applySettings(syntheticSettings(), settings, config);
+    costs.validateFor(2);
+    config.costs = costs;
+    return config;
 }
 
 } // namespace lcs

@@ -12,4 +12,9 @@ namespace lcs {
 
 const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings();
 
+/// The config a run of `settings` (name -> value, checked) under `costs` uses, the
+/// window's and the command line's alike: tasks in parallel on every core unless the
+/// settings say otherwise. Throws CostMatrixError for a matrix that is not 2 x 2.
+SyntheticConfig syntheticConfigFrom(const nlohmann::json& settings, const CostMatrix& costs);
+
 } // namespace lcs

@@ -1,6 +1,7 @@
 #include "io/session_file.h"
 
 #include <algorithm>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -8,7 +9,6 @@
 #include "core/input_error.h"
 #include "core/json_input.h"
 #include "core/number_format.h"
-#include "inference/method_catalog.h"
 
 namespace lcs {
 
@@ -19,208 +19,117 @@ constexpr size_t kMaxSessionBytes = size_t{16} << 20;
 constexpr size_t kMaxDataPaths = 64;
 constexpr size_t kMaxPathLength = 4096;
 
-bool validDevice(const std::string& d)
+const SessionExperiment& experimentOf(const JsonObjectReader& r, const SessionCatalogue& experiments)
 {
-    if (d == "cpu" || d == "cuda")
-        return true;
-    return d.rfind("cuda:", 0) == 0 && parseInteger(d.substr(5), 0, 64).has_value();
+    const std::string name = r.string("experiment");
+    std::string known;
+    for (const auto& e : experiments) {
+        if (e.name == name)
+            return e;
+        known += (known.empty() ? "" : ", ") + e.name;
+    }
+    r.fail("experiment", "names an unknown experiment \"" + name.substr(0, 40) + "\" (known: " + known + ")");
 }
 
-constexpr size_t kMaxListLength = 64;
+/// Version 1 held one settings record for every experiment, each reading the fields it
+/// used; 0 and "" meant "the preset's" / "none". Here each experiment's fields become its
+/// declared settings (renamed where the declaration's name differs), and the declared
+/// checks then apply as to any session.
+nlohmann::json version1Settings(const JsonObjectReader& o, const std::string& experiment,
+                                const std::map<std::string, std::string>& dataPaths)
+{
+    o.refuseUnknown({"replicates", "methods", "seed", "threads", "correction_iterations", "grid_resolution", "device",
+                     "data", "preset", "rates", "referral_costs", "trials", "max_train", "max_test", "epochs",
+                     "mc_dropout"});
+    // version 1 field -> declared setting, per experiment; "0 or empty: unset" where marked.
+    struct Field {
+        const char* from;
+        const char* to;
+        bool zeroUnset;
+    };
+    std::vector<Field> fields;
+    if (experiment == "synthetic")
+        fields = {{"replicates", "replicates", false},   {"methods", "methods", false},
+                  {"seed", "seed", false},               {"threads", "threads", false},
+                  {"correction_iterations", "correction_iterations", false},
+                  {"grid_resolution", "grid_resolution", false}, {"device", "device", false}};
+    else if (experiment == "camvid")
+        fields = {{"data", "data", true},           {"preset", "preset", false},  {"max_train", "max_train", true},
+                  {"max_test", "max_eval", true},   {"mc_dropout", "mc_dropout", false},
+                  {"seed", "seed", false},          {"device", "device", false}};
+    else if (experiment == "corruption" || experiment == "selective")
+        fields = {{experiment == "corruption" ? "rates" : "referral_costs",
+                   experiment == "corruption" ? "rates" : "referral_costs", false},
+                  {"methods", "methods", false},     {"trials", "trials", false},    {"preset", "preset", false},
+                  {"epochs", "epochs", true},        {"seed", "seed", false},        {"device", "device", false},
+                  {"data", "data", true},            {"max_train", "max_train", true},
+                  {"max_test", "max_test", true}};
+    else
+        o.fail("experiment", "\"" + experiment + "\" has no version 1 sessions; save it again with this program");
+    auto out = nlohmann::json::object();
+    for (const auto& f : fields) {
+        if (!o.has(f.from))
+            continue;
+        nlohmann::json v = o.require(f.from);
+        // Version 1 wrote the seed as decimal text (a 64-bit value).
+        if (std::string(f.from) == "seed" && v.is_string()) {
+            const auto seed = parseInteger(v.get<std::string>(), 0, std::numeric_limits<long long>::max());
+            if (!seed)
+                o.fail("seed", "is " + jsonExcerpt(v) + ", not a decimal integer in 0..9223372036854775807");
+            v = *seed;
+        }
+        const bool unset = (v.is_number() && v.get<double>() == 0) || (v.is_string() && v.get<std::string>().empty());
+        if (f.zeroUnset && unset)
+            continue;
+        out[f.to] = v;
+    }
+    // Version 1 image sessions could name their data only among the data paths.
+    if ((experiment == "corruption" || experiment == "selective") && !out.contains("data") &&
+        dataPaths.count("images"))
+        out["data"] = dataPaths.at("images");
+    return out;
+}
 
 } // namespace
 
-const std::vector<std::string>& sessionExperiments()
-{
-    static const std::vector<std::string> all{"synthetic", "corruption", "selective", "camvid"};
-    return all;
-}
-
-std::vector<std::string> defaultSessionMethods(const std::string& experiment)
-{
-    if (experiment == "corruption")
-        return {"sgld_s", "lc_sgld", "cw_sgd", "ours"};
-    if (experiment == "selective")
-        return {"sghmc", "lc_sghmc", "ours", "ours_no_s"};
-    if (experiment == "camvid")
-        return {"cw_sgd", "sghmc_s", "ours"};
-    return {"bbvi", "sghmc", "kfac_laplace"};
-}
-
-bool SessionSettings::operator==(const SessionSettings& o) const
-{
-    return replicates == o.replicates && methods == o.methods && seed == o.seed && threads == o.threads
-           && correctionIterations == o.correctionIterations && gridResolution == o.gridResolution
-           && device == o.device && data == o.data && preset == o.preset && rates == o.rates
-           && referralCosts == o.referralCosts && trials == o.trials && maxTrain == o.maxTrain
-           && maxTest == o.maxTest && epochs == o.epochs && mcDropout == o.mcDropout;
-}
-
 std::string sessionToJson(const SessionData& s)
 {
-    nlohmann::json settings = {{"replicates", s.settings.replicates},
-                               {"methods", s.settings.methods},
-                               // A string: JSON readers elsewhere hold numbers as doubles,
-                               // which cannot carry every 64-bit seed.
-                               {"seed", std::to_string(s.settings.seed)},
-                               {"threads", s.settings.threads},
-                               {"correction_iterations", s.settings.correctionIterations},
-                               {"grid_resolution", s.settings.gridResolution},
-                               {"device", s.settings.device},
-                               {"data", s.settings.data},
-                               {"preset", s.settings.preset},
-                               {"rates", s.settings.rates},
-                               {"referral_costs", s.settings.referralCosts},
-                               {"trials", s.settings.trials},
-                               {"max_train", s.settings.maxTrain},
-                               {"max_test", s.settings.maxTest},
-                               {"epochs", s.settings.epochs}};
-    if (s.experiment == "camvid")
-        settings["mc_dropout"] = s.settings.mcDropout;
     nlohmann::json root = {{"format", kFormat},
-                           {"version", 1},
+                           {"version", kSessionVersion},
                            {"experiment", s.experiment},
-                           {"settings", settings},
+                           {"settings", s.settings},
                            {"cost_matrix", nlohmann::json::parse(costMatrixToJson(s.costs))},
                            {"data_paths", s.dataPaths}};
     return root.dump(4) + "\n";
 }
 
-SessionData sessionFromJson(const std::string& text, const std::string& source)
+SessionData sessionFromJson(const std::string& text, const std::string& source, const SessionCatalogue& experiments)
 {
     const auto j = parseJsonInput(text, source, JsonLimits{kMaxSessionBytes, 16});
     const JsonObjectReader r(j, source);
     r.refuseUnknown({"format", "version", "experiment", "settings", "cost_matrix", "data_paths"});
     if (r.stringOr("format", "") != kFormat)
         r.fail("format", std::string("must be \"") + kFormat + "\"");
-    if (r.has("version"))
-        r.integer("version", 1, 1);
+    // Version 1 files may leave the version out.
+    const long long version = r.has("version") ? r.require("version").is_number_integer()
+                                                     ? r.require("version").get<long long>()
+                                                     : 0
+                                               : 1;
+    if (version < 1 || version > kSessionVersion)
+        r.fail("version", "is " + jsonExcerpt(r.require("version")) + "; this program reads session versions 1 and " +
+                              std::to_string(kSessionVersion) + (version > kSessionVersion ? " (the file is newer)" : ""));
     SessionData s;
-    s.experiment = r.stringOr("experiment", "synthetic");
-    const auto& known = sessionExperiments();
-    if (std::find(known.begin(), known.end(), s.experiment) == known.end())
-        r.fail("experiment", "names an unknown experiment \"" + s.experiment.substr(0, 40) +
-                                 "\" (known: synthetic, corruption, selective, camvid)");
-    const bool synthetic = s.experiment == "synthetic";
-    const bool camvid = s.experiment == "camvid";
-    s.settings.methods = defaultSessionMethods(s.experiment);
-    if (camvid)
-        s.settings.preset = "demo";
+    if (!r.has("experiment") && version == 1)
+        s.experiment = "synthetic";  // version 1's default
+    else
+        s.experiment = experimentOf(r, experiments).name;
+    const SessionExperiment* experiment = nullptr;
+    for (const auto& e : experiments)
+        if (e.name == s.experiment)
+            experiment = &e;
+    if (!experiment)
+        r.fail("experiment", "is missing and this program has no synthetic experiment");
 
-    if (r.has("settings")) {
-        const auto o = r.object("settings");
-        o.refuseUnknown({"replicates", "methods", "seed", "threads", "correction_iterations", "grid_resolution",
-                         "device", "data", "preset", "rates", "referral_costs", "trials", "max_train", "max_test",
-                         "epochs", "mc_dropout"});
-        auto& st = s.settings;
-        st.replicates = static_cast<int>(o.integerOr("replicates", st.replicates, 1, 1000));
-        st.threads = static_cast<int>(o.integerOr("threads", st.threads, 1, 64));
-        st.correctionIterations =
-            static_cast<int>(o.integerOr("correction_iterations", st.correctionIterations, 1, 1000000));
-        st.gridResolution = static_cast<int>(o.integerOr("grid_resolution", st.gridResolution, 10, 400));
-        if (o.has("device")) {
-            st.device = o.string("device");
-            if (!validDevice(st.device))
-                o.fail("device", "is \"" + st.device.substr(0, 40) + "\", not cpu or cuda[:N]");
-        }
-        if (o.has("seed")) {
-            const auto& v = o.require("seed");
-            if (v.is_string()) {
-                // Decimal text carries the whole 64-bit range.
-                const auto& t = v.get_ref<const std::string&>();
-                unsigned long long value = 0;
-                bool ok = !t.empty() && t.size() <= 20 && t.find_first_not_of("0123456789") == std::string::npos;
-                for (char c : t) {
-                    if (!ok)
-                        break;
-                    const unsigned long long digit = static_cast<unsigned long long>(c - '0');
-                    ok = value <= (~0ULL - digit) / 10;
-                    value = value * 10 + digit;
-                }
-                if (!ok)
-                    o.fail("seed", "must be a decimal string of a 64-bit unsigned integer, got " + jsonExcerpt(v));
-                st.seed = value;
-            } else if (v.is_number_unsigned() || (v.is_number_integer() && v.get<long long>() >= 0)) {
-                st.seed = v.get<unsigned long long>();
-            } else {
-                o.fail("seed", "must be a decimal string of a 64-bit unsigned integer, got " + jsonExcerpt(v));
-            }
-        }
-        if (o.has("methods")) {
-            st.methods = o.strings("methods", 16);
-            if (camvid) {
-                if (st.methods != defaultSessionMethods("camvid"))
-                    o.fail("methods", "must be [\"cw_sgd\", \"sghmc_s\", \"ours\"] for camvid (the window's chain; "
-                                      "MC dropout is settings.mc_dropout)");
-            } else if (synthetic)
-                parseMethodList(st.methods, source + ": field \"settings.methods\"");
-            else
-                parseImageMethodList(st.methods, source + ": field \"settings.methods\"",
-                                     imageMethodsFor(s.experiment));
-        }
-        if (o.has("data")) {
-            st.data = o.string("data");
-            if (st.data.size() > kMaxPathLength)
-                o.fail("data", "is longer than " + std::to_string(kMaxPathLength) + " characters");
-        }
-        if (o.has("preset")) {
-            st.preset = o.string("preset");
-            if (camvid && st.preset != "demo" && st.preset != "cpu")
-                o.fail("preset", "is \"" + st.preset.substr(0, 40) + "\", not demo or cpu (CamVid window presets)");
-            if (!camvid && st.preset != "cpu" && st.preset != "paper")
-                o.fail("preset", "is \"" + st.preset.substr(0, 40) + "\", not cpu or paper");
-        }
-        if (o.has("mc_dropout")) {
-            if (!camvid)
-                o.fail("mc_dropout", "is for camvid sessions only");
-            st.mcDropout = o.boolean("mc_dropout");
-        }
-        auto numbers = [&](const char* field, double lo, double hi) {
-            const auto& v = o.require(field);
-            if (!v.is_array() || v.empty() || v.size() > kMaxListLength)
-                o.fail(field, "must be a list of 1 to " + std::to_string(kMaxListLength) + " numbers");
-            std::vector<double> out;
-            for (const auto& item : v) {
-                if (!item.is_number() || !(item.get<double>() >= lo && item.get<double>() <= hi))
-                    o.fail(field, "holds " + jsonExcerpt(item) + ", not a number in [" + formatNumber(lo) + ", " +
-                                      formatNumber(hi) + "]");
-                out.push_back(item.get<double>());
-            }
-            return out;
-        };
-        if (o.has("rates"))
-            st.rates = numbers("rates", 0.0, 1.0);
-        if (o.has("referral_costs"))
-            st.referralCosts = numbers("referral_costs", 0.0, 1e6);
-        st.trials = static_cast<int>(o.integerOr("trials", st.trials, 1, 1000));
-        st.maxTrain = o.integerOr("max_train", st.maxTrain, 0, 100000000);
-        st.maxTest = o.integerOr("max_test", st.maxTest, 0, 100000000);
-        st.epochs = static_cast<int>(o.integerOr("epochs", st.epochs, 0, 100000));
-    }
-    if (camvid && s.settings.data.empty())
-        throw InputError(source + ": field \"settings.data\" is missing or empty (a camvid session names its "
-                                  "CamVid folder)");
-
-    if (!r.hasValue("cost_matrix"))
-        throw InputError(source + ": missing field \"cost_matrix\"");
-    s.costs = costMatrixFromJson(r.require("cost_matrix").dump(), source + " (cost_matrix)");
-    if (synthetic) {
-        try {
-            s.costs.validateFor(2);
-        } catch (const CostMatrixError& e) {
-            throw CostMatrixError(source + " (cost_matrix): " + e.what());
-        }
-    } else if (s.experiment == "corruption" && s.costs.hasReferral()) {
-        r.fail("cost_matrix", "has a referral column; label corruption decides classes only");
-    } else if (s.experiment == "selective") {
-        s.costs.setReferral(std::nullopt);
-    } else if (camvid) {
-        if (s.costs.hasReferral())
-            r.fail("cost_matrix", "has a referral column; CamVid decides classes only");
-        if (s.costs.numClasses() != 12 && s.costs.numClasses() != 11)
-            r.fail("cost_matrix", "has " + std::to_string(s.costs.numClasses()) +
-                                      " classes; a camvid session needs 12 (void last) or 11");
-    }
     if (r.has("data_paths")) {
         const auto paths = r.object("data_paths");
         if (paths.json().size() > kMaxDataPaths)
@@ -231,6 +140,26 @@ SessionData sessionFromJson(const std::string& text, const std::string& source)
             s.dataPaths[it.key()] = it.value().get<std::string>();
         }
     }
+    auto given = nlohmann::json::object();
+    if (r.has("settings")) {
+        const auto o = r.object("settings");
+        given = version == 1 ? version1Settings(o, s.experiment, s.dataPaths) : o.json();
+    }
+    s.settings = checkedSettings(experiment->settings, given,
+                                 source + (version == 1 ? " (version 1 settings)" : " (settings)"));
+
+    if (!r.hasValue("cost_matrix"))
+        throw InputError(source + ": missing field \"cost_matrix\"");
+    s.costs = costMatrixFromJson(r.require("cost_matrix").dump(), source + " (cost_matrix)");
+    if (experiment->acceptedCosts) {
+        try {
+            s.costs = experiment->acceptedCosts(s.costs);
+        } catch (const CostMatrixError& e) {
+            throw CostMatrixError(source + " (cost_matrix): " + e.what());
+        } catch (const InputError& e) {
+            throw InputError(source + " (cost_matrix): " + e.what());
+        }
+    }
     return s;
 }
 
@@ -239,9 +168,9 @@ void saveSessionFile(const SessionData& session, const std::string& path)
     writeFileAtomically(path, sessionToJson(session));
 }
 
-SessionData loadSessionFile(const std::string& path)
+SessionData loadSessionFile(const std::string& path, const SessionCatalogue& experiments)
 {
-    return sessionFromJson(readFile(path, kMaxSessionBytes), path);
+    return sessionFromJson(readFile(path, kMaxSessionBytes), path, experiments);
 }
 
 } // namespace lcs

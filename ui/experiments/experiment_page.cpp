@@ -181,7 +181,13 @@ void ExperimentPage::exportPaintedView(const std::function<void(QPainter&)>& pai
 void ExperimentPage::startDemo()
 {
     m_demo = true;
+    // Settings refused before any job starts end the demo as bad input (exit 2).
+    const auto refused = connect(this, &ExperimentPage::errorRaised, this,
+                                 [this](const QString& title, const QString& text) {
+                                     Q_EMIT demoFailed(2, title + QStringLiteral(": ") + text);
+                                 });
     run();
+    disconnect(refused);
 }
 
 void ExperimentPage::reportDemoFailure(const QString& what, const QString& hint, const QString& message,

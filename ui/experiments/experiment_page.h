@@ -13,6 +13,7 @@
 #include <QStringList>
 #include <QTimer>
 
+#include "session.h"
 #include "decision/cost_matrix.h"
 #include "ui_types.h"
 
@@ -24,7 +25,6 @@ namespace lcs::ui {
 
 class CostEditor;
 class CostMatrixModel;
-struct Session;
 
 /// One experiment a page serves: the id sessions and the command line use, and the
 /// title the experiment chooser shows.
@@ -101,8 +101,10 @@ public:
     virtual void saveModel() {}
     virtual void openModel() {}
 
-    /// Writes this page's part of a session (every page writes its settings, so that a
-    /// session keeps them all); the window has set `session.experiment` and the costs.
+    /// Writes the current experiment's settings as its form holds them (unchecked: a
+    /// required setting may still be missing) into `session`; the window has set
+    /// `session.experiment` and the costs. Throws InputError naming a value the form
+    /// cannot parse.
     virtual void writeSession(Session& session) const = 0;
     /// Applies a session of one of this page's experiments (the page is active),
     /// its cost matrix included.
@@ -129,6 +131,13 @@ public:
     /// Seconds the last correction-only job took (negative before any).
     double lastRecorrectionSeconds() const { return m_lastRecorrectionSeconds; }
 
+    /// Settings (name -> value) that make `experiment`'s run finish in about a minute
+    /// here, for the screenshot demo; the form's others stay.
+    virtual nlohmann::json demoSettings(const QString& experiment) const
+    {
+        Q_UNUSED(experiment);
+        return nlohmann::json::object();
+    }
     /// Screenshot demo: runs the experiment's pipeline quietly (no dialogs, the data
     /// not remembered); demoDone or demoFailed follows.
     void startDemo();

@@ -48,12 +48,6 @@ bool anyBusy(const QList<ExperimentPage*>& pages)
     return std::any_of(pages.begin(), pages.end(), [](ExperimentPage* page) { return page->isBusy(); });
 }
 
-void writeSession(const QList<ExperimentPage*>& pages, Session& session)
-{
-    for (auto* page : pages)
-        page->writeSession(session);
-}
-
 // The window's typed access to single pages (tests and the command line's demo set-up)
 // lives here, next to the list, so that the window itself names no experiment.
 
@@ -85,7 +79,7 @@ ImageJobRunner* MainWindow::imageRunner() const
     return pageOf<ImageExperimentPage>(*this)->runner();
 }
 
-ImageExperimentPanel* MainWindow::imagePanel() const
+ExperimentPanel* MainWindow::imagePanel() const
 {
     return pageOf<ImageExperimentPage>(*this)->panel();
 }
@@ -100,7 +94,7 @@ CamvidJobRunner* MainWindow::camvidRunner() const
     return pageOf<CamvidExperimentPage>(*this)->runner();
 }
 
-CamvidExperimentPanel* MainWindow::camvidPanel() const
+ExperimentPanel* MainWindow::camvidPanel() const
 {
     return pageOf<CamvidExperimentPage>(*this)->panel();
 }

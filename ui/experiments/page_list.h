@@ -14,7 +14,6 @@ class CostMatrixModel;
 class ExperimentPage;
 struct CamvidJobHooks;
 struct ImageJobHooks;
-struct Session;
 
 /// Every experiment page, in the chooser's order (the first is shown at start-up). The
 /// one place that names the experiments; the window only iterates over the list.
@@ -29,6 +28,5 @@ ExperimentPage* pageFor(const QList<ExperimentPage*>& pages, const QString& expe
 QStringList experimentIds(const QList<ExperimentPage*>& pages);
 bool anyBusy(const QList<ExperimentPage*>& pages);
 /// Every page writes its settings into `session` (whose experiment and costs are set).
-void writeSession(const QList<ExperimentPage*>& pages, Session& session);
 
 } // namespace lcs::ui

@@ -10,10 +10,45 @@
 
 #include "qcustomplot_compat.h"
 
+#include "core/input_error.h"
 #include "experiment_page.h"
+#include "experiments/experiment.h"
+#include "main_window.h"
+#include "page_list.h"
 #include "plot_export.h"
 
 namespace lcs::ui {
+
+QString applyCommandLineSettings(MainWindow& window, bool demo, const QList<QPair<QString, QString>>& assignments)
+{
+    const QString name = window.experiment();
+    const auto* experiment = ExperimentRegistry::global().find(name.toStdString());
+    if (!experiment)
+        return QObject::tr("%1 has no declared settings").arg(name);
+    const auto specs = experiment->settings();
+    try {
+        Session session = window.currentSession();
+        if (demo)
+            session.settings.update(pageFor(window.pages(), name)->demoSettings(name));
+        for (const auto& [setting, value] : assignments) {
+            const auto* spec = findSetting(specs, setting.toStdString());
+            if (!spec) {
+                QStringList known;
+                for (const auto& s : specs)
+                    known << QString::fromStdString(s.name);
+                return QObject::tr("%1 has no setting \"%2\" (its settings: %3)")
+                    .arg(name, setting.left(40), known.join(QStringLiteral(", ")));
+            }
+            session.settings[spec->name] = parseSettingValue(*spec, value.toStdString());
+        }
+        // What a run will check: a demo without its data says so now, naming the setting.
+        checkedSettings(specs, session.settings, name.toStdString());
+        window.applySession(session);
+    } catch (const InputError& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
 
 void runScreenshotDemo(QWidget* window, ExperimentPage* page, const QString& pngPath)
 {

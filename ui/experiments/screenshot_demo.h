@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QList>
+#include <QPair>
 #include <QString>
 
 class QWidget;
@@ -7,6 +9,13 @@ class QWidget;
 namespace lcs::ui {
 
 class ExperimentPage;
+class MainWindow;
+
+/// The window's command line: the current experiment takes the demo's quick settings
+/// (when `demo`), then each (name, value) of `assignments` as a declared setting parsed
+/// as its lcstudio-cli flag would be. Returns an error naming the setting (nothing
+/// applied), or empty.
+QString applyCommandLineSettings(MainWindow& window, bool demo, const QList<QPair<QString, QString>>& assignments);
 
 /// Screenshot mode: runs `page`'s demo (its whole pipeline), prints the largest
 /// event-loop delay while it ran, saves a PNG of `window` and quits the application

@@ -7,10 +7,12 @@
 #include "experiments/camvid_experiment.h"
 
 #include "camvid_page.h"
-#include "camvid_panel.h"
+#include "experiment_panel.h"
 #include "camvid_views.h"
 #include "cost_editor.h"
 #include "cost_matrix_model.h"
+#include "core/input_error.h"
+#include "experiments/experiment.h"
 #include "session.h"
 
 namespace lcs::ui {
@@ -19,12 +21,18 @@ CamvidExperimentPage::CamvidExperimentPage(CostMatrixModel* costs, CostEditor* c
                                            std::shared_ptr<const CamvidJobHooks> hooks, QObject* parent)
     : ExperimentPage(costs, costEditor, parent), m_runner(nullptr, std::move(hooks))
 {
-    m_panel = new CamvidExperimentPanel;
+    ExperimentPanelOptions options;
+    options.name = QStringLiteral("camvid");
+    options.dataKey = QStringLiteral("camvid/data");
+    options.dataFallback = qEnvironmentVariable("LCS_CAMVID_DIR");
+    options.note = tr("Networks: CW-SGD (the chain's start), SGHMC with the student S, and q on S trained on the "
+                      "unlabelled training frames. Editing the 12x12 cost table after a run re-trains only q.");
+    m_panel = new ExperimentPanel({&experiment()}, options);
     m_page = new CamvidResultsPage;
     m_table = new CamvidIouTable;
-    connect(m_panel, &CamvidExperimentPanel::runRequested, this, &CamvidExperimentPage::run);
-    connect(m_panel, &CamvidExperimentPanel::recorrectRequested, this, &CamvidExperimentPage::recorrect);
-    connect(m_panel, &CamvidExperimentPanel::cancelRequested, this, &CamvidExperimentPage::cancel);
+    connect(m_panel, &ExperimentPanel::runRequested, this, &CamvidExperimentPage::run);
+    connect(m_panel, &ExperimentPanel::recorrectRequested, this, &CamvidExperimentPage::recorrect);
+    connect(m_panel, &ExperimentPanel::cancelRequested, this, &CamvidExperimentPage::cancel);
     connectRunner();
 }
 
@@ -32,7 +40,7 @@ CamvidExperimentPage::~CamvidExperimentPage() = default;
 
 QList<ExperimentEntry> CamvidExperimentPage::experiments() const
 {
-    return {{QStringLiteral("camvid"), tr("CamVid segmentation (paper Fig. 5)")}};
+    return {{QString::fromStdString(experiment().name()), tr("CamVid segmentation (paper Fig. 5)")}};
 }
 
 QWidget* CamvidExperimentPage::settingsWidget() const
@@ -58,7 +66,7 @@ QString CamvidExperimentPage::resultsTitle() const
 CostMatrix CamvidExperimentPage::defaultCosts(const QString&) const
 {
     // The paper's 12 x 12 table (void last; its row and column are dropped for decisions).
-    return costPreset("camvid");
+    return experiment().defaultCosts({});
 }
 
 std::optional<std::vector<std::string>> CamvidExperimentPage::presetClassNames() const
@@ -74,24 +82,22 @@ void CamvidExperimentPage::updateControls(bool anyBusy)
     m_panel->setBusy(anyBusy, m_runner.hasCache());
 }
 
+const Experiment& CamvidExperimentPage::experiment()
+{
+    return ExperimentRegistry::global().get("camvid");
+}
+
 void CamvidExperimentPage::writeSession(Session& session) const
 {
-    session.camvid = m_panel->settings();
+    session.settings = m_panel->values();
 }
 
 void CamvidExperimentPage::readSession(const Session& session)
 {
-    m_panel->applySettings(session.camvid);
+    m_panel->applySettings(session.settings);
     costs()->undoStack()->clear();
     setCostsQuietly(session.costs);  // a new setting, not an edit of the cached run's costs
     costEditor()->setExpectedClasses(session.costs.numClasses());
-}
-
-QString CamvidExperimentPage::sessionError() const
-{
-    if (m_panel->settings().data.trimmed().isEmpty())
-        return tr("Set the CamVid data folder before saving: a CamVid session names its data.");
-    return {};
 }
 
 void CamvidExperimentPage::startJob(CamvidJobRunner::Job job)
@@ -108,7 +114,7 @@ void CamvidExperimentPage::startJob(CamvidJobRunner::Job job)
     }
     if (job == CamvidJobRunner::Job::Run) {
         // A demo lets the worker refuse bad data, so that it exits 2 with the path named.
-        const QString error = demoMode() ? QString() : m_panel->validate();
+        const QString error = m_panel->validate(!demoMode());
         if (!error.isEmpty()) {
             Q_EMIT errorRaised(tr("Cannot run"), error);
             return;
@@ -124,7 +130,15 @@ void CamvidExperimentPage::startJob(CamvidJobRunner::Job job)
         }
         m_page->startRecorrection();
     }
-    m_runner.start(job, m_panel->settings(), matrix);
+    nlohmann::json settings;
+    try {
+        settings = m_panel->settings();
+    } catch (const InputError& e) {
+        // A demo lets the worker refuse bad data, so that it exits 2 with the path named.
+        Q_EMIT errorRaised(tr("Cannot run"), QString::fromStdString(e.what()));
+        return;
+    }
+    m_runner.start(job, settings, matrix);
 }
 
 void CamvidExperimentPage::connectRunner()

@@ -5,9 +5,13 @@
 #include "camvid_job_runner.h"
 #include "experiments/experiment_page.h"
 
+namespace lcs {
+class Experiment;
+}
+
 namespace lcs::ui {
 
-class CamvidExperimentPanel;
+class ExperimentPanel;
 class CamvidIouTable;
 class CamvidResultsPage;
 class CostEditor;
@@ -26,7 +30,7 @@ public:
     ~CamvidExperimentPage() override;
 
     CamvidJobRunner* runner() { return &m_runner; }
-    CamvidExperimentPanel* panel() const { return m_panel; }
+    ExperimentPanel* panel() const { return m_panel; }
     CamvidResultsPage* page() const { return m_page; }
 
     QList<ExperimentEntry> experiments() const override;
@@ -43,9 +47,9 @@ public:
     void recorrect() override { startJob(CamvidJobRunner::Job::Recorrect); }
     void updateControls(bool anyBusy) override;
 
+    nlohmann::json demoSettings(const QString&) const override { return {{"preset", "demo"}}; }
     void writeSession(Session& session) const override;
     void readSession(const Session& session) override;
-    QString sessionError() const override;
     QStringList exportPlots(const QString& dir, int& written) const override;
 
 protected:
@@ -54,13 +58,14 @@ protected:
     bool recorrecting() const override { return m_currentJob == CamvidJobRunner::Job::Recorrect; }
 
 private:
+    static const Experiment& experiment();
     void connectRunner();
     void startJob(CamvidJobRunner::Job job);
     void ended(const QString& status);
 
     CamvidJobRunner m_runner;
     CamvidJobRunner::Job m_currentJob = CamvidJobRunner::Job::Run;
-    CamvidExperimentPanel* m_panel = nullptr;
+    ExperimentPanel* m_panel = nullptr;
     CamvidResultsPage* m_page = nullptr;
     CamvidIouTable* m_table = nullptr;
     CostMatrix m_runCosts;  ///< the matrix the running job started with, to tell edits made meanwhile

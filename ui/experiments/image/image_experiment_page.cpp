@@ -7,22 +7,39 @@
 #include "cost_editor.h"
 #include "cost_matrix_model.h"
 #include "image_page.h"
-#include "image_panel.h"
+#include "experiment_panel.h"
 #include "image_views.h"
+#include "core/input_error.h"
 #include "session.h"
 
 namespace lcs::ui {
+
+namespace {
+
+constexpr const char* kCorruption = "corruption";
+constexpr const char* kSelective = "selective";
+
+} // namespace
 
 ImageExperimentPage::ImageExperimentPage(CostMatrixModel* costs, CostEditor* costEditor,
                                          std::shared_ptr<const ImageJobHooks> hooks, QObject* parent)
     : ExperimentPage(costs, costEditor, parent), m_runner(nullptr, std::move(hooks))
 {
-    m_panel = new ImageExperimentPanel;
+    QList<const Experiment*> entries;
+    for (const char* name : {kCorruption, kSelective})
+        entries << &ExperimentRegistry::global().get(name);
+    ExperimentPanelOptions options;
+    options.name = QStringLiteral("image");
+    // The window starts on subsets that train in minutes (the command line's default is all).
+    options.initial = {{"max_train", 10000}, {"max_test", 2000}};
+    options.dataKey = QStringLiteral("imageExperiment/data");
+    options.dataFallback = QStringLiteral("fashion-mnist");
+    m_panel = new ExperimentPanel(entries, options);
     m_page = new ImageResultsPage;
     m_table = new ImageSummaryTable;
-    connect(m_panel, &ImageExperimentPanel::runRequested, this, &ImageExperimentPage::run);
-    connect(m_panel, &ImageExperimentPanel::recorrectRequested, this, &ImageExperimentPage::recorrect);
-    connect(m_panel, &ImageExperimentPanel::cancelRequested, this, &ImageExperimentPage::cancel);
+    connect(m_panel, &ExperimentPanel::runRequested, this, &ImageExperimentPage::run);
+    connect(m_panel, &ExperimentPanel::recorrectRequested, this, &ImageExperimentPage::recorrect);
+    connect(m_panel, &ExperimentPanel::cancelRequested, this, &ImageExperimentPage::cancel);
     connectRunner();
 }
 
@@ -30,8 +47,8 @@ ImageExperimentPage::~ImageExperimentPage() = default;
 
 QList<ExperimentEntry> ImageExperimentPage::experiments() const
 {
-    return {{QStringLiteral("corruption"), tr("Label corruption (paper Fig. 4)")},
-            {QStringLiteral("selective"), tr("Selective classification (paper Fig. 3)")}};
+    return {{QString::fromLatin1(kCorruption), tr("Label corruption (paper Fig. 4)")},
+            {QString::fromLatin1(kSelective), tr("Selective classification (paper Fig. 3)")}};
 }
 
 QWidget* ImageExperimentPage::settingsWidget() const
@@ -68,9 +85,15 @@ void ImageExperimentPage::activate(const QString& experiment)
 CostMatrix ImageExperimentPage::defaultCosts(const QString& experiment) const
 {
     // Before the data is loaded (the run replaces the class names with the data's).
-    if (experiment == QLatin1String("selective"))
-        return costPreset("selective");
-    return costPreset(m_panel->settings().data.contains(QLatin1String("cifar"), Qt::CaseInsensitive) ? "cifar10" : "mnist");
+    if (experiment == QLatin1String(kSelective))
+        return costPreset(kSelective);
+    std::string data;
+    try {
+        data = m_panel->settings().at("data").get<std::string>();
+    } catch (const std::exception&) {  // no data chosen yet
+    }
+    return costPreset(QString::fromStdString(data).contains(QLatin1String("cifar"), Qt::CaseInsensitive) ? "cifar10"
+                                                                                                          : "mnist");
 }
 
 bool ImageExperimentPage::canRecorrect() const
@@ -83,17 +106,26 @@ void ImageExperimentPage::updateControls(bool anyBusy)
     m_panel->setBusy(anyBusy, canRecorrect());
 }
 
+nlohmann::json ImageExperimentPage::demoSettings(const QString& experiment) const
+{
+    // One swept value (two referral costs: the plot needs a line), one trial, the cpu
+    // preset, on the panel's subsets.
+    nlohmann::json s = {{"trials", 1}, {"preset", "cpu"}};
+    if (experiment == QLatin1String(kSelective))
+        s["referral_costs"] = {0.1, 0.2};
+    else
+        s["rates"] = {0.5};
+    return s;
+}
+
 void ImageExperimentPage::writeSession(Session& session) const
 {
-    session.image = m_panel->settings();
-    session.image.experiment = serves(session.experiment) ? session.experiment : m_panel->experiment();
-    if (session.experiment == QLatin1String("selective"))
-        session.costs.setReferral(std::nullopt);  // the referral costs are swept; the base matrix is what a run needs
+    session.settings = m_panel->values();
 }
 
 void ImageExperimentPage::readSession(const Session& session)
 {
-    m_panel->applySettings(session.image);
+    m_panel->applySettings(session.settings);
     costs()->undoStack()->clear();
     setCostsQuietly(session.costs);  // a new setting, not an edit of the cached run's costs
     costEditor()->setExpectedClasses(session.costs.numClasses());
@@ -110,7 +142,8 @@ void ImageExperimentPage::startJob(ImageJobRunner::Job job)
         return;
     }
     if (job == ImageJobRunner::Job::Run) {
-        const QString error = m_panel->validate();
+        // A demo lets the worker refuse bad data, so that it exits 2 with the path named.
+        const QString error = m_panel->validate(!demoMode());
         if (!error.isEmpty()) {
             Q_EMIT errorRaised(tr("Cannot run"), error);
             return;
@@ -126,9 +159,14 @@ void ImageExperimentPage::startJob(ImageJobRunner::Job job)
         }
         m_page->startRecorrection();
     }
-    ImageExperimentSettings s = m_panel->settings();
-    s.experiment = experiment();
-    m_runner.start(job, s, costs()->matrix());
+    nlohmann::json settings;
+    try {
+        settings = m_panel->settings();
+    } catch (const InputError& e) {
+        Q_EMIT errorRaised(tr("Cannot run"), QString::fromStdString(e.what()));
+        return;
+    }
+    m_runner.start(job, experiment(), settings, costs()->matrix());
 }
 
 void ImageExperimentPage::connectRunner()

@@ -8,7 +8,7 @@
 namespace lcs::ui {
 
 class CostEditor;
-class ImageExperimentPanel;
+class ExperimentPanel;
 class ImageResultsPage;
 class ImageSummaryTable;
 struct ImageJobHooks;
@@ -26,7 +26,7 @@ public:
     ~ImageExperimentPage() override;
 
     ImageJobRunner* runner() { return &m_runner; }
-    ImageExperimentPanel* panel() const { return m_panel; }
+    ExperimentPanel* panel() const { return m_panel; }
     ImageResultsPage* page() const { return m_page; }
 
     QList<ExperimentEntry> experiments() const override;
@@ -43,6 +43,7 @@ public:
     void recorrect() override { startJob(ImageJobRunner::Job::Recorrect); }
     void updateControls(bool anyBusy) override;
 
+    nlohmann::json demoSettings(const QString& experiment) const override;
     void writeSession(Session& session) const override;
     void readSession(const Session& session) override;
     QStringList exportPlots(const QString& dir, int& written) const override;
@@ -59,7 +60,7 @@ private:
 
     ImageJobRunner m_runner;
     ImageJobRunner::Job m_currentJob = ImageJobRunner::Job::Run;
-    ImageExperimentPanel* m_panel = nullptr;
+    ExperimentPanel* m_panel = nullptr;
     ImageResultsPage* m_page = nullptr;
     ImageSummaryTable* m_table = nullptr;
     CostMatrix m_runCosts;  ///< the matrix the running job's data set up, to tell edits made meanwhile

@@ -165,14 +165,15 @@ void RegistryExperimentPage::showRows(const QString& csv)
     m_rows->resizeColumnsToContents();
 }
 
-void RegistryExperimentPage::writeSession(Session&) const {}
-
-void RegistryExperimentPage::readSession(const Session&) {}
-
-QString RegistryExperimentPage::sessionError() const
+void RegistryExperimentPage::writeSession(Session& session) const
 {
-    return tr("Session files hold the paper's experiments; %1 cannot be saved as a session yet.")
-        .arg(QString::fromStdString(m_experiment.name()));
+    session.settings = m_form->values();
+}
+
+void RegistryExperimentPage::readSession(const Session& session)
+{
+    m_form->setValues(session.settings);
+    setCostsQuietly(session.costs);  // a new setting, not an edit of a cached run's costs
 }
 
 } // namespace lcs::ui

@@ -47,7 +47,6 @@ public:
 
     void writeSession(Session& session) const override;
     void readSession(const Session& session) override;
-    QString sessionError() const override;
 
 protected:
     void cancelJob() override { m_runner.cancel(); }

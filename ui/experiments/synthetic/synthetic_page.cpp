@@ -25,20 +25,17 @@
 #include "file_dialogs.h"
 #include "region_view.h"
 #include "results_table.h"
+#include "core/input_error.h"
+#include "experiments/experiment.h"
 #include "session.h"
+#include "settings_form.h"
 
 namespace lcs::ui {
 
 namespace {
 
-/// The engine's catalogue, as the strings the page stores and shows.
-QStringList methodNames()
-{
-    QStringList out;
-    for (auto m : allMethods())
-        out << QString::fromStdString(methodName(m));
-    return out;
-}
+constexpr const char* kExperiment = "synthetic";
+constexpr const char* kGridResolution = "grid_resolution";
 
 } // namespace
 
@@ -50,14 +47,22 @@ SyntheticPage::SyntheticPage(CostMatrixModel* costs, CostEditor* costEditor, QOb
     m_results = new ResultsTable;
     connectRunner();
     connect(costs, &CostMatrixModel::matrixChanged, this, &SyntheticPage::showSelectedTask);
-    m_results->reset(settings().methods, settings().replicates);
+    resetResults(settings());
+}
+
+void SyntheticPage::resetResults(const nlohmann::json& settings)
+{
+    QStringList methods;
+    for (const auto& id : settings.at("methods"))
+        methods << QString::fromStdString(id.get<std::string>());
+    m_results->reset(methods, settings.at("replicates").get<int>());
 }
 
 SyntheticPage::~SyntheticPage() = default;
 
 QList<ExperimentEntry> SyntheticPage::experiments() const
 {
-    return {{QStringLiteral("synthetic"), tr("Synthetic 2-D (paper Table 2)")}};
+    return {{QString::fromStdString(experiment().name()), tr("Synthetic 2-D (paper Table 2)")}};
 }
 
 QWidget* SyntheticPage::resultsWidget() const
@@ -78,7 +83,7 @@ QString SyntheticPage::welcomeText() const
 
 CostMatrix SyntheticPage::defaultCosts(const QString&) const
 {
-    return costPreset("synthetic");
+    return experiment().defaultCosts({});
 }
 
 std::optional<std::vector<std::string>> SyntheticPage::presetClassNames() const
@@ -89,50 +94,14 @@ std::optional<std::vector<std::string>> SyntheticPage::presetClassNames() const
 QWidget* SyntheticPage::buildPanel()
 {
     auto* panel = new QWidget;
-    auto* form = new QFormLayout(panel);
-    // Labels above their fields when the dock is narrow, rather than a wider dock.
-    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
-    auto* methods = new QWidget(panel);
-    auto* methodLayout = new QVBoxLayout(methods);
-    methodLayout->setContentsMargins(0, 0, 0, 0);
-    const auto paper = paperMethods();
-    for (auto m : allMethods()) {
-        auto* box = new QCheckBox(QString::fromStdString(methodLabel(m)), methods);
-        box->setChecked(std::find(paper.begin(), paper.end(), m) != paper.end());
-        m_methodBoxes.insert(QString::fromStdString(methodName(m)), box);
-        methodLayout->addWidget(box);
-    }
-    m_replicates = new QSpinBox(panel);
-    m_replicates->setRange(1, 1000);
-    m_replicates->setValue(10);
-    m_seed = new QLineEdit("0", panel);
-    m_seed->setValidator(new QRegularExpressionValidator(QRegularExpression("[0-9]{1,19}"), m_seed));
-    m_threads = new QSpinBox(panel);
-    m_threads->setRange(1, 64);
-    m_threads->setValue(std::max(1, QThread::idealThreadCount()));
-    m_iterations = new QSpinBox(panel);
-    m_iterations->setRange(1, 1000000);
-    m_iterations->setValue(500);
-    m_gridResolution = new QSpinBox(panel);
-    m_gridResolution->setRange(10, 400);
-    m_gridResolution->setValue(80);
-    m_device = new QComboBox(panel);
-    m_device->addItem(tr("CPU"), "cpu");
-    m_device->addItem(tr("CUDA"), "cuda");
-    if (!JobRunner::cudaAvailable()) {
-        // Listed but disabled, so the user sees why it is not offered.
-        qobject_cast<QStandardItemModel*>(m_device->model())->item(1)->setEnabled(false);
-        m_device->setItemData(1, tr("This LibTorch build has no CUDA support or no GPU is visible"), Qt::ToolTipRole);
-    }
+    auto* column = new QVBoxLayout(panel);
+    column->setContentsMargins(0, 0, 0, 0);
+    m_form = new SettingsForm(experiment().settings(), panel);
+    // The window draws decision regions: a grid by default (the command line's is none).
+    m_form->setValues({{kGridResolution, 80}});
+    column->addWidget(m_form);
     m_posteriorState = new QLabel(tr("no posterior sampled yet"), panel);
     m_posteriorState->setWordWrap(true);
-    form->addRow(tr("Inference"), methods);
-    form->addRow(tr("Replicates"), m_replicates);
-    form->addRow(tr("Seed"), m_seed);
-    form->addRow(tr("Worker threads"), m_threads);
-    form->addRow(tr("Correction steps"), m_iterations);
-    form->addRow(tr("Region grid"), m_gridResolution);
-    form->addRow(tr("Device"), m_device);
     auto* buttons = new QHBoxLayout;
     auto* run = new QPushButton(tr("Run"), panel);
     auto* sample = new QPushButton(tr("Sample"), panel);
@@ -150,15 +119,10 @@ QWidget* SyntheticPage::buildPanel()
         b->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
         buttons->addWidget(b);
     }
-    form->addRow(buttons);
-    form->addRow(m_posteriorState);
-
-    connect(m_replicates, &QSpinBox::valueChanged, this, &SyntheticPage::markStale);
-    connect(m_gridResolution, &QSpinBox::valueChanged, this, &SyntheticPage::markStale);
-    connect(m_seed, &QLineEdit::textChanged, this, &SyntheticPage::markStale);
-    connect(m_device, &QComboBox::currentIndexChanged, this, &SyntheticPage::markStale);
-    for (auto* box : std::as_const(m_methodBoxes))
-        connect(box, &QCheckBox::toggled, this, &SyntheticPage::markStale);
+    column->addLayout(buttons);
+    column->addWidget(m_posteriorState);
+    column->addStretch(1);
+    connect(m_form, &SettingsForm::edited, this, &SyntheticPage::markStale);
     return panel;
 }
 
@@ -207,7 +171,7 @@ void SyntheticPage::connectRunner()
     connect(&m_runner, &SyntheticJobRunner::finished, this,
             [this](SyntheticJobRunner::Job job, double seconds, const QString& json, const QString& csv) {
                 if (!json.isEmpty())
-                    setResults(json, csv, QStringLiteral("synthetic"));
+                    setResults(json, csv, QString::fromStdString(experiment().name()));
                 if (job == SyntheticJobRunner::Job::Recorrect) {
                     setLastRecorrectionSeconds(seconds);
                     Q_EMIT timingChanged(tr("re-correction on the cached posterior: %1 s").arg(seconds, 0, 'f', 2));
@@ -246,38 +210,24 @@ void SyntheticPage::connectRunner()
     });
 }
 
-ExperimentSettings SyntheticPage::settings() const
+const Experiment& SyntheticPage::experiment()
 {
-    ExperimentSettings s;
-    s.replicates = m_replicates->value();
-    s.methods.clear();
-    for (const QString& m : methodNames())
-        if (m_methodBoxes.value(m)->isChecked())
-            s.methods << m;
-    s.seed = m_seed->text().toULongLong();
-    s.threads = m_threads->value();
-    s.correctionIterations = m_iterations->value();
-    s.gridResolution = m_gridResolution->value();
-    s.device = m_device->currentData().toString();
-    return s;
+    return ExperimentRegistry::global().get(kExperiment);
+}
+
+nlohmann::json SyntheticPage::settings() const
+{
+    return checkedSettings(experiment().settings(), m_form->values(), kExperiment);
 }
 
 void SyntheticPage::writeSession(Session& session) const
 {
-    session.settings = settings();
+    session.settings = m_form->values();
 }
 
 void SyntheticPage::readSession(const Session& session)
 {
-    m_replicates->setValue(session.settings.replicates);
-    for (const QString& m : methodNames())
-        m_methodBoxes.value(m)->setChecked(session.settings.methods.contains(m));
-    m_seed->setText(QString::number(session.settings.seed));
-    m_threads->setValue(session.settings.threads);
-    m_iterations->setValue(session.settings.correctionIterations);
-    m_gridResolution->setValue(session.settings.gridResolution);
-    const int device = m_device->findData(session.settings.device.startsWith("cuda") ? "cuda" : "cpu");
-    m_device->setCurrentIndex(device < 0 ? 0 : device);
+    m_form->setValues(session.settings);
     costs()->undoStack()->clear();
     // An edit like any other: with a posterior cached, the session's matrix re-corrects it.
     costs()->setMatrixDirect(session.costs);
@@ -286,13 +236,20 @@ void SyntheticPage::readSession(const Session& session)
 void SyntheticPage::markStale()
 {
     // The cached posterior is tied to what was sampled (data, methods, seed, device,
-    // grid); correction steps and threads can change without re-sampling.
+    // grid); the correction's settings and the threads can change without re-sampling.
     if (!m_runner.hasPosterior())
         return;
+    nlohmann::json now;
+    try {
+        now = settings();
+    } catch (const InputError&) {
+        return;  // said when the user runs
+    }
     auto sampled = m_runner.posteriorSettings();
-    const auto now = settings();
-    sampled.correctionIterations = now.correctionIterations;
-    sampled.threads = now.threads;
+    for (const char* free : {"correction_iterations", "correction_lr", "warm_start_steps", "threads"}) {
+        sampled.erase(free);
+        now.erase(free);
+    }
     if (sampled != now)
         m_posteriorState->setText(tr("Settings changed: Run or Sample to re-sample the posterior."));
 }
@@ -312,9 +269,11 @@ QStringList SyntheticPage::decisionNames() const
 
 void SyntheticPage::startJob(SyntheticJobRunner::Job job)
 {
-    const auto s = settings();
-    if (s.methods.isEmpty()) {
-        Q_EMIT errorRaised(tr("Nothing to run"), tr("Select at least one inference method."));
+    nlohmann::json s;
+    try {
+        s = settings();
+    } catch (const InputError& e) {
+        Q_EMIT errorRaised(tr("Settings"), QString::fromStdString(e.what()));
         return;
     }
     if (job == SyntheticJobRunner::Job::Recorrect && !m_runner.hasPosterior()) {
@@ -332,8 +291,7 @@ void SyntheticPage::startJob(SyntheticJobRunner::Job job)
         m_regions->clear();
         m_curves->clear();
     }
-    const auto& sampled = job == SyntheticJobRunner::Job::Recorrect ? m_runner.posteriorSettings() : s;
-    m_results->reset(sampled.methods, sampled.replicates);
+    resetResults(job == SyntheticJobRunner::Job::Recorrect ? m_runner.posteriorSettings() : s);
     m_runner.start(job, s, costs()->matrix());
 }
 
@@ -373,7 +331,9 @@ void SyntheticPage::onJobEnded(SyntheticJobRunner::Job job, const QString& statu
         const auto& ps = m_runner.posteriorSettings();
         m_posteriorState->setText(tr("Cached posterior: %1 replicate(s) x %2 method(s), seed %3. "
                                      "Editing costs re-runs only the correction.")
-                                      .arg(ps.replicates).arg(ps.methods.size()).arg(ps.seed));
+                                      .arg(ps.at("replicates").get<int>())
+                                      .arg(ps.at("methods").size())
+                                      .arg(QString::fromStdString(ps.at("seed").dump())));
     }
     Q_EMIT stateChanged();
     showSelectedTask();
@@ -405,7 +365,12 @@ void SyntheticPage::openModel()
     const QString path = askOpenPath(m_central, tr("Open correction model"), "modelDir", tr("LibTorch model (*.pt)"));
     if (path.isEmpty())
         return;
-    if (!m_runner.loadModel(path, costs()->matrix(), m_gridResolution->value()))
+    int grid = 80;
+    try {
+        grid = std::max(grid, settings().at(kGridResolution).get<int>());
+    } catch (const InputError&) {
+    }
+    if (!m_runner.loadModel(path, costs()->matrix(), grid))
         Q_EMIT logLine(tr("Busy: open the model when the job has finished"));
 }
 

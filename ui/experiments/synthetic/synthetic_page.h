@@ -13,9 +13,14 @@ class QLineEdit;
 class QSpinBox;
 class QWidget;
 
+namespace lcs {
+class Experiment;
+}
+
 namespace lcs::ui {
 
 class CurveView;
+class SettingsForm;
 class RegionView;
 class ResultsTable;
 
@@ -31,8 +36,10 @@ public:
     ~SyntheticPage() override;
 
     SyntheticJobRunner* runner() { return &m_runner; }
-    /// The settings the panel shows.
-    ExperimentSettings settings() const;
+    /// The settings the form shows, checked (name -> value; throws InputError naming a
+    /// setting it cannot parse).
+    nlohmann::json settings() const;
+    SettingsForm* form() const { return m_form; }
 
     QList<ExperimentEntry> experiments() const override;
     QWidget* settingsWidget() const override { return m_panel; }
@@ -72,6 +79,8 @@ private:
     void showSelectedTask();
     void onJobEnded(SyntheticJobRunner::Job job, const QString& status);
     void markStale();
+    void resetResults(const nlohmann::json& settings);
+    static const Experiment& experiment();
     QString taskKey(int replicate, const QString& method) const;
     QStringList decisionNames() const;
 
@@ -79,13 +88,7 @@ private:
     SyntheticJobRunner::Job m_currentJob = SyntheticJobRunner::Job::Run;
 
     QWidget* m_panel = nullptr;
-    QSpinBox* m_replicates = nullptr;
-    QHash<QString, QCheckBox*> m_methodBoxes;
-    QLineEdit* m_seed = nullptr;
-    QSpinBox* m_threads = nullptr;
-    QSpinBox* m_iterations = nullptr;
-    QSpinBox* m_gridResolution = nullptr;
-    QComboBox* m_device = nullptr;
+    SettingsForm* m_form = nullptr;
     QLabel* m_posteriorState = nullptr;
 
     QWidget* m_central = nullptr;
