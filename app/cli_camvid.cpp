@@ -6,6 +6,7 @@
 #include <ATen/Parallel.h>
 
 #include "cli_commands.h"
+#include "cli_flags.h"
 #include "experiments/experiment.h"
 #include "cli_support.h"
 #include "core/atomic_file.h"
@@ -127,13 +128,14 @@ int runCamvidCommand(int argc, char** argv)
                                    {"--json", true}, {"--csv", true}, {"--quiet", false}});
     else
         specs.insert(specs.end(), {{"--model", true}, {"--ensemble", true}, {"--frames", true}, {"--json", true}});
-    Args args(argc, argv, 3, "camvid " + sub, specs, kCamvidHelp);
-    std::string flag, value;
-    while (args.next(flag, value)) {
-        if (flag == "--help") {
-            std::fputs(kCamvidHelp, stdout);
-            return kExitOk;
-        } else if (flag == "--data") {
+    const auto parsed = parseFlags(argc, argv, 3, "camvid " + sub, {}, specs, kCamvidHelp);
+    if (parsed.help) {
+        std::fputs(kCamvidHelp, stdout);
+        return kExitOk;
+    }
+    quiet = parsed.switches.count("--quiet") > 0;
+    for (const auto& [flag, value] : parsed.values) {
+        if (flag == "--data") {
             data = value;
         } else if (flag == "--out") {
             out = value;
@@ -182,8 +184,6 @@ int runCamvidCommand(int argc, char** argv)
             if (value != "joint" && value != "coordinate")
                 throw UsageError("--decision-step: \"" + value.substr(0, 40) + "\" is not joint or coordinate");
             decisionStep = value;
-        } else if (flag == "--quiet") {
-            quiet = true;
         }
     }
     at::set_num_threads(static_cast<int>(threads > 0 ? threads : defaultThreads()));

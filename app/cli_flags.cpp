@@ -1,6 +1,8 @@
 #include "cli_flags.h"
 
 #include <algorithm>
+#include <cctype>
+#include <stdexcept>
 
 #include <CLI/CLI.hpp>
 
@@ -29,11 +31,27 @@ std::string onlyValue(const CLI::Option& option, const std::string& flag)
     return results.front();
 }
 
+/// Whether `text` mentions `name` as a whole word ("--seed" is not in "--seeds").
+bool mentions(const std::string& text, const std::string& name)
+{
+    for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+        const size_t end = at + name.size();
+        if (end >= text.size() || !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '-'))
+            return true;
+    }
+    return false;
+}
+
 } // namespace
 
 ParsedFlags parseFlags(int argc, char** argv, int first, const std::string& command,
-                       const std::vector<lcs::SettingSpec>& settings, const std::vector<FlagSpec>& own)
+                       const std::vector<lcs::SettingSpec>& settings, const std::vector<FlagSpec>& own,
+                       const char* help)
 {
+    if (help)
+        for (const auto& f : own)
+            if (!mentions(help, f.name))
+                throw std::logic_error("the help text of \"" + command + "\" does not mention " + f.name);
     CLI::App app{command, "lcstudio-cli " + command};
     app.set_help_flag();
     app.allow_extras(true);  // reported below in this CLI's words
@@ -102,6 +120,12 @@ ParsedFlags parseFlags(int argc, char** argv, int first, const std::string& comm
             if (option->count() > 1)
                 throw UsageError(std::string(flag->name) + " is given twice");
             parsed.switches.insert(flag->name);
+        } else if (flag->repeatable) {
+            const auto& values = option->results();  // in the order given
+            for (const auto& v : values)
+                if (v.empty())
+                    throw UsageError(std::string(flag->name) + " needs a non-empty value");
+            parsed.repeated[flag->name] = values;
         } else {
             parsed.values[flag->name] = onlyValue(*option, flag->name);
         }

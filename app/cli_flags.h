@@ -22,10 +22,15 @@ struct ParsedFlags {
     nlohmann::json settings = nlohmann::json::object();  ///< setting name -> parsed value
     std::map<std::string, std::string> values;            ///< own flag ("--json") -> value
     std::set<std::string> switches;                       ///< own switches given ("--quiet")
+    /// Repeatable own flags ("--point"): every value, in the order given.
+    std::map<std::string, std::vector<std::string>> repeated;
 };
 
 /// Parses argv[first..argc). Throws UsageError (or InputError from a setting's parser).
+/// `help`, when given, is the command's --help text: every own flag must appear in it,
+/// so that the help cannot go stale (a missing flag is a bug: std::logic_error).
 ParsedFlags parseFlags(int argc, char** argv, int first, const std::string& command,
-                       const std::vector<lcs::SettingSpec>& settings, const std::vector<FlagSpec>& own);
+                       const std::vector<lcs::SettingSpec>& settings, const std::vector<FlagSpec>& own,
+                       const char* help = nullptr);
 
 } // namespace cli

@@ -265,24 +265,24 @@ int runDecideCommand(int argc, char** argv)
 {
     std::string modelPath, pointsPath, costsPath;
     std::vector<std::vector<double>> points;
-    Args args(argc, argv, 2, "decide",
-              {{"--model", true}, {"--points", true}, {"--point", true, /*repeatable=*/true}, {"--costs", true}},
-              kDecideHelp);
-    std::string flag, value;
-    while (args.next(flag, value)) {
-        if (flag == "--help") {
-            std::fputs(kDecideHelp, stdout);
-            return kExitOk;
-        } else if (flag == "--model") {
-            modelPath = value;
-        } else if (flag == "--points") {
-            pointsPath = value;
-        } else if (flag == "--point") {
-            points.push_back(parseNumbers("--point", value));
-        } else if (flag == "--costs") {
-            costsPath = value;
-        }
+    const auto parsed = parseFlags(argc, argv, 2, "decide", {},
+                                   {{"--model", true}, {"--points", true}, {"--point", true, /*repeatable=*/true},
+                                    {"--costs", true}},
+                                   kDecideHelp);
+    if (parsed.help) {
+        std::fputs(kDecideHelp, stdout);
+        return kExitOk;
     }
+    auto given = [&](const char* flag) {
+        const auto it = parsed.values.find(flag);
+        return it == parsed.values.end() ? std::string() : it->second;
+    };
+    modelPath = given("--model");
+    pointsPath = given("--points");
+    costsPath = given("--costs");
+    if (parsed.repeated.count("--point"))
+        for (const auto& value : parsed.repeated.at("--point"))
+            points.push_back(parseNumbers("--point", value));
     if (modelPath.empty())
         throw UsageError("decide: --model FILE is required");
     if (!pointsPath.empty()) {
