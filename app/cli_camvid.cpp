@@ -103,7 +103,7 @@ int runCamvidCommand(int argc, char** argv)
     }
     const std::string sub = argv[2];
     if (sub == "run")  // the window's job headless, from the registry's declaration
-        return runExperimentCommand(lcs::ExperimentRegistry::global().get("camvid"), argc, argv, 3);
+        return runExperimentCommand(lcs::ExperimentRegistry::global().get(lcs::kCamvidExperiment), argc, argv, 3);
     if (sub != "train" && sub != "correct" && sub != "eval" && sub != "fps")
         throw UsageError("camvid: unknown subcommand \"" + sub.substr(0, 40) + "\" (run, train, correct, eval or fps)");
     std::string data, out, model, split, preset = "cpu", costsPath, overlays, device = "cpu", ensembles;

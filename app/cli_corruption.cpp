@@ -62,7 +62,7 @@ bool parseImageRun(int argc, char** argv, const std::string& command,
 int runCorruptionCommand(int argc, char** argv)
 {
     ImageRunOptions o;
-    if (!parseImageRun(argc, argv, "corruption", lcs::corruptionSettings(), o))
+    if (!parseImageRun(argc, argv, lcs::kCorruptionExperiment, lcs::corruptionSettings(), o))
         return kExitOk;
     return executeCorruption(o);
 }

@@ -31,6 +31,9 @@
 #include "experiments/synthetic_report.h"
 #include "core/json_input.h"
 #include "io/model_io.h"
+#include "experiments/camvid_experiment.h"
+#include "experiments/corruption_experiment.h"
+#include "experiments/selective_experiment.h"
 #include "io/session_file.h"
 #include "camvid_reader.h"
 #include "cifar_reader.h"
@@ -92,7 +95,7 @@ const char* kSyntheticFiles = R"(Options (files and output):
 /// The synthetic command's help: its settings' lines come from their declarations.
 std::string syntheticHelp()
 {
-    const auto& experiment = lcs::ExperimentRegistry::global().get("synthetic");
+    const auto& experiment = lcs::ExperimentRegistry::global().get(lcs::kSyntheticExperiment);
     return experimentIntro(experiment) + "\nOptions (the experiment's settings):\n" +
            lcs::settingsHelp(experiment.settings()) + "\n" + kSyntheticFiles;
 }
@@ -128,7 +131,7 @@ void saveRunModels(const std::string& dir, const lcs::SyntheticConfig& config, c
 {
     const std::string stem = dir + "/" + lcs::methodName(o.method) + "_r" + std::to_string(o.replicate);
     lcs::ModelInfo info;
-    info.experiment = "synthetic";
+    info.experiment = lcs::kSyntheticExperiment;
     info.method = lcs::methodName(o.method);
     info.replicate = o.replicate;
     info.seed = config.seed;
@@ -149,7 +152,7 @@ int executeSynthetic(const lcs::SyntheticConfig& config, const ResultsOutputs& o
 int runSyntheticCommand(int argc, char** argv)
 {
     const auto& settings = lcs::syntheticSettings();
-    const auto parsed = parseFlags(argc, argv, 2, "synthetic", lcs::specsOf(settings),
+    const auto parsed = parseFlags(argc, argv, 2, lcs::kSyntheticExperiment, lcs::specsOf(settings),
                                    {{"--json", true}, {"--csv", true}, {"--save-models", true}, {"--costs", true},
                                     {"--preset", true}, {"--quiet", false}});
     if (parsed.help) {
@@ -526,19 +529,19 @@ int cli::runCli(int argc, char** argv)
             std::printf("lcstudio-cli %s\n", lcs::programVersion());
             return kExitOk;
         }
-        if (command == "synthetic")
+        if (command == lcs::kSyntheticExperiment)
             return runSyntheticCommand(argc, argv);
         if (command == "decide")
             return runDecideCommand(argc, argv);
         if (command == "check")
             return runCheckCommand(argc, argv);
-        if (command == "corruption")
+        if (command == lcs::kCorruptionExperiment)
             return runCorruptionCommand(argc, argv);
-        if (command == "selective")
+        if (command == lcs::kSelectiveExperiment)
             return runSelectiveCommand(argc, argv);
         if (command == "run")
             return runSessionCommand(argc, argv);
-        if (command == "camvid")
+        if (command == lcs::kCamvidExperiment)
             return runCamvidCommand(argc, argv);
         if (command == "presets")
             return runPresetsCommand(argc, argv);

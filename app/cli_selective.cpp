@@ -17,7 +17,7 @@ namespace cli {
 int runSelectiveCommand(int argc, char** argv)
 {
     ImageRunOptions o;
-    if (!parseImageRun(argc, argv, "selective", lcs::selectiveSettings(), o))
+    if (!parseImageRun(argc, argv, lcs::kSelectiveExperiment, lcs::selectiveSettings(), o))
         return kExitOk;
     return executeSelective(o);
 }

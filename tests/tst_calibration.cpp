@@ -190,7 +190,7 @@ private Q_SLOTS:
     }
     void objectiveEqualsHandComputation()
     {
-        // Both implementations of the objective against the formula of DESIGN.md §3 in plain
+        // Both implementations of the objective against the objective's formula (calibration/correction.h) in plain
         // doubles, with M != 1 (so dropping M shows) and q far enough from p that the KL
         // term (and its sign) matters.
         QFETCH(HandCase, hand);

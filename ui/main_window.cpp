@@ -2,13 +2,11 @@
 
 #include <algorithm>
 
-#include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QKeySequence>
-#include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -19,7 +17,6 @@
 #include <QTime>
 #include <QTimer>
 #include <QToolBar>
-#include <QUndoStack>
 
 #include "cost_editor.h"
 #include "experiments/experiment_chooser.h"
@@ -200,9 +197,8 @@ Session MainWindow::currentSession() const
 
 void MainWindow::applySession(const Session& session)
 {
-    const QString experiment = QString::fromStdString(session.experiment);
-    setExperiment(experiment);
-    if (m_page->serves(experiment))
+    setExperiment(QString::fromStdString(session.experiment));
+    if (m_page->serves(QString::fromStdString(session.experiment)))
         m_page->readSession(session);
 }
 
@@ -348,10 +344,9 @@ bool MainWindow::openSessionFile(const QString& path)
 
 bool MainWindow::saveSessionFile(const QString& path)
 {
-    QString error = m_page->sessionError();
+    QString error;
     try {
-        if (error.isEmpty())
-            error = lcs::ui::saveSession(currentSession(), path);
+        error = lcs::ui::saveSession(currentSession(), path);
     } catch (const std::exception& e) {  // a setting the form cannot parse
         error = QString::fromStdString(e.what());
     }

@@ -12,7 +12,7 @@
 
 namespace lcs {
 
-/// The correction objective of DESIGN.md §3 (the negative of the paper's eq.
+/// The correction objective (the negative of the paper's eq.
 /// lcost_final), averaged over the batch:
 ///   loss = mean_b [ sum_y q(y|x_b) L[y, c_b] / M + KL(q(.|x_b) || p(.|x_b)) ]
 ///   c_b  = argmin_d sum_y q(y|x_b) L[y, d]   (recomputed from q, no gradient)

@@ -14,7 +14,7 @@
 #include "inference/methods.h"
 #include "models/classifier.h"
 
-/// Training for any Classifier with autograd (DESIGN.md §4-§5): SGD and class-weighted
+/// Training for any Classifier with autograd: SGD and class-weighted
 /// SGD, SGLD/SGHMC with online distillation into a student S (Bayesian dark knowledge),
 /// the loss-calibrated sampler LC-SGLD/LC-SGHMC, and the correction q on S or on a
 /// stored predictive. Inputs are tensors [N, ...] on the CPU; networks may live on CUDA.
@@ -37,7 +37,7 @@ at::Tensor classRows(const at::Tensor& t);
 at::Tensor weightedCrossEntropy(const at::Tensor& logits, const at::Tensor& labels, const at::Tensor& classWeights,
                                 int64_t ignoreLabel = -1);
 
-/// The loss-calibrated sampler's extra potential per point (DESIGN.md §5), averaged:
+/// The loss-calibrated sampler's extra potential per point, averaged:
 ///   mean_n -log sum_y u(y, h*_n) p(y|x_n),  u = M - L,  h*_n = argmin_d sum_y p(y|x_n) L[y, d]
 /// with h* held fixed (no gradient through the decision). costs [C, D].
 at::Tensor utilityPotential(const at::Tensor& logits, const at::Tensor& costs, double utilityConstant);
@@ -160,7 +160,7 @@ struct PredictiveSource {
 };
 
 /// Trains q, warm-started from `warmStart` (copied), on the correction objective of
-/// DESIGN.md §3 over D' with SGD momentum and a one-cycle schedule.
+/// the correction objective (calibration/correction.h) over D' with SGD momentum and a one-cycle schedule.
 ImageCorrectionResult trainImageCorrection(const ModelSpec& spec, const ClassifierImpl& warmStart,
                                            const at::Tensor& calibrationInputs, const PredictiveSource& source,
                                            const CostMatrix& costs, const ImageCorrectionConfig& config,

@@ -73,8 +73,8 @@ private:
 
 class SyntheticExperiment : public Experiment {
 public:
-    std::string name() const override { return "synthetic"; }
-    std::string title() const override { return "the paper's synthetic 2-D experiment (Table 2)"; }
+    std::string name() const override { return kSyntheticExperiment; }
+    std::string title() const override { return "synthetic 2-D (paper Table 2)"; }
     std::string description() const override
     {
         return "For each replicate and inference method: sample the posterior, decide on the test set\n"
@@ -257,8 +257,8 @@ private:
 
 ImageExperimentParts<CorruptionConfig, CorruptionResult> corruptionParts()
 {
-    return {"corruption",
-            "decisions under label corruption (paper Fig. 4)",
+    return {kCorruptionExperiment,
+            "label corruption (paper Fig. 4)",
             "For each corruption rate and trial: replace that fraction of training labels by uniform\n"
             "random ones (seeded), then train and compare on the clean test set\n"
             "  sgld_s   SGLD from a MAP network with a student S distilled online (decisions from S)\n"
@@ -281,8 +281,8 @@ ImageExperimentParts<CorruptionConfig, CorruptionResult> corruptionParts()
 
 ImageExperimentParts<SelectiveConfig, SelectiveResult> selectiveParts()
 {
-    return {"selective",
-            "selective classification with referral (paper Fig. 3)",
+    return {kSelectiveExperiment,
+            "selective classification (paper Fig. 3)",
             "Every image is rotated by an angle uniform in [-30, 30] degrees; the decisions are the\n"
             "classes plus \"refer\" at cost r. For each referral cost r:\n"
             "  sghmc      Bayes decisions under SGHMC's Monte Carlo predictive\n"

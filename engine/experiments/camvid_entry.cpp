@@ -53,9 +53,9 @@ private:
 
 class CamvidExperiment : public Experiment {
 public:
-    std::string name() const override { return "camvid"; }
+    std::string name() const override { return kCamvidExperiment; }
     std::string command() const override { return "camvid run"; }
-    std::string title() const override { return "CamVid segmentation with a cost table (paper Fig. 5)"; }
+    std::string title() const override { return "CamVid segmentation (paper Fig. 5)"; }
     std::string description() const override
     {
         return "Trains in memory, as the window does: CW-SGD (the chain's start), SGHMC with a student\n"

@@ -146,7 +146,7 @@ at::Tensor singlePass(ClassifierImpl& net, const at::Tensor& x)
 
 const std::vector<std::string>& camvidMethods()
 {
-    static const std::vector<std::string> all = methodIdsFor("camvid");
+    static const std::vector<std::string> all = methodIdsFor(kCamvidExperiment);
     return all;
 }
 
@@ -258,7 +258,7 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
     manifest.norm = norm;
     auto save = [&](const std::string& method, const ClassifierImpl& net, const std::string& role, bool collapsed) {
         ModelInfo info;
-        info.experiment = "camvid";
+        info.experiment = kCamvidExperiment;
         info.method = method;
         info.role = role;
         info.seed = config.seed;
@@ -385,7 +385,7 @@ CamvidCorrectResult correctCamvidModels(const CamvidTrainConfig& config, const s
     const auto q = trainImageCorrection(spec, *student.model, set.images, {student.model.get(), {}}, config.costs,
                                         config.correction, generator, ctx, "correction");
     ModelInfo info;
-    info.experiment = "camvid";
+    info.experiment = kCamvidExperiment;
     info.method = "ours";
     info.role = "q";
     info.seed = config.seed;
@@ -492,7 +492,7 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
         result.studentToCorrected = changes->result();
     result.classNames = costs.classNames();
     result.frames = index;
-    result.record = {"camvid",
+    result.record = {kCamvidExperiment,
                      costs,
                      {},
                      {{"data", config.data},

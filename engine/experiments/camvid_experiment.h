@@ -1,5 +1,7 @@
 #pragma once
 
+#include "experiments/experiment_names.h"
+
 #include <cstdint>
 #include <functional>
 #include <memory>

@@ -143,7 +143,7 @@ std::string camvidEvalJson(const CamvidEvalResult& r)
                         {"per_class_iou", iou},
                         {"pixels", row.metrics.count}});
     }
-    nlohmann::json out{{"experiment", "camvid"}, {"run", runRecordJson(r.record)}, {"frames", r.frames},
+    nlohmann::json out{{"experiment", kCamvidExperiment}, {"run", runRecordJson(r.record)}, {"frames", r.frames},
                        {"seconds", r.seconds}, {"methods", rows}};
     if (r.studentToCorrected) {
         const auto& c = *r.studentToCorrected;
@@ -196,7 +196,7 @@ CamvidEvalResult camvidWindowResults(const CamvidComparison& c, const CamvidWind
     r.frames = c.frames;
     r.seconds = c.seconds;
     const auto& t = config.train;
-    r.record = {"camvid",
+    r.record = {kCamvidExperiment,
                 cache.costs,
                 {},
                 {{"data", t.data},

@@ -176,7 +176,7 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
         throw InputError("trials must be at least 1");
     const c10::Device device(config.device);
     CorruptionResult result;
-    result.record = {"corruption",
+    result.record = {kCorruptionExperiment,
                      config.costs,
                      {},
                      imageSettingsJson(config, data.name, data.train.size(), data.test.size(), "sgld", config.sgld),
@@ -330,7 +330,7 @@ std::string corruptionJson(const CorruptionResult& r)
                          {"nll", reportMeanStd(m.nll)},
                          {"collapsed_trials", m.collapsed}});
     const auto trials = runRowsJson(r.rows, "rate", rateOf, false);
-    nlohmann::json j = {{"experiment", "corruption"},
+    nlohmann::json j = {{"experiment", kCorruptionExperiment},
                         {"run", runRecordJson(r.record)},
                         {"dataset", r.dataset},
                         {"model", r.model},

@@ -55,7 +55,8 @@ public:
     /// The lcstudio-cli command line that runs it: its name, or "NAME run" where NAME is a
     /// group of commands (camvid's train / eval / ... work on saved models).
     virtual std::string command() const { return name(); }
-    /// One line for menus and the command list: "label corruption (paper Fig. 4)".
+    /// One line for menus and the command list: "label corruption (paper Fig. 4)" (the
+    /// window's experiment chooser shows it with a capital).
     virtual std::string title() const = 0;
     /// What a run does, a paragraph for --help.
     virtual std::string description() const = 0;

@@ -96,7 +96,7 @@ const std::vector<BoundSetting<ImageRunChoices>>& corruptionSettings()
         s.push_back({withFormLabel(numbersSetting("rates", "corruption rates", d.rates, 0, 1), "Corruption rates"),
                      [](const C& c) { return J(c.values); },
                      [](C& c, const J& v) { c.values = v.get<std::vector<double>>(); }});
-        addShared(s, "corruption", d.methods, "SGLD + S");
+        addShared(s, kCorruptionExperiment, d.methods, "SGLD + S");
         return s;
     }();
     return settings;
@@ -111,7 +111,7 @@ const std::vector<BoundSetting<ImageRunChoices>>& selectiveSettings()
                               "Referral costs r"),
                      [](const C& c) { return J(c.values); },
                      [](C& c, const J& v) { c.values = v.get<std::vector<double>>(); }});
-        addShared(s, "selective", d.methods, "SGHMC + S");
+        addShared(s, kSelectiveExperiment, d.methods, "SGHMC + S");
         s.push_back({withFormLabel(presetDefault(integerSetting("copies", "N", "rotated copies of each training image in D'",
                                                            nullptr, 1, 100),
                                             "the preset's"),

@@ -122,7 +122,7 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
         throw InputError("calibration copies must be at least 1");
     const c10::Device device(config.device);
     SelectiveResult result;
-    result.record = {"selective",
+    result.record = {kSelectiveExperiment,
                      config.baseCosts,
                      config.referralCosts,
                      imageSettingsJson(config, data.name, data.train.size(), data.test.size(), "sghmc", config.sghmc),
@@ -331,7 +331,7 @@ std::string selectiveJson(const SelectiveResult& r)
                           {"ours_seconds", t.ours},
                           {"ours_no_s_seconds", t.oursNoS},
                           {"lc_sghmc_seconds", t.lcSghmc}});
-    nlohmann::json j = {{"experiment", "selective"}, {"run", runRecordJson(r.record)}, {"dataset", r.dataset}, {"model", r.model},
+    nlohmann::json j = {{"experiment", kSelectiveExperiment}, {"run", runRecordJson(r.record)}, {"dataset", r.dataset}, {"model", r.model},
                         {"trials", r.trials},       {"seed", r.seed},       {"seconds", r.seconds},
                         {"sampling_seconds", r.samplingSeconds},          {"summary", summary},
                         {"runs", runs},             {"training_time", timing}};

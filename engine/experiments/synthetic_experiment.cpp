@@ -276,7 +276,7 @@ std::vector<SyntheticCorrection> correctAll(const SyntheticConfig& config,
 SyntheticResult tabulate(const SyntheticConfig& config, const std::vector<ReplicateOutcome>& outcomes, double seconds)
 {
     SyntheticResult result;
-    result.record.experiment = "synthetic";
+    result.record.experiment = kSyntheticExperiment;
     result.record.costs = config.costs;
     result.record.seed = config.seed;
     result.record.settings = settingValues(syntheticSettings(), config);

@@ -78,7 +78,7 @@ std::string syntheticJson(const SyntheticResult& r)
                                          {"collapsed_replicates", m.collapsedReplicates},
                                          {"replicates", reps}};
     }
-    nlohmann::json j = {{"experiment", "synthetic"}, {"run", runRecordJson(r.record)}, {"replicates", r.replicates}, {"seconds", r.seconds},
+    nlohmann::json j = {{"experiment", kSyntheticExperiment}, {"run", runRecordJson(r.record)}, {"replicates", r.replicates}, {"seconds", r.seconds},
                         {"seed", r.seed}, {"bbvi_prior", BbviPrior::name(r.bbviPrior)}, {"methods", methods}};
     return j.dump(2) + "\n";
 }

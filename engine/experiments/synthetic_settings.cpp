@@ -34,7 +34,7 @@ const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings()
         s.push_back({integerSetting("replicates", "N", "replicates", d.replicates, 1, 10000),
                      [](const C& c) { return J(c.replicates); },
                      [](C& c, const J& v) { c.replicates = v.get<int>(); }});
-        s.push_back({methodsSetting("methods", "inference methods", methodIds(d), methodIdsFor("synthetic")),
+        s.push_back({methodsSetting("methods", "inference methods", methodIds(d), methodIdsFor(kSyntheticExperiment)),
                      [methodIds](const C& c) { return J(methodIds(c)); },
                      [](C& c, const J& v) {
                          c.methods.clear();

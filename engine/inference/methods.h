@@ -18,7 +18,7 @@
 /// (evalInputs [M, D]), and returns the Monte Carlo predictive there.
 namespace lcs {
 
-/// Running average of softmax outputs over posterior samples (DESIGN.md §4): the
+/// Running average of softmax outputs over posterior samples: the
 /// posterior predictive without keeping the samples.
 class PredictiveAverage {
 public:

@@ -9,7 +9,7 @@
 
 namespace lcs {
 
-/// Options of the SGHMC sampler (Chen et al. 2014) in the form of DESIGN.md §4. With N
+/// Options of the SGHMC sampler (Chen et al. 2014), in this form: with N
 /// training points, g the gradient of the minibatch *mean* NLL, tau the prior precision:
 ///   v <- m v - lr (g + (tau/N) theta) + sqrt(2 (1-m) lr T / N) * eps
 ///   theta <- theta + v

@@ -1,5 +1,7 @@
 #include "experiment_page.h"
 
+#include "experiments/experiment.h"
+
 #include <QUndoStack>
 
 #include "core/atomic_file.h"
@@ -11,6 +13,14 @@
 #include "qcustomplot_compat.h"
 
 namespace lcs::ui {
+
+ExperimentEntry ExperimentEntry::of(const Experiment& experiment)
+{
+    QString title = QString::fromStdString(experiment.title());
+    if (!title.isEmpty())
+        title[0] = title[0].toUpper();
+    return {QString::fromStdString(experiment.name()), title};
+}
 
 ExperimentPage::ExperimentPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent)
     : QObject(parent), m_costs(costs), m_costEditor(costEditor)

@@ -21,6 +21,10 @@ class QCustomPlot;
 class QPainter;
 class QWidget;
 
+namespace lcs {
+class Experiment;
+}
+
 namespace lcs::ui {
 
 class CostEditor;
@@ -31,6 +35,9 @@ class CostMatrixModel;
 struct ExperimentEntry {
     QString id;
     QString title;
+
+    /// The entry of a registered experiment: its name, and its title as a menu item.
+    static ExperimentEntry of(const Experiment& experiment);
 };
 
 /// Everything experiment-specific behind the main window: the settings panel (for the
@@ -109,8 +116,6 @@ public:
     /// Applies a session of one of this page's experiments (the page is active),
     /// its cost matrix included.
     virtual void readSession(const Session& session) = 0;
-    /// Why the current settings cannot be saved as a session; empty when they can.
-    virtual QString sessionError() const { return {}; }
 
     /// The last finished run's results in the CLI's formats (CSV may be empty).
     QString resultsJson() const { return m_resultsJson; }

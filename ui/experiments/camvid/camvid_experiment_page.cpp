@@ -17,46 +17,34 @@
 
 namespace lcs::ui {
 
-CamvidExperimentPage::CamvidExperimentPage(CostMatrixModel* costs, CostEditor* costEditor,
-                                           std::shared_ptr<const CamvidJobHooks> hooks, QObject* parent)
-    : ExperimentPage(costs, costEditor, parent), m_runner(nullptr, std::move(hooks))
+namespace {
+
+ExperimentPanelOptions camvidPanelOptions()
 {
     ExperimentPanelOptions options;
-    options.name = QStringLiteral("camvid");
+    options.name = QString::fromLatin1(kCamvidExperiment);
     options.dataKey = QStringLiteral("camvid/data");
     options.dataFallback = qEnvironmentVariable("LCS_CAMVID_DIR");
-    options.note = tr("Networks: CW-SGD (the chain's start), SGHMC with the student S, and q on S trained on the "
-                      "unlabelled training frames. Editing the 12x12 cost table after a run re-trains only q.");
-    m_panel = new ExperimentPanel({&experiment()}, options);
+    options.note = QObject::tr("Networks: CW-SGD (the chain's start), SGHMC with the student S, and q on S trained "
+                               "on the unlabelled training frames. Editing the 12x12 cost table after a run "
+                               "re-trains only q.");
+    return options;
+}
+
+} // namespace
+
+CamvidExperimentPage::CamvidExperimentPage(CostMatrixModel* costs, CostEditor* costEditor,
+                                           std::shared_ptr<const CamvidJobHooks> hooks, QObject* parent)
+    : PanelExperimentPage({&experiment()}, camvidPanelOptions(), costs, costEditor, parent),
+      m_runner(nullptr, std::move(hooks))
+{
     m_page = new CamvidResultsPage;
     m_table = new CamvidIouTable;
-    connect(m_panel, &ExperimentPanel::runRequested, this, &CamvidExperimentPage::run);
-    connect(m_panel, &ExperimentPanel::recorrectRequested, this, &CamvidExperimentPage::recorrect);
-    connect(m_panel, &ExperimentPanel::cancelRequested, this, &CamvidExperimentPage::cancel);
+    setViews(m_page, m_table);
     connectRunner();
 }
 
 CamvidExperimentPage::~CamvidExperimentPage() = default;
-
-QList<ExperimentEntry> CamvidExperimentPage::experiments() const
-{
-    return {{QString::fromStdString(experiment().name()), tr("CamVid segmentation (paper Fig. 5)")}};
-}
-
-QWidget* CamvidExperimentPage::settingsWidget() const
-{
-    return m_panel;
-}
-
-QWidget* CamvidExperimentPage::centralWidget() const
-{
-    return m_page;
-}
-
-QWidget* CamvidExperimentPage::resultsWidget() const
-{
-    return m_table;
-}
 
 QString CamvidExperimentPage::resultsTitle() const
 {
@@ -77,27 +65,9 @@ std::optional<std::vector<std::string>> CamvidExperimentPage::presetClassNames()
     return names;
 }
 
-void CamvidExperimentPage::updateControls(bool anyBusy)
-{
-    m_panel->setBusy(anyBusy, m_runner.hasCache());
-}
-
 const Experiment& CamvidExperimentPage::experiment()
 {
-    return ExperimentRegistry::global().get("camvid");
-}
-
-void CamvidExperimentPage::writeSession(Session& session) const
-{
-    session.settings = m_panel->values();
-}
-
-void CamvidExperimentPage::readSession(const Session& session)
-{
-    m_panel->applySettings(session.settings);
-    costs()->undoStack()->clear();
-    setCostsQuietly(session.costs);  // a new setting, not an edit of the cached run's costs
-    costEditor()->setExpectedClasses(session.costs.numClasses());
+    return ExperimentRegistry::global().get(kCamvidExperiment);
 }
 
 void CamvidExperimentPage::startJob(CamvidJobRunner::Job job)
@@ -112,33 +82,19 @@ void CamvidExperimentPage::startJob(CamvidJobRunner::Job job)
         Q_EMIT errorRaised(tr("Invalid cost matrix"), QString::fromStdString(e.what()));
         return;
     }
-    if (job == CamvidJobRunner::Job::Run) {
-        // A demo lets the worker refuse bad data, so that it exits 2 with the path named.
-        const QString error = m_panel->validate(!demoMode());
-        if (!error.isEmpty()) {
-            Q_EMIT errorRaised(tr("Cannot run"), error);
-            return;
-        }
-        if (!demoMode())  // a demo's data is not the user's choice
-            m_panel->rememberData();
-        // The views clear when the worker has checked the data (trainingStarted): a bad
-        // folder leaves the last run on screen.
-    } else {
+    const auto settings = settingsForJob(job == CamvidJobRunner::Job::Run);
+    if (!settings)
+        return;
+    if (job == CamvidJobRunner::Job::Recorrect) {
         if (!m_runner.hasCache()) {
             Q_EMIT logLine(tr("No cached S for CamVid: run it first."));
             return;
         }
         m_page->startRecorrection();
     }
-    nlohmann::json settings;
-    try {
-        settings = m_panel->settings();
-    } catch (const InputError& e) {
-        // A demo lets the worker refuse bad data, so that it exits 2 with the path named.
-        Q_EMIT errorRaised(tr("Cannot run"), QString::fromStdString(e.what()));
-        return;
-    }
-    m_runner.start(job, settings, matrix);
+    // (A run's views clear when the worker has checked the data, trainingStarted: a bad
+    // folder leaves the last run on screen.)
+    m_runner.start(job, *settings, matrix);
 }
 
 void CamvidExperimentPage::connectRunner()
@@ -152,7 +108,7 @@ void CamvidExperimentPage::connectRunner()
     connect(&r, &CamvidJobRunner::trainingStarted, this, [this] {
         m_page->startRun();
         m_table->clearRows();
-        m_panel->setState(tr("Training..."));
+        panel()->setState(tr("Training..."));
         Q_EMIT stateChanged();
     });
     connect(&r, &CamvidJobRunner::progress, this, &CamvidExperimentPage::progress);
@@ -165,7 +121,7 @@ void CamvidExperimentPage::connectRunner()
     connect(&r, &CamvidJobRunner::comparison, m_table, &CamvidIouTable::setComparison);
     connect(&r, &CamvidJobRunner::framesPerSecond, m_page, &CamvidResultsPage::setFps);
     connect(&r, &CamvidJobRunner::cacheReady, this, [this](const QString& description, const CostMatrix&) {
-        m_panel->setState(description);
+        panel()->setState(description);
         // Edited while the run trained: re-correct for the edit once the run is done.
         if (isActive() && !(costs()->matrix() == m_runCosts))
             setRecorrectionPending();
@@ -174,7 +130,7 @@ void CamvidExperimentPage::connectRunner()
     connect(&r, &CamvidJobRunner::finished, this,
             [this](CamvidJobRunner::Job job, double seconds, const QString& json, const QString& csv) {
         if (!json.isEmpty())
-            setResults(json, csv, QStringLiteral("camvid"));
+            setResults(json, csv, QString::fromLatin1(kCamvidExperiment));
         if (job == CamvidJobRunner::Job::Recorrect) {
             setLastRecorrectionSeconds(seconds);
             Q_EMIT timingChanged(tr("re-correction on the cached S: %1 s (q, then the validation frames)")
@@ -188,7 +144,7 @@ void CamvidExperimentPage::connectRunner()
     });
     connect(&r, &CamvidJobRunner::cancelled, this, [this](CamvidJobRunner::Job job) {
         if (job == CamvidJobRunner::Job::Run && !m_runner.hasCache())
-            m_panel->setState(tr("Training cancelled: nothing cached."));
+            panel()->setState(tr("Training cancelled: nothing cached."));
         ended(tr("%1 cancelled").arg(m_runner.jobName(job)));
         reportDemoCancelled();
     });

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "camvid_job_runner.h"
-#include "experiments/experiment_page.h"
+#include "panel_experiment_page.h"
 
 namespace lcs {
 class Experiment;
@@ -11,7 +11,6 @@ class Experiment;
 
 namespace lcs::ui {
 
-class ExperimentPanel;
 class CamvidIouTable;
 class CamvidResultsPage;
 class CostEditor;
@@ -21,7 +20,7 @@ struct CamvidJobHooks;
 /// the Experiment dock; the overlay viewer, IoU bars, live curves and frames per second
 /// in the centre; per-class IoU of S and q in the results dock. The worker keeps S, so
 /// a cost edit re-trains only q and re-evaluates.
-class CamvidExperimentPage : public ExperimentPage {
+class CamvidExperimentPage : public PanelExperimentPage {
     Q_OBJECT
 public:
     /// `hooks` replace the preset (tests); `costEditor` learns the 12 classes.
@@ -30,13 +29,8 @@ public:
     ~CamvidExperimentPage() override;
 
     CamvidJobRunner* runner() { return &m_runner; }
-    ExperimentPanel* panel() const { return m_panel; }
     CamvidResultsPage* page() const { return m_page; }
 
-    QList<ExperimentEntry> experiments() const override;
-    QWidget* settingsWidget() const override;
-    QWidget* centralWidget() const override;
-    QWidget* resultsWidget() const override;
     QString resultsTitle() const override;
     CostMatrix defaultCosts(const QString& experiment) const override;
     std::optional<std::vector<std::string>> presetClassNames() const override;
@@ -45,11 +39,8 @@ public:
     void run() override { startJob(CamvidJobRunner::Job::Run); }
     bool canRecorrect() const override { return m_runner.hasCache(); }
     void recorrect() override { startJob(CamvidJobRunner::Job::Recorrect); }
-    void updateControls(bool anyBusy) override;
 
     nlohmann::json demoSettings(const QString&) const override { return {{"preset", "demo"}}; }
-    void writeSession(Session& session) const override;
-    void readSession(const Session& session) override;
     QStringList exportPlots(const QString& dir, int& written) const override;
 
 protected:
@@ -65,7 +56,6 @@ private:
 
     CamvidJobRunner m_runner;
     CamvidJobRunner::Job m_currentJob = CamvidJobRunner::Job::Run;
-    ExperimentPanel* m_panel = nullptr;
     CamvidResultsPage* m_page = nullptr;
     CamvidIouTable* m_table = nullptr;
     CostMatrix m_runCosts;  ///< the matrix the running job started with, to tell edits made meanwhile

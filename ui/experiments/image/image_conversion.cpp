@@ -117,7 +117,7 @@ SummaryPoint summaryPoint(const Summary& s, double x, int trials)
 SummaryView summaryView(const CorruptionResult& result)
 {
     SummaryView v;
-    v.experiment = QStringLiteral("corruption");
+    v.experiment = QString::fromLatin1(kCorruptionExperiment);
     v.xLabel = QObject::tr("label corruption rate");
     for (const auto& s : result.summary)
         v.points.push_back(summaryPoint(s, s.rate, result.trials));
@@ -127,7 +127,7 @@ SummaryView summaryView(const CorruptionResult& result)
 SummaryView summaryView(const SelectiveResult& result)
 {
     SummaryView v;
-    v.experiment = QStringLiteral("selective");
+    v.experiment = QString::fromLatin1(kSelectiveExperiment);
     v.xLabel = QObject::tr("referral cost r");
     for (const auto& s : result.summary) {
         auto p = summaryPoint(s, s.referralCost, result.trials);

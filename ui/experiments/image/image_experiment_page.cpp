@@ -10,61 +10,50 @@
 #include "experiment_panel.h"
 #include "image_views.h"
 #include "core/input_error.h"
+#include "experiments/experiment.h"
 #include "session.h"
 
 namespace lcs::ui {
 
 namespace {
 
-constexpr const char* kCorruption = "corruption";
-constexpr const char* kSelective = "selective";
+constexpr const char* kCorruption = kCorruptionExperiment;
+constexpr const char* kSelective = kSelectiveExperiment;
 
 } // namespace
 
-ImageExperimentPage::ImageExperimentPage(CostMatrixModel* costs, CostEditor* costEditor,
-                                         std::shared_ptr<const ImageJobHooks> hooks, QObject* parent)
-    : ExperimentPage(costs, costEditor, parent), m_runner(nullptr, std::move(hooks))
+namespace {
+
+QList<const Experiment*> imageExperiments()
 {
-    QList<const Experiment*> entries;
-    for (const char* name : {kCorruption, kSelective})
-        entries << &ExperimentRegistry::global().get(name);
+    return {&ExperimentRegistry::global().get(kCorruption), &ExperimentRegistry::global().get(kSelective)};
+}
+
+ExperimentPanelOptions imagePanelOptions()
+{
     ExperimentPanelOptions options;
     options.name = QStringLiteral("image");
     // The window starts on subsets that train in minutes (the command line's default is all).
     options.initial = {{"max_train", 10000}, {"max_test", 2000}};
     options.dataKey = QStringLiteral("imageExperiment/data");
     options.dataFallback = QStringLiteral("fashion-mnist");
-    m_panel = new ExperimentPanel(entries, options);
+    return options;
+}
+
+} // namespace
+
+ImageExperimentPage::ImageExperimentPage(CostMatrixModel* costs, CostEditor* costEditor,
+                                         std::shared_ptr<const ImageJobHooks> hooks, QObject* parent)
+    : PanelExperimentPage(imageExperiments(), imagePanelOptions(), costs, costEditor, parent),
+      m_runner(nullptr, std::move(hooks))
+{
     m_page = new ImageResultsPage;
     m_table = new ImageSummaryTable;
-    connect(m_panel, &ExperimentPanel::runRequested, this, &ImageExperimentPage::run);
-    connect(m_panel, &ExperimentPanel::recorrectRequested, this, &ImageExperimentPage::recorrect);
-    connect(m_panel, &ExperimentPanel::cancelRequested, this, &ImageExperimentPage::cancel);
+    setViews(m_page, m_table);
     connectRunner();
 }
 
 ImageExperimentPage::~ImageExperimentPage() = default;
-
-QList<ExperimentEntry> ImageExperimentPage::experiments() const
-{
-    return {{QString::fromLatin1(kCorruption), tr("Label corruption (paper Fig. 4)")},
-            {QString::fromLatin1(kSelective), tr("Selective classification (paper Fig. 3)")}};
-}
-
-QWidget* ImageExperimentPage::settingsWidget() const
-{
-    return m_panel;
-}
-
-QWidget* ImageExperimentPage::centralWidget() const
-{
-    return m_page;
-}
-
-QWidget* ImageExperimentPage::resultsWidget() const
-{
-    return m_table;
-}
 
 QString ImageExperimentPage::resultsTitle() const
 {
@@ -73,8 +62,7 @@ QString ImageExperimentPage::resultsTitle() const
 
 void ImageExperimentPage::activate(const QString& experiment)
 {
-    ExperimentPage::activate(experiment);
-    m_panel->setExperiment(experiment);
+    PanelExperimentPage::activate(experiment);
     // The views show one experiment's run: another experiment starts empty.
     if (m_runner.cacheExperiment() != experiment) {
         m_page->startRun(experiment);
@@ -89,7 +77,7 @@ CostMatrix ImageExperimentPage::defaultCosts(const QString& experiment) const
         return costPreset(kSelective);
     std::string data;
     try {
-        data = m_panel->settings().at("data").get<std::string>();
+        data = panel()->settings().at(kDataSetting).get<std::string>();
     } catch (const std::exception&) {  // no data chosen yet
     }
     return costPreset(QString::fromStdString(data).contains(QLatin1String("cifar"), Qt::CaseInsensitive) ? "cifar10"
@@ -99,11 +87,6 @@ CostMatrix ImageExperimentPage::defaultCosts(const QString& experiment) const
 bool ImageExperimentPage::canRecorrect() const
 {
     return m_runner.hasCache() && m_runner.cacheExperiment() == experiment();
-}
-
-void ImageExperimentPage::updateControls(bool anyBusy)
-{
-    m_panel->setBusy(anyBusy, canRecorrect());
 }
 
 nlohmann::json ImageExperimentPage::demoSettings(const QString& experiment) const
@@ -118,19 +101,6 @@ nlohmann::json ImageExperimentPage::demoSettings(const QString& experiment) cons
     return s;
 }
 
-void ImageExperimentPage::writeSession(Session& session) const
-{
-    session.settings = m_panel->values();
-}
-
-void ImageExperimentPage::readSession(const Session& session)
-{
-    m_panel->applySettings(session.settings);
-    costs()->undoStack()->clear();
-    setCostsQuietly(session.costs);  // a new setting, not an edit of the cached run's costs
-    costEditor()->setExpectedClasses(session.costs.numClasses());
-}
-
 void ImageExperimentPage::startJob(ImageJobRunner::Job job)
 {
     if (m_runner.isBusy())
@@ -141,15 +111,10 @@ void ImageExperimentPage::startJob(ImageJobRunner::Job job)
         Q_EMIT errorRaised(tr("Invalid cost matrix"), QString::fromStdString(e.what()));
         return;
     }
+    const auto settings = settingsForJob(job == ImageJobRunner::Job::Run);
+    if (!settings)
+        return;
     if (job == ImageJobRunner::Job::Run) {
-        // A demo lets the worker refuse bad data, so that it exits 2 with the path named.
-        const QString error = m_panel->validate(!demoMode());
-        if (!error.isEmpty()) {
-            Q_EMIT errorRaised(tr("Cannot run"), error);
-            return;
-        }
-        if (!demoMode())  // a demo's data is not the user's choice
-            m_panel->rememberData();
         m_page->startRun(experiment());
         m_table->clearRows();
     } else {
@@ -159,14 +124,7 @@ void ImageExperimentPage::startJob(ImageJobRunner::Job job)
         }
         m_page->startRecorrection();
     }
-    nlohmann::json settings;
-    try {
-        settings = m_panel->settings();
-    } catch (const InputError& e) {
-        Q_EMIT errorRaised(tr("Cannot run"), QString::fromStdString(e.what()));
-        return;
-    }
-    m_runner.start(job, experiment(), settings, costs()->matrix());
+    m_runner.start(job, experiment(), *settings, costs()->matrix());
 }
 
 void ImageExperimentPage::connectRunner()
@@ -192,7 +150,7 @@ void ImageExperimentPage::connectRunner()
         costs()->setPresetClassNames(names);
         costEditor()->setExpectedClasses(static_cast<int>(names.size()));
         CostMatrix shown = info.costs;
-        if (costs()->matrix().hasReferral() && info.experiment == QLatin1String("selective"))
+        if (costs()->matrix().hasReferral() && info.experiment == QLatin1String(kSelectiveExperiment))
             shown.setReferral(costs()->matrix().referralCost());  // keep the user's referral column in view
         setCostsQuietly(shown);
         m_runCosts = costs()->matrix();
@@ -201,7 +159,7 @@ void ImageExperimentPage::connectRunner()
                            .arg(info.classNames.size()).arg(info.model));
     });
     connect(&r, &ImageJobRunner::cacheReady, this, [this](const QString& description, const CostMatrix& trained) {
-        m_panel->setState(description);
+        panel()->setState(description);
         if (costs()->matrix() == m_runCosts) {
             // Show the matrix q was trained for, so that the next edit starts from it.
             setCostsQuietly(trained);

@@ -2,13 +2,12 @@
 
 #include <memory>
 
-#include "experiments/experiment_page.h"
+#include "panel_experiment_page.h"
 #include "image_job_runner.h"
 
 namespace lcs::ui {
 
 class CostEditor;
-class ExperimentPanel;
 class ImageResultsPage;
 class ImageSummaryTable;
 struct ImageJobHooks;
@@ -16,7 +15,7 @@ struct ImageJobHooks;
 /// The image experiments, label corruption (the paper's Fig. 4) and selective
 /// classification (Fig. 3): one page serves both, since they share the runner (its
 /// cached student S belongs to one of them), the settings panel and the views.
-class ImageExperimentPage : public ExperimentPage {
+class ImageExperimentPage : public PanelExperimentPage {
     Q_OBJECT
 public:
     /// `hooks` replace the data loading and presets (tests); `costEditor` learns the
@@ -26,13 +25,8 @@ public:
     ~ImageExperimentPage() override;
 
     ImageJobRunner* runner() { return &m_runner; }
-    ExperimentPanel* panel() const { return m_panel; }
     ImageResultsPage* page() const { return m_page; }
 
-    QList<ExperimentEntry> experiments() const override;
-    QWidget* settingsWidget() const override;
-    QWidget* centralWidget() const override;
-    QWidget* resultsWidget() const override;
     QString resultsTitle() const override;
     void activate(const QString& experiment) override;
     CostMatrix defaultCosts(const QString& experiment) const override;
@@ -41,11 +35,8 @@ public:
     void run() override { startJob(ImageJobRunner::Job::Run); }
     bool canRecorrect() const override;
     void recorrect() override { startJob(ImageJobRunner::Job::Recorrect); }
-    void updateControls(bool anyBusy) override;
 
     nlohmann::json demoSettings(const QString& experiment) const override;
-    void writeSession(Session& session) const override;
-    void readSession(const Session& session) override;
     QStringList exportPlots(const QString& dir, int& written) const override;
 
 protected:
@@ -60,7 +51,6 @@ private:
 
     ImageJobRunner m_runner;
     ImageJobRunner::Job m_currentJob = ImageJobRunner::Job::Run;
-    ExperimentPanel* m_panel = nullptr;
     ImageResultsPage* m_page = nullptr;
     ImageSummaryTable* m_table = nullptr;
     CostMatrix m_runCosts;  ///< the matrix the running job's data set up, to tell edits made meanwhile

@@ -199,7 +199,7 @@ private:
                                   .arg(QString::fromStdString(data.name)).arg(data.train.size()).arg(data.test.size())
                                   .arg(QString::fromStdString(config.model.describe())).arg(config.rates.size())
                                   .arg(config.trials));
-            Reporter reporter(this, tr("corruption"));
+            Reporter reporter(this, QString::fromLatin1(kCorruptionExperiment));
             reporter.setPlan(corruptionPlan(config));
             // Heat maps and the gallery fill in as each run's q is trained, not at the end.
             config.onComparison = [&](const DecisionComparison& c, const at::Tensor& testImages) {
@@ -230,7 +230,7 @@ private:
                                   .arg(data.train.size()).arg(data.test.size())
                                   .arg(QString::fromStdString(config.model.describe()))
                                   .arg(config.referralCosts.size()).arg(config.trials));
-            Reporter reporter(this, tr("selective"));
+            Reporter reporter(this, QString::fromLatin1(kSelectiveExperiment));
             reporter.setPlan(selectivePlan(config));
             // Live, with the trial's own rotated test images (what the networks decided on).
             config.onComparison = [&](const DecisionComparison& c, const at::Tensor& testImages) {
@@ -289,7 +289,7 @@ private:
         CostMatrix named = costs;
         if (named.numClasses() == static_cast<int>(m_classNames.size()))
             named.setClassNames(m_classNames);
-        const bool selective = m_cacheExperiment == QLatin1String("selective");
+        const bool selective = m_cacheExperiment == QLatin1String(kSelectiveExperiment);
         // The correction reports only "epoch N": its curve joins the cached run's.
         const std::string run = selective ? "trial " + std::to_string(m_cache->trial + 1)
                                           : "rate " + settingText(m_cache->rate) + ", trial " +

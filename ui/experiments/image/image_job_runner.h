@@ -19,7 +19,7 @@ class ImageJobRunner : public JobRunner {
 public:
     explicit ImageJobRunner(QObject* parent = nullptr, std::shared_ptr<const ImageJobHooks> hooks = {});
 
-    /// "corruption" or "selective": the experiment whose S is cached.
+    /// kCorruptionExperiment or kSelectiveExperiment: the experiment whose S is cached.
     QString cacheExperiment() const { return m_cacheExperiment; }
     /// False (and nothing done) while another job runs.
     /// `settings`: `experiment`'s declared settings, checked (checkedSettings).

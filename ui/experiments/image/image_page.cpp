@@ -93,7 +93,7 @@ void ImageResultsPage::startRun(const QString& experiment)
     m_summary->clear();
     m_confusion->clear();
     m_gallery->clear();
-    m_time->clear(experiment == QLatin1String("selective")
+    m_time->clear(experiment == QLatin1String(kSelectiveExperiment)
                       ? tr("filled in when the run ends")
                       : tr("selective classification only"));
     m_comparisons.clear();
@@ -178,7 +178,7 @@ void ImageSummaryTable::clearRows()
 
 void ImageSummaryTable::setSummary(const SummaryView& view)
 {
-    const bool selective = view.experiment == QLatin1String("selective");
+    const bool selective = view.experiment == QLatin1String(kSelectiveExperiment);
     clear();
     setColumnCount(selective ? 5 : 4);
     QStringList headers{tr("method"), selective ? tr("r") : tr("rate"), tr("decision cost"),

@@ -10,19 +10,20 @@
 #include <nlohmann/json.hpp>
 
 #include "decision/cost_matrix.h"
+#include "experiments/experiment_names.h"
 
 /// Plain data of the image experiments (label corruption, selective classification)
 /// that crosses from the job thread to the GUI thread: copied by value, no tensors, and
 /// every QImage owns its pixels (never a view of a tensor's memory).
 namespace lcs::ui {
 
-/// An image run as the window asks for it: the experiment ("corruption" or
-/// "selective") and its declared settings, checked (name -> value).
+/// An image run as the window asks for it: the experiment (kCorruptionExperiment or
+/// kSelectiveExperiment) and its declared settings, checked (name -> value).
 struct ImageRunRequest {
     QString experiment;
     nlohmann::json settings;
 
-    bool isSelective() const { return experiment == QLatin1String("selective"); }
+    bool isSelective() const { return experiment == QLatin1String(kSelectiveExperiment); }
 };
 
 /// What the worker loaded, and the cost matrix the run decides with (class names from
@@ -70,7 +71,7 @@ struct GalleryItem {
 /// Both decision rules on the test set of one run: confusion matrices and the changed
 /// decisions.
 struct ComparisonView {
-    QString experiment;          ///< "corruption" or "selective"
+    QString experiment;          ///< kCorruptionExperiment or kSelectiveExperiment
     double value = 0;            ///< corruption rate or referral cost
     int trial = 0;
     bool recorrected = false;    ///< from a re-correction after a cost edit

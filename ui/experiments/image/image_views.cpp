@@ -65,7 +65,7 @@ QString imageSeriesLabel(const QString& series)
 
 QString ComparisonView::title() const
 {
-    const QString at = experiment == QLatin1String("selective") ? QObject::tr("r %1").arg(value)
+    const QString at = experiment == QLatin1String(kSelectiveExperiment) ? QObject::tr("r %1").arg(value)
                                                                 : QObject::tr("rate %1").arg(value);
     return QObject::tr("%1, trial %2%3").arg(at).arg(trial + 1).arg(recorrected ? QObject::tr(", re-corrected") : QString());
 }
@@ -108,12 +108,12 @@ EpochCurvePlot::EpochCurvePlot(QWidget* parent) : QWidget(parent)
     }
     for (int row : {0, 2})
         grid->setRowStretchFactor(row, 0.001);
-    setExperiment(QStringLiteral("corruption"));
+    setExperiment(QString::fromLatin1(kCorruptionExperiment));
 }
 
 void EpochCurvePlot::setExperiment(const QString& experiment)
 {
-    const bool selective = experiment == QLatin1String("selective");
+    const bool selective = experiment == QLatin1String(kSelectiveExperiment);
     // Both experiments report test figures after every epoch of every network they
     // train; selective classification scores accuracy and NLL on the decided points only.
     const QString titles[4] = {tr("Test decision cost per epoch"),
@@ -318,7 +318,7 @@ void SummaryPlot::clear()
 void SummaryPlot::setSummary(const SummaryView& view)
 {
     clear();
-    const bool selective = view.experiment == QLatin1String("selective");
+    const bool selective = view.experiment == QLatin1String(kSelectiveExperiment);
     int trials = 0;
     QStringList methods;
     for (const auto& p : view.points) {

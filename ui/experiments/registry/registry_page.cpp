@@ -17,33 +17,17 @@ namespace lcs::ui {
 
 RegistryExperimentPage::RegistryExperimentPage(const Experiment& experiment, CostMatrixModel* costs,
                                                CostEditor* costEditor, QObject* parent)
-    : ExperimentPage(costs, costEditor, parent), m_experiment(experiment), m_runner(experiment)
+    : PanelExperimentPage({&experiment}, {QString::fromStdString(experiment.name()), {}, {}, {}, {}}, costs,
+                          costEditor, parent),
+      m_experiment(experiment), m_runner(experiment)
 {
-    m_settings = new QWidget;
-    auto* column = new QVBoxLayout(m_settings);
-    m_form = new SettingsForm(experiment.settings(), m_settings);
-    column->addWidget(m_form);
-    auto* buttons = new QHBoxLayout;
-    m_runButton = new QPushButton(tr("Run"), m_settings);
-    m_recorrectButton = new QPushButton(tr("Re-correct"), m_settings);
-    m_cancelButton = new QPushButton(tr("Cancel"), m_settings);
-    for (auto* b : {m_runButton, m_recorrectButton, m_cancelButton})
-        buttons->addWidget(b);
-    column->addLayout(buttons);
-    m_state = new QLabel(tr("Nothing run yet."), m_settings);
-    m_state->setWordWrap(true);
-    column->addWidget(m_state);
-    column->addStretch(1);
-    connect(m_runButton, &QPushButton::clicked, this, [this] { run(); });
-    connect(m_recorrectButton, &QPushButton::clicked, this, [this] { recorrect(); });
-    connect(m_cancelButton, &QPushButton::clicked, this, [this] { cancel(); });
-
     m_central = new QPlainTextEdit;
     m_central->setReadOnly(true);
     m_central->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_central->setPlaceholderText(QString::fromStdString(experiment.description()));
     m_rows = new QTableWidget;
     m_rows->verticalHeader()->hide();
+    setViews(m_central, m_rows);
 
     auto& r = m_runner;
     connect(&r, &JobRunner::started, this, [this](JobKind job) {
@@ -54,7 +38,7 @@ RegistryExperimentPage::RegistryExperimentPage(const Experiment& experiment, Cos
     connect(&r, &ExperimentJobRunner::table, m_central, &QPlainTextEdit::setPlainText);
     connect(&r, &JobRunner::logMessage, this, &RegistryExperimentPage::logLine);
     connect(&r, &JobRunner::cacheReady, this, [this](const QString& description, const CostMatrix&) {
-        m_state->setText(description);
+        panel()->setState(description);
         Q_EMIT stateChanged();
     });
     connect(&r, &JobRunner::finished, this, [this](JobKind job, double seconds, const QString& json, const QString& csv) {
@@ -86,24 +70,9 @@ RegistryExperimentPage::RegistryExperimentPage(const Experiment& experiment, Cos
 
 RegistryExperimentPage::~RegistryExperimentPage() = default;
 
-QList<ExperimentEntry> RegistryExperimentPage::experiments() const
+SettingsForm* RegistryExperimentPage::form() const
 {
-    return {{QString::fromStdString(m_experiment.name()), QString::fromStdString(m_experiment.title())}};
-}
-
-QWidget* RegistryExperimentPage::settingsWidget() const
-{
-    return m_settings;
-}
-
-QWidget* RegistryExperimentPage::centralWidget() const
-{
-    return m_central;
-}
-
-QWidget* RegistryExperimentPage::resultsWidget() const
-{
-    return m_rows;
+    return panel()->form(QString::fromStdString(m_experiment.name()));
 }
 
 QString RegistryExperimentPage::resultsTitle() const
@@ -115,7 +84,7 @@ CostMatrix RegistryExperimentPage::defaultCosts(const QString&) const
 {
     const auto declared = m_experiment.settings();
     try {
-        return m_experiment.defaultCosts(checkedSettings(declared, m_form->values(), m_experiment.name()));
+        return m_experiment.defaultCosts(checkedSettings(declared, panel()->values(), m_experiment.name()));
     } catch (const std::exception&) {
     }
     try {  // a form that does not parse yet: the declared defaults decide
@@ -125,25 +94,13 @@ CostMatrix RegistryExperimentPage::defaultCosts(const QString&) const
     }
 }
 
-void RegistryExperimentPage::updateControls(bool anyBusy)
-{
-    m_runButton->setEnabled(!anyBusy);
-    m_recorrectButton->setEnabled(!anyBusy && m_runner.hasCache());
-    m_cancelButton->setEnabled(m_runner.isBusy());
-}
-
 void RegistryExperimentPage::startJob(JobKind job)
 {
     if (m_runner.isBusy())
         return;
-    nlohmann::json values;
-    try {
-        values = m_form->values();
-    } catch (const InputError& e) {
-        Q_EMIT errorRaised(tr("Cannot run"), QString::fromStdString(e.what()));
-        return;
-    }
-    m_runner.start(job, QVariant::fromValue(values), costs()->matrix());
+    const auto settings = settingsForJob(job == JobKind::Run);
+    if (settings)
+        m_runner.start(job, QVariant::fromValue(*settings), costs()->matrix());
 }
 
 void RegistryExperimentPage::showRows(const QString& csv)
@@ -163,17 +120,6 @@ void RegistryExperimentPage::showRows(const QString& csv)
             m_rows->setItem(r, c, new QTableWidgetItem(cells[c]));
     }
     m_rows->resizeColumnsToContents();
-}
-
-void RegistryExperimentPage::writeSession(Session& session) const
-{
-    session.settings = m_form->values();
-}
-
-void RegistryExperimentPage::readSession(const Session& session)
-{
-    m_form->setValues(session.settings);
-    setCostsQuietly(session.costs);  // a new setting, not an edit of a cached run's costs
 }
 
 } // namespace lcs::ui

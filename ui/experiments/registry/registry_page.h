@@ -1,6 +1,6 @@
 #pragma once
 
-#include "experiments/experiment_page.h"
+#include "panel_experiment_page.h"
 #include "job_runner.h"
 
 class QLabel;
@@ -22,20 +22,16 @@ class SettingsForm;
 /// the run printed; the results dock its CSV rows. Runs go through ExperimentJobRunner,
 /// so progress, cancel, re-correction after a cost edit and File > Export Results work
 /// as on every other page.
-class RegistryExperimentPage : public ExperimentPage {
+class RegistryExperimentPage : public PanelExperimentPage {
     Q_OBJECT
 public:
     RegistryExperimentPage(const Experiment& experiment, CostMatrixModel* costs, CostEditor* costEditor,
                            QObject* parent = nullptr);
     ~RegistryExperimentPage() override;
 
-    SettingsForm* form() const { return m_form; }
+    SettingsForm* form() const;
     JobRunner* runner() { return &m_runner; }
 
-    QList<ExperimentEntry> experiments() const override;
-    QWidget* settingsWidget() const override;
-    QWidget* centralWidget() const override;
-    QWidget* resultsWidget() const override;
     QString resultsTitle() const override;
     CostMatrix defaultCosts(const QString& experiment) const override;
 
@@ -43,10 +39,7 @@ public:
     void run() override { startJob(JobKind::Run); }
     bool canRecorrect() const override { return m_runner.hasCache(); }
     void recorrect() override { startJob(JobKind::Recorrect); }
-    void updateControls(bool anyBusy) override;
 
-    void writeSession(Session& session) const override;
-    void readSession(const Session& session) override;
 
 protected:
     void cancelJob() override { m_runner.cancel(); }
@@ -59,12 +52,6 @@ private:
     const Experiment& m_experiment;
     ExperimentJobRunner m_runner;
     JobKind m_currentJob = JobKind::Run;
-    QWidget* m_settings = nullptr;
-    SettingsForm* m_form = nullptr;
-    QPushButton* m_runButton = nullptr;
-    QPushButton* m_recorrectButton = nullptr;
-    QPushButton* m_cancelButton = nullptr;
-    QLabel* m_state = nullptr;
     QPlainTextEdit* m_central = nullptr;
     QTableWidget* m_rows = nullptr;
 };

@@ -188,7 +188,7 @@ public:
                 if (p.replicate != replicate || QString::fromStdString(methodName(p.method)) != method)
                     continue;
                 ModelInfo info;
-                info.experiment = "synthetic";
+                info.experiment = kSyntheticExperiment;
                 info.method = method.toStdString();
                 info.replicate = replicate;
                 info.seed = m_cacheConfig.seed;

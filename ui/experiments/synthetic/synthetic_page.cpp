@@ -27,6 +27,7 @@
 #include "results_table.h"
 #include "core/input_error.h"
 #include "experiments/experiment.h"
+#include "experiments/experiment_names.h"
 #include "session.h"
 #include "settings_form.h"
 
@@ -34,7 +35,7 @@ namespace lcs::ui {
 
 namespace {
 
-constexpr const char* kExperiment = "synthetic";
+constexpr const char* kExperiment = kSyntheticExperiment;
 constexpr const char* kGridResolution = "grid_resolution";
 
 } // namespace
@@ -62,7 +63,7 @@ SyntheticPage::~SyntheticPage() = default;
 
 QList<ExperimentEntry> SyntheticPage::experiments() const
 {
-    return {{QString::fromStdString(experiment().name()), tr("Synthetic 2-D (paper Table 2)")}};
+    return {ExperimentEntry::of(experiment())};
 }
 
 QWidget* SyntheticPage::resultsWidget() const

@@ -1,0 +1,80 @@
+#include "panel_experiment_page.h"
+
+#include <QUndoStack>
+
+#include "core/input_error.h"
+#include "cost_editor.h"
+#include "cost_matrix_model.h"
+#include "experiments/experiment.h"
+
+namespace lcs::ui {
+
+PanelExperimentPage::PanelExperimentPage(const QList<const Experiment*>& experiments,
+                                         const ExperimentPanelOptions& options, CostMatrixModel* costs,
+                                         CostEditor* costEditor, QObject* parent)
+    : ExperimentPage(costs, costEditor, parent), m_served(experiments)
+{
+    m_panel = new ExperimentPanel(experiments, options);
+    connect(m_panel, &ExperimentPanel::runRequested, this, [this] { run(); });
+    connect(m_panel, &ExperimentPanel::recorrectRequested, this, [this] { recorrect(); });
+    connect(m_panel, &ExperimentPanel::cancelRequested, this, &PanelExperimentPage::cancel);
+}
+
+QList<ExperimentEntry> PanelExperimentPage::experiments() const
+{
+    QList<ExperimentEntry> out;
+    for (const auto* experiment : m_served)
+        out << ExperimentEntry::of(*experiment);
+    return out;
+}
+
+void PanelExperimentPage::activate(const QString& experiment)
+{
+    ExperimentPage::activate(experiment);
+    m_panel->setExperiment(experiment);
+}
+
+void PanelExperimentPage::updateControls(bool anyBusy)
+{
+    m_panel->setBusy(anyBusy, canRecorrect());
+}
+
+void PanelExperimentPage::writeSession(Session& session) const
+{
+    session.settings = m_panel->values();
+}
+
+void PanelExperimentPage::readSession(const Session& session)
+{
+    m_panel->applySettings(session.settings);
+    costs()->undoStack()->clear();
+    setCostsQuietly(session.costs);  // a new setting, not an edit of a cached run's costs
+    costEditor()->setExpectedClasses(session.costs.numClasses());
+}
+
+void PanelExperimentPage::setViews(QWidget* central, QWidget* results)
+{
+    m_central = central;
+    m_results = results;
+}
+
+std::optional<nlohmann::json> PanelExperimentPage::settingsForJob(bool run)
+{
+    if (run) {
+        const QString error = m_panel->validate(!demoMode());
+        if (!error.isEmpty()) {
+            Q_EMIT errorRaised(tr("Cannot run"), error);
+            return std::nullopt;
+        }
+        if (!demoMode())  // a demo's data is not the user's choice
+            m_panel->rememberData();
+    }
+    try {
+        return m_panel->settings();
+    } catch (const InputError& e) {
+        Q_EMIT errorRaised(tr("Cannot run"), QString::fromStdString(e.what()));
+        return std::nullopt;
+    }
+}
+
+} // namespace lcs::ui
