@@ -22,6 +22,7 @@
 #include "decision/decisions.h"
 #include "io/model_io.h"
 #include "experiments/experiment.h"
+#include "experiments/experiment_names.h"
 #include "io/session_file.h"
 
 using namespace lcs;
@@ -137,6 +138,9 @@ private Q_SLOTS:
         QCOMPARE(cam.settings.at("max_eval").get<long long>(), 5LL);  // version 1's max_test
         QVERIFY(cam.settings.at("max_train").is_null());
         QCOMPARE(cam.settings.at("mc_dropout").get<bool>(), true);
+        // 0 frames meant the preset's: unset now (a declared count starts at 1).
+        const auto camZero = v1("camvid", R"({"data": "/d", "max_test": 0})", costPreset("camvid"));
+        QVERIFY(camZero.settings.at("max_eval").is_null());
         // And a file from a newer program is refused, naming the version.
         try {
             sessionFromJson(R"({"format": "lcstudio-session", "version": 3, "experiment": "synthetic", "cost_matrix": )" +
@@ -146,6 +150,29 @@ private Q_SLOTS:
         } catch (const InputError& e) {
             QVERIFY2(QString(e.what()).contains("version") && QString(e.what()).contains("is 3"), e.what());
         }
+    }
+
+    /// Where a preset decides a default, each preset's value is declared, read off the
+    /// presets themselves (the appendix's epochs and the CPU presets').
+    void presetValuesAreDeclared()
+    {
+        auto spec = [](const std::vector<SettingSpec>& specs, const char* name) { return *findSetting(specs, name); };
+        const auto corruption = ExperimentRegistry::global().get(kCorruptionExperiment).settings();
+        const auto epochs = spec(corruption, "epochs");
+        QVERIFY2(epochs.presetValues == nlohmann::json({{"cpu", {{"colour", 3}, {"grayscale", 4}}},
+                                                          {"paper", {{"colour", 50}, {"grayscale", 100}}}}),
+                 epochs.presetValues.dump().c_str());
+        QCOMPARE(presetValuesText(epochs), std::string("cpu 3 (colour), 4 (grayscale); paper 50 (colour), 100 (grayscale)"));
+        QVERIFY(settingsHelp({epochs}).find("default the preset's: cpu 3 (colour)") != std::string::npos);
+        // The same for both kinds of data: said once.
+        const auto selective = ExperimentRegistry::global().get(kSelectiveExperiment).settings();
+        QCOMPARE(presetValuesText(spec(selective, "copies")), std::string("cpu 1; paper 10"));
+        // Only where it applies: the MLP has no width.
+        QVERIFY(spec(corruption, "width").presetValues == nlohmann::json({{"cpu", {{"colour", 8}}},
+                                                                         {"paper", {{"colour", 64}}}}));
+        const auto camvid = ExperimentRegistry::global().get(kCamvidExperiment).settings();
+        QCOMPARE(presetValuesText(spec(camvid, "max_train")), std::string("cpu 120; demo 60"));
+        QCOMPARE(presetValuesText(spec(camvid, "max_eval")), std::string("cpu all; demo 24"));
     }
 
     void badCamvidSessionsNameTheField_data()

@@ -72,7 +72,8 @@ SettingsForm::SettingsForm(std::vector<SettingSpec> specs, QWidget* parent) : QW
     m_form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     for (const auto& spec : m_specs) {
         QWidget* editor = editorFor(spec);
-        editor->setToolTip(QString::fromStdString(spec.help));
+        const std::string presets = presetValuesText(spec);
+        editor->setToolTip(QString::fromStdString(spec.help + (presets.empty() ? "" : "\npresets: " + presets)));
         m_form->addRow(settingLabel(spec), editor);
     }
     const QString device = QString::fromStdString(deviceSetting().name);

@@ -371,6 +371,27 @@ nlohmann::json checkedSettings(const std::vector<SettingSpec>& specs, const nloh
     return out;
 }
 
+std::string presetValuesText(const SettingSpec& spec)
+{
+    std::string out;
+    for (const auto& [preset, value] : spec.presetValues.items()) {
+        std::string text;
+        bool same = value.is_object() && !value.empty();
+        for (const auto& v : value)
+            same = same && v == value.begin().value();
+        if (same) {
+            text = valueText(value.begin().value());  // the same for every kind of data
+        } else if (value.is_object()) {
+            for (const auto& [kind, v] : value.items())
+                text += (text.empty() ? "" : ", ") + (v.is_null() ? std::string("all") : valueText(v)) + " (" + kind + ")";
+        } else {
+            text = value.is_null() ? "all" : valueText(value);
+        }
+        out += (out.empty() ? "" : "; ") + preset + " " + text;
+    }
+    return out;
+}
+
 std::string settingsHelp(const std::vector<SettingSpec>& specs)
 {
     std::string out;
@@ -383,8 +404,10 @@ std::string settingsHelp(const std::vector<SettingSpec>& specs)
                                 : !s.defaultText.empty() ? s.defaultText
                                 : s.defaultValue.is_null() || s.kind == SettingKind::Switch ? std::string()
                                                            : valueText(s.defaultValue);
+        const std::string presets = presetValuesText(s);
         if (!def.empty())
-            help += " (default " + def + (s.unit.empty() || !s.defaultText.empty() ? "" : " " + s.unit) + ")";
+            help += " (default " + def + (presets.empty() ? "" : ": " + presets) +
+                    (s.unit.empty() || !s.defaultText.empty() ? "" : " " + s.unit) + ")";
         out += wrapped(head, help);
     }
     return out;

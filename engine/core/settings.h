@@ -41,7 +41,10 @@ struct SettingSpec {
     std::vector<std::string> choices;
     std::string unit;                    ///< "steps", "epochs", ...; empty when none
     std::string label;                   ///< a form's label where the name's words are not clear ("BBVI prior"); empty: from the name
-    nlohmann::json cpuValue, paperValue; ///< the presets' values where they differ from the default (null: the default)
+    /// Where a preset decides the default ("the preset's"), each preset's value: preset
+    /// name -> value, or -> {kind of data -> value} where it depends on the data. Derived
+    /// from the presets themselves, shown in --help and the form's tooltip.
+    nlohmann::json presetValues = nlohmann::json::object();
     std::vector<std::string> suggestions; ///< Text: values a form lists for picking (any other may still be typed)
     SettingBrowse browse = SettingBrowse::None;
     /// Text: what is wrong with a value ("is not cpu or cuda[:N]"), empty when it is fine;
@@ -127,6 +130,8 @@ nlohmann::json parseSettingValue(const SettingSpec& spec, const std::string& tex
 /// decided at run time).
 nlohmann::json checkedSettings(const std::vector<SettingSpec>& specs, const nlohmann::json& values,
                                const std::string& source);
+/// "cpu 4 (grayscale), 3 (colour); paper 100 (grayscale), 50 (colour)", or empty.
+std::string presetValuesText(const SettingSpec& spec);
 /// Aligned help lines, one block per setting: "  --replicates N      replicates (default 10)".
 std::string settingsHelp(const std::vector<SettingSpec>& specs);
 

@@ -173,6 +173,13 @@ const std::vector<BoundSetting<CamvidWindowChoices>>& camvidWindowSettings()
                      [](const C& c) { return J(c.seed); }, [](C& c, const J& v) { c.seed = v.get<uint64_t>(); }});
         s.push_back({deviceSetting(d.device), [](const C& c) { return J(c.device); },
                      [](C& c, const J& v) { c.device = v.get<std::string>(); }});
+        // The presets' frame counts, read off the presets (0: all frames).
+        for (const char* preset : {"demo", "cpu"}) {
+            const auto p = CamvidWindowConfig::preset(preset);
+            auto count = [](int64_t n) { return n > 0 ? J(n) : J(); };
+            s[2].spec.presetValues[preset] = count(p.train.maxFrames);
+            s[3].spec.presetValues[preset] = count(p.maxEvalFrames);
+        }
         return s;
     }();
     return settings;

@@ -86,6 +86,34 @@ void addShared(std::vector<BoundSetting<C>>& s, const std::string& experiment, c
                  [](C& c, const J& v) { c.maxTest = v.get<int64_t>(); }});
 }
 
+/// Stand-ins for the two kinds of data the image presets tell apart (only the shape
+/// and the classes matter to them).
+ImageDataset standIn(bool colour)
+{
+    ImageDataset d;
+    d.inputShape = colour ? std::vector<int64_t>{3, 32, 32} : std::vector<int64_t>{1, 28, 28};
+    d.classNames = std::vector<std::string>(10, "c");
+    return d;
+}
+
+/// Each preset's value of the setting `name` for grayscale and colour data, read off the
+/// presets themselves (`field`; 0 means "does not apply": left out).
+template <class Config>
+void declarePresetValues(std::vector<BoundSetting<C>>& settings, const char* name, int (*field)(const Config&))
+{
+    for (auto& s : settings) {
+        if (s.spec.name != name)
+            continue;
+        for (const char* preset : {"cpu", "paper"}) {
+            auto values = nlohmann::json::object();
+            for (const bool colour : {false, true})
+                if (const int v = field(Config::preset(preset, standIn(colour))); v > 0)
+                    values[colour ? "colour" : "grayscale"] = v;
+            s.spec.presetValues[preset] = values;
+        }
+    }
+}
+
 } // namespace
 
 const std::vector<BoundSetting<ImageRunChoices>>& corruptionSettings()
@@ -97,6 +125,10 @@ const std::vector<BoundSetting<ImageRunChoices>>& corruptionSettings()
                      [](const C& c) { return J(c.values); },
                      [](C& c, const J& v) { c.values = v.get<std::vector<double>>(); }});
         addShared(s, kCorruptionExperiment, d.methods, "SGLD + S");
+        using K = CorruptionConfig;
+        declarePresetValues<K>(s, "epochs", [](const K& c) { return c.sgld.epochs; });
+        declarePresetValues<K>(s, "map_epochs", [](const K& c) { return c.map.epochs; });
+        declarePresetValues<K>(s, "width", [](const K& c) { return c.model.architecture == "mlp" ? 0 : static_cast<int>(c.model.width); });
         return s;
     }();
     return settings;
@@ -117,6 +149,11 @@ const std::vector<BoundSetting<ImageRunChoices>>& selectiveSettings()
                                             "the preset's"),
                               "Copies in D'"),
                      [](const C& c) { return J(c.copies); }, [](C& c, const J& v) { c.copies = v.get<int>(); }});
+        using K = SelectiveConfig;
+        declarePresetValues<K>(s, "epochs", [](const K& c) { return c.sghmc.epochs; });
+        declarePresetValues<K>(s, "map_epochs", [](const K& c) { return c.map.epochs; });
+        declarePresetValues<K>(s, "width", [](const K& c) { return c.model.architecture == "mlp" ? 0 : static_cast<int>(c.model.width); });
+        declarePresetValues<K>(s, "copies", [](const K& c) { return c.calibrationCopies; });
         return s;
     }();
     return settings;
