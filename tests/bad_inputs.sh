@@ -367,7 +367,7 @@ session img_trials "{$sel, \"settings\": {\"data\": \"d\", \"trials\": 0}, \"cos
 session img_referral "{$cor, \"settings\": {\"data\": \"d\"}, \"cost_matrix\": {\"costs\": [[0, 1], [1, 0]], \"referral_cost\": 0.2}}"
 session img_nodata "{$cor, \"cost_matrix\": $ten}"
 session img_classes "{$cor, \"settings\": {\"data\": \"$d/mnist_ok\"}, \"cost_matrix\": {\"costs\": [[0, 1], [1, 0]]}}"
-expect 0 "session: corruption (rates 0.3,0.5,0.7" -- check "$f/img_good.lcsession"
+expect 0 "session: corruption (data $d/mnist_ok, rates 0.3,0.5,0.7" -- check "$f/img_good.lcsession"
 expect 2 "unknown method \"bbvi\"" -- check "$f/img_method.lcsession"
 expect 2 "unknown method \"sgld_s\"" -- check "$f/img_sel_method.lcsession"
 expect 2 "1.5 is outside [0, 1]" -- check "$f/img_rate.lcsession"

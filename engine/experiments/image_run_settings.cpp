@@ -1,5 +1,6 @@
 #include "experiments/image_run_settings.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "experiments/corruption_experiment.h"
@@ -86,6 +87,13 @@ void addShared(std::vector<BoundSetting<C>>& s, const std::string& experiment, c
                  [](C& c, const J& v) { c.maxTest = v.get<int64_t>(); }});
 }
 
+/// The data first: what a run reads comes before how it runs (in --help and the form).
+void dataFirst(std::vector<BoundSetting<C>>& settings)
+{
+    std::stable_partition(settings.begin(), settings.end(),
+                          [](const BoundSetting<C>& s) { return s.spec.name == kDataSetting; });
+}
+
 /// Stand-ins for the two kinds of data the image presets tell apart (only the shape
 /// and the classes matter to them).
 ImageDataset standIn(bool colour)
@@ -129,6 +137,7 @@ const std::vector<BoundSetting<ImageRunChoices>>& corruptionSettings()
         declarePresetValues<K>(s, "epochs", [](const K& c) { return c.sgld.epochs; });
         declarePresetValues<K>(s, "map_epochs", [](const K& c) { return c.map.epochs; });
         declarePresetValues<K>(s, "width", [](const K& c) { return c.model.architecture == "mlp" ? 0 : static_cast<int>(c.model.width); });
+        dataFirst(s);
         return s;
     }();
     return settings;
@@ -154,6 +163,7 @@ const std::vector<BoundSetting<ImageRunChoices>>& selectiveSettings()
         declarePresetValues<K>(s, "map_epochs", [](const K& c) { return c.map.epochs; });
         declarePresetValues<K>(s, "width", [](const K& c) { return c.model.architecture == "mlp" ? 0 : static_cast<int>(c.model.width); });
         declarePresetValues<K>(s, "copies", [](const K& c) { return c.calibrationCopies; });
+        dataFirst(s);
         return s;
     }();
     return settings;
