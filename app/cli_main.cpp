@@ -138,11 +138,11 @@ void saveRunModels(const std::string& dir, const lcs::SyntheticConfig& config, c
     info.costs = config.costs;
     info.role = "q";
     info.collapsed = c.collapsed;
-    lcs::saveMlp(c.q, info, stem + "_q.pt");
+    lcs::saveModel(c.q, info, stem + "_q.pt");
     info.collapsed = false;
     if (auto mlp = std::dynamic_pointer_cast<lcs::MlpImpl>(p.model)) {
         info.role = o.method == lcs::InferenceMethod::KfacLaplace ? "map" : "last_sample";
-        lcs::saveMlp(lcs::Mlp(mlp), info, stem + "_" + info.role + ".pt");
+        lcs::saveModel(lcs::Mlp(mlp), info, stem + "_" + info.role + ".pt");
     }
 }
 
@@ -419,12 +419,8 @@ std::string checkFile(const std::string& path)
         return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
     };
     if (endsWith(".pt")) {
-        const auto loaded = lcs::loadMlp(path);
-        std::string arch = std::to_string(loaded.info.inputs);
-        for (auto h : loaded.info.hidden)
-            arch += "-" + std::to_string(h);
-        arch += "-" + std::to_string(loaded.info.classes);
-        return "network " + arch + " (" + (loaded.info.role.empty() ? "model" : loaded.info.role) + ", "
+        const auto loaded = lcs::loadClassifier(path);
+        return "network " + loaded.spec.describe() + " (" + (loaded.info.role.empty() ? "model" : loaded.info.role) + ", "
                + (loaded.info.method.empty() ? "unknown method" : loaded.info.method) + "), weights match the sidecar"
                + (loaded.info.collapsed ? "; warning: q collapsed when it was trained" : "");
     }

@@ -41,7 +41,7 @@ int main(int argc, char** argv)
 
     // The fast path, as the experiment runs it (no warm start, so only the steps count).
     lcs::CorrectionConfig config;
-    config.iterations = steps;
+    config.epochs = steps;
     config.warmStartSteps = 0;
     auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
     auto start = std::chrono::steady_clock::now();

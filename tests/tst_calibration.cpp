@@ -347,7 +347,7 @@ private Q_SLOTS:
         const double pCost = (p * L.t().index_select(0, bayesDecisions(p, L))).sum(1).mean().item<double>();
 
         CorrectionConfig config;
-        config.iterations = 400;
+        config.epochs = 400;
         config.hidden = {16};
         auto out = trainCorrection(x, p, costs, config, gen, {});
         QCOMPARE(static_cast<int>(out.curve.size()), 400);
@@ -377,6 +377,66 @@ private Q_SLOTS:
         JobContext ctx{{}, &token};
         QVERIFY_THROWS_EXCEPTION(Cancelled, trainCorrection(x, p, costPreset("synthetic"), {}, gen, ctx));
     }
+    void correctionLoopFollowsTheScheduleAndKeepsRowsAligned_data()
+    {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<int>("batchSize");
+        QTest::addColumn<double>("expectedTheta");
+        // SGD without momentum, gradient 1 every step, learning rate 1, 2 epochs:
+        // theta = -sum_t lr_t. Whole set: 2 steps; batches of 4 of 10 rows: 6 steps.
+        // Constant: -2 and -6. Cosine lr_t = (1 + cos(pi t / T)) / 2 for t = 0..T-1:
+        // lr_0 = 1, lr_{T/2} = 1/2, and lr_t + lr_{T-t} = 1 for the other (T-2)/2 pairs,
+        // so the sum is (T + 1) / 2: -1.5 and -3.5.
+        QTest::newRow("constant, whole set") << int(LrSchedule::Constant) << 0 << -2.0;
+        QTest::newRow("constant, batches of 4") << int(LrSchedule::Constant) << 4 << -6.0;
+        QTest::newRow("cosine, whole set") << int(LrSchedule::Cosine) << 0 << -1.5;
+        QTest::newRow("cosine, batches of 4") << int(LrSchedule::Cosine) << 4 << -3.5;
+    }
+    void correctionLoopFollowsTheScheduleAndKeepsRowsAligned()
+    {
+        QFETCH(int, schedule);
+        QFETCH(int, batchSize);
+        QFETCH(double, expectedTheta);
+        // A fake q: checks that every input row arrives with its own stored predictive row
+        // (x = i, p = [i, -i]), and reports the batch's mean row as its KL.
+        struct Fake : CorrectionNetwork {
+            torch::Tensor theta = torch::zeros({1}, torch::kDouble).requires_grad_();
+            bool aligned = true;
+            std::vector<at::Tensor> parameters() override { return {theta}; }
+            CorrectionTerms objectiveAndGradient(const at::Tensor& x, const at::Tensor& p, const at::Tensor&, double,
+                                                 const at::Tensor&) override
+            {
+                aligned = aligned && torch::equal(p.select(1, 0), x.squeeze(1)) &&
+                          torch::equal(p.select(1, 1), -x.squeeze(1));
+                theta.mutable_grad() = torch::ones({1}, torch::kDouble);
+                const auto zero = torch::zeros({});
+                return {zero, x.mean(), zero, {}};
+            }
+            void setTraining(bool) override {}
+            at::Tensor probabilities(const at::Tensor& x) override
+            {
+                return torch::full({x.size(0), 2}, 0.5);
+            }
+        } q;
+        const auto x = torch::arange(10, torch::kFloat).unsqueeze(1);
+        const auto stored = torch::cat({x, -x}, 1);
+        auto config = sgdCorrectionConfig(2, batchSize, 1.0, LrSchedule(schedule), 0.0);
+        config.momentum = 0.0;
+        auto gen = makeGenerator(2);
+        const auto run = runCorrection(q, x, {nullptr, stored}, costPreset("synthetic"), config, gen, {});
+        QVERIFY(q.aligned);
+        QVERIFY2(std::abs(q.theta.item<double>() - expectedTheta) < 1e-9,
+                 qPrintable(QString::number(q.theta.item<double>())));
+        QCOMPARE(static_cast<int>(run.curve.size()), batchSize > 0 ? 6 : 2);
+        QCOMPARE(static_cast<int>(run.epochCurve.size()), 2);
+        // Each epoch visits every row once: the mean of its batches' means is 4.5 for
+        // equal batches; batches of 4, 4, 2 weigh the last batch more, so check the whole
+        // set's epochs exactly and the minibatch epochs' step count.
+        if (batchSize == 0)
+            QCOMPARE(run.epochCurve.front().kl, 4.5);
+        QCOMPARE(run.epochCurve.back().step, 2);
+    }
+
 };
 
 QTEST_APPLESS_MAIN(TestCalibration)

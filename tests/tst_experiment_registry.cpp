@@ -79,7 +79,7 @@ struct GaussianRun {
 ExperimentOutput correctGaussians(const GaussianRun& run, const CostMatrix& costs, const JobContext& ctx)
 {
     CorrectionConfig config;
-    config.iterations = run.settings.at("iterations").get<int>();
+    config.epochs = run.settings.at("iterations").get<int>();
     config.warmStartSteps = 50;
     auto gen = at::make_generator<at::CPUGeneratorImpl>(run.settings.at("seed").get<uint64_t>() + 1);
     // Reports as the plan's one task, with one count over the warm start and the
@@ -88,7 +88,7 @@ ExperimentOutput correctGaussians(const GaussianRun& run, const CostMatrix& cost
     named.progress = [&ctx, &config](const Progress& p) {
         Progress q = p;
         q.task = TaskIdentity{"q", std::nullopt, 0};
-        q.total = config.warmStartSteps + config.iterations;
+        q.total = config.warmStartSteps + config.epochs;
         q.step = p.phase == "correction" ? config.warmStartSteps + p.step : p.step;
         ctx.report(q);
     };

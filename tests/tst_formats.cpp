@@ -303,10 +303,10 @@ private Q_SLOTS:
         info.role = "q";
         info.costs = costPreset("synthetic");
         info.collapsed = true;
-        saveMlp(first, info, path);
+        saveModel(first, info, path);
         {
             FileSizeLimit limit(512);  // the weights alone are ~1.5 kB
-            QVERIFY_THROWS_EXCEPTION(OutputError, saveMlp(second, info, path));
+            QVERIFY_THROWS_EXCEPTION(OutputError, saveModel(second, info, path));
         }
         QVERIFY(temporariesIn(dir.path()).isEmpty());
         auto loaded = loadMlp(path);
@@ -324,8 +324,8 @@ private Q_SLOTS:
         Mlp netA(2, std::vector<int64_t>{8}, 2), netB(2, std::vector<int64_t>{8}, 2);
         initialiseFrom(*netA, gen);
         initialiseFrom(*netB, gen);
-        saveMlp(netA, {}, a);
-        saveMlp(netB, {}, b);
+        saveModel(netA, {}, a);
+        saveModel(netB, {}, b);
         // b's weights under a's sidecar: same architecture, other save.
         writeFileAtomically(a, readFile(b));
         try {
@@ -358,7 +358,7 @@ private Q_SLOTS:
         auto pos = torch::sigmoid(2.0 * x.squeeze(1) - 1.0);
         auto p = torch::stack({1 - pos, pos}, 1);
         CorrectionConfig config;
-        config.iterations = 0;
+        config.epochs = 0;
         config.hidden = {16};
         auto warm = trainCorrection(x, p, costPreset("synthetic"), config, gen, {});
         QVERIFY2(warm.warmStartKl < 0.01, qPrintable(QString("KL after warm start %1").arg(warm.warmStartKl)));

@@ -77,8 +77,11 @@ private Q_SLOTS:
         QVERIFY(std::abs(scheduledLearningRate(LrSchedule::OneCycle, 1.0, 3, 21) - 0.52) < 1e-12);
         // Down-phase midpoint: t = 0.65 -> (1 + 4e-6) / 2.
         QVERIFY(std::abs(scheduledLearningRate(LrSchedule::OneCycle, 1.0, 13, 21) - 0.500002) < 1e-9);
-        QVERIFY(std::abs(scheduledLearningRate(LrSchedule::Cosine, 0.2, 5, 11) - 0.1) < 1e-12);
-        QCOMPARE(scheduledLearningRate(LrSchedule::Cosine, 0.2, 10, 11), 0.0);
+        // Cosine as CosineAnnealingLR(T_max = 10): 0.2 (1 + cos(pi step / 10)) / 2, so
+        // 0.2 at step 0, 0.1 halfway, 0.1 (1 + cos(0.9 pi)) = 0.0048943... at the last step.
+        QCOMPARE(scheduledLearningRate(LrSchedule::Cosine, 0.2, 0, 10), 0.2);
+        QVERIFY(std::abs(scheduledLearningRate(LrSchedule::Cosine, 0.2, 5, 10) - 0.1) < 1e-12);
+        QVERIFY(std::abs(scheduledLearningRate(LrSchedule::Cosine, 0.2, 9, 10) - 0.00489434837) < 1e-10);
         QCOMPARE(scheduledLearningRate(LrSchedule::Constant, 0.3, 7, 11), 0.3);
     }
 
@@ -252,7 +255,7 @@ private Q_SLOTS:
         spec.classes = 3;
         spec.hidden = {};
         auto start = spec.build(g);
-        ImageCorrectionConfig config{3000, 4, 0.5, LrSchedule::Constant, 0.9, 0.0, 0.0};
+        auto config = sgdCorrectionConfig(3000, 4, 0.5, LrSchedule::Constant, 0.0);
         const auto result = trainImageCorrection(spec, *start, x, {nullptr, p}, costs, config, g, {});
         const auto q = predictClassProbabilities(*result.q, x);
         const auto L = costTensor(costs);

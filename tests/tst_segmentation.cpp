@@ -264,17 +264,17 @@ private Q_SLOTS:
             bias[8] = -0.5;
         }
         const auto inputs = torch::randn({4, 3, 16, 16}, g);
-        ImageCorrectionConfig config;
+        CorrectionConfig config;
         config.epochs = 1;
         config.batchSize = 2;
         config.learningRate = 0.0;
         const auto costs = camvidDecisionCosts(costPreset("camvid"));
         config.inferenceMode = true;
         const auto frozen = trainImageCorrection(spec, *student, inputs, {student.get(), {}}, costs, config, g, {});
-        QVERIFY2(frozen.curve.at(0).kl < 1e-6, qPrintable(QString::number(frozen.curve.at(0).kl)));
+        QVERIFY2(frozen.epochCurve.at(0).kl < 1e-6, qPrintable(QString::number(frozen.epochCurve.at(0).kl)));
         config.inferenceMode = false;
         const auto noisy = trainImageCorrection(spec, *student, inputs, {student.get(), {}}, costs, config, g, {});
-        QVERIFY2(noisy.curve.at(0).kl > 1e-4, qPrintable(QString::number(noisy.curve.at(0).kl)));
+        QVERIFY2(noisy.epochCurve.at(0).kl > 1e-4, qPrintable(QString::number(noisy.epochCurve.at(0).kl)));
 
         // The decision step, with q = S throughout (zero learning rate, no input noise): the
         // coordinate step pays sum_y S(y) L[y, c] at S's Bayes decision, the joint step at
@@ -290,12 +290,12 @@ private Q_SLOTS:
         QVERIFY2(atOptimum > atBayes + 1e-3, qPrintable(QString("%1 vs %2").arg(atOptimum).arg(atBayes)));
         config.jointDecision = false;
         const auto coordinate = trainImageCorrection(spec, *student, inputs, {student.get(), {}}, costs, config, g, {});
-        QVERIFY2(std::abs(coordinate.curve.at(0).expectedCost - atBayes) < 1e-5,
-                 qPrintable(QString("%1 vs %2").arg(coordinate.curve.at(0).expectedCost).arg(atBayes)));
+        QVERIFY2(std::abs(coordinate.epochCurve.at(0).expectedCost - atBayes) < 1e-5,
+                 qPrintable(QString("%1 vs %2").arg(coordinate.epochCurve.at(0).expectedCost).arg(atBayes)));
         config.jointDecision = true;
         const auto joint = trainImageCorrection(spec, *student, inputs, {student.get(), {}}, costs, config, g, {});
-        QVERIFY2(std::abs(joint.curve.at(0).expectedCost - atOptimum) < 1e-5,
-                 qPrintable(QString("%1 vs %2").arg(joint.curve.at(0).expectedCost).arg(atOptimum)));
+        QVERIFY2(std::abs(joint.epochCurve.at(0).expectedCost - atOptimum) < 1e-5,
+                 qPrintable(QString("%1 vs %2").arg(joint.epochCurve.at(0).expectedCost).arg(atOptimum)));
     }
 
     void lcMcDropoutLossByHand()

@@ -8,6 +8,7 @@
 
 #include "fastpath/flat_parameters.h"
 #include "fastpath/mlp_backward.h"
+#include "inference/chain.h"
 #include "inference/methods.h"
 #include "inference/sghmc.h"
 #include "models/mlp.h"
@@ -301,6 +302,64 @@ private Q_SLOTS:
             // One step earlier or later is a different network: the check can tell them apart.
             QVERIFY((after[static_cast<size_t>(t)] - after[static_cast<size_t>(t - 1)]).abs().max().item<double>() > 1e-3);
         }
+    }
+
+    void chainKeepsTheLastSamplesAndVisitsEveryRowOncePerEpoch_data()
+    {
+        QTest::addColumn<int>("keepLast");
+        QTest::addColumn<double>("expectedMean");
+        // 10 rows in batches of 4: 3 steps an epoch; 8 steps; burn-in 3, thinning 2: samples
+        // after steps 5 and 7. A fake network reports the step as its "probabilities".
+        QTest::newRow("all samples: (5 + 7) / 2") << 0 << 6.0;
+        QTest::newRow("the last one: 7") << 1 << 7.0;
+    }
+    void chainKeepsTheLastSamplesAndVisitsEveryRowOncePerEpoch()
+    {
+        QFETCH(int, keepLast);
+        QFETCH(double, expectedMean);
+        struct Counting : ChainNetwork {
+            torch::Tensor theta = torch::zeros({1}).requires_grad_();
+            long long steps = 0;
+            std::vector<std::vector<int64_t>> rows{{}};  // rows seen, per epoch
+            std::vector<at::Tensor> parameters() override { return {theta}; }
+            double potentialAndGradient(const at::Tensor& x, const at::Tensor&) override
+            {
+                ++steps;
+                for (int64_t i = 0; i < x.size(0); ++i)
+                    rows.back().push_back(static_cast<int64_t>(x[i][0].item<float>()));
+                theta.mutable_grad() = torch::zeros({1});
+                return 0.0;
+            }
+            at::Tensor probabilities(const at::Tensor&) override
+            {
+                return torch::full({1, 1}, static_cast<double>(steps));
+            }
+        } network;
+        TrainingSet data{torch::arange(10, torch::kFloat).unsqueeze(1), torch::zeros({10}, torch::kLong)};
+        ChainConfig config;
+        config.batchSize = 4;
+        config.steps = 8;
+        config.burnIn = 3;
+        config.thinning = 2;
+        config.keepLast = keepLast;
+        ChainHooks hooks;
+        std::vector<int> epochsSeen;
+        hooks.onEpoch = [&](int epoch) {
+            epochsSeen.push_back(epoch);
+            network.rows.emplace_back();
+        };
+        auto gen = makeGenerator(4);
+        const auto run = runChain(network, data, torch::zeros({1, 1}), config, gen, {}, "sghmc", hooks);
+        QCOMPARE(network.steps, 8LL);
+        QCOMPARE(run.predictive.item<double>(), expectedMean);
+        QCOMPARE(run.samplesKept, keepLast > 0 ? 1 : 2);
+        QCOMPARE(epochsSeen, (std::vector<int>{1, 2, 3}));  // 3 + 3 + 2 steps
+        for (int e = 0; e < 2; ++e) {
+            auto seen = network.rows[static_cast<size_t>(e)];
+            std::sort(seen.begin(), seen.end());
+            QCOMPARE(seen, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+        }
+        QCOMPARE(network.rows[2].size(), size_t{8});  // the third epoch stops after 2 batches of 4
     }
 
 };

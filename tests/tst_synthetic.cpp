@@ -30,7 +30,7 @@ SyntheticConfig quickConfig()
     c.sghmc.thinning = 5;
     c.kfac.map.iterations = 200;
     c.kfac.samples = 10;
-    c.correction.iterations = 60;
+    c.correction.epochs = 60;
     return c;
 }
 
@@ -104,7 +104,7 @@ private Q_SLOTS:
             QCOMPARE(p.gridProbs.sizes(), (torch::IntArrayRef{64, 2}));
             QVERIFY(torch::allclose(p.testProbs.sum(1), torch::ones({100}), 0, 1e-5));
             const auto c = correctSynthetic(config, p, config.costs, {});
-            QCOMPARE(static_cast<int>(c.curve.size()), config.correction.iterations);
+            QCOMPARE(static_cast<int>(c.curve.size()), config.correction.epochs);
             const auto o = evaluateSynthetic(p, c, config.costs);
             // Two well-separated Gaussians, 90/10 on the test set. The trivial rules score
             // "always negative": accuracy 0.9, cost 10 x 1 / 100 = 0.1, no positive found;
@@ -279,7 +279,7 @@ private Q_SLOTS:
         QCOMPARE(config.replicates, 7);
         QCOMPARE(config.methods, (std::vector<InferenceMethod>{InferenceMethod::Sgld, InferenceMethod::Bbvi}));
         QCOMPARE(config.seed, uint64_t(42));
-        QCOMPARE(config.correction.iterations, 77);
+        QCOMPARE(config.correction.epochs, 77);
         QCOMPARE(config.correction.learningRate, 0.125);
         QCOMPARE(config.correction.warmStartSteps, 11);
         QCOMPARE(config.gridResolution, 30);
@@ -318,7 +318,7 @@ private Q_SLOTS:
         info.method = "sghmc";
         info.replicate = 1;
         info.costs = config.costs;
-        saveMlp(c.q, info, path);
+        saveModel(c.q, info, path);
         auto loaded = loadMlp(path);
         QCOMPARE(loaded.info.hidden, std::vector<int64_t>{50});
         QVERIFY(loaded.info.costs == config.costs);

@@ -40,13 +40,14 @@ CorrectionTerms correctionObjective(const at::Tensor& qLogits, const at::Tensor&
 }
 
 CorrectionGradient correctionObjectiveWithGradient(const at::Tensor& qLogits, const at::Tensor& logP,
-                                                   const at::Tensor& costs, double utilityConstant)
+                                                   const at::Tensor& costs, double utilityConstant,
+                                                   const at::Tensor& givenDecisions)
 {
     TORCH_CHECK(utilityConstant > 0, "correction: M must be positive, got ", utilityConstant);
     torch::NoGradGuard noGrad;
     auto logQ = torch::log_softmax(qLogits, 1);
     auto q = logQ.exp();
-    auto decisions = bayesDecisions(q, costs);
+    auto decisions = givenDecisions.defined() ? givenDecisions.to(qLogits.device(), at::kLong) : bayesDecisions(q, costs);
     auto chosenCosts = costs.t().index_select(0, decisions);  // [B, C]: L[y, c_b]
     auto logRatio = logQ - logP;
     auto a = chosenCosts / utilityConstant + logRatio;
@@ -85,12 +86,152 @@ bool decisionsCollapsed(const at::Tensor& qProbs, const at::Tensor& p, const at:
     return qConstant && !pConstant;
 }
 
+CorrectionConfig sgdCorrectionConfig(int epochs, int batchSize, double learningRate, LrSchedule schedule,
+                                     double inputNoiseStd)
+{
+    CorrectionConfig c;
+    c.epochs = epochs;
+    c.batchSize = batchSize;
+    c.learningRate = learningRate;
+    c.schedule = schedule;
+    c.optimiser = Optimiser::SgdMomentum;
+    c.momentum = 0.9;
+    c.weightDecay = 0.0;
+    c.inputNoiseStd = inputNoiseStd;
+    return c;
+}
+
 at::Tensor predictProbabilities(MlpImpl& model, const at::Tensor& x)
 {
     torch::NoGradGuard noGrad;
     const auto device = model.parameters().front().device();
     return torch::softmax(model.forward(x.to(device)), 1).cpu();
 }
+
+CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const PredictiveSource& source,
+                            const CostMatrix& costs, const CorrectionConfig& config, at::Generator& generator,
+                            const JobContext& ctx, const std::string& phase, const CorrectionStepCallback& onStep,
+                            const CorrectionEpochCallback& onEpoch)
+{
+    TORCH_CHECK(source.student || source.stored.defined(), "correction: no predictive to correct");
+    TORCH_CHECK(!source.stored.defined() || source.stored.size(0) == x.size(0), "correction: ", x.size(0),
+                " calibration inputs but ", source.stored.defined() ? source.stored.size(0) : 0, " predictive rows");
+    TORCH_CHECK(config.epochs >= 0 && config.learningRate >= 0, "correction: epochs and learning rate must be >= 0");
+    const auto start = std::chrono::steady_clock::now();
+    const auto params = q.parameters();
+    TORCH_CHECK(!params.empty(), "correction: q has no parameters");
+    const auto device = params.front().device();
+    const auto L = costTensor(costs, at::kFloat, device);
+    const double M = costs.utilityConstant();
+    const auto optimumCosts = correctionOptimumCosts(L, M);
+    if (source.student)
+        source.student->eval();
+    std::unique_ptr<torch::optim::Optimizer> optimizer;
+    if (config.optimiser == Optimiser::Adam)
+        optimizer = std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(config.learningRate));
+    else
+        optimizer = std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(config.learningRate)
+                                                                    .momentum(config.momentum)
+                                                                    .weight_decay(config.weightDecay));
+    const int64_t n = x.size(0);
+    const long long perEpoch = stepsPerEpoch(n, config.batchSize);
+    const long long total = perEpoch * config.epochs;
+    const long long every = std::max(1LL, total / 100);
+    const auto predictive = [&](const at::Tensor& inputs, const at::Tensor& index) {
+        if (source.student) {
+            torch::NoGradGuard noGrad;
+            return torch::softmax(source.student->forward(inputs), 1);
+        }
+        return (index.defined() ? source.stored.index_select(0, index) : source.stored).to(device, at::kFloat);
+    };
+
+    CorrectionRun out;
+    out.curve.reserve(static_cast<size_t>(total));
+    long long step = 0;
+    q.setTraining(!config.inferenceMode);
+    for (int epoch = 1; epoch <= config.epochs; ++epoch) {
+        // A run on the whole set without noise uses the generator only to build q.
+        const auto batches = epochBatches(n, config.batchSize, generator);
+        CorrectionStep sums{epoch, 0, 0, 0};
+        for (const auto& index : batches) {
+            ctx.checkCancelled();
+            auto xb = index.defined() ? x.index_select(0, index.to(x.device())) : x;
+            if (config.inputNoiseStd > 0)
+                xb = xb + config.inputNoiseStd * standardNormalLike(xb, generator);
+            xb = xb.to(device);
+            const auto p = predictive(xb, index);
+            at::Tensor decisions;
+            if (config.jointDecision)
+                decisions = bayesDecisions(classRows(p), optimumCosts);
+            setLearningRate(*optimizer, scheduledLearningRate(config.schedule, config.learningRate, step, total));
+            optimizer->zero_grad();
+            const auto terms = q.objectiveAndGradient(xb, p, L, M, decisions);
+            optimizer->step();
+            ++step;
+            const CorrectionStep s{static_cast<int>(step), terms.loss.item<double>(), terms.kl.item<double>(),
+                                   terms.expectedCost.item<double>()};
+            out.curve.push_back(s);
+            sums.loss += s.loss;
+            sums.kl += s.kl;
+            sums.expectedCost += s.expectedCost;
+            if (onStep)
+                onStep(s);
+            if (ctx.progress && (step % every == 0 || step == total)) {
+                auto pr = Progress::at(phase, perEpoch > 1 ? "epoch " + std::to_string(epoch) : std::string(), step,
+                                       total);
+                pr.training.loss = s.loss;
+                pr.training.kl = s.kl;
+                pr.training.expectedCost = s.expectedCost;
+                ctx.report(pr);
+            }
+        }
+        const double k = static_cast<double>(batches.size());
+        out.epochCurve.push_back({epoch, sums.loss / k, sums.kl / k, sums.expectedCost / k});
+        if (onEpoch) {
+            onEpoch(epoch);
+            q.setTraining(!config.inferenceMode);
+        }
+    }
+    // Collapse check on (up to) 2,000 calibration inputs.
+    const auto probe = x.slice(0, 0, std::min<int64_t>(n, 2000));
+    at::Tensor pProbe;
+    if (source.student)
+        pProbe = predictClassProbabilities(*source.student, probe);
+    else
+        pProbe = source.stored.slice(0, 0, probe.size(0)).to(torch::kCPU, torch::kFloat);
+    out.collapsed = decisionsCollapsed(classRows(q.probabilities(probe)), classRows(pProbe), costTensor(costs));
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+}
+
+namespace {
+
+/// The fast path for an Mlp q (see fastpath/mlp_backward.h, and bench/bench_fastpath.cpp
+/// for what it saves): its parameters as one flat tensor, the objective's gradient by
+/// hand.
+class MlpCorrectionNetwork final : public CorrectionNetwork {
+public:
+    explicit MlpCorrectionNetwork(Mlp q) : m_q(std::move(q)), m_flat(*m_q) {}
+
+    std::vector<at::Tensor> parameters() override { return {m_flat.tensor()}; }
+    CorrectionTerms objectiveAndGradient(const at::Tensor& x, const at::Tensor& p, const at::Tensor& costs,
+                                         double utilityConstant, const at::Tensor& decisions) override
+    {
+        auto trace = traceMlp(*m_q, x);
+        const auto logP = p.to(torch::kFloat).clamp_min(1e-12).log();
+        auto g = correctionObjectiveWithGradient(trace.logits, logP, costs, utilityConstant, decisions);
+        setMlpGradients(*m_q, trace, backpropagateMlp(*m_q, trace, g.gradient));
+        return g.terms;
+    }
+    void setTraining(bool on) override { m_q->train(on); }
+    at::Tensor probabilities(const at::Tensor& x) override { return predictProbabilities(*m_q, x); }
+
+private:
+    Mlp m_q;
+    FlatParameters m_flat;
+};
+
+} // namespace
 
 CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const CostMatrix& costs,
                                  const CorrectionConfig& config, at::Generator& generator, const JobContext& ctx,
@@ -99,7 +240,6 @@ CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const
     costs.validateFor(static_cast<int>(p.size(1)));
     TORCH_CHECK(x.size(0) == p.size(0), "correction: ", x.size(0), " calibration inputs but ", p.size(0),
                 " predictive rows");
-    TORCH_CHECK(config.iterations >= 0 && config.learningRate > 0, "correction: bad iterations or learning rate");
     const auto start = std::chrono::steady_clock::now();
 
     CorrectionOutput out;
@@ -130,13 +270,8 @@ CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const
             auto dLogits = (torch::softmax(trace.logits, 1) - pFloat) / b;
             setMlpGradients(*out.q, trace, backpropagateMlp(*out.q, trace, dLogits));
             adam.step();
-            if (ctx.progress && (step % std::max(1, config.warmStartSteps / 20) == 0 || step == config.warmStartSteps)) {
-                Progress pr;
-                pr.phase = "warm_start";
-                pr.step = step;
-                pr.total = config.warmStartSteps;
-                ctx.report(pr);
-            }
+            if (ctx.progress && (step % std::max(1, config.warmStartSteps / 20) == 0 || step == config.warmStartSteps))
+                ctx.report(Progress::at("warm_start", {}, step, config.warmStartSteps));
         }
         flat.release();
         torch::NoGradGuard noGrad;
@@ -144,54 +279,17 @@ CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const
         out.warmStartKl = (logQ.exp() * (logQ - logP)).sum(1).mean().item<double>();
     }
 
-    const auto L = costTensor(costs, at::kFloat, x.device());
-    const double M = costs.utilityConstant();
-    const int64_t n = x.size(0);
-    FlatParameters flat(*out.q);
-    torch::optim::Adam adam({flat.tensor()}, torch::optim::AdamOptions(config.learningRate));
-    out.curve.reserve(static_cast<size_t>(config.iterations));
-    const long long every = std::max(1, config.iterations / 100);
-
-    for (int step = 1; step <= config.iterations; ++step) {
-        ctx.checkCancelled();
-        at::Tensor xb = x, logPb = logP;
-        if (config.batchSize > 0 && config.batchSize < n) {
-            auto idx = torch::randperm(n, generator, torch::dtype(torch::kLong)).slice(0, 0, config.batchSize).to(x.device());
-            xb = x.index_select(0, idx);
-            logPb = logP.index_select(0, idx);
-        }
-        if (config.inputNoiseStd > 0)
-            xb = xb + config.inputNoiseStd * standardNormalLike(xb, generator);
-        if (config.cosineSchedule) {
-            const double lr = 0.5 * config.learningRate * (1.0 + std::cos(M_PI * (step - 1) / config.iterations));
-            for (auto& group : adam.param_groups())
-                group.options().set_lr(lr);
-        }
-        // Hand-written backward (see correctionObjectiveWithGradient): the autograd engine's
-        // fixed cost per call was most of a step on 500 points.
-        auto trace = traceMlp(*out.q, xb);
-        auto g = correctionObjectiveWithGradient(trace.logits, logPb, L, M);
-        setMlpGradients(*out.q, trace, backpropagateMlp(*out.q, trace, g.gradient));
-        adam.step();
-
-        const auto& terms = g.terms;
-        CorrectionStep s{step, terms.loss.item<double>(), terms.kl.item<double>(), terms.expectedCost.item<double>()};
-        out.curve.push_back(s);
-        if (observer)
-            observer(s, *out.q);
-        if (ctx.progress && (step % every == 0 || step == config.iterations)) {
-            Progress pr;
-            pr.phase = "correction";
-            pr.step = step;
-            pr.total = config.iterations;
-            pr.training.loss = s.loss;
-            pr.training.kl = s.kl;
-            pr.training.expectedCost = s.expectedCost;
-            ctx.report(pr);
-        }
+    CorrectionRun run;
+    {
+        MlpCorrectionNetwork network(out.q);
+        const auto onStep = [&](const CorrectionStep& s) {
+            if (observer)
+                observer(s, *out.q);
+        };
+        run = runCorrection(network, x, {nullptr, p}, costs, config, generator, ctx, "correction", onStep);
     }
-    flat.release();
-    out.collapsed = decisionsCollapsed(predictProbabilities(*out.q, x), p, L);
+    out.curve = std::move(run.curve);
+    out.collapsed = run.collapsed;
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include <ATen/core/Generator.h>
@@ -8,6 +9,8 @@
 
 #include "core/job.h"
 #include "decision/cost_matrix.h"
+#include "core/training_loop.h"
+#include "models/classifier.h"
 #include "models/mlp.h"
 
 namespace lcs {
@@ -32,13 +35,14 @@ CorrectionTerms correctionObjective(const at::Tensor& qLogits, const at::Tensor&
 /// The same objective without autograd, with its gradient w.r.t. the logits in closed
 /// form (c held fixed): per row b and class k,
 ///   d loss / d z_bk = q_bk (a_bk - sum_y q_by a_by) / B,  a_by = L[y, c_b]/M + log q_by - log p_by.
-/// Takes log p (computed once per calibration set). Used by trainCorrection.
+/// Takes log p. The decisions are q's Bayes decisions unless given. Used by the fast path.
 struct CorrectionGradient {
     CorrectionTerms terms;
     at::Tensor gradient;  ///< [B, C]
 };
 CorrectionGradient correctionObjectiveWithGradient(const at::Tensor& qLogits, const at::Tensor& logP,
-                                                   const at::Tensor& costs, double utilityConstant);
+                                                   const at::Tensor& costs, double utilityConstant,
+                                                   const at::Tensor& decisions = {});
 
 /// The optimum of the objective at one point for a fixed decision c:
 /// q(y) ∝ p(y) exp(-L[y, c] / M).
@@ -51,35 +55,116 @@ at::Tensor closedFormCorrection(const at::Tensor& p, const at::Tensor& costs, in
 /// than L (ratios shrink towards 1), so the optimum is less cost-sensitive than Bayes on p.
 at::Tensor correctionOptimumCosts(const at::Tensor& costs, double utilityConstant);
 
+enum class Optimiser { Adam, SgdMomentum };
+
+/// How q is trained: one struct for every experiment. The defaults are the synthetic
+/// experiment's (Adam on the whole calibration set, cosine-annealed); the image
+/// experiments' presets use SGD with momentum on minibatches and a one-cycle schedule
+/// (sgdCorrectionConfig).
 struct CorrectionConfig {
-    int iterations = 500;
-    /// Peak Adam learning rate. The authors use 0.1 from a random q on the 2-D data; from
+    /// Passes over the calibration set D'. With the whole set per step (batchSize 0) an
+    /// epoch is one step, so this is the number of steps.
+    int epochs = 500;
+    int batchSize = 0;             ///< 0 = the whole calibration set each step, in order
+    /// Peak learning rate. The authors use 0.1 from a random q on the 2-D data; from
     /// the warm start (below) 0.1 throws much of the fit away in the first steps. On the
     /// synthetic experiment 0.01, 0.03 and 0.1 give the same paired differences within
     /// about one standard error (seeds 0-2, 30 replicates each; figures in the README).
     double learningRate = 0.03;
-    /// Cosine-anneal the learning rate to 0 over the run. At a constant 0.1, Adam from a
-    /// fresh q sometimes ends 500 steps still oscillating (KL(q||p) ~ 0.1 instead of
-    /// ~0.005 in about one replicate in ten), which shows up as noise in the decisions.
-    bool cosineSchedule = true;
-    int batchSize = 0;             ///< 0 = the whole calibration set each step
-    std::vector<int64_t> hidden{50};
+    /// Cosine to 0 over the run by default. At a constant 0.1, Adam from a fresh q
+    /// sometimes ends 500 steps still oscillating (KL(q||p) ~ 0.1 instead of ~0.005 in
+    /// about one replicate in ten), which shows up as noise in the decisions.
+    LrSchedule schedule = LrSchedule::Cosine;
+    Optimiser optimiser = Optimiser::Adam;
+    double momentum = 0.9;         ///< SGD only
+    double weightDecay = 0.0;      ///< SGD only
     double inputNoiseStd = 0.0;    ///< N(0, s^2) added to calibration inputs per step
+    /// Train q with dropout off and BatchNorm on its running statistics, i.e. as the
+    /// deterministic network that makes the decisions. The objective compares q with S
+    /// in S's inference mode, so this trains the function that is scored; with dropout on,
+    /// q's decision c flickers between steps on every uncertain input.
+    bool inferenceMode = false;
+    /// How each input's decision c is chosen. false: the Bayes decision under the current
+    /// q (the paper's coordinate step). true: the decision that minimises the objective
+    /// jointly with q(.|x), i.e. the Bayes decision under p with the costs 1 - exp(-L/M)
+    /// (correctionOptimumCosts), fixed per input. Warm-started from S, the coordinate step
+    /// returns S's own decision on nearly every input (q boosts whatever it decides), so q
+    /// moves only through the network's spill-over; the joint step aims q at the
+    /// objective's optimum instead.
+    bool jointDecision = false;
+
+    // A fresh q (trainCorrection without an initial network):
+    std::vector<int64_t> hidden{50};
     /// Before the correction, a fresh q is distilled into the predictive it corrects
     /// (minimising KL(p || q) with Adam) for this many steps: the paper starts q from
     /// the student S, and a fresh q trained at lr 0.1 sometimes collapsed in its first
     /// steps to one class everywhere (all ReLUs dead, zero gradient) and never left.
-    /// Not used when trainCorrection is given an initial network.
     int warmStartSteps = 300;
     double warmStartLearningRate = 0.01;
 };
 
+/// The image experiments' q: SGD with momentum 0.9 and no weight decay on minibatches.
+CorrectionConfig sgdCorrectionConfig(int epochs, int batchSize, double learningRate, LrSchedule schedule,
+                                     double inputNoiseStd);
+
 struct CorrectionStep {
-    int step = 0;
+    int step = 0;                  ///< 1-based; an epoch's number in epoch curves
     double loss = 0;
     double kl = 0;
     double expectedCost = 0;
 };
+
+/// Where the predictive p that q corrects comes from: the student S (amortised,
+/// evaluated in its inference mode on the same noisy inputs as q), or a stored
+/// predictive [N, C] (or [N, C, H, W]) aligned with the calibration inputs.
+struct PredictiveSource {
+    ClassifierImpl* student = nullptr;
+    at::Tensor stored;
+};
+
+/// The one thing that differs between the networks q can be: how the objective and its
+/// gradient are computed on a batch. Autograd for any Classifier
+/// (calibration/image_training.cpp); hand-written backward passes for the synthetic
+/// experiment's Mlp (the fast path, fastpath/mlp_backward.h).
+class CorrectionNetwork {
+public:
+    virtual ~CorrectionNetwork() = default;
+    /// The tensors the optimiser steps.
+    virtual std::vector<at::Tensor> parameters() = 0;
+    /// The objective on inputs x against p (class dimension second) with the decisions
+    /// given (or, undefined, q's Bayes decisions), leaving its gradient in parameters()'
+    /// .grad().
+    virtual CorrectionTerms objectiveAndGradient(const at::Tensor& x, const at::Tensor& p, const at::Tensor& costs,
+                                                 double utilityConstant, const at::Tensor& decisions) = 0;
+    virtual void setTraining(bool on) = 0;
+    /// Class probabilities on the CPU, in inference mode, without gradient.
+    virtual at::Tensor probabilities(const at::Tensor& x) = 0;
+};
+
+struct CorrectionRun {
+    std::vector<CorrectionStep> curve;       ///< one entry per step
+    std::vector<CorrectionStep> epochCurve;  ///< means over each epoch's steps
+    /// q ended deciding one class for every calibration input (up to 2,000 of them)
+    /// while p's own decisions differ between inputs: a collapsed q, reported rather
+    /// than silently returned.
+    bool collapsed = false;
+    double seconds = 0;
+};
+
+/// Called after every step, and at the end of every epoch; both run on the job's thread.
+using CorrectionStepCallback = std::function<void(const CorrectionStep&)>;
+using CorrectionEpochCallback = std::function<void(int epoch)>;
+
+/// The correction's one training loop, for every experiment and network: config.epochs
+/// passes over the calibration inputs x [N, ...] in shuffled minibatches (or the whole
+/// set in order), each step: input noise, p from `source`, the decisions (joint or
+/// coordinate), the objective's gradient from `q`, one optimiser step at the scheduled
+/// learning rate. Reports progress under `phase` about 100 times, honours cancellation,
+/// and ends with the collapse check.
+CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const PredictiveSource& source,
+                            const CostMatrix& costs, const CorrectionConfig& config, at::Generator& generator,
+                            const JobContext& ctx, const std::string& phase = "correction",
+                            const CorrectionStepCallback& onStep = {}, const CorrectionEpochCallback& onEpoch = {});
 
 struct CorrectionOutput {
     Mlp q{nullptr};
@@ -87,12 +172,10 @@ struct CorrectionOutput {
     double seconds = 0;
     /// KL(q || p) on the calibration set after the warm start (NaN without one).
     double warmStartKl = 0;
-    /// q ended deciding one class for every calibration input while p's own decisions
-    /// differ between inputs: a collapsed q, reported rather than silently returned.
-    bool collapsed = false;
+    bool collapsed = false;             ///< see CorrectionRun::collapsed
 };
 
-/// The collapse test of CorrectionOutput::collapsed: Bayes decisions under qProbs are the
+/// The collapse test of CorrectionRun::collapsed: Bayes decisions under qProbs are the
 /// same for every row while those under p are not. qProbs, p [N, C]; costs [C, D].
 bool decisionsCollapsed(const at::Tensor& qProbs, const at::Tensor& p, const at::Tensor& costs);
 
@@ -100,9 +183,10 @@ bool decisionsCollapsed(const at::Tensor& qProbs, const at::Tensor& p, const at:
 /// snapshots); runs on the job's thread.
 using CorrectionObserver = std::function<void(const CorrectionStep&, MlpImpl& q)>;
 
-/// Trains q on calibration inputs x [N, D] against the predictive p [N, C]. `initial`
-/// warm-starts q (copied, not modified); without it q is a fresh MLP with
-/// config.hidden drawn from `generator`.
+/// The synthetic experiment's q, an Mlp, trained by runCorrection through the fast path
+/// on calibration inputs x [N, D] against the predictive p [N, C]. `initial` warm-starts
+/// q (copied, not modified); without it q is a fresh MLP with config.hidden drawn from
+/// `generator`, first distilled into p for config.warmStartSteps.
 CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const CostMatrix& costs,
                                  const CorrectionConfig& config, at::Generator& generator, const JobContext& ctx,
                                  const CorrectionObserver& observer = {}, const Mlp* initial = nullptr);

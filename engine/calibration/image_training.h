@@ -9,6 +9,7 @@
 #include <ATen/core/Tensor.h>
 
 #include "calibration/correction.h"
+#include "core/training_loop.h"
 #include "core/job.h"
 #include "decision/cost_matrix.h"
 #include "inference/methods.h"
@@ -19,16 +20,6 @@
 /// the loss-calibrated sampler LC-SGLD/LC-SGHMC, and the correction q on S or on a
 /// stored predictive. Inputs are tensors [N, ...] on the CPU; networks may live on CUDA.
 namespace lcs {
-
-enum class LrSchedule { Constant, OneCycle, Cosine };
-
-/// The learning rate at `step` (0-based) of `total` steps. OneCycle is PyTorch's
-/// OneCycleLR with its defaults: from maxLr/25 up to maxLr over the first 30% of steps,
-/// then down to maxLr/(25 * 1e4), both halves cosine-shaped. Cosine anneals maxLr to 0.
-double scheduledLearningRate(LrSchedule schedule, double maxLr, long long step, long long total);
-
-/// Rows of class scores: [N, C] as it is, per-pixel [N, C, H, W] as [N*H*W, C].
-at::Tensor classRows(const at::Tensor& t);
 
 /// Class-weighted cross-entropy as PyTorch computes it with `weight=` and mean reduction:
 ///   sum_n w[y_n] (-log softmax(z_n)[y_n]) / sum_n w[y_n]
@@ -121,49 +112,16 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
                                            const JobContext& ctx, const std::string& phase = "sgld",
                                            const EpochCallback& onEpoch = {});
 
-struct ImageCorrectionConfig {
-    int epochs = 1;                 ///< passes over D'
-    int batchSize = 64;
-    double learningRate = 0.05;     ///< peak of the one-cycle schedule
-    LrSchedule schedule = LrSchedule::OneCycle;
-    double momentum = 0.9;
-    double weightDecay = 0.0;
-    double inputNoiseStd = 0.01;    ///< N(0, s^2) on calibration inputs, as the authors do
-    /// Train q with dropout off and BatchNorm on its running statistics, i.e. as the
-    /// deterministic network that makes the decisions. The objective compares q with S
-    /// in S's inference mode, so this trains the function that is scored; with dropout on,
-    /// q's decision c flickers between steps on every uncertain input.
-    bool inferenceMode = false;
-    /// How each input's decision c is chosen. false: the Bayes decision under the current
-    /// q (the paper's coordinate step). true: the decision that minimises the objective
-    /// jointly with q(.|x), i.e. the Bayes decision under p with the costs 1 - exp(-L/M)
-    /// (correctionOptimumCosts), fixed per input. Warm-started from S, the coordinate step
-    /// returns S's own decision on nearly every input (q boosts whatever it decides), so q
-    /// moves only through the network's spill-over; the joint step aims q at the
-    /// objective's optimum instead.
-    bool jointDecision = false;
-};
-
-struct ImageCorrectionResult {
+/// q with its run: curves per step and per epoch, the collapse check, seconds.
+struct ImageCorrectionResult : CorrectionRun {
     Classifier q;
-    std::vector<CorrectionStep> curve;  ///< one entry per epoch (means over its steps)
-    bool collapsed = false;             ///< see decisionsCollapsed
-    double seconds = 0;
 };
 
-/// Where the predictive p that q corrects comes from: the student S (amortised,
-/// evaluated on the same noisy inputs as q), or a stored predictive [N', C] aligned with
-/// the calibration inputs (the MC average, no S).
-struct PredictiveSource {
-    ClassifierImpl* student = nullptr;
-    at::Tensor stored;
-};
-
-/// Trains q, warm-started from `warmStart` (copied), on the correction objective of
-/// the correction objective (calibration/correction.h) over D' with SGD momentum and a one-cycle schedule.
+/// Trains q, warm-started from `warmStart` (copied), with runCorrection and autograd.
+/// onEpoch sees q at the end of every epoch.
 ImageCorrectionResult trainImageCorrection(const ModelSpec& spec, const ClassifierImpl& warmStart,
                                            const at::Tensor& calibrationInputs, const PredictiveSource& source,
-                                           const CostMatrix& costs, const ImageCorrectionConfig& config,
+                                           const CostMatrix& costs, const CorrectionConfig& config,
                                            at::Generator& generator, const JobContext& ctx,
                                            const std::string& phase = "correction", const EpochCallback& onEpoch = {});
 

@@ -204,7 +204,8 @@ CamvidTrainConfig CamvidTrainConfig::preset(const std::string& name)
     // LC-MC-dropout: fine-tuning of the MC-dropout network (Adam 1e-4 for 1000 steps in
     // the paper; SGD with a small constant step here).
     c.lcFineTune = {cpu ? 2 : 11, 4, 1e-3, LrSchedule::Constant, 0.9, 0.0, {}, kCamvidVoid, true};
-    c.correction = {cpu ? 2 : 160, 4, cpu ? 0.01 : 0.05, LrSchedule::OneCycle, 0.9, 0.0, 0.01, true};
+    c.correction = sgdCorrectionConfig(cpu ? 2 : 160, 4, cpu ? 0.01 : 0.05, LrSchedule::OneCycle, 0.01);
+    c.correction.inferenceMode = true;
     c.costs = camvidDecisionCosts(costPreset("camvid"));
     return c;
 }
@@ -265,7 +266,7 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
         info.costs = config.costs;
         info.collapsed = collapsed;
         const auto path = outDir + "/" + method + ".pt";
-        saveClassifier(net, spec, info, path);
+        saveModel(net, spec, info, path);
         manifest.files[method] = method + ".pt";
         result.saved.emplace_back(method, path);
     };
@@ -393,7 +394,7 @@ CamvidCorrectResult correctCamvidModels(const CamvidTrainConfig& config, const s
     info.collapsed = q.collapsed;
     CamvidCorrectResult out;
     out.path = modelDir + "/ours.pt";
-    saveClassifier(*q.q, spec, info, out.path);
+    saveModel(*q.q, spec, info, out.path);
     manifest.files["ours"] = "ours.pt";
     writeManifest(modelDir, manifest);
     out.frames = set.size();

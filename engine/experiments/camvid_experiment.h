@@ -44,7 +44,7 @@ struct CamvidTrainConfig {
     SgldDistillationConfig sghmc;     ///< from the CW-SGD network, with the student S
     SgdConfig lcFineTune;             ///< LC-MC-dropout: fine-tuning of the MC-dropout net
     int lcPasses = 5;                 ///< dropout passes per LC step (Cobb et al.: T = 5)
-    ImageCorrectionConfig correction; ///< q on S, on unlabelled frames
+    CorrectionConfig correction; ///< q on S, on unlabelled frames
     CostMatrix costs;                 ///< 11 x 11 (see camvidDecisionCosts)
     uint64_t seed = 0;
     std::string device = "cpu";
@@ -229,7 +229,7 @@ struct CamvidWindowCache {
     std::vector<CamvidFrame> previewFrames;    ///< the previewed validation frames, as read (RGB, labels)
     std::vector<std::string> previewNames;     ///< their file names
     CostMatrix costs;                 ///< the 11 x 11 matrix q was trained for
-    ImageCorrectionConfig correction;
+    CorrectionConfig correction;
     std::string data, evalSplit, device;
     int64_t maxEvalFrames = 0;
     int height = 0, width = 0;

@@ -141,8 +141,8 @@ CorruptionConfig CorruptionConfig::preset(const std::string& name, const ImageDa
         c.sgld.priorPrecision = 6.0;
         c.sgld.epochs = cpu ? 4 : 100;
         c.sgld.student = {0, 64, cpu ? 0.05 : 1e-3, cpu ? LrSchedule::OneCycle : LrSchedule::Constant, 0.9, 1e-4, {}};
-        c.correction = {cpu ? 2 : 100, 64, cpu ? 0.01 : 1e-3, cpu ? LrSchedule::OneCycle : LrSchedule::Constant, 0.9, 0.0,
-                        0.01};
+        c.correction = sgdCorrectionConfig(cpu ? 2 : 100, 64, cpu ? 0.01 : 1e-3,
+                                           cpu ? LrSchedule::OneCycle : LrSchedule::Constant, 0.01);
     } else {
         // CIFAR-10: ResNet-18 (width 64 in the paper; 16 keeps a CPU epoch short).
         c.model.architecture = "resnet18";
@@ -152,7 +152,7 @@ CorruptionConfig CorruptionConfig::preset(const std::string& name, const ImageDa
         c.sgld.priorPrecision = 50.0;
         c.sgld.epochs = cpu ? 3 : 50;
         c.sgld.student = {0, 64, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}};
-        c.correction = {cpu ? 1 : 50, 64, 0.05, LrSchedule::OneCycle, 0.9, 0.0, 0.01};
+        c.correction = sgdCorrectionConfig(cpu ? 1 : 50, 64, 0.05, LrSchedule::OneCycle, 0.01);
     }
     c.sgld.momentum = 0.0;  // SGLD
     c.sgld.batchSize = 64;

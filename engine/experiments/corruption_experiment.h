@@ -44,7 +44,7 @@ struct CorruptionConfig {
     SgldDistillationConfig sgld;    ///< SGLD + S (and LC-SGLD with lossCalibration set)
     SgdConfig cwSgd;                ///< classWeights filled from the cost matrix when empty
     double cwWeight = 1.4;          ///< weight of the important classes in CW-SGD
-    ImageCorrectionConfig correction;
+    CorrectionConfig correction;
     double calibrationNoiseStd = 0.05;  ///< D' = training images + N(0, s^2), drawn per batch
     CostMatrix costs;
     std::string device = "cpu";
@@ -106,7 +106,7 @@ struct CorrectionCache {
     at::Tensor calibrationInputs;   ///< D' (clean; the correction adds its own noise)
     at::Tensor testImages, testLabels;
     at::Tensor studentTestProbs;    ///< S on the test set
-    ImageCorrectionConfig correction;
+    CorrectionConfig correction;
     uint64_t correctionSeed = 0;    ///< the stream q was trained with in that run
     double rate = 0;                ///< corruption rate or referral cost of that run
     int trial = 0;

@@ -66,9 +66,9 @@ SelectiveConfig SelectiveConfig::preset(const std::string& name, const ImageData
     c.sghmc.thinning = cpu ? std::max<long long>(1, perEpoch / 3) : perEpoch;
     c.sghmc.keepSamples = cpu ? 6 : 30;
     c.sghmc.student = {0, 64, 0.1, LrSchedule::OneCycle, 0.9, 5e-4, {}};
-    c.correction = {cpu ? 1 : 100, 64, cpu ? 0.01 : 1e-3, cpu ? LrSchedule::OneCycle : LrSchedule::Constant, 0.9, 0.0,
-                    0.01};
-    c.correctionNoS = {cpu ? 1 : 100, 64, cpu ? 0.01 : 0.1, LrSchedule::OneCycle, 0.9, 0.0, 0.01};
+    c.correction = sgdCorrectionConfig(cpu ? 1 : 100, 64, cpu ? 0.01 : 1e-3,
+                                       cpu ? LrSchedule::OneCycle : LrSchedule::Constant, 0.01);
+    c.correctionNoS = sgdCorrectionConfig(cpu ? 1 : 100, 64, cpu ? 0.01 : 0.1, LrSchedule::OneCycle, 0.01);
     c.calibrationCopies = cpu ? 1 : 10;
     return c;
 }

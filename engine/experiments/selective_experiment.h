@@ -32,8 +32,8 @@ struct SelectiveConfig {
     ModelSpec model;
     SgdConfig map;
     SgldDistillationConfig sghmc;          ///< momentum > 0: SGHMC, with online distillation
-    ImageCorrectionConfig correction;      ///< q on S (warm-started from S)
-    ImageCorrectionConfig correctionNoS;   ///< q on the stored predictive (warm-started from MAP)
+    CorrectionConfig correction;      ///< q on S (warm-started from S)
+    CorrectionConfig correctionNoS;   ///< q on the stored predictive (warm-started from MAP)
     double maxRotationDegrees = 30.0;
     int calibrationCopies = 10;            ///< rotated copies of every training image in D'
     CostMatrix baseCosts;                  ///< C x C; the referral column is added per r

@@ -183,7 +183,7 @@ SyntheticCorrection correctSynthetic(const SyntheticConfig& config, const Synthe
 {
     const JobContext ctx = labelled(ctxIn, predictive.replicate, predictive.method, kCorrectionStage,
                                     {{"warm_start", config.correction.warmStartSteps},
-                                     {"correction", config.correction.iterations}});
+                                     {"correction", config.correction.epochs}});
     costs.validateFor(2);
     // The correction draws from its own stream: re-running it under a new cost matrix
     // starts q from the same initialisation.

@@ -48,9 +48,9 @@ const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings()
         s.push_back({threadsSetting(),
                      [](const C& c) { return J(c.threads); },
                      [](C& c, const J& v) { c.threads = v.get<int>(); }});
-        s.push_back({integerSetting("correction_iterations", "N", "q training steps", d.correction.iterations, 1, 10000000),
-                     [](const C& c) { return J(c.correction.iterations); },
-                     [](C& c, const J& v) { c.correction.iterations = v.get<int>(); }});
+        s.push_back({integerSetting("correction_iterations", "N", "q training steps", d.correction.epochs, 1, 10000000),
+                     [](const C& c) { return J(c.correction.epochs); },
+                     [](C& c, const J& v) { c.correction.epochs = v.get<int>(); }});
         s.push_back({withFormLabel(numberSetting("correction_lr", "X", "peak Adam learning rate of q, cosine-annealed",
                                              d.correction.learningRate, 0, 10, true),
                               "q learning rate"),

@@ -8,7 +8,7 @@
 #include "fastpath/flat_parameters.h"
 #include "core/stopwatch.h"
 #include "fastpath/mlp_backward.h"
-#include "inference/sghmc.h"
+#include "inference/chain.h"
 
 namespace lcs {
 
@@ -104,43 +104,53 @@ void trainMap(Mlp& model, const TrainingSet& data, const MapConfig& config, at::
 
 // -------------------------------------------------------------------- SGHMC / SGLD
 
+namespace {
+
+/// The fast path's chain network: an Mlp's parameters as one flat tensor, the NLL's
+/// gradient by hand (fastpath/mlp_backward.h).
+class MlpChainNetwork final : public ChainNetwork {
+public:
+    explicit MlpChainNetwork(Mlp model) : m_model(std::move(model)), m_flat(*m_model) {}
+    std::vector<at::Tensor> parameters() override { return {m_flat.tensor()}; }
+    double potentialAndGradient(const at::Tensor& x, const at::Tensor& y) override
+    {
+        return nllAndGradients(m_model, {x, y});
+    }
+    at::Tensor probabilities(const at::Tensor& x) override
+    {
+        return torch::softmax(traceMlp(*m_model, x).logits, 1);
+    }
+
+private:
+    Mlp m_model;
+    FlatParameters m_flat;
+};
+
+} // namespace
+
 InferenceOutput runSgmcmc(Mlp model, const TrainingSet& data, const torch::Tensor& evalInputs,
                           const SgmcmcConfig& config, at::Generator& generator, const JobContext& ctx,
                           const std::string& phase, const SampleVisitor& visitor)
 {
     TORCH_CHECK(config.samples > 0 && config.thinning > 0 && config.burnIn >= 0,
                 "SGHMC: samples and thinning must be positive and burn-in >= 0");
-    const auto start = Clock::now();
-    // The prior enters through the sampler's tau/N theta term, not the gradient.
-    FlatParameters flat(*model);
-    Sghmc sampler({flat.tensor()},
-                  SghmcOptions(config.learningRate)
-                      .momentum(config.momentum)
-                      .prior_precision(config.priorPrecision)
-                      .num_data(static_cast<double>(data.x.size(0)))
-                      .temperature(config.temperature),
-                  generator);
-    PredictiveAverage predictive;
-    const long long total = config.burnIn + static_cast<long long>(config.samples) * config.thinning;
-    for (long long it = 1; it <= total; ++it) {
-        ctx.checkCancelled();
-        const double nll = nllAndGradients(model, batchOf(data, config.batchSize, generator));
-        sampler.step();
-        if (it > config.burnIn && (it - config.burnIn) % config.thinning == 0) {
-            const auto probs = torch::softmax(traceMlp(*model, evalInputs).logits, 1);
-            predictive.add(probs);
-            if (visitor)
-                visitor(it, probs);
-        }
-        reportStep(ctx, phase, it, total,
-                   [&] {
-            TrainingFigures f;
-            f.nll = nll;
-            f.keptSamples = static_cast<int>(predictive.count());
-            return f;
-        });
+    ChainConfig chain;
+    chain.learningRate = config.learningRate;
+    chain.momentum = config.momentum;
+    chain.priorPrecision = config.priorPrecision;
+    chain.temperature = config.temperature;
+    chain.batchSize = config.batchSize;
+    chain.burnIn = config.burnIn;
+    chain.thinning = config.thinning;
+    chain.steps = config.burnIn + static_cast<long long>(config.samples) * config.thinning;
+    ChainHooks hooks;
+    hooks.onSample = visitor;
+    ChainRun run;
+    {
+        MlpChainNetwork network(model);
+        run = runChain(network, data, evalInputs, chain, generator, ctx, phase, hooks);
     }
-    return {predictive.mean(), model.ptr(), secondsSince(start)};
+    return {run.predictive, model.ptr(), run.seconds};
 }
 
 // -------------------------------------------------------------------- BBVI

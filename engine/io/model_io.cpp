@@ -80,28 +80,6 @@ static void writeModelPair(const torch::nn::Module& model, ModelInfo info, const
     writeFileAtomically(path + ".json", sidecar);
 }
 
-void saveMlp(const Mlp& model, const ModelInfo& infoIn, const std::string& path)
-{
-    ModelInfo info = infoIn;
-    info.architecture = "mlp";
-    info.inputs = model->inputs;
-    info.hidden = model->hidden;
-    info.classes = model->classes;
-    writeModelPair(*model, info, path);
-}
-
-LoadedMlp loadMlp(const std::string& path)
-{
-    const std::string sidecar = path + ".json";
-    LoadedMlp out;
-    out.info = modelInfoFromJson(readFile(sidecar, kMaxSidecarBytes), sidecar);
-    const std::string weights = readWeightsFor(out.info, path, sidecar);
-    out.model = Mlp(out.info.inputs, out.info.hidden, out.info.classes);
-    loadCheckedWeights(*out.model, weights, path, sidecar);
-    out.model->eval();
-    return out;
-}
-
 ModelSpec modelSpecFromInfo(const ModelInfo& info)
 {
     ModelSpec spec;
@@ -118,7 +96,19 @@ ModelSpec modelSpecFromInfo(const ModelInfo& info)
     return spec;
 }
 
-void saveClassifier(const ClassifierImpl& model, const ModelSpec& spec, const ModelInfo& infoIn, const std::string& path)
+namespace {
+
+/// The module whose parameters an "mlp" file holds: a FlatMlp's inner Mlp.
+const torch::nn::Module& savedModule(const torch::nn::Module& model)
+{
+    if (const auto* flat = dynamic_cast<const FlatMlpImpl*>(&model))
+        return *flat->mlp;
+    return model;
+}
+
+} // namespace
+
+void saveModel(const torch::nn::Module& model, const ModelSpec& spec, const ModelInfo& infoIn, const std::string& path)
 {
     ModelInfo info = infoIn;
     info.architecture = spec.architecture;
@@ -133,7 +123,17 @@ void saveClassifier(const ClassifierImpl& model, const ModelSpec& spec, const Mo
         info.width = spec.architecture == "resnet18" ? spec.width : 0;
         info.dropout = spec.architecture == "resnet18" ? 0.0 : spec.dropout;
     }
-    writeModelPair(model, info, path);
+    writeModelPair(savedModule(model), info, path);
+}
+
+void saveModel(const Mlp& model, const ModelInfo& info, const std::string& path)
+{
+    ModelSpec spec;
+    spec.architecture = "mlp";
+    spec.inputShape = {model->inputs};
+    spec.hidden = model->hidden;
+    spec.classes = model->classes;
+    saveModel(*model, spec, info, path);
 }
 
 LoadedClassifier loadClassifier(const std::string& path)
@@ -149,7 +149,19 @@ LoadedClassifier loadClassifier(const std::string& path)
     } catch (const std::exception& e) {
         throw InputError(sidecar + ": cannot build the network it describes (" + e.what() + ")");
     }
-    loadCheckedWeights(*out.model, weights, path, sidecar);
+    auto& target = const_cast<torch::nn::Module&>(savedModule(*out.model));
+    loadCheckedWeights(target, weights, path, sidecar);
+    out.model->eval();
+    return out;
+}
+
+LoadedMlp loadMlp(const std::string& path)
+{
+    auto loaded = loadClassifier(path);
+    auto* flat = dynamic_cast<FlatMlpImpl*>(loaded.model.get());
+    if (!flat)
+        throw InputError(path + ".json: describes a " + loaded.info.architecture + " network, not an MLP");
+    LoadedMlp out{flat->mlp, std::move(loaded.info)};
     out.model->eval();
     return out;
 }

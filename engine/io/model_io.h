@@ -8,25 +8,18 @@
 
 namespace lcs {
 
-/// Saves weights to `path` (a LibTorch archive) and then the sidecar `path + ".json"`,
-/// each atomically. The sidecar is written last and records the weights' size and
-/// checksum, so it acts as the manifest of the pair: a save killed between the two
-/// renames, or weights from another save, are detected by loadMlp. Throws OutputError
-/// naming the file when it cannot be written (nothing half-written is left behind).
-void saveMlp(const Mlp& model, const ModelInfo& info, const std::string& path);
+/// Saves a network's weights to `path` (a LibTorch archive) and then the sidecar
+/// `path + ".json"` (`info` with the architecture of `spec` filled in), each atomically.
+/// The sidecar is written last and records the weights' size and checksum, so it acts as
+/// the manifest of the pair: a save killed between the two renames, or weights from
+/// another save, are detected by the loader. Parameters and buffers (e.g. BatchNorm
+/// statistics) are saved. An "mlp" file holds the Mlp's own parameters, whether it was
+/// the synthetic experiment's Mlp or an image FlatMlp. Throws OutputError naming the file
+/// when it cannot be written (nothing half-written is left behind).
+void saveModel(const torch::nn::Module& model, const ModelSpec& spec, const ModelInfo& info, const std::string& path);
 
-struct LoadedMlp {
-    Mlp model{nullptr};
-    ModelInfo info;
-};
-
-/// Reads the sidecar, checks the weights file against its checksum, rebuilds the
-/// architecture and loads the weights. Throws InputError naming the file and the field.
-LoadedMlp loadMlp(const std::string& path);
-
-/// The same pair for any Classifier (parameters and buffers, e.g. BatchNorm statistics):
-/// the architecture comes from `spec` and is recorded in the sidecar.
-void saveClassifier(const ClassifierImpl& model, const ModelSpec& spec, const ModelInfo& info, const std::string& path);
+/// The same for the synthetic experiment's networks (spec from the Mlp's sizes).
+void saveModel(const Mlp& model, const ModelInfo& info, const std::string& path);
 
 struct LoadedClassifier {
     Classifier model;
@@ -35,7 +28,15 @@ struct LoadedClassifier {
 };
 /// Reads the sidecar, checks the weights' checksum, rebuilds the network (an "mlp"
 /// sidecar gives a FlatMlp) and loads its parameters and buffers, checking each shape.
+/// Throws InputError naming the file and the field.
 LoadedClassifier loadClassifier(const std::string& path);
+
+struct LoadedMlp {
+    Mlp model{nullptr};
+    ModelInfo info;
+};
+/// loadClassifier for a file that must hold an MLP; refuses other architectures by name.
+LoadedMlp loadMlp(const std::string& path);
 
 ModelSpec modelSpecFromInfo(const ModelInfo& info);
 

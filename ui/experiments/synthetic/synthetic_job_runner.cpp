@@ -118,7 +118,7 @@ protected:
                 // settings and the costs come from this request.
                 SyntheticConfig cc = m_cacheConfig;
                 cc.costs = costs;
-                cc.correction.iterations = config.correction.iterations;
+                cc.correction.epochs = config.correction.epochs;
                 cc.threads = config.threads;
                 cc.device = config.device;
                 const auto correctionStart = Clock::now();
@@ -195,7 +195,7 @@ public:
                 info.costs = m_correctionCosts;
                 info.role = "q";
                 info.collapsed = m_corrections[i].collapsed;
-                saveMlp(m_corrections[i].q, info, path.toStdString());
+                lcs::saveModel(m_corrections[i].q, info, path.toStdString());
                 QStringList written{path};
                 if (auto mlp = std::dynamic_pointer_cast<MlpImpl>(p.model)) {
                     info.role = p.method == InferenceMethod::KfacLaplace ? "map" : "last_sample";
@@ -204,7 +204,7 @@ public:
                     if (other.endsWith(".pt"))
                         other.chop(3);
                     other += "_" + QString::fromStdString(info.role) + ".pt";
-                    saveMlp(Mlp(mlp), info, other.toStdString());
+                    lcs::saveModel(Mlp(mlp), info, other.toStdString());
                     written << other;
                 }
                 emitView(&SyntheticJobRunner::modelSaved, written.join(", "), QString());

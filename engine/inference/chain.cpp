@@ -1,0 +1,101 @@
+#include "inference/chain.h"
+
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <limits>
+
+#include <torch/torch.h>
+
+#include "core/training_loop.h"
+#include "inference/sghmc.h"
+
+namespace lcs {
+
+ChainRun runChain(ChainNetwork& network, const TrainingSet& data, const at::Tensor& evalInputs,
+                  const ChainConfig& config, at::Generator& generator, const JobContext& ctx,
+                  const std::string& phase, const ChainHooks& hooks)
+{
+    TORCH_CHECK(config.steps >= 0 && config.burnIn >= 0 && config.thinning > 0 && config.keepLast >= 0,
+                "SG-MCMC: steps, burn-in and kept samples must be >= 0 and thinning positive");
+    const auto start = std::chrono::steady_clock::now();
+    const int64_t n = data.x.size(0);
+    Sghmc sampler(network.parameters(),
+                  SghmcOptions(config.learningRate)
+                      .momentum(config.momentum)
+                      .prior_precision(config.priorPrecision)
+                      .num_data(static_cast<double>(n))
+                      .temperature(config.temperature),
+                  generator);
+    const long long perEpoch = stepsPerEpoch(n, config.batchSize);
+    const long long every = std::max(1LL, config.steps / 100);
+    const auto device = network.parameters().front().device();
+
+    ChainRun out;
+    PredictiveAverage all;                 // keepLast == 0
+    std::deque<at::Tensor> last;           // keepLast > 0
+    const auto kept = [&] { return config.keepLast > 0 ? static_cast<int>(last.size()) : all.count(); };
+    long long step = 0;
+    for (int epoch = 1; step < config.steps; ++epoch) {
+        const auto batches = epochBatches(n, config.batchSize, generator);
+        ChainEpoch sums{epoch, 0, 0};
+        long long inEpoch = 0, extras = 0;
+        for (const auto& index : batches) {
+            if (step == config.steps)
+                break;
+            ctx.checkCancelled();
+            const auto x = (index.defined() ? data.x.index_select(0, index) : data.x).to(device);
+            const auto y = (index.defined() ? data.y.index_select(0, index) : data.y).to(device);
+            sampler.zero_grad();
+            sums.nll += network.potentialAndGradient(x, y);
+            sampler.step();
+            ++step;
+            ++inEpoch;
+            if (hooks.afterStep) {
+                const double extra = hooks.afterStep(index, step, config.steps);
+                if (std::isfinite(extra)) {
+                    sums.extra += extra;
+                    ++extras;
+                }
+            }
+            if (step > config.burnIn && (step - config.burnIn) % config.thinning == 0) {
+                const auto probs = network.probabilities(evalInputs);
+                if (config.keepLast > 0) {
+                    last.push_back(probs);
+                    if (static_cast<int>(last.size()) > config.keepLast)
+                        last.pop_front();
+                } else {
+                    all.add(probs);
+                }
+                if (hooks.onSample)
+                    hooks.onSample(step, probs);
+            }
+            if (ctx.progress && (step % every == 0 || step == config.steps)) {
+                auto p = Progress::at(phase, perEpoch > 1 ? "epoch " + std::to_string(epoch) : std::string(), step,
+                                      config.steps);
+                p.training.nll = sums.nll / static_cast<double>(inEpoch);
+                if (extras > 0)
+                    p.training.studentLoss = sums.extra / static_cast<double>(extras);
+                p.training.keptSamples = kept();
+                ctx.report(p);
+            }
+        }
+        sums.nll /= static_cast<double>(std::max(1LL, inEpoch));
+        sums.extra = extras > 0 ? sums.extra / static_cast<double>(extras) : std::numeric_limits<double>::quiet_NaN();
+        out.epochs.push_back(sums);
+        if (hooks.onEpoch)
+            hooks.onEpoch(epoch);
+    }
+    PredictiveAverage average = all;
+    if (config.keepLast > 0)
+        for (const auto& probs : last)
+            average.add(probs);
+    if (average.count() == 0)
+        average.add(network.probabilities(evalInputs));  // too short a chain: the last state
+    out.predictive = average.mean();
+    out.samplesKept = average.count();
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+}
+
+} // namespace lcs

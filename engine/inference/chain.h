@@ -1,0 +1,76 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Generator.h>
+#include <ATen/core/Tensor.h>
+
+#include "core/job.h"
+#include "inference/methods.h"
+
+/// The one SG-MCMC loop (SGHMC, and SGLD at momentum 0) for every network and experiment:
+/// the synthetic experiment's MLPs through the fast path, the image and segmentation
+/// networks through autograd (with online distillation of a student alongside).
+namespace lcs {
+
+/// What differs between the networks a chain samples: how the minibatch potential and
+/// its gradient are computed.
+class ChainNetwork {
+public:
+    virtual ~ChainNetwork() = default;
+    /// The tensors the sampler moves.
+    virtual std::vector<at::Tensor> parameters() = 0;
+    /// The minibatch's mean negative log-likelihood (plus whatever extra potential the
+    /// network adds), with its gradient left in parameters()' .grad(). The prior enters
+    /// through the sampler (SghmcOptions), not here.
+    virtual double potentialAndGradient(const at::Tensor& x, const at::Tensor& y) = 0;
+    /// Class probabilities of the current sample on the CPU, in inference mode.
+    virtual at::Tensor probabilities(const at::Tensor& x) = 0;
+};
+
+struct ChainConfig {
+    double learningRate = 0.1;    ///< see SghmcOptions
+    double momentum = 0.5;        ///< 0 = SGLD
+    double priorPrecision = 1.0;
+    double temperature = 1.0;
+    int batchSize = 0;            ///< 0 = the whole training set each step, in order
+    long long steps = 0;          ///< sampler steps in all, in epochs of shuffled minibatches
+    long long burnIn = 0;         ///< steps before the first sample
+    long long thinning = 1;       ///< steps between samples after burn-in
+    int keepLast = 0;             ///< the predictive averages the last this many samples; 0 = all
+};
+
+struct ChainEpoch {
+    int epoch = 0;
+    double nll = 0;               ///< mean potential over the epoch's steps
+    double extra = 0;             ///< mean of what afterStep returned (e.g. the student's loss)
+};
+
+struct ChainHooks {
+    /// After every sampler step, with the minibatch's indices into the training set
+    /// (undefined for the whole set); returns a figure to report (e.g. a student's
+    /// loss after its own step), or NaN for none.
+    std::function<double(const at::Tensor& index, long long step, long long total)> afterStep;
+    /// Every collected sample: the step it was taken at and its probabilities on evalInputs.
+    std::function<void(long long step, const at::Tensor& probs)> onSample;
+    std::function<void(int epoch)> onEpoch;
+    std::string extraName;        ///< what afterStep's figure is, for progress ("student")
+};
+
+struct ChainRun {
+    at::Tensor predictive;        ///< mean of the kept samples' probabilities on evalInputs
+    int samplesKept = 0;
+    std::vector<ChainEpoch> epochs;
+    double seconds = 0;
+};
+
+/// Runs config.steps sampler steps on `data` and averages the samples' predictive on
+/// evalInputs. A chain too short to reach a sample uses its last state. Reports progress
+/// under `phase` about 100 times and honours cancellation.
+ChainRun runChain(ChainNetwork& network, const TrainingSet& data, const at::Tensor& evalInputs,
+                  const ChainConfig& config, at::Generator& generator, const JobContext& ctx,
+                  const std::string& phase, const ChainHooks& hooks = {});
+
+} // namespace lcs
