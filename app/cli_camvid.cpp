@@ -107,15 +107,24 @@ int runCamvidCommand(int argc, char** argv)
     if (sub != "train" && sub != "correct" && sub != "eval" && sub != "fps")
         throw UsageError("camvid: unknown subcommand \"" + sub.substr(0, 40) + "\" (run, train, correct, eval or fps)");
     std::string data, out, model, split, preset = "cpu", costsPath, overlays, device = "cpu", ensembles;
-    ResultsOutputs outputs;
     std::vector<std::string> methods;
     long long maxFrames = 0, epochs = 0, passes = 30, frames = 20, threads = 0;
     uint64_t seed = 0;
     bool quiet = false;
     std::string decisionStep;
-    std::vector<FlagSpec> specs{{"--threads", true}, {"--device", true}};
+    // Each subcommand's outputs, declared once: their flags and the output policy's checks.
+    std::vector<lcs::OutputSpec> declared;
     if (sub == "train")
-        specs.insert(specs.end(), {{"--data", true}, {"--out", true}, {"--split", true}, {"--preset", true},
+        declared = {{"out", "DIR", lcs::PathKind::Folder, "the model folder"}};
+    else if (sub == "eval")
+        declared = lcs::resultsOutputs(),
+        declared.push_back({"overlays", "DIR", lcs::PathKind::Folder, "overlay PNGs"});
+    else if (sub == "fps")
+        declared = {lcs::resultsOutputs().front()};
+    std::vector<FlagSpec> specs = outputFlagSpecs(declared);
+    specs.insert(specs.end(), {{"--threads", true}, {"--device", true}});
+    if (sub == "train")
+        specs.insert(specs.end(), {{"--data", true}, {"--split", true}, {"--preset", true},
                                    {"--methods", true}, {"--max-frames", true}, {"--epochs", true}, {"--seed", true},
                                    {"--decision-step", true}, {"--quiet", false}});
     else if (sub == "correct")
@@ -124,10 +133,9 @@ int runCamvidCommand(int argc, char** argv)
                                    {"--decision-step", true}, {"--quiet", false}});
     else if (sub == "eval")
         specs.insert(specs.end(), {{"--data", true}, {"--model", true}, {"--split", true}, {"--costs", true},
-                                   {"--passes", true}, {"--overlays", true}, {"--max-frames", true},
-                                   {"--json", true}, {"--csv", true}, {"--quiet", false}});
+                                   {"--passes", true}, {"--max-frames", true}, {"--quiet", false}});
     else
-        specs.insert(specs.end(), {{"--model", true}, {"--ensemble", true}, {"--frames", true}, {"--json", true}});
+        specs.insert(specs.end(), {{"--model", true}, {"--ensemble", true}, {"--frames", true}});
     const auto parsed = parseFlags(argc, argv, 3, "camvid " + sub, {}, specs, kCamvidHelp);
     if (parsed.help) {
         std::fputs(kCamvidHelp, stdout);
@@ -137,8 +145,6 @@ int runCamvidCommand(int argc, char** argv)
     for (const auto& [flag, value] : parsed.values) {
         if (flag == "--data") {
             data = value;
-        } else if (flag == "--out") {
-            out = value;
         } else if (flag == "--model") {
             model = value;
         } else if (flag == "--split") {
@@ -175,28 +181,26 @@ int runCamvidCommand(int argc, char** argv)
             checkDeviceFlag(value);
         } else if (flag == "--costs") {
             costsPath = value;
-        } else if (flag == "--overlays") {
-            overlays = value;
         } else if (flag == "--ensemble") {
             ensembles = value;
-        } else if (outputs.take(flag, value)) {
         } else if (flag == "--decision-step") {
             if (value != "joint" && value != "coordinate")
                 throw UsageError("--decision-step: \"" + value.substr(0, 40) + "\" is not joint or coordinate");
             decisionStep = value;
         }
     }
+    const CommandOutputs outputs(declared, parsed.values,
+                                 {{"--data", data, lcs::PathKind::Folder},
+                                  {"--model", model, lcs::PathKind::Folder},
+                                  {"--costs", costsPath, lcs::PathKind::File}});
+    out = outputs.path("out");
+    overlays = outputs.path("overlays");
     at::set_num_threads(static_cast<int>(threads > 0 ? threads : defaultThreads()));
     ProgressLines lines(quiet);
     lcs::JobContext ctx{[&](const lcs::Progress& p) { lines(p); }, &g_cancel};
     if (sub == "train") {
         if (data.empty() || out.empty())
             throw UsageError("camvid train: --data DIR and --out MODEL_DIR are required");
-        std::error_code ec;
-        std::filesystem::create_directories(out, ec);
-        if (ec)
-            throw UsageError("--out: cannot create " + out + ": " + ec.message());
-        checkOutputPath("--out", out + "/camvid.json");
         auto config = lcs::CamvidTrainConfig::preset(preset);
         config.data = data;
         if (!split.empty())
@@ -218,7 +222,6 @@ int runCamvidCommand(int argc, char** argv)
     if (sub == "correct") {
         if (data.empty() || model.empty())
             throw UsageError("camvid correct: --data DIR and --model MODEL_DIR are required");
-        checkOutputPath("--model", model + "/ours.pt");
         auto config = lcs::CamvidTrainConfig::preset(preset);
         config.data = data;
         if (!split.empty())
@@ -248,18 +251,12 @@ int runCamvidCommand(int argc, char** argv)
             config.costs = lcs::loadCostMatrix(costsPath);
         config.mcPasses = static_cast<int>(passes);
         config.overlayDir = overlays;
-        if (!overlays.empty()) {
-            std::error_code ec;
-            std::filesystem::create_directories(overlays, ec);
-            if (ec)
-                throw UsageError("--overlays: cannot create " + overlays + ": " + ec.message());
-        }
         config.maxFrames = maxFrames;
         config.device = device;
         const auto result = lcs::evaluateCamvid(config, ctx);
         lines.finish();
         std::fputs(lcs::camvidEvalTable(result).c_str(), stdout);
-        outputs.write(lcs::camvidEvalJson(result), lcs::camvidEvalCsv(result));
+        outputs.writeResults(lcs::camvidEvalJson(result), lcs::camvidEvalCsv(result));
         return kExitOk;
     }
     if (model.empty())
@@ -268,7 +265,7 @@ int runCamvidCommand(int argc, char** argv)
         model, ensembles.empty() ? std::vector<int>{1, 2, 5, 10, 20, 30} : parseEnsembles(ensembles),
         static_cast<int>(frames), device);
     std::fputs(lcs::camvidFpsTable(result).c_str(), stdout);
-    outputs.write(lcs::camvidFpsJson(result), {});
+    outputs.writeResults(lcs::camvidFpsJson(result), {});
     return kExitOk;
 }
 

@@ -25,7 +25,7 @@ struct ImageRunOptions {
     std::optional<lcs::CostMatrix> costs;    ///< none = the preset's
     std::string costsSource;                 ///< where `costs` came from, for messages
     int threads = 0;                         ///< 0 = 1 intra-op thread
-    ResultsOutputs outputs;
+    CommandOutputs outputs;
     bool quiet = false;
 };
 
@@ -49,7 +49,7 @@ int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** arg
 /// Runs `experiment` with checked `settings` (checkedSettings), prints its table and
 /// writes its results: what every way of running a declared experiment ends in.
 int executeExperiment(const lcs::Experiment& experiment, const nlohmann::json& settings,
-                      const std::optional<lcs::CostMatrix>& costs, const ResultsOutputs& outputs, bool quiet);
+                      const std::optional<lcs::CostMatrix>& costs, const CommandOutputs& outputs, bool quiet);
 /// The whole command line (argv[1] is the command); returns the exit status. Every
 /// error is caught and reported on stderr.
 int runCli(int argc, char** argv);

@@ -17,45 +17,49 @@
 namespace cli {
 namespace {
 
-const char* kImageRunFiles = R"(Options (files and output):
-  --costs FILE        cost matrix (.json or .cost) with as many classes as the data;
-                      default: the paper's (mnist preset for 1-channel data, cifar10 for colour)
-  --threads T         intra-op threads (default 1: the MLP's small matrices run 3-4x
-                      slower split across threads, and ResNet-18 on 2 shared cores 5x)
-  --json FILE         write results as JSON (atomically)
-  --csv FILE          write one row per (setting, trial, method) as CSV (atomically)
-  --quiet             no progress on stderr
-  -h, --help          this text
-)";
+std::string imageRunFilesHelp(const lcs::Experiment& experiment)
+{
+    return "Options (files and output):\n" +
+           lcs::helpEntry("  --costs FILE", "cost matrix (.json or .cost) with as many classes as the data; default: "
+                                            "the paper's (mnist preset for 1-channel data, cifar10 for colour)") +
+           lcs::helpEntry("  --threads T", "intra-op threads (default 1: the MLP's small matrices run 3-4x slower "
+                                           "split across threads, and ResNet-18 on 2 shared cores 5x)") +
+           lcs::outputsHelp(experiment.outputs()) + lcs::helpEntry("  --quiet", "no progress on stderr") +
+           lcs::helpEntry("  -h, --help", "this text");
+}
 
 } // namespace
 
 bool parseImageRun(int argc, char** argv, const std::string& command,
                    const std::vector<lcs::BoundSetting<lcs::ImageRunChoices>>& settings, ImageRunOptions& o)
 {
-    const auto parsed = parseFlags(argc, argv, 2, command, lcs::specsOf(settings),
-                                   {{"--costs", true}, {"--threads", true}, {"--json", true}, {"--csv", true}, {"--quiet", false}});
+    const auto& experiment = lcs::ExperimentRegistry::global().get(command);
+    auto own = outputFlagSpecs(experiment.outputs());
+    own.insert(own.end(), {{"--costs", true}, {"--threads", true}, {"--quiet", false}});
+    const auto parsed = parseFlags(argc, argv, 2, command, lcs::specsOf(settings), own);
     if (parsed.help) {
-        std::printf("%s\nOptions (the experiment's settings):\n%s\n%s",
-                    experimentIntro(lcs::ExperimentRegistry::global().get(command)).c_str(),
-                    lcs::settingsHelp(lcs::specsOf(settings)).c_str(), kImageRunFiles);
+        std::printf("%s\nOptions (the experiment's settings):\n%s\n%s", experimentIntro(experiment).c_str(),
+                    lcs::settingsHelp(lcs::specsOf(settings)).c_str(), imageRunFilesHelp(experiment).c_str());
         return false;
     }
     lcs::applySettings(settings, parsed.settings, o.choices);
     if (parsed.settings.contains("device"))
         checkDeviceFlag(o.choices.device);
+    std::string costsPath;
     for (const auto& [flag, value] : parsed.values) {
         if (flag == "--threads")
             o.threads = static_cast<int>(parseIntegerFlag(flag, value, 1, 256));
         else if (flag == "--costs") {
             o.costs = lcs::loadCostMatrix(value);  // before the data: a bad file fails fast
             o.costsSource = "--costs: " + value;
-        } else
-            o.outputs.take(flag, value);
+            costsPath = value;
+        }
     }
     o.quiet = parsed.switches.count("--quiet") > 0;
     if (o.choices.data.empty())
         throw UsageError(command + ": --data is required (a folder, fashion-mnist, mnist or cifar10)");
+    o.outputs = CommandOutputs(experiment.outputs(), parsed.values,
+                               {{"--data", o.choices.data, lcs::PathKind::Folder}, {"--costs", costsPath}});
     return true;
 }
 
@@ -97,7 +101,7 @@ int executeCorruption(const ImageRunOptions& o)
         if (s.collapsed > 0)
             std::fprintf(stdout, "warning: %s at rate %s: q collapsed to one class in %d trial(s)\n",
                          lcs::imageMethodLabel(s.method).c_str(), lcs::formatNumber(s.rate).c_str(), s.collapsed);
-    o.outputs.write(lcs::corruptionJson(result), lcs::corruptionCsv(result));
+    o.outputs.writeResults(lcs::corruptionJson(result), lcs::corruptionCsv(result));
     return kExitOk;
 }
 

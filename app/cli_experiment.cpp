@@ -15,13 +15,14 @@ namespace cli {
 
 namespace {
 
-const char* kExperimentFiles = R"(Options (files and output):
-  --costs FILE        cost matrix (.json or Weka .cost); default: the experiment's
-  --json FILE         write results as JSON (atomically)
-  --csv FILE          write results as CSV (atomically)
-  --quiet             no progress on stderr
-  -h, --help          this text
-)";
+/// The files-and-output help: --costs, the experiment's declared outputs, --quiet.
+std::string filesHelp(const lcs::Experiment& experiment)
+{
+    return "Options (files and output):\n" +
+           lcs::helpEntry("  --costs FILE", "cost matrix (.json or Weka .cost); default: the experiment's") +
+           lcs::outputsHelp(experiment.outputs()) + lcs::helpEntry("  --quiet", "no progress on stderr") +
+           lcs::helpEntry("  -h, --help", "this text");
+}
 
 } // namespace
 
@@ -34,25 +35,25 @@ int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** arg
 {
     const auto specs = experiment.settings();
     const std::string command = experiment.command();
-    const auto parsed = parseFlags(argc, argv, first, command, specs,
-                                   {{"--costs", true}, {"--json", true}, {"--csv", true}, {"--quiet", false}});
+    auto own = outputFlagSpecs(experiment.outputs());
+    own.push_back({"--costs", true});
+    own.push_back({"--quiet", false});
+    const auto parsed = parseFlags(argc, argv, first, command, specs, own);
     if (parsed.help) {
         std::printf("%s\nOptions (the experiment's settings):\n%s\n%s", experimentIntro(experiment).c_str(),
-                    lcs::settingsHelp(specs).c_str(), kExperimentFiles);
+                    lcs::settingsHelp(specs).c_str(), filesHelp(experiment).c_str());
         return kExitOk;
     }
     std::optional<lcs::CostMatrix> costs;
     std::string costsPath;
-    ResultsOutputs outputs;
-    for (const auto& [flag, value] : parsed.values) {
-        if (flag == "--costs") {
-            costs = lcs::loadCostMatrix(value);
-            costsPath = value;
-        } else {
-            outputs.take(flag, value);
-        }
+    if (parsed.values.count("--costs")) {
+        costsPath = parsed.values.at("--costs");
+        costs = lcs::loadCostMatrix(costsPath);
     }
     const auto settings = lcs::checkedSettings(specs, parsed.settings, experiment.name());
+    auto inputs = experiment.inputPaths(settings);
+    inputs.push_back({"--costs", costsPath, lcs::PathKind::File});
+    const CommandOutputs outputs(experiment.outputs(), parsed.values, inputs);
     if (costs) {
         // The matrix must fit the experiment: said here, naming the file, before any work
         // (a class count that depends on the data is checked once the data is read).
@@ -66,7 +67,7 @@ int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** arg
 }
 
 int executeExperiment(const lcs::Experiment& experiment, const nlohmann::json& settings,
-                      const std::optional<lcs::CostMatrix>& costs, const ResultsOutputs& outputs, bool quiet)
+                      const std::optional<lcs::CostMatrix>& costs, const CommandOutputs& outputs, bool quiet)
 {
     // As every command: one intra-op thread and a single-threaded BLAS; an experiment
     // that wants more runs its tasks in parallel (the synthetic one does).
@@ -81,7 +82,7 @@ int executeExperiment(const lcs::Experiment& experiment, const nlohmann::json& s
     const auto run = experiment.run(settings, costs, ctx);
     lines.finish();
     std::fputs(run.output.table.c_str(), stdout);
-    outputs.write(run.output.json, run.output.csv);
+    outputs.writeResults(run.output.json, run.output.csv);
     return kExitOk;
 }
 

@@ -82,22 +82,17 @@ written (the message names the flag, file or field), 130 interrupted.
     return out;
 }
 
-const char* kSyntheticFiles = R"(Options (files and output):
-  --costs FILE        cost matrix (.json or Weka .cost, 2 classes); default: the paper's
-  --preset NAME       a named preset instead of --costs (see "lcstudio-cli presets")
-  --json FILE         write results as JSON (atomically)
-  --csv FILE          write per-replicate results as CSV (atomically)
-  --save-models DIR   save each q (and the MAP / BBVI networks) with a JSON sidecar
-  --quiet             no progress on stderr
-  -h, --help          this text
-)";
 
 /// The synthetic command's help: its settings' lines come from their declarations.
 std::string syntheticHelp()
 {
     const auto& experiment = lcs::ExperimentRegistry::global().get(lcs::kSyntheticExperiment);
     return experimentIntro(experiment) + "\nOptions (the experiment's settings):\n" +
-           lcs::settingsHelp(experiment.settings()) + "\n" + kSyntheticFiles;
+           lcs::settingsHelp(experiment.settings()) + "\nOptions (files and output):\n" +
+           lcs::helpEntry("  --costs FILE", "cost matrix (.json or Weka .cost, 2 classes); default: the paper's") +
+           lcs::helpEntry("  --preset NAME", "a named preset instead of --costs (see \"lcstudio-cli presets\")") +
+           lcs::outputsHelp(lcs::syntheticCommandOutputs()) + lcs::helpEntry("  --quiet", "no progress on stderr") +
+           lcs::helpEntry("  -h, --help", "this text");
 }
 
 const char* kCheckHelp = R"(lcstudio-cli check - check LC Studio files without running anything
@@ -146,15 +141,14 @@ void saveRunModels(const std::string& dir, const lcs::SyntheticConfig& config, c
     }
 }
 
-int executeSynthetic(const lcs::SyntheticConfig& config, const ResultsOutputs& outputs,
-                     const std::string& modelDir, bool quiet);
+int executeSynthetic(const lcs::SyntheticConfig& config, const CommandOutputs& outputs, bool quiet);
 
 int runSyntheticCommand(int argc, char** argv)
 {
     const auto& settings = lcs::syntheticSettings();
-    const auto parsed = parseFlags(argc, argv, 2, lcs::kSyntheticExperiment, lcs::specsOf(settings),
-                                   {{"--json", true}, {"--csv", true}, {"--save-models", true}, {"--costs", true},
-                                    {"--preset", true}, {"--quiet", false}});
+    auto own = outputFlagSpecs(lcs::syntheticCommandOutputs());
+    own.insert(own.end(), {{"--costs", true}, {"--preset", true}, {"--quiet", false}});
+    const auto parsed = parseFlags(argc, argv, 2, lcs::kSyntheticExperiment, lcs::specsOf(settings), own);
     if (parsed.help) {
         std::fputs(syntheticHelp().c_str(), stdout);
         return kExitOk;
@@ -164,15 +158,11 @@ int runSyntheticCommand(int argc, char** argv)
     lcs::applySettings(settings, parsed.settings, config);
     if (parsed.settings.contains("device"))
         checkDeviceFlag(config.device);
-    ResultsOutputs outputs;
     auto given = [&](const char* flag) {
         const auto it = parsed.values.find(flag);
         return it == parsed.values.end() ? std::string() : it->second;
     };
-    for (const char* flag : {"--json", "--csv"})
-        if (!given(flag).empty())
-            outputs.take(flag, given(flag));
-    const std::string modelDir = given("--save-models"), costsPath = given("--costs"), presetName = given("--preset");
+    const std::string costsPath = given("--costs"), presetName = given("--preset");
     const bool quiet = parsed.switches.count("--quiet") > 0;
     if (!costsPath.empty() && !presetName.empty())
         throw UsageError("give --costs or --preset, not both");
@@ -185,20 +175,20 @@ int runSyntheticCommand(int argc, char** argv)
     } catch (const lcs::CostMatrixError& e) {
         throw UsageError(e.what());
     }
-    if (!modelDir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(modelDir, ec);
-        if (ec)
-            throw UsageError("--save-models: cannot create " + modelDir + ": " + ec.message());
-        checkOutputPath("--save-models", modelDir + "/model.pt");
-    }
-
-    return executeSynthetic(config, outputs, modelDir, quiet);
+    const CommandOutputs outputs(lcs::syntheticCommandOutputs(), parsed.values,
+                                 {{"--costs", costsPath, lcs::PathKind::File}});
+    return executeSynthetic(config, outputs, quiet);
 }
 
-int executeSynthetic(const lcs::SyntheticConfig& config, const ResultsOutputs& outputs,
-                     const std::string& modelDir, bool quiet)
+int executeSynthetic(const lcs::SyntheticConfig& config, const CommandOutputs& outputs, bool quiet)
 {
+    const std::string modelDir = outputs.path("save_models");
+    if (!modelDir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directory(modelDir, ec);
+        if (ec)
+            throw UsageError("--save-models: cannot create " + modelDir + ": " + ec.message());
+    }
     // Tiny networks: parallelism across tasks beats intra-op threads, which would only
     // fight over the same cores.
     lcs::configureThreads(1);
@@ -211,7 +201,7 @@ int executeSynthetic(const lcs::SyntheticConfig& config, const ResultsOutputs& o
     const auto result = lcs::runSynthetic(config, ctx, onReplicate);
     printer.finish();
     std::fputs(lcs::syntheticTable(result).c_str(), stdout);
-    outputs.write(lcs::syntheticJson(result), lcs::syntheticCsv(result));
+    outputs.writeResults(lcs::syntheticJson(result), lcs::syntheticCsv(result));
     return kExitOk;
 }
 
@@ -238,18 +228,15 @@ int runSessionCommand(int argc, char** argv)
         else
             rest.push_back(argv[i]);
     }
-    const auto parsed = parseFlags(static_cast<int>(rest.size()), rest.data(), 2, "run", {},
-                                   {{"--json", true}, {"--csv", true}, {"--data", true}, {"--quiet", false}});
+    auto own = outputFlagSpecs(lcs::resultsOutputs());
+    own.insert(own.end(), {{"--data", true}, {"--quiet", false}});
+    const auto parsed = parseFlags(static_cast<int>(rest.size()), rest.data(), 2, "run", {}, own, kRunHelp);
     if (parsed.help) {
         std::fputs(kRunHelp, stdout);
         return kExitOk;
     }
     if (sessionPath.empty())
         throw UsageError("run: no SESSION file given (see lcstudio-cli run --help)");
-    ResultsOutputs outputs;
-    for (const char* flag : {"--json", "--csv"})
-        if (parsed.values.count(flag))
-            outputs.take(flag, parsed.values.at(flag));
     const auto session = lcs::loadSessionFile(sessionPath, lcs::sessionCatalogue());
     const auto& experiment = lcs::ExperimentRegistry::global().get(session.experiment);
     auto settings = session.settings;
@@ -261,6 +248,9 @@ int runSessionCommand(int argc, char** argv)
                              session.experiment + " session");
         settings[data->name] = lcs::parseSettingValue(*data, parsed.values.at("--data"));
     }
+    auto inputs = experiment.inputPaths(settings);
+    inputs.push_back({"SESSION", sessionPath, lcs::PathKind::File});
+    const CommandOutputs outputs(experiment.outputs(), parsed.values, inputs);
     return executeExperiment(experiment, settings, session.costs, outputs, parsed.switches.count("--quiet") > 0);
 }
 

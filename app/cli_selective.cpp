@@ -62,7 +62,7 @@ int executeSelective(const ImageRunOptions& o)
             std::fprintf(stdout, "warning: %s at r = %s: q collapsed to one class in %d trial(s)\n",
                          lcs::imageMethodLabel(s.method).c_str(), lcs::formatNumber(s.referralCost).c_str(),
                          s.collapsed);
-    o.outputs.write(lcs::selectiveJson(result), lcs::selectiveCsv(result));
+    o.outputs.writeResults(lcs::selectiveJson(result), lcs::selectiveCsv(result));
     return kExitOk;
 }
 

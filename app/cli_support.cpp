@@ -41,34 +41,45 @@ std::vector<std::string> splitNames(const std::string& text)
     return names;
 }
 
-void checkOutputPath(const std::string& flag, const std::string& path)
+std::vector<FlagSpec> outputFlagSpecs(const std::vector<lcs::OutputSpec>& outputs)
 {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (fs::is_directory(path, ec))
-        throw UsageError(flag + ": " + path + " is a folder, not a file");
-    const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
-    if (!fs::is_directory(parent, ec))
-        throw UsageError(flag + ": folder " + parent.string() + " does not exist");
-    if (::access(parent.c_str(), W_OK) != 0)
-        throw UsageError(flag + ": folder " + parent.string() + " is not writable");
+    std::vector<FlagSpec> flags;
+    for (const auto& o : outputs)
+        flags.push_back({lcs::outputFlag(o), true});
+    return flags;
 }
 
-bool ResultsOutputs::take(const std::string& flag, const std::string& value)
+CommandOutputs::CommandOutputs(const std::vector<lcs::OutputSpec>& outputs,
+                               const std::map<std::string, std::string>& given,
+                               const std::vector<lcs::CommandPath>& inputs)
 {
-    if (flag != "--json" && flag != "--csv")
-        return false;
-    checkOutputPath(flag, value);
-    (flag == "--json" ? json : csv) = value;
-    return true;
+    std::vector<lcs::CommandPath> paths;
+    for (const auto& o : outputs) {
+        const auto it = given.find(lcs::outputFlag(o));
+        if (it == given.end())
+            continue;
+        paths.push_back({it->first, it->second, o.kind});
+        m_paths[o.name] = it->second;
+    }
+    try {
+        lcs::checkOutputPolicy(paths, inputs);
+    } catch (const lcs::InputError& e) {
+        throw UsageError(e.what());
+    }
 }
 
-void ResultsOutputs::write(const std::string& jsonText, const std::string& csvText) const
+std::string CommandOutputs::path(const std::string& name) const
 {
-    if (!json.empty())
-        lcs::writeFileAtomically(json, jsonText);
-    if (!csv.empty())
-        lcs::writeFileAtomically(csv, csvText);
+    const auto it = m_paths.find(name);
+    return it == m_paths.end() ? std::string() : it->second;
+}
+
+void CommandOutputs::writeResults(const std::string& jsonText, const std::string& csvText) const
+{
+    if (!path("json").empty())
+        lcs::writeFileAtomically(path("json"), jsonText);
+    if (!path("csv").empty())
+        lcs::writeFileAtomically(path("csv"), csvText);
 }
 
 ProgressLines::ProgressLines(bool quiet) : m_quiet(quiet), m_tty(::isatty(STDERR_FILENO) != 0) {}

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <stdexcept>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 
 #include "core/input_error.h"
 #include "core/job.h"
+#include "core/outputs.h"
 
 /// What every lcstudio-cli command shares: exit codes, the cancel token the signal
 /// handler sets, strict flag parsing, output-path checks and the progress printer.
@@ -40,22 +42,32 @@ std::vector<std::string> splitNames(const std::string& text);
 
 /// One command's flags: whether each takes a value and may be repeated.
 struct FlagSpec {
-    const char* name;
+    std::string name;
     bool takesValue;
     bool repeatable = false;
 };
 
-/// Refuses, before any work, an output path whose folder is missing or not writable
-/// (a run must not end in a write failure after all its work) or that is a folder.
-void checkOutputPath(const std::string& flag, const std::string& path);
+/// The flags of a command's declared outputs (each takes a path).
+std::vector<FlagSpec> outputFlagSpecs(const std::vector<lcs::OutputSpec>& outputs);
 
-/// A command's results files (--json, --csv): each path checked when given, each text
-/// written atomically at the end, only to the paths given.
-struct ResultsOutputs {
-    std::string json, csv;
-    /// Takes --json or --csv (checking the path); false for any other flag.
-    bool take(const std::string& flag, const std::string& value);
-    void write(const std::string& jsonText, const std::string& csvText) const;
+/// The paths a command was given for its declared outputs, every one checked by the
+/// output policy (lcs::checkOutputPolicy) against the others and the command's inputs
+/// before any work. Folders are not created here: a command creates them once its
+/// inputs have been read.
+class CommandOutputs {
+public:
+    CommandOutputs() = default;
+    /// `given` maps flags ("--json") to paths, as parsed; `inputs` are the command's
+    /// input paths (files and folders; names that are not paths are skipped).
+    CommandOutputs(const std::vector<lcs::OutputSpec>& outputs, const std::map<std::string, std::string>& given,
+                   const std::vector<lcs::CommandPath>& inputs);
+    /// The path given for output `name`, or "" when none was.
+    std::string path(const std::string& name) const;
+    /// The results files: each text written atomically, only to the paths given.
+    void writeResults(const std::string& jsonText, const std::string& csvText) const;
+
+private:
+    std::map<std::string, std::string> m_paths;
 };
 
 /// Live progress on stderr: one rewritten line on a terminal, a line per finished

@@ -408,7 +408,7 @@ expect 2 "--passes: \"0\"" -- camvid eval --data "$d/camvid_good" --model "$d" -
 expect 2 "--data DIR and --model MODEL_DIR are required" -- camvid correct --data "$d/camvid_good"
 expect 2 "--decision-step: \"greedy\" is not joint or coordinate" -- camvid correct --data "$d/camvid_good" --model "$d" --decision-step greedy
 expect 2 "--decision-step: \"greedy\"" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --decision-step greedy
-expect 2 "--model: folder" -- camvid correct --data "$d/camvid_good" --model "$tmp/none" --quiet
+expect 2 "no such folder (--model)" -- camvid correct --data "$d/camvid_good" --model "$tmp/none" --quiet
 expect 2 "camvid.json" -- camvid correct --data "$d/camvid_good" --model "$d" --quiet
 expect 2 "unknown option \"--passes\"" -- camvid correct --data "$d/camvid_good" --model "$d" --passes 3
 mkdir -p "$d/cv_no_s"
@@ -450,6 +450,62 @@ expect 2 "(cost_matrix): " -- run "$f/cv_classes.lcsession" --quiet
 expect 2 "split \"val\" not found" -- run "$f/cv_good.lcsession" --csv "$tmp/cv.csv" --quiet
 expect 2 "split \"val\" not found" -- run "$f/cv_good.lcsession" --quiet
 expect 2 "no such" -- run "$f/cv_good.lcsession" --data "$f/none" --quiet
+
+# ---------------------------------------------------------------- the output policy
+# Every output is checked before any work: a good file already at the path (an input,
+# another output, a symlink's target) must be byte-identical afterwards.
+# keeps FILE STATUS FRAGMENT -- ARGS...: the row, and FILE unchanged by it.
+keeps() {
+  local file="$1" before after
+  shift
+  before=$(cksum < "$file")
+  expect "$@"
+  after=$(cksum < "$file")
+  if [ "$before" != "$after" ]; then
+    echo "FAIL: '${*:4}' changed $file"
+    failures=$((failures + 1))
+  fi
+}
+# absent PATH STATUS FRAGMENT -- ARGS...: the row, and nothing created at PATH.
+absent() {
+  local path="$1"
+  shift
+  expect "$@"
+  if [ -e "$path" ]; then
+    echo "FAIL: '${*:4}' created $path"
+    failures=$((failures + 1))
+  fi
+}
+o="$tmp/outputs"
+mkdir -p "$o"
+printf '{"costs": [[0, 0.1], [1, 0]]}\n' > "$o/costs.json"
+cp "$f/good.lcsession" "$o/s.lcsession"
+echo "keep me" > "$o/target.json"
+ln -s "$o/target.json" "$o/link.json"
+ln "$o/costs.json" "$o/hardlink.json"
+mkfifo "$o/fifo.json"
+keeps "$o/s.lcsession" 2 "--json: $o/s.lcsession is also the input of SESSION" -- run "$o/s.lcsession" --json "$o/s.lcsession" --quiet
+keeps "$o/s.lcsession" 2 "is also the input of SESSION" -- run "$o/s.lcsession" --csv "$o/../outputs/s.lcsession" --quiet
+keeps "$o/costs.json" 2 "--json: $o/costs.json is also the input of --costs" -- synthetic --costs "$o/costs.json" --json "$o/costs.json"
+keeps "$o/costs.json" 2 "is also the input of --costs" -- synthetic --costs "$o/costs.json" --csv "$o/hardlink.json"
+keeps "$o/target.json" 2 "--csv: $o/target.json is also the output of --json" -- synthetic --json "$o/target.json" --csv "$o/target.json"
+absent "$o/new.json" 2 "new.json is also the output of --json" -- synthetic --json "$o/new.json" --csv "$o/./new.json"
+keeps "$o/target.json" 2 "--json: $o/link.json is a symbolic link" -- synthetic --json "$o/link.json"
+[ -L "$o/link.json" ] || { echo "FAIL: the symlink was replaced"; failures=$((failures + 1)); }
+expect 2 "--json: $o/fifo.json is not a regular file" -- synthetic --json "$o/fifo.json"
+[ -p "$o/fifo.json" ] || { echo "FAIL: the FIFO was replaced"; failures=$((failures + 1)); }
+expect 2 "is not a regular file" -- corruption --data fashion-mnist --csv /dev/null --quiet
+expect 2 "--json: /proc/lcs.json cannot be written: folder /proc is not writable" -- synthetic --json /proc/lcs.json
+keeps "$d/cv_no_s/camvid.json" 2 "lies inside $d/cv_no_s, the input of --model" -- camvid eval --data "$d/camvid_good" --model "$d/cv_no_s" --json "$d/cv_no_s/camvid.json"
+absent "$d/camvid_good/overlays" 2 "lies inside $d/camvid_good, the input of --data" -- camvid eval --data "$d/camvid_good" --model "$d" --overlays "$d/camvid_good/overlays"
+keeps "$o/target.json" 2 "--out: $o/target.json exists and is not a folder" -- camvid train --data "$d/camvid_good" --out "$o/target.json"
+keeps "$o/target.json" 2 "--save-models: $o/target.json exists and is not a folder" -- synthetic --save-models "$o/target.json"
+absent "$o/none/models" 2 "--save-models: $o/none/models cannot be written: folder $o/none does not exist" -- synthetic --save-models "$o/none/models"
+mkdir -p "$o/holds" && cp "$o/costs.json" "$o/holds/costs.json"
+keeps "$o/holds/costs.json" 2 "--save-models: $o/holds holds $o/holds/costs.json" -- synthetic --save-models "$o/holds" --costs "$o/holds/costs.json"
+# Output folders are created only once the inputs have been read.
+absent "$o/trained" 2 "has no label image" -- camvid train --data "$d/camvid_pair" --out "$o/trained" --quiet
+absent "$o/overlays" 2 "no such folder" -- camvid eval --data "$d/camvid_good" --model "$tmp/none" --overlays "$o/overlays"
 
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)

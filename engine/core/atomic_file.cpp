@@ -44,6 +44,16 @@ std::string temporaryPathFor(const std::string& path)
 
 void commitTemporary(const std::string& tmpPath, const std::string& path)
 {
+    // A rename replaces whatever is at `path`: a symlink, FIFO or device node would be
+    // swapped for a regular file, so only a regular file (or nothing) is replaced.
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+        discardTemporary(tmpPath);
+        throw OutputError("cannot write " + path + ": it is " +
+                          (S_ISDIR(info.st_mode) ? "a folder" : S_ISLNK(info.st_mode) ? "a symbolic link"
+                                                                                       : "not a regular file") +
+                          ", and is left as it is");
+    }
     if (std::rename(tmpPath.c_str(), path.c_str()) != 0) {
         const int error = errno;
         discardTemporary(tmpPath);

@@ -82,6 +82,12 @@ public:
                "decide again with q. Prints Table 2 (mean ± std over replicates, paired difference).\n";
     }
     std::vector<SettingSpec> settings() const override { return specsOf(syntheticSettings()); }
+    std::vector<OutputSpec> outputs() const override
+    {
+        auto outputs = syntheticCommandOutputs();
+        outputs.pop_back();  // saved models: the synthetic command's own output
+        return outputs;
+    }
     CostMatrix defaultCosts(const nlohmann::json&) const override { return costPreset("synthetic"); }
     CostMatrix acceptedCosts(const CostMatrix& costs) const override
     {
@@ -214,6 +220,10 @@ public:
     std::string title() const override { return m_parts.title; }
     std::string description() const override { return m_parts.description; }
     std::vector<SettingSpec> settings() const override { return specsOf(m_parts.settings()); }
+    std::vector<OutputSpec> outputs() const override
+    {
+        return resultsOutputs("write one row per (setting, trial, method) as CSV (atomically)");
+    }
     CostMatrix defaultCosts(const nlohmann::json& settings) const override
     {
         const auto choices = imageChoices(name(), m_parts.settings(), settings);

@@ -115,6 +115,16 @@ void checkIsDirectory(const std::string& dir, const std::string& what)
         throw InputError(dir + ": no such folder (" + what + ")");
 }
 
+/// An output folder, created once the inputs have been read (its parent was checked
+/// by the output policy before any work).
+void ensureOutputFolder(const std::string& dir, const std::string& what)
+{
+    std::error_code ec;
+    std::filesystem::create_directory(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir, ec))
+        throw OutputError("cannot create " + dir + " (" + what + ")" + (ec ? ": " + ec.message() : std::string()));
+}
+
 } // namespace
 
 void setMcDropout(ClassifierImpl& net, bool on)
@@ -239,7 +249,6 @@ at::Tensor lcMcDropoutLoss(const std::vector<at::Tensor>& passLogits, const at::
 CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string& outDir, const JobContext& ctx)
 {
     const auto start = Clock::now();
-    checkIsDirectory(outDir, "the model folder to write; create it first");
     if (config.costs.numClasses() != kCamvidRealClasses)
         throw InputError("the decision cost matrix must have 11 classes (the 12-class table without void)");
     const c10::Device device(config.device);
@@ -247,6 +256,7 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
     const auto norm = camvidNormalisation(config.data, config.split, config.height, config.width, config.maxFrames);
     const auto set = loadCamvidSplit(config.data, config.split, config.height, config.width, norm, config.maxFrames);
     ctx.report(Progress::at("load", config.data, 2, 2));
+    ensureOutputFolder(outDir, "the model folder");
     TrainingSet train{set.images, set.labels};
     auto spec = config.model;
     spec.inputShape = {3, config.height, config.width};
@@ -425,7 +435,7 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
     if (config.maxFrames > 0 && static_cast<int64_t>(pairs.size()) > config.maxFrames)
         pairs.resize(static_cast<size_t>(config.maxFrames));
     if (!config.overlayDir.empty())
-        checkIsDirectory(config.overlayDir, "--overlays; create it first");
+        ensureOutputFolder(config.overlayDir, "--overlays");
     const auto L = costTensor(costs);
     std::vector<std::pair<std::string, std::string>> order;  // (method, rule)
     for (const auto& m : camvidMethods())

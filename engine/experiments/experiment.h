@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/job.h"
+#include "core/outputs.h"
 #include "core/settings.h"
 #include "decision/cost_matrix.h"
 #include "io/session_file.h"
@@ -62,6 +63,14 @@ public:
     virtual std::string description() const = 0;
     /// Its settings: name, kind, default, range, unit, help, preset values.
     virtual std::vector<SettingSpec> settings() const = 0;
+    /// What a run writes, declared beside the settings: the flag, kind and help of each
+    /// output. By default the results files (JSON and CSV). The command line derives its
+    /// output flags and their help from this, and every path given is checked by the
+    /// output policy (core/outputs.h) before any work.
+    virtual std::vector<OutputSpec> outputs() const { return resultsOutputs(); }
+    /// The paths among `settings` (checked) that a run reads: settings a form browses
+    /// for (data folders). The output policy keeps outputs off them.
+    std::vector<CommandPath> inputPaths(const nlohmann::json& settings) const;
     /// The method catalogue's ids this experiment offers (the catalogue's rows for name()).
     virtual std::vector<std::string> methods() const;
     /// The cost matrix a run decides under when the user gives none.

@@ -12,6 +12,19 @@ std::vector<std::string> Experiment::methods() const
     return methodIdsFor(name());
 }
 
+std::vector<CommandPath> Experiment::inputPaths(const nlohmann::json& values) const
+{
+    std::vector<CommandPath> paths;
+    for (const auto& spec : settings()) {
+        if (spec.browse == SettingBrowse::None && spec.name != kDataSetting)
+            continue;
+        const auto it = values.find(spec.name);
+        if (it != values.end() && it->is_string() && !it->get<std::string>().empty())
+            paths.push_back({settingFlag(spec), it->get<std::string>(), PathKind::Folder});
+    }
+    return paths;
+}
+
 CostMatrix Experiment::acceptedCosts(const CostMatrix& costs) const
 {
     CostMatrix expected;

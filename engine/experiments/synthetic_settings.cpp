@@ -62,11 +62,13 @@ const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings()
                                      d.correction.warmStartSteps, 0, 1000000),
                      [](const C& c) { return J(c.correction.warmStartSteps); },
                      [](C& c, const J& v) { c.correction.warmStartSteps = v.get<int>(); }});
-        s.push_back({withFormLabel(integerSetting("grid_resolution", "N",
-                                     "decision-region grid cells per side, for plots of the predictive and q (0: "
-                                     "none)",
-                                     d.gridResolution, 0, 400),
-                              "Region grid"),
+        // The window draws decision regions: a grid by default there.
+        s.push_back({withWindowValue(withFormLabel(integerSetting("grid_resolution", "N",
+                                                                  "decision-region grid cells per side, for plots of "
+                                                                  "the predictive and q (0: none)",
+                                                                  d.gridResolution, 0, 400),
+                                                   "Region grid"),
+                                     80),
                      [](const C& c) { return J(c.gridResolution); },
                      [](C& c, const J& v) { c.gridResolution = v.get<int>(); }});
         s.push_back({withFormLabel(choiceSetting("bbvi_prior", "P",
@@ -95,6 +97,15 @@ SyntheticConfig syntheticConfigFrom(const nlohmann::json& settings, const CostMa
     costs.validateFor(2);
     config.costs = costs;
     return config;
+}
+
+std::vector<OutputSpec> syntheticCommandOutputs()
+{
+    auto outputs = resultsOutputs("write per-replicate results as CSV (atomically)");
+    outputs.push_back({"save_models", "DIR", PathKind::Folder,
+                       "save each q (and the MAP / last-sample networks) with a JSON sidecar; the folder is "
+                       "created once the run starts"});
+    return outputs;
 }
 
 } // namespace lcs

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "core/outputs.h"
 #include "core/settings.h"
 #include "experiments/synthetic_experiment.h"
 
@@ -11,6 +12,10 @@
 namespace lcs {
 
 const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings();
+
+/// The synthetic command's outputs: the experiment's results files and, its own, a folder
+/// of the trained networks (each q, and the MAP / last-sample networks).
+std::vector<OutputSpec> syntheticCommandOutputs();
 
 /// The config a run of `settings` (name -> value, checked) under `costs` uses, the
 /// window's and the command line's alike: tasks in parallel on every core unless the

@@ -1,0 +1,162 @@
+#include "core/outputs.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/atomic_file.h"
+#include "core/input_error.h"
+#include "core/settings.h"
+
+namespace lcs {
+
+std::vector<OutputSpec> resultsOutputs(const std::string& csvHelp)
+{
+    return {{"json", "FILE", PathKind::File, "write results as JSON (atomically)"},
+            {"csv", "FILE", PathKind::File, csvHelp}};
+}
+
+std::string outputFlag(const OutputSpec& spec)
+{
+    std::string flag = "--" + spec.name;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    return flag;
+}
+
+std::string outputsHelp(const std::vector<OutputSpec>& specs)
+{
+    std::string out;
+    for (const auto& s : specs)
+        out += helpEntry("  " + outputFlag(s) + " " + s.valueName, s.help);
+    return out;
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// lstat without following a final symlink; false when nothing is there.
+bool statPath(const std::string& path, struct stat& info)
+{
+    return ::lstat(path.c_str(), &info) == 0;
+}
+
+std::string folderOf(const std::string& path)
+{
+    const fs::path p(path);
+    return p.has_parent_path() ? p.parent_path().string() : std::string(".");
+}
+
+/// An absolute, normalised spelling (symlinks in existing parents resolved), for the
+/// "inside a folder" tests and for outputs that do not exist yet.
+fs::path canonicalSpelling(const std::string& path)
+{
+    std::error_code ec;
+    auto p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    return ec ? fs::path(path).lexically_normal() : p;
+}
+
+bool inside(const fs::path& path, const fs::path& folder)
+{
+    auto p = path.begin();
+    for (auto f = folder.begin(); f != folder.end(); ++f, ++p) {
+        if (f->empty())
+            continue;  // a trailing separator
+        if (p == path.end() || *p != *f)
+            return false;
+    }
+    return true;
+}
+
+bool sameFile(const std::string& a, const std::string& b)
+{
+    struct stat x {}, y {};
+    if (::stat(a.c_str(), &x) == 0 && ::stat(b.c_str(), &y) == 0)
+        return x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+    return canonicalSpelling(a) == canonicalSpelling(b);
+}
+
+/// Whether a file can be created in `folder`: a probe file is made and removed (the
+/// permission bits say nothing for root, nor on read-only or virtual file systems).
+bool canCreateIn(const std::string& folder)
+{
+    const std::string probe = temporaryPathFor(folder + "/.lcstudio-probe");
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return false;
+    ::close(fd);
+    ::unlink(probe.c_str());
+    return true;
+}
+
+[[noreturn]] void refuse(const CommandPath& out, const std::string& why)
+{
+    throw InputError(out.flag + ": " + out.path + " " + why);
+}
+
+void checkOne(const CommandPath& out)
+{
+    if (out.path.empty())
+        throw InputError(out.flag + ": the path is empty");
+    struct stat info {};
+    if (statPath(out.path, info)) {
+        if (S_ISLNK(info.st_mode))
+            refuse(out, "is a symbolic link; give the path it points to, or a new file");
+        if (out.kind == PathKind::File) {
+            if (S_ISDIR(info.st_mode))
+                refuse(out, "is a folder, not a file");
+            if (!S_ISREG(info.st_mode))
+                refuse(out, "is not a regular file (a FIFO, socket or device); refusing to replace it");
+        } else {
+            if (!S_ISDIR(info.st_mode))
+                refuse(out, "exists and is not a folder");
+            if (!canCreateIn(out.path))
+                refuse(out, "is a folder that is not writable");
+            return;
+        }
+    }
+    const std::string parent = folderOf(out.path);
+    std::error_code ec;
+    if (!fs::is_directory(parent, ec))
+        refuse(out, "cannot be written: folder " + parent + " does not exist");
+    if (!canCreateIn(parent))
+        refuse(out, "cannot be written: folder " + parent + " is not writable");
+}
+
+} // namespace
+
+void checkOutputPolicy(const std::vector<CommandPath>& outputs, const std::vector<CommandPath>& inputs)
+{
+    for (const auto& out : outputs)
+        checkOne(out);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const auto& out = outputs[i];
+        const auto outPath = canonicalSpelling(out.path);
+        for (const auto& in : inputs) {
+            if (in.path.empty())
+                continue;
+            std::error_code ec;
+            if (!fs::exists(in.path, ec))
+                continue;  // a name such as fashion-mnist, or a file its own reader refuses
+            if (sameFile(out.path, in.path))
+                refuse(out, "is also the input of " + in.flag + "; writing it would destroy the input");
+            const auto inPath = canonicalSpelling(in.path);
+            if (fs::is_directory(in.path, ec) && inside(outPath, inPath))
+                refuse(out, "lies inside " + in.path + ", the input of " + in.flag + "; write it elsewhere");
+            if (out.kind == PathKind::Folder && inside(inPath, outPath))
+                refuse(out, "holds " + in.path + ", the input of " + in.flag + "; write it elsewhere");
+        }
+        for (size_t j = 0; j < i; ++j) {
+            const auto& other = outputs[j];
+            if (sameFile(out.path, other.path) || outPath == canonicalSpelling(other.path))
+                refuse(out, "is also the output of " + other.flag + "; give each output its own path");
+        }
+    }
+}
+
+} // namespace lcs
