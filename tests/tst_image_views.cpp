@@ -453,6 +453,23 @@ private Q_SLOTS:
         QCOMPARE(b.costModel()->matrix().at(3, 8), 0.25);
     }
 
+    void windowValuesStartTheFormButNotASession()
+    {
+        // The declared window values (subsets that train in minutes) start a new form; a
+        // session that leaves them unset ("all") opens as all, not as the window's.
+        const auto& corruption = ExperimentRegistry::global().get("corruption");
+        QCOMPARE(windowValues(corruption.settings()), (nlohmann::json{{"max_train", 10000}, {"max_test", 2000}}));
+        ExperimentPanel panel({&corruption}, {});
+        panel.setExperiment("corruption");
+        auto* form = panel.findChild<SettingsForm*>("corruptionSettings");
+        QVERIFY(form);
+        const auto fresh = form->values();
+        QCOMPARE(fresh.value("max_train", 0), 10000);
+        QCOMPARE(fresh.value("max_test", 0), 2000);
+        panel.applySettings({{"data", "fashion-mnist"}});
+        QVERIFY2(!form->values().contains("max_train"), form->values().dump().c_str());
+    }
+
     void imagePanelOffersOnlyUsableDevices()
     {
         const auto& corruption = ExperimentRegistry::global().get("corruption");

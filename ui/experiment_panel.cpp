@@ -20,13 +20,14 @@ ExperimentPanel::ExperimentPanel(const QList<const Experiment*>& experiments, co
     auto* column = new QVBoxLayout(this);
     column->setContentsMargins(0, 0, 0, 0);
     m_stack = new QStackedWidget(this);
-    auto start = options.initial;
-    if (!rememberedData().isEmpty())
-        start[kDataSetting] = rememberedData().toStdString();
+
     for (const auto* experiment : experiments) {
         const QString name = QString::fromStdString(experiment->name());
         auto* form = new SettingsForm(experiment->settings(), m_stack);
         form->setObjectName(name + QStringLiteral("Settings"));
+        auto start = windowValues(experiment->settings());
+        if (!rememberedData().isEmpty())
+            start[kDataSetting] = rememberedData().toStdString();
         form->setValues(start);
         m_stack->addWidget(form);
         m_forms.insert(name, form);

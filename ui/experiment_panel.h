@@ -18,7 +18,6 @@ class SettingsForm;
 /// What a panel is built from beside its experiments.
 struct ExperimentPanelOptions {
     QString name;               ///< object names' prefix: "<name>Run", "<name>Cancel" (tests find them)
-    nlohmann::json initial;     ///< the values every form starts from (the window's quicker subsets)
     QString dataKey;            ///< QSettings key remembering the data setting (empty: none)
     QString dataFallback;       ///< the data before anything is remembered
     QString note;               ///< a paragraph under the form (empty: none)

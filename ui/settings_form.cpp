@@ -80,7 +80,8 @@ SettingsForm::SettingsForm(std::vector<SettingSpec> specs, QWidget* parent) : QW
     if (!JobRunner::cudaAvailable() && m_editors.contains(device))
         restrictSuggestion(device, QStringLiteral("cuda"),
                            tr("This LibTorch build has no CUDA support or no GPU is visible"));
-    setValues(nlohmann::json::object());
+    // A new form starts from the window's values (a session opened later sets its own).
+    setValues(windowValues(m_specs));
 }
 
 void SettingsForm::restrictSuggestion(const QString& setting, const QString& suggestion, const QString& why)

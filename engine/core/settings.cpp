@@ -27,8 +27,9 @@ long long wholeBound(double v)
     return static_cast<long long>(v);
 }
 
-/// `text` wrapped to kHelpWidth, every line after the first indented to kHelpColumn.
-std::string wrapped(const std::string& head, const std::string& text)
+} // namespace
+
+std::string helpEntry(const std::string& head, const std::string& text)
 {
     std::string out = head, line;
     size_t column = head.size();
@@ -62,6 +63,8 @@ std::string wrapped(const std::string& head, const std::string& text)
     }
     return out + "\n";
 }
+
+namespace {
 
 std::string joined(const std::vector<std::string>& items, const std::string& separator)
 {
@@ -161,6 +164,21 @@ SettingSpec withFormLabel(SettingSpec spec, std::string label)
 {
     spec.label = std::move(label);
     return spec;
+}
+
+SettingSpec withWindowValue(SettingSpec spec, nlohmann::json value)
+{
+    spec.windowValue = std::move(value);
+    return spec;
+}
+
+nlohmann::json windowValues(const std::vector<SettingSpec>& specs)
+{
+    nlohmann::json values = nlohmann::json::object();
+    for (const auto& spec : specs)
+        if (!spec.windowValue.is_null())
+            values[spec.name] = spec.windowValue;
+    return values;
 }
 
 SettingSpec switchSetting(std::string name, std::string help)
@@ -408,7 +426,7 @@ std::string settingsHelp(const std::vector<SettingSpec>& specs)
         if (!def.empty())
             help += " (default " + def + (presets.empty() ? "" : ": " + presets) +
                     (s.unit.empty() || !s.defaultText.empty() ? "" : " " + s.unit) + ")";
-        out += wrapped(head, help);
+        out += helpEntry(head, help);
     }
     return out;
 }

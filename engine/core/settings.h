@@ -52,6 +52,10 @@ struct SettingSpec {
     std::function<std::string(const std::string&)> problem;
     /// No default: a run, a session or a form without a value is refused (the data).
     bool required = false;
+    /// The value the window's form starts from where an interactive run wants less than
+    /// a headless one (the region grid the window draws, the subsets that train in
+    /// minutes); null: the default.
+    nlohmann::json windowValue;
 };
 
 /// The name of the setting an experiment reads its data from (a folder or a data set's
@@ -60,6 +64,10 @@ inline constexpr const char* kDataSetting = "data";
 
 /// `spec` with a form label.
 SettingSpec withFormLabel(SettingSpec spec, std::string label);
+/// The same spec with a window value (SettingSpec::windowValue).
+SettingSpec withWindowValue(SettingSpec spec, nlohmann::json value);
+/// name -> windowValue of every setting that has one: what a window's new form shows.
+nlohmann::json windowValues(const std::vector<SettingSpec>& specs);
 
 /// Declarations by kind, the fields a kind does not use left empty.
 SettingSpec integerSetting(std::string name, std::string valueName, std::string help, nlohmann::json defaultValue,
@@ -132,6 +140,10 @@ nlohmann::json checkedSettings(const std::vector<SettingSpec>& specs, const nloh
                                const std::string& source);
 /// "cpu 4 (grayscale), 3 (colour); paper 100 (grayscale), 50 (colour)", or empty.
 std::string presetValuesText(const SettingSpec& spec);
+/// One aligned help entry: `head` ("  --json FILE"), then `text` wrapped to the help's
+/// width, every line after the first indented to the help column.
+std::string helpEntry(const std::string& head, const std::string& text);
+
 /// Aligned help lines, one block per setting: "  --replicates N      replicates (default 10)".
 std::string settingsHelp(const std::vector<SettingSpec>& specs);
 

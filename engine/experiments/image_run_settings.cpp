@@ -73,16 +73,20 @@ void addShared(std::vector<BoundSetting<C>>& s, const std::string& experiment, c
     s.push_back({dataSetting(),
                  [](const C& c) { return c.data.empty() ? J() : J(c.data); },
                  [](C& c, const J& v) { c.data = v.get<std::string>(); }});
-    s.push_back({withFormLabel(presetDefault(integerSetting("max_train", "N", "a seeded random subset of N training images",
-                                                       nullptr, 1, 100000000),
-                                        "all"),
-                          "Training images"),
+    // The window starts on subsets that train in minutes.
+    s.push_back({withWindowValue(withFormLabel(presetDefault(integerSetting("max_train", "N",
+                                                                            "a seeded random subset of N training images",
+                                                                            nullptr, 1, 100000000),
+                                                             "all"),
+                                               "Training images"),
+                                 10000),
                  [](const C& c) { return c.maxTrain > 0 ? J(c.maxTrain) : J(); },
                  [](C& c, const J& v) { c.maxTrain = v.get<int64_t>(); }});
-    s.push_back({withFormLabel(presetDefault(integerSetting("max_test", "N", "the same for the test set", nullptr, 1,
-                                                       100000000),
-                                        "all"),
-                          "Test images"),
+    s.push_back({withWindowValue(withFormLabel(presetDefault(integerSetting("max_test", "N", "the same for the test set",
+                                                                            nullptr, 1, 100000000),
+                                                             "all"),
+                                               "Test images"),
+                                 2000),
                  [](const C& c) { return c.maxTest > 0 ? J(c.maxTest) : J(); },
                  [](C& c, const J& v) { c.maxTest = v.get<int64_t>(); }});
 }

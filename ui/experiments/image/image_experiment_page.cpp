@@ -33,8 +33,6 @@ ExperimentPanelOptions imagePanelOptions()
 {
     ExperimentPanelOptions options;
     options.name = QStringLiteral("image");
-    // The window starts on subsets that train in minutes (the command line's default is all).
-    options.initial = {{"max_train", 10000}, {"max_test", 2000}};
     options.dataKey = QStringLiteral("imageExperiment/data");
     options.dataFallback = QStringLiteral("fashion-mnist");
     return options;

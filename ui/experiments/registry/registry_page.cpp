@@ -17,7 +17,7 @@ namespace lcs::ui {
 
 RegistryExperimentPage::RegistryExperimentPage(const Experiment& experiment, CostMatrixModel* costs,
                                                CostEditor* costEditor, QObject* parent)
-    : PanelExperimentPage({&experiment}, {QString::fromStdString(experiment.name()), {}, {}, {}, {}}, costs,
+    : PanelExperimentPage({&experiment}, {QString::fromStdString(experiment.name()), {}, {}, {}}, costs,
                           costEditor, parent),
       m_experiment(experiment), m_runner(experiment)
 {

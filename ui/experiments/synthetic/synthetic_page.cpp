@@ -98,8 +98,6 @@ QWidget* SyntheticPage::buildPanel()
     auto* column = new QVBoxLayout(panel);
     column->setContentsMargins(0, 0, 0, 0);
     m_form = new SettingsForm(experiment().settings(), panel);
-    // The window draws decision regions: a grid by default (the command line's is none).
-    m_form->setValues({{kGridResolution, 80}});
     column->addWidget(m_form);
     m_posteriorState = new QLabel(tr("no posterior sampled yet"), panel);
     m_posteriorState->setWordWrap(true);
@@ -366,7 +364,8 @@ void SyntheticPage::openModel()
     const QString path = askOpenPath(m_central, tr("Open correction model"), "modelDir", tr("LibTorch model (*.pt)"));
     if (path.isEmpty())
         return;
-    int grid = 80;
+    // At least the window's grid, finer when the form asks for more.
+    int grid = windowValues(experiment().settings()).value(kGridResolution, 0);
     try {
         grid = std::max(grid, settings().at(kGridResolution).get<int>());
     } catch (const InputError&) {
