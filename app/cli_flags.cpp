@@ -20,6 +20,13 @@ CLI::Option* addValueOption(CLI::App& app, const std::string& flag)
         ->allow_extra_args(false);
 }
 
+/// A positional argument (a name without dashes, "SESSION"): one value; a second is a
+/// stray argument.
+CLI::Option* addPositional(CLI::App& app, const std::string& name)
+{
+    return app.add_option(name)->expected(1);
+}
+
 /// The single value of `option`, refusing a repeat or an empty value.
 std::string onlyValue(const CLI::Option& option, const std::string& flag)
 {
@@ -64,8 +71,9 @@ ParsedFlags parseFlags(int argc, char** argv, int first, const std::string& comm
                                             : addValueOption(app, lcs::settingFlag(s)));
     std::vector<std::pair<const FlagSpec*, CLI::Option*>> ownOptions;
     for (const auto& f : own)
-        ownOptions.emplace_back(&f, f.takesValue ? addValueOption(app, f.name)
-                                                 : app.add_flag(f.name)->disable_flag_override());
+        ownOptions.emplace_back(&f, f.name.rfind('-', 0) != 0 ? addPositional(app, f.name)
+                                    : f.takesValue           ? addValueOption(app, f.name)
+                                                             : app.add_flag(f.name)->disable_flag_override());
     std::vector<std::string> args(argv + first, argv + argc);
     std::reverse(args.begin(), args.end());  // CLI11 takes them last first
     try {

@@ -219,24 +219,17 @@ version (1) are read and converted.
 
 int runSessionCommand(int argc, char** argv)
 {
-    std::string sessionPath;
-    std::vector<char*> rest{argv[0], argv[1]};
-    for (int i = 2; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (sessionPath.empty() && a.rfind("-", 0) != 0)
-            sessionPath = a;
-        else
-            rest.push_back(argv[i]);
-    }
     auto own = outputFlagSpecs(lcs::resultsOutputs());
-    own.insert(own.end(), {{"--data", true}, {"--quiet", false}});
-    const auto parsed = parseFlags(static_cast<int>(rest.size()), rest.data(), 2, "run", {}, own, kRunHelp);
+    own.insert(own.end(), {{"SESSION", true}, {"--data", true}, {"--quiet", false}});
+    const auto parsed = parseFlags(argc, argv, 2, "run", {}, own, kRunHelp);
     if (parsed.help) {
         std::fputs(kRunHelp, stdout);
         return kExitOk;
     }
-    if (sessionPath.empty())
+    const auto given = parsed.values.find("SESSION");
+    if (given == parsed.values.end())
         throw UsageError("run: no SESSION file given (see lcstudio-cli run --help)");
+    const std::string sessionPath = given->second;
     const auto session = lcs::loadSessionFile(sessionPath, lcs::sessionCatalogue());
     const auto& experiment = lcs::ExperimentRegistry::global().get(session.experiment);
     auto settings = session.settings;

@@ -40,7 +40,8 @@ std::vector<double> parseNumbers(const std::string& what, const std::string& tex
 /// caller's parser can refuse it.
 std::vector<std::string> splitNames(const std::string& text);
 
-/// One command's flags: whether each takes a value and may be repeated.
+/// One command's flags: whether each takes a value and may be repeated. A name without
+/// leading dashes ("SESSION") is a positional argument taking one value.
 struct FlagSpec {
     std::string name;
     bool takesValue;
