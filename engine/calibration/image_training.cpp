@@ -184,12 +184,8 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
                                            .weight_decay(config.student.weightDecay));
     }
     const auto calibration = calibrationInputs.defined() ? calibrationInputs : data.x;
-    ChainConfig chain;
-    chain.learningRate = config.learningRate;
-    chain.momentum = config.momentum;
-    chain.priorPrecision = config.priorPrecision;
-    chain.temperature = config.temperature;
-    chain.batchSize = config.batchSize;
+    auto chain = ChainConfig::sampler(config.learningRate, config.momentum, config.priorPrecision,
+                                      config.temperature, config.batchSize);
     chain.steps = stepsPerEpoch(data.x.size(0), config.batchSize) * config.epochs;
     chain.burnIn = config.burnInSteps;
     chain.thinning = config.thinning;

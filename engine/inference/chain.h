@@ -40,6 +40,19 @@ struct ChainConfig {
     long long burnIn = 0;         ///< steps before the first sample
     long long thinning = 1;       ///< steps between samples after burn-in
     int keepLast = 0;             ///< the predictive averages the last this many samples; 0 = all
+
+    /// The sampler's own options; the schedule (steps, burn-in, thinning, kept) is set after.
+    static ChainConfig sampler(double learningRate, double momentum, double priorPrecision, double temperature,
+                               int batchSize)
+    {
+        ChainConfig c;
+        c.learningRate = learningRate;
+        c.momentum = momentum;
+        c.priorPrecision = priorPrecision;
+        c.temperature = temperature;
+        c.batchSize = batchSize;
+        return c;
+    }
 };
 
 struct ChainEpoch {

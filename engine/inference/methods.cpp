@@ -134,12 +134,8 @@ InferenceOutput runSgmcmc(Mlp model, const TrainingSet& data, const torch::Tenso
 {
     TORCH_CHECK(config.samples > 0 && config.thinning > 0 && config.burnIn >= 0,
                 "SGHMC: samples and thinning must be positive and burn-in >= 0");
-    ChainConfig chain;
-    chain.learningRate = config.learningRate;
-    chain.momentum = config.momentum;
-    chain.priorPrecision = config.priorPrecision;
-    chain.temperature = config.temperature;
-    chain.batchSize = config.batchSize;
+    auto chain = ChainConfig::sampler(config.learningRate, config.momentum, config.priorPrecision,
+                                      config.temperature, config.batchSize);
     chain.burnIn = config.burnIn;
     chain.thinning = config.thinning;
     chain.steps = config.burnIn + static_cast<long long>(config.samples) * config.thinning;
