@@ -1,8 +1,10 @@
 // Does the synthetic experiment's fast path (hand-written backward passes, engine/fastpath)
-// pay? Times the correction's training step on the paper's 2-50-2 network and 500
-// calibration points both ways, one thread: through trainCorrection (the fast path) and
-// through autograd on the same objective (correctionObjective). Prints steps per second
-// and their ratio; the fast path is kept only while the ratio is well above 1.
+// pay? Times the correction's training on the paper's 2-50-2 network and 500 calibration
+// points both ways through the one correction loop (runCorrection), one thread:
+// trainCorrection (the fast path's hand-written gradient) and trainImageCorrection
+// (autograd on the same objective, the same network as a FlatMlp, the same Adam
+// schedule). Prints steps per second and their ratio; the fast path is kept only while
+// the ratio is well above 1.
 // Usage: lcs_bench_fastpath [steps=2000] [hidden=50] [points=500]
 #include <chrono>
 #include <cstdio>
@@ -11,6 +13,7 @@
 #include <torch/torch.h>
 
 #include "calibration/correction.h"
+#include "calibration/image_training.h"
 #include "core/threads.h"
 #include "decision/cost_matrix.h"
 #include "decision/decisions.h"
@@ -48,29 +51,31 @@ int main(int argc, char** argv)
     lcs::trainCorrection(x, p, costs, config, gen, {}, {}, &initial);
     const double fast = steps / secondsSince(start);
 
-    // Autograd on the same objective, Adam with the same learning rate.
-    lcs::Mlp q(2, std::vector<int64_t>{hidden}, 2);
+    // The same loop (runCorrection) with autograd: the same network as a FlatMlp, the
+    // same configuration, the stored p.
+    lcs::ModelSpec spec;
+    spec.architecture = "mlp";
+    spec.inputShape = {2};
+    spec.hidden = {hidden};
+    spec.classes = 2;
+    auto specGen = at::make_generator<at::CPUGeneratorImpl>(2);
+    auto flat = spec.build(specGen);
     {
         torch::NoGradGuard noGrad;
         auto src = initial->parameters();
-        auto dst = q->parameters();
+        auto dst = flat->parameters();
         for (size_t i = 0; i < src.size(); ++i)
             dst[i].copy_(src[i]);
     }
-    torch::optim::Adam adam(q->parameters(), torch::optim::AdamOptions(config.learningRate));
+    gen = at::make_generator<at::CPUGeneratorImpl>(1);
     start = std::chrono::steady_clock::now();
-    for (int step = 0; step < steps; ++step) {
-        adam.zero_grad();
-        auto terms = lcs::correctionObjective(q->forward(x), p, L, M);
-        terms.loss.backward();
-        adam.step();
-    }
+    lcs::trainImageCorrection(spec, *flat, x, {nullptr, p}, costs, config, gen, {});
     const double autograd = steps / secondsSince(start);
 
     std::printf("correction step, %lld-%lld-2 MLP, %lld points, 1 thread, %d steps\n", 2LL,
                 static_cast<long long>(hidden), static_cast<long long>(points), steps);
     std::printf("  fast path (trainCorrection):   %9.0f steps/s\n", fast);
-    std::printf("  autograd (correctionObjective): %9.0f steps/s\n", autograd);
+    std::printf("  autograd (trainImageCorrection): %7.0f steps/s\n", autograd);
     std::printf("  fast path / autograd: %.2fx\n", fast / autograd);
     return 0;
 }

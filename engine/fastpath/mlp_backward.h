@@ -12,9 +12,9 @@
 /// work of a 2-50-2 network. MAP, SGHMC/SGLD, KFAC and the synthetic correction use this
 /// path; every other network (the image and segmentation models) trains with autograd
 /// (calibration/image_training). Benchmark: bench/bench_fastpath.cpp (lcs_bench_fastpath)
-/// times the correction's step both ways on one thread: 1.2-1.4x faster here at the
-/// paper's 50 hidden units, slower (0.76x) at 400, so the path is for the small networks
-/// only.
+/// times the correction both ways through the same loop on one thread: 1.43-1.46x faster
+/// here at the paper's 50 hidden units, 1.11x at 400 (three runs, November 2026), so the
+/// path is worth it for the small networks only.
 ///
 /// It applies only to MlpImpl (Linear layers with ReLU between) and to the BBVI network
 /// in bayes_mlp.h; the type of the network chooses it. Its contract is the tests that
