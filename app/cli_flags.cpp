@@ -27,6 +27,14 @@ CLI::Option* addPositional(CLI::App& app, const std::string& name)
     return app.add_option(name)->expected(1);
 }
 
+/// "--json --quiet": the next flag taken as a value (a file named --quiet) is refused.
+void refuseFlagLikeValue(const std::string& flag, const std::string& value)
+{
+    if (value.rfind("--", 0) == 0)
+        throw UsageError(flag + ": \"" + value.substr(0, 40) + "\" looks like a flag, not a value (" + flag +
+                         " needs one)");
+}
+
 /// The single value of `option`, refusing a repeat or an empty value.
 std::string onlyValue(const CLI::Option& option, const std::string& flag)
 {
@@ -35,6 +43,7 @@ std::string onlyValue(const CLI::Option& option, const std::string& flag)
     const auto& results = option.results();
     if (results.empty() || results.front().empty())
         throw UsageError(flag + " needs a non-empty value");
+    refuseFlagLikeValue(flag, results.front());
     return results.front();
 }
 
@@ -130,9 +139,11 @@ ParsedFlags parseFlags(int argc, char** argv, int first, const std::string& comm
             parsed.switches.insert(flag->name);
         } else if (flag->repeatable) {
             const auto& values = option->results();  // in the order given
-            for (const auto& v : values)
+            for (const auto& v : values) {
                 if (v.empty())
                     throw UsageError(std::string(flag->name) + " needs a non-empty value");
+                refuseFlagLikeValue(flag->name, v);
+            }
             parsed.repeated[flag->name] = values;
         } else {
             parsed.values[flag->name] = onlyValue(*option, flag->name);

@@ -1,5 +1,8 @@
 // lcstudio-cli: the headless front end. Same engine as the GUI, no Qt.
 #include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -272,22 +275,36 @@ int runDecideCommand(int argc, char** argv)
     if (modelPath.empty())
         throw UsageError("decide: --model FILE is required");
     if (!pointsPath.empty()) {
-        std::istringstream in(lcs::readFile(pointsPath, size_t{256} << 20));
+        std::string text = lcs::readFile(pointsPath, size_t{256} << 20);
+        if (text.rfind("\xEF\xBB\xBF", 0) == 0)
+            text.erase(0, 3);  // a UTF-8 byte-order mark (spreadsheet exports)
+        std::istringstream in(text);
         std::string line;
         int lineNo = 0;
+        // A header is a first line none of whose fields starts like a number ("x,y"); a
+        // first line with a number in it ("1,2o", "nan,nan") is data, and refused if bad.
+        const auto isHeader = [](const std::string& row) {
+            for (const auto& field : splitNames(row)) {
+                const auto start = field.find_first_not_of(" \t");
+                if (start == std::string::npos)
+                    return false;
+                const char* begin = field.c_str() + start;
+                char* end = nullptr;
+                std::strtod(begin, &end);
+                if (end != begin)
+                    return false;
+            }
+            return true;
+        };
         while (std::getline(in, line)) {
             ++lineNo;
             if (line.find_first_not_of(" \t\r") == std::string::npos)
                 continue;
             if (!line.empty() && line.back() == '\r')
                 line.pop_back();
-            try {
-                points.push_back(parseNumbers(pointsPath + " line " + std::to_string(lineNo), line));
-            } catch (const lcs::InputError&) {
-                if (lineNo == 1)
-                    continue;  // header
-                throw;
-            }
+            if (lineNo == 1 && isHeader(line))
+                continue;
+            points.push_back(parseNumbers(pointsPath + " line " + std::to_string(lineNo), line));
         }
     }
     if (points.empty())
@@ -308,10 +325,20 @@ int runDecideCommand(int argc, char** argv)
         if (static_cast<int64_t>(points[i].size()) != loaded.info.inputs)
             throw UsageError("decide: point " + std::to_string(i + 1) + " has " + std::to_string(points[i].size())
                              + " features, the model takes " + std::to_string(loaded.info.inputs));
+        for (double v : points[i])
+            if (std::abs(v) > std::numeric_limits<float>::max())
+                throw UsageError("decide: point " + std::to_string(i + 1) + ": " + lcs::formatNumber(v) +
+                                 " is beyond the network's float range");
         flat.insert(flat.end(), points[i].begin(), points[i].end());
     }
     auto x = torch::tensor(flat).reshape({static_cast<int64_t>(points.size()), loaded.info.inputs});
     auto probs = torch::softmax(loaded.model->forward(x), 1).detach();
+    // A result that is not finite is an error, never printed as a decision.
+    const auto finiteRows = torch::isfinite(probs).all(1);
+    for (int64_t i = 0; i < finiteRows.size(0); ++i)
+        if (!finiteRows[i].item<bool>())
+            throw lcs::InputError("decide: " + modelPath + " gives non-finite probabilities for point " +
+                                  std::to_string(i + 1) + " (its weights or the input overflow)");
     auto decisions = lcs::bayesDecisions(probs, lcs::costTensor(costs));
     const auto probsCpu = probs.to(torch::kDouble).contiguous();
     const double* p = probsCpu.data_ptr<double>();
@@ -500,6 +527,11 @@ int cli::runCli(int argc, char** argv)
     }
     const std::string command = argv[1];
     try {
+        if (command == "-h" || command == "--help" || command == "help" || command == "--version") {
+            if (argc > 2)
+                throw UsageError(command + ": unexpected argument \"" + std::string(argv[2]).substr(0, 40) +
+                                 "\" (for a command's options: lcstudio-cli COMMAND --help)");
+        }
         if (command == "-h" || command == "--help" || command == "help") {
             std::fputs(topHelp().c_str(), stdout);
             return kExitOk;

@@ -507,6 +507,28 @@ keeps "$o/holds/costs.json" 2 "--save-models: $o/holds holds $o/holds/costs.json
 absent "$o/trained" 2 "has no label image" -- camvid train --data "$d/camvid_pair" --out "$o/trained" --quiet
 absent "$o/overlays" 2 "no such folder" -- camvid eval --data "$d/camvid_good" --model "$tmp/none" --overlays "$o/overlays"
 
+# ---------------------------------------------------------------- strict readers and flags
+printf '\xEF\xBB\xBFx,y\n1,2\n' > "$o/bom.csv"
+printf 'nan,nan\n1,2\n' > "$o/nan_first.csv"
+printf '1,2o\n1,2\n' > "$o/typo_first.csv"
+printf '{"costs": [[0, 1], [1, 0]], "costs": [[0, 5], [5, 0]]}' > "$o/dup_costs.json"
+printf '{"costs": [[0, 1], [1, 0]], "M": 1, "M": 2}' > "$o/dup_m.json"
+printf '{"format": "lcstudio-session", "version": 2, "experiment": "synthetic", "experiment": "corruption", "cost_matrix": {"costs": [[0, 1], [1, 0]]}}' > "$o/dup.lcsession"
+expect 0 "1,2," -- decide --model "$q" --points "$o/bom.csv"
+expect 2 "nan_first.csv line 1: \"nan\" is not a finite number" -- decide --model "$q" --points "$o/nan_first.csv"
+expect 2 "typo_first.csv line 1: \"2o\" is not a finite number" -- decide --model "$q" --points "$o/typo_first.csv"
+expect 2 "point 1: 1e+39 is beyond the network's float range" -- decide --model "$q" --point 1e39,0
+expect 2 "key \"costs\" appears twice in one object" -- check "$o/dup_costs.json"
+expect 2 "key \"costs\" appears twice in one object" -- synthetic --costs "$o/dup_costs.json"
+expect 2 "key \"M\" appears twice" -- synthetic --costs "$o/dup_m.json"
+expect 2 "key \"experiment\" appears twice" -- run "$o/dup.lcsession"
+expect 2 "key \"experiment\" appears twice" -- check "$o/dup.lcsession"
+absent "./--quiet" 2 "--json: \"--quiet\" looks like a flag, not a value" -- synthetic --json --quiet
+expect 2 "--point: \"--costs\" looks like a flag" -- decide --model "$q" --point --costs
+expect 2 "help: unexpected argument \"extra\"" -- help extra
+expect 2 "--version: unexpected argument" -- --version now
+expect 2 "listed twice" -- corruption --data fashion-mnist --rates 0.5,0.5
+
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)
 [ -z "$leftovers" ] || { echo "FAIL: temporary files left behind: $leftovers"; failures=$((failures + 1)); }

@@ -1,5 +1,7 @@
 #include "core/json_input.h"
 
+#include <set>
+
 #include <algorithm>
 #include <cmath>
 
@@ -49,8 +51,26 @@ nlohmann::json parseJsonInput(const std::string& text, const std::string& source
     if (deep != std::string::npos)
         throw InputError(source + ": nested deeper than " + std::to_string(limits.maxDepth) + " levels (at byte "
                          + std::to_string(deep) + ")");
+    // A key given twice in one object: nlohmann keeps the last silently, so a file could
+    // say two things and be read as one of them. Refused, naming the key.
+    std::vector<std::set<std::string>> keysPerObject;
+    const auto refuseDuplicateKeys = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        using Event = nlohmann::json::parse_event_t;
+        if (event == Event::object_start) {
+            keysPerObject.emplace_back();
+        } else if (event == Event::object_end) {
+            if (!keysPerObject.empty())
+                keysPerObject.pop_back();
+        } else if (event == Event::key && !keysPerObject.empty()) {
+            const auto key = parsed.get<std::string>();
+            if (!keysPerObject.back().insert(key).second)
+                throw InputError(source + ": key \"" + (key.size() > 40 ? key.substr(0, 37) + "..." : key) +
+                                 "\" appears twice in one object; which value is meant is unclear");
+        }
+        return true;
+    };
     try {
-        return nlohmann::json::parse(text);
+        return nlohmann::json::parse(text, refuseDuplicateKeys);
     } catch (const nlohmann::json::exception& e) {
         // parse_error for syntax, out_of_range for numbers such as 1e400.
         throw InputError(source + ": not valid JSON (" + e.what() + ")");
