@@ -13,6 +13,7 @@
 #include "core/threads.h"
 #include "synthetic_job_runner.h"
 #include "experiments/experiment.h"
+#include "file_dialogs.h"
 #include "main_window.h"
 #include "plot_export.h"
 #include "qcustomplot_compat.h"
@@ -64,6 +65,33 @@ bool near(QRgb a, const QColor& b)
 class TestMainWindow : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void windowOutputsFollowTheOutputPolicy()
+    {
+        // The window's save dialogs refuse what the command line refuses: an input (a
+        // cost matrix it imported, a model with its sidecar), a path inside the data of a
+        // run, a FIFO; the session being saved again may be replaced.
+        QTemporaryDir dir;
+        const QString costs = dir.filePath("costs.json"), model = dir.filePath("q.pt"), session = dir.filePath("s.lcsession");
+        for (const QString& path : {costs, model, model + ".json", session}) {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("{}");
+        }
+        QVERIFY(QDir(dir.path()).mkdir("data"));
+        lcs::ui::noteWindowInput("Import cost matrix", costs, false);
+        lcs::ui::noteWindowInput("Open correction model", model + ".json", false);
+        lcs::ui::noteWindowInput("Open session", session, false);
+        lcs::ui::noteWindowInput("the data", dir.filePath("data"), true);
+        using lcs::ui::windowOutputProblem;
+        QVERIFY(windowOutputProblem("Export results", costs, false).contains("is also the input of Import cost matrix"));
+        QVERIFY(windowOutputProblem("Export results", dir.filePath("./q.pt.json"), false).contains("is also the input"));
+        QVERIFY(windowOutputProblem("Export view", dir.filePath("data/plot.png"), false).contains("lies inside"));
+        QVERIFY(windowOutputProblem("Export all plots to", dir.path(), true).contains("holds"));
+        QVERIFY(windowOutputProblem("Save session", session, false).contains("is also the input of Open session"));
+        QVERIFY(windowOutputProblem("Save session", session, false, session).isEmpty());
+        QVERIFY(windowOutputProblem("Export results", dir.filePath("results.json"), false).isEmpty());
+    }
+
     void initTestCase() { isolateWindowTest(); }
 
     void screenshotIsNotBlank()

@@ -362,7 +362,7 @@ bool MainWindow::saveSessionFile(const QString& path)
 void MainWindow::saveSessionAs()
 {
     const QString path = askSavePath(this, tr("Save session"), "sessionDir", m_experiment + ".lcsession",
-                                     tr("LC Studio sessions (*.lcsession)"));
+                                     tr("LC Studio sessions (*.lcsession)"), m_sessionPath);
     if (!path.isEmpty() && !saveSessionFile(path))
         showError(tr("Save session"), m_lastError);
 }

@@ -5,6 +5,7 @@
 #include "core/input_error.h"
 #include "cost_editor.h"
 #include "cost_matrix_model.h"
+#include "file_dialogs.h"
 #include "experiments/experiment.h"
 
 namespace lcs::ui {
@@ -70,7 +71,11 @@ std::optional<nlohmann::json> PanelExperimentPage::settingsForJob(bool run)
             m_panel->rememberData();
     }
     try {
-        return m_panel->settings();
+        auto settings = m_panel->settings();
+        if (const auto* experiment = ExperimentRegistry::global().find(m_panel->experiment().toStdString()))
+            for (const auto& input : experiment->inputPaths(settings))
+                noteWindowInput(tr("the data"), QString::fromStdString(input.path), true);
+        return settings;
     } catch (const InputError& e) {
         Q_EMIT errorRaised(tr("Cannot run"), QString::fromStdString(e.what()));
         return std::nullopt;
