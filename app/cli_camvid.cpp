@@ -1,5 +1,6 @@
 // lcstudio-cli camvid train | eval | fps: the paper's segmentation experiment.
 #include <cstdio>
+#include <optional>
 #include <filesystem>
 #include <thread>
 
@@ -214,9 +215,15 @@ int runCamvidCommand(int argc, char** argv)
         config.device = device;
         if (!decisionStep.empty())
             config.correction.jointDecision = decisionStep == "joint";
-        const auto result = lcs::trainCamvid(config, out, ctx);
+        lcs::StagedFolder staged(out);  // every network and the manifest, or nothing
+        const auto result = lcs::trainCamvid(config, staged.path(), ctx);
+        staged.commit();
         lines.finish();
-        std::fputs(lcs::camvidTrainText(result).c_str(), stdout);
+        // The text names the files where they are now, not where they were staged.
+        std::string text = lcs::camvidTrainText(result);
+        for (auto at = text.find(staged.path()); at != std::string::npos; at = text.find(staged.path(), at))
+            text.replace(at, staged.path().size(), out);
+        std::fputs(text.c_str(), stdout);
         return kExitOk;
     }
     if (sub == "correct") {
@@ -250,10 +257,16 @@ int runCamvidCommand(int argc, char** argv)
         if (!costsPath.empty())
             config.costs = lcs::loadCostMatrix(costsPath);
         config.mcPasses = static_cast<int>(passes);
-        config.overlayDir = overlays;
+        std::optional<lcs::StagedFolder> staged;  // every overlay, or none
+        if (!overlays.empty()) {
+            staged.emplace(overlays);
+            config.overlayDir = staged->path();
+        }
         config.maxFrames = maxFrames;
         config.device = device;
         const auto result = lcs::evaluateCamvid(config, ctx);
+        if (staged)
+            staged->commit();
         lines.finish();
         std::fputs(lcs::camvidEvalTable(result).c_str(), stdout);
         outputs.writeResults(lcs::camvidEvalJson(result), lcs::camvidEvalCsv(result));

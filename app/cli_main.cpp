@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -185,13 +186,12 @@ int runSyntheticCommand(int argc, char** argv)
 
 int executeSynthetic(const lcs::SyntheticConfig& config, const CommandOutputs& outputs, bool quiet)
 {
-    const std::string modelDir = outputs.path("save_models");
-    if (!modelDir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directory(modelDir, ec);
-        if (ec)
-            throw UsageError("--save-models: cannot create " + modelDir + ": " + ec.message());
-    }
+    // The models go into a staging folder that is moved into place once the run has
+    // finished: all of them, or none.
+    std::optional<lcs::StagedFolder> models;
+    if (!outputs.path("save_models").empty())
+        models.emplace(outputs.path("save_models"));
+    const std::string modelDir = models ? models->path() : std::string();
     // Tiny networks: parallelism across tasks beats intra-op threads, which would only
     // fight over the same cores.
     lcs::configureThreads(1);
@@ -204,6 +204,8 @@ int executeSynthetic(const lcs::SyntheticConfig& config, const CommandOutputs& o
     const auto result = lcs::runSynthetic(config, ctx, onReplicate);
     printer.finish();
     std::fputs(lcs::syntheticTable(result).c_str(), stdout);
+    if (models)
+        models->commit();
     outputs.writeResults(lcs::syntheticJson(result), lcs::syntheticCsv(result));
     return kExitOk;
 }

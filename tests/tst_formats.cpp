@@ -62,6 +62,51 @@ QStringList temporariesIn(const QString& dir)
 class TestFormats : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void stagedFoldersAreAllOrNothing()
+    {
+        QTemporaryDir dir;
+        const std::string base = dir.path().toStdString();
+        const auto entries = [](const std::string& folder) {
+            QStringList names = QDir(QString::fromStdString(folder)).entryList(QDir::Files | QDir::Dirs |
+                                                                                QDir::NoDotAndDotDot | QDir::System);
+            names.sort();
+            return names.join(",");
+        };
+        // Not committed (an error part-way): nothing is left, not even the staging folder.
+        {
+            StagedFolder staged(base + "/models");
+            writeFileAtomically(staged.path() + "/a.pt", "A");
+        }
+        QCOMPARE(entries(base), QString());
+        // A new folder: the staging folder becomes it.
+        {
+            StagedFolder staged(base + "/models/");
+            writeFileAtomically(staged.path() + "/a.pt", "A");
+            writeFileAtomically(staged.path() + "/b.pt", "B");
+            staged.commit();
+        }
+        QCOMPARE(entries(base), QString("models"));
+        QCOMPARE(entries(base + "/models"), QString("a.pt,b.pt"));
+        // An existing folder: each file replaces its namesake, other files stay.
+        writeFileAtomically(base + "/models/keep.txt", "K");
+        {
+            StagedFolder staged(base + "/models");
+            writeFileAtomically(staged.path() + "/a.pt", "A2");
+            staged.commit();
+        }
+        QCOMPARE(entries(base), QString("models"));
+        QCOMPARE(entries(base + "/models"), QString("a.pt,b.pt,keep.txt"));
+        QCOMPARE(QString::fromStdString(readFile(base + "/models/a.pt")), QString("A2"));
+        QCOMPARE(QString::fromStdString(readFile(base + "/models/keep.txt")), QString("K"));
+        // A symlink in the way is not replaced.
+        QVERIFY(QFile::link(QString::fromStdString(base + "/models/keep.txt"), QString::fromStdString(base + "/models/c.pt")));
+        StagedFolder staged(base + "/models");
+        writeFileAtomically(staged.path() + "/c.pt", "C");
+        QVERIFY_THROWS_EXCEPTION(OutputError, staged.commit());
+        QVERIFY(QFileInfo(QString::fromStdString(base + "/models/c.pt")).isSymLink());
+        QCOMPARE(QString::fromStdString(readFile(base + "/models/keep.txt")), QString("K"));
+    }
+
     void camvidSessionRoundTrips()
     {
         const auto catalogue = sessionCatalogue();

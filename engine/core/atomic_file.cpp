@@ -61,6 +61,49 @@ void commitTemporary(const std::string& tmpPath, const std::string& path)
     }
 }
 
+StagedFolder::StagedFolder(std::string dir) : m_dir(std::move(dir))
+{
+    while (m_dir.size() > 1 && m_dir.back() == '/')
+        m_dir.pop_back();
+    m_staging = temporaryPathFor(m_dir);
+    if (::mkdir(m_staging.c_str(), 0755) != 0)
+        throw OutputError("cannot write " + m_dir + ": cannot create " + m_staging + ": " + errnoText(errno));
+}
+
+StagedFolder::~StagedFolder()
+{
+    if (m_committed)
+        return;
+    std::error_code ec;
+    std::filesystem::remove_all(m_staging, ec);
+}
+
+void StagedFolder::commit()
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::exists(m_dir, ec)) {
+        if (std::rename(m_staging.c_str(), m_dir.c_str()) != 0)
+            throw OutputError("cannot write " + m_dir + ": " + errnoText(errno));
+        m_committed = true;
+        return;
+    }
+    // An existing folder: each file replaces its namesake atomically, and only regular
+    // files are replaced (as writeFileAtomically).
+    for (const auto& entry : fs::directory_iterator(m_staging, ec)) {
+        const std::string target = m_dir + "/" + entry.path().filename().string();
+        struct stat info {};
+        if (::lstat(target.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
+            throw OutputError("cannot write " + target + ": it is not a regular file, and is left as it is");
+        if (std::rename(entry.path().c_str(), target.c_str()) != 0)
+            throw OutputError("cannot write " + target + ": " + errnoText(errno));
+    }
+    if (ec)
+        throw OutputError("cannot write " + m_dir + ": " + ec.message());
+    fs::remove(m_staging, ec);
+    m_committed = true;
+}
+
 void discardTemporary(const std::string& tmpPath) noexcept
 {
     std::remove(tmpPath.c_str());

@@ -23,6 +23,28 @@ std::string temporaryPathFor(const std::string& path);
 void commitTemporary(const std::string& tmpPath, const std::string& path);
 void discardTemporary(const std::string& tmpPath) noexcept;
 
+/// A folder of outputs written all or not at all: files go into a fresh staging folder
+/// next to `dir` ("<dir>.tmp.<pid>.<n>"); commit() moves them into place (renaming the
+/// staging folder to `dir` when `dir` does not exist, else renaming each file into it,
+/// each an atomic replacement); without a commit (an error, a cancel) the staging
+/// folder and everything in it are removed, and `dir` is as it was.
+class StagedFolder {
+public:
+    /// Creates the staging folder; throws OutputError naming `dir`.
+    explicit StagedFolder(std::string dir);
+    ~StagedFolder();
+    StagedFolder(const StagedFolder&) = delete;
+    StagedFolder& operator=(const StagedFolder&) = delete;
+    /// Where to write the folder's files.
+    const std::string& path() const { return m_staging; }
+    /// Moves the files into `dir`; throws OutputError naming the file that could not be moved.
+    void commit();
+
+private:
+    std::string m_dir, m_staging;
+    bool m_committed = false;
+};
+
 /// Removes "<path>.tmp.<pid>.<n>" files whose process no longer runs (left by a run
 /// that was killed mid-write). Never throws.
 void removeStaleTemporaries(const std::string& path) noexcept;
