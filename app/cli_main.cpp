@@ -441,18 +441,24 @@ std::string checkFile(const std::string& path)
     if (endsWith(".cost"))
         return describe(lcs::loadCostMatrix(path));
     if (endsWith(".json")) {
+        // Sniffs the kind with room for the largest file any reader takes; the reader of
+        // that kind then applies its own limits, exactly as the commands that read it.
         const std::string text = lcs::readFile(path, size_t{16} << 20);
-        const auto j = lcs::parseJsonInput(text, path);
+        const auto j = lcs::parseJsonInput(text, path, lcs::JsonLimits{size_t{16} << 20, 32});
         std::string format;
         if (j.is_object() && j.contains("format") && j["format"].is_string())
             format = j["format"].get<std::string>();
         if (format == "lcstudio-session")
             return sessionSummary(lcs::sessionFromJson(text, path, lcs::sessionCatalogue()));
+        if (format == "lcstudio-camvid-models")
+            return lcs::checkCamvidModelFolder(std::filesystem::path(path).has_parent_path()
+                                                   ? std::filesystem::path(path).parent_path().string()
+                                                   : std::string("."));
         if (format == "lcstudio-model") {
             const auto info = lcs::modelInfoFromJson(text, path);
             return "model sidecar for a " + std::to_string(info.parameterCount()) + "-parameter network";
         }
-        return describe(lcs::costMatrixFromJson(text, path));
+        return describe(lcs::loadCostMatrix(path));
     }
     if (endsWith("-ubyte") || endsWith("-ubyte.gz") || endsWith(".idx") || endsWith(".idx.gz")) {
         const auto idx = lcs::readIdxFile(path);
@@ -466,7 +472,8 @@ std::string checkFile(const std::string& path)
         return "CIFAR-10 batch of " + std::to_string(batch.size()) + " images";
     }
     if (lcs::isDirectory(path))
-        return checkDataFolder(path);
+        return std::filesystem::exists(path + "/camvid.json") ? lcs::checkCamvidModelFolder(path)
+                                                              : checkDataFolder(path);
     struct stat info {};
     if (::stat(path.c_str(), &info) != 0)
         throw lcs::InputError(path + ": no such file or directory");

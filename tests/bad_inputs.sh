@@ -529,6 +529,21 @@ expect 2 "help: unexpected argument \"extra\"" -- help extra
 expect 2 "--version: unexpected argument" -- --version now
 expect 2 "listed twice" -- corruption --data fashion-mnist --rates 0.5,0.5
 
+# ---------------------------------------------------------------- check agrees with the commands
+python3 -c '
+import json
+n = 900
+print(json.dumps({"costs": [[0.0 if r == c else 0.123456 for c in range(n)] for r in range(n)]}))' > "$o/big900.json"
+printf '2 2 2\n0 1\n1 0\n' > "$o/three_tokens.cost"
+mkdir -p "$o/cv_tiny_std"
+printf '{"format": "lcstudio-camvid-models", "version": 1, "height": 32, "width": 32, "mean": [0.5, 0.5, 0.5], "std": [1e-310, 0.25, 0.25], "methods": {"cw_sgd": "cw_sgd.pt"}}' > "$o/cv_tiny_std/camvid.json"
+expect 0 "900" -- check "$o/big900.json"
+expect 2 "header \"2 2 2\" is not two integers" -- check "$o/three_tokens.cost"
+expect 2 "field \"std\" holds 1e-310" -- check "$o/cv_tiny_std/camvid.json"
+expect 2 "field \"std\" holds 1e-310" -- camvid fps --model "$o/cv_tiny_std"
+expect 2 "cw_sgd.pt" -- check "$d/cv_no_s"
+expect 2 "needs an MC-dropout network and q" -- camvid fps --model "$d/cv_no_s"
+
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)
 [ -z "$leftovers" ] || { echo "FAIL: temporary files left behind: $leftovers"; failures=$((failures + 1)); }

@@ -312,8 +312,13 @@ CostMatrix costMatrixFromWeka(const std::string& text, const std::string& source
     if (lines.empty())
         throw CostMatrixError(source + ": no header line \"ROWS COLUMNS\"");
     const auto& header = lines.front();
-    const std::string headerText = header.tokens.size() >= 2 ? header.tokens[0].substr(0, 20) + " " + header.tokens[1].substr(0, 20)
-                                                               : header.tokens[0].substr(0, 20);
+    // The header as written (each token shortened, at most four), so that "2 2 2" is
+    // reported as itself and not as the "2 2" it starts with.
+    std::string headerText;
+    for (size_t i = 0; i < std::min<size_t>(header.tokens.size(), 4); ++i)
+        headerText += (i ? " " : "") + header.tokens[i].substr(0, 20);
+    if (header.tokens.size() > 4)
+        headerText += " ...";
     const auto rows = header.tokens.size() == 2 ? parseInteger(header.tokens[0], 1, kMaxCostClasses) : std::nullopt;
     const auto cols = header.tokens.size() == 2 ? parseInteger(header.tokens[1], 1, kMaxCostClasses + 1) : std::nullopt;
     if (!rows || !cols)

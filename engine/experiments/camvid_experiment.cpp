@@ -59,7 +59,8 @@ Manifest readManifest(const std::string& dir)
         if (!v.is_array() || v.size() != 3)
             r.fail(key, "must hold 3 numbers");
         for (size_t c = 0; c < 3; ++c) {
-            if (!v[c].is_number() || !(v[c].get<double>() > (std::string(key) == "std" ? 0.0 : -1.0)) ||
+            // A std below 1e-6 of the [0, 1] pixel range divides the frames into overflow.
+            if (!v[c].is_number() || !(v[c].get<double>() >= (std::string(key) == "std" ? 1e-6 : -1.0)) ||
                 v[c].get<double>() > 1.0)
                 r.fail(key, "holds " + jsonExcerpt(v[c]) + ", not a number in range");
             (std::string(key) == "mean" ? m.norm.mean : m.norm.std)[c] = v[c].get<double>();
@@ -519,6 +520,19 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
     return result;
 }
 
+std::string checkCamvidModelFolder(const std::string& dir)
+{
+    checkIsDirectory(dir, "a CamVid model folder");
+    const auto manifest = readManifest(dir);
+    std::string networks;
+    for (const auto& [method, file] : manifest.files) {
+        const auto loaded = loadManifestNetwork(dir, manifest, file);
+        networks += (networks.empty() ? "" : ", ") + method + " (" + loaded.spec.describe() + ")";
+    }
+    return "CamVid model folder for " + std::to_string(manifest.width) + "x" + std::to_string(manifest.height) +
+           " frames: " + networks + "; every network matches its sidecar";
+}
+
 CamvidFpsResult camvidFramesPerSecond(const std::string& modelDir, const std::vector<int>& ensembles, int frames,
                                       const std::string& device)
 {
@@ -534,8 +548,9 @@ CamvidFpsResult camvidFramesPerSecond(const std::string& modelDir, const std::ve
     const auto qFile = pick({"ours", "sghmc_s", "cw_sgd"});
     if (mcFile.empty() || qFile.empty())
         throw InputError(modelDir + ": needs an MC-dropout network and q (train with mc_dropout and ours)");
-    auto mc = loadClassifier(modelDir + "/" + mcFile);
-    auto q = loadClassifier(modelDir + "/" + qFile);
+    // Loaded and checked as eval loads them, so fps accepts what eval accepts.
+    auto mc = loadManifestNetwork(modelDir, manifest, mcFile);
+    auto q = loadManifestNetwork(modelDir, manifest, qFile);
     const c10::Device dev(device);
     mc.model->to(dev);
     q.model->to(dev);

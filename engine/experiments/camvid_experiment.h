@@ -134,6 +134,11 @@ struct CamvidEvalResult {
 /// differ) when overlayDir is set.
 CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext& ctx);
 
+/// Reads a model folder's manifest and loads every network it lists, with the checks
+/// eval and fps apply (sidecars, checksums, class count, frame size); one line saying
+/// what is there, or InputError naming the file and the field.
+std::string checkCamvidModelFolder(const std::string& dir);
+
 CamvidFpsResult camvidFramesPerSecond(const std::string& modelDir, const std::vector<int>& ensembles, int frames,
                                       const std::string& device);
 
