@@ -89,4 +89,11 @@ at::Tensor camvidColourise(const at::Tensor& labels)
     return table.index_select(0, flat).reshape({labels.size(0), labels.size(1), 3});
 }
 
+void requireLabelledPixels(const CamvidSet& set, const std::string& dir, const std::string& split)
+{
+    if (set.labels.numel() == 0 || set.labels.ne(kCamvidVoid).sum().item<int64_t>() == 0)
+        throw InputError(dir + ": split \"" + split + "\" has no labelled pixel (every label is void, " +
+                         std::to_string(kCamvidVoid) + "): there is nothing to train on");
+}
+
 } // namespace lcs

@@ -36,6 +36,10 @@ std::pair<at::Tensor, at::Tensor> camvidFrameTensors(const CamvidFrame& frame, c
 CamvidSet loadCamvidSplit(const std::string& dir, const std::string& split, int height, int width,
                           const CamvidNormalisation& norm, int64_t maxFrames = 0);
 
+/// Throws InputError naming `dir` and `split` when every pixel of `set` is void: a
+/// network trained on it would learn nothing and still be saved.
+void requireLabelledPixels(const CamvidSet& set, const std::string& dir, const std::string& split);
+
 /// The mean and std of the frames of `split` (at the given size).
 CamvidNormalisation camvidNormalisation(const std::string& dir, const std::string& split, int height, int width,
                                         int64_t maxFrames = 0);

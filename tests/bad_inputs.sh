@@ -284,6 +284,7 @@ label = lambda v, w=4, h=3: png(w, h, 0, [bytes([v]) * w] * h)
 put('camvid_good/train/a.png', frame); put('camvid_good/trainannot/a.png', label(3))
 put('camvid_pair/train/a.png', frame); put('camvid_pair/train/b.png', frame); put('camvid_pair/trainannot/a.png', label(3))
 put('camvid_range/val/a.png', frame); put('camvid_range/valannot/a.png', label(12))
+put('camvid_void/train/a.png', frame); put('camvid_void/trainannot/a.png', label(11))
 put('camvid_size/val/a.png', frame); put('camvid_size/valannot/a.png', label(3, 5, 3))
 put('camvid_bomb/train/a.png', png(100000, 1, 0, [b'']))
 put('camvid_bomb/trainannot/a.png', label(3))
@@ -543,6 +544,10 @@ expect 2 "field \"std\" holds 1e-310" -- check "$o/cv_tiny_std/camvid.json"
 expect 2 "field \"std\" holds 1e-310" -- camvid fps --model "$o/cv_tiny_std"
 expect 2 "cw_sgd.pt" -- check "$d/cv_no_s"
 expect 2 "needs an MC-dropout network and q" -- camvid fps --model "$d/cv_no_s"
+
+absent "$o/void_models" 2 "split \"train\" has no labelled pixel (every label is void" -- camvid train --data "$d/camvid_void" --out "$o/void_models" --quiet
+printf '{"costs": [[0, 1e-310], [1e-310, 0]]}' > "$o/subnormal_costs.json"
+expect 2 "M = 1e-310 is below 1e-300" -- synthetic --costs "$o/subnormal_costs.json"
 
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)

@@ -157,6 +157,12 @@ void CostMatrix::validate() const
     } else if (maxL <= 0) {
         throw CostMatrixError("all costs are zero: there is no decision to calibrate (set M or a cost)");
     }
+    // The correction divides by M: below this, 1/M and L/M overflow and every figure
+    // computed from them is NaN.
+    constexpr double kSmallestM = 1e-300;
+    if (utilityConstant() < kSmallestM)
+        throw CostMatrixError("M = " + formatNumber(utilityConstant()) + " is below " + formatNumber(kSmallestM) +
+                              ": the correction divides by it; scale the costs up");
 }
 
 void CostMatrix::validateFor(int expectedClasses) const

@@ -257,6 +257,7 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
     const auto norm = camvidNormalisation(config.data, config.split, config.height, config.width, config.maxFrames);
     const auto set = loadCamvidSplit(config.data, config.split, config.height, config.width, norm, config.maxFrames);
     ctx.report(Progress::at("load", config.data, 2, 2));
+    requireLabelledPixels(set, config.data, config.split);
     ensureOutputFolder(outDir, "the model folder");
     TrainingSet train{set.images, set.labels};
     auto spec = config.model;

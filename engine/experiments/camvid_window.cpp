@@ -238,6 +238,7 @@ CamvidWindowRun trainCamvidWindow(const CamvidWindowConfig& config, const JobCon
     cache->norm = camvidNormalisation(tc.data, tc.split, tc.height, tc.width, tc.maxFrames);
     const auto set = loadCamvidSplit(tc.data, tc.split, tc.height, tc.width, cache->norm, tc.maxFrames);
     ctx.report(Progress::at("load", tc.data, 2, 3));
+    requireLabelledPixels(set, tc.data, tc.split);
     // Loading the validation frames now also refuses a missing split before any training.
     const auto held = loadCamvidSplit(tc.data, config.evalSplit, tc.height, tc.width, cache->norm,
                                       std::max<int64_t>(1, config.epochEvalFrames));
