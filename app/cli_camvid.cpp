@@ -117,9 +117,10 @@ int runCamvidCommand(int argc, char** argv)
     std::vector<lcs::OutputSpec> declared;
     if (sub == "train")
         declared = {{"out", "DIR", lcs::PathKind::Folder, "the model folder"}};
-    else if (sub == "eval")
-        declared = lcs::resultsOutputs(),
+    else if (sub == "eval") {
+        declared = lcs::resultsOutputs();
         declared.push_back({"overlays", "DIR", lcs::PathKind::Folder, "overlay PNGs"});
+    }
     else if (sub == "fps")
         declared = {lcs::resultsOutputs().front()};
     std::vector<FlagSpec> specs = outputFlagSpecs(declared);

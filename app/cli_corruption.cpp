@@ -19,13 +19,12 @@ namespace {
 
 std::string imageRunFilesHelp(const lcs::Experiment& experiment)
 {
-    return "Options (files and output):\n" +
-           lcs::helpEntry("  --costs FILE", "cost matrix (.json or .cost) with as many classes as the data; default: "
-                                            "the paper's (mnist preset for 1-channel data, cifar10 for colour)") +
-           lcs::helpEntry("  --threads T", "intra-op threads (default 1: the MLP's small matrices run 3-4x slower "
-                                           "split across threads, and ResNet-18 on 2 shared cores 5x)") +
-           lcs::outputsHelp(experiment.outputs()) + lcs::helpEntry("  --quiet", "no progress on stderr") +
-           lcs::helpEntry("  -h, --help", "this text");
+    return filesAndOutputHelp(
+        lcs::helpEntry("  --costs FILE", "cost matrix (.json or .cost) with as many classes as the data; default: "
+                                         "the paper's (mnist preset for 1-channel data, cifar10 for colour)") +
+            lcs::helpEntry("  --threads T", "intra-op threads (default 1: the MLP's small matrices run 3-4x slower "
+                                            "split across threads, and ResNet-18 on 2 shared cores 5x)"),
+        experiment.outputs());
 }
 
 } // namespace

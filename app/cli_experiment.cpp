@@ -18,10 +18,9 @@ namespace {
 /// The files-and-output help: --costs, the experiment's declared outputs, --quiet.
 std::string filesHelp(const lcs::Experiment& experiment)
 {
-    return "Options (files and output):\n" +
-           lcs::helpEntry("  --costs FILE", "cost matrix (.json or Weka .cost); default: the experiment's") +
-           lcs::outputsHelp(experiment.outputs()) + lcs::helpEntry("  --quiet", "no progress on stderr") +
-           lcs::helpEntry("  -h, --help", "this text");
+    return filesAndOutputHelp(
+        lcs::helpEntry("  --costs FILE", "cost matrix (.json or Weka .cost); default: the experiment's"),
+        experiment.outputs());
 }
 
 } // namespace

@@ -92,11 +92,11 @@ std::string syntheticHelp()
 {
     const auto& experiment = lcs::ExperimentRegistry::global().get(lcs::kSyntheticExperiment);
     return experimentIntro(experiment) + "\nOptions (the experiment's settings):\n" +
-           lcs::settingsHelp(experiment.settings()) + "\nOptions (files and output):\n" +
-           lcs::helpEntry("  --costs FILE", "cost matrix (.json or Weka .cost, 2 classes); default: the paper's") +
-           lcs::helpEntry("  --preset NAME", "a named preset instead of --costs (see \"lcstudio-cli presets\")") +
-           lcs::outputsHelp(lcs::syntheticCommandOutputs()) + lcs::helpEntry("  --quiet", "no progress on stderr") +
-           lcs::helpEntry("  -h, --help", "this text");
+           lcs::settingsHelp(experiment.settings()) + "\n" +
+           filesAndOutputHelp(
+               lcs::helpEntry("  --costs FILE", "cost matrix (.json or Weka .cost, 2 classes); default: the paper's") +
+                   lcs::helpEntry("  --preset NAME", "a named preset instead of --costs (see \"lcstudio-cli presets\")"),
+               lcs::syntheticCommandOutputs());
 }
 
 const char* kCheckHelp = R"(lcstudio-cli check - check LC Studio files without running anything
@@ -309,6 +309,8 @@ int runDecideCommand(int argc, char** argv)
             points.push_back(parseNumbers(pointsPath + " line " + std::to_string(lineNo), line));
         }
     }
+    if (points.empty() && !pointsPath.empty())
+        throw UsageError("decide: " + pointsPath + " has no data row (at most a header line without numbers)");
     if (points.empty())
         throw UsageError("decide: no points (use --points FILE or --point X,Y)");
 

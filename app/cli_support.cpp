@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/number_format.h"
+#include "core/settings.h"
 
 namespace cli {
 
@@ -39,6 +40,12 @@ std::vector<std::string> splitNames(const std::string& text)
     if (!text.empty() && text.back() == ',')
         names.push_back("");
     return names;
+}
+
+std::string filesAndOutputHelp(const std::string& inputs, const std::vector<lcs::OutputSpec>& outputs)
+{
+    return "Options (files and output):\n" + inputs + lcs::outputsHelp(outputs) +
+           lcs::helpEntry("  --quiet", "no progress on stderr") + lcs::helpEntry("  -h, --help", "this text");
 }
 
 std::vector<FlagSpec> outputFlagSpecs(const std::vector<lcs::OutputSpec>& outputs)

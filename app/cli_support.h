@@ -48,6 +48,10 @@ struct FlagSpec {
     bool repeatable = false;
 };
 
+/// A command's "Options (files and output)" help: `inputs` (its own help entries, e.g.
+/// --costs), then its declared outputs, --quiet and --help.
+std::string filesAndOutputHelp(const std::string& inputs, const std::vector<lcs::OutputSpec>& outputs);
+
 /// The flags of a command's declared outputs (each takes a path).
 std::vector<FlagSpec> outputFlagSpecs(const std::vector<lcs::OutputSpec>& outputs);
 

@@ -518,6 +518,10 @@ printf '{"format": "lcstudio-session", "version": 2, "experiment": "synthetic", 
 expect 0 "1,2," -- decide --model "$q" --points "$o/bom.csv"
 expect 2 "nan_first.csv line 1: \"nan\" is not a finite number" -- decide --model "$q" --points "$o/nan_first.csv"
 expect 2 "typo_first.csv line 1: \"2o\" is not a finite number" -- decide --model "$q" --points "$o/typo_first.csv"
+: > "$o/empty_points.csv"
+printf 'x,y\n' > "$o/header_only.csv"
+expect 2 "empty_points.csv has no data row" -- decide --model "$q" --points "$o/empty_points.csv"
+expect 2 "header_only.csv has no data row" -- decide --model "$q" --points "$o/header_only.csv"
 expect 2 "point 1: 1e+39 is beyond the network's float range" -- decide --model "$q" --point 1e39,0
 expect 2 "key \"costs\" appears twice in one object" -- check "$o/dup_costs.json"
 expect 2 "key \"costs\" appears twice in one object" -- synthetic --costs "$o/dup_costs.json"

@@ -218,8 +218,12 @@ public:
                                          double utilityConstant, const at::Tensor& decisions) override
     {
         auto trace = traceMlp(*m_q, x);
-        const auto logP = p.to(torch::kFloat).clamp_min(1e-12).log();
-        auto g = correctionObjectiveWithGradient(trace.logits, logP, costs, utilityConstant, decisions);
+        // The whole set in order hands over the same p every step: its log is taken once.
+        if (!m_p.defined() || !m_p.is_same(p)) {
+            m_p = p;
+            m_logP = p.to(torch::kFloat).clamp_min(1e-12).log();
+        }
+        auto g = correctionObjectiveWithGradient(trace.logits, m_logP, costs, utilityConstant, decisions);
         setMlpGradients(*m_q, trace, backpropagateMlp(*m_q, trace, g.gradient));
         return g.terms;
     }
@@ -229,6 +233,7 @@ public:
 private:
     Mlp m_q;
     FlatParameters m_flat;
+    at::Tensor m_p, m_logP;
 };
 
 } // namespace

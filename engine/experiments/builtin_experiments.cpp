@@ -82,12 +82,7 @@ public:
                "decide again with q. Prints Table 2 (mean ± std over replicates, paired difference).\n";
     }
     std::vector<SettingSpec> settings() const override { return specsOf(syntheticSettings()); }
-    std::vector<OutputSpec> outputs() const override
-    {
-        auto outputs = syntheticCommandOutputs();
-        outputs.pop_back();  // saved models: the synthetic command's own output
-        return outputs;
-    }
+    std::vector<OutputSpec> outputs() const override { return syntheticResultsOutputs(); }
     CostMatrix defaultCosts(const nlohmann::json&) const override { return costPreset("synthetic"); }
     CostMatrix acceptedCosts(const CostMatrix& costs) const override
     {

@@ -68,7 +68,7 @@ public:
     /// output flags and their help from this, and every path given is checked by the
     /// output policy (core/outputs.h) before any work.
     virtual std::vector<OutputSpec> outputs() const { return resultsOutputs(); }
-    /// The paths among `settings` (checked) that a run reads: settings a form browses
+    /// The paths among `settings` (checked) that a run reads: the settings a form browses
     /// for (data folders). The output policy keeps outputs off them.
     std::vector<CommandPath> inputPaths(const nlohmann::json& settings) const;
     /// The method catalogue's ids this experiment offers (the catalogue's rows for name()).

@@ -16,7 +16,7 @@ std::vector<CommandPath> Experiment::inputPaths(const nlohmann::json& values) co
 {
     std::vector<CommandPath> paths;
     for (const auto& spec : settings()) {
-        if (spec.browse == SettingBrowse::None && spec.name != kDataSetting)
+        if (spec.browse == SettingBrowse::None)
             continue;
         const auto it = values.find(spec.name);
         if (it != values.end() && it->is_string() && !it->get<std::string>().empty())

@@ -99,9 +99,14 @@ SyntheticConfig syntheticConfigFrom(const nlohmann::json& settings, const CostMa
     return config;
 }
 
+std::vector<OutputSpec> syntheticResultsOutputs()
+{
+    return resultsOutputs("write per-replicate results as CSV (atomically)");
+}
+
 std::vector<OutputSpec> syntheticCommandOutputs()
 {
-    auto outputs = resultsOutputs("write per-replicate results as CSV (atomically)");
+    auto outputs = syntheticResultsOutputs();
     outputs.push_back({"save_models", "DIR", PathKind::Folder,
                        "save each q (and the MAP / last-sample networks) with a JSON sidecar; the folder is "
                        "created once the run starts"});

@@ -13,8 +13,10 @@ namespace lcs {
 
 const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings();
 
-/// The synthetic command's outputs: the experiment's results files and, its own, a folder
-/// of the trained networks (each q, and the MAP / last-sample networks).
+/// The synthetic experiment's results files (a CSV row per replicate and method).
+std::vector<OutputSpec> syntheticResultsOutputs();
+/// The synthetic command's outputs: those, and its own folder of the trained networks
+/// (each q, and the MAP / last-sample networks).
 std::vector<OutputSpec> syntheticCommandOutputs();
 
 /// The config a run of `settings` (name -> value, checked) under `costs` uses, the
