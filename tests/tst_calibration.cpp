@@ -437,6 +437,46 @@ private Q_SLOTS:
         QCOMPARE(run.epochCurve.back().step, 2);
     }
 
+    void correctionStopsWhenTheLossIsNotFinite_data()
+    {
+        QTest::addColumn<double>("badLoss");
+        QTest::newRow("nan") << std::numeric_limits<double>::quiet_NaN();
+        QTest::newRow("inf") << std::numeric_limits<double>::infinity();
+    }
+    void correctionStopsWhenTheLossIsNotFinite()
+    {
+        QFETCH(double, badLoss);
+        // A q whose loss breaks at its third step: the loop stops there, naming the step,
+        // instead of training on and reporting NaN decisions.
+        struct Diverging : CorrectionNetwork {
+            torch::Tensor theta = torch::zeros({1}, torch::kDouble).requires_grad_();
+            int calls = 0;
+            double bad = 0;
+            std::vector<at::Tensor> parameters() override { return {theta}; }
+            CorrectionTerms objectiveAndGradient(const at::Tensor&, const at::Tensor&, const at::Tensor&, double,
+                                                 const at::Tensor&) override
+            {
+                theta.mutable_grad() = torch::ones({1}, torch::kDouble);
+                const auto loss = torch::full({}, ++calls == 3 ? bad : 1.0, torch::kDouble);
+                return {loss, torch::zeros({}), torch::zeros({}), {}};
+            }
+            void setTraining(bool) override {}
+            at::Tensor probabilities(const at::Tensor& x) override { return torch::full({x.size(0), 2}, 0.5); }
+        } q;
+        q.bad = badLoss;
+        const auto x = torch::arange(10, torch::kFloat).unsqueeze(1);
+        auto config = sgdCorrectionConfig(5, 0, 1.0, LrSchedule::Constant, 0.0);
+        auto gen = makeGenerator(2);
+        try {
+            runCorrection(q, x, {nullptr, torch::full({10, 2}, 0.5)}, costPreset("synthetic"), config, gen, {},
+                          "correction");
+            QFAIL("a non-finite loss was accepted");
+        } catch (const ResultError& e) {
+            QVERIFY2(QString(e.what()).contains("correction diverged at step 3"), e.what());
+        }
+        QCOMPARE(q.calls, 3);
+    }
+
 };
 
 QTEST_APPLESS_MAIN(TestCalibration)

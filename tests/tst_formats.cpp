@@ -23,6 +23,7 @@
 #include "io/model_io.h"
 #include "experiments/experiment.h"
 #include "experiments/experiment_names.h"
+#include "experiments/image_experiment_support.h"
 #include "io/session_file.h"
 
 using namespace lcs;
@@ -270,6 +271,21 @@ private Q_SLOTS:
         QVERIFY2(back.has_value(), text.c_str());
         QCOMPARE(std::signbit(*back), std::signbit(value));
         QCOMPARE(*back, value);
+    }
+
+    void undefinedMetricsAreEmptyCellsAndNulls()
+    {
+        // Everything referred: accuracy and NLL are undefined. The CSV row leaves their
+        // cells empty (read back as missing), never "nan"; the JSON has null.
+        auto costs = CostMatrix::zeroOne(2);
+        costs.setReferral(0.25);
+        const auto m = evaluateDecisions(at::full({2, 2}, 0.5, at::kDouble), at::tensor({2, 2}, at::kLong),
+                                         at::tensor({0, 1}, at::kLong), costs);
+        const auto csv = runRowCsv(0.5, 0, ImageMethod::Ours, m, 1.5, false, true);
+        QCOMPARE(QString::fromStdString(csv), QString("0.5,0,ours,0.25,,1,,1.5,0\n"));
+        const auto json = runRowJson("referral_cost", 0.5, 0, ImageMethod::Ours, m, 1.5, false, true);
+        QVERIFY(json["accuracy"].is_null() && json["nll"].is_null());
+        QCOMPARE(json["cost"].get<double>(), 0.25);
     }
 
     void strictNumberParsing_data()

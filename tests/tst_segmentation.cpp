@@ -205,6 +205,49 @@ private Q_SLOTS:
         QVERIFY(std::abs(a.expectedCost - b.expectedCost) < 1e-12);
     }
 
+    void nonFiniteProbabilitiesStopBothEvaluators_data()
+    {
+        QTest::addColumn<double>("bad");
+        QTest::addColumn<bool>("referAll");
+        QTest::addColumn<QString>("named");
+        QTest::newRow("nan, decided") << std::numeric_limits<double>::quiet_NaN() << false << "expected decision cost";
+        QTest::newRow("inf, decided") << std::numeric_limits<double>::infinity() << false << "expected decision cost";
+        // Everything referred: accuracy and NLL are undefined, but the expected cost of
+        // the referrals is still computed from p, and p is broken.
+        QTest::newRow("nan, referred") << std::numeric_limits<double>::quiet_NaN() << true << "expected decision cost";
+    }
+    void nonFiniteProbabilitiesStopBothEvaluators()
+    {
+        QFETCH(double, bad);
+        QFETCH(bool, referAll);
+        QFETCH(QString, named);
+        auto costs = CostMatrix::zeroOne(2);
+        costs.setReferral(0.2);
+        auto probs = torch::full({3, 2}, 0.5, torch::kDouble);
+        probs[1][0] = bad;
+        const auto decisions = referAll ? torch::full({3}, 2, torch::kLong) : torch::tensor({0, 1, 0}, torch::kLong);
+        const auto labels = torch::tensor({0, 1, 1}, torch::kLong);
+        MetricsAccumulator acc(costs);
+        acc.add(probs.to(torch::kFloat), decisions, labels);
+        for (int evaluator = 0; evaluator < 2; ++evaluator) {
+            try {
+                if (evaluator == 0)
+                    evaluateDecisions(probs, decisions, labels, costs);
+                else
+                    acc.result();
+                QFAIL("a metric over non-finite probabilities was reported");
+            } catch (const ResultError& e) {
+                QVERIFY2(QString(e.what()).contains(named), e.what());
+            }
+        }
+        // The same with finite probabilities: all referred leaves accuracy and NLL
+        // undefined (NaN), which is not an error.
+        probs[1][0] = 0.5;
+        const auto m = evaluateDecisions(probs, decisions, labels, costs);
+        QCOMPARE(std::isnan(m.accuracy), referAll);
+        QCOMPARE(std::isnan(m.nll), referAll);
+    }
+
     void decisionChangesByHand()
     {
         // Costs (rows truth, columns decision): L = [[0, 1, 0.4], [0.8, 0, 0.4], [0.8, 1, 0]].

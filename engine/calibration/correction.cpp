@@ -170,6 +170,7 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
             ++step;
             const CorrectionStep s{static_cast<int>(step), terms.loss.item<double>(), terms.kl.item<double>(),
                                    terms.expectedCost.item<double>()};
+            requireFiniteLoss(s.loss, phase.c_str(), step);
             out.curve.push_back(s);
             sums.loss += s.loss;
             sums.kl += s.kl;

@@ -109,7 +109,9 @@ void trainSgd(ClassifierImpl& model, const TrainingSet& data, const SgdConfig& c
             auto loss = weightedCrossEntropy(model.forward(x), y, weights, config.ignoreLabel);
             loss.backward();
             optimizer.step();
-            lossSum += loss.item<double>();
+            const double lossValue = loss.item<double>();
+            requireFiniteLoss(lossValue, phase.c_str(), step + 1);
+            lossSum += lossValue;
             ++step;
             if (step % 50 == 0 || step == total)
             {

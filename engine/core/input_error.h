@@ -21,4 +21,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/// A computed result that is not a finite number: a training loss that overflowed (a
+/// learning rate too large for the data), a metric over NaN probabilities. Writing it
+/// would pass the breakage on as a number, so the run stops with a message that names the
+/// quantity and, where there is one, the setting to change. The CLI maps it to status 1.
+class ResultError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 } // namespace lcs

@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include <string>
+
 #include <torch/torch.h>
+
+#include "core/input_error.h"
 
 namespace lcs {
 
@@ -26,6 +30,14 @@ double scheduledLearningRate(LrSchedule schedule, double maxLr, long long step, 
     return cosineFrom(maxLr, final, (t - warm) / (1.0 - warm));
 }
 
+void requireFiniteLoss(double loss, const char* what, long long step)
+{
+    if (std::isfinite(loss))
+        return;
+    throw ResultError(std::string(what) + " diverged at step " + std::to_string(step) + ": the loss is " +
+                      (std::isnan(loss) ? "nan" : "infinite") +
+                      "; lower its learning rate (or check the data for extreme values)");
+}
 
 torch::Device deviceOf(const torch::nn::Module& m)
 {

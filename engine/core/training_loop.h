@@ -21,6 +21,10 @@ enum class LrSchedule { Constant, OneCycle, Cosine };
 /// maxLr (1 + cos(pi step / total)) / 2, from maxLr towards 0.
 double scheduledLearningRate(LrSchedule schedule, double maxLr, long long step, long long total);
 
+/// Throws ResultError when a training step's loss is not finite: every later step, the
+/// network and the results would be NaN. `what` names the training ("map", "correction").
+void requireFiniteLoss(double loss, const char* what, long long step);
+
 /// Sets every parameter group's learning rate (any torch optimiser).
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr);
 

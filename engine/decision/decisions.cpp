@@ -6,6 +6,8 @@
 
 #include <ATen/ATen.h>
 
+#include "core/input_error.h"
+
 namespace lcs {
 
 at::Tensor costTensor(const CostMatrix& costs, at::ScalarType dtype, at::Device device)
@@ -111,7 +113,24 @@ DecisionMetrics evaluateDecisions(const at::Tensor& probsIn, const at::Tensor& d
         }
     }
     m.meanIoU = iouCount ? iouSum / iouCount : nan;
+    requireFiniteMetrics(m);
     return m;
+}
+
+void requireFiniteMetrics(const DecisionMetrics& m)
+{
+    const auto require = [](double v, const char* name) {
+        if (!std::isfinite(v))
+            throw ResultError(std::string("the ") + name + " is " + (std::isnan(v) ? "nan" : "infinite") +
+                              ": the probabilities the decisions were made from are not finite");
+    };
+    if (m.count == 0)
+        return;
+    require(m.averageCost, "average decision cost");
+    require(m.expectedCost, "expected decision cost");
+    // Accuracy is a ratio of counts: finite exactly when some point was decided.
+    if (std::isfinite(m.accuracy))
+        require(m.nll, "negative log-likelihood");
 }
 
 } // namespace lcs

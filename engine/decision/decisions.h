@@ -44,4 +44,10 @@ DecisionMetrics evaluateDecisions(const at::Tensor& probs, const at::Tensor& dec
                                   const at::Tensor& labels, const CostMatrix& costs,
                                   int64_t ignoreLabel = -1);
 
+/// Throws ResultError naming the metric when one that is defined is not finite: the
+/// costs and the expected cost whenever a point was evaluated, the NLL whenever one was
+/// decided (accuracy, NLL and IoU are undefined, NaN, only for want of points). A NaN there
+/// means the probabilities were not finite; the run stops rather than report it.
+void requireFiniteMetrics(const DecisionMetrics& m);
+
 } // namespace lcs

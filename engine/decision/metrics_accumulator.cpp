@@ -94,6 +94,7 @@ DecisionMetrics MetricsAccumulator::result() const
         ++defined;
     }
     m.meanIoU = defined > 0 ? iouSum / defined : nan;
+    requireFiniteMetrics(m);
     return m;
 }
 

@@ -128,8 +128,8 @@ ExperimentOutput recorrectionOutput(const RunRecord& record, const Recorrection&
                          {"seconds", reportNumber(r.seconds)}};
     std::string csv = "setting,trial,rule,cost,accuracy,referral_rate\n";
     for (const auto& [rule, m] : {std::pair{"uncorrected", &c.uncorrected}, std::pair{"corrected", &c.corrected}})
-        csv += formatNumber(c.rate) + "," + std::to_string(c.trial) + "," + rule + "," + formatNumber(m->averageCost) +
-               "," + formatNumber(m->accuracy) + "," + formatNumber(m->referralRate) + "\n";
+        csv += formatNumber(c.rate) + "," + std::to_string(c.trial) + "," + rule + "," + reportCell(m->averageCost) +
+               "," + reportCell(m->accuracy) + "," + reportCell(m->referralRate) + "\n";
     const std::string table = "Re-correction: test cost " + formatNumber(c.uncorrected.averageCost) + " (S) -> " +
                               formatNumber(c.corrected.averageCost) + " (q), " + std::to_string(c.changedCount) +
                               " decision(s) changed" + (r.collapsed ? " (q collapsed to one class)" : "") + "\n";

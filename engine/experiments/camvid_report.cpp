@@ -167,7 +167,7 @@ std::string camvidEvalCsv(const CamvidEvalResult& r)
 {
     // One row per (method, decision rule); per-class IoU in the classes' order. Shortest
     // round-trip text for every number, empty for an undefined one.
-    auto number = [](double v) { return std::isfinite(v) ? formatNumber(v) : std::string(); };
+    const auto number = reportCell;
     std::ostringstream s;
     s << "method,decisions,cost,expected_cost,mean_iou,pixel_accuracy,nll,pixels";
     for (const auto& name : r.classNames)

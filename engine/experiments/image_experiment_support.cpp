@@ -103,10 +103,10 @@ std::string runRowCsv(double value, int trial, ImageMethod method, const Decisio
 {
     // Shortest round-trip text for every number: a CSV reader gets back the exact doubles.
     std::string s = formatNumber(value) + ',' + std::to_string(trial) + ',' + imageMethodName(method) + ',' +
-                    formatNumber(m.averageCost) + ',' + formatNumber(m.accuracy) + ',';
+                    reportCell(m.averageCost) + ',' + reportCell(m.accuracy) + ',';
     if (withReferral)
-        s += formatNumber(m.referralRate) + ',';
-    return s + formatNumber(m.nll) + ',' + formatNumber(seconds) + ',' + (collapsed ? "1" : "0") + '\n';
+        s += reportCell(m.referralRate) + ',';
+    return s + reportCell(m.nll) + ',' + formatNumber(seconds) + ',' + (collapsed ? "1" : "0") + '\n';
 }
 
 std::string meanStdText(const MeanStd& m)

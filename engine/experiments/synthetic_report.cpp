@@ -85,7 +85,8 @@ std::string syntheticJson(const SyntheticResult& r)
 
 std::string syntheticCsv(const SyntheticResult& r)
 {
-    // Shortest round-trip text for every number: a CSV reader gets back the exact doubles.
+    // Shortest round-trip text for every number: a CSV reader gets back the exact doubles;
+    // an undefined accuracy or NLL (every point referred) is an empty cell.
     std::ostringstream s;
     s << "method,replicate,uncorrected_cost,corrected_cost,paired_diff,uncorrected_accuracy,corrected_accuracy,"
          "uncorrected_nll,corrected_nll,inference_seconds,correction_seconds,collapsed\n";
@@ -94,8 +95,8 @@ std::string syntheticCsv(const SyntheticResult& r)
             s << methodName(m.method) << ',' << o.replicate << ',' << formatNumber(o.uncorrected.averageCost) << ','
               << formatNumber(o.corrected.averageCost) << ','
               << formatNumber(o.uncorrected.averageCost - o.corrected.averageCost) << ','
-              << formatNumber(o.uncorrected.accuracy) << ',' << formatNumber(o.corrected.accuracy) << ','
-              << formatNumber(o.uncorrected.nll) << ',' << formatNumber(o.corrected.nll) << ','
+              << reportCell(o.uncorrected.accuracy) << ',' << reportCell(o.corrected.accuracy) << ','
+              << reportCell(o.uncorrected.nll) << ',' << reportCell(o.corrected.nll) << ','
               << formatNumber(o.inferenceSeconds) << ',' << formatNumber(o.correctionSeconds) << ','
               << (o.collapsed ? 1 : 0) << '\n';
     return s.str();

@@ -47,7 +47,9 @@ ChainRun runChain(ChainNetwork& network, const TrainingSet& data, const at::Tens
             const auto x = (index.defined() ? data.x.index_select(0, index) : data.x).to(device);
             const auto y = (index.defined() ? data.y.index_select(0, index) : data.y).to(device);
             sampler.zero_grad();
-            sums.nll += network.potentialAndGradient(x, y);
+            const double potential = network.potentialAndGradient(x, y);
+            requireFiniteLoss(potential, phase.c_str(), step + 1);
+            sums.nll += potential;
             sampler.step();
             ++step;
             ++inEpoch;

@@ -7,6 +7,7 @@
 
 #include "fastpath/flat_parameters.h"
 #include "core/stopwatch.h"
+#include "core/training_loop.h"
 #include "fastpath/mlp_backward.h"
 #include "inference/chain.h"
 
@@ -89,6 +90,7 @@ void trainMap(Mlp& model, const TrainingSet& data, const MapConfig& config, at::
         ctx.checkCancelled();
         // Gradient of mean NLL + tau/(2N) |theta|^2.
         const double nll = nllAndGradients(model, batchOf(data, config.batchSize, generator));
+        requireFiniteLoss(nll, phase.c_str(), it);
         if (config.priorPrecision > 0) {
             torch::NoGradGuard noGrad;
             flat.tensor().mutable_grad().add_(flat.tensor(), config.priorPrecision / n);
@@ -176,6 +178,7 @@ InferenceOutput runBbvi(int64_t inputs, std::vector<int64_t> hidden, int64_t cla
         const auto batch = batchOf(data, config.batchSize, generator);
         // Negative ELBO per training point: E_q[mean NLL] + KL / N.
         const double nll = net->lossAndGradients(batch.x, batch.y, config.prior, n, generator);
+        requireFiniteLoss(nll, "bbvi", it);
         adam.step();
         reportStep(ctx, "bbvi", it, config.iterations, [&] {
             torch::NoGradGuard noGrad;
