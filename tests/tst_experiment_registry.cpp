@@ -397,6 +397,9 @@ private Q_SLOTS:
         }
         QTemporaryDir dir;
         QVERIFY(page->exportResults(dir.filePath("r.csv")).isEmpty());
+        // The page has no plots: Export Plots says so and writes nothing.
+        QVERIFY(page->exportPlotsStaged(dir.filePath("plots")).contains("no plots"));
+        QVERIFY(!QFileInfo::exists(dir.filePath("plots")));
         // The form shows values back, and the defaults for what it is not given.
         page->form()->setValues({{"temperature", 2.5}});
         QCOMPARE(temperature->text(), QString("2.5"));

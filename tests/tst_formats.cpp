@@ -99,13 +99,18 @@ private Q_SLOTS:
         QCOMPARE(entries(base + "/models"), QString("a.pt,b.pt,keep.txt"));
         QCOMPARE(QString::fromStdString(readFile(base + "/models/a.pt")), QString("A2"));
         QCOMPARE(QString::fromStdString(readFile(base + "/models/keep.txt")), QString("K"));
-        // A symlink in the way is not replaced.
+        // A symlink in the way is not replaced, and no other file moves either (every
+        // target is checked before the first move, whatever order the folder lists).
         QVERIFY(QFile::link(QString::fromStdString(base + "/models/keep.txt"), QString::fromStdString(base + "/models/c.pt")));
         StagedFolder staged(base + "/models");
-        writeFileAtomically(staged.path() + "/c.pt", "C");
+        for (const char* name : {"a.pt", "b.pt", "c.pt", "d.pt"})
+            writeFileAtomically(staged.path() + "/" + name, "new");
         QVERIFY_THROWS_EXCEPTION(OutputError, staged.commit());
         QVERIFY(QFileInfo(QString::fromStdString(base + "/models/c.pt")).isSymLink());
         QCOMPARE(QString::fromStdString(readFile(base + "/models/keep.txt")), QString("K"));
+        QCOMPARE(QString::fromStdString(readFile(base + "/models/a.pt")), QString("A2"));
+        QCOMPARE(QString::fromStdString(readFile(base + "/models/b.pt")), QString("B"));
+        QCOMPARE(entries(base + "/models"), QString("a.pt,b.pt,c.pt,keep.txt"));
     }
 
     void camvidSessionRoundTrips()

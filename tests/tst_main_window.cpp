@@ -142,6 +142,19 @@ private Q_SLOTS:
         QVERIFY(!png.isNull() && png.width() > 300);
         QVERIFY(exportPlot(plots.front(), dir.path() + "/x.bmp").contains("unknown plot format"));
         QVERIFY(!QFile::exists(dir.path() + "/x.bmp"));
+
+        // File > Export Plots: the page's plots as PNG, SVG and PDF, all or none. A folder
+        // in the way of one file leaves the destination as it was, with nothing added.
+        const QString plotsDir = dir.filePath("all");
+        QVERIFY(window.currentPage()->exportPlotsStaged(plotsDir).isEmpty());
+        const QStringList exported = QDir(plotsDir).entryList(QDir::Files);
+        QCOMPARE(exported.size(), 3 * 4);  // three region panels and the curves
+        QDir(plotsDir).removeRecursively();
+        QVERIFY(QDir().mkpath(plotsDir + "/" + exported.first()));
+        const QString refusal = window.currentPage()->exportPlotsStaged(plotsDir);
+        QVERIFY2(refusal.contains(exported.first()), qPrintable(refusal));
+        QCOMPARE(QDir(plotsDir).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot), QStringList{exported.first()});
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot), QStringList{"all"});
     }
 
     void costEditRerunsOnlyTheCorrection()

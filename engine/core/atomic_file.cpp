@@ -6,6 +6,8 @@
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include <fcntl.h>
 #include <signal.h>
@@ -89,17 +91,21 @@ void StagedFolder::commit()
         return;
     }
     // An existing folder: each file replaces its namesake atomically, and only regular
-    // files are replaced (as writeFileAtomically).
+    // files are replaced (as writeFileAtomically). Every target is checked before the
+    // first one moves, so a folder in the way leaves the destination as it was.
+    std::vector<std::pair<fs::path, std::string>> moves;
     for (const auto& entry : fs::directory_iterator(m_staging, ec)) {
         const std::string target = m_dir + "/" + entry.path().filename().string();
         struct stat info {};
         if (::lstat(target.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
             throw OutputError("cannot write " + target + ": it is not a regular file, and is left as it is");
-        if (std::rename(entry.path().c_str(), target.c_str()) != 0)
-            throw OutputError("cannot write " + target + ": " + errnoText(errno));
+        moves.emplace_back(entry.path(), target);
     }
     if (ec)
         throw OutputError("cannot write " + m_dir + ": " + ec.message());
+    for (const auto& [from, target] : moves)
+        if (std::rename(from.c_str(), target.c_str()) != 0)
+            throw OutputError("cannot write " + target + ": " + errnoText(errno));
     fs::remove(m_staging, ec);
     m_committed = true;
 }

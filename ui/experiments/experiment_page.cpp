@@ -141,11 +141,30 @@ void ExperimentPage::exportPlotsAsked(QWidget* dialogParent)
     const QString dir = askFolder(dialogParent, tr("Export all plots to"), "exportDir");
     if (dir.isEmpty())
         return;
-    int written = 0;
-    const QStringList errors = exportPlots(dir, written);
-    Q_EMIT logLine(tr("Exported %1 plot file(s) to %2").arg(written).arg(dir));
-    if (!errors.isEmpty())
-        Q_EMIT errorRaised(tr("Export plots"), errors.join("\n"));
+    const QString error = exportPlotsStaged(dir);
+    if (error.isEmpty())
+        Q_EMIT logLine(tr("Exported the plots to %1").arg(dir));
+    else
+        Q_EMIT errorRaised(tr("Export plots"), error);
+}
+
+QString ExperimentPage::exportPlotsStaged(const QString& dir) const
+{
+    // All the files or none: they are written into a staging folder beside `dir` and
+    // moved in once every one of them was written.
+    try {
+        StagedFolder staged(dir.toStdString());
+        int written = 0;
+        const QStringList errors = exportPlots(QString::fromStdString(staged.path()), written);
+        if (!errors.isEmpty())
+            return tr("Nothing was written to %1:\n%2").arg(dir, errors.join("\n"));
+        if (written == 0)
+            return tr("This experiment's page has no plots to export; its results export as JSON or CSV.");
+        staged.commit();
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
 }
 
 void ExperimentPage::exportResultsAsked(QWidget* dialogParent)

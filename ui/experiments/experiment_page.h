@@ -128,6 +128,8 @@ public:
     /// File > Export Plots: asks for a folder (dialogs over `dialogParent`), writes
     /// every plot there and reports through logLine / errorRaised.
     void exportPlotsAsked(QWidget* dialogParent);
+    /// exportPlots into `dir`, all files or none; "" or the problem.
+    QString exportPlotsStaged(const QString& dir) const;
     /// File > Export Results: asks for a JSON or CSV file and writes the last results.
     void exportResultsAsked(QWidget* dialogParent);
     /// Writes the last results to `path` (CSV for a .csv name, else JSON), atomically;
