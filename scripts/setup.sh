@@ -11,6 +11,9 @@ packages=(
   libopencv-dev
   nlohmann-json3-dev
   libcli11-dev
+  libxtensor-dev
+  # Proves that exported TorchScript models load in PyTorch (tests/torchscript_python.py).
+  python3-torch
   zlib1g-dev
   dataset-fashion-mnist
   # The readers' fuzz harnesses: clang with libFuzzer and the sanitizer runtimes.

@@ -196,6 +196,20 @@ std::vector<long long> JsonObjectReader::integers(const char* key, size_t maxIte
     return out;
 }
 
+std::vector<double> JsonObjectReader::numbers(const char* key, size_t maxItems) const
+{
+    const auto& v = require(key);
+    if (!v.is_array() || v.size() > maxItems)
+        fail(key, "must be an array of at most " + std::to_string(maxItems) + " numbers, got " + jsonExcerpt(v));
+    std::vector<double> out;
+    for (size_t i = 0; i < v.size(); ++i) {
+        if (!v[i].is_number() || !std::isfinite(v[i].get<double>()))
+            fail(std::string(key) + "[" + std::to_string(i) + "]", "must be a finite number, got " + jsonExcerpt(v[i]));
+        out.push_back(v[i].get<double>());
+    }
+    return out;
+}
+
 std::vector<std::string> JsonObjectReader::strings(const char* key, size_t maxItems) const
 {
     const auto& v = require(key);

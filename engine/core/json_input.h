@@ -51,6 +51,8 @@ public:
     /// An array of at most maxItems integers, each in [lo, hi].
     std::vector<long long> integers(const char* key, size_t maxItems, long long lo, long long hi) const;
     std::vector<std::string> strings(const char* key, size_t maxItems) const;
+    /// An array of at most maxItems finite numbers.
+    std::vector<double> numbers(const char* key, size_t maxItems) const;
     JsonObjectReader object(const char* key) const;
 
     /// Refuses keys outside `known`: a misspelt field must not be silently ignored.

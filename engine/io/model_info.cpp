@@ -6,6 +6,7 @@
 
 #include "core/input_error.h"
 #include "core/json_input.h"
+#include "core/version.h"
 
 namespace lcs {
 
@@ -13,8 +14,10 @@ namespace {
 
 constexpr const char* kFormat = "lcstudio-model";
 /// Version 2 added the weights checksum; version 1 sidecars cannot be tied to their
-/// weights and are refused with a message saying so.
-constexpr int kVersion = 2;
+/// weights and are refused with a message saying so. Version 3: the weights file is a
+/// TorchScript module, and the sidecar describes its input and output.
+constexpr int kVersion = 3;
+constexpr int kOldestVersion = 2;
 constexpr size_t kMaxNameLength = 100;
 
 } // namespace
@@ -29,6 +32,20 @@ int64_t ModelInfo::parameterCount() const
         in = h;
     }
     return total + (in + 1) * classes;
+}
+
+std::vector<int64_t> ModelInfo::inputDims() const
+{
+    if (!inputShape.empty())
+        return inputShape;
+    return {inputs};
+}
+
+std::string ModelInfo::outputMeaning() const
+{
+    if (architecture == "segnet" || architecture == "segnet_light")
+        return "class probabilities per pixel [N, C, H, W], softmax over dimension 1";
+    return "class probabilities [N, C], softmax over dimension 1";
 }
 
 std::string checksumHex(const std::string& bytes)
@@ -53,18 +70,31 @@ std::string modelInfoToJson(const ModelInfo& info)
     j["method"] = info.method;
     j["replicate"] = info.replicate;
     j["seed"] = info.seed;
-    if (info.architecture == "mlp")
+    if (info.architecture == "mlp") {
         j["architecture"] = {{"type", "mlp"}, {"inputs", info.inputs}, {"hidden", info.hidden},
                              {"classes", info.classes}, {"activation", "relu"}};
+        if (!info.inputShape.empty())
+            j["architecture"]["input_shape"] = info.inputShape;
+    }
     else if (info.architecture == "resnet18")
         j["architecture"] = {{"type", info.architecture}, {"input_shape", info.inputShape}, {"width", info.width},
                              {"classes", info.classes}};
     else
         j["architecture"] = {{"type", info.architecture}, {"input_shape", info.inputShape}, {"dropout", info.dropout},
                              {"classes", info.classes}};
-    j["weights"] = {{"bytes", info.weightsBytes}, {"fnv1a64", info.weightsChecksum}};
+    nlohmann::json input{{"shape", info.inputDims()}, {"dtype", "float32"}};
+    input["values"] = info.inputMean.empty() ? "as they are (no standardisation)"
+                                              : "raw, pixels in [0, 1]; the model standardises them";
+    if (!info.inputMean.empty())
+        input["standardisation"] = {{"mean", info.inputMean}, {"std", info.inputStd}};
+    j["input"] = input;
+    j["output"] = info.outputMeaning();
+    j["program"] = std::string(programName()) + " " + programVersion();
+    j["weights"] = {{"format", "torchscript"}, {"bytes", info.weightsBytes}, {"fnv1a64", info.weightsChecksum}};
     j["collapsed"] = info.collapsed;
-    j["class_names"] = info.costs.empty() ? nlohmann::json::array() : nlohmann::json(info.costs.classNames());
+    j["class_names"] = !info.classNames.empty() ? nlohmann::json(info.classNames)
+                       : info.costs.empty()     ? nlohmann::json::array()
+                                                : nlohmann::json(info.costs.classNames());
     if (!info.costs.empty()) {
         j["cost_matrix"] = nlohmann::json::parse(costMatrixToJson(info.costs));
         j["preset"] = info.costs.name();
@@ -77,15 +107,17 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
     const auto j = parseJsonInput(text, source, JsonLimits{size_t{16} << 20, 16});
     const JsonObjectReader r(j, source);
     r.refuseUnknown({"format", "version", "role", "experiment", "method", "replicate", "seed", "architecture",
-                     "weights", "collapsed", "class_names", "cost_matrix", "preset"});
+                     "weights", "collapsed", "class_names", "cost_matrix", "preset", "input", "output", "program"});
     if (r.stringOr("format", "") != kFormat)
         r.fail("format", std::string("must be \"") + kFormat + "\"");
     const auto version = r.integer("version", 1, 1000);
-    if (version != kVersion)
-        r.fail("version", "is " + std::to_string(version) + "; this LC Studio reads version " + std::to_string(kVersion)
-                              + (version < kVersion ? " (older files carry no weights checksum: save the model again)"
-                                                    : ""));
+    if (version < kOldestVersion || version > kVersion)
+        r.fail("version", "is " + std::to_string(version) + "; this LC Studio reads versions " +
+                              std::to_string(kOldestVersion) + " to " + std::to_string(kVersion) +
+                              (version < kOldestVersion ? " (older files carry no weights checksum: save the model again)"
+                                                        : ""));
     ModelInfo info;
+    info.torchScript = version >= 3;
     auto name = [&](const char* key) {
         const auto s = r.stringOr(key, "");
         if (s.size() > kMaxNameLength)
@@ -111,7 +143,7 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
     const auto arch = r.object("architecture");
     info.architecture = arch.string("type");
     if (info.architecture == "mlp") {
-        arch.refuseUnknown({"type", "inputs", "hidden", "classes", "activation"});
+        arch.refuseUnknown({"type", "inputs", "hidden", "classes", "activation", "input_shape"});
         if (arch.has("activation") && arch.string("activation") != "relu")
             arch.fail("activation", "is not \"relu\"");
         info.inputs = arch.integer("inputs", 1, kMaxModelInputs);
@@ -139,8 +171,42 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
     }
     info.classes = arch.integer("classes", 1, kMaxCostClasses);
 
+    if (info.architecture == "mlp" && arch.has("input_shape")) {
+        const auto shape = arch.integers("input_shape", 3, 1, kMaxModelImageSide);
+        int64_t product = 1;
+        for (auto d : shape)
+            product *= d;
+        if (shape.size() != 3 || product != info.inputs)
+            arch.fail("input_shape", "must be [channels, height, width] with " + std::to_string(info.inputs) +
+                                         " values, the MLP's inputs");
+        info.inputShape.assign(shape.begin(), shape.end());
+    }
+    if (info.torchScript) {
+        const auto input = r.object("input");
+        input.refuseUnknown({"shape", "dtype", "values", "standardisation"});
+        const auto shape = input.integers("shape", 3, 1, kMaxModelInputs);
+        if (std::vector<int64_t>(shape.begin(), shape.end()) != info.inputDims())
+            input.fail("shape", "does not match the architecture's input");
+        if (input.string("dtype") != "float32")
+            input.fail("dtype", "must be \"float32\"");
+        if (input.has("standardisation")) {
+            const auto st = input.object("standardisation");
+            st.refuseUnknown({"mean", "std"});
+            info.inputMean = st.numbers("mean", 4);
+            info.inputStd = st.numbers("std", 4);
+            if (info.inputMean.size() != info.inputStd.size() || info.inputShape.empty() ||
+                static_cast<int64_t>(info.inputMean.size()) != info.inputShape[0])
+                st.fail("mean", "needs one mean and one std per input channel");
+            for (double s : info.inputStd)
+                if (!(s >= 1e-6))
+                    st.fail("std", "must be at least 1e-6 for every channel");
+        }
+    }
+
     const auto weights = r.object("weights");
-    weights.refuseUnknown({"bytes", "fnv1a64"});
+    weights.refuseUnknown({"format", "bytes", "fnv1a64"});
+    if (info.torchScript && weights.string("format") != "torchscript")
+        weights.fail("format", "must be \"torchscript\"");
     info.weightsBytes = static_cast<uint64_t>(weights.integer("bytes", 1, int64_t{1} << 40));
     info.weightsChecksum = weights.string("fnv1a64");
     if (info.weightsChecksum.size() != 16
@@ -159,12 +225,20 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
         if (!names.empty() && static_cast<int64_t>(names.size()) != info.classes)
             r.fail("class_names", "has " + std::to_string(names.size()) + " names for "
                                       + std::to_string(info.classes) + " classes");
+        for (const auto& n : names)
+            if (n.size() > kMaxNameLength)
+                r.fail("class_names", "has a name longer than " + std::to_string(kMaxNameLength) + " characters");
+        info.classNames = names;
     }
     if (!info.costs.empty() && info.costs.numClasses() != info.classes)
         r.fail("cost_matrix", "has " + std::to_string(info.costs.numClasses()) + " classes, the network "
                                   + std::to_string(info.classes));
     if (r.has("preset"))
         name("preset");
+    if (r.has("output"))
+        name("output");
+    if (r.has("program"))
+        name("program");
     return info;
 }
 

@@ -29,7 +29,14 @@ struct ModelInfo {
     std::string architecture = "mlp";
     int64_t inputs = 0;
     std::vector<int64_t> hidden;
-    std::vector<int64_t> inputShape;  ///< image networks: {C, H, W}
+    /// Image networks: {C, H, W}; an MLP on images records it too (its input is the
+    /// flattened image), an MLP on points leaves it empty (its input is [inputs]).
+    std::vector<int64_t> inputShape;
+    /// Per-channel standardisation the network applies to raw inputs (pixels in [0, 1]):
+    /// (x - mean) / std along dimension 1. Empty for points, which enter as they are.
+    std::vector<double> inputMean, inputStd;
+    /// Names of the classes (the cost matrix's when it names them; may be empty).
+    std::vector<std::string> classNames;
     int64_t width = 0;                ///< resnet18
     double dropout = 0;               ///< segnet
     int64_t classes = 0;
@@ -38,6 +45,14 @@ struct ModelInfo {
     /// The weights file this sidecar belongs to: its size and FNV-1a 64 checksum (hex).
     uint64_t weightsBytes = 0;
     std::string weightsChecksum;
+    /// Sidecar version 3 and later: the weights file is a TorchScript module with a
+    /// forward (io/torchscript.h); version 2 files hold a LibTorch archive of weights.
+    bool torchScript = true;
+
+    /// The input shape x has after its batch dimension: inputShape, or {inputs}.
+    std::vector<int64_t> inputDims() const;
+    /// What the forward returns, as the sidecar says it.
+    std::string outputMeaning() const;
 
     /// Number of float parameters of an MLP (weights and biases); -1 for other networks.
     int64_t parameterCount() const;

@@ -2,10 +2,12 @@
 
 #include <sstream>
 
+#include <torch/csrc/jit/serialization/import.h>
 #include <torch/serialize.h>
 
 #include "core/atomic_file.h"
 #include "core/input_error.h"
+#include "io/torchscript.h"
 
 namespace lcs {
 
@@ -14,7 +16,7 @@ namespace {
 /// Loads serialised weights into `module`. InputArchive replaces tensors wholesale (set_),
 /// so a file of another shape would load "successfully": every parameter and buffer is
 /// compared with the shape the architecture in `sidecar` gives it.
-void loadCheckedWeights(torch::nn::Module& module, const std::string& weights, const std::string& path,
+void loadArchiveWeights(torch::nn::Module& module, const std::string& weights, const std::string& path,
                         const std::string& sidecar)
 {
     std::vector<std::pair<std::string, std::vector<int64_t>>> expected;
@@ -43,6 +45,51 @@ void loadCheckedWeights(torch::nn::Module& module, const std::string& weights, c
     }
 }
 
+/// Copies a TorchScript file's attributes into `module`, each by its name
+/// (scriptAttributeName) and checked against the shape and type the architecture in
+/// `sidecar` gives it; a missing or extra tensor is refused.
+void loadScriptWeights(torch::nn::Module& module, const std::string& weights, const std::string& path,
+                       const std::string& sidecar)
+{
+    torch::jit::Module script;
+    try {
+        std::istringstream in(weights);
+        script = torch::jit::load(in, torch::kCPU);
+    } catch (const std::exception& e) {
+        throw InputError(path + ": not a TorchScript file LC Studio can read (" + std::string(e.what()).substr(0, 200) +
+                         ")");
+    }
+    if (!script.find_method("forward"))
+        throw InputError(path + ": the TorchScript module has no forward method");
+    torch::NoGradGuard noGrad;
+    size_t copied = 0;
+    const auto copy = [&](const std::string& name, at::Tensor& target) {
+        const std::string attribute = scriptAttributeName(name);
+        if (!script.hasattr(attribute) || !script.attr(attribute).isTensor())
+            throw InputError(path + ": has no tensor \"" + attribute + "\" for the architecture in " + sidecar);
+        const auto value = script.attr(attribute).toTensor();
+        if (value.sizes() != target.sizes() || value.scalar_type() != target.scalar_type())
+            throw InputError(path + ": tensor \"" + attribute + "\" is " + c10::str(value.sizes()) + " " +
+                             std::string(c10::toString(value.scalar_type())) + " but " + sidecar + " describes " +
+                             c10::str(target.sizes()) + " " + std::string(c10::toString(target.scalar_type())));
+        target.copy_(value);
+        ++copied;
+    };
+    for (auto item : module.named_parameters())
+        copy(item.key(), item.value());
+    for (auto item : module.named_buffers())
+        copy(item.key(), item.value());
+    // The input standardisation lives in the module only; every other tensor must be one
+    // of the network's.
+    size_t tensors = 0;
+    for (const auto& item : script.named_attributes(/*recurse=*/false))
+        if (item.value.isTensor() && item.name != "input_mean" && item.name != "input_std")
+            ++tensors;
+    if (tensors != copied)
+        throw InputError(path + ": holds " + std::to_string(tensors) + " tensors, the architecture in " + sidecar +
+                         " has " + std::to_string(copied));
+}
+
 constexpr size_t kMaxSidecarBytes = size_t{16} << 20;
 constexpr size_t kMaxWeightsBytes = size_t{1} << 30;
 
@@ -62,15 +109,14 @@ std::string readWeightsFor(const ModelInfo& info, const std::string& path, const
 
 /// Serialises in memory (LibTorch's file writer reports a full disk from its destructor,
 /// which ends in std::terminate), then weights and sidecar atomically, sidecar last.
-static void writeModelPair(const torch::nn::Module& model, ModelInfo info, const std::string& path)
+static void writeModelPair(const torch::nn::Module& model, const ModelSpec& spec, ModelInfo info,
+                           const std::string& path)
 {
     std::ostringstream bytes;
     try {
-        torch::serialize::OutputArchive archive;
-        model.save(archive);
-        archive.save_to(bytes);
-    } catch (const c10::Error& e) {
-        throw OutputError("cannot serialise the network for " + path + ": " + e.what_without_backtrace());
+        scriptClassifier(model, spec, {info.inputMean, info.inputStd}).save(bytes);
+    } catch (const std::exception& e) {
+        throw OutputError("cannot serialise the network for " + path + ": " + std::string(e.what()).substr(0, 300));
     }
     const std::string weights = bytes.str();
     info.weightsBytes = weights.size();
@@ -86,7 +132,7 @@ ModelSpec modelSpecFromInfo(const ModelInfo& info)
     spec.architecture = info.architecture;
     spec.classes = info.classes;
     if (info.architecture == "mlp") {
-        spec.inputShape = {info.inputs};
+        spec.inputShape = info.inputDims();
         spec.hidden = info.hidden;
     } else {
         spec.inputShape = info.inputShape;
@@ -118,12 +164,16 @@ void saveModel(const torch::nn::Module& model, const ModelSpec& spec, const Mode
         for (auto d : spec.inputShape)
             info.inputs *= d;
         info.hidden = spec.hidden;
+        info.inputShape = spec.inputShape.size() == 3 ? spec.inputShape : std::vector<int64_t>{};
     } else {
         info.inputShape = spec.inputShape;
         info.width = spec.architecture == "resnet18" ? spec.width : 0;
         info.dropout = spec.architecture == "resnet18" ? 0.0 : spec.dropout;
     }
-    writeModelPair(savedModule(model), info, path);
+    info.torchScript = true;
+    if (info.classNames.empty() && !info.costs.empty())
+        info.classNames = info.costs.classNames();
+    writeModelPair(savedModule(model), spec, info, path);
 }
 
 void saveModel(const Mlp& model, const ModelInfo& info, const std::string& path)
@@ -150,7 +200,10 @@ LoadedClassifier loadClassifier(const std::string& path)
         throw InputError(sidecar + ": cannot build the network it describes (" + e.what() + ")");
     }
     auto& target = const_cast<torch::nn::Module&>(savedModule(*out.model));
-    loadCheckedWeights(target, weights, path, sidecar);
+    if (out.info.torchScript)
+        loadScriptWeights(target, weights, path, sidecar);
+    else
+        loadArchiveWeights(target, weights, path, sidecar);
     out.model->eval();
     return out;
 }

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <torch/csrc/jit/api/module.h>
+
+#include "models/classifier.h"
+
+/// Every network LC Studio saves is a TorchScript module that Python's
+/// `torch.jit.load(path)` loads and calls as `model(x)`: x holds raw inputs (points as
+/// they are, pixels in [0, 1]) of shape [N, *input_shape], and the result is class
+/// probabilities, [N, C] or per pixel [N, C, H, W]. The module holds the network's
+/// parameters and buffers as attributes and a forward written as TorchScript source from
+/// `torch.*` ops (`torch.addmm`, `torch.conv2d`, `torch.batch_norm`,
+/// `torch.max_pool2d_with_indices`, `torch.max_unpool2d`), so it needs nothing of LC
+/// Studio to run. The forward is the network in eval mode (BatchNorm on its running
+/// statistics, no dropout) after the input standardisation the network was trained with.
+namespace lcs {
+
+/// Per-channel standardisation applied before the network: (x - mean) / std along
+/// dimension 1. Empty means none (the synthetic experiment's points).
+struct InputStandardisation {
+    std::vector<double> mean, std;
+};
+
+/// The TorchScript module for `model` (built from `spec`), its parameters and buffers
+/// copied. Throws std::invalid_argument for an architecture it cannot write.
+torch::jit::Module scriptClassifier(const torch::nn::Module& model, const ModelSpec& spec,
+                                    const InputStandardisation& standardisation);
+
+/// The attribute name under which a parameter or buffer ("stages.0.conv1.weight") is
+/// stored in the module: dots become "__", which TorchScript names allow.
+std::string scriptAttributeName(const std::string& dotted);
+
+} // namespace lcs

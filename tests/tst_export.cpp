@@ -1,0 +1,281 @@
+// Models and arrays leaving and entering LC Studio: every network kind saved as
+// TorchScript and read back (by LibTorch's own loader and by LC Studio's), and NumPy's
+// .npy files through xtensor with the checks xtensor leaves out.
+//
+// With LCS_EXPORT_DIR set, each exported network is also left there with raw inputs
+// (x.npy) and the probabilities the C++ network gives (expected.npy), for
+// torchscript_python.py to check from Python.
+
+#include <cmath>
+#include <cstring>
+
+#include <QtTest/QtTest>
+
+#include <torch/csrc/jit/serialization/import.h>
+#include <torch/torch.h>
+
+#include "core/atomic_file.h"
+#include "core/input_error.h"
+#include "io/model_io.h"
+#include "io/npy.h"
+#include "io/torchscript.h"
+#include "models/segnet.h"
+
+using namespace lcs;
+
+namespace {
+
+/// BatchNorm statistics and affine terms away from their initial 0 / 1, so that a
+/// forward that skipped or misordered any of them would give other numbers.
+void randomiseBatchNorms(torch::nn::Module& model, at::Generator& generator)
+{
+    torch::NoGradGuard noGrad;
+    for (auto& m : model.modules(/*include_self=*/false))
+        if (auto* bn = m->as<torch::nn::BatchNorm2dImpl>()) {
+            bn->running_mean.normal_(0.0, 0.5, generator);
+            bn->running_var.uniform_(0.5, 2.0, generator);
+            bn->weight.normal_(1.0, 0.3, generator);
+            bn->bias.normal_(0.0, 0.3, generator);
+        }
+}
+
+/// (x - mean) / std per channel (dimension 1), as the experiments standardise data.
+at::Tensor standardised(const at::Tensor& raw, const InputStandardisation& s)
+{
+    if (s.mean.empty())
+        return raw;
+    std::vector<int64_t> shape(raw.dim(), 1);
+    shape[1] = static_cast<int64_t>(s.mean.size());
+    const auto mean = torch::tensor(s.mean, torch::kDouble).to(torch::kFloat).reshape(shape);
+    const auto std = torch::tensor(s.std, torch::kDouble).to(torch::kFloat).reshape(shape);
+    return (raw - mean) / std;
+}
+
+NumericArray arrayOf(const at::Tensor& t)
+{
+    const auto c = t.to(torch::kDouble).contiguous();
+    NumericArray a;
+    a.shape = c.sizes().vec();
+    a.values.assign(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+    return a;
+}
+
+/// The bytes of a little-endian float64 .npy file with a hand-written header.
+std::string npyFile(const std::string& dict, const std::vector<double>& values, int major = 1)
+{
+    std::string header = dict;
+    const size_t fixed = major == 1 ? 10 : 12;
+    while ((fixed + header.size() + 1) % 64 != 0)
+        header += ' ';
+    header += '\n';
+    std::string out = std::string("\x93NUMPY", 6) + char(major) + char(0);
+    const size_t n = header.size();
+    out += char(n & 0xff);
+    out += char((n >> 8) & 0xff);
+    if (major == 2)
+        out += std::string(2, '\0');
+    out += header;
+    out.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double));
+    return out;
+}
+
+} // namespace
+
+class TestExport : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void networksExportAsTorchScript_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::newRow("mlp on points") << "mlp_points";
+        QTest::newRow("mlp on images") << "mlp_images";
+        QTest::newRow("resnet18") << "resnet18";
+        QTest::newRow("segnet light") << "segnet_light";
+        QTest::newRow("segnet") << "segnet";
+    }
+    void networksExportAsTorchScript()
+    {
+        QFETCH(QString, kind);
+        ModelSpec spec;
+        InputStandardisation standardisation;
+        if (kind == "mlp_points") {
+            spec.inputShape = {2};
+            spec.hidden = {50};
+            spec.classes = 2;
+        } else if (kind == "mlp_images") {
+            spec.inputShape = {1, 28, 28};
+            spec.hidden = {200};
+            standardisation = {{0.286}, {0.353}};
+        } else if (kind == "resnet18") {
+            spec.architecture = "resnet18";
+            spec.inputShape = {3, 32, 32};
+            spec.width = 8;
+            standardisation = {{0.49, 0.48, 0.45}, {0.25, 0.24, 0.26}};
+        } else {
+            spec.architecture = kind.toStdString();
+            spec.inputShape = kind == "segnet" ? std::vector<int64_t>{3, 32, 32} : std::vector<int64_t>{3, 32, 48};
+            spec.classes = 11;
+            spec.dropout = 0.3;  // off in the export, as in eval mode
+            standardisation = {{0.39, 0.41, 0.42}, {0.30, 0.31, 0.31}};
+        }
+        auto generator = makeGenerator(7);
+        auto net = spec.build(generator);
+        randomiseBatchNorms(*net, generator);
+        std::vector<int64_t> xShape{5};
+        xShape.insert(xShape.end(), spec.inputShape.begin(), spec.inputShape.end());
+        const auto raw = torch::rand(xShape, generator);
+        const auto expected = predictClassProbabilities(*net, standardised(raw, standardisation));
+
+        QTemporaryDir tmp;
+        const std::string dir = qEnvironmentVariableIsSet("LCS_EXPORT_DIR")
+                                    ? qEnvironmentVariable("LCS_EXPORT_DIR").toStdString()
+                                    : tmp.path().toStdString();
+        const std::string path = dir + "/" + kind.toStdString() + ".pt";
+        ModelInfo info;
+        info.role = "test";
+        info.inputMean = standardisation.mean;
+        info.inputStd = standardisation.std;
+        saveModel(*net, spec, info, path);
+
+        // LibTorch's TorchScript loader runs the file's own forward on raw inputs.
+        auto script = torch::jit::load(path);
+        const auto scripted = script.forward({raw}).toTensor();
+        QCOMPARE(scripted.sizes().vec(), expected.sizes().vec());
+        const double scriptError = (scripted - expected).abs().max().item<double>();
+        QVERIFY2(scriptError < 1e-5, qPrintable(QString("TorchScript differs by %1").arg(scriptError)));
+        // Probabilities: non-negative and summing to 1 over the class dimension.
+        QVERIFY((scripted.sum(1) - 1).abs().max().item<double>() < 1e-5);
+
+        // LC Studio's loader rebuilds the network with identical parameters and buffers.
+        const auto loaded = loadClassifier(path);
+        QCOMPARE(loaded.info.inputMean, standardisation.mean);
+        QCOMPARE(loaded.info.inputStd, standardisation.std);
+        const auto again = predictClassProbabilities(*loaded.model, standardised(raw, standardisation));
+        QVERIFY(torch::equal(again, expected));
+
+        if (qEnvironmentVariableIsSet("LCS_EXPORT_DIR")) {
+            writeFileAtomically(dir + "/" + kind.toStdString() + ".x.npy", npyBytes(arrayOf(raw), true));
+            writeFileAtomically(dir + "/" + kind.toStdString() + ".expected.npy", npyBytes(arrayOf(expected)));
+        }
+    }
+
+    void aTamperedExportIsRefused()
+    {
+        ModelSpec spec;
+        spec.inputShape = {2};
+        spec.hidden = {4};
+        spec.classes = 2;
+        auto generator = makeGenerator(1);
+        auto net = spec.build(generator);
+        QTemporaryDir tmp;
+        const std::string a = tmp.filePath("a.pt").toStdString(), b = tmp.filePath("b.pt").toStdString();
+        saveModel(*net, spec, {}, a);
+        spec.hidden = {5};
+        auto wider = spec.build(generator);
+        saveModel(*wider, spec, {}, b);
+        // b's weights under a's sidecar, checksum updated: the shapes give it away.
+        const std::string weights = readFile(b, 1 << 20);
+        auto sidecar = readFile(a + ".json", 1 << 20);
+        const auto info = modelInfoFromJson(sidecar, "a");
+        sidecar.replace(sidecar.find(info.weightsChecksum), 16, checksumHex(weights));
+        const auto bytesText = "\"bytes\": " + std::to_string(info.weightsBytes);
+        sidecar.replace(sidecar.find(bytesText), bytesText.size(), "\"bytes\": " + std::to_string(weights.size()));
+        writeFileAtomically(a, weights);
+        writeFileAtomically(a + ".json", sidecar);
+        try {
+            loadClassifier(a);
+            QFAIL("weights of another shape were loaded");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).contains("layers__0__weight"), e.what());
+        }
+    }
+
+    void npyReadsWhatNumpyWrites_data()
+    {
+        QTest::addColumn<QByteArray>("file");
+        QTest::addColumn<QString>("shape");
+        // Values 0..5 stored as numpy would for a 2 x 3 array: C order as they are,
+        // Fortran order column by column (0 3 1 4 2 5).
+        QTest::newRow("C order")
+            << QByteArray::fromStdString(npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }",
+                                                 {0, 1, 2, 3, 4, 5}))
+            << "2x3";
+        QTest::newRow("Fortran order")
+            << QByteArray::fromStdString(npyFile("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }",
+                                                 {0, 3, 1, 4, 2, 5}))
+            << "2x3";
+        QTest::newRow("format 2.0")
+            << QByteArray::fromStdString(npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (6,), }",
+                                                 {0, 1, 2, 3, 4, 5}, 2))
+            << "6";
+        // A header longer than 127 bytes: its length's low byte is above 0x7f.
+        QTest::newRow("long header")
+            << QByteArray::fromStdString(npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }" +
+                                                     std::string(100, ' '),
+                                                 {0, 1, 2, 3, 4, 5}))
+            << "2x3";
+    }
+    void npyReadsWhatNumpyWrites()
+    {
+        QFETCH(QByteArray, file);
+        QFETCH(QString, shape);
+        const auto a = parseNpy(file.toStdString(), "f.npy", 1, 3, 100);
+        QStringList dims;
+        for (auto d : a.shape)
+            dims << QString::number(d);
+        QCOMPARE(dims.join("x"), shape);
+        QCOMPARE(a.values, (std::vector<double>{0, 1, 2, 3, 4, 5}));
+    }
+
+    void npyRoundTrips()
+    {
+        NumericArray a{{2, 2, 2}, {0.1, -2, 3e-300, 4, 5, 6, 7, 1.0 / 3}};
+        QCOMPARE(parseNpy(npyBytes(a), "a", 3, 3, 8).values, a.values);
+        const auto f = parseNpy(npyBytes(a, true), "a", 3, 3, 8);
+        QCOMPARE(f.shape, a.shape);
+        QCOMPARE(f.values[7], static_cast<double>(1.0f / 3.0f));
+    }
+
+    void badNpyFilesAreRefused_data()
+    {
+        QTest::addColumn<QByteArray>("file");
+        QTest::addColumn<QString>("message");
+        const std::string good = npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", {0, 1, 2, 3, 4, 5});
+        auto row = [](const char* name, const std::string& bytes, const char* message) {
+            QTest::newRow(name) << QByteArray::fromStdString(bytes) << message;
+        };
+        row("empty", "", "not a .npy file");
+        row("text", "x,y\n1,2\n", "not a .npy file");
+        row("version 3", std::string("\x93NUMPY\x03\x00", 8) + good.substr(8), "version 3.0");
+        row("truncated data", good.substr(0, good.size() - 3), "cut off or has trailing bytes");
+        row("trailing bytes", good + "xyz", "cut off or has trailing bytes");
+        row("header past the end", good.substr(0, 40), "does not fit the file");
+        row("big-endian", npyFile("{'descr': '>f8', 'fortran_order': False, 'shape': (6,), }", {0, 1, 2, 3, 4, 5}),
+            "big-endian");
+        row("integers", npyFile("{'descr': '<i8', 'fortran_order': False, 'shape': (6,), }", {0, 1, 2, 3, 4, 5}),
+            "not float32 or float64");
+        row("objects", npyFile("{'descr': '|O', 'fortran_order': False, 'shape': (6,), }", {0, 1, 2, 3, 4, 5}),
+            "not numpy's");
+        row("rank 4", npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 2, 3), }", {0, 1, 2, 3, 4, 5}),
+            "4 dimensions");
+        row("too many values", npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (999999999999, 999999999999), }", {}),
+            "more than 100 values");
+        row("nan", npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", {1, std::nan("")}),
+            "value 1 (in C order) is not finite");
+        row("garbage header", npyFile("{'descr': '<f8', 'shape': (6,), }", {0, 1, 2, 3, 4, 5}), "not numpy's");
+    }
+    void badNpyFilesAreRefused()
+    {
+        QFETCH(QByteArray, file);
+        QFETCH(QString, message);
+        try {
+            parseNpy(file.toStdString(), "bad.npy", 1, 3, 100);
+            QFAIL("accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).startsWith("bad.npy: ") && QString(e.what()).contains(message), e.what());
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestExport)
+#include "tst_export.moc"
