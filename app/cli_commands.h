@@ -6,7 +6,10 @@
 #include <vector>
 
 #include "cli_support.h"
+#include "core/atomic_file.h"
+#include "experiments/corruption_experiment.h"
 #include "experiments/image_run_choices.h"
+#include "io/model_info.h"
 #include "core/settings.h"
 #include "decision/cost_matrix.h"
 #include "image_data.h"
@@ -34,6 +37,24 @@ struct ImageRunOptions {
 /// derived help and returns false for --help.
 bool parseImageRun(int argc, char** argv, const std::string& command,
                    const std::vector<lcs::BoundSetting<lcs::ImageRunChoices>>& settings, ImageRunOptions& o);
+
+/// The image commands' outputs: the experiment's results files and --save-models.
+std::vector<lcs::OutputSpec> imageCommandOutputs(const lcs::Experiment& experiment);
+
+/// --save-models of the image commands: every trained network, as the run reports it,
+/// saved into a staging folder that commit() moves into place (all of them or none).
+class ImageNetworkSaver {
+public:
+    /// Nothing is saved when `dir` is "".
+    ImageNetworkSaver(const std::string& dir, const std::string& experiment, const lcs::ImageDataset& data,
+                      uint64_t seed);
+    lcs::NetworkSink sink();
+    void commit();
+
+private:
+    std::optional<lcs::StagedFolder> m_staged;
+    lcs::ModelInfo m_info;
+};
 
 int runCorruptionCommand(int argc, char** argv);
 int runSelectiveCommand(int argc, char** argv);

@@ -12,6 +12,7 @@
 #include "experiments/corruption_experiment.h"
 #include "experiments/experiment.h"
 #include "experiments/image_run_settings.h"
+#include "io/model_io.h"
 #include "image_data.h"
 
 namespace cli {
@@ -24,16 +25,62 @@ std::string imageRunFilesHelp(const lcs::Experiment& experiment)
                                          "the paper's (mnist preset for 1-channel data, cifar10 for colour)") +
             lcs::helpEntry("  --threads T", "intra-op threads (default 1: the MLP's small matrices run 3-4x slower "
                                             "split across threads, and ResNet-18 on 2 shared cores 5x)"),
-        experiment.outputs());
+        imageCommandOutputs(experiment));
 }
 
 } // namespace
+
+std::vector<lcs::OutputSpec> imageCommandOutputs(const lcs::Experiment& experiment)
+{
+    auto outputs = experiment.outputs();
+    outputs.push_back({"save_models", "DIR", lcs::PathKind::Folder,
+                       "save every network the run trains (MAP, S, q, CW-SGD) as TorchScript with a JSON sidecar, "
+                       "NETWORK_SETTING_trialT.pt; all of them once the run ends, or none"});
+    return outputs;
+}
+
+ImageNetworkSaver::ImageNetworkSaver(const std::string& dir, const std::string& experiment,
+                                     const lcs::ImageDataset& data, uint64_t seed)
+{
+    if (dir.empty())
+        return;
+    m_staged.emplace(dir);
+    m_info.experiment = experiment;
+    m_info.seed = seed;
+    m_info.inputMean = data.channelMean;
+    m_info.inputStd = data.channelStd;
+    m_info.classNames = data.classNames;
+}
+
+lcs::NetworkSink ImageNetworkSaver::sink()
+{
+    if (!m_staged)
+        return {};
+    return [this](const lcs::TrainedNetwork& n) {
+        lcs::ModelInfo info = m_info;
+        info.method = n.network;
+        info.role = n.network == "map" ? "map"
+                    : n.network == "sgld_s" || n.network == "sghmc_s" ? "student"
+                    : n.network == "cw_sgd"                           ? "classifier"
+                                                                      : "q";
+        info.replicate = n.trial;
+        info.costs = *n.costs;
+        info.collapsed = n.collapsed;
+        lcs::saveModel(*n.model, *n.spec, info, m_staged->path() + "/" + n.stem() + ".pt");
+    };
+}
+
+void ImageNetworkSaver::commit()
+{
+    if (m_staged)
+        m_staged->commit();
+}
 
 bool parseImageRun(int argc, char** argv, const std::string& command,
                    const std::vector<lcs::BoundSetting<lcs::ImageRunChoices>>& settings, ImageRunOptions& o)
 {
     const auto& experiment = lcs::ExperimentRegistry::global().get(command);
-    auto own = outputFlagSpecs(experiment.outputs());
+    auto own = outputFlagSpecs(imageCommandOutputs(experiment));
     own.insert(own.end(), {{"--costs", true}, {"--threads", true}, {"--quiet", false}});
     const auto parsed = parseFlags(argc, argv, 2, command, lcs::specsOf(settings), own);
     if (parsed.help) {
@@ -57,7 +104,7 @@ bool parseImageRun(int argc, char** argv, const std::string& command,
     o.quiet = parsed.switches.count("--quiet") > 0;
     if (o.choices.data.empty())
         throw UsageError(command + ": --data is required (a folder, fashion-mnist, mnist or cifar10)");
-    o.outputs = CommandOutputs(experiment.outputs(), parsed.values,
+    o.outputs = CommandOutputs(imageCommandOutputs(experiment), parsed.values,
                                {{"--data", o.choices.data, lcs::PathKind::Folder}, {"--costs", costsPath}});
     return true;
 }
@@ -91,10 +138,13 @@ int executeCorruption(const ImageRunOptions& o)
         std::fprintf(stderr, "%s: %lld training, %lld test images; %s; %zu rate(s) x %d trial(s)\n", data.name.c_str(),
                      static_cast<long long>(data.train.size()), static_cast<long long>(data.test.size()),
                      config.model.describe().c_str(), config.rates.size(), config.trials);
+    ImageNetworkSaver networks(o.outputs.path("save_models"), lcs::kCorruptionExperiment, data, config.seed);
+    config.onNetwork = networks.sink();
     ProgressLines lines(o.quiet);
     lcs::JobContext ctx{[&](const lcs::Progress& p) { lines(p); }, &g_cancel};
     const auto result = lcs::runCorruptionExperiment(data, config, ctx);
     lines.finish();
+    networks.commit();
     std::fputs(lcs::corruptionTable(result).c_str(), stdout);
     for (const auto& s : result.summary)
         if (s.collapsed > 0)

@@ -35,6 +35,7 @@
 #include "experiments/synthetic_report.h"
 #include "core/json_input.h"
 #include "io/model_io.h"
+#include "io/table_csv.h"
 #include "experiments/camvid_experiment.h"
 #include "experiments/corruption_experiment.h"
 #include "experiments/selective_experiment.h"
@@ -113,12 +114,14 @@ labels checked).
 Exit status 0 when every file is fine, 2 otherwise.
 )";
 
-const char* kDecideHelp = R"(lcstudio-cli decide - Bayes decisions from a saved correction network
+const char* kDecideHelp = R"(lcstudio-cli decide - Bayes decisions from a saved network
 
 Options:
-  --model FILE        a network saved by --save-models or by LC Studio (FILE.json beside it)
-  --points FILE       CSV of input rows (one point per line, comma-separated features;
-                      a non-numeric first line is taken as a header)
+  --model FILE        a network saved by --save-models or by LC Studio (FILE.json beside it):
+                      q, S, a MAP or CW-SGD network, an MLP or ResNet-18 on images
+  --points FILE       CSV of input rows (one input per line, comma-separated features;
+                      a non-numeric first line is taken as a header); an image is one row
+                      of its C*H*W raw pixel values in [0, 1], in C order
   --point X,Y,...     one input point (repeatable)
   --costs FILE        decide under this matrix instead of the one saved with the model
   -h, --help          this text
@@ -277,44 +280,26 @@ int runDecideCommand(int argc, char** argv)
     if (modelPath.empty())
         throw UsageError("decide: --model FILE is required");
     if (!pointsPath.empty()) {
-        std::string text = lcs::readFile(pointsPath, size_t{256} << 20);
-        if (text.rfind("\xEF\xBB\xBF", 0) == 0)
-            text.erase(0, 3);  // a UTF-8 byte-order mark (spreadsheet exports)
-        std::istringstream in(text);
-        std::string line;
-        int lineNo = 0;
-        // A header is a first line none of whose fields starts like a number ("x,y"); a
-        // first line with a number in it ("1,2o", "nan,nan") is data, and refused if bad.
-        const auto isHeader = [](const std::string& row) {
-            for (const auto& field : splitNames(row)) {
-                const auto start = field.find_first_not_of(" \t");
-                if (start == std::string::npos)
-                    return false;
-                const char* begin = field.c_str() + start;
-                char* end = nullptr;
-                std::strtod(begin, &end);
-                if (end != begin)
-                    return false;
-            }
-            return true;
-        };
-        while (std::getline(in, line)) {
-            ++lineNo;
-            if (line.find_first_not_of(" \t\r") == std::string::npos)
-                continue;
-            if (!line.empty() && line.back() == '\r')
-                line.pop_back();
-            if (lineNo == 1 && isHeader(line))
-                continue;
-            points.push_back(parseNumbers(pointsPath + " line " + std::to_string(lineNo), line));
-        }
+        const auto table = lcs::parseNumericCsv(lcs::readFile(pointsPath, size_t{256} << 20), pointsPath,
+                                                size_t{64} << 20);
+        const auto columns = static_cast<size_t>(table.values.dim(1));
+        for (size_t i = 0; i < table.values.values.size(); i += columns)
+            points.emplace_back(table.values.values.begin() + static_cast<std::ptrdiff_t>(i),
+                                table.values.values.begin() + static_cast<std::ptrdiff_t>(i + columns));
     }
     if (points.empty() && !pointsPath.empty())
         throw UsageError("decide: " + pointsPath + " has no data row (at most a header line without numbers)");
     if (points.empty())
         throw UsageError("decide: no points (use --points FILE or --point X,Y)");
 
-    auto loaded = lcs::loadMlp(modelPath);
+    const auto loaded = lcs::loadClassifier(modelPath);
+    if (loaded.info.architecture == "segnet" || loaded.info.architecture == "segnet_light")
+        throw UsageError("decide: " + modelPath + " is a segmentation network (" + loaded.info.architecture +
+                         "); decide on frames with `lcstudio-cli camvid eval`");
+    const auto inputDims = loaded.info.inputDims();
+    int64_t features = 1;
+    for (auto d : inputDims)
+        features *= d;
     if (loaded.info.collapsed)
         std::fprintf(stderr, "lcstudio-cli: warning: %s collapsed to one class when it was trained\n",
                      modelPath.c_str());
@@ -326,17 +311,18 @@ int runDecideCommand(int argc, char** argv)
     costs.validateFor(static_cast<int>(loaded.info.classes));
     std::vector<float> flat;
     for (size_t i = 0; i < points.size(); ++i) {
-        if (static_cast<int64_t>(points[i].size()) != loaded.info.inputs)
+        if (static_cast<int64_t>(points[i].size()) != features)
             throw UsageError("decide: point " + std::to_string(i + 1) + " has " + std::to_string(points[i].size())
-                             + " features, the model takes " + std::to_string(loaded.info.inputs));
+                             + " features, the model takes " + std::to_string(features));
         for (double v : points[i])
             if (std::abs(v) > std::numeric_limits<float>::max())
                 throw UsageError("decide: point " + std::to_string(i + 1) + ": " + lcs::formatNumber(v) +
                                  " is beyond the network's float range");
         flat.insert(flat.end(), points[i].begin(), points[i].end());
     }
-    auto x = torch::tensor(flat).reshape({static_cast<int64_t>(points.size()), loaded.info.inputs});
-    auto probs = torch::softmax(loaded.model->forward(x), 1).detach();
+    std::vector<int64_t> shape{static_cast<int64_t>(points.size())};
+    shape.insert(shape.end(), inputDims.begin(), inputDims.end());
+    const auto probs = loaded.probabilities(torch::tensor(flat).reshape(shape));
     // A result that is not finite is an error, never printed as a decision.
     const auto finiteRows = torch::isfinite(probs).all(1);
     for (int64_t i = 0; i < finiteRows.size(0); ++i)

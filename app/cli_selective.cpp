@@ -52,10 +52,13 @@ int executeSelective(const ImageRunOptions& o)
                      data.name.c_str(), static_cast<long long>(data.train.size()),
                      static_cast<long long>(data.test.size()), config.model.describe().c_str(),
                      config.referralCosts.size(), config.trials);
+    ImageNetworkSaver networks(o.outputs.path("save_models"), lcs::kSelectiveExperiment, data, config.seed);
+    config.onNetwork = networks.sink();
     ProgressLines lines(o.quiet);
     lcs::JobContext ctx{[&](const lcs::Progress& p) { lines(p); }, &g_cancel};
     const auto result = lcs::runSelectiveExperiment(data, config, ctx);
     lines.finish();
+    networks.commit();
     std::fputs(lcs::selectiveTable(result).c_str(), stdout);
     for (const auto& s : result.summary)
         if (s.collapsed > 0)

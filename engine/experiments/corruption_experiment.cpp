@@ -165,6 +165,12 @@ CorruptionConfig CorruptionConfig::preset(const std::string& name, const ImageDa
     return c;
 }
 
+std::string TrainedNetwork::stem() const
+{
+    return network + (perSetting ? std::string("_") + settingName + formatNumber(setting) : std::string()) + "_trial" +
+           std::to_string(trial);
+}
+
 CorruptionResult runCorruptionExperiment(const ImageDataset& data, const CorruptionConfig& config,
                                          const JobContext& ctx)
 {
@@ -201,6 +207,10 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                 result.rows.push_back({rate, trial, m, bayesMetrics(probs, data.test.labels, config.costs), seconds, collapsed});
             };
             auto identity = [&](const char* network) { return TaskIdentity{network, rate, trial}; };
+            auto trained = [&](const char* network, const ClassifierImpl& model, bool collapsed = false) {
+                if (config.onNetwork)
+                    config.onNetwork({network, "rate", rate, true, trial, &model, &config.model, &config.costs, collapsed});
+            };
             auto progress = [&](const char* network, const std::string& what) {
                 return taskContext(ctx, identity(network), detail, what);
             };
@@ -222,6 +232,7 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                 map = config.model.build(stream);
                 map->to(device);
                 trainSgd(*map, train, config.map, stream, progress("map", "map"), "map", curve("map"));
+                trained("map", *map);
             }
             if (wants(config, ImageMethod::SgldS) || wants(config, ImageMethod::Sgld) ||
                 wants(config, ImageMethod::Ours) || wants(config, ImageMethod::OursNoS)) {
@@ -229,6 +240,7 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                 auto chain = runSgldDistillation(config.model, *map, train, train.x, perturb, data.test.images,
                                                  config.sgld, stream, progress("sgld_s", "sgld + S"), "sgld",
                                                  curve("sgld_s"));
+                trained("sgld_s", *chain.student);
                 result.distillationSecondsPerEpoch += chain.secondsPerEpoch;
                 ++distillationRuns;
                 const auto studentProbs = predictClassProbabilities(*chain.student, data.test.images);
@@ -247,6 +259,7 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                                                   "correction", curve("ours"));
                     const auto qProbs = predictClassProbabilities(*q.q, data.test.images);
                     record(ImageMethod::Ours, qProbs, q.seconds, q.collapsed);
+                    trained("ours", *q.q, q.collapsed);
                     auto comparison = compareDecisions(studentProbs, qProbs, data.test.labels, config.costs);
                     comparison.rate = rate;
                     comparison.trial = trial;
@@ -276,6 +289,7 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                 auto net = config.model.build(stream);
                 net->to(device);
                 trainSgd(*net, train, cw, stream, progress("cw_sgd", "cw-sgd"), "cw_sgd", curve("cw_sgd"));
+                trained("cw_sgd", *net);
                 record(ImageMethod::CwSgd, predictClassProbabilities(*net, data.test.images),
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), false);
             }

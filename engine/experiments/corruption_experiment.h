@@ -34,6 +34,24 @@ struct DecisionComparison;
 /// Receives a comparison of S and q and the test images its indices refer to.
 using ComparisonSink = std::function<void(const DecisionComparison&, const at::Tensor& testImages)>;
 
+/// A network a run has just finished training (--save-models, the window's Export
+/// Model). Valid during the call only; called on the job's thread.
+struct TrainedNetwork {
+    std::string network;   ///< "map", the student "sgld_s" / "sghmc_s", q "ours" / "ours_no_s", "cw_sgd"
+    const char* settingName = "rate";  ///< "rate" or "r" (referral cost)
+    double setting = 0;    ///< the rate or referral cost (the MAP and S serve every r of a trial)
+    bool perSetting = true;
+    int trial = 0;
+    const ClassifierImpl* model = nullptr;
+    const ModelSpec* spec = nullptr;
+    const CostMatrix* costs = nullptr;  ///< the matrix it decides for (q), or the run's
+    bool collapsed = false;
+
+    /// The file stem: "ours_rate0.5_trial0", "map_trial1".
+    std::string stem() const;
+};
+using NetworkSink = std::function<void(const TrainedNetwork&)>;
+
 struct CorruptionConfig {
     std::vector<double> rates{0.3, 0.5, 0.7};
     int trials = 1;
@@ -51,6 +69,8 @@ struct CorruptionConfig {
     /// Called on the job's thread as soon as a comparison of S and q exists, with the
     /// test images it indexes (live views); the result holds the same comparisons.
     ComparisonSink onComparison;
+    /// Called with every network the run trains, once it is trained.
+    NetworkSink onNetwork;
 
     /// Settings for `data` (an MLP for 1-channel images, ResNet-18 for colour ones):
     /// "cpu" finishes a rate in minutes here; "paper" is the appendix's.

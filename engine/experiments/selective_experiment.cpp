@@ -178,6 +178,14 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
         trainSgd(*map, train, config.map, mapStream, progress("map", {}, "map"), "map",
                  curve("map", {}, "map", costs.front()));
         const double mapSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        // The MAP and S serve every referral cost of the trial; q is per cost.
+        auto trained = [&](const char* network, const ClassifierImpl& model, std::optional<double> r,
+                           const CostMatrix& L, bool collapsed = false) {
+            if (config.onNetwork)
+                config.onNetwork({network, "r", r.value_or(0.0), r.has_value(), trial, &model, &config.model, &L,
+                                  collapsed});
+        };
+        trained("map", *map, {}, config.baseCosts);
 
         const bool needsS = wants(config, ImageMethod::Ours);
         const bool needsStored = wants(config, ImageMethod::OursNoS);
@@ -191,6 +199,8 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
             chain = runSgldDistillation(config.model, *map, train, calibration, {}, evalInputs, sampler, chainStream,
                                         progress("sghmc_s", {}, "sghmc + S"), "sghmc",
                                         curve("sghmc_s", {}, "sghmc + S", costs.front()));
+            if (chain.student)
+                trained("sghmc_s", *chain.student, {}, config.baseCosts);
             if (trial == 0) {
                 chainSeconds = mapSeconds + chain.seconds;
                 result.samplingSeconds = chainSeconds;
@@ -226,6 +236,7 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
                                               "correction", curve("ours", r, "ours, " + at, L));
                 const auto qProbs = predictClassProbabilities(*q.q, testImages);
                 record(ImageMethod::Ours, qProbs, q.seconds, q.collapsed);
+                trained("ours", *q.q, r, L, q.collapsed);
                 if (trial == 0)
                     oursSeconds[k] = q.seconds;
                 auto comparison = compareDecisions(testPredictive, qProbs, testLabels, L);
@@ -241,6 +252,7 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
                                               config.correctionNoS, qStream, progress("ours_no_s", r, "ours (no S), " + at),
                                               "correction", curve("ours_no_s", r, "ours (no S), " + at, L));
                 record(ImageMethod::OursNoS, predictClassProbabilities(*q.q, testImages), q.seconds, q.collapsed);
+                trained("ours_no_s", *q.q, r, L, q.collapsed);
                 if (trial == 0)
                     noSSeconds[k] = q.seconds;
             }

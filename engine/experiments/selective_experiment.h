@@ -41,6 +41,8 @@ struct SelectiveConfig {
     /// Called on the job's thread as soon as a comparison of S and q exists, with the
     /// test images it indexes (this trial's rotations) (live views); the result holds the same comparisons.
     ComparisonSink onComparison;
+    /// Called with every network the run trains, once it is trained.
+    NetworkSink onNetwork;
 
     static SelectiveConfig preset(const std::string& name, const ImageDataset& data);
 };

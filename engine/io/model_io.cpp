@@ -7,6 +7,7 @@
 
 #include "core/atomic_file.h"
 #include "core/input_error.h"
+#include "core/training_loop.h"
 #include "io/torchscript.h"
 
 namespace lcs {
@@ -206,6 +207,18 @@ LoadedClassifier loadClassifier(const std::string& path)
         loadArchiveWeights(target, weights, path, sidecar);
     out.model->eval();
     return out;
+}
+
+at::Tensor LoadedClassifier::probabilities(const at::Tensor& raw) const
+{
+    auto x = raw.to(torch::kFloat);
+    if (!info.inputMean.empty()) {
+        std::vector<int64_t> shape(static_cast<size_t>(x.dim()), 1);
+        shape[1] = static_cast<int64_t>(info.inputMean.size());
+        x = (x - torch::tensor(info.inputMean, torch::kDouble).to(torch::kFloat).reshape(shape)) /
+            torch::tensor(info.inputStd, torch::kDouble).to(torch::kFloat).reshape(shape);
+    }
+    return predictClassProbabilities(*model, x.to(deviceOf(*model)));
 }
 
 LoadedMlp loadMlp(const std::string& path)

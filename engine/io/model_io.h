@@ -25,6 +25,11 @@ struct LoadedClassifier {
     Classifier model;
     ModelSpec spec;
     ModelInfo info;
+
+    /// Class probabilities for raw inputs [N, *info.inputDims()] (points as they are,
+    /// pixels in [0, 1]): the sidecar's standardisation, then the network in eval mode;
+    /// what the TorchScript file's forward computes. Float on the CPU.
+    at::Tensor probabilities(const at::Tensor& raw) const;
 };
 /// Reads the sidecar, checks the weights' checksum, rebuilds the network (an "mlp"
 /// sidecar gives a FlatMlp) and loads its parameters and buffers, checking each shape.

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "io/npy.h"
+
+/// Comma-separated tables of numbers as spreadsheets and numpy.savetxt write them: a
+/// UTF-8 byte-order mark is skipped, a first line none of whose fields starts like a
+/// number ("x,y") is a header, blank lines are skipped, every other line is a row. A row
+/// that is not numbers, is ragged or holds a value that is not finite is an error naming
+/// the file, line and column: rows are never skipped silently. Plain C++: fuzzed.
+namespace lcs {
+
+struct NumericTable {
+    std::vector<std::string> header;  ///< empty without a header line
+    NumericArray values;              ///< [rows, columns]
+};
+
+/// Parses `text` (the contents of `source`); at most maxValues numbers. Throws InputError.
+NumericTable parseNumericCsv(const std::string& text, const std::string& source, size_t maxValues);
+
+/// The fields of one CSV line (no quoting: a comma always separates).
+std::vector<std::string> splitCsvLine(const std::string& line);
+
+/// A 2-D or 3-D array from a .npy or .csv file (by the file's first bytes, not its name):
+/// `what` names it in messages ("--features"). CSV gives [rows, columns]. At most
+/// maxValues numbers; the file is read with a size cap to match. Throws InputError.
+NumericArray readNumericArray(const std::string& path, const std::string& what, size_t minRank, size_t maxRank,
+                              size_t maxValues);
+
+} // namespace lcs
