@@ -203,6 +203,11 @@ int runCamvidCommand(int argc, char** argv)
     if (sub == "train") {
         if (data.empty() || out.empty())
             throw UsageError("camvid train: --data DIR and --out MODEL_DIR are required");
+        // A model folder is one run's: training some methods into another run's folder
+        // would rewrite its camvid.json and orphan the networks it no longer lists.
+        if (std::error_code ec; std::filesystem::exists(out + "/camvid.json", ec))
+            throw UsageError("--out: " + out + " already holds a CamVid model (camvid.json); train into a new "
+                             "folder, or remove that one first");
         auto config = lcs::CamvidTrainConfig::preset(preset);
         config.data = data;
         if (!split.empty())

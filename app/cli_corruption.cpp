@@ -105,7 +105,8 @@ bool parseImageRun(int argc, char** argv, const std::string& command,
     if (o.choices.data.empty())
         throw UsageError(command + ": --data is required (a folder, fashion-mnist, mnist or cifar10)");
     o.outputs = CommandOutputs(imageCommandOutputs(experiment), parsed.values,
-                               {{"--data", o.choices.data, lcs::PathKind::Folder}, {"--costs", costsPath}});
+                               {{"--data", experiment.inputFolder(o.choices.data), lcs::PathKind::Folder},
+                                {"--costs", costsPath}});
     return true;
 }
 

@@ -308,7 +308,10 @@ int runDecideCommand(int argc, char** argv)
         costs = lcs::loadCostMatrix(costsPath);
     if (costs.empty())
         throw UsageError("decide: " + modelPath + ".json has no cost matrix; pass --costs FILE");
-    costs.validateFor(static_cast<int>(loaded.info.classes));
+    if (costs.numClasses() != loaded.info.classes)
+        throw UsageError((costsPath.empty() ? modelPath + ".json: its cost matrix" : "--costs " + costsPath) +
+                         " has " + std::to_string(costs.numClasses()) + " classes, the network " + modelPath +
+                         " decides " + std::to_string(loaded.info.classes));
     std::vector<float> flat;
     for (size_t i = 0; i < points.size(); ++i) {
         if (static_cast<int64_t>(points[i].size()) != features)

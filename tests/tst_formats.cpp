@@ -345,6 +345,19 @@ private Q_SLOTS:
         writeFileAtomically(path.toStdString(), "new");
         QVERIFY(!QFile::exists(dead));
         QVERIFY(QFile::exists(live));
+        // A killed run's staging folder, with the networks it had written, goes when the
+        // next run stages the same folder.
+        const QString models = dir.path() + "/models";
+        const QString deadStaging = models + ".tmp.4194305.3";
+        QVERIFY(QDir().mkpath(deadStaging + "/sub"));
+        writeFileAtomically((deadStaging + "/q.pt").toStdString(), "partial");
+        {
+            StagedFolder staged(models.toStdString());
+            writeFileAtomically(staged.path() + "/q.pt", "whole");
+            staged.commit();
+        }
+        QVERIFY(!QFileInfo::exists(deadStaging));
+        QCOMPARE(QString::fromStdString(readFile((models + "/q.pt").toStdString())), QString("whole"));
     }
 
     void readFileRefusesTooLargeAndFolders()

@@ -67,6 +67,7 @@ StagedFolder::StagedFolder(std::string dir) : m_dir(std::move(dir))
 {
     while (m_dir.size() > 1 && m_dir.back() == '/')
         m_dir.pop_back();
+    removeStaleTemporaries(m_dir);
     m_staging = temporaryPathFor(m_dir);
     if (::mkdir(m_staging.c_str(), 0755) != 0)
         throw OutputError("cannot write " + m_dir + ": cannot create " + m_staging + ": " + errnoText(errno));
@@ -131,9 +132,10 @@ void removeStaleTemporaries(const std::string& path) noexcept
         const auto pid = parseInteger(rest.substr(0, dot), 1, 1LL << 31);
         if (!pid || dot == std::string::npos)
             continue;
-        // Only files of processes that are gone: a concurrent writer's file is its own.
+        // Only those of processes that are gone: a concurrent writer's are its own. A
+        // staging folder (StagedFolder) goes with its contents.
         if (::kill(static_cast<pid_t>(*pid), 0) != 0 && errno == ESRCH)
-            fs::remove(it->path(), ec);
+            fs::remove_all(it->path(), ec);
     }
 }
 

@@ -45,8 +45,8 @@ private:
     bool m_committed = false;
 };
 
-/// Removes "<path>.tmp.<pid>.<n>" files whose process no longer runs (left by a run
-/// that was killed mid-write). Never throws.
+/// Removes "<path>.tmp.<pid>.<n>" files and staging folders whose process no longer runs
+/// (left by a run that was killed mid-write). Never throws.
 void removeStaleTemporaries(const std::string& path) noexcept;
 
 } // namespace lcs

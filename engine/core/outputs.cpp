@@ -99,10 +99,49 @@ bool canCreateIn(const std::string& folder)
     throw InputError(out.flag + ": " + out.path + " " + why);
 }
 
-void checkOne(const CommandPath& out)
+/// The kinds of file the commands write into output folders; an entry of such a name that
+/// is not a regular file would stop the move into place at the end of the run.
+bool writtenKind(const std::string& name)
 {
-    if (out.path.empty())
-        throw InputError(out.flag + ": the path is empty");
+    for (const char* ext : {".pt", ".json", ".png", ".svg", ".pdf", ".csv"}) {
+        const size_t n = std::strlen(ext);
+        if (name.size() > n && name.compare(name.size() - n, n, ext) == 0)
+            return true;
+    }
+    return false;
+}
+
+void checkFolderEntries(const CommandPath& out)
+{
+    std::error_code ec;
+    size_t seen = 0;
+    for (const auto& entry : fs::directory_iterator(out.path, ec)) {
+        if (++seen > 100000)
+            break;
+        const std::string name = entry.path().filename().string();
+        struct stat info {};
+        if (writtenKind(name) && ::lstat(entry.path().c_str(), &info) == 0 && !S_ISREG(info.st_mode))
+            refuse(out, "holds " + name + ", which is not a regular file (a folder, link or FIFO); the run would "
+                                          "replace files of such names: move it away first");
+    }
+}
+
+/// Room for the ".tmp.PID.N" a temporary beside the file adds, within NAME_MAX (255).
+constexpr size_t kMaxOutputNameLength = 200;
+
+void checkOne(const CommandPath& outIn)
+{
+    if (outIn.path.empty())
+        throw InputError(outIn.flag + ": the path is empty");
+    CommandPath out = outIn;
+    while (out.path.size() > 1 && out.path.back() == '/')
+        out.path.pop_back();  // "dir/" names dir
+    const std::string name = fs::path(out.path).filename().string();
+    if (name.size() > kMaxOutputNameLength)
+        refuse(out, "has a name of " + std::to_string(name.size()) + " characters; at most " +
+                        std::to_string(kMaxOutputNameLength) + " can be written safely");
+    if (out.path.size() > 3800)
+        refuse(out, "is longer than 3800 characters");
     struct stat info {};
     if (statPath(out.path, info)) {
         if (S_ISLNK(info.st_mode))
@@ -117,13 +156,15 @@ void checkOne(const CommandPath& out)
                 refuse(out, "exists and is not a folder");
             if (!canCreateIn(out.path))
                 refuse(out, "is a folder that is not writable");
+            checkFolderEntries(out);
             return;
         }
     }
     const std::string parent = folderOf(out.path);
     std::error_code ec;
     if (!fs::is_directory(parent, ec))
-        refuse(out, "cannot be written: folder " + parent + " does not exist");
+        refuse(out, "cannot be written: " + parent +
+                        (fs::exists(parent, ec) ? " is not a folder" : std::string(" does not exist")));
     if (!canCreateIn(parent))
         refuse(out, "cannot be written: folder " + parent + " is not writable");
 }

@@ -225,6 +225,11 @@ nlohmann::json parseSettingValue(const SettingSpec& spec, const std::string& tex
         if (!v)
             throw InputError(flag + ": " + shown + " is not an integer in " + std::to_string(lo) + ".." +
                              std::to_string(hi));
+        if (spec.problem) {
+            const auto problem = spec.problem(text);
+            if (!problem.empty())
+                throw InputError(flag + ": " + shown + " " + problem);
+        }
         return *v;
     }
     case SettingKind::Number: {

@@ -47,8 +47,8 @@ struct SettingSpec {
     nlohmann::json presetValues = nlohmann::json::object();
     std::vector<std::string> suggestions; ///< Text: values a form lists for picking (any other may still be typed)
     SettingBrowse browse = SettingBrowse::None;
-    /// Text: what is wrong with a value ("is not cpu or cuda[:N]"), empty when it is fine;
-    /// unset: any non-empty text.
+    /// Text and Integer: what is wrong with a value the kind and range admit ("is not cpu
+    /// or cuda[:N]", "is neither 0 nor 2..400"), empty when it is fine.
     std::function<std::string(const std::string&)> problem;
     /// No default: a run, a session or a form without a value is refused (the data).
     bool required = false;

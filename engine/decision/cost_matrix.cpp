@@ -130,6 +130,19 @@ double CostMatrix::utilityConstant() const
     return m_utilityConstant.value_or(maxCost());
 }
 
+namespace {
+
+/// Costs, and M, that float32 arithmetic holds with room to spare: sums of K
+/// probability-weighted costs neither overflow (float's largest is 3.4e38) nor fall to
+/// subnormals (below 1.2e-38) when weighted by small probabilities.
+constexpr double kSmallestCost = 1e-30;
+constexpr double kLargestCost = 1e30;
+constexpr const char* kFloatRangeReason =
+    "the networks decide in float32, where such costs overflow or underflow; scale the whole matrix (decisions "
+    "depend only on the costs' ratios)";
+
+} // namespace
+
 void CostMatrix::validate() const
 {
     if (m_classes < 1)
@@ -144,6 +157,9 @@ void CostMatrix::validate() const
                 throw CostMatrixError(where + " is not a finite number");
             if (v < 0)
                 throw CostMatrixError(where + " is negative (" + formatNumber(v) + "); costs must be >= 0");
+            if (v != 0 && (v < kSmallestCost || v > kLargestCost))
+                throw CostMatrixError(where + " = " + formatNumber(v) + " is outside " + formatNumber(kSmallestCost) +
+                                      " to " + formatNumber(kLargestCost) + " (or 0): " + kFloatRangeReason);
         }
     }
     const double maxL = maxCost();
@@ -157,12 +173,10 @@ void CostMatrix::validate() const
     } else if (maxL <= 0) {
         throw CostMatrixError("all costs are zero: there is no decision to calibrate (set M or a cost)");
     }
-    // The correction divides by M: below this, 1/M and L/M overflow and every figure
-    // computed from them is NaN.
-    constexpr double kSmallestM = 1e-300;
-    if (utilityConstant() < kSmallestM)
-        throw CostMatrixError("M = " + formatNumber(utilityConstant()) + " is below " + formatNumber(kSmallestM) +
-                              ": the correction divides by it; scale the costs up");
+    const double m = utilityConstant();
+    if (m < kSmallestCost || m > kLargestCost)
+        throw CostMatrixError("M = " + formatNumber(m) + " is outside " + formatNumber(kSmallestCost) + " to " +
+                              formatNumber(kLargestCost) + ": " + kFloatRangeReason);
 }
 
 void CostMatrix::validateFor(int expectedClasses) const

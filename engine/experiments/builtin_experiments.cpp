@@ -12,6 +12,7 @@
 #include "experiments/experiment.h"
 #include "experiments/image_run_settings.h"
 #include "experiments/report_json.h"
+#include "image_data.h"
 #include "experiments/selective_experiment.h"
 #include "experiments/synthetic_experiment.h"
 #include "experiments/synthetic_report.h"
@@ -218,6 +219,14 @@ public:
     std::vector<OutputSpec> outputs() const override
     {
         return resultsOutputs("write one row per (setting, trial, method) as CSV (atomically)");
+    }
+    std::string inputFolder(const std::string& value) const override
+    {
+        try {
+            return imageDataFolder(value);
+        } catch (const InputError&) {
+            return value;  // no such folder: reading the data will say so
+        }
     }
     CostMatrix defaultCosts(const nlohmann::json& settings) const override
     {

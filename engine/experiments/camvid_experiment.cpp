@@ -96,17 +96,48 @@ void writeManifest(const std::string& dir, const Manifest& m)
     writeFileAtomically(dir + "/" + kManifest, manifest.dump(2) + "\n");
 }
 
-/// Loads one network a manifest lists and checks it decides the 11 classes on frames of
-/// the manifest's size.
-LoadedClassifier loadManifestNetwork(const std::string& dir, const Manifest& manifest, const std::string& file)
+/// Loads the network a manifest lists for `method` and checks it is that method's (by its
+/// sidecar), decides the 11 classes on frames of the manifest's size, and standardises
+/// its input as the manifest says.
+LoadedClassifier loadManifestNetwork(const std::string& dir, const Manifest& manifest, const std::string& method)
 {
+    const std::string& file = manifest.files.at(method);
     auto loaded = loadClassifier(dir + "/" + file);
     const auto& spec = loaded.spec;
     if (spec.classes != kCamvidRealClasses || spec.inputShape.size() != 3 || spec.inputShape[1] != manifest.height ||
         spec.inputShape[2] != manifest.width)
         throw InputError(dir + "/" + file + ": not an 11-class network for " + std::to_string(manifest.width) + "x" +
                          std::to_string(manifest.height) + " frames");
+    if (loaded.info.method != method)
+        throw InputError(dir + "/" + kManifest + ": lists " + file + " for method \"" + method + "\", but " + file +
+                         ".json says it is \"" + loaded.info.method.substr(0, 40) + "\"");
+    if (loaded.info.torchScript) {
+        bool same = loaded.info.inputMean.size() == 3 && loaded.info.inputStd.size() == 3;
+        for (size_t c = 0; same && c < 3; ++c)
+            same = std::abs(loaded.info.inputMean[c] - manifest.norm.mean[c]) <= 1e-9 &&
+                   std::abs(loaded.info.inputStd[c] - manifest.norm.std[c]) <= 1e-9;
+        if (!same)
+            throw InputError(dir + "/" + file + ".json: its input standardisation is not the mean and std of " + dir +
+                             "/" + kManifest);
+    }
     return loaded;
+}
+
+/// The sidecar of a network the CamVid commands save: raw RGB in [0, 1] standardised
+/// with the training split's statistics, the 11 real classes.
+ModelInfo camvidModelInfo(const std::string& method, const std::string& role, uint64_t seed, const CostMatrix& costs,
+                          const CamvidNormalisation& norm, bool collapsed)
+{
+    ModelInfo info;
+    info.experiment = kCamvidExperiment;
+    info.method = method;
+    info.role = role;
+    info.seed = seed;
+    info.costs = costs;
+    info.collapsed = collapsed;
+    info.inputMean.assign(norm.mean.begin(), norm.mean.end());
+    info.inputStd.assign(norm.std.begin(), norm.std.end());
+    return info;
 }
 
 void checkIsDirectory(const std::string& dir, const std::string& what)
@@ -270,13 +301,7 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
     manifest.width = config.width;
     manifest.norm = norm;
     auto save = [&](const std::string& method, const ClassifierImpl& net, const std::string& role, bool collapsed) {
-        ModelInfo info;
-        info.experiment = kCamvidExperiment;
-        info.method = method;
-        info.role = role;
-        info.seed = config.seed;
-        info.costs = config.costs;
-        info.collapsed = collapsed;
+        const auto info = camvidModelInfo(method, role, config.seed, config.costs, norm, collapsed);
         const auto path = outDir + "/" + method + ".pt";
         saveModel(net, spec, info, path);
         manifest.files[method] = method + ".pt";
@@ -385,7 +410,7 @@ CamvidCorrectResult correctCamvidModels(const CamvidTrainConfig& config, const s
     auto manifest = readManifest(modelDir);
     if (!manifest.files.count("sghmc_s"))
         throw InputError(modelDir + "/" + kManifest + ": lists no sghmc_s network (train it with --methods sghmc_s)");
-    auto student = loadManifestNetwork(modelDir, manifest, manifest.files.at("sghmc_s"));
+    auto student = loadManifestNetwork(modelDir, manifest, "sghmc_s");
     const auto& spec = student.spec;
     const c10::Device device(config.device);
     student.model->to(device);
@@ -397,13 +422,7 @@ CamvidCorrectResult correctCamvidModels(const CamvidTrainConfig& config, const s
     auto generator = makeGenerator(mixSeed(config.seed, 0xca3, 3));
     const auto q = trainImageCorrection(spec, *student.model, set.images, {student.model.get(), {}}, config.costs,
                                         config.correction, generator, ctx, "correction");
-    ModelInfo info;
-    info.experiment = kCamvidExperiment;
-    info.method = "ours";
-    info.role = "q";
-    info.seed = config.seed;
-    info.costs = config.costs;
-    info.collapsed = q.collapsed;
+    const auto info = camvidModelInfo("ours", "q", config.seed, config.costs, manifest.norm, q.collapsed);
     CamvidCorrectResult out;
     out.path = modelDir + "/ours.pt";
     saveModel(*q.q, spec, info, out.path);
@@ -421,8 +440,8 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
     checkIsDirectory(config.modelDir, "--model");
     const auto manifest = readManifest(config.modelDir);
     std::map<std::string, LoadedClassifier> nets;
-    for (const auto& [method, file] : manifest.files) {
-        auto loaded = loadManifestNetwork(config.modelDir, manifest, file);
+    for ([[maybe_unused]] const auto& [method, file] : manifest.files) {
+        auto loaded = loadManifestNetwork(config.modelDir, manifest, method);
         loaded.model->to(c10::Device(config.device));
         nets.emplace(method, std::move(loaded));
     }
@@ -526,8 +545,8 @@ std::string checkCamvidModelFolder(const std::string& dir)
     checkIsDirectory(dir, "a CamVid model folder");
     const auto manifest = readManifest(dir);
     std::string networks;
-    for (const auto& [method, file] : manifest.files) {
-        const auto loaded = loadManifestNetwork(dir, manifest, file);
+    for ([[maybe_unused]] const auto& [method, file] : manifest.files) {
+        const auto loaded = loadManifestNetwork(dir, manifest, method);
         networks += (networks.empty() ? "" : ", ") + method + " (" + loaded.spec.describe() + ")";
     }
     return "CamVid model folder for " + std::to_string(manifest.width) + "x" + std::to_string(manifest.height) +
@@ -542,16 +561,16 @@ CamvidFpsResult camvidFramesPerSecond(const std::string& modelDir, const std::ve
     auto pick = [&](std::initializer_list<const char*> names) -> std::string {
         for (const char* n : names)
             if (manifest.files.count(n))
-                return manifest.files.at(n);
+                return std::string(n);
         return {};
     };
-    const auto mcFile = pick({"mc_dropout", "lc_mc_dropout"});
-    const auto qFile = pick({"ours", "sghmc_s", "cw_sgd"});
-    if (mcFile.empty() || qFile.empty())
+    const auto mcMethod = pick({"mc_dropout", "lc_mc_dropout"});
+    const auto qMethod = pick({"ours", "sghmc_s", "cw_sgd"});
+    if (mcMethod.empty() || qMethod.empty())
         throw InputError(modelDir + ": needs an MC-dropout network and q (train with mc_dropout and ours)");
     // Loaded and checked as eval loads them, so fps accepts what eval accepts.
-    auto mc = loadManifestNetwork(modelDir, manifest, mcFile);
-    auto q = loadManifestNetwork(modelDir, manifest, qFile);
+    auto mc = loadManifestNetwork(modelDir, manifest, mcMethod);
+    auto q = loadManifestNetwork(modelDir, manifest, qMethod);
     const c10::Device dev(device);
     mc.model->to(dev);
     q.model->to(dev);

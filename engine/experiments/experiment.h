@@ -71,6 +71,9 @@ public:
     /// The paths among `settings` (checked) that a run reads: the settings a form browses
     /// for (data folders). The output policy keeps outputs off them.
     std::vector<CommandPath> inputPaths(const nlohmann::json& settings) const;
+    /// The folder a browsed setting's value reads: the value itself, or the folder a name
+    /// stands for ("mnist" -> $LCS_MNIST_DIR), so that a name protects its folder too.
+    virtual std::string inputFolder(const std::string& value) const { return value; }
     /// The method catalogue's ids this experiment offers (the catalogue's rows for name()).
     virtual std::vector<std::string> methods() const;
     /// The cost matrix a run decides under when the user gives none.

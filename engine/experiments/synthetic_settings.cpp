@@ -63,12 +63,15 @@ const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings()
                      [](const C& c) { return J(c.correction.warmStartSteps); },
                      [](C& c, const J& v) { c.correction.warmStartSteps = v.get<int>(); }});
         // The window draws decision regions: a grid by default there.
-        s.push_back({withWindowValue(withFormLabel(integerSetting("grid_resolution", "N",
-                                                                  "decision-region grid cells per side, for plots of "
-                                                                  "the predictive and q (0: none)",
-                                                                  d.gridResolution, 0, 400),
-                                                   "Region grid"),
-                                     80),
+        auto grid = integerSetting("grid_resolution", "N",
+                                   "decision-region grid points per side, for plots of the predictive and q (0: "
+                                   "none; else 2 to 400)",
+                                   d.gridResolution, 0, 400);
+        grid.problem = [](const std::string& text) {
+            return text == "1" ? std::string("is not 0 (no grid) or 2 to 400: a grid needs two points per side")
+                               : std::string();
+        };
+        s.push_back({withWindowValue(withFormLabel(grid, "Region grid"), 80),
                      [](const C& c) { return J(c.gridResolution); },
                      [](C& c, const J& v) { c.gridResolution = v.get<int>(); }});
         s.push_back({withFormLabel(choiceSetting("bbvi_prior", "P",
@@ -97,6 +100,12 @@ SyntheticConfig syntheticConfigFrom(const nlohmann::json& settings, const CostMa
     costs.validateFor(2);
     config.costs = costs;
     return config;
+}
+
+int windowRegionGrid(int requested)
+{
+    const int window = windowValues(specsOf(syntheticSettings())).value("grid_resolution", 80);
+    return std::max(requested, window);
 }
 
 std::vector<OutputSpec> syntheticResultsOutputs()

@@ -24,4 +24,8 @@ std::vector<OutputSpec> syntheticCommandOutputs();
 /// settings say otherwise. Throws CostMatrixError for a matrix that is not 2 x 2.
 SyntheticConfig syntheticConfigFrom(const nlohmann::json& settings, const CostMatrix& costs);
 
+/// The region grid a window draws with: `requested`, or the setting's window value (80)
+/// where a session asks for none (the command line's 0) or for less.
+int windowRegionGrid(int requested);
+
 } // namespace lcs

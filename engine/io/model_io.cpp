@@ -1,5 +1,7 @@
 #include "io/model_io.h"
 
+#include <cmath>
+#include <limits>
 #include <sstream>
 
 #include <torch/csrc/jit/serialization/import.h>
@@ -43,14 +45,16 @@ void loadArchiveWeights(torch::nn::Module& module, const std::string& weights, c
             throw InputError(path + ": weight \"" + name + "\" has shape " +
                              (t ? c10::str(c10::IntArrayRef(t->sizes())) : std::string("none")) + " but " + sidecar +
                              " describes " + c10::str(c10::IntArrayRef(sizes)));
+        if (t->is_floating_point() && !torch::isfinite(*t).all().item<bool>())
+            throw InputError(path + ": weight \"" + name + "\" holds values that are not finite");
     }
 }
 
 /// Copies a TorchScript file's attributes into `module`, each by its name
 /// (scriptAttributeName) and checked against the shape and type the architecture in
 /// `sidecar` gives it; a missing or extra tensor is refused.
-void loadScriptWeights(torch::nn::Module& module, const std::string& weights, const std::string& path,
-                       const std::string& sidecar)
+torch::jit::Module loadScriptWeights(torch::nn::Module& module, const std::string& weights, const std::string& path,
+                                     const std::string& sidecar)
 {
     torch::jit::Module script;
     try {
@@ -73,6 +77,8 @@ void loadScriptWeights(torch::nn::Module& module, const std::string& weights, co
             throw InputError(path + ": tensor \"" + attribute + "\" is " + c10::str(value.sizes()) + " " +
                              std::string(c10::toString(value.scalar_type())) + " but " + sidecar + " describes " +
                              c10::str(target.sizes()) + " " + std::string(c10::toString(target.scalar_type())));
+        if (value.is_floating_point() && !torch::isfinite(value).all().item<bool>())
+            throw InputError(path + ": tensor \"" + attribute + "\" holds values that are not finite");
         target.copy_(value);
         ++copied;
     };
@@ -89,6 +95,35 @@ void loadScriptWeights(torch::nn::Module& module, const std::string& weights, co
     if (tensors != copied)
         throw InputError(path + ": holds " + std::to_string(tensors) + " tensors, the architecture in " + sidecar +
                          " has " + std::to_string(copied));
+    return script;
+}
+
+/// The file's own forward must compute what LC Studio computes with the network it
+/// holds (the standardisation, the layers, the softmax): checked on a probe input, so a
+/// forward edited after saving cannot make Python and LC Studio decide differently.
+void checkScriptForward(torch::jit::Module& script, const LoadedClassifier& loaded, const std::string& path)
+{
+    std::vector<int64_t> shape{1};
+    for (auto d : loaded.info.inputDims())
+        shape.push_back(d);
+    auto generator = makeGenerator(0x5eed);
+    const auto probe = torch::rand(shape, generator);
+    const auto ours = loaded.probabilities(probe);
+    at::Tensor theirs;
+    try {
+        torch::NoGradGuard noGrad;
+        script.eval();
+        theirs = script.forward({probe}).toTensor().to(torch::kFloat);
+    } catch (const std::exception& e) {
+        throw InputError(path + ": its TorchScript forward fails on an input of shape " + c10::str(shape) + " (" +
+                         std::string(e.what()).substr(0, 200) + ")");
+    }
+    const double difference =
+        theirs.sizes() == ours.sizes() ? (theirs - ours).abs().max().item<double>() : std::numeric_limits<double>::infinity();
+    if (!(difference <= 1e-4))
+        throw InputError(path + ": its TorchScript forward does not compute the network it holds (largest difference " +
+                         (std::isfinite(difference) ? std::to_string(difference) : std::string("in shape")) +
+                         " on a probe input); save the model again");
 }
 
 constexpr size_t kMaxSidecarBytes = size_t{16} << 20;
@@ -201,11 +236,13 @@ LoadedClassifier loadClassifier(const std::string& path)
         throw InputError(sidecar + ": cannot build the network it describes (" + e.what() + ")");
     }
     auto& target = const_cast<torch::nn::Module&>(savedModule(*out.model));
-    if (out.info.torchScript)
-        loadScriptWeights(target, weights, path, sidecar);
-    else
-        loadArchiveWeights(target, weights, path, sidecar);
     out.model->eval();
+    if (out.info.torchScript) {
+        auto script = loadScriptWeights(target, weights, path, sidecar);
+        checkScriptForward(script, out, path);
+    } else {
+        loadArchiveWeights(target, weights, path, sidecar);
+    }
     return out;
 }
 

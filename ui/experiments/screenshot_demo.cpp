@@ -13,6 +13,7 @@
 #include "core/input_error.h"
 #include "experiment_page.h"
 #include "experiments/experiment.h"
+#include "file_dialogs.h"
 #include "main_window.h"
 #include "page_list.h"
 #include "plot_export.h"
@@ -30,7 +31,11 @@ QString applyCommandLineSettings(MainWindow& window, bool demo, const QList<QPai
         Session session = window.currentSession();
         if (demo)
             session.settings.update(pageFor(window.pages(), name)->demoSettings(name));
+        QStringList given;
         for (const auto& [setting, value] : assignments) {
+            if (given.contains(setting))
+                return QObject::tr("setting \"%1\" is given twice").arg(setting.left(40));
+            given << setting;
             const auto* spec = findSetting(specs, setting.toStdString());
             if (!spec) {
                 QStringList known;
@@ -48,6 +53,16 @@ QString applyCommandLineSettings(MainWindow& window, bool demo, const QList<QPai
         return QString::fromStdString(e.what());
     }
     return {};
+}
+
+QString screenshotPathProblem(MainWindow& window, const QString& pngPath)
+{
+    if (!pngPath.endsWith(QLatin1String(".png"), Qt::CaseInsensitive))
+        return QObject::tr("--screenshot: %1 is not a .png name; the screenshot is a PNG image").arg(pngPath);
+    if (const auto* experiment = ExperimentRegistry::global().find(window.experiment().toStdString()))
+        for (const auto& input : experiment->inputPaths(window.currentSession().settings))
+            noteWindowInput(QObject::tr("the data"), QString::fromStdString(input.path), true);
+    return windowOutputProblem(QStringLiteral("--screenshot"), pngPath, false);
 }
 
 void runScreenshotDemo(QWidget* window, ExperimentPage* page, const QString& pngPath)

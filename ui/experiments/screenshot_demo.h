@@ -17,6 +17,11 @@ class MainWindow;
 /// applied), or empty.
 QString applyCommandLineSettings(MainWindow& window, bool demo, const QList<QPair<QString, QString>>& assignments);
 
+/// The problem with writing the screenshot to `pngPath`, or empty: the window's output
+/// policy against what the window reads (an opened session, the current settings' data),
+/// checked before the demo runs. Only .png names are taken (the file is a PNG).
+QString screenshotPathProblem(MainWindow& window, const QString& pngPath);
+
 /// Screenshot mode: runs `page`'s demo (its whole pipeline), prints the largest
 /// event-loop delay while it ran, saves a PNG of `window` and quits the application
 /// with 0; with 1 and a message on stderr on failure, or with the page's code (2 when

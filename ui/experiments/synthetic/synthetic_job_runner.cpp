@@ -83,7 +83,9 @@ protected:
     {
             const auto start = Clock::now();
             const auto settings = settingsValue.value<nlohmann::json>();
-            const SyntheticConfig config = syntheticConfigFrom(settings, costs);
+            // The window draws the decision regions whatever grid a session asks for.
+            SyntheticConfig config = syntheticConfigFrom(settings, costs);
+            config.gridResolution = windowRegionGrid(config.gridResolution);
             const auto L = costTensor(costs);
             const bool sampling = job != JobKind::Recorrect;
             const bool correcting = job != JobKind::Sample;

@@ -28,6 +28,7 @@
 #include "core/input_error.h"
 #include "experiments/experiment.h"
 #include "experiments/experiment_names.h"
+#include "experiments/synthetic_settings.h"
 #include "session.h"
 #include "settings_form.h"
 
@@ -365,9 +366,9 @@ void SyntheticPage::openModel()
     if (path.isEmpty())
         return;
     // At least the window's grid, finer when the form asks for more.
-    int grid = windowValues(experiment().settings()).value(kGridResolution, 0);
+    int grid = windowRegionGrid(0);
     try {
-        grid = std::max(grid, settings().at(kGridResolution).get<int>());
+        grid = windowRegionGrid(settings().at(kGridResolution).get<int>());
     } catch (const InputError&) {
     }
     if (!m_runner.loadModel(path, costs()->matrix(), grid))
