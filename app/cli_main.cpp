@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <strings.h>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -417,9 +418,10 @@ std::string sessionSummary(const lcs::SessionData& s)
 /// One line about one file, or throws InputError / CostMatrixError naming the problem.
 std::string checkFile(const std::string& path)
 {
+    // Extensions in any case: the readers go by content, and M.COST is a Weka matrix.
     auto endsWith = [&](const char* suffix) {
-        const std::string s(suffix);
-        return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
+        const size_t n = std::strlen(suffix);
+        return path.size() >= n && strcasecmp(path.c_str() + path.size() - n, suffix) == 0;
     };
     if (endsWith(".pt")) {
         const auto loaded = lcs::loadClassifier(path);
@@ -457,6 +459,13 @@ std::string checkFile(const std::string& path)
         for (auto d : idx.shape)
             shape += (shape.empty() ? "" : "x") + std::to_string(d);
         return "IDX array " + shape + " of unsigned bytes";
+    }
+    if (endsWith(".npy") || endsWith(".csv")) {
+        const auto array = lcs::readNumericArray(path, "check", 1, 3, size_t{1} << 28);
+        std::string shape;
+        for (auto d : array.shape)
+            shape += (shape.empty() ? "" : "x") + std::to_string(d);
+        return "array " + shape + " of finite numbers";
     }
     if (endsWith(".bin")) {
         const auto batch = lcs::parseCifarBatch(lcs::readFile(path, lcs::kMaxCifarBatchBytes), path);

