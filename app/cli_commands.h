@@ -57,6 +57,7 @@ private:
 };
 
 int runCorruptionCommand(int argc, char** argv);
+int runCorrectCommand(int argc, char** argv);
 int runSelectiveCommand(int argc, char** argv);
 int runCamvidCommand(int argc, char** argv);
 int executeCorruption(const ImageRunOptions& options);

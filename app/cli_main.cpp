@@ -76,7 +76,8 @@ std::string topHelp()
         line(e->command() + " [options]", e->title());
     line("camvid train|eval|fps|correct", "CamVid on saved models (SegNet, IoU, overlays, frames/s)");
     line("run SESSION", "replay a session saved by the window");
-    line("decide [options]", "decisions from a saved correction network");
+    line("correct [options]", "train q on your own predictive (features and P as .npy or .csv)");
+    line("decide [options]", "decisions from a saved network (q, S, MAP, any exported classifier)");
     line("presets [NAME]", "list the paper's cost matrices, or print one as JSON");
     line("check FILE...", "check cost matrices, sessions, saved models and data");
     out += R"(  lcstudio-cli --help | --version
@@ -553,6 +554,8 @@ int cli::runCli(int argc, char** argv)
             return runSyntheticCommand(argc, argv);
         if (command == "decide")
             return runDecideCommand(argc, argv);
+        if (command == "correct")
+            return runCorrectCommand(argc, argv);
         if (command == "check")
             return runCheckCommand(argc, argv);
         if (command == lcs::kCorruptionExperiment)

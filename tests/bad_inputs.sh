@@ -597,6 +597,7 @@ mkdir -p "$s2/models/bbvi_r0_q.pt"
 expect 2 "holds bbvi_r0_q.pt, which is not a regular file" -- synthetic --replicates 1 --methods bbvi --save-models "$s2/models"
 absent "$s2/new/models" 2 "$s2/new does not exist" -- synthetic --save-models "$s2/new/models/"
 expect 2 "--grid-resolution: \"1\" is not 0 (no grid) or 2 to 400" -- synthetic --grid-resolution 1
+expect 2 "--json: \"-\" (standard output) is not a file" -- synthetic --json -
 printf '2 2\n0 1\n1 0\n' > "$s2/M.COST"
 expect 0 "2-class cost matrix" -- check "$s2/M.COST"
 expect 2 "--costs $f/three.json has 3 classes, the network" -- decide --model "$q" --point 1,2 --costs "$f/three.json"
@@ -629,6 +630,33 @@ expect 2 "holds more than" -- check "$s2/huge.npy"
 expect 2 "has 4 dimensions" -- check "$s2/rank4.npy"
 expect 2 "ragged.csv line 3: 1 columns, the header has 2" -- check "$s2/ragged.csv"
 expect 2 "word.csv line 2 column 2: \"x\" is not a finite number" -- check "$s2/word.csv"
+
+# ---------------------------------------------------------------- correct: your own predictive
+python3 - "$s2" <<'PY'
+import struct, sys
+d = sys.argv[1]
+open(d + "/x.csv", "w").write("a,b\n" + "".join("%d,%d\n" % (i, -i) for i in range(6)))
+open(d + "/p.csv", "w").write("".join("0.%d,0.%d\n" % (i + 1, 9 - i) for i in range(6)))
+open(d + "/p_sum.csv", "w").write("".join("0.%d,0.%d\n" % (i + 1, 8 - i) for i in range(6)))
+open(d + "/p_rows.csv", "w").write("0.5,0.5\n" * 5)
+open(d + "/p3.csv", "w").write("0.2,0.3,0.5\n" * 6)
+open(d + "/x_word.csv", "w").write("1,2\n3,abc\n" + "0,0\n" * 4)
+PY
+expect 0 "q changed" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --preset synthetic --out "$s2/own" --correction-iterations 20 --warm-start-steps 5 --quiet
+for file in results.json decisions.csv curve.csv q.pt q.pt.json; do
+  [ -f "$s2/own/$file" ] || { echo "FAIL: correct did not write $file"; failures=$((failures + 1)); }
+done
+expect 0 "network mlp 2-50-2 (q, ours)" -- check "$s2/own/q.pt"
+expect 0 "0.1,0.9" -- decide --model "$s2/own/q.pt" --point 0.1,0.9
+absent "$s2/own_sum" 2 "--predictive $s2/p_sum.csv: row 1 sums to 0.9, not 1 (within 0.001)" -- correct --features "$s2/x.csv" --predictive "$s2/p_sum.csv" --preset synthetic --out "$s2/own_sum"
+absent "$s2/own_rows" 2 "has 5 rows, --features $s2/x.csv has 6" -- correct --features "$s2/x.csv" --predictive "$s2/p_rows.csv" --preset synthetic --out "$s2/own_rows"
+absent "$s2/own_k" 2 "--preset synthetic has 2 classes, the predictive 3" -- correct --features "$s2/x.csv" --predictive "$s2/p3.csv" --preset synthetic --out "$s2/own_k"
+absent "$s2/own_word" 2 "x_word.csv line 2 column 2: \"abc\" is not a finite number" -- correct --features "$s2/x_word.csv" --predictive "$s2/p.csv" --preset synthetic --out "$s2/own_word"
+absent "$s2/own_npy" 2 "big-endian" -- correct --features "$s2/big_endian.npy" --predictive "$s2/p.csv" --preset synthetic --out "$s2/own_npy"
+keeps "$s2/p.csv" 2 "--out: $s2 holds $s2/x.csv, the input of --features" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --preset synthetic --out "$s2"
+expect 2 "--features FILE, --predictive FILE and --out DIR are required" -- correct --features "$s2/x.csv"
+expect 2 "give --costs FILE or --preset NAME" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --out "$s2/o"
+expect 2 "--referral: \"-1\" is not a number >= 0" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --preset synthetic --referral -1 --out "$s2/o"
 
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)

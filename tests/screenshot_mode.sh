@@ -53,5 +53,19 @@ grep -q "no image data" "$tmp/nodata.txt" || fail "no clear message for missing 
 "$app" --demo synthetic --max-test 100 --screenshot "$tmp/x.png" > /dev/null 2>&1; [ $? -eq 2 ] || fail "--max-test without an image demo should exit 2"
 "$app" --demo nothing --screenshot "$tmp/x.png" > /dev/null 2>&1; [ $? -eq 2 ] || fail "unknown demo should exit 2"
 "$app" "$tmp/missing.lcsession" --demo synthetic --screenshot "$tmp/x.png" > /dev/null 2>&1; [ $? -eq 1 ] || fail "missing session should exit 1"
-[ ! -e "$tmp/x.png" ] || fail "failed runs wrote a screenshot"
+# The screenshot path is checked before the demo runs, against what the window reads.
+printf '{"format": "lcstudio-session", "version": 2, "experiment": "synthetic", "settings": {"replicates": 1, "grid_resolution": 0}, "cost_matrix": {"costs": [[0, 1], [1, 0]]}}' > "$tmp/s.lcsession"
+cp "$tmp/s.lcsession" "$tmp/s.png"
+before=$(cksum < "$tmp/s.png")
+"$app" "$tmp/s.png" --demo synthetic --screenshot "$tmp/s.png" > "$tmp/same.txt" 2>&1; [ $? -eq 2 ] || fail "a screenshot onto the session it opened should exit 2"
+grep -q "is also the input of the session" "$tmp/same.txt" || { cat "$tmp/same.txt"; fail "no message naming the session"; }
+[ "$before" = "$(cksum < "$tmp/s.png")" ] || fail "the session was overwritten"
+"$app" --demo synthetic --screenshot "$tmp/x.jpg" > /dev/null 2>&1; [ $? -eq 2 ] || fail "a screenshot not named .png should exit 2"
+"$app" --demo synthetic --set seed=1 --set seed=2 --screenshot "$tmp/x.png" > /dev/null 2>&1; [ $? -eq 2 ] || fail "--set twice should exit 2"
+[ ! -e "$tmp/x.png" ] && [ ! -e "$tmp/x.jpg" ] || fail "failed runs wrote a screenshot"
+# A session the command line runs without a region grid (0) runs in the window too.
+"$app" "$tmp/s.lcsession" --demo synthetic --screenshot "$tmp/grid0.png" > "$tmp/grid0.txt" 2>&1 || { cat "$tmp/grid0.txt"; fail "a session with grid_resolution 0 did not run"; }
+# Help and version need no display.
+env -u QT_QPA_PLATFORM -u DISPLAY -u WAYLAND_DISPLAY "$app" --help > "$tmp/help.txt" 2>&1 || { cat "$tmp/help.txt"; fail "--help without a display failed"; }
+grep -q -- "--screenshot" "$tmp/help.txt" || fail "--help does not list --screenshot"
 echo "screenshot mode: ok"

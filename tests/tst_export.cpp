@@ -249,6 +249,40 @@ private Q_SLOTS:
         }
     }
 
+    void checksumsAreStandardFnv1a()
+    {
+        // Published FNV-1a 64 values: "" is the offset basis itself.
+        QCOMPARE(QString::fromStdString(checksumHex("")), QString("cbf29ce484222325"));
+        QCOMPARE(QString::fromStdString(checksumHex("a")), QString("af63dc4c8601ec8c"));
+        QCOMPARE(QString::fromStdString(checksumHex("foobar")), QString("85944171f73967e8"));
+    }
+
+    void versionTwoModelsStillLoad()
+    {
+        // A version 2 pair as earlier releases wrote it: a LibTorch archive of the Mlp's
+        // parameters and a sidecar whose checksum used the old basis.
+        Mlp mlp(2, std::vector<int64_t>{3}, 2);
+        auto generator = makeGenerator(5);
+        initialiseFrom(*mlp, generator);
+        std::ostringstream bytes;
+        torch::serialize::OutputArchive archive;
+        mlp->save(archive);
+        archive.save_to(bytes);
+        const std::string weights = bytes.str();
+        QTemporaryDir tmp;
+        const std::string path = tmp.filePath("old.pt").toStdString();
+        writeFileAtomically(path, weights);
+        writeFileAtomically(path + ".json",
+                            R"({"format": "lcstudio-model", "version": 2, "role": "q", "architecture": {"type": "mlp",
+                               "inputs": 2, "hidden": [3], "classes": 2}, "weights": {"bytes": )" +
+                                std::to_string(weights.size()) + R"(, "fnv1a64": ")" + checksumHex(weights, true) +
+                                R"("}})");
+        const auto loaded = loadClassifier(path);
+        QVERIFY(!loaded.info.torchScript);
+        const auto x = torch::randn({4, 2}, generator);
+        QVERIFY(torch::equal(loaded.probabilities(x), torch::softmax(mlp->forward(x), 1)));
+    }
+
     void npyReadsWhatNumpyWrites_data()
     {
         QTest::addColumn<QByteArray>("file");

@@ -12,6 +12,12 @@
 #include "core/version.h"
 #include "experiments/run_record.h"
 #include "io/model_io.h"
+#include "io/npy.h"
+#include "io/table_csv.h"
+#include "calibration/own_predictive.h"
+#include "core/input_error.h"
+#include "core/number_format.h"
+#include "decision/decisions.h"
 #include "synthetic.h"
 
 using namespace lcs;
@@ -147,6 +153,100 @@ private Q_SLOTS:
             return bayesDecisions(probs, costTensor(m)).sum().item<int64_t>();
         };
         QVERIFY(positives(b.testProbs, harsher) >= positives(b.testProbs, config.costs));
+    }
+
+    // Bring your own predictive: the synthetic experiment's BBVI predictive, written to
+    // .npy and to .csv, read back by the correct command's readers and corrected there,
+    // gives the built-in correction's q and decisions for the same seed.
+    void ownPredictiveRouteMatchesTheBuiltInOne_data()
+    {
+        QTest::addColumn<int>("seed");
+        QTest::newRow("seed 0") << 0;
+        QTest::newRow("seed 3") << 3;
+    }
+    void ownPredictiveRouteMatchesTheBuiltInOne()
+    {
+        QFETCH(int, seed);
+        auto config = quickConfig();
+        config.seed = static_cast<uint64_t>(seed);
+        const auto p = inferSynthetic(config, 1, InferenceMethod::Bbvi, {});
+        auto builtIn = correctSynthetic(config, p, config.costs, {});
+        const auto builtInProbs = predictProbabilities(*builtIn.q, p.data.calibrationX);
+        const auto builtInDecisions = bayesDecisions(builtInProbs, costTensor(config.costs));
+        const auto asArray = [](const at::Tensor& t) {
+            const auto c = t.to(torch::kDouble).contiguous();
+            NumericArray a;
+            a.shape = c.sizes().vec();
+            a.values.assign(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+            return a;
+        };
+        const auto asCsv = [](const NumericArray& a) {
+            std::string s = "a,b\n";  // a header line, as spreadsheets write
+            for (int64_t i = 0; i < a.dim(0); ++i)
+                s += formatNumber(a.values[i * 2]) + "," + formatNumber(a.values[i * 2 + 1]) + "\n";
+            return s;
+        };
+        QTemporaryDir dir;
+        const auto x = asArray(p.data.calibrationX), probs = asArray(p.calibrationProbs);
+        const std::string base = dir.path().toStdString();
+        writeFileAtomically(base + "/x.npy", npyBytes(x, true));
+        writeFileAtomically(base + "/p.npy", npyBytes(probs, true));
+        writeFileAtomically(base + "/x.csv", asCsv(x));
+        writeFileAtomically(base + "/p.csv", asCsv(probs));
+        const uint64_t routeSeed = taskSeed(config.seed, 1, InferenceMethod::Bbvi);
+        for (const char* ext : {".npy", ".csv"}) {
+            const auto own = ownPredictive(readNumericArray(base + "/x" + ext, "--features", 2, 2, 1 << 20),
+                                           readNumericArray(base + "/p" + ext, "--predictive", 2, 3, 1 << 20), "x", "p");
+            QVERIFY(torch::equal(own.probabilities, p.calibrationProbs));
+            const auto corrected = correctOwnPredictive(own, config.costs, config.correction, routeSeed, {});
+            QVERIFY2(torch::equal(corrected.decisionsAfter, builtInDecisions), ext);
+            QVERIFY(torch::equal(corrected.qProbabilities, builtInProbs));
+            QVERIFY(torch::equal(corrected.decisionsBefore, bayesDecisions(p.calibrationProbs, costTensor(config.costs))));
+        }
+        // T posterior samples average to their mean: two samples p +- e give p.
+        NumericArray samples;
+        samples.shape = {2, probs.dim(0), 2};
+        for (int s = 0; s < 2; ++s)
+            for (size_t i = 0; i < probs.values.size(); i += 2) {
+                const double e = std::min({0.01, probs.values[i], probs.values[i + 1]}) * (s == 0 ? 1 : -1);
+                samples.values.push_back(probs.values[i] - e);
+                samples.values.push_back(probs.values[i + 1] + e);
+            }
+        const auto mean = ownPredictive(x, samples, "x", "samples");
+        QCOMPARE(mean.samples, int64_t{2});
+        QVERIFY((mean.probabilities - p.calibrationProbs).abs().max().item<double>() < 1e-6);
+    }
+
+    void ownPredictiveRefusesBadArrays_data()
+    {
+        QTest::addColumn<QString>("what");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("row sum") << "sum" << "p: row 2 sums to 0.9, not 1";
+        QTest::newRow("negative") << "negative" << "p: row 1, class 2: -0.1 is not a probability";
+        QTest::newRow("rows") << "rows" << "p: has 2 rows, x has 3";
+        QTest::newRow("one class") << "classes" << "1 class(es)";
+        QTest::newRow("sample sum") << "sample" << "row 1 of sample 2 sums to 1.2";
+    }
+    void ownPredictiveRefusesBadArrays()
+    {
+        QFETCH(QString, what);
+        QFETCH(QString, message);
+        NumericArray x{{3, 1}, {0, 1, 2}};
+        NumericArray p{{3, 2}, {0.5, 0.5, 0.5, 0.4, 0.2, 0.8}};
+        if (what == "negative")
+            p.values = {1.1, -0.1, 0.5, 0.5, 0.2, 0.8};
+        else if (what == "rows")
+            p = {{2, 2}, {0.5, 0.5, 0.5, 0.5}};
+        else if (what == "classes")
+            p = {{3, 1}, {1, 1, 1}};
+        else if (what == "sample")
+            p = {{2, 3, 2}, {0.5, 0.5, 0.5, 0.5, 0.2, 0.8, 0.6, 0.6, 0.5, 0.5, 0.2, 0.8}};
+        try {
+            ownPredictive(x, p, "x", "p");
+            QFAIL("accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).contains(message), e.what());
+        }
     }
 
     // A task that runs phases in turn (KFAC's MAP then its samples; the correction's warm

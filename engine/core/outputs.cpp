@@ -133,6 +133,8 @@ void checkOne(const CommandPath& outIn)
 {
     if (outIn.path.empty())
         throw InputError(outIn.flag + ": the path is empty");
+    if (outIn.path == "-")
+        throw InputError(outIn.flag + ": \"-\" (standard output) is not a file; give a file name");
     CommandPath out = outIn;
     while (out.path.size() > 1 && out.path.back() == '/')
         out.path.pop_back();  // "dir/" names dir

@@ -1,5 +1,7 @@
 #include "experiments/synthetic_experiment.h"
 
+#include "calibration/own_predictive.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -187,7 +189,7 @@ SyntheticCorrection correctSynthetic(const SyntheticConfig& config, const Synthe
     costs.validateFor(2);
     // The correction draws from its own stream: re-running it under a new cost matrix
     // starts q from the same initialisation.
-    auto gen = makeGenerator(mixSeed(taskSeed(config.seed, predictive.replicate, predictive.method), 7));
+    auto gen = correctionGenerator(taskSeed(config.seed, predictive.replicate, predictive.method));
     const auto device = resolveDevice(config.device);
     auto trained = trainCorrection(predictive.data.calibrationX.to(device), predictive.calibrationProbs.to(device),
                                    costs, config.correction, gen, ctx, observer);

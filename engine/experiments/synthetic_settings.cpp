@@ -104,8 +104,9 @@ SyntheticConfig syntheticConfigFrom(const nlohmann::json& settings, const CostMa
 
 int windowRegionGrid(int requested)
 {
-    const int window = windowValues(specsOf(syntheticSettings())).value("grid_resolution", 80);
-    return std::max(requested, window);
+    if (requested >= 2)
+        return requested;
+    return windowValues(specsOf(syntheticSettings())).value("grid_resolution", 80);
 }
 
 std::vector<OutputSpec> syntheticResultsOutputs()

@@ -25,7 +25,7 @@ std::vector<OutputSpec> syntheticCommandOutputs();
 SyntheticConfig syntheticConfigFrom(const nlohmann::json& settings, const CostMatrix& costs);
 
 /// The region grid a window draws with: `requested`, or the setting's window value (80)
-/// where a session asks for none (the command line's 0) or for less.
+/// where a session asks for none (the command line's 0).
 int windowRegionGrid(int requested);
 
 } // namespace lcs

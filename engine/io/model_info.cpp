@@ -48,9 +48,9 @@ std::string ModelInfo::outputMeaning() const
     return "class probabilities [N, C], softmax over dimension 1";
 }
 
-std::string checksumHex(const std::string& bytes)
+std::string checksumHex(const std::string& bytes, bool version2)
 {
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = version2 ? 1469598103934665603ULL : 14695981039346656037ULL;
     for (unsigned char c : bytes) {
         h ^= c;
         h *= 1099511628211ULL;

@@ -64,7 +64,9 @@ std::string modelInfoToJson(const ModelInfo& info);
 /// InputError naming `source` and the field.
 ModelInfo modelInfoFromJson(const std::string& text, const std::string& source);
 
-/// FNV-1a 64-bit checksum of `bytes` as 16 hex digits.
-std::string checksumHex(const std::string& bytes);
+/// FNV-1a 64-bit checksum of `bytes` as 16 hex digits (offset basis 14695981039346656037,
+/// as every FNV tool computes it). Version 2 sidecars were written with a basis missing
+/// its last digit (1469598103934665603): `version2` reproduces that to read them.
+std::string checksumHex(const std::string& bytes, bool version2 = false);
 
 } // namespace lcs

@@ -133,9 +133,10 @@ constexpr size_t kMaxWeightsBytes = size_t{1} << 30;
 std::string readWeightsFor(const ModelInfo& info, const std::string& path, const std::string& sidecar)
 {
     std::string weights = readFile(path, kMaxWeightsBytes);
-    if (weights.size() != info.weightsBytes || checksumHex(weights) != info.weightsChecksum)
+    const std::string checksum = checksumHex(weights, !info.torchScript);
+    if (weights.size() != info.weightsBytes || checksum != info.weightsChecksum)
         throw InputError(path + " does not match " + sidecar + " (weights of " + std::to_string(weights.size()) +
-                         " bytes, checksum " + checksumHex(weights) + "; the sidecar records " +
+                         " bytes, checksum " + checksum + "; the sidecar records " +
                          std::to_string(info.weightsBytes) + " bytes, " + info.weightsChecksum +
                          "): the files come from different saves, or a save was interrupted; save the model again");
     return weights;

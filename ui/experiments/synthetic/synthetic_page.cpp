@@ -365,7 +365,7 @@ void SyntheticPage::openModel()
     const QString path = askOpenPath(m_central, tr("Open correction model"), "modelDir", tr("LibTorch model (*.pt)"));
     if (path.isEmpty())
         return;
-    // At least the window's grid, finer when the form asks for more.
+    // The form's grid, or the window's where it asks for none.
     int grid = windowRegionGrid(0);
     try {
         grid = windowRegionGrid(settings().at(kGridResolution).get<int>());

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "calibration/correction.h"
+#include "core/job.h"
+#include "decision/cost_matrix.h"
+#include "io/npy.h"
+
+/// The correction on a predictive made anywhere (any BNN, any framework): the user gives
+/// unlabelled inputs X [N, D] and their posterior predictive, as probabilities P [N, K]
+/// or as T posterior samples' probabilities [T, N, K] (averaged here), and q is trained
+/// on them exactly as the synthetic experiment trains it on its own predictive.
+namespace lcs {
+
+/// Tolerance on each row of P summing to 1.
+inline constexpr double kRowSumTolerance = 1e-3;
+
+struct OwnPredictive {
+    at::Tensor features;       ///< [N, D] float
+    at::Tensor probabilities;  ///< [N, K] float, rows summing to 1
+    int64_t samples = 1;       ///< T when P came as samples
+};
+
+/// Checks X and P against each other and P's rows (non-negative, each summing to 1
+/// within kRowSumTolerance, per sample), and averages samples. `featuresName` and
+/// `predictiveName` name the files in messages. Throws InputError naming the file, row
+/// (and sample) and value.
+OwnPredictive ownPredictive(const NumericArray& features, const NumericArray& predictive,
+                            const std::string& featuresName, const std::string& predictiveName);
+
+struct OwnCorrectionResult {
+    CorrectionOutput correction;     ///< q (an MLP on D features), its curve, collapse
+    at::Tensor qProbabilities;       ///< [N, K]
+    at::Tensor decisionsBefore;      ///< [N] Bayes decisions under P
+    at::Tensor decisionsAfter;       ///< [N] Bayes decisions under q
+    at::Tensor expectedCostBefore;   ///< [N] sum_y P(y) L[y, d_before]
+    at::Tensor expectedCostAfter;    ///< [N] sum_y P(y) L[y, d_after]: what P expects q's decision to cost
+    int64_t changed = 0;             ///< rows whose decision q changed
+};
+
+/// The generator the correction draws q's initialisation (and batches) from, for a run
+/// seeded `seed`. The synthetic experiment's correction of a task uses the same with the
+/// task's seed, so a predictive exported from it and corrected here gives its decisions.
+at::Generator correctionGenerator(uint64_t seed);
+
+/// Trains q on `own` under `costs` (K classes, a referral column allowed) with `config`
+/// (config.hidden sets q's width), drawing from correctionGenerator(seed).
+OwnCorrectionResult correctOwnPredictive(const OwnPredictive& own, const CostMatrix& costs,
+                                         const CorrectionConfig& config, uint64_t seed, const JobContext& ctx);
+
+/// Results as JSON (summary, per-row decisions and the curve) and the per-row CSV.
+std::string ownCorrectionJson(const OwnCorrectionResult& r, const CostMatrix& costs, uint64_t seed);
+std::string ownCorrectionCsv(const OwnCorrectionResult& r, const CostMatrix& costs);
+
+} // namespace lcs
