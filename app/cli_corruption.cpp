@@ -36,6 +36,11 @@ std::vector<lcs::OutputSpec> imageCommandOutputs(const lcs::Experiment& experime
     outputs.push_back({"save_models", "DIR", lcs::PathKind::Folder,
                        "save every network the run trains (MAP, S, q, CW-SGD) as TorchScript with a JSON sidecar, "
                        "NETWORK_SETTING_trialT.pt; all of them once the run ends, or none"});
+    // Selective classification's own view: risk against coverage per run.
+    if (experiment.name() == lcs::kSelectiveExperiment)
+        outputs.push_back({"risk_coverage", "FILE", lcs::PathKind::File,
+                           "write every run's risk-coverage curve as CSV (referral cost, trial, method, AURC, "
+                           "coverage, risk; atomically)"});
     return outputs;
 }
 

@@ -66,6 +66,8 @@ int executeSelective(const ImageRunOptions& o)
                          lcs::imageMethodLabel(s.method).c_str(), lcs::formatNumber(s.referralCost).c_str(),
                          s.collapsed);
     o.outputs.writeResults(lcs::selectiveJson(result), lcs::selectiveCsv(result));
+    if (!o.outputs.path("risk_coverage").empty())
+        lcs::writeFileAtomically(o.outputs.path("risk_coverage"), lcs::riskCoverageCsv(result));
     return kExitOk;
 }
 

@@ -9,6 +9,7 @@
 #include "core/atomic_file.h"
 #include "decision/cost_matrix.h"
 #include "decision/decisions.h"
+#include "decision/risk_coverage.h"
 
 using namespace lcs;
 
@@ -102,6 +103,27 @@ private Q_SLOTS:
         QCOMPARE(m.accuracy, 1.0);
         QVERIFY(std::isnan(m.perClassIoU[1]) && std::isnan(m.perClassIoU[2]));
         QCOMPARE(m.meanIoU, 1.0);
+    }
+
+    void riskCoverageByHand()
+    {
+        // Confidences 0.9 (right), 0.8 (wrong), 0.7 (right), 0.6 (wrong), given out of
+        // order. Most confident first, the risks at k = 1..4 are 0, 1/2, 1/3, 2/4: the
+        // area is their mean, 1/3.
+        const auto probs = at::tensor({0.3, 0.7, 0.9, 0.1, 0.4, 0.6, 0.2, 0.8}, at::kDouble).reshape({4, 2});
+        // Rows decide classes 1 (0.7), 0 (0.9), 1 (0.6), 1 (0.8); these labels make the
+        // 0.9 and 0.7 rows right and the 0.8 and 0.6 rows wrong.
+        const auto y = at::tensor({1, 0, 0, 0}, at::kLong);
+        const auto rc = riskCoverage(probs, y, 4);
+        QCOMPARE(rc.coverage, (std::vector<double>{0.25, 0.5, 0.75, 1.0}));
+        QCOMPARE(rc.risk, (std::vector<double>{0.0, 0.5, 1.0 / 3.0, 0.5}));
+        QVERIFY(std::abs(rc.aurc - (0.0 + 0.5 + 1.0 / 3.0 + 0.5) / 4.0) < 1e-15);
+        // Every label right: no risk anywhere. Every one wrong: risk 1 everywhere.
+        QCOMPARE(riskCoverage(probs, at::tensor({1, 0, 1, 1}, at::kLong), 4).aurc, 0.0);
+        QCOMPARE(riskCoverage(probs, at::tensor({0, 1, 0, 0}, at::kLong), 4).aurc, 1.0);
+        // Levels that fall on the same k are kept once: 3 inputs, 100 levels.
+        const auto few = riskCoverage(probs.slice(0, 0, 3), y.slice(0, 0, 3));
+        QCOMPARE(few.coverage, (std::vector<double>{1.0 / 3.0, 2.0 / 3.0, 1.0}));
     }
 
     void allReferredHasUndefinedAccuracy()

@@ -129,6 +129,31 @@ private Q_SLOTS:
         QCOMPARE(confusionCells(broken).rows, 0);
     }
 
+    void riskCoverageShowsTheLargestReferralCost()
+    {
+        // Two referral costs, two methods, one trial: the plot shows r = 0.2's curves, each
+        // named with its area, and the axes hold every point.
+        SelectiveResult r;
+        const auto probs = torch::tensor({0.3, 0.7, 0.9, 0.1, 0.4, 0.6, 0.2, 0.8}, torch::kDouble).reshape({4, 2});
+        for (double cost : {0.1, 0.2})
+            for (auto method : {ImageMethod::Sghmc, ImageMethod::Ours}) {
+                SelectiveRow row;
+                row.referralCost = cost;
+                row.method = method;
+                row.riskCoverage = riskCoverage(probs, torch::tensor({1, 0, 0, 0}, torch::kLong), 4);
+                r.rows.push_back(row);
+            }
+        const auto view = riskCoverageView(r);
+        QCOMPARE(view.referralCost, 0.2);
+        QCOMPARE(view.curves.size(), 2);
+        QCOMPARE(view.curves[0].risk, (QVector<double>{0.0, 0.5, 1.0 / 3.0, 0.5}));
+        RiskCoveragePlot plot;
+        plot.setCurves(view);
+        QCOMPARE(plot.plot()->graphCount(), 2);
+        QVERIFY2(plot.plot()->graph(1)->name().contains("(0.3333)"), qPrintable(plot.plot()->graph(1)->name()));
+        QVERIFY(plot.plot()->axisRect()->axis(QCPAxis::atLeft)->range().upper >= 0.5);
+    }
+
     void errorBarsHoldMeanAndStd_data()
     {
         QTest::addColumn<QString>("experiment");
@@ -160,7 +185,7 @@ private Q_SLOTS:
             r.trials = 3;
             for (const auto& row : rows)
                 r.summary.push_back(
-                    {row.method, row.x, {row.cost, row.costStd}, {row.accuracy, row.accuracyStd}, {0.1, 0.01}, {}, 0});
+                    {row.method, row.x, {row.cost, row.costStd}, {row.accuracy, row.accuracyStd}, {0.1, 0.01}, {}, 0, {}});
             view = summaryView(r);
         }
         QCOMPARE(view.points.size(), 4);

@@ -124,9 +124,9 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const auto plots = window.findChildren<QCustomPlot*>();
         // Three region panels and the curves; the image page's curves, summary,
-        // confusion matrices and training time; the CamVid page's curves, IoU bars and
-        // frames per second.
-        QCOMPARE(plots.size(), 11);
+        // confusion matrices, training time and risk-coverage; the CamVid page's curves,
+        // IoU bars and frames per second.
+        QCOMPARE(plots.size(), 12);
         for (auto* plot : plots) {
             for (const QString format : {"png", "svg", "pdf"}) {
                 const QString path = dir.path() + "/" + plot->objectName() + "." + format;

@@ -225,7 +225,8 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
             const auto& L = costs[k];
             const std::string at = "r " + settingText(r);
             auto record = [&](ImageMethod m, const at::Tensor& probs, double seconds, bool collapsed) {
-                result.rows.push_back({r, trial, m, bayesMetrics(probs, testLabels, L), seconds, collapsed});
+                result.rows.push_back(
+                    {r, trial, m, bayesMetrics(probs, testLabels, L), seconds, collapsed, riskCoverage(probs, testLabels)});
             };
             if (wants(config, ImageMethod::Sghmc))
                 record(ImageMethod::Sghmc, testPredictive, 0.0, false);
@@ -283,9 +284,13 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
         for (auto m : config.methods) {
             const auto cell =
                 gatherCell(result.rows, [&](const auto& row) { return row.referralCost == r && row.method == m; });
+            std::vector<double> aurc;
+            for (const auto& row : result.rows)
+                if (row.referralCost == r && row.method == m)
+                    aurc.push_back(row.riskCoverage.aurc);
             if (!cell.empty())
                 result.summary.push_back({m, r, meanStd(cell.cost), meanStd(cell.accuracy), meanStd(cell.referralRate),
-                                          meanStd(cell.nll), cell.collapsed});
+                                          meanStd(cell.nll), cell.collapsed, meanStd(aurc)});
         }
     result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return result;
@@ -297,14 +302,14 @@ std::string selectiveTable(const SelectiveResult& r)
     s << "Selective classification on " << r.dataset << " rotated ±30° (" << r.model << "): test metrics over "
       << r.trials << " trial(s), mean ± std\n";
     char line[256];
-    std::snprintf(line, sizeof line, "%-6s %-16s %-19s %-19s %-19s\n", "r", "method", "decision cost",
-                  "acc. (non-referred)", "referral rate");
+    std::snprintf(line, sizeof line, "%-6s %-16s %-19s %-19s %-19s %-19s\n", "r", "method", "decision cost",
+                  "acc. (non-referred)", "referral rate", "AURC");
     s << line;
     for (const auto& m : r.summary) {
-        std::snprintf(line, sizeof line, "%-6s %-16s %-20s %-20s %-20s%s\n", settingText(m.referralCost).c_str(),
+        std::snprintf(line, sizeof line, "%-6s %-16s %-20s %-20s %-20s %-20s%s\n", settingText(m.referralCost).c_str(),
                       imageMethodLabel(m.method).c_str(), meanStdText(m.cost).c_str(),
                       meanStdText(m.accuracy).c_str(), meanStdText(m.referralRate).c_str(),
-                      m.collapsed ? "  (q collapsed)" : "");
+                      meanStdText(m.aurc).c_str(), m.collapsed ? "  (q collapsed)" : "");
         s << line;
     }
     s << "Training time (s) vs number of cost functions:\n";
@@ -335,8 +340,17 @@ std::string selectiveJson(const SelectiveResult& r)
                            {"accuracy", reportMeanStd(m.accuracy)},
                            {"referral_rate", reportMeanStd(m.referralRate)},
                            {"nll", reportMeanStd(m.nll)},
+                           {"aurc", reportMeanStd(m.aurc)},
                            {"collapsed_trials", m.collapsed}});
     const auto runs = runRowsJson(r.rows, "referral_cost", referralCostOf, true);
+    nlohmann::json curves = nlohmann::json::array();
+    for (const auto& row : r.rows)
+        curves.push_back({{"referral_cost", row.referralCost},
+                          {"trial", row.trial},
+                          {"method", imageMethodName(row.method)},
+                          {"aurc", reportNumber(row.riskCoverage.aurc)},
+                          {"coverage", row.riskCoverage.coverage},
+                          {"risk", row.riskCoverage.risk}});
     nlohmann::json timing = nlohmann::json::array();
     for (const auto& t : r.trainingTime)
         timing.push_back({{"cost_functions", t.costFunctions},
@@ -346,8 +360,22 @@ std::string selectiveJson(const SelectiveResult& r)
     nlohmann::json j = {{"experiment", kSelectiveExperiment}, {"run", runRecordJson(r.record)}, {"dataset", r.dataset}, {"model", r.model},
                         {"trials", r.trials},       {"seed", r.seed},       {"seconds", r.seconds},
                         {"sampling_seconds", r.samplingSeconds},          {"summary", summary},
-                        {"runs", runs},             {"training_time", timing}};
+                        {"runs", runs},             {"training_time", timing},
+                        {"risk_coverage", curves}};
     return j.dump(2) + "\n";
+}
+
+std::string riskCoverageCsv(const SelectiveResult& r)
+{
+    std::string s = "referral_cost,trial,method,aurc,coverage,risk\n";
+    for (const auto& row : r.rows) {
+        const auto& rc = row.riskCoverage;
+        for (size_t i = 0; i < rc.coverage.size(); ++i)
+            s += formatNumber(row.referralCost) + "," + std::to_string(row.trial) + "," + imageMethodName(row.method) +
+                 "," + formatNumber(rc.aurc) + "," + formatNumber(rc.coverage[i]) + "," + formatNumber(rc.risk[i]) +
+                 "\n";
+    }
+    return s;
 }
 
 std::string selectiveCsv(const SelectiveResult& r)

@@ -10,6 +10,7 @@
 #include "core/job.h"
 #include "decision/cost_matrix.h"
 #include "decision/decisions.h"
+#include "decision/risk_coverage.h"
 #include "experiments/corruption_experiment.h"
 #include "experiments/synthetic_experiment.h"
 #include "image_data.h"
@@ -54,6 +55,7 @@ struct SelectiveRow {
     DecisionMetrics metrics;
     double seconds = 0;   ///< training time attributable to this cost function
     bool collapsed = false;
+    RiskCoverage riskCoverage;  ///< of the method's class probabilities on the test set
 };
 
 struct SelectiveSummary {
@@ -61,6 +63,7 @@ struct SelectiveSummary {
     double referralCost = 0;
     MeanStd cost, accuracy, referralRate, nll;
     int collapsed = 0;
+    MeanStd aurc;  ///< area under the risk-coverage curve
 };
 
 /// Cumulative training time (first trial) after k cost functions, k = 1..K: ours
@@ -101,5 +104,7 @@ TaskPlan selectivePlan(const SelectiveConfig& config);
 
 std::string selectiveJson(const SelectiveResult& result);
 std::string selectiveCsv(const SelectiveResult& result);
+/// Every run's risk-coverage curve: one row per (referral cost, trial, method, coverage).
+std::string riskCoverageCsv(const SelectiveResult& result);
 
 } // namespace lcs

@@ -138,6 +138,26 @@ SummaryView summaryView(const SelectiveResult& result)
     return v;
 }
 
+RiskCoverageView riskCoverageView(const SelectiveResult& result)
+{
+    RiskCoverageView view;
+    if (result.rows.empty())
+        return view;
+    for (const auto& row : result.rows)
+        view.referralCost = std::max(view.referralCost, row.referralCost);
+    for (const auto& row : result.rows) {
+        if (row.trial != 0 || row.referralCost != view.referralCost)
+            continue;
+        RiskCoverageCurve curve;
+        curve.method = QString::fromStdString(imageMethodName(row.method));
+        curve.coverage = QVector<double>(row.riskCoverage.coverage.begin(), row.riskCoverage.coverage.end());
+        curve.risk = QVector<double>(row.riskCoverage.risk.begin(), row.riskCoverage.risk.end());
+        curve.aurc = row.riskCoverage.aurc;
+        view.curves.push_back(curve);
+    }
+    return view;
+}
+
 TrainingTimeView trainingTimeView(const SelectiveResult& result)
 {
     TrainingTimeView v;

@@ -29,6 +29,8 @@ ComparisonView comparisonView(const DecisionComparison& comparison, const std::v
 SummaryView summaryView(const CorruptionResult& result);
 SummaryView summaryView(const SelectiveResult& result);
 TrainingTimeView trainingTimeView(const SelectiveResult& result);
+/// The first trial's curves at the largest referral cost (where the methods differ most).
+RiskCoverageView riskCoverageView(const SelectiveResult& result);
 
 /// Splits an engine progress detail ("rate 0.5, trial 1, sgld + S, epoch 3",
 /// "sgld_s, rate 0.5, trial 1", "trial 1, ours, r 0.1, epoch 1") into the run (the

@@ -140,6 +140,7 @@ void ImageExperimentPage::connectRunner()
     connect(&r, &ImageJobRunner::summary, m_page, &ImageResultsPage::setSummary);
     connect(&r, &ImageJobRunner::summary, m_table, &ImageSummaryTable::setSummary);
     connect(&r, &ImageJobRunner::trainingTime, m_page, &ImageResultsPage::setTrainingTime);
+    connect(&r, &ImageJobRunner::riskCoverage, m_page, &ImageResultsPage::setRiskCoverage);
     // The data decides the class names (and, for a mismatching matrix, the preset).
     connect(&r, &ImageJobRunner::dataReady, this, [this](const ImageDataInfo& info) {
         std::vector<std::string> names;

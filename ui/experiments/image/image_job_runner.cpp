@@ -241,6 +241,7 @@ private:
             reporter.flush();
             emitView(&ImageJobRunner::summary, summaryView(result));
             emitView(&ImageJobRunner::trainingTime, trainingTimeView(result));
+            emitView(&ImageJobRunner::riskCoverage, riskCoverageView(result));
             Q_EMIT logMessage(QString::fromStdString(selectiveTable(result)).trimmed());
             json = QString::fromStdString(selectiveJson(result));
             csv = QString::fromStdString(selectiveCsv(result));
@@ -335,6 +336,7 @@ ImageJobRunner::ImageJobRunner(QObject* parent, std::shared_ptr<const ImageJobHo
     qRegisterMetaType<ComparisonView>();
     qRegisterMetaType<SummaryView>();
     qRegisterMetaType<TrainingTimeView>();
+    qRegisterMetaType<RiskCoverageView>();
     connect(this, &ImageJobRunner::cacheExperimentChanged, this, [this](const QString& e) { m_cacheExperiment = e; });
 }
 

@@ -33,6 +33,7 @@ Q_SIGNALS:
     void comparison(const lcs::ui::ComparisonView& view);
     void summary(const lcs::ui::SummaryView& view);
     void trainingTime(const lcs::ui::TrainingTimeView& view);
+    void riskCoverage(const lcs::ui::RiskCoverageView& view);
     /// The experiment whose S is now cached (cacheExperiment()).
     void cacheExperimentChanged(const QString& experiment);
 

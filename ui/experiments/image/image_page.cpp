@@ -61,6 +61,8 @@ ImageResultsPage::ImageResultsPage(QWidget* parent) : QWidget(parent)
     bottom->addView(m_confusion, tr("Confusion matrices"), 0, 3);
     bottom->addView(m_galleryScroll, tr("Changed decisions"), 1, 2);
     bottom->addView(m_time, tr("Training time"), 0);
+    m_riskCoverage = new RiskCoveragePlot;
+    bottom->addView(m_riskCoverage, tr("Risk-coverage"), 0);
     vertical->addWidget(top);
     vertical->addWidget(bottom);
     vertical->setSizes({500, 500});  // weights, not pixels
@@ -83,7 +85,7 @@ ImageResultsPage::ImageResultsPage(QWidget* parent) : QWidget(parent)
 
 QList<QCustomPlot*> ImageResultsPage::plots() const
 {
-    return {m_curves->plot(), m_summary->plot(), m_confusion->plot(), m_time->plot()};
+    return {m_curves->plot(), m_summary->plot(), m_confusion->plot(), m_time->plot(), m_riskCoverage->plot()};
 }
 
 void ImageResultsPage::startRun(const QString& experiment)
@@ -93,9 +95,10 @@ void ImageResultsPage::startRun(const QString& experiment)
     m_summary->clear();
     m_confusion->clear();
     m_gallery->clear();
-    m_time->clear(experiment == QLatin1String(kSelectiveExperiment)
-                      ? tr("filled in when the run ends")
-                      : tr("selective classification only"));
+    const QString note = experiment == QLatin1String(kSelectiveExperiment) ? tr("filled in when the run ends")
+                                                                            : tr("selective classification only");
+    m_time->clear(note);
+    m_riskCoverage->clear(note);
     m_comparisons.clear();
     const QSignalBlocker block(m_comparisonBox);
     m_comparisonBox->clear();
@@ -152,6 +155,11 @@ void ImageResultsPage::setSummary(const SummaryView& view)
 void ImageResultsPage::setTrainingTime(const TrainingTimeView& view)
 {
     m_time->setTimes(view);
+}
+
+void ImageResultsPage::setRiskCoverage(const RiskCoverageView& view)
+{
+    m_riskCoverage->setCurves(view);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ class EpochCurvePlot;
 class GalleryView;
 class SummaryPlot;
 class TrainingTimePlot;
+class RiskCoveragePlot;
 
 /// The central page of the image experiments: live curves, cost and accuracy vs rate or
 /// referral cost, confusion matrices, training time vs number of cost functions, and the
@@ -47,6 +48,7 @@ public Q_SLOTS:
     void addComparison(const lcs::ui::ComparisonView& view);
     void setSummary(const lcs::ui::SummaryView& view);
     void setTrainingTime(const lcs::ui::TrainingTimeView& view);
+    void setRiskCoverage(const lcs::ui::RiskCoverageView& view);
 
 private:
     void showComparison(int index);
@@ -58,6 +60,7 @@ private:
     QScrollArea* m_galleryScroll = nullptr;
     SummaryPlot* m_summary = nullptr;
     TrainingTimePlot* m_time = nullptr;
+    RiskCoveragePlot* m_riskCoverage = nullptr;
     QComboBox* m_runBox = nullptr;
     QComboBox* m_comparisonBox = nullptr;
     QVector<ComparisonView> m_comparisons;

@@ -119,6 +119,18 @@ struct CostFunctionTime {
 };
 using TrainingTimeView = QVector<CostFunctionTime>;
 
+/// Risk against coverage of every method of one run (selective classification).
+struct RiskCoverageCurve {
+    QString method;
+    QVector<double> coverage, risk;
+    double aurc = 0;
+};
+struct RiskCoverageView {
+    double referralCost = 0;
+    int trial = 0;
+    QVector<RiskCoverageCurve> curves;
+};
+
 /// Display label of an image method or of the MAP network ("map"): "SGLD + S", ...
 QString imageSeriesLabel(const QString& series);
 
@@ -131,3 +143,4 @@ Q_DECLARE_METATYPE(lcs::ui::TrainingPoint)
 Q_DECLARE_METATYPE(lcs::ui::ComparisonView)
 Q_DECLARE_METATYPE(lcs::ui::SummaryView)
 Q_DECLARE_METATYPE(lcs::ui::CostFunctionTime)
+Q_DECLARE_METATYPE(lcs::ui::RiskCoverageView)

@@ -479,4 +479,63 @@ void TrainingTimePlot::setTimes(const TrainingTimeView& view)
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+// ---------------------------------------------------------------------------------------
+// Risk against coverage (selective classification)
+
+RiskCoveragePlot::RiskCoveragePlot(QWidget* parent) : QWidget(parent)
+{
+    m_plot = makePlot(this, QStringLiteral("risk_coverage"), 200);
+    m_title = new QCPTextElement(m_plot, tr("Risk vs coverage"), kTitleFont);
+    m_plot->plotLayout()->addElement(0, 0, m_title);
+    auto* rect = makeRect(m_plot);
+    m_plot->plotLayout()->addElement(1, 0, rect);
+    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    rect->axis(QCPAxis::atBottom)->setLabel(tr("coverage (share of test inputs decided, most confident first)"));
+    rect->axis(QCPAxis::atLeft)->setLabel(tr("selective risk (error rate)"));
+    rect->axis(QCPAxis::atBottom)->setRange(0, 1);
+    m_note = new QCPTextElement(m_plot, QString(), QFont("sans", 8));
+    m_note->setTextColor(QColor(110, 110, 110));
+    rect->insetLayout()->addElement(m_note, Qt::AlignCenter);
+    clear(tr("selective classification only"));
+}
+
+void RiskCoveragePlot::clear(const QString& note)
+{
+    m_plot->clearPlottables();
+    auto* inset = m_plot->axisRect(0)->insetLayout();
+    while (inset->elementCount() > 1)  // element 0 is the note; the rest is the legend
+        inset->removeAt(inset->elementCount() - 1);
+    m_note->setText(note);
+    m_note->setVisible(!note.isEmpty());
+    m_title->setText(tr("Risk vs coverage"));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void RiskCoveragePlot::setCurves(const RiskCoverageView& view)
+{
+    clear(view.curves.isEmpty() ? tr("selective classification only") : QString());
+    if (view.curves.isEmpty())
+        return;
+    m_title->setText(tr("Risk vs coverage at r = %1, trial %2 (legend: area under the curve)")
+                         .arg(view.referralCost)
+                         .arg(view.trial + 1));
+    auto* rect = m_plot->axisRect(0);
+    auto* legend = makeLegend(rect, Qt::AlignTop | Qt::AlignLeft);
+    double yMax = 0;
+    for (const auto& curve : view.curves) {
+        auto* g = m_plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        const QColor colour = imageSeriesColor(curve.method);
+        g->setPen(QPen(colour, 1.8));
+        g->setName(tr("%1 (%2)").arg(imageSeriesLabel(curve.method)).arg(curve.aurc, 0, 'f', 4));
+        g->setData(curve.coverage, curve.risk, /*alreadySorted=*/true);
+        g->removeFromLegend();
+        g->addToLegend(legend);
+        for (double r : curve.risk)
+            yMax = std::max(yMax, r);
+    }
+    rect->axis(QCPAxis::atBottom)->setRange(0, 1.02);
+    rect->axis(QCPAxis::atLeft)->setRange(0, std::max(0.05, yMax * 1.1));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 } // namespace lcs::ui

@@ -183,4 +183,21 @@ private:
     QCPTextElement* m_note = nullptr;
 };
 
+/// Risk against coverage (selective classification): each method's error rate on its
+/// most confident inputs, as coverage grows; the legend gives each curve's area (AURC).
+class RiskCoveragePlot : public QWidget {
+    Q_OBJECT
+public:
+    explicit RiskCoveragePlot(QWidget* parent = nullptr);
+    void setCurves(const RiskCoverageView& view);
+    void clear(const QString& note = QString());
+
+    QCustomPlot* plot() const { return m_plot; }
+
+private:
+    QCustomPlot* m_plot = nullptr;
+    QCPTextElement* m_title = nullptr;
+    QCPTextElement* m_note = nullptr;
+};
+
 } // namespace lcs::ui
