@@ -32,6 +32,10 @@ int main(int argc, char** argv)
                             "experiment");
     QCommandLineOption screenshot("screenshot", "With --demo: save a PNG of the window when the run ends, then exit.",
                                   "file");
+    QCommandLineOption exportPlots("export-plots",
+                                   "With --screenshot: also export every plot of the experiment's page into this "
+                                   "folder (PNG, SVG and PDF, as File > Export Plots).",
+                                   "folder");
     QCommandLineOption set("set",
                            "Set a setting of the current experiment (the demo's, or the session's), as its "
                            "lcstudio-cli flag takes it: --set seed=3, --set rates=0.3,0.5. Repeatable.",
@@ -49,7 +53,7 @@ int main(int argc, char** argv)
                             "With --screenshot: the window's size in pixels, as WIDTHxHEIGHT (default 1800x1100 "
                             "for the image and CamVid demos, else the last window's size).",
                             "size");
-    parser.addOptions({demo, screenshot, set, replicates, data, maxTrain, maxTest, size});
+    parser.addOptions({demo, screenshot, exportPlots, set, replicates, data, maxTrain, maxTest, size});
     // Positional, not --session: QGuiApplication takes -session for X11 session management.
     parser.addPositionalArgument("session", "A session file (.lcsession) to open at start-up.", "[session]");
     const auto named = [] {
@@ -129,8 +133,14 @@ int main(int argc, char** argv)
             return 2;
         }
     }
+    if (parser.isSet(exportPlots) && !parser.isSet(screenshot)) {
+        std::fprintf(stderr, "lcstudio: --export-plots needs --screenshot\n");
+        return 2;
+    }
     if (parser.isSet(screenshot)) {
-        const QString problem = lcs::ui::screenshotPathProblem(window, parser.value(screenshot));
+        QString problem = lcs::ui::screenshotPathProblem(window, parser.value(screenshot));
+        if (problem.isEmpty() && parser.isSet(exportPlots))
+            problem = lcs::ui::windowOutputProblem(QStringLiteral("--export-plots"), parser.value(exportPlots), true);
         if (!problem.isEmpty()) {
             std::fprintf(stderr, "lcstudio: %s\n", qPrintable(problem));
             return 2;
@@ -143,7 +153,7 @@ int main(int argc, char** argv)
         window.resize(windowSize);
     window.show();
     if (parser.isSet(screenshot))
-        window.runDemoAndScreenshot(parser.value(screenshot));
+        window.runDemoAndScreenshot(parser.value(screenshot), parser.value(exportPlots));
     else if (parser.isSet(demo))
         window.runAll();
     return QApplication::exec();

@@ -13,7 +13,12 @@ export QT_QPA_PLATFORM=offscreen
 export XDG_CONFIG_HOME="$tmp/config"   # no remembered window state or data folder from the user
 is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ]; }
 
-"$app" --demo synthetic --replicates 1 --screenshot "$tmp/window.png" > "$tmp/out.txt" 2>&1 || { cat "$tmp/out.txt"; fail "demo run failed"; }
+"$app" --demo synthetic --replicates 1 --screenshot "$tmp/window.png" --export-plots "$tmp/plots" > "$tmp/out.txt" 2>&1 || { cat "$tmp/out.txt"; fail "demo run failed"; }
+for plot in regions_uncorrected regions_corrected correction_curves; do
+  for format in png svg pdf; do
+    [ -s "$tmp/plots/$plot.$format" ] || fail "--export-plots did not write $plot.$format"
+  done
+done
 grep -q "event-loop delay" "$tmp/out.txt" || fail "no responsiveness figure printed"
 is_png "$tmp/window.png" || fail "not a PNG"
 [ "$(stat -c %s "$tmp/window.png")" -gt 20000 ] || fail "PNG suspiciously small"
@@ -61,6 +66,7 @@ before=$(cksum < "$tmp/s.png")
 grep -q "is also the input of the session" "$tmp/same.txt" || { cat "$tmp/same.txt"; fail "no message naming the session"; }
 [ "$before" = "$(cksum < "$tmp/s.png")" ] || fail "the session was overwritten"
 "$app" --demo synthetic --screenshot "$tmp/x.jpg" > /dev/null 2>&1; [ $? -eq 2 ] || fail "a screenshot not named .png should exit 2"
+"$app" --demo synthetic --export-plots "$tmp/p" > /dev/null 2>&1; [ $? -eq 2 ] || fail "--export-plots without --screenshot should exit 2"
 "$app" --demo synthetic --set seed=1 --set seed=2 --screenshot "$tmp/x.png" > /dev/null 2>&1; [ $? -eq 2 ] || fail "--set twice should exit 2"
 [ ! -e "$tmp/x.png" ] && [ ! -e "$tmp/x.jpg" ] || fail "failed runs wrote a screenshot"
 # A session the command line runs without a region grid (0) runs in the window too.

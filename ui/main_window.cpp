@@ -383,9 +383,9 @@ void MainWindow::showEvent(QShowEvent* event)
     });
 }
 
-void MainWindow::runDemoAndScreenshot(const QString& pngPath)
+void MainWindow::runDemoAndScreenshot(const QString& pngPath, const QString& plotsDir)
 {
-    runScreenshotDemo(this, m_page, pngPath);
+    runScreenshotDemo(this, m_page, pngPath, plotsDir);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

@@ -65,7 +65,7 @@ QString screenshotPathProblem(MainWindow& window, const QString& pngPath)
     return windowOutputProblem(QStringLiteral("--screenshot"), pngPath, false);
 }
 
-void runScreenshotDemo(QWidget* window, ExperimentPage* page, const QString& pngPath)
+void runScreenshotDemo(QWidget* window, ExperimentPage* page, const QString& pngPath, const QString& plotsDir)
 {
     // Responsiveness probe: a 10 ms timer on the GUI thread; its largest lateness while
     // the pipeline runs (with live plots) is printed at the end.
@@ -89,13 +89,14 @@ void runScreenshotDemo(QWidget* window, ExperimentPage* page, const QString& png
         *last = -1;
         probe->start();
     });
-    QObject::connect(page, &ExperimentPage::demoDone, window, [window, pngPath, probe, worst, worstAt, clock] {
+    QObject::connect(page, &ExperimentPage::demoDone, window, [window, page, pngPath, plotsDir, probe, worst, worstAt,
+                                                               clock] {
         std::fprintf(stdout,
                      "lcstudio: largest event-loop delay while the pipeline ran: %lld ms (%.1f s into the run of %.1f s)\n",
                      static_cast<long long>(*worst), *worstAt / 1000.0, clock->elapsed() / 1000.0);
         probe->stop();
         // Let the queued replots land before grabbing.
-        QTimer::singleShot(300, window, [window, pngPath] {
+        QTimer::singleShot(300, window, [window, page, pngPath, plotsDir] {
             for (auto* plot : window->findChildren<QCustomPlot*>())
                 plot->replot();
             const QString error = saveImageAtomically(window->grab().toImage(), pngPath);
@@ -105,6 +106,15 @@ void runScreenshotDemo(QWidget* window, ExperimentPage* page, const QString& png
                 return;
             }
             std::fprintf(stdout, "lcstudio: screenshot written to %s\n", qPrintable(pngPath));
+            if (!plotsDir.isEmpty()) {
+                const QString problem = page->exportPlotsStaged(plotsDir);
+                if (!problem.isEmpty()) {
+                    std::fprintf(stderr, "lcstudio: --export-plots: %s\n", qPrintable(problem));
+                    QApplication::exit(1);
+                    return;
+                }
+                std::fprintf(stdout, "lcstudio: plots exported to %s\n", qPrintable(plotsDir));
+            }
             QApplication::exit(0);
         });
     });

@@ -26,6 +26,9 @@ QString screenshotPathProblem(MainWindow& window, const QString& pngPath);
 /// event-loop delay while it ran, saves a PNG of `window` and quits the application
 /// with 0; with 1 and a message on stderr on failure, or with the page's code (2 when
 /// the experiment finds no data).
-void runScreenshotDemo(QWidget* window, ExperimentPage* page, const QString& pngPath);
+/// With `plotsDir`, every plot of the page is also exported there (PNG, SVG, PDF; all or
+/// none), as File > Export Plots writes them.
+void runScreenshotDemo(QWidget* window, ExperimentPage* page, const QString& pngPath,
+                       const QString& plotsDir = QString());
 
 } // namespace lcs::ui
