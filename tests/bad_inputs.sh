@@ -208,7 +208,7 @@ expect 2 "setting \"replicates\" must be an integer" -- check "$f/replicates_fra
 expect 2 "\"tpu\" is not cpu, cuda or cuda:N" -- check "$f/device.lcsession"
 expect 2 "missing field \"cost_matrix\"" -- check "$f/no_costs.lcsession"
 expect 2 "3 classes but the experiment has 2" -- check "$f/three_classes.lcsession"
-expect 2 "unknown experiment \"chess\" (known: synthetic, corruption, selective, camvid)" -- check "$f/experiment.lcsession"
+expect 2 "unknown experiment \"chess\" (known: synthetic, corruption, selective, camvid, tabular)" -- check "$f/experiment.lcsession"
 expect 2 "field \"experiment\"" -- check "$f/no_experiment.lcsession"
 expect 2 "field \"version\" is 3; this program reads session versions 1 and 2" -- check "$f/newer.lcsession"
 expect 2 "field \"format\" must be \"lcstudio-session\"" -- check "$f/wrong_format.lcsession"
@@ -657,6 +657,25 @@ keeps "$s2/p.csv" 2 "--out: $s2 holds $s2/x.csv, the input of --features" -- cor
 expect 2 "--features FILE, --predictive FILE and --out DIR are required" -- correct --features "$s2/x.csv"
 expect 2 "give --costs FILE or --preset NAME" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --out "$s2/o"
 expect 2 "--referral: \"-1\" is not a number >= 0" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --preset synthetic --referral -1 --out "$s2/o"
+
+# ---------------------------------------------------------------- tabular: your own data
+printf 'x,y,label\n-1,-1,a\n1,1,b\n-1.2,-0.8,a\n0.9,1.1,b\n-0.5,-1,a\n1,0.5,b\n0,0,\n2,2,\n' > "$s2/table.csv"
+printf 'x,y,label\n1,2,a\n3,4\n' > "$s2/table_ragged.csv"
+printf 'x,y,label\n1,2,a\n3,four,b\n5,6,\n' > "$s2/table_word.csv"
+printf 'x,y,label\n1,2,a\n3,4,a\n5,6,\n' > "$s2/table_one.csv"
+printf 'x,y,label\n1,2,a\n3,4,b\n' > "$s2/table_nocal.csv"
+tq="--replicates 1 --methods kfac_laplace --correction-iterations 10 --warm-start-steps 5 --quiet"
+expect 0 "Table $s2/table.csv: test decision cost" -- tabular --data "$s2/table.csv" $tq
+expect 2 "no column named \"status\" in the header (its columns: x, y, label)" -- tabular --data "$s2/table.csv" --label status $tq
+expect 2 "table_ragged.csv line 3: 2 columns, the header has 3" -- tabular --data "$s2/table_ragged.csv" $tq
+expect 2 "table_word.csv line 3 column 2 (y): \"four\" is not a finite number" -- tabular --data "$s2/table_word.csv" $tq
+expect 2 "holds 1 class(es) among its labelled rows" -- tabular --data "$s2/table_one.csv" $tq
+expect 2 "no unlabelled row" -- tabular --data "$s2/table_nocal.csv" $tq
+expect 2 "cost matrix has 3 classes but $s2/table.csv has 2" -- tabular --data "$s2/table.csv" --costs "$f/three.json" $tq
+expect 2 "--test-fraction: \"0.95\"" -- tabular --data "$s2/table.csv" --test-fraction 0.95 $tq
+expect 2 "--depth: \"0\"" -- tabular --data "$s2/table.csv" --depth 0 $tq
+keeps "$s2/table.csv" 2 "--json: $s2/table.csv is also the input of --data" -- tabular --data "$s2/table.csv" --json "$s2/table.csv" $tq
+expect 2 "setting \"data\" is required" -- tabular $tq
 
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)

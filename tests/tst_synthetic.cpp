@@ -14,6 +14,8 @@
 #include "io/model_io.h"
 #include "io/npy.h"
 #include "io/table_csv.h"
+#include "io/tabular_csv.h"
+#include "experiments/experiment.h"
 #include "calibration/own_predictive.h"
 #include "core/input_error.h"
 #include "core/number_format.h"
@@ -215,6 +217,88 @@ private Q_SLOTS:
         const auto mean = ownPredictive(x, samples, "x", "samples");
         QCOMPARE(mean.samples, int64_t{2});
         QVERIFY((mean.probabilities - p.calibrationProbs).abs().max().item<double>() < 1e-6);
+    }
+
+    void tablesReadTheirClassesAndRows()
+    {
+        // Integer labels order by value (2 before 10); an empty label is unlabelled; a
+        // BOM and CRLF lines are read.
+        const auto t = parseTabularCsv("\xEF\xBB\xBFx, label ,y\r\n1,10,2\r\n3,2,4\r\n5,,6\r\n7,10,8\r\n", "t.csv", "label",
+                                       1000);
+        QCOMPARE(t.featureNames, (std::vector<std::string>{"x", "y"}));
+        QCOMPARE(t.classNames, (std::vector<std::string>{"2", "10"}));
+        QCOMPARE(t.labels, (std::vector<int64_t>{1, 0, 1}));
+        QCOMPARE(t.labelled.values, (std::vector<double>{1, 2, 3, 4, 7, 8}));
+        QCOMPARE(t.unlabelled.values, (std::vector<double>{5, 6}));
+    }
+
+    void badTablesNameTheProblem_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no such column") << "a,b\n1,x\n2,\n" << "t.csv line 1: no column named \"label\"";
+        QTest::newRow("ragged") << "a,label\n1,x\n2\n" << "t.csv line 3: 1 columns, the header has 2";
+        QTest::newRow("word") << "a,label\n1,x\nfoo,y\n3,\n" << "t.csv line 3 column 1 (a): \"foo\" is not a finite number";
+        QTest::newRow("one class") << "a,label\n1,x\n2,x\n3,\n" << "holds 1 class(es)";
+        QTest::newRow("no unlabelled") << "a,label\n1,x\n2,y\n" << "no unlabelled row";
+        QTest::newRow("empty") << "" << "t.csv: empty";
+        QTest::newRow("only the label") << "label\nx\n" << "names no feature column";
+        QTest::newRow("huge") << "a,label\n1e31,x\n2,y\n3,\n" << "\"1e31\" is not a finite number (at most 1e30)";
+    }
+    void badTablesNameTheProblem()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, message);
+        try {
+            parseTabularCsv(text.toStdString(), "t.csv", "label", 1000);
+            QFAIL("accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).contains(message), e.what());
+        }
+    }
+
+    // The tabular experiment: the synthetic methods on a user's table of D features and
+    // K classes. Three well separated classes in 3-D are learnt; each replicate tests on
+    // its share of the labelled rows; the results record the table's settings.
+    void tabularExperimentRunsOnATable()
+    {
+        QTemporaryDir dir;
+        std::string csv = "f1,f2,f3,kind\n";
+        auto g = makeGenerator(11);
+        const auto noise = torch::randn({150, 3}, g);
+        for (int i = 0; i < 150; ++i) {
+            const int k = i % 3;
+            const bool unlabelled = i >= 120;
+            csv += formatNumber(4.0 * (k == 0) + noise[i][0].item<double>()) + "," +
+                   formatNumber(4.0 * (k == 1) + noise[i][1].item<double>()) + "," +
+                   formatNumber(4.0 * (k == 2) + noise[i][2].item<double>()) + "," +
+                   (unlabelled ? std::string() : std::string(k == 0 ? "a" : k == 1 ? "b" : "c")) + "\n";
+        }
+        const std::string path = dir.filePath("t.csv").toStdString();
+        writeFileAtomically(path, csv);
+        const auto& experiment = ExperimentRegistry::global().get(kTabularExperiment);
+        auto settings = checkedSettings(experiment.settings(),
+                                        {{"data", path}, {"label", "kind"}, {"replicates", 2}, {"methods", {"kfac_laplace"}},
+                                         {"correction_iterations", 30}, {"warm_start_steps", 20}, {"test_fraction", 0.25}},
+                                        kTabularExperiment);
+        const auto config = tabularConfigFrom(settings, std::nullopt);
+        QCOMPARE(featureCount(config), int64_t{3});
+        QCOMPARE(classCount(config), int64_t{3});
+        QCOMPARE(config.costs.classNames(), (std::vector<std::string>{"a", "b", "c"}));
+        const auto data = syntheticDataFor(config, 1);
+        QCOMPARE(data.testX.size(0), int64_t{30});  // 0.25 of 120 labelled rows
+        QCOMPARE(data.trainX.size(0), int64_t{90});
+        QCOMPARE(data.calibrationX.size(0), int64_t{30});
+        QVERIFY(!torch::equal(syntheticDataFor(config, 0).testY, data.testY) ||
+                !torch::equal(syntheticDataFor(config, 0).testX, data.testX));  // replicates split differently
+        const auto run = experiment.run(settings, std::nullopt, {});
+        const auto json = nlohmann::json::parse(run.output.json);
+        QCOMPARE(json.at("run").at("experiment").get<std::string>(), std::string("tabular"));
+        QCOMPARE(json.at("run").at("settings").at("label").get<std::string>(), std::string("kind"));
+        for (const auto& r : json.at("methods").at("kfac_laplace").at("replicates"))
+            QVERIFY2(r.at("uncorrected").at("accuracy").get<double>() > 0.9, r.dump().c_str());
+        // A matrix of other classes than the table's is refused, naming both.
+        QVERIFY_THROWS_EXCEPTION(CostMatrixError, tabularConfigFrom(settings, costPreset("synthetic")));
     }
 
     void ownPredictiveRefusesBadArrays_data()

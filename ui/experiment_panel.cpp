@@ -117,10 +117,12 @@ QString ExperimentPanel::validate(bool checkFolders) const
     // before any job starts.
     for (const auto& spec : m_experiments.value(m_experiment)->settings()) {
         const auto& v = values.at(spec.name);
-        if (!checkFolders || spec.browse != SettingBrowse::Folder || !v.is_string())
+        if (!checkFolders || spec.browse == SettingBrowse::None || !v.is_string())
             continue;
         const QString path = QString::fromStdString(v.get<std::string>());
-        if (path.contains(QLatin1Char('/')) && !QFileInfo(path).isDir())
+        if (spec.browse == SettingBrowse::File && !QFileInfo(path).isFile())
+            return tr("%1: %2 is not a file").arg(QString::fromStdString(settingFlag(spec)), path);
+        if (spec.browse == SettingBrowse::Folder && path.contains(QLatin1Char('/')) && !QFileInfo(path).isDir())
             return tr("%1: %2 is not a folder").arg(QString::fromStdString(settingFlag(spec)), path);
     }
     return {};

@@ -149,16 +149,18 @@ QWidget* SettingsForm::editorFor(const SettingSpec& spec)
     }
     editor->setObjectName(name);
     m_editors.insert(name, editor);
-    if (spec.browse != SettingBrowse::Folder)
+    if (spec.browse == SettingBrowse::None)
         return editor;
+    const bool file = spec.browse == SettingBrowse::File;
     auto* row = new QWidget(this);
     auto* layout = new QHBoxLayout(row);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(editor, 1);
     auto* browse = new QPushButton(tr("Browse..."), row);
     browse->setObjectName(name + QStringLiteral("_browse"));
-    connect(browse, &QPushButton::clicked, this, [this, name] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Choose a folder"));
+    connect(browse, &QPushButton::clicked, this, [this, name, file] {
+        const QString dir = file ? QFileDialog::getOpenFileName(this, tr("Choose a file"))
+                                 : QFileDialog::getExistingDirectory(this, tr("Choose a folder"));
         if (dir.isEmpty())
             return;
         setValues([&] {

@@ -27,6 +27,7 @@ enum class SettingKind {
 enum class SettingBrowse {
     None,
     Folder,  ///< a "Browse..." button that picks a folder
+    File,    ///< a "Browse..." button that picks a file
 };
 
 struct SettingSpec {

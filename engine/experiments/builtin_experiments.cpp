@@ -52,7 +52,7 @@ public:
     ExperimentOutput correct(const CostMatrix& costs, const JobContext& ctx,
                              std::chrono::steady_clock::time_point start)
     {
-        costs.validateFor(2);
+        costs.validateFor(static_cast<int>(classCount(m_config)));
         m_config.costs = costs;
         TaskPlan plan;
         for (const auto& t : syntheticPlan(m_config))
@@ -93,10 +93,14 @@ public:
     ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
                       const JobContext& ctx) const override
     {
+        return runSyntheticConfig(syntheticConfigFrom(settings, costs ? *costs : costPreset("synthetic")), ctx);
+    }
+
+    /// Sampling and correction in turn (the window's way), with the same streams as
+    /// runSynthetic, so the table is the same.
+    static ExperimentRun runSyntheticConfig(const SyntheticConfig& config, const JobContext& ctx)
+    {
         const auto start = std::chrono::steady_clock::now();
-        const auto config = syntheticConfigFrom(settings, costs ? *costs : costPreset("synthetic"));
-        // Sampling and correction in turn (the window's way), with the same streams as
-        // runSynthetic, so the table is the same.
         ctx.declarePlan(syntheticPlan(config), PlanProgress::Order::Parallel);
         auto state = std::make_shared<SyntheticState>(config, sampleAll(config, ctx));
         ExperimentRun out;
@@ -106,6 +110,36 @@ public:
         out.output = state->correct(config.costs, correcting, start);
         out.cache = std::move(state);
         return out;
+    }
+};
+
+// ---------------------------------------------------------------------------------------
+// Your own data: the synthetic experiment's methods on a CSV table
+
+class TabularExperiment : public Experiment {
+public:
+    std::string name() const override { return kTabularExperiment; }
+    std::string title() const override { return "your own data (a CSV table)"; }
+    std::string description() const override
+    {
+        return "The synthetic experiment's methods on a table of your own: a CSV with a header, numeric\n"
+               "feature columns and a label column (--label). Each replicate splits the labelled rows\n"
+               "into training and test sets (--test-fraction); rows with an empty label are the\n"
+               "unlabelled calibration set q is trained on. Prints the test cost with and without q.\n";
+    }
+    std::vector<SettingSpec> settings() const override { return specsOf(tabularSettings()); }
+    std::vector<OutputSpec> outputs() const override { return syntheticResultsOutputs(); }
+    std::vector<std::string> methods() const override { return methodIdsFor(kSyntheticExperiment); }
+    CostMatrix defaultCosts(const nlohmann::json& settings) const override
+    {
+        return tabularConfigFrom(settings, std::nullopt).costs;
+    }
+    /// The classes are the table's: checked when the table is read.
+    CostMatrix acceptedCosts(const CostMatrix& costs) const override { return costs; }
+    ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
+                      const JobContext& ctx) const override
+    {
+        return SyntheticExperiment::runSyntheticConfig(tabularConfigFrom(settings, costs), ctx);
     }
 };
 
@@ -327,6 +361,7 @@ void addBuiltinExperiments(ExperimentRegistry& registry)
     registry.add(std::make_shared<ImageExperimentEntry<CorruptionConfig, CorruptionResult>>(corruptionParts()));
     registry.add(std::make_shared<ImageExperimentEntry<SelectiveConfig, SelectiveResult>>(selectiveParts()));
     registry.add(makeCamvidExperiment());
+    registry.add(std::make_shared<TabularExperiment>());
 }
 
 } // namespace lcs

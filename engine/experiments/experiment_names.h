@@ -9,5 +9,6 @@ inline constexpr const char* kSyntheticExperiment = "synthetic";
 inline constexpr const char* kCorruptionExperiment = "corruption";
 inline constexpr const char* kSelectiveExperiment = "selective";
 inline constexpr const char* kCamvidExperiment = "camvid";
+inline constexpr const char* kTabularExperiment = "tabular";
 
 } // namespace lcs

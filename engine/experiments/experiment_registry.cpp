@@ -20,7 +20,9 @@ std::vector<CommandPath> Experiment::inputPaths(const nlohmann::json& values) co
             continue;
         const auto it = values.find(spec.name);
         if (it != values.end() && it->is_string() && !it->get<std::string>().empty())
-            paths.push_back({settingFlag(spec), inputFolder(it->get<std::string>()), PathKind::Folder});
+            paths.push_back(spec.browse == SettingBrowse::File
+                                ? CommandPath{settingFlag(spec), it->get<std::string>(), PathKind::File}
+                                : CommandPath{settingFlag(spec), inputFolder(it->get<std::string>()), PathKind::Folder});
     }
     return paths;
 }

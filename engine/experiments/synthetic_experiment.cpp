@@ -12,6 +12,7 @@
 
 #include <torch/torch.h>
 
+#include "core/input_error.h"
 #include "core/parallel.h"
 #include "core/seeds.h"
 #include "experiments/synthetic_settings.h"
@@ -62,6 +63,7 @@ namespace {
 /// Refuses a config before any work starts; messages name the setting.
 void checkConfig(const SyntheticConfig& config)
 {
+    config.costs.validateFor(static_cast<int>(classCount(config)));
     if (config.replicates < 1)
         throw std::invalid_argument("synthetic: replicates must be >= 1, got " + std::to_string(config.replicates));
     if (config.methods.empty())
@@ -119,6 +121,45 @@ TaskPlan syntheticPlan(const SyntheticConfig& config)
     return plan;
 }
 
+bool hasRegionGrid(const SyntheticConfig& config)
+{
+    return config.gridResolution > 0 && featureCount(config) == 2;
+}
+
+int64_t featureCount(const SyntheticConfig& config)
+{
+    return config.table ? static_cast<int64_t>(config.table->featureNames.size()) : 2;
+}
+
+int64_t classCount(const SyntheticConfig& config)
+{
+    return config.table ? static_cast<int64_t>(config.table->classNames.size()) : 2;
+}
+
+SyntheticData syntheticDataFor(const SyntheticConfig& config, int replicate)
+{
+    if (!config.table)
+        return makeSyntheticData(config.data, config.seed, replicate);
+    const auto& t = *config.table;
+    const int64_t n = t.labelled.dim(0), d = t.labelled.dim(1);
+    const int64_t nTest = std::clamp<int64_t>(std::llround(config.testFraction * static_cast<double>(n)), 1, n - 1);
+    if (n < 2)
+        throw InputError(t.source + ": " + std::to_string(n) + " labelled row(s); a training and a test row are needed");
+    // The split is replicate r's: a permutation drawn from (seed, r).
+    auto generator = makeGenerator(mixSeed(config.seed, static_cast<uint64_t>(replicate), 0x7ab));
+    const auto order = torch::randperm(n, generator, torch::kLong);
+    const auto x = torch::tensor(t.labelled.values, torch::kDouble).reshape({n, d}).to(torch::kFloat);
+    const auto y = torch::tensor(t.labels, torch::kLong);
+    const auto testRows = order.narrow(0, 0, nTest), trainRows = order.narrow(0, nTest, n - nTest);
+    SyntheticData out;
+    out.trainX = x.index_select(0, trainRows).contiguous();
+    out.trainY = y.index_select(0, trainRows).contiguous();
+    out.testX = x.index_select(0, testRows).contiguous();
+    out.testY = y.index_select(0, testRows).contiguous();
+    out.calibrationX = torch::tensor(t.unlabelled.values, torch::kDouble).reshape({t.unlabelled.dim(0), d}).to(torch::kFloat);
+    return out;
+}
+
 SyntheticPredictive inferSynthetic(const SyntheticConfig& config, int replicate, InferenceMethod method,
                                    const JobContext& ctxIn)
 {
@@ -129,11 +170,11 @@ SyntheticPredictive inferSynthetic(const SyntheticConfig& config, int replicate,
     SyntheticPredictive out;
     out.replicate = replicate;
     out.method = method;
-    out.data = makeSyntheticData(config.data, config.seed, replicate);
+    out.data = syntheticDataFor(config, replicate);
 
     // One forward pass over calibration, test and grid points together.
     std::vector<at::Tensor> parts{out.data.calibrationX, out.data.testX};
-    if (config.gridResolution > 0)
+    if (hasRegionGrid(config))
         parts.push_back(syntheticGrid(config.data, config.gridResolution));
     const auto device = resolveDevice(config.device);
     const auto evalInputs = torch::cat(parts, 0).to(device);
@@ -141,7 +182,7 @@ SyntheticPredictive inferSynthetic(const SyntheticConfig& config, int replicate,
     auto gen = makeGenerator(taskSeed(config.seed, replicate, method));
     const TrainingSet train{out.data.trainX.to(device), out.data.trainY.to(device)};
     auto freshMlp = [&] {
-        Mlp m(2, config.hidden, 2);
+        Mlp m(featureCount(config), config.hidden, classCount(config));
         initialiseFrom(*m, gen);  // drawn on the CPU for reproducibility, then moved
         m->to(device);
         return m;
@@ -158,7 +199,7 @@ SyntheticPredictive inferSynthetic(const SyntheticConfig& config, int replicate,
         break;
     }
     case InferenceMethod::Bbvi:
-        inf = runBbvi(2, config.hidden, 2, train, evalInputs, config.bbvi, gen, ctx);
+        inf = runBbvi(featureCount(config), config.hidden, classCount(config), train, evalInputs, config.bbvi, gen, ctx);
         break;
     case InferenceMethod::KfacLaplace:
         inf = runKfacLaplace(freshMlp(), train, evalInputs, config.kfac, gen, ctx);
@@ -172,7 +213,7 @@ SyntheticPredictive inferSynthetic(const SyntheticConfig& config, int replicate,
     const int64_t nTest = out.data.testX.size(0);
     out.calibrationProbs = inf.predictive.narrow(0, 0, nCal).contiguous();
     out.testProbs = inf.predictive.narrow(0, nCal, nTest).contiguous();
-    if (config.gridResolution > 0)
+    if (hasRegionGrid(config))
         out.gridProbs = inf.predictive.narrow(0, nCal + nTest, inf.predictive.size(0) - nCal - nTest).contiguous();
     out.model = inf.model;
     out.seconds = inf.seconds;
@@ -186,7 +227,7 @@ SyntheticCorrection correctSynthetic(const SyntheticConfig& config, const Synthe
     const JobContext ctx = labelled(ctxIn, predictive.replicate, predictive.method, kCorrectionStage,
                                     {{"warm_start", config.correction.warmStartSteps},
                                      {"correction", config.correction.epochs}});
-    costs.validateFor(2);
+    costs.validateFor(static_cast<int>(classCount(config)));
     // The correction draws from its own stream: re-running it under a new cost matrix
     // starts q from the same initialisation.
     auto gen = correctionGenerator(taskSeed(config.seed, predictive.replicate, predictive.method));
@@ -200,7 +241,7 @@ SyntheticCorrection correctSynthetic(const SyntheticConfig& config, const Synthe
     out.seconds = trained.seconds;
     out.collapsed = trained.collapsed;
     out.testProbs = predictProbabilities(*out.q, predictive.data.testX);
-    if (config.gridResolution > 0)
+    if (hasRegionGrid(config))
         out.gridProbs = predictProbabilities(*out.q, syntheticGrid(config.data, config.gridResolution));
     return out;
 }
@@ -261,7 +302,7 @@ std::vector<SyntheticCorrection> correctAll(const SyntheticConfig& config,
                                             const ObserverFactory& observers,
                                             const std::function<void(size_t, const SyntheticCorrection&)>& onDone)
 {
-    costs.validateFor(2);
+    costs.validateFor(static_cast<int>(classCount(config)));
     std::vector<SyntheticCorrection> out(predictives.size());
     parallelFor(
         predictives.size(), config.threads,
@@ -278,10 +319,10 @@ std::vector<SyntheticCorrection> correctAll(const SyntheticConfig& config,
 SyntheticResult tabulate(const SyntheticConfig& config, const std::vector<ReplicateOutcome>& outcomes, double seconds)
 {
     SyntheticResult result;
-    result.record.experiment = kSyntheticExperiment;
+    result.record.experiment = config.experiment;
     result.record.costs = config.costs;
     result.record.seed = config.seed;
-    result.record.settings = settingValues(syntheticSettings(), config);
+    result.record.settings = config.table ? config.recordSettings : settingValues(syntheticSettings(), config);
     result.replicates = config.replicates;
     result.seed = config.seed;
     result.bbviPrior = config.bbvi.prior.kind;
@@ -299,7 +340,7 @@ SyntheticResult tabulate(const SyntheticConfig& config, const std::vector<Replic
 SyntheticResult runSynthetic(const SyntheticConfig& config, const JobContext& ctx, const ReplicateCallback& onReplicate)
 {
     checkConfig(config);
-    config.costs.validateFor(2);
+    config.costs.validateFor(static_cast<int>(classCount(config)));
     const auto start = std::chrono::steady_clock::now();
 
     // Each (replicate, method) task runs inference then its correction, so results

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,8 @@
 #include "inference/method_catalog.h"
 #include "inference/methods.h"
 #include "synthetic.h"
+#include "io/tabular_csv.h"
+#include "experiments/experiment_names.h"
 
 /// The paper's synthetic experiment (section "Synthetic Data Experiments", Table 2) as
 /// plain functions: inference per (replicate, method), correction on the cached
@@ -43,7 +46,25 @@ struct SyntheticConfig {
     /// always returned on the CPU. Random draws come from per-task CPU generators (CUDA
     /// SGHMC noise from the device's generator), so CUDA runs are not bit-identical to CPU.
     std::string device = "cpu";
+    /// A user's table instead of the generated data (the tabular experiment): each
+    /// replicate splits its labelled rows into training and test sets (testFraction of
+    /// them to test), and its unlabelled rows are the calibration set. Features and
+    /// classes are the table's; the region grid covers its range when it has 2 features.
+    std::shared_ptr<const TabularData> table;
+    std::string tablePath, labelColumn;  ///< where the table came from (the tabular settings)
+    double testFraction = 0.3;
+    /// The experiment and settings the results record (the tabular experiment's own).
+    std::string experiment = kSyntheticExperiment;
+    nlohmann::json recordSettings;
 };
+
+/// The replicate's data: generated, or split from config.table.
+SyntheticData syntheticDataFor(const SyntheticConfig& config, int replicate);
+/// Features and classes the networks have: 2 and 2, or the table's.
+int64_t featureCount(const SyntheticConfig& config);
+int64_t classCount(const SyntheticConfig& config);
+/// Whether the predictive and q are also evaluated on the region grid (2 features only).
+bool hasRegionGrid(const SyntheticConfig& config);
 
 /// Parses and checks config.device; throws std::invalid_argument naming the value when
 /// the device is unknown or this LibTorch build cannot use it.

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/number_format.h"
+#include "core/settings.h"
+#include "experiments/experiment_names.h"
 
 namespace lcs {
 
@@ -32,7 +34,11 @@ nlohmann::json metricsJson(const DecisionMetrics& m)
 std::string syntheticTable(const SyntheticResult& r)
 {
     std::ostringstream s;
-    s << "Synthetic data: test decision cost over " << r.replicates << " replicate(s), mean ± std\n";
+    const auto data = r.record.settings.find(kDataSetting);
+    s << (r.record.experiment == kTabularExperiment && data != r.record.settings.end() && data->is_string()
+              ? "Table " + data->get<std::string>()
+              : std::string("Synthetic data"))
+      << ": test decision cost over " << r.replicates << " replicate(s), mean ± std\n";
     char line[256];
     std::snprintf(line, sizeof line, "%-14s %-20s %-20s %-16s %-10s\n", "method", "w/o correction",
                   "w/ correction", "avg paired diff", "std diff");

@@ -102,6 +102,70 @@ SyntheticConfig syntheticConfigFrom(const nlohmann::json& settings, const CostMa
     return config;
 }
 
+const std::vector<BoundSetting<SyntheticConfig>>& tabularSettings()
+{
+    using C = SyntheticConfig;
+    using J = nlohmann::json;
+    static const std::vector<BoundSetting<C>> settings = [] {
+        const C d;
+        std::vector<BoundSetting<C>> s;
+        auto data = textSetting(kDataSetting, "FILE",
+                                "a CSV table: a header line, numeric feature columns and a label column; rows with "
+                                "an empty label are the unlabelled calibration set",
+                                nullptr);
+        data.required = true;
+        data.browse = SettingBrowse::File;
+        s.push_back({data, [](const C& c) { return J(c.tablePath); },
+                     [](C& c, const J& v) { c.tablePath = v.get<std::string>(); }});
+        s.push_back({textSetting("label", "NAME", "the label column's name in the header", "label"),
+                     [](const C& c) { return J(c.labelColumn); },
+                     [](C& c, const J& v) { c.labelColumn = v.get<std::string>(); }});
+        s.push_back({numberSetting("test_fraction", "X", "share of the labelled rows each replicate tests on",
+                                   d.testFraction, 0, 0.9, true),
+                     [](const C& c) { return J(c.testFraction); },
+                     [](C& c, const J& v) { c.testFraction = v.get<double>(); }});
+        s.push_back({integerSetting("width", "N", "hidden units per layer of every network", d.hidden.front(), 1, 4096),
+                     [](const C& c) { return J(c.hidden.front()); },
+                     [](C& c, const J& v) { std::fill(c.hidden.begin(), c.hidden.end(), v.get<int64_t>()); }});
+        s.push_back({integerSetting("depth", "N", "hidden layers of every network", 1, 1, 8),
+                     [](const C& c) { return J(c.hidden.size()); },
+                     [](C& c, const J& v) { c.hidden.resize(v.get<size_t>(), c.hidden.front()); }});
+        for (const auto& setting : syntheticSettings())
+            s.push_back(setting);
+        return s;
+    }();
+    return settings;
+}
+
+SyntheticConfig tabularConfigFrom(const nlohmann::json& settings, const std::optional<CostMatrix>& costs)
+{
+    SyntheticConfig config;
+    config.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    applySettings(tabularSettings(), settings, config);
+    config.table = std::make_shared<TabularData>(readTabularCsv(config.tablePath, config.labelColumn, size_t{64} << 20));
+    config.experiment = kTabularExperiment;
+    config.recordSettings = settingValues(tabularSettings(), config);
+    const auto& t = *config.table;
+    if (t.featureNames.size() == 2) {
+        double lo = 1e300, hi = -1e300;
+        for (const auto* a : {&t.labelled, &t.unlabelled})
+            for (double v : a->values) {
+                lo = std::min(lo, v);
+                hi = std::max(hi, v);
+            }
+        const double pad = std::max(1e-6, (hi - lo) * 0.1);
+        config.data.boxMin = lo - pad;
+        config.data.boxMax = hi + pad;
+    }
+    const int classes = static_cast<int>(t.classNames.size());
+    config.costs = costs ? *costs : CostMatrix::zeroOne(classes, t.classNames);
+    if (config.costs.numClasses() != classes)
+        throw CostMatrixError("cost matrix has " + std::to_string(config.costs.numClasses()) + " classes but " +
+                              t.source + " has " + std::to_string(classes) + " in column \"" + config.labelColumn + "\"");
+    config.costs.validate();
+    return config;
+}
+
 int windowRegionGrid(int requested)
 {
     if (requested >= 2)

@@ -24,6 +24,16 @@ std::vector<OutputSpec> syntheticCommandOutputs();
 /// settings say otherwise. Throws CostMatrixError for a matrix that is not 2 x 2.
 SyntheticConfig syntheticConfigFrom(const nlohmann::json& settings, const CostMatrix& costs);
 
+/// The tabular experiment's settings: the table, its label column, the test share and
+/// the MLP's width and depth, then the synthetic experiment's (the same methods and
+/// correction, run on the table).
+const std::vector<BoundSetting<SyntheticConfig>>& tabularSettings();
+
+/// The config of a tabular run: the table read (InputError naming the file, line and
+/// column), its features and classes, the region box over its range when it has 2
+/// features, and `costs` (none: 0/1 costs over the table's classes) checked against it.
+SyntheticConfig tabularConfigFrom(const nlohmann::json& settings, const std::optional<CostMatrix>& costs);
+
 /// The region grid a window draws with: `requested`, or the setting's window value (80)
 /// where a session asks for none (the command line's 0).
 int windowRegionGrid(int requested);

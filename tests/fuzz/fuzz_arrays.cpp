@@ -1,6 +1,6 @@
-// Arrays users bring (the correct command's features and predictive): .npy through
-// xtensor behind LC Studio's checks, and numeric CSV tables. The first byte picks the
-// reader. Only InputError may come out; an array read has as many finite values as its
+// Arrays and tables users bring (the correct command's features and predictive, the
+// tabular experiment's data): .npy through xtensor behind LC Studio's checks, numeric CSV
+// tables, and labelled CSV tables. The first byte picks the reader (mod 3). Only InputError may come out; an array read has as many finite values as its
 // shape says, and writes and reads back the same.
 #include <cmath>
 
@@ -8,14 +8,29 @@
 #include "fuzz_support.h"
 #include "io/npy.h"
 #include "io/table_csv.h"
+#include "io/tabular_csv.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size)
 {
     if (size < 1)
         return 0;
     const auto text = fuzzText(data + 1, size - 1);
+    if (data[0] % 3 == 2) {
+        // A user's table: rows split into labelled and unlabelled, labels within the classes.
+        try {
+            const auto t = lcs::parseTabularCsv(text, "fuzz.csv", "label", 1 << 16);
+            const auto d = static_cast<int64_t>(t.featureNames.size());
+            LCS_FUZZ_REQUIRE(d >= 1 && t.classNames.size() >= 2);
+            LCS_FUZZ_REQUIRE(t.labelled.values.size() == t.labels.size() * static_cast<size_t>(d));
+            LCS_FUZZ_REQUIRE(t.unlabelled.dim(0) >= 1 && t.unlabelled.dim(1) == d);
+            for (auto k : t.labels)
+                LCS_FUZZ_REQUIRE(k >= 0 && k < static_cast<int64_t>(t.classNames.size()));
+        } catch (const lcs::InputError&) {
+        }
+        return 0;
+    }
     try {
-        const auto array = data[0] % 2 == 0 ? lcs::parseNpy(text, "fuzz.npy", 1, 3, 1 << 16)
+        const auto array = data[0] % 3 == 0 ? lcs::parseNpy(text, "fuzz.npy", 1, 3, 1 << 16)
                                             : lcs::parseNumericCsv(text, "fuzz.csv", 1 << 16).values;
         size_t count = 1;
         for (auto d : array.shape) {

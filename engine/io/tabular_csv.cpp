@@ -1,0 +1,129 @@
+#include "io/tabular_csv.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/atomic_file.h"
+#include "core/input_error.h"
+#include "core/number_format.h"
+#include "io/table_csv.h"
+
+namespace lcs {
+
+namespace {
+
+std::string trimmed(const std::string& s)
+{
+    const auto begin = s.find_first_not_of(" \t");
+    if (begin == std::string::npos)
+        return {};
+    return s.substr(begin, s.find_last_not_of(" \t") - begin + 1);
+}
+
+} // namespace
+
+TabularData parseTabularCsv(const std::string& textIn, const std::string& source, const std::string& labelColumn,
+                            size_t maxValues)
+{
+    std::string_view text(textIn);
+    if (text.substr(0, 3) == "\xEF\xBB\xBF")
+        text.remove_prefix(3);
+    TabularData out;
+    out.source = source;
+    std::vector<std::string> header;
+    size_t labelAt = 0;
+    std::vector<std::string> rawLabels;
+    std::vector<double> labelledValues, unlabelledValues;
+    size_t lineNo = 0;
+    for (size_t pos = 0; pos <= text.size();) {
+        const size_t end = std::min(text.find('\n', pos), text.size());
+        std::string line(text.substr(pos, end - pos));
+        pos = end + 1;
+        ++lineNo;
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        if (line.find_first_not_of(" \t") == std::string::npos)
+            continue;
+        const auto fields = splitCsvLine(line);
+        const std::string where = source + " line " + std::to_string(lineNo);
+        if (header.empty()) {
+            for (const auto& f : fields)
+                header.push_back(trimmed(f));
+            const auto it = std::find(header.begin(), header.end(), labelColumn);
+            if (it == header.end()) {
+                std::string names;
+                for (const auto& h : header)
+                    names += (names.empty() ? "" : ", ") + h.substr(0, 40);
+                throw InputError(where + ": no column named \"" + labelColumn.substr(0, 40) +
+                                 "\" in the header (its columns: " + names.substr(0, 400) + ")");
+            }
+            if (header.size() < 2)
+                throw InputError(where + ": the header names no feature column beside the label");
+            labelAt = static_cast<size_t>(it - header.begin());
+            for (size_t c = 0; c < header.size(); ++c)
+                if (c != labelAt)
+                    out.featureNames.push_back(header[c]);
+            continue;
+        }
+        if (fields.size() != header.size())
+            throw InputError(where + ": " + std::to_string(fields.size()) + " columns, the header has " +
+                             std::to_string(header.size()));
+        const std::string label = trimmed(fields[labelAt]);
+        auto& values = label.empty() ? unlabelledValues : labelledValues;
+        if (labelledValues.size() + unlabelledValues.size() + header.size() > maxValues)
+            throw InputError(source + ": more than " + std::to_string(maxValues) + " numbers");
+        for (size_t c = 0; c < fields.size(); ++c) {
+            if (c == labelAt)
+                continue;
+            const auto v = parseFiniteNumber(trimmed(fields[c]));
+            if (!v || std::abs(*v) > 1e30)
+                throw InputError(where + " column " + std::to_string(c + 1) + " (" + header[c].substr(0, 40) + "): \"" +
+                                 trimmed(fields[c]).substr(0, 40) + "\" is not a finite number (at most 1e30)");
+            values.push_back(*v);
+        }
+        if (!label.empty())
+            rawLabels.push_back(label.substr(0, 100));
+    }
+    if (header.empty())
+        throw InputError(source + ": empty; expected a header line naming the columns, then one row per input");
+    const auto d = static_cast<int64_t>(out.featureNames.size());
+    // Classes in a stable order: integers by value ("2" before "10"), else by text.
+    std::vector<std::string> names = rawLabels;
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    const bool integers = std::all_of(names.begin(), names.end(), [](const std::string& n) {
+        return parseInteger(n, -1000000000, 1000000000).has_value();
+    });
+    if (integers)
+        std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+            return *parseInteger(a, -1000000000, 1000000000) < *parseInteger(b, -1000000000, 1000000000);
+        });
+    if (names.size() < 2)
+        throw InputError(source + ": column \"" + labelColumn.substr(0, 40) + "\" holds " +
+                         std::to_string(names.size()) + " class(es) among its labelled rows; at least 2 are needed");
+    if (names.size() > kMaxTabularClasses)
+        throw InputError(source + ": column \"" + labelColumn.substr(0, 40) + "\" holds more than " +
+                         std::to_string(kMaxTabularClasses) + " classes");
+    if (unlabelledValues.empty())
+        throw InputError(source + ": no unlabelled row (an empty \"" + labelColumn.substr(0, 40) +
+                         "\"); the correction trains on unlabelled inputs");
+    std::map<std::string, int64_t> index;
+    for (size_t k = 0; k < names.size(); ++k)
+        index[names[k]] = static_cast<int64_t>(k);
+    for (const auto& l : rawLabels)
+        out.labels.push_back(index.at(l));
+    out.classNames = names;
+    out.labelled.shape = {static_cast<int64_t>(rawLabels.size()), d};
+    out.labelled.values = std::move(labelledValues);
+    out.unlabelled.shape = {static_cast<int64_t>(unlabelledValues.size()) / d, d};
+    out.unlabelled.values = std::move(unlabelledValues);
+    return out;
+}
+
+TabularData readTabularCsv(const std::string& path, const std::string& labelColumn, size_t maxValues)
+{
+    return parseTabularCsv(readFile(path, maxValues * 32 + 65536), path, labelColumn, maxValues);
+}
+
+} // namespace lcs

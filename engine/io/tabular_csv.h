@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "io/npy.h"
+
+/// A user's own data set as one CSV table: a header line naming the columns, numeric
+/// feature columns, and a label column (chosen by name) holding each row's class, or
+/// nothing for an unlabelled row. Labelled rows are split into training and test sets;
+/// unlabelled rows are the calibration set the correction trains on. Plain C++: fuzzed.
+namespace lcs {
+
+constexpr size_t kMaxTabularClasses = 100;
+
+struct TabularData {
+    std::string source;                     ///< the file, for messages and results
+    std::vector<std::string> featureNames;  ///< the header's other columns, in order
+    /// Class names in a stable order: by value when every label is an integer, else by
+    /// text. Class k is classNames[k].
+    std::vector<std::string> classNames;
+    NumericArray labelled;                  ///< [N, D]
+    std::vector<int64_t> labels;            ///< [N], indices into classNames
+    NumericArray unlabelled;                ///< [M, D]
+};
+
+/// Parses `text` (the contents of `source`). Throws InputError naming the file, line,
+/// column and value: no header, no column `labelColumn`, a ragged row, a feature that is
+/// not a finite number, fewer than 2 classes or more than kMaxTabularClasses, no
+/// unlabelled row, more than maxValues numbers.
+TabularData parseTabularCsv(const std::string& text, const std::string& source, const std::string& labelColumn,
+                            size_t maxValues);
+
+/// Reads and parses `path` (size-capped to match maxValues).
+TabularData readTabularCsv(const std::string& path, const std::string& labelColumn, size_t maxValues);
+
+} // namespace lcs
