@@ -20,15 +20,36 @@ std::vector<std::string> splitCsvLine(const std::string& line)
     return fields;
 }
 
-namespace {
-
-std::string trimmed(const std::string& s)
+std::string trimmedField(const std::string& s)
 {
     const auto begin = s.find_first_not_of(" \t");
     if (begin == std::string::npos)
         return {};
     return s.substr(begin, s.find_last_not_of(" \t") - begin + 1);
 }
+
+void forEachCsvRow(const std::string& textIn,
+                   const std::function<void(size_t lineNumber, const std::vector<std::string>& fields)>& row)
+{
+    std::string_view text(textIn);
+    if (text.substr(0, 3) == "\xEF\xBB\xBF")
+        text.remove_prefix(3);
+    size_t lineNo = 0;
+    for (size_t pos = 0; pos <= text.size();) {
+        const size_t end = std::min(text.find('\n', pos), text.size());
+        std::string line(text.substr(pos, end - pos));
+        pos = end + 1;
+        ++lineNo;
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        if (line.find_first_not_of(" \t") != std::string::npos)
+            row(lineNo, splitCsvLine(line));
+    }
+}
+
+namespace {
+
+const auto trimmed = trimmedField;
 
 /// A header line: no field starts like a number ("1,2o" and "nan,nan" are data rows, and
 /// refused as such).
@@ -48,29 +69,16 @@ bool isHeader(const std::vector<std::string>& fields)
 
 } // namespace
 
-NumericTable parseNumericCsv(const std::string& textIn, const std::string& source, size_t maxValues)
+NumericTable parseNumericCsv(const std::string& text, const std::string& source, size_t maxValues)
 {
-    std::string_view text(textIn);
-    if (text.substr(0, 3) == "\xEF\xBB\xBF")
-        text.remove_prefix(3);  // a UTF-8 byte-order mark (spreadsheet exports)
     NumericTable table;
-    size_t columns = 0, rows = 0, lineNo = 0;
-    size_t pos = 0;
-    while (pos <= text.size()) {
-        const size_t end = std::min(text.find('\n', pos), text.size());
-        std::string line(text.substr(pos, end - pos));
-        pos = end + 1;
-        ++lineNo;
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        if (line.find_first_not_of(" \t") == std::string::npos)
-            continue;
-        const auto fields = splitCsvLine(line);
+    size_t columns = 0, rows = 0;
+    forEachCsvRow(text, [&](size_t lineNo, const std::vector<std::string>& fields) {
         if (rows == 0 && table.header.empty() && isHeader(fields)) {
             for (const auto& f : fields)
                 table.header.push_back(trimmed(f));
             columns = fields.size();
-            continue;
+            return;
         }
         if (columns == 0)
             columns = fields.size();
@@ -89,7 +97,7 @@ NumericTable parseNumericCsv(const std::string& textIn, const std::string& sourc
             table.values.values.push_back(*v);
         }
         ++rows;
-    }
+    });
     if (rows == 0)
         throw InputError(source + " has no data rows" + (table.header.empty() ? "" : " (only a header line)"));
     table.values.shape = {static_cast<int64_t>(rows), static_cast<int64_t>(columns)};

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,14 @@ NumericTable parseNumericCsv(const std::string& text, const std::string& source,
 
 /// The fields of one CSV line (no quoting: a comma always separates).
 std::vector<std::string> splitCsvLine(const std::string& line);
+
+/// `field` without the spaces and tabs around it.
+std::string trimmedField(const std::string& field);
+
+/// Calls `row(lineNumber, fields)` for every line of `text` that is not blank, after a
+/// UTF-8 byte-order mark is skipped and a line's "\r" dropped (spreadsheet exports).
+void forEachCsvRow(const std::string& text,
+                   const std::function<void(size_t lineNumber, const std::vector<std::string>& fields)>& row);
 
 /// A 2-D or 3-D array from a .npy or .csv file (by the file's first bytes, not its name):
 /// `what` names it in messages ("--features"). CSV gives [rows, columns]. At most

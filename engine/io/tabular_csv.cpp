@@ -13,39 +13,20 @@ namespace lcs {
 
 namespace {
 
-std::string trimmed(const std::string& s)
-{
-    const auto begin = s.find_first_not_of(" \t");
-    if (begin == std::string::npos)
-        return {};
-    return s.substr(begin, s.find_last_not_of(" \t") - begin + 1);
-}
+const auto trimmed = trimmedField;
 
 } // namespace
 
-TabularData parseTabularCsv(const std::string& textIn, const std::string& source, const std::string& labelColumn,
+TabularData parseTabularCsv(const std::string& text, const std::string& source, const std::string& labelColumn,
                             size_t maxValues)
 {
-    std::string_view text(textIn);
-    if (text.substr(0, 3) == "\xEF\xBB\xBF")
-        text.remove_prefix(3);
     TabularData out;
     out.source = source;
     std::vector<std::string> header;
     size_t labelAt = 0;
     std::vector<std::string> rawLabels;
     std::vector<double> labelledValues, unlabelledValues;
-    size_t lineNo = 0;
-    for (size_t pos = 0; pos <= text.size();) {
-        const size_t end = std::min(text.find('\n', pos), text.size());
-        std::string line(text.substr(pos, end - pos));
-        pos = end + 1;
-        ++lineNo;
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        if (line.find_first_not_of(" \t") == std::string::npos)
-            continue;
-        const auto fields = splitCsvLine(line);
+    forEachCsvRow(text, [&](size_t lineNo, const std::vector<std::string>& fields) {
         const std::string where = source + " line " + std::to_string(lineNo);
         if (header.empty()) {
             for (const auto& f : fields)
@@ -64,7 +45,7 @@ TabularData parseTabularCsv(const std::string& textIn, const std::string& source
             for (size_t c = 0; c < header.size(); ++c)
                 if (c != labelAt)
                     out.featureNames.push_back(header[c]);
-            continue;
+            return;
         }
         if (fields.size() != header.size())
             throw InputError(where + ": " + std::to_string(fields.size()) + " columns, the header has " +
@@ -84,7 +65,7 @@ TabularData parseTabularCsv(const std::string& textIn, const std::string& source
         }
         if (!label.empty())
             rawLabels.push_back(label.substr(0, 100));
-    }
+    });
     if (header.empty())
         throw InputError(source + ": empty; expected a header line naming the columns, then one row per input");
     const auto d = static_cast<int64_t>(out.featureNames.size());

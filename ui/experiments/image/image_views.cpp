@@ -428,15 +428,26 @@ TrainingTimePlot::TrainingTimePlot(QWidget* parent) : QWidget(parent)
     clear(tr("selective classification only"));
 }
 
+namespace {
+
+/// Empties a one-rect plot whose inset holds a note (element 0) and then its legend, and
+/// shows `note` (hidden when empty).
+void clearWithNote(QCustomPlot* plot, QCPTextElement* noteElement, const QString& note)
+{
+    plot->clearPlottables();
+    auto* inset = plot->axisRect(0)->insetLayout();
+    while (inset->elementCount() > 1)
+        inset->removeAt(inset->elementCount() - 1);
+    noteElement->setText(note);
+    noteElement->setVisible(!note.isEmpty());
+    plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+} // namespace
+
 void TrainingTimePlot::clear(const QString& note)
 {
-    m_plot->clearPlottables();
-    auto* inset = m_plot->axisRect(0)->insetLayout();
-    while (inset->elementCount() > 1)  // element 0 is the note; the rest is the legend
-        inset->removeAt(inset->elementCount() - 1);
-    m_note->setText(note);
-    m_note->setVisible(!note.isEmpty());
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    clearWithNote(m_plot, m_note, note);
 }
 
 void TrainingTimePlot::setTimes(const TrainingTimeView& view)
@@ -501,14 +512,8 @@ RiskCoveragePlot::RiskCoveragePlot(QWidget* parent) : QWidget(parent)
 
 void RiskCoveragePlot::clear(const QString& note)
 {
-    m_plot->clearPlottables();
-    auto* inset = m_plot->axisRect(0)->insetLayout();
-    while (inset->elementCount() > 1)  // element 0 is the note; the rest is the legend
-        inset->removeAt(inset->elementCount() - 1);
-    m_note->setText(note);
-    m_note->setVisible(!note.isEmpty());
     m_title->setText(tr("Risk vs coverage"));
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    clearWithNote(m_plot, m_note, note);
 }
 
 void RiskCoveragePlot::setCurves(const RiskCoverageView& view)
