@@ -672,6 +672,9 @@ expect 2 "table_word.csv line 3 column 2 (y): \"four\" is not a finite number" -
 expect 2 "holds 1 class(es) among its labelled rows" -- tabular --data "$s2/table_one.csv" $tq
 expect 2 "no unlabelled row" -- tabular --data "$s2/table_nocal.csv" $tq
 expect 2 "cost matrix has 3 classes but $s2/table.csv has 2" -- tabular --data "$s2/table.csv" --costs "$f/three.json" $tq
+expect 2 "cost matrix classes (negative, positive) are not the classes of $s2/table.csv (a, b, in this order)" -- tabular --data "$s2/table.csv" --preset synthetic $tq
+printf '{"costs": [[0, 1], [5, 0]]}' > "$s2/unnamed.json"
+expect 0 "Table $s2/table.csv" -- tabular --data "$s2/table.csv" --costs "$s2/unnamed.json" $tq
 expect 2 "--test-fraction: \"0.95\"" -- tabular --data "$s2/table.csv" --test-fraction 0.95 $tq
 expect 2 "--depth: \"0\"" -- tabular --data "$s2/table.csv" --depth 0 $tq
 keeps "$s2/table.csv" 2 "--json: $s2/table.csv is also the input of --data" -- tabular --data "$s2/table.csv" --json "$s2/table.csv" $tq

@@ -1,5 +1,7 @@
 #include "registry_page.h"
 
+#include "cost_editor.h"
+
 #include <QFontDatabase>
 #include <QHeaderView>
 #include <QLabel>
@@ -99,8 +101,24 @@ void RegistryExperimentPage::startJob(JobKind job)
     if (m_runner.isBusy())
         return;
     const auto settings = settingsForJob(job == JobKind::Run);
-    if (settings)
-        m_runner.start(job, QVariant::fromValue(*settings), costs()->matrix());
+    if (!settings)
+        return;
+    // Where the data decides the classes (a table's label column), a matrix over other
+    // classes is replaced by the data's default before the run, and the log says so.
+    if (job == JobKind::Run) {
+        try {
+            const CostMatrix fromData = m_experiment.defaultCosts(*settings);
+            if (fromData.classNames() != costs()->matrix().classNames()) {
+                setCostsQuietly(fromData);
+                costEditor()->setExpectedClasses(fromData.numClasses());
+                Q_EMIT logLine(tr("Cost matrix: the data's %1 classes, 0/1 costs (edit them, then re-correct)")
+                                   .arg(fromData.numClasses()));
+            }
+        } catch (const std::exception&) {
+            // the run itself reports what is wrong with the settings
+        }
+    }
+    m_runner.start(job, QVariant::fromValue(*settings), costs()->matrix());
 }
 
 void RegistryExperimentPage::showRows(const QString& csv)
