@@ -1,4 +1,5 @@
 // lcstudio-cli camvid train | eval | fps: the paper's segmentation experiment.
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <filesystem>
@@ -89,6 +90,8 @@ std::vector<int> parseEnsembles(const std::string& value)
     for (double v : parseNumbers("--ensemble", value)) {
         if (v < 1 || v > 1000 || v != static_cast<int>(v))
             throw UsageError("--ensemble: " + lcs::formatNumber(v) + " is not a whole number of passes in 1..1000");
+        if (std::find(out.begin(), out.end(), static_cast<int>(v)) != out.end())
+            throw UsageError("--ensemble: " + lcs::formatNumber(v) + " is listed twice");
         out.push_back(static_cast<int>(v));
     }
     return out;

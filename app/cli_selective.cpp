@@ -40,6 +40,11 @@ int executeSelective(const ImageRunOptions& o)
             throw UsageError(o.costsSource + " has " + std::to_string(o.costs->numClasses()) + " classes but " +
                              o.choices.data + " has " + std::to_string(data.classes()));
         config.baseCosts = *o.costs;
+        if (o.costs->hasReferral())
+            std::fprintf(stderr,
+                         "lcstudio-cli: warning: the referral column of %s (%s) is not used: selective decides under "
+                         "each of --referral-costs in turn\n",
+                         o.costsSource.c_str(), lcs::formatNumber(*o.costs->referralCost()).c_str());
         config.baseCosts.setReferral(std::nullopt);
     }
     // One intra-op thread unless asked: on this 2-core machine two threads made ResNet-18

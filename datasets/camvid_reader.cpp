@@ -1,6 +1,7 @@
 #include "camvid_reader.h"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 #include <dirent.h>
@@ -210,6 +211,10 @@ std::vector<CamvidPair> findCamvidSplit(const std::string& dir, const std::strin
         if (pairs.empty())
             throw InputError(images + ": no .png frames in this folder");
     }
+    std::set<std::string> seen;
+    for (const auto& p : pairs)
+        if (!seen.insert(p.image).second)
+            throw InputError(dir + ": " + split + " lists frame " + p.image + " twice");
     for (const auto& p : pairs) {
         if (!isRegularFile(p.image))
             throw InputError(dir + ": frame " + p.image + " is missing");

@@ -658,6 +658,16 @@ expect 2 "--features FILE, --predictive FILE and --out DIR are required" -- corr
 expect 2 "give --costs FILE or --preset NAME" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --out "$s2/o"
 expect 2 "--referral: \"-1\" is not a number >= 0" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --preset synthetic --referral -1 --out "$s2/o"
 
+printf '{"classes": ["a", "a"], "costs": [[0, 1], [1, 0]]}' > "$s2/dup_names.json"
+expect 2 "class name \"a\" is given twice (classes 1 and 2)" -- check "$s2/dup_names.json"
+printf '{"classes": ["a", ""], "costs": [[0, 1], [1, 0]]}' > "$s2/empty_name.json"
+expect 2 "class name 2 is empty" -- check "$s2/empty_name.json"
+expect 2 "--ensemble: 2 is listed twice" -- camvid fps --model "$s2/m" --ensemble 1,2,2
+mkdir -p "$s2/cv_twice"
+cp -r "$s2/cv_segnet/CamVid" "$s2/cv_twice/"
+printf 'CamVid/val/a.png CamVid/valannot/a.png\nCamVid/val/a.png CamVid/valannot/a.png\n' > "$s2/cv_twice/val.txt"
+expect 2 "val lists frame $s2/cv_twice/CamVid/val/a.png twice" -- check "$s2/cv_twice"
+
 # ---------------------------------------------------------------- tabular: your own data
 printf 'x,y,label\n-1,-1,a\n1,1,b\n-1.2,-0.8,a\n0.9,1.1,b\n-0.5,-1,a\n1,0.5,b\n0,0,\n2,2,\n' > "$s2/table.csv"
 printf 'x,y,label\n1,2,a\n3,4\n' > "$s2/table_ragged.csv"
@@ -672,7 +682,8 @@ expect 2 "table_word.csv line 3 column 2 (y): \"four\" is not a finite number" -
 expect 2 "holds 1 class(es) among its labelled rows" -- tabular --data "$s2/table_one.csv" $tq
 expect 2 "no unlabelled row" -- tabular --data "$s2/table_nocal.csv" $tq
 expect 2 "cost matrix has 3 classes but $s2/table.csv has 2" -- tabular --data "$s2/table.csv" --costs "$f/three.json" $tq
-expect 2 "cost matrix classes (negative, positive) are not the classes of $s2/table.csv (a, b, in this order)" -- tabular --data "$s2/table.csv" --preset synthetic $tq
+printf '{"classes": ["negative", "positive"], "costs": [[0, 1], [5, 0]]}' > "$s2/named.json"
+expect 2 "cost matrix classes (negative, positive) are not the classes of $s2/table.csv (a, b, in this order)" -- tabular --data "$s2/table.csv" --costs "$s2/named.json" $tq
 printf '{"costs": [[0, 1], [5, 0]]}' > "$s2/unnamed.json"
 expect 0 "Table $s2/table.csv" -- tabular --data "$s2/table.csv" --costs "$s2/unnamed.json" $tq
 expect 2 "--test-fraction: \"0.95\"" -- tabular --data "$s2/table.csv" --test-fraction 0.95 $tq

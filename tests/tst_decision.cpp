@@ -149,6 +149,7 @@ private Q_SLOTS:
         QTest::newRow("names mismatch") << R"({"classes": ["a"], "costs": [[0, 1], [1, 0]]})" << "class names";
         QTest::newRow("not json") << R"({"costs": [[0, 1], [1, 0]])" << "not valid JSON";
         QTest::newRow("all zero") << R"({"costs": [[0, 0], [0, 0]]})" << "all costs are zero";
+        QTest::newRow("names twice") << R"({"classes": ["a", "a"], "costs": [[0, 1], [1, 0]]})" << "class name \"a\" is given twice";
         QTest::newRow("beyond float32") << R"({"costs": [[0, 1e31], [1, 0]]})" << "= 1e+31 is outside 1e-30 to 1e+30";
         QTest::newRow("below float32") << R"({"costs": [[0, 1e-31], [1, 0]]})" << "= 1e-31 is outside 1e-30 to 1e+30";
         QTest::newRow("M beyond float32") << R"({"costs": [[0, 1], [1, 0]], "M": 2e30})" << "M = 2e+30 is outside";

@@ -107,6 +107,15 @@ void CostMatrix::setClassNames(std::vector<std::string> names)
     if (static_cast<int>(names.size()) != m_classes)
         throw CostMatrixError("cost matrix has " + std::to_string(m_classes) + " classes but "
                               + std::to_string(names.size()) + " class names");
+    // Names are how decisions are printed and matched to data: each must say which.
+    for (size_t i = 0; i < names.size(); ++i) {
+        if (names[i].empty())
+            throw CostMatrixError("class name " + std::to_string(i + 1) + " is empty");
+        for (size_t j = 0; j < i; ++j)
+            if (names[i] == names[j])
+                throw CostMatrixError("class name \"" + names[i].substr(0, 40) + "\" is given twice (classes " +
+                                      std::to_string(j + 1) + " and " + std::to_string(i + 1) + ")");
+    }
     m_names = std::move(names);
 }
 

@@ -104,7 +104,8 @@ ImageDataset standIn(bool colour)
 {
     ImageDataset d;
     d.inputShape = colour ? std::vector<int64_t>{3, 32, 32} : std::vector<int64_t>{1, 28, 28};
-    d.classNames = std::vector<std::string>(10, "c");
+    for (int k = 0; k < 10; ++k)
+        d.classNames.push_back("class " + std::to_string(k));
     return d;
 }
 
