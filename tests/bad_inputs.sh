@@ -668,6 +668,9 @@ cp -r "$s2/cv_segnet/CamVid" "$s2/cv_twice/"
 printf 'CamVid/val/a.png CamVid/valannot/a.png\nCamVid/val/a.png CamVid/valannot/a.png\n' > "$s2/cv_twice/val.txt"
 expect 2 "val lists frame $s2/cv_twice/CamVid/val/a.png twice" -- check "$s2/cv_twice"
 
+python3 -c 'import json; print(json.dumps({"classes": list("abcdefghij"), "costs": [[0 if r == c else 1 for c in range(10)] for r in range(10)]}))' > "$s2/letters10.json"
+expect 2 "cost matrix classes (a, b, c, d, e, f, g, h, i, j) are not the classes of $d/mnist_ok" -- corruption --data "$d/mnist_ok" --costs "$s2/letters10.json" --rates 0.5 --methods sgld_s --quiet
+
 # ---------------------------------------------------------------- tabular: your own data
 printf 'x,y,label\n-1,-1,a\n1,1,b\n-1.2,-0.8,a\n0.9,1.1,b\n-0.5,-1,a\n1,0.5,b\n0,0,\n2,2,\n' > "$s2/table.csv"
 printf 'x,y,label\n1,2,a\n3,4\n' > "$s2/table_ragged.csv"

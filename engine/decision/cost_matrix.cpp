@@ -188,6 +188,21 @@ void CostMatrix::validate() const
                               formatNumber(kLargestCost) + ": " + kFloatRangeReason);
 }
 
+void requireClassNames(const CostMatrix& costs, const std::vector<std::string>& names, const std::string& data)
+{
+    const auto& named = costs.classNames();
+    if (named == names || named == CostMatrix::zeroOne(costs.numClasses()).classNames())
+        return;
+    const auto list = [](const std::vector<std::string>& v) {
+        std::string s;
+        for (const auto& n : v)
+            s += (s.empty() ? "" : ", ") + n;
+        return s.substr(0, 200);
+    };
+    throw CostMatrixError("cost matrix classes (" + list(named) + ") are not the classes of " + data + " (" +
+                          list(names) + ", in this order)");
+}
+
 void CostMatrix::validateFor(int expectedClasses) const
 {
     validate();

@@ -85,6 +85,12 @@ private:
     std::optional<double> m_utilityConstant;
 };
 
+/// Throws CostMatrixError when `costs` names its classes (not the generic "class k") and
+/// the names are not `names` in this order: rows are matched to the data's classes by
+/// place, so other names would silently put one class's costs on another. `data` names
+/// the data in the message.
+void requireClassNames(const CostMatrix& costs, const std::vector<std::string>& names, const std::string& data);
+
 /// JSON text (format "lcstudio-cost-matrix") <-> CostMatrix. `source` names the file in
 /// error messages. The reader caps size and nesting depth, refuses unknown fields and
 /// throws only CostMatrixError.

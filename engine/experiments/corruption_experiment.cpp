@@ -175,6 +175,8 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                                          const JobContext& ctx)
 {
     const auto start = std::chrono::steady_clock::now();
+    if (config.costs.numClasses() == data.classes())
+        requireClassNames(config.costs, data.classNames, data.name);
     if (config.costs.numClasses() != data.classes())
         throw InputError("cost matrix has " + std::to_string(config.costs.numClasses()) + " classes but " + data.name +
                          " has " + std::to_string(data.classes()));

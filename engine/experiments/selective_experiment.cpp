@@ -115,6 +115,8 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
     const auto start = Clock::now();
     if (config.referralCosts.empty())
         throw InputError("no referral costs given");
+    if (config.baseCosts.numClasses() == data.classes())
+        requireClassNames(config.baseCosts, data.classNames, data.name);
     if (config.baseCosts.numClasses() != data.classes() || config.baseCosts.hasReferral())
         throw InputError("the base cost matrix must be " + std::to_string(data.classes()) + " x " +
                          std::to_string(data.classes()) + " without a referral column");

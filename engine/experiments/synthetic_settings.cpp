@@ -162,19 +162,7 @@ SyntheticConfig tabularConfigFrom(const nlohmann::json& settings, const std::opt
     if (config.costs.numClasses() != classes)
         throw CostMatrixError("cost matrix has " + std::to_string(config.costs.numClasses()) + " classes but " +
                               t.source + " has " + std::to_string(classes) + " in column \"" + config.labelColumn + "\"");
-    // A matrix that names its classes must name the table's: rows are matched by place,
-    // and "negative, positive" over "sick, well" would silently swap what a miss costs.
-    const auto named = config.costs.classNames();
-    const auto generic = CostMatrix::zeroOne(classes).classNames();
-    if (named != generic && named != t.classNames) {
-        std::string theirs, ours;
-        for (const auto& n : named)
-            theirs += (theirs.empty() ? "" : ", ") + n;
-        for (const auto& n : t.classNames)
-            ours += (ours.empty() ? "" : ", ") + n;
-        throw CostMatrixError("cost matrix classes (" + theirs.substr(0, 200) + ") are not the classes of " + t.source +
-                              " (" + ours.substr(0, 200) + ", in this order)");
-    }
+    requireClassNames(config.costs, t.classNames, t.source);
     config.costs.validate();
     return config;
 }
