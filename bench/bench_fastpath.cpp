@@ -39,7 +39,6 @@ int main(int argc, char** argv)
     const auto p = torch::softmax(torch::randn({points, 2}) * 2.0, 1);
     const auto costs = lcs::costPreset("synthetic");
     const auto L = lcs::costTensor(costs);
-    const double M = costs.utilityConstant();
     lcs::Mlp initial(2, std::vector<int64_t>{hidden}, 2);
 
     // The fast path, as the experiment runs it (no warm start, so only the steps count).
