@@ -120,15 +120,18 @@ std::string ownCorrectionCsv(const OwnCorrectionResult& r, const CostMatrix& cos
     for (int c = 0; c < costs.numClasses(); ++c)
         s += ",q_" + costs.decisionName(c);
     s += "\n";
+    // Plain CPU views: one tensor op per row and column would dominate a large table.
     const auto q = r.qProbabilities.to(torch::kDouble).contiguous();
-    const int64_t k = q.size(1);
-    for (int64_t i = 0; i < r.decisionsBefore.size(0); ++i) {
-        s += std::to_string(i + 1) + "," + costs.decisionName(static_cast<int>(r.decisionsBefore[i].item<int64_t>())) +
-             "," + costs.decisionName(static_cast<int>(r.decisionsAfter[i].item<int64_t>())) + "," +
-             formatNumber(r.expectedCostBefore[i].item<double>()) + "," +
-             formatNumber(r.expectedCostAfter[i].item<double>());
-        for (int64_t c = 0; c < k; ++c)
-            s += "," + formatNumber(q.data_ptr<double>()[i * k + c]);
+    const auto before = r.decisionsBefore.contiguous(), after = r.decisionsAfter.contiguous();
+    const auto costBefore = r.expectedCostBefore.contiguous(), costAfter = r.expectedCostAfter.contiguous();
+    const auto b = before.accessor<int64_t, 1>(), a = after.accessor<int64_t, 1>();
+    const auto cb = costBefore.accessor<double, 1>(), ca = costAfter.accessor<double, 1>();
+    const auto qs = q.accessor<double, 2>();
+    for (int64_t i = 0; i < b.size(0); ++i) {
+        s += std::to_string(i + 1) + "," + costs.decisionName(static_cast<int>(b[i])) + "," +
+             costs.decisionName(static_cast<int>(a[i])) + "," + formatNumber(cb[i]) + "," + formatNumber(ca[i]);
+        for (int64_t c = 0; c < qs.size(1); ++c)
+            s += "," + formatNumber(qs[i][c]);
         s += "\n";
     }
     return s;
