@@ -12,6 +12,9 @@
 #include "camvid_views.h"
 #include "core/threads.h"
 #include "synthetic_job_runner.h"
+#include "settings_form.h"
+#include "synthetic_page.h"
+#include "experiments/page_list.h"
 #include "experiments/experiment.h"
 #include "file_dialogs.h"
 #include "main_window.h"
@@ -225,6 +228,77 @@ private Q_SLOTS:
                      qPrintable(QString("%1 is %2 x %3").arg(view->objectName()).arg(view->width()).arg(view->height())));
         }
         QVERIFY(checked > 0);
+    }
+
+    /// Your own data in the window: File > Open Data puts the table in the tabular form; a
+    /// run adopts the table's classes, draws three decision regions for 2 features, and
+    /// for 3 features shows the curves alone.
+    void tablesRunWithRegionsWhenTheyHaveTwoFeatures()
+    {
+        QTemporaryDir dir;
+        // Three well-separated blobs; a quarter of the rows unlabelled.
+        auto writeTable = [&](const QString& name, int features) {
+            QFile f(dir.filePath(name));
+            if (!f.open(QIODevice::WriteOnly))
+                return QString();
+            QTextStream out(&f);
+            for (int j = 0; j < features; ++j)
+                out << "f" << j << ",";
+            out << "kind\n";
+            const double centres[3][2] = {{-3, 0}, {3, 0}, {0, 4}};
+            for (int i = 0; i < 240; ++i) {
+                const int c = i % 3;
+                for (int j = 0; j < features; ++j)
+                    out << (j < 2 ? centres[c][j] : 0.0) + 0.6 * std::sin(1.7 * i + 2.3 * j) << ",";
+                out << (i % 4 == 0 ? QString() : QStringList{"cat", "dog", "emu"}[c]) << "\n";
+            }
+            return f.fileName();
+        };
+        const QString plane = writeTable("plane.csv", 2), wide = writeTable("wide.csv", 3);
+        MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        auto* page = qobject_cast<SyntheticPage*>(pageFor(window.pages(), "tabular"));
+        QVERIFY(page);
+        const auto opens = page->openActions();
+        QCOMPARE(opens.size(), 1);
+        QCOMPARE(opens.front().experiment, QString("tabular"));
+        window.setExperiment("tabular");
+        page->openTable(plane);
+        QCOMPARE(QString::fromStdString(page->form()->values().at("data").get<std::string>()), plane);
+        page->form()->setValues({{"data", plane.toStdString()}, {"label", "kind"}, {"replicates", 1},
+                                 {"methods", {"kfac_laplace"}}, {"correction_iterations", 60},
+                                 {"grid_resolution", 30}, {"threads", 1}});
+        QSignalSpy finished(window.runner(), &SyntheticJobRunner::finished);
+        window.runAll();
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(window.costModel()->matrix().classNames(), (std::vector<std::string>{"cat", "dog", "emu"}));
+        QVERIFY(page->resultsJson().contains("\"tabular\""));
+        QTest::qWait(400);  // queued replots
+        auto* uncorrected = window.findChild<QCustomPlot*>("regions_uncorrected");
+        QVERIFY(uncorrected && uncorrected->isVisible());
+        // Each class has its own colour, and each class's region is drawn.
+        const QImage image = uncorrected->grab().toImage();
+        for (int c = 0; c < 3; ++c) {
+            const QColor tint = RegionView::decisionColor(c, 3, true);
+            for (int other = 0; other < c; ++other)
+                QVERIFY(!near(tint.rgb(), RegionView::decisionColor(other, 3, true)));
+            QVERIFY(!near(tint.rgb(), RegionView::decisionColor(3, 3, true)));  // nor "refer"'s
+            int pixels = 0;
+            for (int y = 0; y < image.height(); y += 2)
+                for (int x = 0; x < image.width(); x += 2)
+                    pixels += near(image.pixel(x, y), tint);
+            QVERIFY2(pixels > 200, qPrintable(QString("%1 pixels of class %2's region").arg(pixels).arg(c)));
+        }
+
+        page->form()->setValues({{"data", wide.toStdString()}, {"label", "kind"}, {"replicates", 1},
+                                 {"methods", {"kfac_laplace"}}, {"correction_iterations", 60}, {"threads", 1}});
+        window.runAll();
+        QVERIFY(finished.wait(120000));
+        QVERIFY(page->resultsJson().contains("\"tabular\""));
+        QVERIFY(!uncorrected->isVisible());
+        auto* curves = window.findChild<QCustomPlot*>("correction_curves");
+        QVERIFY(curves && curves->isVisible() && curves->graphCount() > 0);
     }
 
     void sessionRoundTrip()

@@ -101,4 +101,19 @@ QString askFolder(QWidget* parent, const QString& title, const QString& folderKe
                          true);
 }
 
+QStringList recentFiles()
+{
+    return QSettings().value("recentFiles").toStringList();
+}
+
+void rememberRecentFile(const QString& path)
+{
+    QStringList recent = recentFiles();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > 8)
+        recent.removeLast();
+    QSettings().setValue("recentFiles", recent);
+}
+
 } // namespace lcs::ui

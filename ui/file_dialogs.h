@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 
 class QWidget;
 
@@ -27,5 +28,10 @@ void noteWindowInput(const QString& what, const QString& path, bool isFolder);
 /// when isFolder), or "" when it may be written.
 QString windowOutputProblem(const QString& what, const QString& path, bool isFolder,
                             const QString& document = QString());
+
+/// The files the window opened last, newest first (QSettings "recentFiles", at most 8);
+/// rememberRecentFile puts `path` first.
+QStringList recentFiles();
+void rememberRecentFile(const QString& path);
 
 } // namespace lcs::ui

@@ -61,8 +61,8 @@ MainWindow::MainWindow(QWidget* parent, std::shared_ptr<const ImageJobHooks> ima
         m_docksFitted = true;  // the user's own proportions
     rebuildRecentMenu();
     updateActions();
-    if (!m_page->welcomeText().isEmpty())
-        log(m_page->welcomeText());
+    if (const QString welcome = m_page->welcomeText(); !welcome.isEmpty())
+        log(welcome);
 }
 
 MainWindow::~MainWindow()
@@ -127,6 +127,13 @@ void MainWindow::buildActions()
                                         [this] { m_page->saveModel(); });
     m_openModelAction = file->addAction(tr("Open Mo&del..."), QKeySequence(tr("Ctrl+Shift+O")), this,
                                         [this] { m_page->openModel(); });
+    for (auto* page : std::as_const(m_pages))
+        for (const auto& open : page->openActions())
+            m_openActions << file->addAction(open.title, this, [this, page, open] {
+                setExperiment(open.experiment);  // refused while a job runs: the log says so
+                if (m_page == page && m_experiment == open.experiment)
+                    open.ask(this);
+            });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -159,11 +166,9 @@ void MainWindow::buildActions()
 
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About LC Studio"), this, [this] {
-        QMessageBox::about(this, tr("About LC Studio"),
-                           tr("<b>LC Studio %1</b><p>Post-hoc loss calibration for Bayesian neural networks "
-                              "(Vadera, Ghosh, Ng, Marlin, UAI 2021).</p><p>Edit the cost matrix, sample the "
-                              "posterior, and compare corrected against uncorrected decisions.</p>")
-                               .arg(QApplication::applicationVersion()));
+        QMessageBox::about(this, tr("About LC Studio"), tr("<b>LC Studio %1</b><p>Post-hoc loss calibration for Bayesian "
+            "neural networks (Vadera, Ghosh, Ng, Marlin, UAI 2021).</p><p>Edit the cost matrix, sample the posterior, and "
+            "compare corrected against uncorrected decisions.</p>").arg(QApplication::applicationVersion()));
     });
 
     auto* toolbar = addToolBar(tr("Run"));
@@ -177,10 +182,8 @@ void MainWindow::buildActions()
 
 void MainWindow::connectPage(ExperimentPage* page)
 {
-    connect(page, &ExperimentPage::jobStarted, this, [this](const QString& name) {
-        log(tr("%1 started").arg(name));
-        updateActions();
-    });
+    connect(page, &ExperimentPage::jobStarted, this, [this](const QString& name) { log(tr("%1 started").arg(name)); });
+    connect(page, &ExperimentPage::jobStarted, this, &MainWindow::updateActions);
     connect(page, &ExperimentPage::logLine, this, &MainWindow::log);
     connect(page, &ExperimentPage::errorRaised, this, &MainWindow::showError);
     connect(page, &ExperimentPage::stateChanged, this, &MainWindow::updateActions);
@@ -278,6 +281,8 @@ void MainWindow::updateActions()
     m_cancelAction->setEnabled(busy);
     m_saveModelAction->setEnabled(!busy && m_page->canSaveModel());
     m_openModelAction->setEnabled(m_page->hasModels());
+    for (auto* open : std::as_const(m_openActions))
+        open->setEnabled(!busy);
     m_exportResultsAction->setEnabled(!m_page->resultsJson().isEmpty());
     m_chooser->setChoosable(!busy);
 }
@@ -289,20 +294,14 @@ bool MainWindow::anyBusy() const
 
 void MainWindow::addRecentFile(const QString& path)
 {
-    QSettings settings;
-    QStringList recent = settings.value("recentFiles").toStringList();
-    recent.removeAll(path);
-    recent.prepend(path);
-    while (recent.size() > 8)
-        recent.removeLast();
-    settings.setValue("recentFiles", recent);
+    rememberRecentFile(path);
     rebuildRecentMenu();
 }
 
 void MainWindow::rebuildRecentMenu()
 {
     m_recentMenu->clear();
-    const QStringList recent = QSettings().value("recentFiles").toStringList();
+    const QStringList recent = recentFiles();
     for (const QString& path : recent) {
         m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
             if (path.endsWith(".lcsession", Qt::CaseInsensitive)) {

@@ -118,6 +118,7 @@ private:
     QAction* m_cancelAction = nullptr;
     QAction* m_saveModelAction = nullptr;
     QAction* m_openModelAction = nullptr;
+    QList<QAction*> m_openActions;  ///< the pages' File > Open entries (data, predictive)
     QAction* m_exportResultsAction = nullptr;
     QMenu* m_recentMenu = nullptr;
 

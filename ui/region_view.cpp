@@ -1,5 +1,7 @@
 #include "region_view.h"
 
+#include <iterator>
+
 #include <QGridLayout>
 
 #include "qcustomplot_compat.h"
@@ -10,7 +12,12 @@ namespace lcs::ui {
 
 namespace {
 
-const QColor kClassColors[] = {QColor(31, 119, 180), QColor(214, 39, 40)};
+// Distinct for readers with the common colour-vision deficiencies (after Okabe and Ito),
+// the first two kept from the paper's figures; "refer" has its own.
+const QColor kClassColors[] = {QColor(31, 119, 180), QColor(214, 39, 40),  QColor(0, 158, 115),
+                               QColor(204, 121, 167), QColor(86, 180, 233), QColor(120, 120, 120),
+                               QColor(140, 86, 75),   QColor(0, 0, 0)};
+constexpr int kClassColorCount = static_cast<int>(std::size(kClassColors));
 const QColor kReferColor(230, 184, 0);
 
 QColor lighter(const QColor& c)
@@ -20,11 +27,17 @@ QColor lighter(const QColor& c)
 
 } // namespace
 
-QColor RegionView::decisionColor(int decision, int numDecisions, bool region)
+QColor RegionView::decisionColor(int decision, int numClasses, bool region)
 {
-    const bool referral = numDecisions == 3 && decision == 2;
-    QColor c = referral ? kReferColor : kClassColors[std::clamp(decision, 0, 1)];
+    const bool referral = decision == numClasses;
+    QColor c = referral ? kReferColor : kClassColors[std::max(decision, 0) % kClassColorCount];
     return region ? lighter(c) : c;
+}
+
+void RegionView::setPlaneShown(bool shown)
+{
+    for (auto* p : {&m_uncorrected, &m_corrected, &m_difference})
+        p->plot->setVisible(shown);
 }
 
 RegionView::RegionView(QWidget* parent) : QWidget(parent)
@@ -85,7 +98,7 @@ void RegionView::clear()
     }
 }
 
-void RegionView::drawRegions(Panel& panel, const RegionGrid& grid, const RegionGrid* other)
+void RegionView::drawRegions(Panel& panel, const RegionGrid& grid, const RegionGrid* other, int numClasses)
 {
     if (!grid.isValid() || (other && !other->isValid())) {
         panel.map->data()->clear();
@@ -110,7 +123,7 @@ void RegionView::drawRegions(Panel& panel, const RegionGrid& grid, const RegionG
     } else {
         const int d = std::max(2, grid.numDecisions);
         for (int i = 0; i < d; ++i)
-            gradient.setColorStopAt(double(i) / (d - 1), decisionColor(i, d, true));
+            gradient.setColorStopAt(double(i) / (d - 1), decisionColor(i, numClasses, true));
         gradient.setLevelCount(d);
         panel.map->setDataRange(QCPRange(0, d - 1));
     }
@@ -136,12 +149,14 @@ void RegionView::drawPoints(Panel& panel, const TaskView& view, const QVector<in
         cy << p.y();
     }
     cal->setData(cx, cy);
+    const int classes = view.numClasses;
+    const auto name = [&](int d) { return d < decisionNames.size() ? decisionNames[d] : QString::number(d); };
     // Training points: hollow squares in the class colour.
-    for (int y = 0; y < 2; ++y) {
+    for (int y = 0; y < classes; ++y) {
         auto* g = plot->addGraph();
-        g->setName(tr("train, class %1").arg(y));
+        g->setName(tr("train, class %1").arg(name(y)));
         g->setLineStyle(QCPGraph::lsNone);
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, decisionColor(y, 2, false), 5));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, decisionColor(y, classes, false), 5));
         QVector<double> xs, ys;
         for (int i = 0; i < view.train.size(); ++i)
             if (view.trainLabels[i] == y) {
@@ -152,7 +167,7 @@ void RegionView::drawPoints(Panel& panel, const TaskView& view, const QVector<in
     }
     // Test points: edge = true class, face = decision.
     if (decisions.size() == view.test.size()) {
-        for (int y = 0; y < 2; ++y)
+        for (int y = 0; y < classes; ++y)
             for (int d = 0; d < numDecisions; ++d) {
                 QVector<double> xs, ys;
                 for (int i = 0; i < view.test.size(); ++i)
@@ -163,10 +178,10 @@ void RegionView::drawPoints(Panel& panel, const TaskView& view, const QVector<in
                 if (xs.isEmpty())
                     continue;
                 auto* g = plot->addGraph();
-                g->setName(tr("test: true %1, decided %2").arg(y).arg(d < decisionNames.size() ? decisionNames[d] : QString::number(d)));
+                g->setName(tr("test: true %1, decided %2").arg(name(y), name(d)));
                 g->setLineStyle(QCPGraph::lsNone);
-                QCPScatterStyle style(QCPScatterStyle::ssCircle, QPen(decisionColor(y, 2, false), 2.0),
-                                      QBrush(decisionColor(d, numDecisions, false)), 8);
+                QCPScatterStyle style(QCPScatterStyle::ssCircle, QPen(decisionColor(y, classes, false), 2.0),
+                                      QBrush(decisionColor(d, classes, false)), 8);
                 g->setScatterStyle(style);
                 g->setData(xs, ys);
             }
@@ -175,20 +190,20 @@ void RegionView::drawPoints(Panel& panel, const TaskView& view, const QVector<in
 
 void RegionView::setTask(const TaskView& view, const QStringList& decisionNames)
 {
-    const int d = std::max({2, view.uncorrected.numDecisions, view.corrected.numDecisions});
+    const int d = std::max({view.numClasses, view.uncorrected.numDecisions, view.corrected.numDecisions});
     // While q trains only the corrected grid changes: redraw just what did, so that
     // 10 Hz snapshots stay cheap for the GUI thread.
     const bool sameBase = m_shown.valid && m_shown.replicate == view.replicate && m_shown.method == view.method
                           && m_shown.uncorrected == view.uncorrected.decisions && m_shown.decisionNames == decisionNames
                           && m_shown.testUncorrected == view.testDecisionsUncorrected;
     if (!sameBase) {
-        drawRegions(m_uncorrected, view.uncorrected, nullptr);
+        drawRegions(m_uncorrected, view.uncorrected, nullptr, view.numClasses);
         drawPoints(m_uncorrected, view, view.testDecisionsUncorrected, d, decisionNames);
         drawPoints(m_difference, view, {}, d, decisionNames);
         m_uncorrected.plot->replot(QCustomPlot::rpQueuedReplot);
     }
-    drawRegions(m_corrected, view.corrected, nullptr);
-    drawRegions(m_difference, view.corrected, &view.uncorrected);
+    drawRegions(m_corrected, view.corrected, nullptr, view.numClasses);
+    drawRegions(m_difference, view.corrected, &view.uncorrected, view.numClasses);
     if (!sameBase || m_shown.testCorrected != view.testDecisionsCorrected)
         drawPoints(m_corrected, view, view.testDecisionsCorrected, d, decisionNames);
     m_corrected.plot->replot(QCustomPlot::rpQueuedReplot);

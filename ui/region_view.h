@@ -25,8 +25,12 @@ public:
     void clear();
     QList<QCustomPlot*> plots() const;
 
-    /// Colour of a decision's region / marker face, and of a true class (marker edge).
-    static QColor decisionColor(int decision, int numDecisions, bool region);
+    /// Colour of a decision's region / marker face, and of a true class (marker edge):
+    /// one colour per class, and one for "refer" (decision == numClasses).
+    static QColor decisionColor(int decision, int numClasses, bool region);
+    /// Hides the three panels (data that has no plane to draw: a table of other than two
+    /// features); the corner widget then has the whole view.
+    void setPlaneShown(bool shown);
 
 private:
     struct Panel {
@@ -34,9 +38,9 @@ private:
         QCPColorMap* map = nullptr;
     };
     Panel makePanel(const QString& title, const QString& objectName);
-    void drawRegions(Panel& panel, const RegionGrid& grid, const RegionGrid* other);
     void drawPoints(Panel& panel, const TaskView& view, const QVector<int>& decisions, int numDecisions,
                     const QStringList& decisionNames);
+    void drawRegions(Panel& panel, const RegionGrid& grid, const RegionGrid* other, int numClasses);
 
     QGridLayout* m_grid = nullptr;
     Panel m_uncorrected, m_corrected, m_difference;

@@ -25,7 +25,7 @@ struct JobProgress {
 struct RegionGrid {
     int resolution = 0;
     double xMin = 0, xMax = 0, yMin = 0, yMax = 0;
-    int numDecisions = 0;
+    int numDecisions = 0;  ///< the classes, plus 1 where the last decision is "refer"
     QVector<int> decisions;
     bool isValid() const { return resolution > 0 && decisions.size() == resolution * resolution; }
 };
@@ -40,6 +40,7 @@ struct CurvePoint {
 struct TaskView {
     int replicate = 0;
     QString method;
+    int numClasses = 2;  ///< decisions beyond the classes are "refer"
     QVector<QPointF> train, calibration, test;
     QVector<int> trainLabels, testLabels;
     QVector<int> testDecisionsUncorrected, testDecisionsCorrected;

@@ -236,4 +236,33 @@ void ExperimentPage::reportDemoCancelled()
         Q_EMIT demoFailed(1, tr("demo run cancelled"));
 }
 
+CostMatrix ExperimentPage::declaredDefaultCosts(const Experiment& experiment, const nlohmann::json& values) const
+{
+    const auto declared = experiment.settings();
+    try {
+        return experiment.defaultCosts(checkedSettings(declared, values, experiment.name()));
+    } catch (const std::exception&) {
+    }
+    try {  // a form that does not parse yet: the declared defaults decide
+        return experiment.defaultCosts(checkedSettings(declared, nlohmann::json::object(), experiment.name()));
+    } catch (const std::exception&) {
+        return m_costs->matrix();
+    }
+}
+
+void ExperimentPage::adoptDataClasses(const Experiment& experiment, const nlohmann::json& settings)
+{
+    try {
+        const CostMatrix fromData = experiment.defaultCosts(settings);
+        if (fromData.classNames() != m_costs->matrix().classNames()) {
+            setCostsQuietly(fromData);
+            m_costEditor->setExpectedClasses(fromData.numClasses());
+            Q_EMIT logLine(tr("Cost matrix: the data's %1 classes, 0/1 costs (edit them, then re-correct)")
+                               .arg(fromData.numClasses()));
+        }
+    } catch (const std::exception&) {
+        // the run itself reports what is wrong with the settings
+    }
+}
+
 } // namespace lcs::ui

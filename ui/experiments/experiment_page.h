@@ -102,6 +102,16 @@ public:
     /// Enables the page's own buttons; `anyBusy` counts every page's jobs.
     virtual void updateControls(bool anyBusy) { Q_UNUSED(anyBusy); }
 
+    /// A File menu entry that opens the user's own files into one of this page's
+    /// experiments: the window switches to `experiment`, then calls `ask` (dialogs over
+    /// the widget given).
+    struct OpenAction {
+        QString title;
+        QString experiment;
+        std::function<void(QWidget*)> ask;
+    };
+    virtual QList<OpenAction> openActions() { return {}; }
+
     /// Model files (File > Save Model / Open Model), where the experiment has them.
     virtual bool hasModels() const { return false; }
     virtual bool canSaveModel() const { return false; }
@@ -182,6 +192,14 @@ protected:
     /// The demo's ends: the main run finished, failed or was cancelled.
     void reportDemoFailure(const QString& what, const QString& hint, const QString& message, bool dataUnavailable);
     void reportDemoCancelled();
+    /// The matrix `experiment` decides under by default for the form's `values`: from the
+    /// values as they are, else from the declared defaults, else (an experiment that
+    /// cannot say without data) the matrix shown.
+    CostMatrix declaredDefaultCosts(const Experiment& experiment, const nlohmann::json& values) const;
+    /// Before a run of an experiment whose data decides the classes (a table's label
+    /// column): a shown matrix over other classes is replaced by the data's default, and
+    /// the log says so. `settings` checked.
+    void adoptDataClasses(const Experiment& experiment, const nlohmann::json& settings);
     /// Exports one painted view (its paint function and size) in the three formats.
     static void exportPaintedView(const std::function<void(QPainter&)>& paint, const QSize& size,
                                   const QString& name, const QString& dir, int& written, QStringList& errors);

@@ -84,16 +84,12 @@ QString RegistryExperimentPage::resultsTitle() const
 
 CostMatrix RegistryExperimentPage::defaultCosts(const QString&) const
 {
-    const auto declared = m_experiment.settings();
+    nlohmann::json values = nlohmann::json::object();
     try {
-        return m_experiment.defaultCosts(checkedSettings(declared, panel()->values(), m_experiment.name()));
+        values = panel()->values();
     } catch (const std::exception&) {
     }
-    try {  // a form that does not parse yet: the declared defaults decide
-        return m_experiment.defaultCosts(checkedSettings(declared, nlohmann::json::object(), m_experiment.name()));
-    } catch (const std::exception&) {
-        return costs()->matrix();  // an experiment that cannot say without data: keep the matrix shown
-    }
+    return declaredDefaultCosts(m_experiment, values);
 }
 
 void RegistryExperimentPage::startJob(JobKind job)
@@ -103,21 +99,8 @@ void RegistryExperimentPage::startJob(JobKind job)
     const auto settings = settingsForJob(job == JobKind::Run);
     if (!settings)
         return;
-    // Where the data decides the classes (a table's label column), a matrix over other
-    // classes is replaced by the data's default before the run, and the log says so.
-    if (job == JobKind::Run) {
-        try {
-            const CostMatrix fromData = m_experiment.defaultCosts(*settings);
-            if (fromData.classNames() != costs()->matrix().classNames()) {
-                setCostsQuietly(fromData);
-                costEditor()->setExpectedClasses(fromData.numClasses());
-                Q_EMIT logLine(tr("Cost matrix: the data's %1 classes, 0/1 costs (edit them, then re-correct)")
-                                   .arg(fromData.numClasses()));
-            }
-        } catch (const std::exception&) {
-            // the run itself reports what is wrong with the settings
-        }
-    }
+    if (job == JobKind::Run)
+        adoptDataClasses(m_experiment, *settings);
     m_runner.start(job, QVariant::fromValue(*settings), costs()->matrix());
 }
 

@@ -55,11 +55,15 @@ TaskView baseView(const SyntheticConfig& config, const SyntheticPredictive& p, c
     TaskView v;
     v.replicate = p.replicate;
     v.method = QString::fromStdString(methodName(p.method));
-    v.train = points(p.data.trainX);
-    v.trainLabels = ints(p.data.trainY);
-    v.calibration = points(p.data.calibrationX);
-    v.test = points(p.data.testX);
-    v.testLabels = ints(p.data.testY);
+    v.numClasses = static_cast<int>(classCount(config));
+    // Points are drawn on the plane only: a table of more features shows no regions.
+    if (featureCount(config) == 2) {
+        v.train = points(p.data.trainX);
+        v.trainLabels = ints(p.data.trainY);
+        v.calibration = points(p.data.calibrationX);
+        v.test = points(p.data.testX);
+        v.testLabels = ints(p.data.testY);
+    }
     v.testDecisionsUncorrected = ints(bayesDecisions(p.testProbs, costs));
     if (p.gridProbs.defined())
         v.uncorrected = regionGrid(config, p.gridProbs, costs);
@@ -82,12 +86,22 @@ protected:
                  QString& csv) override
     {
             const auto start = Clock::now();
-            const auto settings = settingsValue.value<nlohmann::json>();
+            const auto request = settingsValue.value<SyntheticRequest>();
+            const auto& settings = request.settings;
+            const bool sampling = job != JobKind::Recorrect;
+            const bool tabular = request.experiment == QLatin1String(kTabularExperiment);
+            // Sampling reads the data (a table: from its file); a re-correction takes only
+            // the correction's settings and keeps the cached data.
+            SyntheticConfig config = [&] {
+                if (sampling)
+                    return tabular ? tabularConfigFrom(settings, costs) : syntheticConfigFrom(settings, costs);
+                SyntheticConfig c;
+                applySettings(tabular ? tabularSettings() : syntheticSettings(), settings, c);
+                return c;
+            }();
             // The window draws the decision regions whatever grid a session asks for.
-            SyntheticConfig config = syntheticConfigFrom(settings, costs);
             config.gridResolution = windowRegionGrid(config.gridResolution);
             const auto L = costTensor(costs);
-            const bool sampling = job != JobKind::Recorrect;
             const bool correcting = job != JobKind::Sample;
             // One plan over the job's stages: sampling, correction or both.
             TaskPlan plan;
@@ -125,19 +139,21 @@ protected:
                 cc.device = config.device;
                 const auto correctionStart = Clock::now();
                 Q_EMIT logMessage(tr("Correcting %1 cached predictive(s)").arg(m_cache.size()));
-                const auto grid = syntheticGrid(cc.data, cc.gridResolution);
+                const bool regions = hasRegionGrid(cc);
+                const auto grid = regions ? syntheticGrid(cc.data, cc.gridResolution) : at::Tensor();
                 std::mutex emitMutex;
                 std::vector<ReplicateOutcome> outcomes(m_cache.size());
                 auto observers = [&](const SyntheticPredictive& p) -> CorrectionObserver {
                     auto last = std::make_shared<Clock::time_point>(Clock::time_point{});
                     auto view = std::make_shared<TaskView>(baseView(cc, p, L));
-                    return [this, last, view, &cc, &grid, &L](const CorrectionStep& s, MlpImpl& q) {
+                    return [this, last, view, regions, &cc, &grid, &L](const CorrectionStep& s, MlpImpl& q) {
                         view->curve.push_back({s.step, s.loss, s.kl, s.expectedCost});
                         const auto now = Clock::now();
                         if (now - *last < kEmitInterval)
                             return;
                         *last = now;
-                        view->corrected = regionGrid(cc, predictProbabilities(q, grid), L);
+                        if (regions)
+                            view->corrected = regionGrid(cc, predictProbabilities(q, grid), L);
                         emitView(&SyntheticJobRunner::taskUpdated, *view);
                     };
                 };
@@ -147,7 +163,8 @@ protected:
                         const auto& p = m_cache[i];
                         outcomes[i] = evaluateSynthetic(p, c, costs);
                         TaskView v = baseView(cc, p, L);
-                        v.corrected = regionGrid(cc, c.gridProbs, L);
+                        if (c.gridProbs.defined())
+                            v.corrected = regionGrid(cc, c.gridProbs, L);
                         v.testDecisionsCorrected = ints(bayesDecisions(c.testProbs, L));
                         for (const auto& s : c.curve)
                             v.curve.push_back({s.step, s.loss, s.kl, s.expectedCost});
@@ -190,7 +207,7 @@ public:
                 if (p.replicate != replicate || QString::fromStdString(methodName(p.method)) != method)
                     continue;
                 ModelInfo info;
-                info.experiment = kSyntheticExperiment;
+                info.experiment = m_cacheConfig.experiment;
                 info.method = method.toStdString();
                 info.replicate = replicate;
                 info.seed = m_cacheConfig.seed;
@@ -224,15 +241,22 @@ public:
     {
         try {
             auto loaded = loadMlp(path.toStdString());
-            if (loaded.info.inputs != 2)
-                throw std::runtime_error(path.toStdString() + ": the model takes " + std::to_string(loaded.info.inputs)
-                                         + " inputs; the synthetic plane has 2");
-            costs.validateFor(static_cast<int>(loaded.info.classes));
+            // The plane of the cached run (a 2-feature table's range), else the synthetic one.
             SyntheticConfig config;
+            if (!m_cache.empty()) {
+                config.data = m_cacheConfig.data;
+                config.table = m_cacheConfig.table;
+            }
             config.gridResolution = gridResolution;
+            if (loaded.info.inputs != 2 || featureCount(config) != 2)
+                throw std::runtime_error(path.toStdString() + ": the model takes " + std::to_string(loaded.info.inputs)
+                                         + " inputs; decision regions are drawn for networks of 2 inputs on 2-D data"
+                                           " (decide on other data with lcstudio-cli decide --model)");
+            costs.validateFor(static_cast<int>(loaded.info.classes));
             const auto L = costTensor(costs);
             TaskView v;
             v.replicate = loaded.info.replicate;
+            v.numClasses = static_cast<int>(loaded.info.classes);
             v.method = QString::fromStdString(loaded.info.method.empty() ? "loaded" : loaded.info.method);
             v.corrected = regionGrid(config, predictProbabilities(*loaded.model, syntheticGrid(config.data, gridResolution)), L);
             v.correctionDone = true;
@@ -254,6 +278,7 @@ SyntheticJobRunner::SyntheticJobRunner(QObject* parent)
     : JobRunner(new SyntheticWorker, QStringLiteral("lcs-jobs"), parent)
 {
     qRegisterMetaType<nlohmann::json>();
+    qRegisterMetaType<SyntheticRequest>();
     qRegisterMetaType<TaskView>();
     qRegisterMetaType<ResultRow>();
     connect(this, &SyntheticJobRunner::posteriorReady, this, [this](const nlohmann::json& s) { m_posteriorSettings = s; });
@@ -264,9 +289,10 @@ int SyntheticJobRunner::inferenceRuns() const
     return workerAs<SyntheticWorker>()->inferenceRuns.load();
 }
 
-bool SyntheticJobRunner::start(Job job, const nlohmann::json& settings, const CostMatrix& costs)
+bool SyntheticJobRunner::start(Job job, const nlohmann::json& settings, const CostMatrix& costs,
+                               const QString& experiment)
 {
-    return JobRunner::start(job, QVariant::fromValue(settings), costs);
+    return JobRunner::start(job, QVariant::fromValue(SyntheticRequest{experiment, settings}), costs);
 }
 
 bool SyntheticJobRunner::saveModel(int replicate, const QString& method, const QString& path)

@@ -1,11 +1,19 @@
 #pragma once
 
+#include "experiments/experiment_names.h"
 #include "job_runner.h"
 #include "ui_types.h"
 
 namespace lcs::ui {
 
 class SyntheticWorker;
+
+/// A job of the synthetic page: which experiment (the generated plane or a user's table,
+/// both on SyntheticConfig) with its declared settings, checked.
+struct SyntheticRequest {
+    QString experiment;
+    nlohmann::json settings;
+};
 
 /// The synthetic experiment's jobs on the one JobRunner: sampling, correction or both.
 /// The posterior predictive of the last sampling run stays cached on the worker, so a
@@ -25,12 +33,14 @@ public:
     int inferenceRuns() const;
 
     /// False (and nothing done) while another job runs.
-    /// `settings`: the experiment's declared settings, checked (checkedSettings).
-    bool start(Job job, const nlohmann::json& settings, const CostMatrix& costs);
+    /// `settings`: `experiment`'s declared settings, checked (checkedSettings).
+    bool start(Job job, const nlohmann::json& settings, const CostMatrix& costs,
+               const QString& experiment = QString::fromLatin1(kSyntheticExperiment));
     /// Saves q of (replicate, method) from the last correction (plus MAP / last sample)
     /// with JSON sidecars; answers with modelSaved. False while a job runs.
     bool saveModel(int replicate, const QString& method, const QString& path);
-    /// Loads a saved q and decides with it over the plane; answers with modelLoaded.
+    /// Loads a saved q and decides with it over the plane (the cached table's range when
+    /// one is cached); answers with modelLoaded.
     bool loadModel(const QString& path, const CostMatrix& costs, int gridResolution);
 
 Q_SIGNALS:
@@ -46,3 +56,5 @@ private:
 };
 
 } // namespace lcs::ui
+
+Q_DECLARE_METATYPE(lcs::ui::SyntheticRequest)

@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QRegularExpressionValidator>
 #include <QSpinBox>
+#include <QStackedWidget>
 #include <QStandardItemModel>
 #include <QThread>
 #include <QUndoStack>
@@ -36,8 +37,15 @@ namespace lcs::ui {
 
 namespace {
 
-constexpr const char* kExperiment = kSyntheticExperiment;
 constexpr const char* kGridResolution = "grid_resolution";
+
+/// The experiments this page serves, in the chooser's order.
+const char* const kServed[] = {kSyntheticExperiment, kTabularExperiment};
+
+const Experiment& registered(const QString& experiment)
+{
+    return ExperimentRegistry::global().get(experiment.toStdString());
+}
 
 } // namespace
 
@@ -64,7 +72,51 @@ SyntheticPage::~SyntheticPage() = default;
 
 QList<ExperimentEntry> SyntheticPage::experiments() const
 {
-    return {ExperimentEntry::of(experiment())};
+    QList<ExperimentEntry> out;
+    for (const char* id : kServed)
+        out << ExperimentEntry::of(registered(QString::fromLatin1(id)));
+    return out;
+}
+
+void SyntheticPage::activate(const QString& experiment)
+{
+    m_formStack->setCurrentWidget(m_forms.value(experiment));
+    ExperimentPage::activate(experiment);
+    Q_EMIT stateChanged();
+}
+
+SettingsForm* SyntheticPage::form() const
+{
+    return m_forms.value(experiment());
+}
+
+bool SyntheticPage::hasOwnPosterior() const
+{
+    return m_runner.hasPosterior() && m_posteriorExperiment == experiment();
+}
+
+QList<ExperimentPage::OpenAction> SyntheticPage::openActions()
+{
+    return {{tr("Open &Data (CSV table)..."), QString::fromLatin1(kTabularExperiment), [this](QWidget* parent) {
+                 const QString path = askOpenPath(parent, tr("Open data (a CSV table)"), "tableDir",
+                                                  tr("CSV tables (*.csv *.CSV);;All files (*)"));
+                 if (path.isEmpty())
+                     return;
+                 openTable(path);
+                 Q_EMIT logLine(tr("Table %1: set its label column in the Experiment dock, then Run (F5)").arg(path));
+             }}};
+}
+
+void SyntheticPage::openTable(const QString& path)
+{
+    auto* tableForm = m_forms.value(QString::fromLatin1(kTabularExperiment));
+    nlohmann::json values = nlohmann::json::object();
+    try {
+        values = tableForm->values();
+    } catch (const InputError&) {
+    }
+    values[kDataSetting] = path.toStdString();
+    tableForm->setValues(values);
 }
 
 QWidget* SyntheticPage::resultsWidget() const
@@ -74,7 +126,7 @@ QWidget* SyntheticPage::resultsWidget() const
 
 QString SyntheticPage::resultsTitle() const
 {
-    return tr("Results (paper Table 2)");
+    return experiment() == QLatin1String(kSyntheticExperiment) ? tr("Results (paper Table 2)") : tr("Results (your table)");
 }
 
 QString SyntheticPage::welcomeText() const
@@ -83,13 +135,21 @@ QString SyntheticPage::welcomeText() const
               "Press F5 to sample and correct.");
 }
 
-CostMatrix SyntheticPage::defaultCosts(const QString&) const
+CostMatrix SyntheticPage::defaultCosts(const QString& experiment) const
 {
-    return experiment().defaultCosts({});
+    nlohmann::json values = nlohmann::json::object();
+    try {
+        values = m_forms.value(experiment)->values();
+    } catch (const InputError&) {
+    }
+    return declaredDefaultCosts(registered(experiment), values);
 }
 
 std::optional<std::vector<std::string>> SyntheticPage::presetClassNames() const
 {
+    // A table's classes are its own: presets keep the names the matrix has.
+    if (experiment() == QLatin1String(kTabularExperiment))
+        return std::nullopt;
     return std::vector<std::string>{};
 }
 
@@ -98,8 +158,14 @@ QWidget* SyntheticPage::buildPanel()
     auto* panel = new QWidget;
     auto* column = new QVBoxLayout(panel);
     column->setContentsMargins(0, 0, 0, 0);
-    m_form = new SettingsForm(experiment().settings(), panel);
-    column->addWidget(m_form);
+    m_formStack = new QStackedWidget(panel);
+    for (const char* id : kServed) {
+        auto* form = new SettingsForm(registered(QString::fromLatin1(id)).settings(), m_formStack);
+        m_forms.insert(QString::fromLatin1(id), form);
+        m_formStack->addWidget(form);
+        connect(form, &SettingsForm::edited, this, &SyntheticPage::markStale);
+    }
+    column->addWidget(m_formStack);
     m_posteriorState = new QLabel(tr("no posterior sampled yet"), panel);
     m_posteriorState->setWordWrap(true);
     auto* buttons = new QHBoxLayout;
@@ -122,7 +188,6 @@ QWidget* SyntheticPage::buildPanel()
     column->addLayout(buttons);
     column->addWidget(m_posteriorState);
     column->addStretch(1);
-    connect(m_form, &SettingsForm::edited, this, &SyntheticPage::markStale);
     return panel;
 }
 
@@ -166,12 +231,13 @@ void SyntheticPage::connectRunner()
     });
     connect(&m_runner, &SyntheticJobRunner::progress, this, &SyntheticPage::progress);
     connect(&m_runner, &SyntheticJobRunner::taskUpdated, this, &SyntheticPage::onTaskUpdated);
+    connect(&m_runner, &SyntheticJobRunner::posteriorReady, this, [this] { m_posteriorExperiment = m_jobExperiment; });
     connect(&m_runner, &SyntheticJobRunner::resultRow, m_results, &ResultsTable::addRow);
     connect(&m_runner, &SyntheticJobRunner::logMessage, this, &SyntheticPage::logLine);
     connect(&m_runner, &SyntheticJobRunner::finished, this,
             [this](SyntheticJobRunner::Job job, double seconds, const QString& json, const QString& csv) {
                 if (!json.isEmpty())
-                    setResults(json, csv, QString::fromStdString(experiment().name()));
+                    setResults(json, csv, m_posteriorExperiment);
                 if (job == SyntheticJobRunner::Job::Recorrect) {
                     setLastRecorrectionSeconds(seconds);
                     Q_EMIT timingChanged(tr("re-correction on the cached posterior: %1 s").arg(seconds, 0, 'f', 2));
@@ -210,24 +276,24 @@ void SyntheticPage::connectRunner()
     });
 }
 
-const Experiment& SyntheticPage::experiment()
+const Experiment& SyntheticPage::declared() const
 {
-    return ExperimentRegistry::global().get(kExperiment);
+    return registered(experiment());
 }
 
 nlohmann::json SyntheticPage::settings() const
 {
-    return checkedSettings(experiment().settings(), m_form->values(), kExperiment);
+    return checkedSettings(declared().settings(), form()->values(), declared().name());
 }
 
 void SyntheticPage::writeSession(Session& session) const
 {
-    session.settings = m_form->values();
+    session.settings = form()->values();
 }
 
 void SyntheticPage::readSession(const Session& session)
 {
-    m_form->setValues(session.settings);
+    form()->setValues(session.settings);
     costs()->undoStack()->clear();
     // An edit like any other: with a posterior cached, the session's matrix re-corrects it.
     costs()->setMatrixDirect(session.costs);
@@ -237,7 +303,7 @@ void SyntheticPage::markStale()
 {
     // The cached posterior is tied to what was sampled (data, methods, seed, device,
     // grid); the correction's settings and the threads can change without re-sampling.
-    if (!m_runner.hasPosterior())
+    if (!hasOwnPosterior())
         return;
     nlohmann::json now;
     try {
@@ -276,12 +342,19 @@ void SyntheticPage::startJob(SyntheticJobRunner::Job job)
         Q_EMIT errorRaised(tr("Settings"), QString::fromStdString(e.what()));
         return;
     }
-    if (job == SyntheticJobRunner::Job::Recorrect && !m_runner.hasPosterior()) {
-        Q_EMIT logLine(tr("No posterior yet: Run or Sample first."));
+    if (job == SyntheticJobRunner::Job::Recorrect && !hasOwnPosterior()) {
+        Q_EMIT logLine(tr("No posterior of this experiment yet: Run or Sample first."));
         return;
     }
+    const bool tabular = experiment() == QLatin1String(kTabularExperiment);
+    if (tabular && job != SyntheticJobRunner::Job::Recorrect)
+        adoptDataClasses(declared(), s);
     try {
-        costs()->matrix().validateFor(2);
+        // A table's classes are checked against the matrix when the table is read.
+        if (!tabular)
+            costs()->matrix().validateFor(2);
+        else
+            costs()->matrix().validate();
     } catch (const CostMatrixError& e) {
         Q_EMIT errorRaised(tr("Invalid cost matrix"), QString::fromStdString(e.what()));
         return;
@@ -292,7 +365,8 @@ void SyntheticPage::startJob(SyntheticJobRunner::Job job)
         m_curves->clear();
     }
     resetResults(job == SyntheticJobRunner::Job::Recorrect ? m_runner.posteriorSettings() : s);
-    m_runner.start(job, s, costs()->matrix());
+    if (m_runner.start(job, s, costs()->matrix(), experiment()) && job != SyntheticJobRunner::Job::Recorrect)
+        m_jobExperiment = experiment();
 }
 
 void SyntheticPage::onTaskUpdated(const TaskView& view)
@@ -320,6 +394,7 @@ void SyntheticPage::showSelectedTask()
     const auto it = m_tasks.constFind(taskKey(m_viewReplicate->value() - 1, m_viewMethod->currentData().toString()));
     if (it == m_tasks.constEnd())
         return;
+    m_regions->setPlaneShown(!it->test.isEmpty() || it->uncorrected.isValid() || it->corrected.isValid());
     m_regions->setTask(*it, decisionNames());
     m_curves->setCurve(it->curve, tr("Correction: %1, replicate %2").arg(m_viewMethod->currentText()).arg(it->replicate + 1));
 }

@@ -11,6 +11,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
+class QStackedWidget;
 class QWidget;
 
 namespace lcs {
@@ -24,11 +25,13 @@ class SettingsForm;
 class RegionView;
 class ResultsTable;
 
-/// The synthetic 2-D experiment (the paper's Table 2): inference methods, replicates
-/// and the correction's settings in the Experiment dock; decision regions over the
-/// correction curves in the centre, following the task being trained; the paper's table
-/// in the results dock. The posterior stays cached, so a cost edit re-runs only the
-/// correction; single correction networks save and load as model files.
+/// The synthetic 2-D experiment (the paper's Table 2) and the same methods on a user's
+/// table (the tabular experiment): inference methods, replicates and the correction's
+/// settings in the Experiment dock (one form per experiment); decision regions over the
+/// correction curves in the centre, following the task being trained (a table of other
+/// than 2 features shows the curves alone); the paper's table in the results dock. The
+/// posterior stays cached, so a cost edit re-runs only the correction; single
+/// correction networks save and load as model files.
 class SyntheticPage : public ExperimentPage {
     Q_OBJECT
 public:
@@ -36,10 +39,13 @@ public:
     ~SyntheticPage() override;
 
     SyntheticJobRunner* runner() { return &m_runner; }
-    /// The settings the form shows, checked (name -> value; throws InputError naming a
-    /// setting it cannot parse).
+    /// The settings the current experiment's form shows, checked (name -> value; throws
+    /// InputError naming a setting it cannot parse).
     nlohmann::json settings() const;
-    SettingsForm* form() const { return m_form; }
+    /// The current experiment's form.
+    SettingsForm* form() const;
+    /// File > Open Data: shows the tabular experiment's form with `path` as its table.
+    void openTable(const QString& path);
 
     QList<ExperimentEntry> experiments() const override;
     QWidget* settingsWidget() const override { return m_panel; }
@@ -47,6 +53,7 @@ public:
     QWidget* resultsWidget() const override;
     QString resultsTitle() const override;
     QString welcomeText() const override;
+    void activate(const QString& experiment) override;
     CostMatrix defaultCosts(const QString& experiment) const override;
     std::optional<std::vector<std::string>> presetClassNames() const override;
 
@@ -54,11 +61,13 @@ public:
     void run() override { startJob(SyntheticJobRunner::Job::Run); }
     bool canSample() const override { return true; }
     void sample() override { startJob(SyntheticJobRunner::Job::Sample); }
-    bool canRecorrect() const override { return m_runner.hasPosterior(); }
+    bool canRecorrect() const override { return hasOwnPosterior(); }
     void recorrect() override { startJob(SyntheticJobRunner::Job::Recorrect); }
 
+    QList<OpenAction> openActions() override;
+
     bool hasModels() const override { return true; }
-    bool canSaveModel() const override { return m_runner.hasPosterior(); }
+    bool canSaveModel() const override { return hasOwnPosterior(); }
     void saveModel() override;
     void openModel() override;
 
@@ -80,7 +89,10 @@ private:
     void onJobEnded(SyntheticJobRunner::Job job, const QString& status);
     void markStale();
     void resetResults(const nlohmann::json& settings);
-    static const Experiment& experiment();
+    /// The registry's entry of the current experiment.
+    const Experiment& declared() const;
+    /// A posterior is cached, and of the current experiment.
+    bool hasOwnPosterior() const;
     QString taskKey(int replicate, const QString& method) const;
     QStringList decisionNames() const;
 
@@ -88,7 +100,10 @@ private:
     SyntheticJobRunner::Job m_currentJob = SyntheticJobRunner::Job::Run;
 
     QWidget* m_panel = nullptr;
-    SettingsForm* m_form = nullptr;
+    QHash<QString, SettingsForm*> m_forms;  ///< by experiment
+    QStackedWidget* m_formStack = nullptr;
+    QString m_posteriorExperiment;          ///< the experiment the cached posterior is of
+    QString m_jobExperiment;                ///< the experiment the running sampling job is of
     QLabel* m_posteriorState = nullptr;
 
     QWidget* m_central = nullptr;
