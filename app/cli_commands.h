@@ -56,6 +56,9 @@ private:
     lcs::ModelInfo m_info;
 };
 
+int runSyntheticCommand(int argc, char** argv);
+/// The tabular experiment's command: the registry's settings plus --save-models.
+int runTabularCommand(int argc, char** argv);
 int runCorruptionCommand(int argc, char** argv);
 int runCorrectCommand(int argc, char** argv);
 int runSelectiveCommand(int argc, char** argv);

@@ -693,6 +693,9 @@ expect 2 "--test-fraction: \"0.95\"" -- tabular --data "$s2/table.csv" --test-fr
 expect 2 "--depth: \"0\"" -- tabular --data "$s2/table.csv" --depth 0 $tq
 keeps "$s2/table.csv" 2 "--json: $s2/table.csv is also the input of --data" -- tabular --data "$s2/table.csv" --json "$s2/table.csv" $tq
 expect 2 "setting \"data\" is required" -- tabular $tq
+keeps "$s2/table.csv" 2 "--save-models: $s2/table.csv" -- tabular --data "$s2/table.csv" --save-models "$s2/table.csv" $tq
+expect 0 "Table $s2/table.csv" -- tabular --data "$s2/table.csv" --save-models "$s2/table_models" $tq
+[ -f "$s2/table_models/kfac_laplace_r0_q.pt.json" ] || { echo "FAIL: tabular --save-models wrote no q"; failures=$((failures + 1)); }
 
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)

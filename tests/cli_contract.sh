@@ -56,4 +56,23 @@ q="$tmp/models/kfac_laplace_r0_q.pt"
 [ "$(sed -n 1p "$tmp/decisions.txt" | awk -F, '{print $NF}')" = negative ] || fail "(-2,-2) should be negative"
 [ "$(sed -n 2p "$tmp/decisions.txt" | awk -F, '{print $NF}')" = positive ] || fail "(2,2) should be positive"
 expect_usage decide --model "$q" --point 1,2,3
+# Your own data: --save-models writes the table's networks, named by its classes.
+python3 - "$tmp/table.csv" <<'PY'
+import sys
+rows = ["u,v,animal"]
+for i in range(150):
+    c = i % 3
+    x, y = [(-3, 0), (3, 0), (0, 4)][c]
+    rows.append("%g,%g,%s" % (x + 0.5 * ((i * 7) % 5 - 2) / 2, y + 0.5 * ((i * 11) % 5 - 2) / 2,
+                              "" if i % 5 == 0 else ["cat", "dog", "emu"][c]))
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+PY
+"$cli" tabular --help | grep -q -- "--save-models" || fail "tabular --help misses --save-models"
+"$cli" tabular --data "$tmp/table.csv" --label animal --replicates 1 --methods kfac_laplace \
+  --correction-iterations 50 --quiet --save-models "$tmp/tmodels" > /dev/null || fail "tabular run failed"
+tq="$tmp/tmodels/kfac_laplace_r0_q.pt"
+grep -q '"experiment": "tabular"' "$tq.json" || fail "tabular sidecar's experiment"
+[ -f "$tmp/tmodels/kfac_laplace_r0_map.pt" ] || fail "tabular MAP network missing"
+"$cli" decide --model "$tq" --point=-3,0 --point 3,0 --point 0,4 | awk -F, '{print $NF}' | tr '\n' ' ' \
+  | grep -qx "cat dog emu " || fail "tabular q decides the blobs' classes"
 echo "cli contract: ok"

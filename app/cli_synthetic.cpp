@@ -1,0 +1,163 @@
+// lcstudio-cli synthetic and tabular: the paper's 2-D experiment (Table 2) and its
+// methods on a user's CSV table, with the networks saved on request.
+#include <cstdio>
+#include <optional>
+#include <thread>
+
+#include "cli_commands.h"
+#include "cli_flags.h"
+#include "cli_support.h"
+#include "core/atomic_file.h"
+#include "core/threads.h"
+#include "experiments/experiment.h"
+#include "experiments/synthetic_experiment.h"
+#include "experiments/synthetic_report.h"
+#include "experiments/synthetic_settings.h"
+#include "io/model_io.h"
+
+namespace cli {
+namespace {
+
+/// The synthetic command's help: its settings' lines come from their declarations.
+std::string syntheticHelp()
+{
+    const auto& experiment = lcs::ExperimentRegistry::global().get(lcs::kSyntheticExperiment);
+    return experimentIntro(experiment) + "\nOptions (the experiment's settings):\n" +
+           lcs::settingsHelp(experiment.settings()) + "\n" +
+           filesAndOutputHelp(
+               lcs::helpEntry("  --costs FILE", "cost matrix (.json or Weka .cost, 2 classes); default: the paper's") +
+                   lcs::helpEntry("  --preset NAME", "a named preset instead of --costs (see \"lcstudio-cli presets\")"),
+               lcs::syntheticCommandOutputs());
+}
+
+/// The tabular command's help: the experiment's, with the synthetic command's outputs.
+std::string tabularHelp()
+{
+    const auto& experiment = lcs::ExperimentRegistry::global().get(lcs::kTabularExperiment);
+    return experimentIntro(experiment) + "\nOptions (the experiment's settings):\n" +
+           lcs::settingsHelp(experiment.settings()) + "\n" +
+           filesAndOutputHelp(lcs::helpEntry("  --costs FILE", "cost matrix (.json or Weka .cost) over the table's "
+                                                               "classes (ordered by value when all are integers, "
+                                                               "else by text); default 0/1"),
+                              lcs::syntheticCommandOutputs());
+}
+
+void saveRunModels(const std::string& dir, const lcs::SyntheticConfig& config, const lcs::ReplicateOutcome& o,
+                   const lcs::SyntheticPredictive& p, const lcs::SyntheticCorrection& c)
+{
+    const std::string stem = dir + "/" + lcs::methodName(o.method) + "_r" + std::to_string(o.replicate);
+    lcs::ModelInfo info;
+    info.experiment = config.experiment;
+    info.method = lcs::methodName(o.method);
+    info.replicate = o.replicate;
+    info.seed = config.seed;
+    info.costs = config.costs;
+    info.role = "q";
+    info.collapsed = c.collapsed;
+    lcs::saveModel(c.q, info, stem + "_q.pt");
+    info.collapsed = false;
+    if (auto mlp = std::dynamic_pointer_cast<lcs::MlpImpl>(p.model)) {
+        info.role = o.method == lcs::InferenceMethod::KfacLaplace ? "map" : "last_sample";
+        lcs::saveModel(lcs::Mlp(mlp), info, stem + "_" + info.role + ".pt");
+    }
+}
+
+/// Runs a synthetic or tabular config: the table, the saved models, the results files.
+int executeSynthetic(const lcs::SyntheticConfig& config, const CommandOutputs& outputs, bool quiet)
+{
+    // The models go into a staging folder that is moved into place once the run has
+    // finished: all of them, or none.
+    std::optional<lcs::StagedFolder> models;
+    if (!outputs.path("save_models").empty())
+        models.emplace(outputs.path("save_models"));
+    const std::string modelDir = models ? models->path() : std::string();
+    // Tiny networks: parallelism across tasks beats intra-op threads, which would only
+    // fight over the same cores.
+    lcs::configureThreads(1);
+    ProgressPrinter printer(quiet);
+    lcs::JobContext ctx{[&](const lcs::Progress& p) { printer(p); }, &g_cancel};
+    lcs::ReplicateCallback onReplicate;
+    if (!modelDir.empty())
+        onReplicate = [&](const lcs::ReplicateOutcome& o, const lcs::SyntheticPredictive& p,
+                          const lcs::SyntheticCorrection& c) { saveRunModels(modelDir, config, o, p, c); };
+    const auto result = lcs::runSynthetic(config, ctx, onReplicate);
+    printer.finish();
+    std::fputs(lcs::syntheticTable(result).c_str(), stdout);
+    if (models)
+        models->commit();
+    outputs.writeResults(lcs::syntheticJson(result), lcs::syntheticCsv(result));
+    return kExitOk;
+}
+
+} // namespace
+
+int runSyntheticCommand(int argc, char** argv)
+{
+    const auto& settings = lcs::syntheticSettings();
+    auto own = outputFlagSpecs(lcs::syntheticCommandOutputs());
+    own.insert(own.end(), {{"--costs", true}, {"--preset", true}, {"--quiet", false}});
+    const auto parsed = parseFlags(argc, argv, 2, lcs::kSyntheticExperiment, lcs::specsOf(settings), own);
+    if (parsed.help) {
+        std::fputs(syntheticHelp().c_str(), stdout);
+        return kExitOk;
+    }
+    lcs::SyntheticConfig config;
+    config.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    lcs::applySettings(settings, parsed.settings, config);
+    if (parsed.settings.contains("device"))
+        checkDeviceFlag(config.device);
+    auto given = [&](const char* flag) {
+        const auto it = parsed.values.find(flag);
+        return it == parsed.values.end() ? std::string() : it->second;
+    };
+    const std::string costsPath = given("--costs"), presetName = given("--preset");
+    const bool quiet = parsed.switches.count("--quiet") > 0;
+    if (!costsPath.empty() && !presetName.empty())
+        throw UsageError("give --costs or --preset, not both");
+    try {
+        if (!costsPath.empty())
+            config.costs = lcs::loadCostMatrix(costsPath);
+        else if (!presetName.empty())
+            config.costs = lcs::costPreset(presetName);
+        config.costs.validateFor(2);
+    } catch (const lcs::CostMatrixError& e) {
+        throw UsageError(e.what());
+    }
+    const CommandOutputs outputs(lcs::syntheticCommandOutputs(), parsed.values,
+                                 {{"--costs", costsPath, lcs::PathKind::File}});
+    return executeSynthetic(config, outputs, quiet);
+}
+
+int runTabularCommand(int argc, char** argv)
+{
+    const auto& experiment = lcs::ExperimentRegistry::global().get(lcs::kTabularExperiment);
+    const auto specs = experiment.settings();
+    auto own = outputFlagSpecs(lcs::syntheticCommandOutputs());
+    own.insert(own.end(), {{"--costs", true}, {"--quiet", false}});
+    const auto parsed = parseFlags(argc, argv, 2, lcs::kTabularExperiment, specs, own);
+    if (parsed.help) {
+        std::fputs(tabularHelp().c_str(), stdout);
+        return kExitOk;
+    }
+    std::optional<lcs::CostMatrix> costs;
+    std::string costsPath;
+    if (parsed.values.count("--costs")) {
+        costsPath = parsed.values.at("--costs");
+        costs = lcs::loadCostMatrix(costsPath);
+    }
+    const auto settings = lcs::checkedSettings(specs, parsed.settings, experiment.name());
+    if (parsed.settings.contains("device"))
+        checkDeviceFlag(settings.at("device").get<std::string>());
+    auto inputs = experiment.inputPaths(settings);
+    inputs.push_back({"--costs", costsPath, lcs::PathKind::File});
+    const CommandOutputs outputs(lcs::syntheticCommandOutputs(), parsed.values, inputs);
+    lcs::SyntheticConfig config;
+    try {
+        config = lcs::tabularConfigFrom(settings, costs);
+    } catch (const lcs::CostMatrixError& e) {
+        throw UsageError("--costs: " + costsPath + ": " + e.what());
+    }
+    return executeSynthetic(config, outputs, parsed.switches.count("--quiet") > 0);
+}
+
+} // namespace cli
