@@ -76,7 +76,6 @@ std::string topHelp()
         line(e->command() + " [options]", e->title());
     line("camvid train|eval|fps|correct", "CamVid on saved models (SegNet, IoU, overlays, frames/s)");
     line("run SESSION", "replay a session saved by the window");
-    line("correct [options]", "train q on your own predictive (features and P as .npy or .csv)");
     line("decide [options]", "decisions from a saved network (q, S, MAP, any exported classifier)");
     line("presets [NAME]", "list the paper's cost matrices, or print one as JSON");
     line("check FILE...", "check cost matrices, sessions, saved models and data");

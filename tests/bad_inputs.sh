@@ -208,7 +208,7 @@ expect 2 "setting \"replicates\" must be an integer" -- check "$f/replicates_fra
 expect 2 "\"tpu\" is not cpu, cuda or cuda:N" -- check "$f/device.lcsession"
 expect 2 "missing field \"cost_matrix\"" -- check "$f/no_costs.lcsession"
 expect 2 "3 classes but the experiment has 2" -- check "$f/three_classes.lcsession"
-expect 2 "unknown experiment \"chess\" (known: synthetic, corruption, selective, camvid, tabular)" -- check "$f/experiment.lcsession"
+expect 2 "unknown experiment \"chess\" (known: synthetic, corruption, selective, camvid, tabular, correct)" -- check "$f/experiment.lcsession"
 expect 2 "field \"experiment\"" -- check "$f/no_experiment.lcsession"
 expect 2 "field \"version\" is 3; this program reads session versions 1 and 2" -- check "$f/newer.lcsession"
 expect 2 "field \"format\" must be \"lcstudio-session\"" -- check "$f/wrong_format.lcsession"

@@ -239,7 +239,7 @@ private Q_SLOTS:
         QStringList names;
         for (const auto* e : ExperimentRegistry::global().all())
             names << QString::fromStdString(e->name());
-        QCOMPARE(names, (QStringList{"synthetic", "corruption", "selective", "camvid", "tabular", "three_gaussians"}));
+        QCOMPARE(names, (QStringList{"synthetic", "corruption", "selective", "camvid", "tabular", "correct", "three_gaussians"}));
         QVERIFY_THROWS_EXCEPTION(InputError, ExperimentRegistry::global().get("four_gaussians"));
     }
 

@@ -301,6 +301,68 @@ private Q_SLOTS:
         QVERIFY(curves && curves->isVisible() && curves->graphCount() > 0);
     }
 
+    /// File > Open Predictive: the user's X and P run through the correction on the
+    /// synthetic page; 2-D features show q's regions and the points by P's and q's
+    /// decisions; a cost edit re-trains q from the cached predictive.
+    void ownPredictiveShowsRegionsAndRecorrects()
+    {
+        QTemporaryDir dir;
+        QFile x(dir.filePath("x.csv")), p(dir.filePath("p.csv"));
+        QVERIFY(x.open(QIODevice::WriteOnly) && p.open(QIODevice::WriteOnly));
+        QTextStream xs(&x), ps(&p);
+        xs << "x1,x2\n";
+        ps << "p0,p1\n";
+        for (int i = 0; i < 300; ++i) {
+            const double a = -3 + 6.0 * ((i * 37) % 300) / 300.0, b = -3 + 6.0 * ((i * 91) % 300) / 300.0;
+            const double p1 = 1 / (1 + std::exp(-2 * a));  // class 1 to the right
+            xs << a << "," << b << "\n";
+            ps << 1 - p1 << "," << p1 << "\n";
+        }
+        x.close();
+        p.close();
+        MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        auto* page = qobject_cast<SyntheticPage*>(pageFor(window.pages(), "correct"));
+        QVERIFY(page);
+        QCOMPARE(page->openActions().size(), 2);
+        QCOMPARE(page->openActions().at(1).experiment, QString("correct"));
+        window.setExperiment("correct");
+        QVERIFY(!page->canSample());
+        page->openPredictive(x.fileName(), p.fileName());
+        page->form()->setValues({{"features", x.fileName().toStdString()}, {"predictive", p.fileName().toStdString()},
+                                 {"correction_iterations", 150}});
+        // Missing a positive costs 5: q should move decisions towards class 1.
+        CostMatrix costs = CostMatrix::zeroOne(2);
+        costs.set(1, 0, 5.0);
+        window.costModel()->setMatrixDirect(costs);
+        QSignalSpy finished(window.runner(), &SyntheticJobRunner::finished);
+        QSignalSpy failed(window.runner(), &SyntheticJobRunner::failed);
+        window.runAll();
+        QVERIFY2(finished.wait(120000), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
+        const auto results = nlohmann::json::parse(page->resultsJson().toStdString());
+        QCOMPARE(results.at("run").at("experiment").get<std::string>(), std::string("correct"));
+        QCOMPARE(results.at("rows").get<int>(), 300);
+        QTest::qWait(400);
+        auto* uncorrected = window.findChild<QCustomPlot*>("regions_uncorrected");
+        auto* corrected = window.findChild<QCustomPlot*>("regions_corrected");
+        QVERIFY(uncorrected->isVisible() && uncorrected->graphCount() >= 2);  // points by P's decisions
+        // q's regions cover the plane: both classes appear in its colour map.
+        auto* map = qobject_cast<QCPColorMap*>(corrected->plottable(0));
+        QVERIFY(map && map->data()->keySize() > 10);
+        QSet<int> decided;
+        for (int i = 0; i < map->data()->keySize(); ++i)
+            for (int j = 0; j < map->data()->valueSize(); ++j)
+                decided.insert(static_cast<int>(map->data()->cell(i, j)));
+        QCOMPARE(decided.size(), 2);
+        const int runs = window.runner()->runs();
+        QVERIFY(window.costModel()->setData(window.costModel()->index(1, 0), 2.0));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.last().at(0).value<JobRunner::Job>(), JobRunner::Job::Recorrect);
+        QCOMPARE(window.runner()->runs(), runs);  // X and P not read again
+        QVERIFY(page->resultsJson().contains("\"experiment\": \"correct\""));
+    }
+
     void sessionRoundTrip()
     {
         QTemporaryDir dir;

@@ -165,6 +165,25 @@ void RegionView::drawPoints(Panel& panel, const TaskView& view, const QVector<in
             }
         g->setData(xs, ys);
     }
+    // Points without labels (a user's predictive): edge and face are the decision.
+    if (decisions.size() == view.test.size() && view.testLabels.size() != view.test.size()) {
+        for (int d = 0; d < numDecisions; ++d) {
+            QVector<double> xs, ys;
+            for (int i = 0; i < view.test.size(); ++i)
+                if (decisions[i] == d) {
+                    xs << view.test[i].x();
+                    ys << view.test[i].y();
+                }
+            if (xs.isEmpty())
+                continue;
+            auto* g = plot->addGraph();
+            g->setName(tr("decided %1").arg(name(d)));
+            g->setLineStyle(QCPGraph::lsNone);
+            g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, decisionColor(d, classes, false), 5));
+            g->setData(xs, ys);
+        }
+        return;
+    }
     // Test points: edge = true class, face = decision.
     if (decisions.size() == view.test.size()) {
         for (int y = 0; y < classes; ++y)
@@ -206,6 +225,26 @@ void RegionView::setTask(const TaskView& view, const QStringList& decisionNames)
     drawRegions(m_difference, view.corrected, &view.uncorrected, view.numClasses);
     if (!sameBase || m_shown.testCorrected != view.testDecisionsCorrected)
         drawPoints(m_corrected, view, view.testDecisionsCorrected, d, decisionNames);
+    if (!view.uncorrected.isValid() && view.corrected.isValid()) {
+        // A predictive known at its points only: no regions before q, and the points
+        // q decides differently stand for the difference.
+        TaskView changed;
+        changed.numClasses = view.numClasses;
+        QVector<int> after;
+        if (view.testDecisionsCorrected.size() == view.test.size() &&
+            view.testDecisionsUncorrected.size() == view.test.size())
+            for (int i = 0; i < view.test.size(); ++i)
+                if (view.testDecisionsCorrected[i] != view.testDecisionsUncorrected[i]) {
+                    changed.test << view.test[i];
+                    after << view.testDecisionsCorrected[i];
+                }
+        drawPoints(m_difference, changed, after, d, decisionNames);
+        for (auto* p : {&m_uncorrected, &m_difference}) {
+            p->plot->xAxis->setRange(view.corrected.xMin, view.corrected.xMax);
+            p->plot->yAxis->setRange(view.corrected.yMin, view.corrected.yMax);
+        }
+        m_uncorrected.plot->replot(QCustomPlot::rpQueuedReplot);
+    }
     m_corrected.plot->replot(QCustomPlot::rpQueuedReplot);
     m_difference.plot->replot(QCustomPlot::rpQueuedReplot);
     m_shown = {true, view.replicate, view.method, view.uncorrected.decisions, view.testDecisionsUncorrected,

@@ -70,12 +70,13 @@ at::Generator correctionGenerator(uint64_t seed)
 }
 
 OwnCorrectionResult correctOwnPredictive(const OwnPredictive& own, const CostMatrix& costs,
-                                         const CorrectionConfig& config, uint64_t seed, const JobContext& ctx)
+                                         const CorrectionConfig& config, uint64_t seed, const JobContext& ctx,
+                                         const CorrectionObserver& observer)
 {
     costs.validateFor(static_cast<int>(own.probabilities.size(1)));
     auto generator = correctionGenerator(seed);
     OwnCorrectionResult r;
-    r.correction = trainCorrection(own.features, own.probabilities, costs, config, generator, ctx);
+    r.correction = trainCorrection(own.features, own.probabilities, costs, config, generator, ctx, observer);
     r.qProbabilities = predictProbabilities(*r.correction.q, own.features);
     const auto L = costTensor(costs);
     r.decisionsBefore = bayesDecisions(own.probabilities, L);

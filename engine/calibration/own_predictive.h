@@ -50,8 +50,10 @@ at::Generator correctionGenerator(uint64_t seed);
 
 /// Trains q on `own` under `costs` (K classes, a referral column allowed) with `config`
 /// (config.hidden sets q's width), drawing from correctionGenerator(seed).
+/// `observer` (may be empty) sees every step, as trainCorrection's.
 OwnCorrectionResult correctOwnPredictive(const OwnPredictive& own, const CostMatrix& costs,
-                                         const CorrectionConfig& config, uint64_t seed, const JobContext& ctx);
+                                         const CorrectionConfig& config, uint64_t seed, const JobContext& ctx,
+                                         const CorrectionObserver& observer = {});
 
 /// Results as JSON (summary, per-row decisions and the curve) and the per-row CSV.
 std::string ownCorrectionJson(const OwnCorrectionResult& r, const CostMatrix& costs, uint64_t seed);

@@ -354,6 +354,7 @@ ImageExperimentParts<SelectiveConfig, SelectiveResult> selectiveParts()
 } // namespace
 
 std::shared_ptr<const Experiment> makeCamvidExperiment();  // camvid_entry.cpp
+std::shared_ptr<const Experiment> makeOwnPredictiveExperiment();  // own_predictive_experiment.cpp
 
 void addBuiltinExperiments(ExperimentRegistry& registry)
 {
@@ -362,6 +363,7 @@ void addBuiltinExperiments(ExperimentRegistry& registry)
     registry.add(std::make_shared<ImageExperimentEntry<SelectiveConfig, SelectiveResult>>(selectiveParts()));
     registry.add(makeCamvidExperiment());
     registry.add(std::make_shared<TabularExperiment>());
+    registry.add(makeOwnPredictiveExperiment());
 }
 
 } // namespace lcs

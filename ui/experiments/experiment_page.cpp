@@ -254,7 +254,10 @@ void ExperimentPage::adoptDataClasses(const Experiment& experiment, const nlohma
 {
     try {
         const CostMatrix fromData = experiment.defaultCosts(settings);
-        if (fromData.classNames() != m_costs->matrix().classNames()) {
+        // Data that names its classes must match by name; a predictive that does not, by count.
+        const bool differs = fromData.classNames().empty() ? fromData.numClasses() != m_costs->matrix().numClasses()
+                                                           : fromData.classNames() != m_costs->matrix().classNames();
+        if (differs) {
             setCostsQuietly(fromData);
             m_costEditor->setExpectedClasses(fromData.numClasses());
             Q_EMIT logLine(tr("Cost matrix: the data's %1 classes, 0/1 costs (edit them, then re-correct)")

@@ -3,10 +3,13 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include <torch/torch.h>
 
 #include "decision/decisions.h"
+#include "core/input_error.h"
+#include "experiments/own_predictive_experiment.h"
 #include "experiments/synthetic_experiment.h"
 #include "experiments/synthetic_report.h"
 #include "experiments/synthetic_settings.h"
@@ -87,6 +90,10 @@ protected:
     {
             const auto start = Clock::now();
             const auto request = settingsValue.value<SyntheticRequest>();
+            if (request.experiment == QLatin1String(kOwnPredictiveExperiment)) {
+                correctOwn(job, request, costs, json, csv);
+                return;
+            }
             const auto& settings = request.settings;
             const bool sampling = job != JobKind::Recorrect;
             const bool tabular = request.experiment == QLatin1String(kTabularExperiment);
@@ -117,6 +124,7 @@ protected:
                 auto predictives = sampleAll(config, channel.context(cancelToken()));
                 channel.flush();
                 inferenceRuns += static_cast<int>(predictives.size());
+                m_own.reset();
                 m_cache = std::move(predictives);
                 m_cacheConfig = config;
                 for (const auto& p : m_cache)
@@ -195,6 +203,91 @@ protected:
             }
     }
 
+    /// The correction on the user's predictive (the "correct" experiment): a run reads X
+    /// and P and keeps them, a re-correction re-trains q from them. The view is one task:
+    /// X's points coloured by P's and q's decisions, q's regions when X has 2 features.
+    void correctOwn(JobKind job, const SyntheticRequest& request, const CostMatrix& costs, QString& json, QString& csv)
+    {
+        OwnPredictiveChoices choices;
+        applySettings(ownPredictiveSettings(), request.settings, choices);
+        if (job != JobKind::Recorrect) {
+            Q_EMIT logMessage(tr("Reading %1 and %2").arg(QString::fromStdString(choices.featuresPath),
+                                                          QString::fromStdString(choices.predictivePath)));
+            m_own = loadOwnPredictive(choices);
+            m_ownChoices = choices;
+            m_cache.clear();
+            m_corrections.clear();
+            ++runs;
+            emitView(&SyntheticJobRunner::posteriorReady, request.settings);
+            Q_EMIT cacheReady(tr("Your predictive cached (%1 rows): a cost edit re-trains only q.")
+                                  .arg(m_own->features.size(0)), costs);
+        } else if (!m_own) {
+            throw std::runtime_error("no predictive yet: run the experiment first");
+        } else {
+            // The files read at the run; the correction's settings from this request.
+            choices.featuresPath = m_ownChoices.featuresPath;
+            choices.predictivePath = m_ownChoices.predictivePath;
+        }
+        const auto& own = *m_own;
+        const int64_t classes = own.probabilities.size(1), features = own.features.size(1);
+        if (costs.numClasses() != classes)
+            throw InputError("the cost matrix has " + std::to_string(costs.numClasses()) + " classes, " +
+                             choices.predictivePath + " " + std::to_string(classes));
+        const auto L = costTensor(costs);
+        // The plane: X's range, padded, square (equal scales on both axes).
+        SyntheticConfig plane;
+        plane.gridResolution = windowRegionGrid(0);
+        const bool regions = features == 2;
+        if (regions) {
+            const double lo = own.features.min().item<double>(), hi = own.features.max().item<double>();
+            const double pad = std::max(1e-6, (hi - lo) * 0.1);
+            plane.data.boxMin = lo - pad;
+            plane.data.boxMax = hi + pad;
+        }
+        const auto grid = regions ? syntheticGrid(plane.data, plane.gridResolution) : at::Tensor();
+        TaskView view;
+        view.method = QString::fromLatin1(kOwnPredictiveSeries);
+        view.numClasses = static_cast<int>(classes);
+        if (regions)
+            view.test = points(own.features);
+        view.testDecisionsUncorrected = ints(bayesDecisions(own.probabilities, L));
+        ProgressChannel channel(this, tr("correcting"));
+        auto last = Clock::time_point{};
+        const auto observer = [&](const CorrectionStep& step, MlpImpl& q) {
+            view.curve.push_back({step.step, step.loss, step.kl, step.expectedCost});
+            const auto now = Clock::now();
+            if (now - last < kEmitInterval)
+                return;
+            last = now;
+            if (regions)
+                view.corrected = regionGrid(plane, predictProbabilities(q, grid), L);
+            emitView(&SyntheticJobRunner::taskUpdated, view);
+        };
+        const auto& c = choices.correction;
+        auto r = correctOwnPredictive(own, costs, c.correction, c.seed, channel.context(cancelToken()), observer);
+        channel.flush();
+        view.curve.clear();
+        for (const auto& step : r.correction.curve)
+            view.curve.push_back({step.step, step.loss, step.kl, step.expectedCost});
+        if (regions)
+            view.corrected = regionGrid(plane, predictProbabilities(*r.correction.q, grid), L);
+        view.testDecisionsCorrected = ints(r.decisionsAfter);
+        view.correctionDone = true;
+        emitView(&SyntheticJobRunner::taskUpdated, view);
+        ResultRow row;
+        row.method = view.method;
+        row.uncorrectedCost = r.expectedCostBefore.mean().item<double>();
+        row.correctedCost = r.expectedCostAfter.mean().item<double>();
+        row.collapsed = r.correction.collapsed;
+        emitView(&SyntheticJobRunner::resultRow, row);
+        m_ownQ = r.correction.q;
+        m_ownCosts = costs;
+        m_ownCollapsed = r.correction.collapsed;
+        json = QString::fromStdString(ownPredictiveResultsJson(r, costs, choices));
+        csv = QString::fromStdString(ownCorrectionCsv(r, costs));
+        Q_EMIT logMessage(QString::fromStdString(ownPredictiveTable(r, own.samples)).trimmed());
+    }
+
 public:
 
     /// Saves the correction network of (replicate, method) and, where one exists, the
@@ -202,6 +295,18 @@ public:
     void saveModel(int replicate, const QString& method, const QString& path)
     {
         try {
+            if (method == QLatin1String(kOwnPredictiveSeries) && m_ownQ) {
+                ModelInfo info;
+                info.experiment = kOwnPredictiveExperiment;
+                info.method = "ours";
+                info.role = "q";
+                info.seed = m_ownChoices.correction.seed;
+                info.costs = m_ownCosts;
+                info.collapsed = m_ownCollapsed;
+                lcs::saveModel(m_ownQ, info, path.toStdString());
+                emitView(&SyntheticJobRunner::modelSaved, path, QString());
+                return;
+            }
             for (size_t i = 0; i < m_cache.size() && i < m_corrections.size(); ++i) {
                 const auto& p = m_cache[i];
                 if (p.replicate != replicate || QString::fromStdString(methodName(p.method)) != method)
@@ -268,6 +373,11 @@ public:
 
 
 private:
+    std::optional<OwnPredictive> m_own;   ///< the user's predictive ("correct" experiment)
+    OwnPredictiveChoices m_ownChoices;
+    Mlp m_ownQ{nullptr};
+    CostMatrix m_ownCosts;
+    bool m_ownCollapsed = false;
     std::vector<SyntheticPredictive> m_cache;
     SyntheticConfig m_cacheConfig;
     std::vector<SyntheticCorrection> m_corrections;

@@ -8,6 +8,9 @@ namespace lcs::ui {
 
 class SyntheticWorker;
 
+/// The series name of the user's own predictive (the "correct" experiment) in the views.
+inline constexpr const char* kOwnPredictiveSeries = "own";
+
 /// A job of the synthetic page: which experiment (the generated plane or a user's table,
 /// both on SyntheticConfig) with its declared settings, checked.
 struct SyntheticRequest {

@@ -29,6 +29,7 @@
 #include "core/input_error.h"
 #include "experiments/experiment.h"
 #include "experiments/experiment_names.h"
+#include "experiments/own_predictive_experiment.h"
 #include "experiments/synthetic_settings.h"
 #include "session.h"
 #include "settings_form.h"
@@ -40,7 +41,7 @@ namespace {
 constexpr const char* kGridResolution = "grid_resolution";
 
 /// The experiments this page serves, in the chooser's order.
-const char* const kServed[] = {kSyntheticExperiment, kTabularExperiment};
+const char* const kServed[] = {kSyntheticExperiment, kTabularExperiment, kOwnPredictiveExperiment};
 
 const Experiment& registered(const QString& experiment)
 {
@@ -62,6 +63,10 @@ SyntheticPage::SyntheticPage(CostMatrixModel* costs, CostEditor* costEditor, QOb
 
 void SyntheticPage::resetResults(const nlohmann::json& settings)
 {
+    if (!settings.contains("methods")) {  // a user's predictive: one task
+        m_results->reset({QString::fromLatin1(kOwnPredictiveSeries)}, 1);
+        return;
+    }
     QStringList methods;
     for (const auto& id : settings.at("methods"))
         methods << QString::fromStdString(id.get<std::string>());
@@ -85,6 +90,11 @@ void SyntheticPage::activate(const QString& experiment)
     Q_EMIT stateChanged();
 }
 
+bool SyntheticPage::canSample() const
+{
+    return experiment() != QLatin1String(kOwnPredictiveExperiment);
+}
+
 SettingsForm* SyntheticPage::form() const
 {
     return m_forms.value(experiment());
@@ -97,14 +107,42 @@ bool SyntheticPage::hasOwnPosterior() const
 
 QList<ExperimentPage::OpenAction> SyntheticPage::openActions()
 {
-    return {{tr("Open &Data (CSV table)..."), QString::fromLatin1(kTabularExperiment), [this](QWidget* parent) {
+    const QString arrays = tr("Arrays (*.npy *.NPY *.csv *.CSV);;All files (*)");
+    return {{tr("Open &Data (CSV table)..."), QString::fromLatin1(kTabularExperiment),
+             [this](QWidget* parent) {
                  const QString path = askOpenPath(parent, tr("Open data (a CSV table)"), "tableDir",
                                                   tr("CSV tables (*.csv *.CSV);;All files (*)"));
                  if (path.isEmpty())
                      return;
                  openTable(path);
                  Q_EMIT logLine(tr("Table %1: set its label column in the Experiment dock, then Run (F5)").arg(path));
+             }},
+            {tr("Open &Predictive (X and P)..."), QString::fromLatin1(kOwnPredictiveExperiment),
+             [this, arrays](QWidget* parent) {
+                 const QString x = askOpenPath(parent, tr("Open predictive: the features X (N x D)"), "predictiveDir",
+                                               arrays);
+                 if (x.isEmpty())
+                     return;
+                 const QString p = askOpenPath(parent, tr("Open predictive: the probabilities P (N x K or T x N x K)"),
+                                               "predictiveDir", arrays);
+                 if (p.isEmpty())
+                     return;
+                 openPredictive(x, p);
+                 run();
              }}};
+}
+
+void SyntheticPage::openPredictive(const QString& features, const QString& predictive)
+{
+    auto* f = m_forms.value(QString::fromLatin1(kOwnPredictiveExperiment));
+    nlohmann::json values = nlohmann::json::object();
+    try {
+        values = f->values();
+    } catch (const InputError&) {
+    }
+    values[kFeaturesSetting] = features.toStdString();
+    values[kPredictiveSetting] = predictive.toStdString();
+    f->setValues(values);
 }
 
 void SyntheticPage::openTable(const QString& path)
@@ -126,6 +164,8 @@ QWidget* SyntheticPage::resultsWidget() const
 
 QString SyntheticPage::resultsTitle() const
 {
+    if (experiment() == QLatin1String(kOwnPredictiveExperiment))
+        return tr("Results (mean expected cost under your P)");
     return experiment() == QLatin1String(kSyntheticExperiment) ? tr("Results (paper Table 2)") : tr("Results (your table)");
 }
 
@@ -147,8 +187,8 @@ CostMatrix SyntheticPage::defaultCosts(const QString& experiment) const
 
 std::optional<std::vector<std::string>> SyntheticPage::presetClassNames() const
 {
-    // A table's classes are its own: presets keep the names the matrix has.
-    if (experiment() == QLatin1String(kTabularExperiment))
+    // A table's or a predictive's classes are its own: presets keep the names the matrix has.
+    if (experiment() != QLatin1String(kSyntheticExperiment))
         return std::nullopt;
     return std::vector<std::string>{};
 }
@@ -200,6 +240,7 @@ QWidget* SyntheticPage::buildCentral()
     m_viewMethod = new QComboBox(central);
     for (auto m : allMethods())
         m_viewMethod->addItem(QString::fromStdString(methodLabel(m)), QString::fromStdString(methodName(m)));
+    m_viewMethod->addItem(tr("Your predictive"), QString::fromLatin1(kOwnPredictiveSeries));
     m_viewReplicate = new QSpinBox(central);
     m_viewReplicate->setRange(1, 1000);
     m_viewReplicate->setPrefix(tr("replicate "));
@@ -232,6 +273,7 @@ void SyntheticPage::connectRunner()
     connect(&m_runner, &SyntheticJobRunner::progress, this, &SyntheticPage::progress);
     connect(&m_runner, &SyntheticJobRunner::taskUpdated, this, &SyntheticPage::onTaskUpdated);
     connect(&m_runner, &SyntheticJobRunner::posteriorReady, this, [this] { m_posteriorExperiment = m_jobExperiment; });
+    connect(&m_runner, &SyntheticJobRunner::cacheReady, m_posteriorState, &QLabel::setText);
     connect(&m_runner, &SyntheticJobRunner::resultRow, m_results, &ResultsTable::addRow);
     connect(&m_runner, &SyntheticJobRunner::logMessage, this, &SyntheticPage::logLine);
     connect(&m_runner, &SyntheticJobRunner::finished, this,
@@ -346,12 +388,12 @@ void SyntheticPage::startJob(SyntheticJobRunner::Job job)
         Q_EMIT logLine(tr("No posterior of this experiment yet: Run or Sample first."));
         return;
     }
-    const bool tabular = experiment() == QLatin1String(kTabularExperiment);
-    if (tabular && job != SyntheticJobRunner::Job::Recorrect)
+    const bool ownData = experiment() != QLatin1String(kSyntheticExperiment);
+    if (ownData && job != SyntheticJobRunner::Job::Recorrect)
         adoptDataClasses(declared(), s);
     try {
-        // A table's classes are checked against the matrix when the table is read.
-        if (!tabular)
+        // A table's or a predictive's classes are checked against the matrix when it is read.
+        if (!ownData)
             costs()->matrix().validateFor(2);
         else
             costs()->matrix().validate();
@@ -402,17 +444,9 @@ void SyntheticPage::showSelectedTask()
 void SyntheticPage::onJobEnded(SyntheticJobRunner::Job job, const QString& status)
 {
     Q_EMIT jobEnded(status, job != SyntheticJobRunner::Job::Recorrect || m_runner.hasPosterior());
-    if (m_runner.hasPosterior()) {
-        const auto& ps = m_runner.posteriorSettings();
-        m_posteriorState->setText(tr("Cached posterior: %1 replicate(s) x %2 method(s), seed %3. "
-                                     "Editing costs re-runs only the correction.")
-                                      .arg(ps.at("replicates").get<int>())
-                                      .arg(ps.at("methods").size())
-                                      .arg(QString::fromStdString(ps.at("seed").dump())));
-    }
     Q_EMIT stateChanged();
     showSelectedTask();
-    if (m_runner.hasPosterior() && takePendingRecorrection())
+    if (hasOwnPosterior() && takePendingRecorrection())
         startJob(SyntheticJobRunner::Job::Recorrect);
 }
 

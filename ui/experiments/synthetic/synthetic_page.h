@@ -46,6 +46,8 @@ public:
     SettingsForm* form() const;
     /// File > Open Data: shows the tabular experiment's form with `path` as its table.
     void openTable(const QString& path);
+    /// File > Open Predictive: the "correct" experiment's form takes the two files.
+    void openPredictive(const QString& features, const QString& predictive);
 
     QList<ExperimentEntry> experiments() const override;
     QWidget* settingsWidget() const override { return m_panel; }
@@ -59,7 +61,8 @@ public:
 
     bool isBusy() const override { return m_runner.isBusy(); }
     void run() override { startJob(SyntheticJobRunner::Job::Run); }
-    bool canSample() const override { return true; }
+    /// A user's predictive has nothing to sample.
+    bool canSample() const override;
     void sample() override { startJob(SyntheticJobRunner::Job::Sample); }
     bool canRecorrect() const override { return hasOwnPosterior(); }
     void recorrect() override { startJob(SyntheticJobRunner::Job::Recorrect); }
