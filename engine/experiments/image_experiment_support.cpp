@@ -9,6 +9,8 @@
 #include "core/number_format.h"
 #include "core/seeds.h"
 #include "experiments/report_json.h"
+#include "image_data.h"
+#include "io/model_io.h"
 #include "models/classifier.h"
 #include "models/mlp.h"
 
@@ -107,6 +109,36 @@ std::string runRowCsv(double value, int trial, ImageMethod method, const Decisio
     if (withReferral)
         s += reportCell(m.referralRate) + ',';
     return s + reportCell(m.nll) + ',' + formatNumber(seconds) + ',' + (collapsed ? "1" : "0") + '\n';
+}
+
+ImageNetworkWriter::ImageNetworkWriter(const std::string& experiment, const ImageDataset& data, uint64_t seed)
+{
+    m_info.experiment = experiment;
+    m_info.seed = seed;
+    m_info.inputMean = data.channelMean;
+    m_info.inputStd = data.channelStd;
+    m_info.classNames = data.classNames;
+}
+
+ModelInfo ImageNetworkWriter::info(const TrainedNetwork& n) const
+{
+    ModelInfo info = m_info;
+    info.method = n.network;
+    info.role = n.network == "map"                                  ? "map"
+                : n.network == "sgld_s" || n.network == "sghmc_s" ? "student"
+                : n.network == "cw_sgd"                           ? "classifier"
+                                                                  : "q";
+    info.replicate = n.trial;
+    info.costs = *n.costs;
+    info.collapsed = n.collapsed;
+    return info;
+}
+
+std::string ImageNetworkWriter::write(const TrainedNetwork& n, const std::string& dir) const
+{
+    const std::string file = n.stem() + ".pt";
+    saveModel(*n.model, *n.spec, info(n), dir + "/" + file);
+    return file;
 }
 
 std::string meanStdText(const MeanStd& m)

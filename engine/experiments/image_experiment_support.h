@@ -12,11 +12,15 @@
 #include "decision/decisions.h"
 #include "experiments/synthetic_experiment.h"
 #include "inference/method_catalog.h"
+#include "io/model_info.h"
 
 /// What the label-corruption and selective-classification experiments share: method
 /// selection, Bayes decisions scored against labels, progress contexts that name the
 /// run, live test curves, and the aggregation of per-trial rows into mean ± std.
 namespace lcs {
+
+struct ImageDataset;
+struct TrainedNetwork;
 
 bool wantsMethod(const std::vector<ImageMethod>& methods, ImageMethod method);
 
@@ -119,6 +123,24 @@ std::string runRowsCsv(const std::vector<Row>& rows, const char* setting, Settin
         out += runRowCsv(settingOf(row), row.trial, row.method, row.metrics, row.seconds, row.collapsed, withReferral);
     return out;
 }
+
+/// The model files of the networks an image run trains, as `--save-models` and the
+/// window's Save Model write them: `<stem>.pt` (TorchScript) and its sidecar
+/// `<stem>.pt.json`, which names the experiment, the seed, the data's standardisation and
+/// class names (so the file decides on raw pixels), the network's role and trial, the
+/// matrix it decides for and whether q collapsed.
+class ImageNetworkWriter {
+public:
+    ImageNetworkWriter(const std::string& experiment, const ImageDataset& data, uint64_t seed);
+    /// The sidecar `network` gets.
+    ModelInfo info(const TrainedNetwork& network) const;
+    /// Writes `network` into the folder `dir` and returns the file name ("<stem>.pt"; the
+    /// sidecar is that name + ".json"). Throws OutputError naming the file.
+    std::string write(const TrainedNetwork& network, const std::string& dir) const;
+
+private:
+    ModelInfo m_info;
+};
 
 /// "0.1234 ± 0.0056", the tables' cell format.
 std::string meanStdText(const MeanStd& m);
