@@ -142,6 +142,32 @@ private:
     ModelInfo m_info;
 };
 
+/// An exported image classifier decided on a data set's test images.
+struct ImageModelEvaluation {
+    std::string path;           ///< the model file
+    ModelInfo info;             ///< its sidecar
+    std::string dataset;
+    CostMatrix costs;           ///< the matrix the decisions were made and scored under
+    bool sidecarCosts = false;  ///< the matrix asked for did not fit the model: its sidecar's
+    DecisionMetrics metrics;
+    double seconds = 0;
+};
+
+/// Loads the classifier at `path` (loadClassifier) and decides `data`'s test images with
+/// it under `costs`, or under its sidecar's matrix where `costs` has another number of
+/// classes. The images go in as raw pixels (the data's standardisation undone), so the
+/// sidecar's own standardisation applies, as for any caller of the file. Throws
+/// InputError naming the file: a segmentation network, input dimensions or a class
+/// count other than the data's (both named), no matrix that fits.
+ImageModelEvaluation evaluateImageModel(const std::string& path, const ImageDataset& data, const CostMatrix& costs,
+                                        const JobContext& ctx);
+/// The evaluation as a results file: the model, the data, the run record (the matrix
+/// scored under) and the figures; CSV: one row.
+std::string imageModelEvaluationJson(const ImageModelEvaluation& e);
+std::string imageModelEvaluationCsv(const ImageModelEvaluation& e);
+/// One line of figures for a log: cost, expected cost, accuracy, NLL, referral rate.
+std::string imageModelEvaluationText(const ImageModelEvaluation& e);
+
 /// "0.1234 ± 0.0056", the tables' cell format.
 std::string meanStdText(const MeanStd& m);
 
