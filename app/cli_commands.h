@@ -8,8 +8,8 @@
 #include "cli_support.h"
 #include "core/atomic_file.h"
 #include "experiments/corruption_experiment.h"
+#include "experiments/image_experiment_support.h"
 #include "experiments/image_run_choices.h"
-#include "io/model_info.h"
 #include "core/settings.h"
 #include "decision/cost_matrix.h"
 #include "image_data.h"
@@ -42,7 +42,8 @@ bool parseImageRun(int argc, char** argv, const std::string& command,
 std::vector<lcs::OutputSpec> imageCommandOutputs(const lcs::Experiment& experiment);
 
 /// --save-models of the image commands: every trained network, as the run reports it,
-/// saved into a staging folder that commit() moves into place (all of them or none).
+/// written (lcs::ImageNetworkWriter) into a staging folder that commit() moves into place
+/// (all of them or none).
 class ImageNetworkSaver {
 public:
     /// Nothing is saved when `dir` is "".
@@ -53,7 +54,7 @@ public:
 
 private:
     std::optional<lcs::StagedFolder> m_staged;
-    lcs::ModelInfo m_info;
+    lcs::ImageNetworkWriter m_writer;
 };
 
 int runSyntheticCommand(int argc, char** argv);

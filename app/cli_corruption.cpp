@@ -12,7 +12,6 @@
 #include "experiments/corruption_experiment.h"
 #include "experiments/experiment.h"
 #include "experiments/image_run_settings.h"
-#include "io/model_io.h"
 #include "image_data.h"
 
 namespace cli {
@@ -46,33 +45,17 @@ std::vector<lcs::OutputSpec> imageCommandOutputs(const lcs::Experiment& experime
 
 ImageNetworkSaver::ImageNetworkSaver(const std::string& dir, const std::string& experiment,
                                      const lcs::ImageDataset& data, uint64_t seed)
+    : m_writer(experiment, data, seed)
 {
-    if (dir.empty())
-        return;
-    m_staged.emplace(dir);
-    m_info.experiment = experiment;
-    m_info.seed = seed;
-    m_info.inputMean = data.channelMean;
-    m_info.inputStd = data.channelStd;
-    m_info.classNames = data.classNames;
+    if (!dir.empty())
+        m_staged.emplace(dir);
 }
 
 lcs::NetworkSink ImageNetworkSaver::sink()
 {
     if (!m_staged)
         return {};
-    return [this](const lcs::TrainedNetwork& n) {
-        lcs::ModelInfo info = m_info;
-        info.method = n.network;
-        info.role = n.network == "map" ? "map"
-                    : n.network == "sgld_s" || n.network == "sghmc_s" ? "student"
-                    : n.network == "cw_sgd"                           ? "classifier"
-                                                                      : "q";
-        info.replicate = n.trial;
-        info.costs = *n.costs;
-        info.collapsed = n.collapsed;
-        lcs::saveModel(*n.model, *n.spec, info, m_staged->path() + "/" + n.stem() + ".pt");
-    };
+    return [this](const lcs::TrainedNetwork& n) { m_writer.write(n, m_staged->path()); };
 }
 
 void ImageNetworkSaver::commit()

@@ -2,8 +2,9 @@
 // against hand computations, and the wiring end to end on a tiny generated CamVid
 // folder: the viewer shows the engine's decisions, the IoU bars hold the engine's
 // IoU (recomputed here from the visited frames), a cost edit re-runs only the
-// correction and refreshes the viewer, a bad folder and a cancelled run leave the
-// window usable and its last results on screen.
+// correction and refreshes the viewer, Save Model writes a model folder the CamVid
+// commands read and Open Model shows one like a run's evaluation, a bad folder and a
+// cancelled run leave the window usable and its last results on screen.
 #include <cmath>
 #include <memory>
 
@@ -17,6 +18,7 @@
 
 #include "qcustomplot_compat.h"
 
+#include "camvid_experiment_page.h"
 #include "camvid_job_hooks.h"
 #include "camvid_job_runner.h"
 #include "camvid_page.h"
@@ -29,6 +31,7 @@
 #include "experiments/experiment_page.h"
 #include "experiments/camvid_experiment.h"
 #include "experiments/run_record.h"
+#include "io/model_io.h"
 #include "io/session_file.h"
 #include "main_window.h"
 #include "plot_export.h"
@@ -135,6 +138,18 @@ bool sameIou(const QVector<double>& a, const QVector<double>& b, QString* why)
         }
     }
     return true;
+}
+
+/// What `body` threw ("" when nothing): an engine error fails the test, not the program.
+template <class Body>
+QString thrown(Body&& body)
+{
+    try {
+        body();
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
 }
 
 } // namespace
@@ -518,6 +533,87 @@ private Q_SLOTS:
         QVERIFY(m_window->camvidPage()->epochs()->graph(0, "ours, re-corrected"));
     }
 
+    // Save Model: the cached networks (q as last re-corrected) as a folder `camvid eval`
+    // reads; Open Model: a folder evaluated and shown like a run's evaluation.
+    void saveModelWritesAFolderTheCommandsRead()
+    {
+        auto& r = *m_window->camvidRunner();
+        auto* page = qobject_cast<CamvidExperimentPage*>(m_window->currentPage());
+        QVERIFY(page && r.hasCache() && page->canSaveModel() && page->hasModels());
+        QSignalSpy saved(&r, &CamvidJobRunner::modelsSaved);
+        const QString dir = m_tmp.path() + "/models";
+        page->saveModelTo(dir);
+        QVERIFY(saved.wait(60000));
+        QCOMPARE(saved.last().at(2).toString(), QString());
+        QCOMPARE(QDir(dir).entryList(QDir::AllEntries | QDir::NoDotAndDotDot, QDir::Name),
+                 (QStringList{"camvid.json", "ours.pt", "ours.pt.json", "sghmc_s.pt", "sghmc_s.pt.json"}));
+        QString line;
+        QCOMPARE(thrown([&] { line = QString::fromStdString(checkCamvidModelFolder(dir.toStdString())); }), QString());
+        QVERIFY2(line.contains("32x32") && line.contains("sghmc_s (") && line.contains("ours ("), qPrintable(line));
+        // q is the re-corrected one: its sidecar holds the edited matrix.
+        const auto edited = camvidDecisionCosts(m_window->costModel()->matrix());
+        QCOMPARE(loadClassifier((dir + "/ours.pt").toStdString()).info.costs, edited);
+        // `camvid eval` reads the folder, and its q decides the frames as the window showed.
+        CamvidEvalConfig eval;
+        eval.data = m_data.toStdString();
+        eval.modelDir = dir.toStdString();
+        eval.costs = m_window->costModel()->matrix();
+        CamvidEvalResult result;
+        QCOMPARE(thrown([&] { result = evaluateCamvid(eval, {}); }), QString());
+        QCOMPARE(result.frames, int64_t(3));
+        QVector<double> qIou;
+        for (const auto& row : result.rows)
+            if (row.method == "ours")
+                qIou = QVector<double>(row.metrics.perClassIoU.begin(), row.metrics.perClassIoU.end());
+        QString why;
+        QVERIFY2(sameIou(barValues(m_window->camvidPage()->iou()->bars(1)), qIou, &why), qPrintable(why));
+
+        // A folder holding a model already, or a file in the way: refused, nothing left behind.
+        const QString blocker = m_tmp.path() + "/blocker";
+        QVERIFY(QFile(blocker).open(QIODevice::WriteOnly));
+        const QStringList before = QDir(m_tmp.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot);
+        for (const auto& [target, expected] : {std::pair<QString, QString>{dir, "already holds a CamVid model"},
+                                               {blocker, blocker}}) {
+            saved.clear();
+            page->saveModelTo(target);
+            QVERIFY(saved.wait(60000));
+            QVERIFY2(saved.last().at(2).toString().contains(expected), qPrintable(saved.last().at(2).toString()));
+        }
+        QCOMPARE(QDir(m_tmp.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot), before);
+        QCOMPARE(QDir(dir).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).size(), 5);
+
+        // Open Model: the folder evaluated on the form's validation frames, in the views.
+        QSignalSpy finished(&r, &CamvidJobRunner::finished);
+        QSignalSpy failed(&r, &CamvidJobRunner::failed);
+        QSignalSpy comparisons(&r, &CamvidJobRunner::comparison);
+        m_window->camvidPanel()->applySettings({{"data", m_data.toStdString()}});
+        page->openModelFrom(dir + "/camvid.json");
+        QVERIFY(r.isBusy() && !page->canSaveModel());
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.first().at(0).value<CamvidJobRunner::Job>(), CamvidJobRunner::kOpenModel);
+        QCOMPARE(r.runs(), 1);  // nothing trained
+        QCOMPARE(comparisons.size(), 1);
+        const auto view = comparisons.first().at(0).value<CamvidIouView>();
+        QVERIFY2(sameIou(view.iouAfter, qIou, &why), qPrintable(why));
+        auto* viewer = m_window->camvidPage()->viewer();
+        QCOMPARE(viewer->frameCount(), 3);
+        QVector<CamvidFrameView> shown;
+        for (int i = 0; i < 3; ++i)
+            shown << *viewer->frame(i);
+        QVERIFY2(sameIou(iouByHand(shown, true), qIou, &why), qPrintable(why));
+        QCOMPARE(page->resultsJson(), finished.first().at(2).toString());
+        QCOMPARE(page->resultsName(), QString("models_evaluation"));
+        QCOMPARE(costsOfResults(nlohmann::json::parse(page->resultsJson().toStdString()), "results"), edited);
+
+        // A folder without its manifest is refused, naming the file.
+        const QString broken = m_tmp.path() + "/broken";
+        QVERIFY(QDir().mkpath(broken) && QFile::copy(dir + "/ours.pt", broken + "/ours.pt"));
+        page->openModelFrom(broken);
+        QVERIFY(failed.wait(30000));
+        QVERIFY2(failed.first().at(1).toString().contains(broken + "/camvid.json"), qPrintable(failed.first().at(1).toString()));
+        QVERIFY(r.hasCache() && page->canSaveModel());
+    }
+
     void badFolderLeavesTheLastRunOnScreen()
     {
         auto& r = *m_window->camvidRunner();
@@ -567,6 +663,29 @@ private Q_SLOTS:
         QVERIFY(finished.wait(120000));
         QVERIFY(r.hasCache());
         QCOMPARE(m_window->camvidPage()->viewer()->frameCount(), 3);
+    }
+
+    // A run with an MC-dropout network saves it too, so `camvid fps` times the folder.
+    void savedFolderWithMcDropoutServesFramesPerSecond()
+    {
+        auto& r = *m_window->camvidRunner();
+        auto* page = qobject_cast<CamvidExperimentPage*>(m_window->currentPage());
+        m_window->camvidPanel()->applySettings({{"data", m_data.toStdString()}, {"mc_dropout", true}});
+        QSignalSpy finished(&r, &CamvidJobRunner::finished);
+        m_window->runAll();
+        QVERIFY(r.isBusy() && !page->canSaveModel());
+        QVERIFY(finished.wait(120000));
+        QSignalSpy saved(&r, &CamvidJobRunner::modelsSaved);
+        const QString dir = m_tmp.path() + "/models-mc";
+        page->saveModelTo(dir);
+        QVERIFY(saved.wait(60000));
+        QCOMPARE(saved.last().at(2).toString(), QString());
+        QVERIFY(saved.last().at(1).toStringList().contains("mc_dropout.pt"));
+        CamvidFpsResult fps;
+        QCOMPARE(thrown([&] { fps = camvidFramesPerSecond(dir.toStdString(), {1, 2}, 2, "cpu"); }), QString());
+        QCOMPARE(fps.points.size(), size_t(2));
+        QCOMPARE(fps.height, kSide);
+        QVERIFY(fps.qFps > 0 && fps.points[1].ensembleFps > 0);
     }
 
 private:

@@ -1,24 +1,72 @@
 // The image job runner: tiny corruption and selective jobs end to end (progress over the
 // whole plan, live curves, comparisons, the cached S and a re-correction that trains only
-// q), cancellation and missing data.
+// q), the run's networks saved as model files and an exported model opened to decide the
+// test images, cancellation and missing data.
+#include <algorithm>
 #include <cmath>
 
 #include <QtTest/QtTest>
 
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "core/threads.h"
+#include "decision/decisions.h"
+#include "gui_test_setup.h"
+#include "image_experiment_page.h"
 #include "image_job_fixtures.h"
 #include "image_job_runner.h"
 #include "image_views.h"
+#include "io/model_io.h"
+#include "main_window.h"
 
 using namespace lcs;
 using namespace lcs::ui;
 
+namespace {
+
+/// The tiny data's test images as raw pixels: what a model file takes.
+at::Tensor tinyRawTestImages()
+{
+    const auto data = tinyImages(40, 3);
+    return data.test.images * data.channelStd[0] + data.channelMean[0];
+}
+
+/// The entries of `dir` (names), sorted.
+QStringList entries(const QString& dir)
+{
+    auto list = QDir(dir).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden);
+    list.sort();
+    return list;
+}
+
+/// An MLP model file for `inputShape` images of 3 classes, untrained, with the tiny
+/// data's standardisation and a 0/1 matrix in its sidecar.
+QString writeMlpModel(const QString& path, std::vector<int64_t> inputShape, const std::string& architecture = "mlp")
+{
+    ModelSpec spec;
+    spec.architecture = architecture;
+    spec.inputShape = std::move(inputShape);
+    spec.classes = architecture == "mlp" ? 3 : 11;
+    spec.hidden = {8};
+    auto g = makeGenerator(5);
+    auto net = spec.build(g);
+    ModelInfo info;
+    info.experiment = architecture == "mlp" ? "corruption" : "camvid";
+    info.method = architecture == "mlp" ? "cw_sgd" : "ours";
+    info.role = "classifier";
+    info.inputMean.assign(static_cast<size_t>(spec.inputShape[0]), 0.5);
+    info.inputStd.assign(static_cast<size_t>(spec.inputShape[0]), 0.25);
+    info.costs = CostMatrix::zeroOne(static_cast<int>(spec.classes));
+    saveModel(*net, spec, info, path.toStdString());
+    return path;
+}
+
+} // namespace
+
 class TestImageJobRunner : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() { configureThreads(1); }
+    void initTestCase() { isolateWindowTest(); }
 
     void tinyJobRunsThenRecorrectsOnly_data()
     {
@@ -168,6 +216,248 @@ private Q_SLOTS:
         QVERIFY(runner.hasCache());
     }
 
+    void savedNetworksAreTheRunsAndReadBack_data()
+    {
+        QTest::addColumn<QString>("experiment");
+        QTest::addColumn<QStringList>("expected");
+        QTest::newRow("corruption") << "corruption"
+                                    << QStringList{"cw_sgd_rate0.2_trial0.pt", "map_rate0.2_trial0.pt",
+                                                   "ours_rate0.2_trial0.pt", "sgld_s_rate0.2_trial0.pt"};
+        QTest::newRow("selective") << "selective"
+                                   << QStringList{"map_trial0.pt", "ours_no_s_r0.1_trial0.pt", "ours_no_s_r0.3_trial0.pt",
+                                                  "ours_r0.1_trial0.pt", "ours_r0.3_trial0.pt", "sghmc_s_trial0.pt"};
+    }
+
+    // File > Save Model: every network the run trained (what --save-models writes), each
+    // loading back as the network the run decided with.
+    void savedNetworksAreTheRunsAndReadBack()
+    {
+        QFETCH(QString, experiment);
+        QFETCH(QStringList, expected);
+        const bool selective = experiment == "selective";
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        ImageJobRunner runner(nullptr, tinyHooks());
+        QSignalSpy finished(&runner, &ImageJobRunner::finished);
+        QSignalSpy failed(&runner, &ImageJobRunner::failed);
+        QSignalSpy comparisons(&runner, &ImageJobRunner::comparison);
+        QSignalSpy saved(&runner, &ImageJobRunner::networksSaved);
+        const CostMatrix costs = CostMatrix::zeroOne(3);
+        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Run, tinySettings(experiment), costs));
+        QVERIFY(!runner.hasNetworks());
+        QVERIFY(!runner.saveNetworks(tmp.path() + "/busy"));  // refused while a job runs
+        QVERIFY(!runner.openModel(tmp.path() + "/x.pt", tinySettings(experiment), costs));
+        QVERIFY(finished.wait(120000));
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
+        QCOMPARE(runner.networksExperiment(), experiment);
+        auto files = runner.networkFiles();
+        files.sort();
+        QCOMPARE(files, expected);
+
+        const QString dir = tmp.path() + "/networks";
+        QVERIFY(runner.saveNetworks(dir));
+        QVERIFY(saved.wait(30000));
+        QCOMPARE(saved.first().at(2).toString(), QString());
+        QStringList withSidecars;
+        for (const auto& f : expected)
+            withSidecars << f << f + ".json";
+        withSidecars.sort();
+        QCOMPARE(entries(dir), withSidecars);
+        QCOMPARE(entries(tmp.path()), QStringList{"networks"});  // no staging folder left
+        for (const auto& f : expected) {
+            const auto loaded = loadClassifier((dir + "/" + f).toStdString());
+            QCOMPARE(QString::fromStdString(loaded.info.experiment), experiment);
+            QCOMPARE(loaded.info.replicate, 0);
+            QCOMPARE(loaded.info.classNames, (std::vector<std::string>{"a", "b", "c"}));
+            const QString role = QString::fromStdString(loaded.info.role);
+            QCOMPARE(role, f.startsWith("map") ? QString("map")
+                           : f.startsWith("sg")  ? QString("student")
+                           : f.startsWith("cw")  ? QString("classifier")
+                                                 : QString("q"));
+            // q decides for its own matrix: the referral cost it was trained for.
+            if (selective && role == "q")
+                QCOMPARE(*loaded.info.costs.referralCost(), f.contains("r0.1") ? 0.1 : 0.3);
+        }
+        if (selective)
+            return;  // its test images are rotated per trial, out of this test's reach
+        // q's file decides the test images as the comparison view says q did: the same
+        // confusion counts, and the changed images' probabilities.
+        const auto view = comparisons.last().at(0).value<ComparisonView>();
+        const auto q = loadClassifier((dir + "/ours_rate0.2_trial0.pt").toStdString());
+        const auto probs = q.probabilities(tinyRawTestImages());
+        const auto decisions = bayesDecisions(probs, costTensor(q.info.costs));
+        const auto labels = tinyImages(40, 3).test.labels;
+        QVector<qint64> counts(9, 0);
+        for (int64_t i = 0; i < labels.size(0); ++i)
+            ++counts[int(labels[i].item<int64_t>() * 3 + decisions[i].item<int64_t>())];
+        QCOMPARE(counts, view.after);
+        for (const auto& item : view.changed) {
+            QCOMPARE(decisions[item.index].item<int64_t>(), qint64(item.after));
+            for (int c = 0; c < 3; ++c)
+                QVERIFY(std::abs(probs[item.index][c].item<float>() - item.probsAfter[c]) < 1e-5);
+        }
+
+        // File > Open Model on that file: the figures are the file's own on the test images.
+        QVERIFY(runner.openModel(dir + "/ours_rate0.2_trial0.pt", tinySettings(experiment), costs));
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(finished.last().at(0).value<ImageJobRunner::Job>(), ImageJobRunner::kOpenModel);
+        const auto json = nlohmann::json::parse(finished.last().at(2).toString().toStdString());
+        const double accuracy = (probs.argmax(1) == labels).to(at::kDouble).mean().item<double>();
+        QCOMPARE(json["metrics"]["accuracy"].get<double>(), accuracy);
+        QCOMPARE(json["test_images"].get<int64_t>(), labels.size(0));
+        QCOMPARE(json["costs_from"].get<std::string>(), std::string("given"));
+        QVERIFY(finished.last().at(3).toString().startsWith("model,method,dataset,test_images,cost"));
+        QVERIFY(runner.hasNetworks());  // opening a model leaves the run's networks as they were
+        QCOMPARE(runner.runs(), 1);
+    }
+
+    void failedSaveLeavesNothingBehind_data()
+    {
+        QTest::addColumn<QString>("target");
+        QTest::newRow("target is a file") << "afile";
+        QTest::newRow("parent is a file") << "afile/networks";
+    }
+
+    void failedSaveLeavesNothingBehind()
+    {
+        QFETCH(QString, target);
+        QTemporaryDir tmp;
+        QFile file(tmp.path() + "/afile");
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("keep");
+        file.close();
+        ImageJobRunner runner(nullptr, tinyHooks());
+        QSignalSpy finished(&runner, &ImageJobRunner::finished);
+        QSignalSpy saved(&runner, &ImageJobRunner::networksSaved);
+        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Run,
+                              tinySettings("corruption", {{"methods", {"cw_sgd"}}}), CostMatrix::zeroOne(3)));
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(runner.networkFiles(), QStringList{"cw_sgd_rate0.2_trial0.pt"});
+        QVERIFY(runner.saveNetworks(tmp.path() + "/" + target));
+        QVERIFY(saved.wait(30000));
+        const QString error = saved.first().at(2).toString();
+        QVERIFY2(error.contains(tmp.path() + "/afile"), qPrintable(error));
+        QVERIFY(saved.first().at(1).toStringList().isEmpty());
+        QCOMPARE(entries(tmp.path()), QStringList{"afile"});
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll(), QByteArray("keep"));
+    }
+
+    void openModelChecksTheModelAgainstTheData_data()
+    {
+        QTest::addColumn<QString>("architecture");
+        QTest::addColumn<QString>("inputShape");
+        QTest::addColumn<int>("windowClasses");
+        QTest::addColumn<bool>("withReferral");
+        QTest::addColumn<QString>("expected");  // a part of the error, or "" for figures
+        QTest::newRow("wrong input shape") << "mlp" << "1,5,5" << 3 << false << "takes 1 x 5 x 5 inputs";
+        QTest::newRow("segmentation network") << "segnet_light" << "3,16,16" << 3 << false << "CamVid";
+        QTest::newRow("the window's matrix") << "mlp" << "1,4,4" << 3 << false << "";
+        QTest::newRow("the window's, with referral") << "mlp" << "1,4,4" << 3 << true << "";
+        QTest::newRow("the sidecar's matrix") << "mlp" << "1,4,4" << 10 << false << "";
+    }
+
+    // File > Open Model: a model is checked against the data the form names, and decides
+    // its test images under the window's matrix (the sidecar's where it does not fit).
+    void openModelChecksTheModelAgainstTheData()
+    {
+        QFETCH(QString, architecture);
+        QFETCH(QString, inputShape);
+        QFETCH(int, windowClasses);
+        QFETCH(bool, withReferral);
+        QFETCH(QString, expected);
+        QTemporaryDir tmp;
+        std::vector<int64_t> shape;
+        for (const auto& d : inputShape.split(','))
+            shape.push_back(d.toLongLong());
+        const QString path = writeMlpModel(tmp.path() + "/model.pt", shape, architecture.toStdString());
+        ImageJobRunner runner(nullptr, tinyHooks());
+        QSignalSpy finished(&runner, &ImageJobRunner::finished);
+        QSignalSpy failed(&runner, &ImageJobRunner::failed);
+        CostMatrix costs = CostMatrix::zeroOne(windowClasses);
+        at::Tensor probs;
+        double referral = -1;
+        if (expected.isEmpty()) {
+            probs = loadClassifier(path.toStdString()).probabilities(tinyRawTestImages());
+            // A referral cost that refers about half the images: 1 - the median top probability.
+            if (withReferral)
+                referral = 1.0 - std::get<0>(probs.max(1)).median().item<double>() + 1e-4;
+        }
+        if (referral >= 0)
+            costs.setReferral(referral);
+        QVERIFY(runner.openModel(path, tinySettings("selective"), costs));
+        QVERIFY(runner.isBusy());
+        QTRY_VERIFY_WITH_TIMEOUT(finished.size() + failed.size() == 1, 30000);
+        if (!expected.isEmpty()) {
+            QCOMPARE(failed.size(), 1);
+            const QString message = failed.first().at(1).toString();
+            QVERIFY2(message.contains(path) && message.contains(expected), qPrintable(message));
+            if (architecture == "mlp")
+                QVERIFY2(message.contains("1 x 4 x 4 images"), qPrintable(message));
+            return;
+        }
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
+        const auto json = nlohmann::json::parse(finished.first().at(2).toString().toStdString());
+        QCOMPARE(json["costs_from"].get<std::string>(), std::string(windowClasses == 3 ? "given" : "sidecar"));
+        // The figures computed here from the file: under 0/1 costs a class is decided by
+        // its probability, and referral (cost r) wins where every class costs more.
+        const auto labels = tinyImages(40, 3).test.labels;
+        const auto [top, decided] = probs.max(1);
+        const auto referred = referral >= 0 ? (1.0 - top) > referral : at::zeros({top.size(0)}, at::TensorOptions(at::kBool));
+        const auto kept = referred.logical_not();
+        const double accuracy =
+            (decided == labels).logical_and(kept).sum().item<double>() / kept.sum().item<double>();
+        QCOMPARE(json["metrics"]["accuracy"].get<double>(), accuracy);
+        QCOMPARE(json["metrics"].contains("referral_rate"), referral >= 0);
+        if (referral >= 0) {
+            const double rate = referred.to(at::kDouble).mean().item<double>();
+            QVERIFY2(rate > 0.2 && rate < 0.8, qPrintable(QString::number(rate)));
+            QCOMPARE(json["metrics"]["referral_rate"].get<double>(), rate);
+        }
+    }
+
+    // The window's File > Save Model / Open Model on the image page: Save Model is
+    // offered for the experiment whose run left networks and not while a job runs; an
+    // opened model's figures become the page's results.
+    void imagePageSavesAndOpensModels()
+    {
+        QTemporaryDir tmp;
+        MainWindow window(nullptr, tinyHooks());
+        window.setExperiment("corruption");
+        auto* page = qobject_cast<ImageExperimentPage*>(window.currentPage());
+        QVERIFY(page && page->hasModels() && !page->canSaveModel());
+        auto& r = *window.imageRunner();
+        QSignalSpy finished(&r, &ImageJobRunner::finished);
+        QSignalSpy saved(&r, &ImageJobRunner::networksSaved);
+        QSignalSpy log(page, &ExperimentPage::logLine);
+        window.imagePanel()->applySettings(tinySettings("corruption", {{"methods", {"cw_sgd"}}}).settings);
+        window.runAll();
+        QVERIFY(r.isBusy() && !page->canSaveModel());
+        QVERIFY(finished.wait(120000));
+        QVERIFY(page->canSaveModel());
+        page->saveModelTo(tmp.path() + "/nets");
+        QVERIFY(saved.wait(30000));
+        const QString model = tmp.path() + "/nets/cw_sgd_rate0.2_trial0.pt";
+        QVERIFY(QFile::exists(model) && QFile::exists(model + ".json"));
+        auto logged = [&](const QString& part) {
+            return std::any_of(log.begin(), log.end(), [&](const auto& a) { return a.at(0).toString().contains(part); });
+        };
+        QVERIFY(logged("Saved 1 network(s), each with its sidecar, to " + tmp.path() + "/nets: cw_sgd_rate0.2_trial0.pt"));
+        window.setExperiment("selective");
+        QVERIFY(!page->canSaveModel());  // the networks are label corruption's
+        window.setExperiment("corruption");
+        page->openModelFrom(model);
+        QVERIFY(r.isBusy());
+        page->openModelFrom(model);  // refused politely while the first one runs
+        QVERIFY(logged("Busy: open the model when the job has finished"));
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(finished.last().at(0).value<ImageJobRunner::Job>(), ImageJobRunner::kOpenModel);
+        QCOMPARE(page->resultsName(), QString("cw_sgd_rate0.2_trial0_evaluation"));
+        QCOMPARE(page->resultsJson(), finished.last().at(2).toString());
+        QVERIFY(logged(model + " (cw_sgd, mlp) on the 60 test images of tiny under the window's cost matrix: cost "));
+        QVERIFY(page->canSaveModel());
+    }
+
     // The window's progress follows every planned task whatever the rate's digits (a rate
     // of 0.125 once never found its row: the plan and the engine formatted it differently).
     void progressReachesTheEndForEveryRate_data()
@@ -202,6 +492,7 @@ private Q_SLOTS:
         QCOMPARE(finished.count(), 0);
         QVERIFY(!runner.isBusy());
         QVERIFY(!runner.hasCache());
+        QVERIFY(!runner.hasNetworks());  // a cancelled run leaves no networks to save
         // Nothing cached, so nothing to re-correct.
         QSignalSpy failed(&runner, &ImageJobRunner::failed);
         QVERIFY(startImageJob(runner, ImageJobRunner::Job::Recorrect, tinySettings("corruption"), CostMatrix::zeroOne(3)));
@@ -221,5 +512,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestImageJobRunner)
+QTEST_MAIN(TestImageJobRunner)
 #include "tst_image_job_runner.moc"

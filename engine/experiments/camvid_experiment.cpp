@@ -28,7 +28,7 @@
 namespace lcs {
 namespace {
 
-constexpr const char* kManifest = "camvid.json";
+constexpr const char* kManifest = kCamvidManifestFile;
 constexpr const char* kManifestFormat = "lcstudio-camvid-models";
 
 bool wants(const CamvidTrainConfig& c, const std::string& m)
@@ -278,6 +278,33 @@ at::Tensor lcMcDropoutLoss(const std::vector<at::Tensor>& passLogits, const at::
     return (crossEntropy - expectedUtility.log()).mean();
 }
 
+CamvidModelFolderWriter::CamvidModelFolderWriter(std::string dir, ModelSpec spec, const CamvidNormalisation& norm,
+                                                 uint64_t seed, CostMatrix costs)
+    : m_dir(std::move(dir)), m_spec(std::move(spec)), m_norm(norm), m_seed(seed), m_costs(std::move(costs))
+{
+    if (m_spec.inputShape.size() != 3)
+        throw std::invalid_argument("CamvidModelFolderWriter: the networks' input shape is not {3, H, W}");
+}
+
+std::string CamvidModelFolderWriter::save(const std::string& method, const ClassifierImpl& net, const std::string& role,
+                                          bool collapsed)
+{
+    const auto path = m_dir + "/" + method + ".pt";
+    saveModel(net, m_spec, camvidModelInfo(method, role, m_seed, m_costs, m_norm, collapsed), path);
+    m_files[method] = method + ".pt";
+    return path;
+}
+
+void CamvidModelFolderWriter::finish() const
+{
+    Manifest manifest;
+    manifest.height = static_cast<int>(m_spec.inputShape[1]);
+    manifest.width = static_cast<int>(m_spec.inputShape[2]);
+    manifest.norm = m_norm;
+    manifest.files = m_files;
+    writeManifest(m_dir, manifest);
+}
+
 CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string& outDir, const JobContext& ctx)
 {
     const auto start = Clock::now();
@@ -296,16 +323,9 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
     auto generator = makeGenerator(mixSeed(config.seed, 0xca3, 1));
     CamvidTrainResult result;
     result.frames = set.size();
-    Manifest manifest;
-    manifest.height = config.height;
-    manifest.width = config.width;
-    manifest.norm = norm;
+    CamvidModelFolderWriter folder(outDir, spec, norm, config.seed, config.costs);
     auto save = [&](const std::string& method, const ClassifierImpl& net, const std::string& role, bool collapsed) {
-        const auto info = camvidModelInfo(method, role, config.seed, config.costs, norm, collapsed);
-        const auto path = outDir + "/" + method + ".pt";
-        saveModel(net, spec, info, path);
-        manifest.files[method] = method + ".pt";
-        result.saved.emplace_back(method, path);
+        result.saved.emplace_back(method, folder.save(method, net, role, collapsed));
     };
     const bool needCw = wants(config, "cw_sgd") || wants(config, "sghmc_s") || wants(config, "ours");
     const bool needMc = wants(config, "mc_dropout") || wants(config, "lc_mc_dropout");
@@ -395,7 +415,7 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
         result.seconds.emplace_back("ours", secondsSince(t0));
         save("ours", *q.q, "q", q.collapsed);
     }
-    writeManifest(outDir, manifest);
+    folder.finish();
     result.totalSeconds = secondsSince(start);
     return result;
 }
@@ -434,7 +454,8 @@ CamvidCorrectResult correctCamvidModels(const CamvidTrainConfig& config, const s
     return out;
 }
 
-CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext& ctx)
+CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext& ctx,
+                                const std::function<void(const CamvidVisitedFrame&)>& visit)
 {
     const auto start = Clock::now();
     checkIsDirectory(config.modelDir, "--model");
@@ -498,6 +519,20 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
         }
         if (changes)
             changes->add(decisions.at("sghmc_s"), decisions.at("ours"), y[0]);
+        if (visit && changes) {
+            CamvidVisitedFrame v;
+            v.index = index;
+            v.name = std::filesystem::path(pair.image).filename().string();
+            v.height = frame.height;
+            v.width = frame.width;
+            v.rgb = frame.rgb;
+            v.truth = frame.labels;
+            for (auto [rule, method] : {std::pair{&v.uncorrected, "sghmc_s"}, std::pair{&v.corrected, "ours"}}) {
+                const auto bytes = decisions.at(method).to(at::kByte).contiguous();
+                rule->assign(bytes.data_ptr<uint8_t>(), bytes.data_ptr<uint8_t>() + bytes.numel());
+            }
+            visit(v);
+        }
         if (!config.overlayDir.empty() && decisions.count("sghmc_s") && decisions.count("ours")) {
             // frame | truth | uncorrected (S) | corrected (q) | where they differ (white)
             const auto& before = decisions.at("sghmc_s");

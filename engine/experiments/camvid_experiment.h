@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,6 +60,37 @@ struct CamvidTrainResult {
     std::string trainingFramesNetwork;   ///< the network it was measured on: mc_dropout, else cw_sgd
     int64_t frames = 0;
     double totalSeconds = 0;
+};
+
+/// The manifest of a CamVid model folder, beside its networks.
+inline constexpr const char* kCamvidManifestFile = "camvid.json";
+
+/// A CamVid model folder as `camvid train` writes it and `camvid correct`, `eval` and
+/// `fps` read it: `<method>.pt` (TorchScript) with its sidecar per network, and the
+/// manifest camvid.json naming them with the frame size and the input standardisation.
+/// The one writer of that layout, for the command and the window's Save Model alike.
+class CamvidModelFolderWriter {
+public:
+    /// `spec`: the networks' architecture at the frame size ({3, H, W}); `costs`: the
+    /// 11 x 11 matrix every sidecar records; `seed`: the run's.
+    CamvidModelFolderWriter(std::string dir, ModelSpec spec, const CamvidNormalisation& norm, uint64_t seed,
+                            CostMatrix costs);
+    /// Writes `net` as `method`'s network (`role`: "network", "student" or "q"); returns
+    /// its path. Throws OutputError naming the file.
+    std::string save(const std::string& method, const ClassifierImpl& net, const std::string& role, bool collapsed);
+    /// Writes the manifest listing every network saved: last, since a folder with a
+    /// manifest is taken to be complete.
+    void finish() const;
+    /// method -> file name in the folder, of the networks saved so far.
+    const std::map<std::string, std::string>& files() const { return m_files; }
+
+private:
+    std::string m_dir;
+    ModelSpec m_spec;
+    CamvidNormalisation m_norm;
+    uint64_t m_seed = 0;
+    CostMatrix m_costs;
+    std::map<std::string, std::string> m_files;
 };
 
 /// Trains the methods and saves each network (and S, q) into outDir with sidecars, plus
@@ -129,10 +161,15 @@ struct CamvidEvalResult {
     std::optional<CamvidFpsResult> fps;  ///< frames per second, when measured with the figures
 };
 
+struct CamvidVisitedFrame;
+
 /// Streams the frames of a split (one at a time), decides with every saved method and
 /// accumulates metrics; writes overlay PNGs (frame | truth | S | q | where S and q
-/// differ) when overlayDir is set.
-CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext& ctx);
+/// differ) when overlayDir is set. Where the folder holds both S (sghmc_s) and q (ours),
+/// `visit` (may be empty) gets every frame with both rules' decisions on the calling
+/// thread, as evaluateCamvidWindow hands them over.
+CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext& ctx,
+                                const std::function<void(const CamvidVisitedFrame&)>& visit = {});
 
 /// Reads a model folder's manifest and loads every network it lists, with the checks
 /// eval and fps apply (sidecars, checksums, class count, frame size); one line saying
@@ -240,6 +277,7 @@ struct CamvidWindowCache {
     int height = 0, width = 0;
     uint64_t seed = 0;
     int corrections = 0;              ///< q trainings so far: 1 after the run, +1 per re-correction
+    bool qCollapsed = false;          ///< the latest q collapsed to one decision
 };
 
 struct CamvidWindowRun {
@@ -253,6 +291,13 @@ struct CamvidWindowRun {
 /// Trains the window's networks in memory. Throws InputError for bad data (the message
 /// names the path), Cancelled when ctx's token is set.
 CamvidWindowRun trainCamvidWindow(const CamvidWindowConfig& config, const JobContext& ctx);
+
+/// Writes the cache's networks (mc_dropout when trained, S as sghmc_s, the latest q as
+/// ours) into `dir` as a CamVid model folder (CamvidModelFolderWriter), all files or none;
+/// returns the file names written, the manifest last. Refuses (OutputError) a folder
+/// that already holds a CamVid model: its manifest would be replaced and the networks
+/// only it listed orphaned.
+std::vector<std::string> saveCamvidWindowModels(const CamvidWindowCache& cache, const std::string& dir);
 
 struct CamvidRecorrection {
     double seconds = 0;

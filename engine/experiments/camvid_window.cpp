@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
 #include <torch/torch.h>
 
 #include "calibration/correction.h"
+#include "core/atomic_file.h"
 #include "core/input_error.h"
 #include "core/seeds.h"
 #include "core/stopwatch.h"
@@ -307,11 +309,36 @@ CamvidWindowRun trainCamvidWindow(const CamvidWindowConfig& config, const JobCon
                                   reportEpochs("ours", 0, *cache, costs, ctx, config.preview));
     cache->q = q.q;
     cache->corrections = 1;
+    cache->qCollapsed = q.collapsed;
     run.collapsed = q.collapsed;
     run.seconds.emplace_back("ours", secondsSince(t0));
     run.cache = std::move(cache);
     run.totalSeconds = secondsSince(start);
     return run;
+}
+
+std::vector<std::string> saveCamvidWindowModels(const CamvidWindowCache& cache, const std::string& dir)
+{
+    if (!cache.student || !cache.q)
+        throw std::invalid_argument("saveCamvidWindowModels: the cache holds no S or q");
+    if (std::error_code ec; std::filesystem::exists(dir + "/" + kCamvidManifestFile, ec))
+        throw OutputError(dir + " already holds a CamVid model (" + kCamvidManifestFile +
+                          "): save into a new folder, or remove that one first");
+    StagedFolder staged(dir);  // every network and the manifest, or nothing
+    CamvidModelFolderWriter folder(staged.path(), cache.spec, cache.norm, cache.seed, cache.costs);
+    if (cache.mcDropout)
+        folder.save("mc_dropout", *cache.mcDropout, "network", false);
+    folder.save("sghmc_s", *cache.student, "student", false);
+    folder.save("ours", *cache.q, "q", cache.qCollapsed);
+    folder.finish();
+    staged.commit();
+    std::vector<std::string> written;
+    for ([[maybe_unused]] const auto& [method, file] : folder.files()) {
+        written.push_back(file);
+        written.push_back(file + ".json");
+    }
+    written.push_back(kCamvidManifestFile);
+    return written;
 }
 
 CamvidRecorrection recorrectCamvid(CamvidWindowCache& cache, const CostMatrix& costs, const JobContext& ctx,
@@ -328,6 +355,7 @@ CamvidRecorrection recorrectCamvid(CamvidWindowCache& cache, const CostMatrix& c
                                   reportEpochs("ours", 0, cache, named, ctx, preview, /*recorrection=*/true));
     cache.q = q.q;
     cache.costs = named;
+    cache.qCollapsed = q.collapsed;
     ++cache.corrections;
     return {secondsSince(start), q.collapsed};
 }

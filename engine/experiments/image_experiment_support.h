@@ -12,11 +12,15 @@
 #include "decision/decisions.h"
 #include "experiments/synthetic_experiment.h"
 #include "inference/method_catalog.h"
+#include "io/model_info.h"
 
 /// What the label-corruption and selective-classification experiments share: method
 /// selection, Bayes decisions scored against labels, progress contexts that name the
 /// run, live test curves, and the aggregation of per-trial rows into mean ± std.
 namespace lcs {
+
+struct ImageDataset;
+struct TrainedNetwork;
 
 bool wantsMethod(const std::vector<ImageMethod>& methods, ImageMethod method);
 
@@ -119,6 +123,50 @@ std::string runRowsCsv(const std::vector<Row>& rows, const char* setting, Settin
         out += runRowCsv(settingOf(row), row.trial, row.method, row.metrics, row.seconds, row.collapsed, withReferral);
     return out;
 }
+
+/// The model files of the networks an image run trains, as `--save-models` and the
+/// window's Save Model write them: `<stem>.pt` (TorchScript) and its sidecar
+/// `<stem>.pt.json`, which names the experiment, the seed, the data's standardisation and
+/// class names (so the file decides on raw pixels), the network's role and trial, the
+/// matrix it decides for and whether q collapsed.
+class ImageNetworkWriter {
+public:
+    ImageNetworkWriter(const std::string& experiment, const ImageDataset& data, uint64_t seed);
+    /// The sidecar `network` gets.
+    ModelInfo info(const TrainedNetwork& network) const;
+    /// Writes `network` into the folder `dir` and returns the file name ("<stem>.pt"; the
+    /// sidecar is that name + ".json"). Throws OutputError naming the file.
+    std::string write(const TrainedNetwork& network, const std::string& dir) const;
+
+private:
+    ModelInfo m_info;
+};
+
+/// An exported image classifier decided on a data set's test images.
+struct ImageModelEvaluation {
+    std::string path;           ///< the model file
+    ModelInfo info;             ///< its sidecar
+    std::string dataset;
+    CostMatrix costs;           ///< the matrix the decisions were made and scored under
+    bool sidecarCosts = false;  ///< the matrix asked for did not fit the model: its sidecar's
+    DecisionMetrics metrics;
+    double seconds = 0;
+};
+
+/// Loads the classifier at `path` (loadClassifier) and decides `data`'s test images with
+/// it under `costs`, or under its sidecar's matrix where `costs` has another number of
+/// classes. The images go in as raw pixels (the data's standardisation undone), so the
+/// sidecar's own standardisation applies, as for any caller of the file. Throws
+/// InputError naming the file: a segmentation network, input dimensions or a class
+/// count other than the data's (both named), no matrix that fits.
+ImageModelEvaluation evaluateImageModel(const std::string& path, const ImageDataset& data, const CostMatrix& costs,
+                                        const JobContext& ctx);
+/// The evaluation as a results file: the model, the data, the run record (the matrix
+/// scored under) and the figures; CSV: one row.
+std::string imageModelEvaluationJson(const ImageModelEvaluation& e);
+std::string imageModelEvaluationCsv(const ImageModelEvaluation& e);
+/// One line of figures for a log: cost, expected cost, accuracy, NLL, referral rate.
+std::string imageModelEvaluationText(const ImageModelEvaluation& e);
 
 /// "0.1234 ± 0.0056", the tables' cell format.
 std::string meanStdText(const MeanStd& m);

@@ -1,5 +1,6 @@
 #include "camvid_experiment_page.h"
 
+#include <QFileInfo>
 #include <QUndoStack>
 
 #include "qcustomplot_compat.h"
@@ -12,6 +13,7 @@
 #include "cost_editor.h"
 #include "cost_matrix_model.h"
 #include "core/input_error.h"
+#include "file_dialogs.h"
 #include "experiments/experiment.h"
 #include "session.h"
 
@@ -70,18 +72,76 @@ const Experiment& CamvidExperimentPage::experiment()
     return ExperimentRegistry::global().get(kCamvidExperiment);
 }
 
-void CamvidExperimentPage::startJob(CamvidJobRunner::Job job)
+std::optional<CostMatrix> CamvidExperimentPage::checkedCosts()
 {
-    if (m_runner.isBusy())
-        return;
     CostMatrix matrix = costs()->matrix();
     try {
         matrix.validate();
         camvidDecisionCosts(matrix);  // 12 classes with void last, or 11; no referral column
     } catch (const std::exception& e) {
         Q_EMIT errorRaised(tr("Invalid cost matrix"), QString::fromStdString(e.what()));
+        return std::nullopt;
+    }
+    return matrix;
+}
+
+void CamvidExperimentPage::saveModel()
+{
+    if (!canSaveModel())
+        return;
+    const QString dir = askFolder(m_page, tr("Save the CamVid networks to (a new or empty folder)"),
+                                  QStringLiteral("camvidModelDir"));
+    if (!dir.isEmpty())
+        saveModelTo(dir);
+}
+
+void CamvidExperimentPage::saveModelTo(const QString& dir)
+{
+    if (!m_runner.saveModels(dir))
+        Q_EMIT logLine(m_runner.isBusy() ? tr("Busy: save the networks when the job has finished")
+                                         : tr("No CamVid networks to save: run it first"));
+}
+
+void CamvidExperimentPage::openModel()
+{
+    if (m_runner.isBusy()) {
+        Q_EMIT logLine(tr("Busy: open the model when the job has finished"));
         return;
     }
+    const QString manifest = askOpenPath(m_page, tr("Open a CamVid model folder (its camvid.json)"),
+                                         QStringLiteral("camvidModelDir"),
+                                         tr("CamVid model folder (camvid.json);;All files (*)"));
+    if (!manifest.isEmpty())
+        openModelFrom(manifest);
+}
+
+void CamvidExperimentPage::openModelFrom(const QString& path)
+{
+    if (m_runner.isBusy()) {
+        Q_EMIT logLine(tr("Busy: open the model when the job has finished"));
+        return;
+    }
+    const QFileInfo info(path);
+    const QString dir = info.isDir() ? info.absoluteFilePath() : info.absolutePath();
+    noteWindowInput(tr("the opened CamVid model folder"), dir, true);  // no output of the window replaces it
+    const auto matrix = checkedCosts();
+    if (!matrix)
+        return;
+    const auto settings = settingsForJob(false);
+    if (!settings)
+        return;
+    m_openedFolder = dir;
+    m_runner.openModels(dir, *settings, *matrix);
+}
+
+void CamvidExperimentPage::startJob(CamvidJobRunner::Job job)
+{
+    if (m_runner.isBusy())
+        return;
+    const auto checked = checkedCosts();
+    if (!checked)
+        return;
+    const CostMatrix matrix = *checked;
     const auto settings = settingsForJob(job == CamvidJobRunner::Job::Run);
     if (!settings)
         return;
@@ -127,10 +187,25 @@ void CamvidExperimentPage::connectRunner()
             setRecorrectionPending();
         Q_EMIT stateChanged();
     });
+    connect(&r, &CamvidJobRunner::modelEvaluationStarted, this, [this](const QString& dir, const QString&) {
+        // The views show the opened folder's evaluation, not the cached run's.
+        m_page->startRun();
+        m_table->clearRows();
+        Q_EMIT logLine(tr("Evaluating %1 on the validation frames ...").arg(dir));
+    });
+    connect(&r, &CamvidJobRunner::modelsSaved, this,
+            [this](const QString& dir, const QStringList& files, const QString& error) {
+                if (!error.isEmpty())
+                    Q_EMIT errorRaised(tr("Save Model"), tr("Nothing was written to %1:\n%2").arg(dir, error));
+                else
+                    Q_EMIT logLine(tr("Saved the CamVid model folder %1: %2").arg(dir, files.join(QStringLiteral(", "))));
+            });
     connect(&r, &CamvidJobRunner::finished, this,
             [this](CamvidJobRunner::Job job, double seconds, const QString& json, const QString& csv) {
         if (!json.isEmpty())
-            setResults(json, csv, QString::fromLatin1(kCamvidExperiment));
+            setResults(json, csv,
+                       job == CamvidJobRunner::kOpenModel ? QFileInfo(m_openedFolder).fileName() + QStringLiteral("_evaluation")
+                                                          : QString::fromLatin1(kCamvidExperiment));
         if (job == CamvidJobRunner::Job::Recorrect) {
             setLastRecorrectionSeconds(seconds);
             Q_EMIT timingChanged(tr("re-correction on the cached S: %1 s (q, then the validation frames)")
@@ -151,7 +226,7 @@ void CamvidExperimentPage::connectRunner()
     connect(&r, &CamvidJobRunner::failed, this, [this](CamvidJobRunner::Job job, const QString& message, bool noData) {
         ended(tr("%1 failed").arg(m_runner.jobName(job)));
         if (!demoMode())
-            Q_EMIT errorRaised(tr("Job failed"), message);
+            Q_EMIT errorRaised(job == CamvidJobRunner::kOpenModel ? tr("Open Model") : tr("Job failed"), message);
         reportDemoFailure(tr("CamVid"),
                           tr("pass --data DIR (a folder with train/, trainannot/, val/, valannot/) or set LCS_CAMVID_DIR"),
                           message, noData);

@@ -40,6 +40,18 @@ public:
     bool canRecorrect() const override { return m_runner.hasCache(); }
     void recorrect() override { startJob(CamvidJobRunner::Job::Recorrect); }
 
+    /// Save Model: the cached run's networks as a model folder of `lcstudio-cli camvid
+    /// train`'s layout. Open Model: a model folder evaluated on the form's validation
+    /// frames, shown like a run's evaluation.
+    bool hasModels() const override { return true; }
+    bool canSaveModel() const override { return !m_runner.isBusy() && m_runner.hasCache(); }
+    void saveModel() override;
+    void openModel() override;
+    /// The two without their dialogs: into the folder `dir`; from a model folder or its
+    /// camvid.json.
+    void saveModelTo(const QString& dir);
+    void openModelFrom(const QString& path);
+
     nlohmann::json demoSettings(const QString&) const override { return {{"preset", "demo"}}; }
     QStringList exportPlots(const QString& dir, int& written) const override;
 
@@ -52,6 +64,8 @@ private:
     static const Experiment& experiment();
     void connectRunner();
     void startJob(CamvidJobRunner::Job job);
+    /// The window's matrix, or nothing after saying why it cannot decide CamVid.
+    std::optional<CostMatrix> checkedCosts();
     void ended(const QString& status);
 
     CamvidJobRunner m_runner;
@@ -59,6 +73,7 @@ private:
     CamvidResultsPage* m_page = nullptr;
     CamvidIouTable* m_table = nullptr;
     CostMatrix m_runCosts;  ///< the matrix the running job started with, to tell edits made meanwhile
+    QString m_openedFolder; ///< the model folder the running (or last) kOpenModel job evaluates
 };
 
 } // namespace lcs::ui

@@ -36,7 +36,43 @@ QVector<double> toQVector(const std::vector<double>& v)
     return QVector<double>(v.begin(), v.end());
 }
 
+/// A model folder to evaluate on the validation frames the settings name.
+struct CamvidModelRequest {
+    QString dir;
+    nlohmann::json settings;
+};
+
+/// S's and q's figures on the evaluated frames as the IoU views show them.
+CamvidIouView iouView(const std::vector<std::string>& classNames, const DecisionMetrics& s, const DecisionMetrics& q,
+                      double costAtOptimum, const DecisionChanges& changes, int64_t frames)
+{
+    CamvidIouView v;
+    for (const auto& n : classNames)
+        v.classNames << QString::fromStdString(n);
+    v.iouBefore = toQVector(s.perClassIoU);
+    v.iouAfter = toQVector(q.perClassIoU);
+    v.meanIouBefore = s.meanIoU;
+    v.meanIouAfter = q.meanIoU;
+    v.costBefore = s.averageCost;
+    v.costAfter = q.averageCost;
+    v.accuracyBefore = s.accuracy;
+    v.accuracyAfter = q.accuracy;
+    v.expectedBefore = s.expectedCost;
+    v.expectedAfter = q.expectedCost;
+    v.costAtOptimum = costAtOptimum;
+    v.changedShare = changes.points > 0 ? static_cast<double>(changes.changed) / static_cast<double>(changes.points)
+                                        : NAN;
+    v.frames = frames;
+    v.pixels = q.count;
+    return v;
+}
+
 } // namespace
+} // namespace lcs::ui
+
+Q_DECLARE_METATYPE(lcs::ui::CamvidModelRequest)
+
+namespace lcs::ui {
 
 /// Lives on the runner's thread. Owns the last run's CamvidWindowCache; everything it
 /// sends out is plain data.
@@ -44,13 +80,34 @@ class CamvidWorker : public ExperimentWorker {
     Q_OBJECT
 public:
     explicit CamvidWorker(std::shared_ptr<const CamvidJobHooks> hooks)
-        : ExperimentWorker(tr("CamVid training"), tr("CamVid re-correction")), m_hooks(std::move(hooks))
+        : ExperimentWorker(tr("CamVid training"), tr("CamVid re-correction"), tr("CamVid model evaluation")),
+          m_hooks(std::move(hooks))
     {
+    }
+
+    /// Writes the cached networks as a model folder into `dir`.
+    void saveModels(const QString& dir)
+    {
+        QStringList written;
+        QString error;
+        const JobEnding ending = runGuarded([&] {
+            if (!m_cache)
+                throw std::runtime_error("no networks to save: train CamVid first");
+            for (const auto& f : saveCamvidWindowModels(*m_cache, dir.toStdString()))
+                written << QString::fromStdString(f);
+        });
+        if (!ending.succeeded())
+            written.clear(), error = ending.error;
+        emitView(&CamvidJobRunner::modelsSaved, dir, written, error);
     }
 
 protected:
     void execute(JobKind job, const QVariant& settings, const CostMatrix& costs, QString& json, QString& csv) override
     {
+        if (job == CamvidJobRunner::kOpenModel) {
+            evaluateFolder(settings.value<CamvidModelRequest>(), costs, json, csv);
+            return;
+        }
         if (job == JobKind::Recorrect)
             recorrect(costs);
         else
@@ -131,9 +188,9 @@ private:
         bool m_hasPreview = false;
     };
 
-    /// Refuses a missing folder or one without the train and evaluation splits, naming
-    /// the path, before anything is dropped or trained.
-    static void checkData(const CamvidWindowConfig& config)
+    /// Refuses a missing folder or one without the train (where `training`) and
+    /// evaluation splits, naming the path, before anything is dropped or trained.
+    static void checkData(const CamvidWindowConfig& config, bool training = true)
     {
         const QString dir = QString::fromStdString(config.train.data);
         if (dir.trimmed().isEmpty())
@@ -142,7 +199,8 @@ private:
             throw DataUnavailable(config.train.data + ": no such folder (expected CamVid's train/, trainannot/, " +
                                   config.evalSplit + "/ and " + config.evalSplit + "annot/)");
         try {
-            findCamvidSplit(config.train.data, config.train.split);
+            if (training)
+                findCamvidSplit(config.train.data, config.train.split);
             findCamvidSplit(config.train.data, config.evalSplit);
         } catch (const InputError& e) {
             throw DataUnavailable(e.what());
@@ -194,27 +252,16 @@ private:
             *m_cache, [&](const CamvidVisitedFrame& f) { reporter.addFrame(frameView(f)); }, reporter.context(cancelToken()));
         reporter.flush();
         m_lastComparison = result;
-        CamvidIouView v;
-        for (const auto& n : result.classNames)
-            v.classNames << QString::fromStdString(n);
-        v.iouBefore = toQVector(result.uncorrected.perClassIoU);
-        v.iouAfter = toQVector(result.corrected.perClassIoU);
-        v.meanIouBefore = result.uncorrected.meanIoU;
-        v.meanIouAfter = result.corrected.meanIoU;
-        v.costBefore = result.uncorrected.averageCost;
-        v.costAfter = result.corrected.averageCost;
-        v.accuracyBefore = result.uncorrected.accuracy;
-        v.accuracyAfter = result.corrected.accuracy;
-        v.expectedBefore = result.uncorrected.expectedCost;
-        v.expectedAfter = result.corrected.expectedCost;
-        v.costAtOptimum = result.optimum.averageCost;
-        v.changedShare = result.changes.points > 0 ? static_cast<double>(result.changes.changed) /
-                                                         static_cast<double>(result.changes.points)
-                                                   : NAN;
-        v.frames = result.frames;
-        v.pixels = result.corrected.count;
+        CamvidIouView v = iouView(result.classNames, result.uncorrected, result.corrected, result.optimum.averageCost,
+                                  result.changes, result.frames);
         v.recorrected = recorrected;
         v.correctionSeconds = correctionSeconds;
+        sendComparison(v);
+        return v;
+    }
+
+    void sendComparison(const CamvidIouView& v)
+    {
         emitView(&CamvidJobRunner::comparison, v);
         Q_EMIT logMessage(tr("Validation (%1 frames, void ignored): mIoU %2 -> %3, decision cost %4 -> %5 "
                              "(S uncorrected -> q corrected); q changed %6% of S's decisions; S decided at the "
@@ -222,7 +269,56 @@ private:
                               .arg(v.frames).arg(v.meanIouBefore, 0, 'f', 4).arg(v.meanIouAfter, 0, 'f', 4)
                               .arg(v.costBefore, 0, 'f', 4).arg(v.costAfter, 0, 'f', 4)
                               .arg(100.0 * v.changedShare, 0, 'f', 2).arg(v.costAtOptimum, 0, 'f', 4));
-        return v;
+    }
+
+    /// Checks a model folder and evaluates it as `camvid eval` does, on the validation
+    /// frames the settings name; where it holds S and q, the viewer and the IoU views show
+    /// them as after a run.
+    void evaluateFolder(const CamvidModelRequest& r, const CostMatrix& costs, QString& json, QString& csv)
+    {
+        CamvidWindowChoices s;
+        applySettings(camvidWindowSettings(), r.settings, s);
+        auto config = camvidWindowConfigFor(s);
+        if (m_hooks && m_hooks->tuneConfig)
+            m_hooks->tuneConfig(config);
+        checkData(config, /*training=*/false);
+        const std::string dir = r.dir.toStdString();
+        const auto description = QString::fromStdString(checkCamvidModelFolder(dir));
+        Q_EMIT logMessage(description);
+        emitView(&CamvidJobRunner::modelEvaluationStarted, r.dir, description);
+        setThreads();
+        CamvidEvalConfig ec;
+        ec.data = config.train.data;
+        ec.split = config.evalSplit;
+        ec.modelDir = dir;
+        ec.costs = costs;
+        ec.maxFrames = config.maxEvalFrames;
+        ec.device = config.train.device;
+        auto pairs = findCamvidSplit(ec.data, ec.split);
+        const int count = static_cast<int>(ec.maxFrames > 0 ? std::min<int64_t>(ec.maxFrames, int64_t(pairs.size()))
+                                                             : int64_t(pairs.size()));
+        Reporter reporter(this, tr("model evaluation"));
+        reporter.setPlan({{TaskIdentity{"eval", std::nullopt, 0}, 1.0}});
+        bool viewerStarted = false;
+        const auto result = evaluateCamvid(ec, reporter.context(cancelToken()), [&](const CamvidVisitedFrame& f) {
+            if (!std::exchange(viewerStarted, true))
+                emitView(&CamvidJobRunner::evaluationStarted, count);
+            reporter.addFrame(frameView(f));
+        });
+        reporter.flush();
+        const CamvidMethodMetrics *student = nullptr, *q = nullptr, *optimum = nullptr;
+        for (const auto& row : result.rows) {
+            if (row.method == "sghmc_s")
+                (row.rule == "correction_optimum" ? optimum : student) = &row;
+            else if (row.method == "ours")
+                q = &row;
+        }
+        if (student && q && optimum && result.studentToCorrected)
+            sendComparison(iouView(result.classNames, student->metrics, q->metrics, optimum->metrics.averageCost,
+                                   *result.studentToCorrected, result.frames));
+        Q_EMIT logMessage(QString::fromStdString(camvidEvalTable(result)).trimmed());
+        json = QString::fromStdString(camvidEvalJson(result));
+        csv = QString::fromStdString(camvidEvalCsv(result));
     }
 
     /// The last evaluation in CamVid's one results format (the CLI's `camvid eval` writes
@@ -329,11 +425,26 @@ CamvidJobRunner::CamvidJobRunner(QObject* parent, std::shared_ptr<const CamvidJo
     qRegisterMetaType<CamvidPreviewView>();
     qRegisterMetaType<CamvidIouView>();
     qRegisterMetaType<CamvidFpsView>();
+    qRegisterMetaType<CamvidModelRequest>();
 }
 
 bool CamvidJobRunner::start(Job job, const nlohmann::json& settings, const CostMatrix& costs)
 {
     return JobRunner::start(job, QVariant::fromValue(settings), costs);
+}
+
+bool CamvidJobRunner::saveModels(const QString& dir)
+{
+    if (isBusy() || !hasCache())
+        return false;
+    auto* worker = workerAs<CamvidWorker>();
+    QMetaObject::invokeMethod(worker, [worker, dir] { worker->saveModels(dir); }, Qt::QueuedConnection);
+    return true;
+}
+
+bool CamvidJobRunner::openModels(const QString& dir, const nlohmann::json& settings, const CostMatrix& costs)
+{
+    return JobRunner::start(kOpenModel, QVariant::fromValue(CamvidModelRequest{dir, settings}), costs);
 }
 
 } // namespace lcs::ui

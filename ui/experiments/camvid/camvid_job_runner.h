@@ -17,11 +17,23 @@ class CamvidWorker;
 class CamvidJobRunner : public JobRunner {
     Q_OBJECT
 public:
+    /// The job that evaluates an opened model folder. JobKind has no kind of its own for
+    /// it; CamVid never samples on its own, so Sample is free.
+    static constexpr Job kOpenModel = Job::Sample;
+
     explicit CamvidJobRunner(QObject* parent = nullptr, std::shared_ptr<const CamvidJobHooks> hooks = {});
 
     /// False (and nothing done) while another job runs.
     /// `settings`: the experiment's declared settings, checked (checkedSettings).
     bool start(Job job, const nlohmann::json& settings, const CostMatrix& costs);
+    /// Writes the cached run's networks into `dir` as a CamVid model folder (what
+    /// `lcstudio-cli camvid train` writes), all files or none, on the job thread; answers
+    /// with modelsSaved. False (nothing done) while a job runs or with nothing cached.
+    bool saveModels(const QString& dir);
+    /// Checks the model folder `dir` and evaluates it on the validation frames the
+    /// settings name, under `costs`: a kOpenModel job that fills the viewer and the IoU
+    /// views where the folder holds S and q, and whose results are the evaluation's.
+    bool openModels(const QString& dir, const nlohmann::json& settings, const CostMatrix& costs);
 
 Q_SIGNALS:
     /// The data checked out and the previous run's cache is dropped: views may clear.
@@ -35,6 +47,11 @@ Q_SIGNALS:
     void frames(const QVector<lcs::ui::CamvidFrameView>& frames);
     void comparison(const lcs::ui::CamvidIouView& view);
     void framesPerSecond(const lcs::ui::CamvidFpsView& view);
+    /// saveModels ended: the files written into `dir`, or the error (nothing written).
+    void modelsSaved(const QString& dir, const QStringList& files, const QString& error);
+    /// An opened model folder checked out (`description`: what it holds); its
+    /// evaluation follows: the views may clear.
+    void modelEvaluationStarted(const QString& dir, const QString& description);
 };
 
 } // namespace lcs::ui

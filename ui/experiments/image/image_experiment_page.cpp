@@ -1,11 +1,13 @@
 #include "image_experiment_page.h"
 
+#include <QFileInfo>
 #include <QUndoStack>
 
 #include "qcustomplot_compat.h"
 
 #include "cost_editor.h"
 #include "cost_matrix_model.h"
+#include "file_dialogs.h"
 #include "image_page.h"
 #include "experiment_panel.h"
 #include "image_views.h"
@@ -85,6 +87,59 @@ CostMatrix ImageExperimentPage::defaultCosts(const QString& experiment) const
 bool ImageExperimentPage::canRecorrect() const
 {
     return m_runner.hasCache() && m_runner.cacheExperiment() == experiment();
+}
+
+bool ImageExperimentPage::canSaveModel() const
+{
+    return !m_runner.isBusy() && m_runner.hasNetworks() && m_runner.networksExperiment() == experiment();
+}
+
+void ImageExperimentPage::saveModel()
+{
+    if (!canSaveModel())
+        return;
+    const QString dir = askFolder(m_page, tr("Save the run's networks to"), QStringLiteral("modelDir"));
+    if (!dir.isEmpty())
+        saveModelTo(dir);
+}
+
+void ImageExperimentPage::saveModelTo(const QString& dir)
+{
+    if (!m_runner.saveNetworks(dir))
+        Q_EMIT logLine(m_runner.isBusy() ? tr("Busy: save the networks when the job has finished")
+                                         : tr("No networks to save: run the experiment first"));
+}
+
+void ImageExperimentPage::openModel()
+{
+    if (m_runner.isBusy()) {
+        Q_EMIT logLine(tr("Busy: open the model when the job has finished"));
+        return;
+    }
+    const QString path = askOpenPath(m_page, tr("Open an image classifier"), QStringLiteral("modelDir"),
+                                     tr("LibTorch model (*.pt)"));
+    if (!path.isEmpty())
+        openModelFrom(path);
+}
+
+void ImageExperimentPage::openModelFrom(const QString& path)
+{
+    if (m_runner.isBusy()) {
+        Q_EMIT logLine(tr("Busy: open the model when the job has finished"));
+        return;
+    }
+    try {
+        costs()->matrix().validate();
+    } catch (const CostMatrixError& e) {
+        Q_EMIT errorRaised(tr("Invalid cost matrix"), QString::fromStdString(e.what()));
+        return;
+    }
+    // The data the form names, loaded as a run would load it.
+    const auto settings = settingsForJob(false);
+    if (!settings)
+        return;
+    m_openedModel = path;
+    m_runner.openModel(path, {experiment(), *settings}, costs()->matrix());
 }
 
 nlohmann::json ImageExperimentPage::demoSettings(const QString& experiment) const
@@ -171,7 +226,10 @@ void ImageExperimentPage::connectRunner()
     connect(&r, &ImageJobRunner::finished, this,
             [this](ImageJobRunner::Job job, double seconds, const QString& json, const QString& csv) {
                 if (!json.isEmpty())
-                    setResults(json, csv, experiment());
+                    setResults(json, csv,
+                               job == ImageJobRunner::kOpenModel
+                                   ? QFileInfo(m_openedModel).completeBaseName() + QStringLiteral("_evaluation")
+                                   : experiment());
                 if (job == ImageJobRunner::Job::Recorrect) {
                     setLastRecorrectionSeconds(seconds);
                     Q_EMIT timingChanged(tr("re-correction on the cached S: %1 s").arg(seconds, 0, 'f', 2));
@@ -182,6 +240,20 @@ void ImageExperimentPage::connectRunner()
                 if (job == ImageJobRunner::Job::Run && demoMode())
                     Q_EMIT demoDone();
             });
+    connect(&r, &ImageJobRunner::networksChanged, this, &ImageExperimentPage::stateChanged);
+    connect(&r, &ImageJobRunner::networksSaved, this,
+            [this](const QString& dir, const QStringList& files, const QString& error) {
+                if (!error.isEmpty()) {
+                    Q_EMIT errorRaised(tr("Save Model"), tr("Nothing was written to %1:\n%2").arg(dir, error));
+                    return;
+                }
+                QStringList networks;
+                for (const auto& f : files)
+                    if (f.endsWith(QLatin1String(".pt")))
+                        networks << f;
+                Q_EMIT logLine(tr("Saved %1 network(s), each with its sidecar, to %2: %3")
+                                   .arg(networks.size()).arg(dir, networks.join(QStringLiteral(", "))));
+            });
     connect(&r, &ImageJobRunner::cancelled, this, [this](ImageJobRunner::Job job) {
         ended(tr("%1 cancelled").arg(m_runner.jobName(job)));
         reportDemoCancelled();
@@ -189,7 +261,7 @@ void ImageExperimentPage::connectRunner()
     connect(&r, &ImageJobRunner::failed, this, [this](ImageJobRunner::Job job, const QString& message, bool noData) {
         ended(tr("%1 failed").arg(m_runner.jobName(job)));
         if (!demoMode())
-            Q_EMIT errorRaised(tr("Job failed"), message);
+            Q_EMIT errorRaised(job == ImageJobRunner::kOpenModel ? tr("Open Model") : tr("Job failed"), message);
         reportDemoFailure(tr("image"),
                           tr("pass --data DIR (an MNIST-like IDX folder or a CIFAR-10 binary folder) or install "
                              "Debian's dataset-fashion-mnist"),

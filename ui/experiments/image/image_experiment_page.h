@@ -36,6 +36,17 @@ public:
     bool canRecorrect() const override;
     void recorrect() override { startJob(ImageJobRunner::Job::Recorrect); }
 
+    /// Save Model: every network the last finished run of the shown experiment trained,
+    /// as `--save-models` writes them. Open Model: an exported image classifier decides
+    /// the test images of the data the form names; its figures become the results.
+    bool hasModels() const override { return true; }
+    bool canSaveModel() const override;
+    void saveModel() override;
+    void openModel() override;
+    /// The two without their dialogs: into the folder `dir`, from the file `path`.
+    void saveModelTo(const QString& dir);
+    void openModelFrom(const QString& path);
+
     nlohmann::json demoSettings(const QString& experiment) const override;
     QStringList exportPlots(const QString& dir, int& written) const override;
 
@@ -54,6 +65,7 @@ private:
     ImageResultsPage* m_page = nullptr;
     ImageSummaryTable* m_table = nullptr;
     CostMatrix m_runCosts;  ///< the matrix the running job's data set up, to tell edits made meanwhile
+    QString m_openedModel;  ///< the model the running (or last) kOpenModel job decides with
 };
 
 } // namespace lcs::ui

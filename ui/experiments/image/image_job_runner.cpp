@@ -1,13 +1,19 @@
 #include "image_job_runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <utility>
 
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include <QDir>
+#include <QTemporaryDir>
+
+#include "core/atomic_file.h"
 #include "core/input_error.h"
 #include "experiments/corruption_experiment.h"
 #include "experiments/image_experiment_support.h"
@@ -51,8 +57,41 @@ class ImageWorker : public ExperimentWorker {
     Q_OBJECT
 public:
     explicit ImageWorker(std::shared_ptr<const ImageJobHooks> hooks)
-        : ExperimentWorker(tr("Image experiment")), m_hooks(std::move(hooks))
+        : ExperimentWorker(tr("Image experiment"), tr("Re-correction"), tr("Model evaluation")),
+          m_hooks(std::move(hooks))
     {
+    }
+
+    /// Copies the last finished run's model files into `dir` through a staging folder,
+    /// so that a failure leaves `dir` as it was.
+    void saveNetworks(const QString& dir)
+    {
+        QStringList written;
+        QString error;
+        try {
+            if (!m_networks || m_networkFiles.empty())
+                throw std::runtime_error("no networks to save: run the experiment first");
+            StagedFolder staged(dir.toStdString());
+            for (const auto& file : m_networkFiles)
+                for (const char* suffix : {"", ".json"}) {
+                    const std::string name = file + suffix;
+                    std::error_code ec;
+                    std::filesystem::copy_file(m_networks->filePath(QString::fromStdString(name)).toStdString(),
+                                               staged.path() + "/" + name, ec);
+                    if (ec)
+                        throw OutputError("cannot write " + dir.toStdString() + "/" + name + ": " + ec.message());
+                    written << QString::fromStdString(name);
+                }
+            staged.commit();
+            if (m_recorrectedSinceRun)
+                Q_EMIT logMessage(tr("Note: q in %1 is the one the run trained, for the costs its sidecar records; "
+                                     "the re-corrected q is not saved.")
+                                      .arg(dir));
+        } catch (const std::exception& e) {
+            written.clear();
+            error = QString::fromStdString(e.what());
+        }
+        emitView(&ImageJobRunner::networksSaved, dir, written, error);
     }
 
 protected:
@@ -60,6 +99,8 @@ protected:
     {
         if (job == JobKind::Recorrect)
             recorrectCached(costs);
+        else if (job == ImageJobRunner::kOpenModel)
+            evaluateModel(settings.value<ImageModelRequest>(), costs, json, csv);
         else
             runExperiment(settings.value<ImageRunRequest>(), costs, json, csv);
     }
@@ -178,14 +219,55 @@ private:
         return c;
     }
 
+    /// The folder a run writes its networks into as they are trained; kept (networks
+    /// announced) only when the run finishes.
+    struct RunNetworks {
+        std::unique_ptr<QTemporaryDir> dir;
+        std::vector<std::string> files;
+    };
+
+    /// Writes each network as the run reports it (on this thread, while it is valid).
+    NetworkSink networkSink(RunNetworks& out, const ImageRunRequest& s, const ImageDataset& data, uint64_t seed)
+    {
+        out.dir = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/lcs-networks-XXXXXX"));
+        if (!out.dir->isValid()) {
+            Q_EMIT logMessage(tr("Warning: no temporary folder for the run's networks (%1): Save Model will have "
+                                 "nothing to save.")
+                                  .arg(out.dir->errorString()));
+            out.dir.reset();
+            return {};
+        }
+        return [&out, writer = ImageNetworkWriter(s.experiment.toStdString(), data, seed)](const TrainedNetwork& n) {
+            const auto file = writer.write(n, out.dir->path().toStdString());
+            if (std::find(out.files.begin(), out.files.end(), file) == out.files.end())
+                out.files.push_back(file);
+        };
+    }
+
+    void keepNetworks(RunNetworks& networks, const QString& experiment)
+    {
+        m_networks = std::move(networks.dir);
+        m_networkFiles = std::move(networks.files);
+        m_recorrectedSinceRun = false;
+        QStringList files;
+        for (const auto& f : m_networkFiles)
+            files << QString::fromStdString(f);
+        emitView(&ImageJobRunner::networksChanged, files.isEmpty() ? QString() : experiment, files);
+    }
+
     void runExperiment(const ImageRunRequest& s, const CostMatrix& costs, QString& json, QString& csv)
     {
         m_cache.reset();
         Q_EMIT cacheDropped();
+        // The last run's networks go with its S: Save Model saves one run's networks.
+        m_networks.reset();
+        m_networkFiles.clear();
+        emitView(&ImageJobRunner::networksChanged, QString(), QStringList());
         ++runs;
         const auto choices = runChoices(s);
         const ImageDataset& data = loadData(choices);
         throwIfCancelled();
+        RunNetworks networks;  // a failed or cancelled run takes its folder with it
         if (!s.isSelective()) {
             auto config = corruptionConfigFor(choices, data);
             config.costs = costsFor(costs, config.costs, data);
@@ -201,6 +283,7 @@ private:
                                   .arg(config.trials));
             Reporter reporter(this, QString::fromLatin1(kCorruptionExperiment));
             reporter.setPlan(corruptionPlan(config));
+            config.onNetwork = networkSink(networks, s, data, config.seed);
             // Heat maps and the gallery fill in as each run's q is trained, not at the end.
             config.onComparison = [&](const DecisionComparison& c, const at::Tensor& testImages) {
                 sendComparison(reporter, c, data, config.costs, testImages, s.experiment, "sgld_s");
@@ -232,6 +315,7 @@ private:
                                   .arg(config.referralCosts.size()).arg(config.trials));
             Reporter reporter(this, QString::fromLatin1(kSelectiveExperiment));
             reporter.setPlan(selectivePlan(config));
+            config.onNetwork = networkSink(networks, s, data, config.seed);
             // Live, with the trial's own rotated test images (what the networks decided on).
             config.onComparison = [&](const DecisionComparison& c, const at::Tensor& testImages) {
                 sendComparison(reporter, c, data, selectiveCosts(config.baseCosts, c.rate), testImages, s.experiment,
@@ -248,6 +332,31 @@ private:
             keepCache(s, data, result.cache,
                       selectiveCosts(config.baseCosts, result.cache ? result.cache->rate : config.referralCosts.back()));
         }
+        keepNetworks(networks, s.experiment);
+    }
+
+    /// Decides the test images of the request's data with an exported classifier.
+    void evaluateModel(const ImageModelRequest& r, const CostMatrix& costs, QString& json, QString& csv)
+    {
+        const ImageDataset& data = loadData(runChoices(r.data));
+        throwIfCancelled();
+        ProgressChannel channel(this, tr("model evaluation"));
+        channel.setPlan({{TaskIdentity{"evaluate", std::nullopt, 0}, 1.0}});
+        const auto e = evaluateImageModel(r.path.toStdString(), data, costs, channel.context(cancelToken()));
+        channel.flush();
+        const QString matrix = e.sidecarCosts ? tr("its sidecar's cost matrix (the window's has %1 classes)")
+                                                    .arg(costs.numClasses())
+                                              : tr("the window's cost matrix");
+        // The selective experiment rotates its test images per trial; these are as loaded.
+        const QString images = r.data.isSelective() ? tr("test images (as loaded, not rotated)") : tr("test images");
+        Q_EMIT logMessage(tr("%1 (%2, %3) on the %4 %5 of %6 under %7: %8")
+                              .arg(r.path, QString::fromStdString(e.info.method.empty() ? "?" : e.info.method),
+                                   QString::fromStdString(e.info.architecture))
+                              .arg(e.metrics.count)
+                              .arg(images, QString::fromStdString(e.dataset), matrix,
+                                   QString::fromStdString(imageModelEvaluationText(e))));
+        json = QString::fromStdString(imageModelEvaluationJson(e));
+        csv = QString::fromStdString(imageModelEvaluationCsv(e));
     }
 
     /// One run's comparison of S (the `uncorrected` method) with q, after the curves that
@@ -310,6 +419,7 @@ private:
         v.uncorrectedLabel = selective ? tr("S (SGHMC student)") : imageSeriesLabel(QStringLiteral("sgld_s"));
         v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
         ++recorrections;
+        m_recorrectedSinceRun = true;
         emitView(&ImageJobRunner::comparison, v);
         Q_EMIT logMessage(tr("Re-correction: q trained in %1 s; test cost %2 -> %3, %4 decision(s) changed%5")
                               .arg(r.seconds, 0, 'f', 2).arg(v.costBefore, 0, 'f', 4).arg(v.costAfter, 0, 'f', 4)
@@ -324,6 +434,9 @@ private:
     QString m_cacheExperiment;
     std::vector<std::string> m_classNames;
     std::vector<double> m_mean, m_std;
+    std::unique_ptr<QTemporaryDir> m_networks;  ///< the last finished run's model files
+    std::vector<std::string> m_networkFiles;
+    bool m_recorrectedSinceRun = false;
 };
 
 ImageJobRunner::ImageJobRunner(QObject* parent, std::shared_ptr<const ImageJobHooks> hooks)
@@ -337,7 +450,12 @@ ImageJobRunner::ImageJobRunner(QObject* parent, std::shared_ptr<const ImageJobHo
     qRegisterMetaType<SummaryView>();
     qRegisterMetaType<TrainingTimeView>();
     qRegisterMetaType<RiskCoverageView>();
+    qRegisterMetaType<ImageModelRequest>();
     connect(this, &ImageJobRunner::cacheExperimentChanged, this, [this](const QString& e) { m_cacheExperiment = e; });
+    connect(this, &ImageJobRunner::networksChanged, this, [this](const QString& experiment, const QStringList& files) {
+        m_networksExperiment = experiment;
+        m_networkFiles = files;
+    });
 }
 
 bool ImageJobRunner::start(Job job, const QString& experiment, const nlohmann::json& settings, const CostMatrix& costs)
@@ -345,6 +463,20 @@ bool ImageJobRunner::start(Job job, const QString& experiment, const nlohmann::j
     if (job != Job::Recorrect && !isBusy())
         m_cacheExperiment.clear();
     return JobRunner::start(job, QVariant::fromValue(ImageRunRequest{experiment, settings}), costs);
+}
+
+bool ImageJobRunner::saveNetworks(const QString& dir)
+{
+    if (isBusy() || m_networkFiles.isEmpty())
+        return false;
+    auto* worker = workerAs<ImageWorker>();
+    QMetaObject::invokeMethod(worker, [worker, dir] { worker->saveNetworks(dir); }, Qt::QueuedConnection);
+    return true;
+}
+
+bool ImageJobRunner::openModel(const QString& path, const ImageRunRequest& request, const CostMatrix& costs)
+{
+    return JobRunner::start(kOpenModel, QVariant::fromValue(ImageModelRequest{path, request}), costs);
 }
 
 } // namespace lcs::ui

@@ -13,10 +13,15 @@ class ImageWorker;
 /// The image experiments (label corruption, selective classification) on the one
 /// JobRunner: engine progress becomes queued signals with plain data, throttled to about
 /// 10 Hz. The worker keeps the last run's student S (the engine's CorrectionCache), so a
-/// cost edit re-trains only q. Adds the page's views: data, curves, comparisons.
+/// cost edit re-trains only q, and the model files of every network the run trained, so
+/// that they can be saved. Adds the page's views: data, curves, comparisons.
 class ImageJobRunner : public JobRunner {
     Q_OBJECT
 public:
+    /// The job that decides a data set with an opened model. JobKind has no kind of its
+    /// own for it; the image experiments never sample on their own, so Sample is free.
+    static constexpr Job kOpenModel = Job::Sample;
+
     explicit ImageJobRunner(QObject* parent = nullptr, std::shared_ptr<const ImageJobHooks> hooks = {});
 
     /// kCorruptionExperiment or kSelectiveExperiment: the experiment whose S is cached.
@@ -24,6 +29,20 @@ public:
     /// False (and nothing done) while another job runs.
     /// `settings`: `experiment`'s declared settings, checked (checkedSettings).
     bool start(Job job, const QString& experiment, const nlohmann::json& settings, const CostMatrix& costs);
+
+    /// The model files ("<stem>.pt", each with its sidecar "<stem>.pt.json") of the
+    /// networks the last finished run trained, and that run's experiment; empty when no
+    /// run finished since the last one started (failed, cancelled) or none trained any.
+    QStringList networkFiles() const { return m_networkFiles; }
+    QString networksExperiment() const { return m_networksExperiment; }
+    bool hasNetworks() const { return !m_networkFiles.isEmpty(); }
+    /// Copies those files into `dir` (all of them or none) on the job thread; answers
+    /// with networksSaved. False (nothing done) while a job runs or with no networks.
+    bool saveNetworks(const QString& dir);
+    /// Decides the test images of the data `request` names (loaded as a run loads it)
+    /// with the image classifier at `path`, under `costs` or, where they do not fit, its
+    /// sidecar's: a kOpenModel job whose results are the figures. False while a job runs.
+    bool openModel(const QString& path, const ImageRunRequest& request, const CostMatrix& costs);
 
 Q_SIGNALS:
     /// The data set is loaded; `info.costs` is the matrix the run decides with.
@@ -36,9 +55,15 @@ Q_SIGNALS:
     void riskCoverage(const lcs::ui::RiskCoverageView& view);
     /// The experiment whose S is now cached (cacheExperiment()).
     void cacheExperimentChanged(const QString& experiment);
+    /// The networks a finished run left (networkFiles()); empty lists when a run starts.
+    void networksChanged(const QString& experiment, const QStringList& files);
+    /// saveNetworks ended: the files written into `dir`, or the error (nothing written).
+    void networksSaved(const QString& dir, const QStringList& files, const QString& error);
 
 private:
     QString m_cacheExperiment;
+    QString m_networksExperiment;
+    QStringList m_networkFiles;
 };
 
 } // namespace lcs::ui

@@ -26,6 +26,13 @@ struct ImageRunRequest {
     bool isSelective() const { return experiment == QLatin1String(kSelectiveExperiment); }
 };
 
+/// An exported image classifier to decide the test images of the data `data` names with
+/// (File > Open Model).
+struct ImageModelRequest {
+    QString path;          ///< the model file (.pt, its sidecar beside it)
+    ImageRunRequest data;  ///< the page's experiment and settings: the data as a run loads it
+};
+
 /// What the worker loaded, and the cost matrix the run decides with (class names from
 /// the data; for selective classification the base C x C matrix).
 struct ImageDataInfo {
@@ -137,6 +144,7 @@ QString imageSeriesLabel(const QString& series);
 } // namespace lcs::ui
 
 Q_DECLARE_METATYPE(lcs::ui::ImageRunRequest)
+Q_DECLARE_METATYPE(lcs::ui::ImageModelRequest)
 Q_DECLARE_METATYPE(lcs::ui::ImageDataInfo)
 Q_DECLARE_METATYPE(lcs::ui::EpochPoint)
 Q_DECLARE_METATYPE(lcs::ui::TrainingPoint)
