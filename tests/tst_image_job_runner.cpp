@@ -309,6 +309,24 @@ private Q_SLOTS:
         QVERIFY(finished.last().at(3).toString().startsWith("model,method,dataset,test_images,cost"));
         QVERIFY(runner.hasNetworks());  // opening a model leaves the run's networks as they were
         QCOMPARE(runner.runs(), 1);
+
+        // After a re-correction Save Model saves the new q: its sidecar has the new costs
+        // and it decides as the re-correction's comparison says.
+        CostMatrix edited = costs;
+        edited.set(0, 1, 4.0);
+        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Recorrect, tinySettings(experiment), edited));
+        QVERIFY(finished.wait(60000));
+        const QString again = tmp.path() + "/recorrected";
+        QVERIFY(runner.saveNetworks(again));
+        QVERIFY(saved.wait(30000));
+        const auto q2 = loadClassifier((again + "/ours_rate0.2_trial0.pt").toStdString());
+        QCOMPARE(q2.info.costs.at(0, 1), 4.0);
+        const auto decisions2 = bayesDecisions(q2.probabilities(tinyRawTestImages()), costTensor(q2.info.costs));
+        QVector<qint64> counts2(9, 0);
+        for (int64_t i = 0; i < labels.size(0); ++i)
+            ++counts2[int(labels[i].item<int64_t>() * 3 + decisions2[i].item<int64_t>())];
+        QCOMPARE(counts2, comparisons.last().at(0).value<ComparisonView>().after);
+        QCOMPARE(loadClassifier((again + "/map_rate0.2_trial0.pt").toStdString()).info.costs.at(0, 1), 1.0);  // the rest as run
     }
 
     void failedSaveLeavesNothingBehind_data()

@@ -11,8 +11,9 @@ namespace lcs::ui {
 // ---------------------------------------------------------------------------------------
 // ExperimentWorker
 
-ExperimentWorker::ExperimentWorker(QString runName, QString recorrectName, QString sampleName)
-    : m_runName(std::move(runName)), m_recorrectName(std::move(recorrectName)), m_sampleName(std::move(sampleName))
+ExperimentWorker::ExperimentWorker(QString runName, QString recorrectName, QString sampleName, QString evaluateName)
+    : m_runName(std::move(runName)), m_recorrectName(std::move(recorrectName)), m_sampleName(std::move(sampleName)),
+      m_evaluateName(std::move(evaluateName))
 {
 }
 
@@ -22,6 +23,7 @@ QString ExperimentWorker::jobName(JobKind job) const
     case JobKind::Run: return m_runName;
     case JobKind::Sample: return m_sampleName;
     case JobKind::Recorrect: return m_recorrectName;
+    case JobKind::Evaluate: return m_evaluateName;
     }
     return {};
 }

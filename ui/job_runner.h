@@ -29,7 +29,8 @@ class Experiment;
 /// (decision regions, overlays) gives a worker subclass that also sends those views.
 namespace lcs::ui {
 
-enum class JobKind { Run, Sample, Recorrect };
+/// Evaluate: a saved model decides the page's data (File > Open Model), nothing trained.
+enum class JobKind { Run, Sample, Recorrect, Evaluate };
 
 /// Lives on the runner's thread and runs one job at a time. Everything it sends out is
 /// plain data.
@@ -39,7 +40,7 @@ public:
     /// The names of its jobs for the log and the status bar ("Image experiment",
     /// "Re-correction"; sampling only where the experiment samples on its own).
     explicit ExperimentWorker(QString runName, QString recorrectName = tr("Re-correction"),
-                              QString sampleName = tr("Sampling"));
+                              QString sampleName = tr("Sampling"), QString evaluateName = tr("Model evaluation"));
 
     /// Full runs started (sampling included): a re-correction must leave it unchanged.
     std::atomic<int> runs{0};
@@ -97,7 +98,7 @@ protected:
     }
 
 private:
-    QString m_runName, m_recorrectName, m_sampleName;
+    QString m_runName, m_recorrectName, m_sampleName, m_evaluateName;
     const CancelToken* m_cancel = nullptr;
     QObject* m_runner = nullptr;
 };

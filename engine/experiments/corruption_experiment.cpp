@@ -115,6 +115,7 @@ Recorrection recorrect(const CorrectionCache& cache, const CostMatrix& costs, co
                                       cache.testLabels, costs);
     out.comparison.rate = cache.rate;
     out.comparison.trial = cache.trial;
+    out.q = q.q;
     out.seconds = q.seconds;
     out.collapsed = q.collapsed;
     return out;

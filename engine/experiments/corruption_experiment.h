@@ -136,6 +136,7 @@ struct CorrectionCache {
 /// decisions with S's.
 struct Recorrection {
     DecisionComparison comparison;
+    Classifier q;          ///< the new q, for saving
     double seconds = 0;
     bool collapsed = false;
 };

@@ -80,7 +80,7 @@ class CamvidWorker : public ExperimentWorker {
     Q_OBJECT
 public:
     explicit CamvidWorker(std::shared_ptr<const CamvidJobHooks> hooks)
-        : ExperimentWorker(tr("CamVid training"), tr("CamVid re-correction"), tr("CamVid model evaluation")),
+        : ExperimentWorker(tr("CamVid training"), tr("CamVid re-correction"), tr("Sampling"), tr("CamVid model evaluation")),
           m_hooks(std::move(hooks))
     {
     }

@@ -17,9 +17,8 @@ class CamvidWorker;
 class CamvidJobRunner : public JobRunner {
     Q_OBJECT
 public:
-    /// The job that evaluates an opened model folder. JobKind has no kind of its own for
-    /// it; CamVid never samples on its own, so Sample is free.
-    static constexpr Job kOpenModel = Job::Sample;
+    /// The job that decides the page's data with an opened model (File > Open Model).
+    static constexpr Job kOpenModel = Job::Evaluate;
 
     explicit CamvidJobRunner(QObject* parent = nullptr, std::shared_ptr<const CamvidJobHooks> hooks = {});
 

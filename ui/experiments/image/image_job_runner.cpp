@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include <ATen/Parallel.h>
@@ -57,7 +58,7 @@ class ImageWorker : public ExperimentWorker {
     Q_OBJECT
 public:
     explicit ImageWorker(std::shared_ptr<const ImageJobHooks> hooks)
-        : ExperimentWorker(tr("Image experiment"), tr("Re-correction"), tr("Model evaluation")),
+        : ExperimentWorker(tr("Image experiment")),
           m_hooks(std::move(hooks))
     {
     }
@@ -83,10 +84,6 @@ public:
                     written << QString::fromStdString(name);
                 }
             staged.commit();
-            if (m_recorrectedSinceRun)
-                Q_EMIT logMessage(tr("Note: q in %1 is the one the run trained, for the costs its sidecar records; "
-                                     "the re-corrected q is not saved.")
-                                      .arg(dir));
         } catch (const std::exception& e) {
             written.clear();
             error = QString::fromStdString(e.what());
@@ -224,6 +221,7 @@ private:
     struct RunNetworks {
         std::unique_ptr<QTemporaryDir> dir;
         std::vector<std::string> files;
+        std::optional<ImageNetworkWriter> writer;  ///< also writes a re-corrected q over the run's
     };
 
     /// Writes each network as the run reports it (on this thread, while it is valid).
@@ -237,8 +235,9 @@ private:
             out.dir.reset();
             return {};
         }
-        return [&out, writer = ImageNetworkWriter(s.experiment.toStdString(), data, seed)](const TrainedNetwork& n) {
-            const auto file = writer.write(n, out.dir->path().toStdString());
+        out.writer.emplace(s.experiment.toStdString(), data, seed);
+        return [&out](const TrainedNetwork& n) {
+            const auto file = out.writer->write(n, out.dir->path().toStdString());
             if (std::find(out.files.begin(), out.files.end(), file) == out.files.end())
                 out.files.push_back(file);
         };
@@ -248,7 +247,7 @@ private:
     {
         m_networks = std::move(networks.dir);
         m_networkFiles = std::move(networks.files);
-        m_recorrectedSinceRun = false;
+        m_networkWriter = std::move(networks.writer);
         QStringList files;
         for (const auto& f : m_networkFiles)
             files << QString::fromStdString(f);
@@ -419,7 +418,19 @@ private:
         v.uncorrectedLabel = selective ? tr("S (SGHMC student)") : imageSeriesLabel(QStringLiteral("sgld_s"));
         v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
         ++recorrections;
-        m_recorrectedSinceRun = true;
+        // Save Model saves the q the window shows: the new one replaces the run's file.
+        if (m_networks && m_networkWriter && r.q) {
+            TrainedNetwork n;
+            n.network = "ours";
+            n.settingName = selective ? "r" : "rate";
+            n.setting = m_cache->rate;
+            n.trial = m_cache->trial;
+            n.model = r.q.get();
+            n.spec = &m_cache->spec;
+            n.costs = &named;
+            n.collapsed = r.collapsed;
+            m_networkWriter->write(n, m_networks->path().toStdString());
+        }
         emitView(&ImageJobRunner::comparison, v);
         Q_EMIT logMessage(tr("Re-correction: q trained in %1 s; test cost %2 -> %3, %4 decision(s) changed%5")
                               .arg(r.seconds, 0, 'f', 2).arg(v.costBefore, 0, 'f', 4).arg(v.costAfter, 0, 'f', 4)
@@ -436,7 +447,7 @@ private:
     std::vector<double> m_mean, m_std;
     std::unique_ptr<QTemporaryDir> m_networks;  ///< the last finished run's model files
     std::vector<std::string> m_networkFiles;
-    bool m_recorrectedSinceRun = false;
+    std::optional<ImageNetworkWriter> m_networkWriter;
 };
 
 ImageJobRunner::ImageJobRunner(QObject* parent, std::shared_ptr<const ImageJobHooks> hooks)

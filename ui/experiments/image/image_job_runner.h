@@ -18,9 +18,8 @@ class ImageWorker;
 class ImageJobRunner : public JobRunner {
     Q_OBJECT
 public:
-    /// The job that decides a data set with an opened model. JobKind has no kind of its
-    /// own for it; the image experiments never sample on their own, so Sample is free.
-    static constexpr Job kOpenModel = Job::Sample;
+    /// The job that decides the page's data with an opened model (File > Open Model).
+    static constexpr Job kOpenModel = Job::Evaluate;
 
     explicit ImageJobRunner(QObject* parent = nullptr, std::shared_ptr<const ImageJobHooks> hooks = {});
 
