@@ -261,7 +261,7 @@ private Q_SLOTS:
         auto* page = qobject_cast<SyntheticPage*>(pageFor(window.pages(), "tabular"));
         QVERIFY(page);
         const auto opens = page->openActions();
-        QCOMPARE(opens.size(), 1);
+        QCOMPARE(opens.size(), 2);  // Open Data, Open Predictive
         QCOMPARE(opens.front().experiment, QString("tabular"));
         window.setExperiment("tabular");
         page->openTable(plane);

@@ -123,7 +123,7 @@ void MainWindow::buildActions()
                     [this] { m_page->exportPlotsAsked(this); });
     m_exportResultsAction = file->addAction(tr("Export &Results..."), QKeySequence(tr("Ctrl+Shift+R")), this,
                                             [this] { m_page->exportResultsAsked(this); });
-    m_saveModelAction = file->addAction(tr("Save &Model..."), QKeySequence(tr("Ctrl+Shift+S")), this,
+    m_saveModelAction = file->addAction(tr("Export &Model..."), QKeySequence(tr("Ctrl+Shift+S")), this,
                                         [this] { m_page->saveModel(); });
     m_openModelAction = file->addAction(tr("Open Mo&del..."), QKeySequence(tr("Ctrl+Shift+O")), this,
                                         [this] { m_page->openModel(); });

@@ -112,7 +112,7 @@ public:
     };
     virtual QList<OpenAction> openActions() { return {}; }
 
-    /// Model files (File > Save Model / Open Model), where the experiment has them.
+    /// Model files (File > Export Model / Open Model), where the experiment has them.
     virtual bool hasModels() const { return false; }
     virtual bool canSaveModel() const { return false; }
     virtual void saveModel() {}

@@ -196,7 +196,7 @@ void CamvidExperimentPage::connectRunner()
     connect(&r, &CamvidJobRunner::modelsSaved, this,
             [this](const QString& dir, const QStringList& files, const QString& error) {
                 if (!error.isEmpty())
-                    Q_EMIT errorRaised(tr("Save Model"), tr("Nothing was written to %1:\n%2").arg(dir, error));
+                    Q_EMIT errorRaised(tr("Export Model"), tr("Nothing was written to %1:\n%2").arg(dir, error));
                 else
                     Q_EMIT logLine(tr("Saved the CamVid model folder %1: %2").arg(dir, files.join(QStringLiteral(", "))));
             });

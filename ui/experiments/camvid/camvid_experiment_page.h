@@ -40,7 +40,7 @@ public:
     bool canRecorrect() const override { return m_runner.hasCache(); }
     void recorrect() override { startJob(CamvidJobRunner::Job::Recorrect); }
 
-    /// Save Model: the cached run's networks as a model folder of `lcstudio-cli camvid
+    /// Export Model: the cached run's networks as a model folder of `lcstudio-cli camvid
     /// train`'s layout. Open Model: a model folder evaluated on the form's validation
     /// frames, shown like a run's evaluation.
     bool hasModels() const override { return true; }

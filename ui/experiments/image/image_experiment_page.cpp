@@ -244,7 +244,7 @@ void ImageExperimentPage::connectRunner()
     connect(&r, &ImageJobRunner::networksSaved, this,
             [this](const QString& dir, const QStringList& files, const QString& error) {
                 if (!error.isEmpty()) {
-                    Q_EMIT errorRaised(tr("Save Model"), tr("Nothing was written to %1:\n%2").arg(dir, error));
+                    Q_EMIT errorRaised(tr("Export Model"), tr("Nothing was written to %1:\n%2").arg(dir, error));
                     return;
                 }
                 QStringList networks;

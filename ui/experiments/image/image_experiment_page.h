@@ -36,7 +36,7 @@ public:
     bool canRecorrect() const override;
     void recorrect() override { startJob(ImageJobRunner::Job::Recorrect); }
 
-    /// Save Model: every network the last finished run of the shown experiment trained,
+    /// Export Model: every network the last finished run of the shown experiment trained,
     /// as `--save-models` writes them. Open Model: an exported image classifier decides
     /// the test images of the data the form names; its figures become the results.
     bool hasModels() const override { return true; }

@@ -229,7 +229,7 @@ private:
     {
         out.dir = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/lcs-networks-XXXXXX"));
         if (!out.dir->isValid()) {
-            Q_EMIT logMessage(tr("Warning: no temporary folder for the run's networks (%1): Save Model will have "
+            Q_EMIT logMessage(tr("Warning: no temporary folder for the run's networks (%1): Export Model will have "
                                  "nothing to save.")
                                   .arg(out.dir->errorString()));
             out.dir.reset();
@@ -258,7 +258,7 @@ private:
     {
         m_cache.reset();
         Q_EMIT cacheDropped();
-        // The last run's networks go with its S: Save Model saves one run's networks.
+        // The last run's networks go with its S: Export Model saves one run's networks.
         m_networks.reset();
         m_networkFiles.clear();
         emitView(&ImageJobRunner::networksChanged, QString(), QStringList());
@@ -418,7 +418,7 @@ private:
         v.uncorrectedLabel = selective ? tr("S (SGHMC student)") : imageSeriesLabel(QStringLiteral("sgld_s"));
         v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
         ++recorrections;
-        // Save Model saves the q the window shows: the new one replaces the run's file.
+        // Export Model saves the q the window shows: the new one replaces the run's file.
         if (m_networks && m_networkWriter && r.q) {
             TrainedNetwork n;
             n.network = "ours";

@@ -302,7 +302,7 @@ void SyntheticPage::connectRunner()
     });
     connect(&m_runner, &SyntheticJobRunner::modelSaved, this, [this](const QString& paths, const QString& error) {
         if (!error.isEmpty())
-            Q_EMIT errorRaised(tr("Save model"), error);
+            Q_EMIT errorRaised(tr("Export model"), error);
         else
             Q_EMIT logLine(tr("Saved %1").arg(paths));
     });
