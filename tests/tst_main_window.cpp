@@ -264,6 +264,7 @@ private Q_SLOTS:
         QCOMPARE(opens.size(), 2);  // Open Data, Open Predictive
         QCOMPARE(opens.front().experiment, QString("tabular"));
         window.setExperiment("tabular");
+        QCOMPARE(window.findChild<QDockWidget*>("resultsDock")->windowTitle(), QString("Results (your table)"));
         page->openTable(plane);
         QCOMPARE(QString::fromStdString(page->form()->values().at("data").get<std::string>()), plane);
         page->form()->setValues({{"data", plane.toStdString()}, {"label", "kind"}, {"replicates", 1},

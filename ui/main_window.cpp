@@ -264,8 +264,8 @@ void MainWindow::setExperiment(const QString& experiment)
     syncBox();
     m_centralStack->setCurrentWidget(next->centralWidget());
     m_resultsStack->setCurrentWidget(next->resultsWidget());
-    m_resultsDock->setWindowTitle(next->resultsTitle());
     next->activate(experiment);
+    m_resultsDock->setWindowTitle(next->resultsTitle());  // a page titles its current experiment
     updateActions();
     log(tr("Experiment: %1").arg(m_chooser->currentTitle()));
 }

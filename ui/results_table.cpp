@@ -30,9 +30,10 @@ ResultsTable::ResultsTable(QWidget* parent) : QTableWidget(parent)
     setToolTip(tr("Test decision cost, mean ± sample std over replicates; paired diff = uncorrected - corrected"));
 }
 
-void ResultsTable::reset(const QStringList& methods, int replicates)
+void ResultsTable::reset(const QStringList& methods, int replicates, const QStringList& labels)
 {
     m_methods = methods;
+    m_labels = labels;
     m_replicates = replicates;
     m_rows.clear();
     refresh();
@@ -65,9 +66,12 @@ void ResultsTable::refresh()
                 d.push_back(r.uncorrectedCost - r.correctedCost);
             }
         const auto method = parseMethod(m_methods[i].toStdString());
-        const QString label = method ? QString::fromStdString(methodLabel(*method)) : m_methods[i];
-        auto cell = [](const MeanStd& m, int digits) {
-            return QString("%1\n± %2").arg(m.mean, 0, 'f', digits).arg(m.std, 0, 'f', digits);
+        const QString label = method ? QString::fromStdString(methodLabel(*method))
+                              : i < m_labels.size() ? m_labels[i] : m_methods[i];
+        // One value has no spread to show.
+        auto cell = [single = u.size() < 2](const MeanStd& m, int digits) {
+            return single ? QString::number(m.mean, 'f', digits)
+                          : QString("%1\n± %2").arg(m.mean, 0, 'f', digits).arg(m.std, 0, 'f', digits);
         };
         const bool any = !u.empty();
         setItem(i, 0, new QTableWidgetItem(label));

@@ -13,13 +13,14 @@ class ResultsTable : public QTableWidget {
     Q_OBJECT
 public:
     explicit ResultsTable(QWidget* parent = nullptr);
-    void reset(const QStringList& methods, int replicates);
+    /// `labels` name rows whose method is not in the catalogue (a user's predictive).
+    void reset(const QStringList& methods, int replicates, const QStringList& labels = {});
     void addRow(const ResultRow& row);
     const QVector<ResultRow>& rows() const { return m_rows; }
 
 private:
     void refresh();
-    QStringList m_methods;
+    QStringList m_methods, m_labels;
     int m_replicates = 0;
     QVector<ResultRow> m_rows;
 };

@@ -64,7 +64,7 @@ SyntheticPage::SyntheticPage(CostMatrixModel* costs, CostEditor* costEditor, QOb
 void SyntheticPage::resetResults(const nlohmann::json& settings)
 {
     if (!settings.contains("methods")) {  // a user's predictive: one task
-        m_results->reset({QString::fromLatin1(kOwnPredictiveSeries)}, 1);
+        m_results->reset({QString::fromLatin1(kOwnPredictiveSeries)}, 1, {tr("your P")});
         return;
     }
     QStringList methods;
