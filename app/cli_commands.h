@@ -69,6 +69,20 @@ int executeSelective(const ImageRunOptions& options);
 
 /// "lcstudio-cli NAME - title" and the experiment's description, for --help.
 std::string experimentIntro(const lcs::Experiment& experiment);
+/// A registered experiment's command line, parsed: its declared settings (checked),
+/// --costs (read), --quiet and its outputs' flags (checked against its inputs).
+struct ExperimentCommandLine {
+    nlohmann::json settings;
+    std::optional<lcs::CostMatrix> costs;
+    std::string costsPath;
+    CommandOutputs outputs;
+    bool quiet = false;
+};
+/// Parses it with `outputs`' flags; prints `help` and gives nothing for --help.
+std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Experiment& experiment, int argc,
+                                                                char** argv, int first,
+                                                                const std::vector<lcs::OutputSpec>& outputs,
+                                                                const std::string& help);
 /// Runs a registered experiment from its declared settings plus --costs, --json, --csv
 /// and --quiet.
 int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** argv, int first = 2);

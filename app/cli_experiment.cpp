@@ -30,39 +30,52 @@ std::string experimentIntro(const lcs::Experiment& experiment)
     return "lcstudio-cli " + experiment.command() + " - " + experiment.title() + "\n\n" + experiment.description();
 }
 
-int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** argv, int first)
+std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Experiment& experiment, int argc,
+                                                                char** argv, int first,
+                                                                const std::vector<lcs::OutputSpec>& outputs,
+                                                                const std::string& help)
 {
     const auto specs = experiment.settings();
-    const std::string command = experiment.command();
-    auto own = outputFlagSpecs(experiment.outputs());
+    auto own = outputFlagSpecs(outputs);
     own.push_back({"--costs", true});
     own.push_back({"--quiet", false});
-    const auto parsed = parseFlags(argc, argv, first, command, specs, own);
+    const auto parsed = parseFlags(argc, argv, first, experiment.command(), specs, own);
     if (parsed.help) {
-        std::printf("%s\nOptions (the experiment's settings):\n%s\n%s", experimentIntro(experiment).c_str(),
-                    lcs::settingsHelp(specs).c_str(), filesHelp(experiment).c_str());
-        return kExitOk;
+        std::fputs(help.c_str(), stdout);
+        return std::nullopt;
     }
-    std::optional<lcs::CostMatrix> costs;
-    std::string costsPath;
+    ExperimentCommandLine out;
     if (parsed.values.count("--costs")) {
-        costsPath = parsed.values.at("--costs");
-        costs = lcs::loadCostMatrix(costsPath);
+        out.costsPath = parsed.values.at("--costs");
+        out.costs = lcs::loadCostMatrix(out.costsPath);
     }
-    const auto settings = lcs::checkedSettings(specs, parsed.settings, experiment.name());
-    auto inputs = experiment.inputPaths(settings);
-    inputs.push_back({"--costs", costsPath, lcs::PathKind::File});
-    const CommandOutputs outputs(experiment.outputs(), parsed.values, inputs);
-    if (costs) {
+    out.settings = lcs::checkedSettings(specs, parsed.settings, experiment.name());
+    if (parsed.settings.contains("device"))
+        checkDeviceFlag(out.settings.at("device").get<std::string>());
+    auto inputs = experiment.inputPaths(out.settings);
+    inputs.push_back({"--costs", out.costsPath, lcs::PathKind::File});
+    out.outputs = CommandOutputs(outputs, parsed.values, inputs);
+    out.quiet = parsed.switches.count("--quiet") > 0;
+    return out;
+}
+
+int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** argv, int first)
+{
+    const std::string help = experimentIntro(experiment) + "\nOptions (the experiment's settings):\n" +
+                             lcs::settingsHelp(experiment.settings()) + "\n" + filesHelp(experiment);
+    auto line = parseExperimentCommandLine(experiment, argc, argv, first, experiment.outputs(), help);
+    if (!line)
+        return kExitOk;
+    if (line->costs) {
         // The matrix must fit the experiment: said here, naming the file, before any work
         // (a class count that depends on the data is checked once the data is read).
         try {
-            costs = experiment.acceptedCosts(*costs);
+            line->costs = experiment.acceptedCosts(*line->costs);
         } catch (const std::exception& e) {
-            throw UsageError("--costs: " + costsPath + ": " + e.what());
+            throw UsageError("--costs: " + line->costsPath + ": " + e.what());
         }
     }
-    return executeExperiment(experiment, settings, costs, outputs, parsed.switches.count("--quiet") > 0);
+    return executeExperiment(experiment, line->settings, line->costs, line->outputs, line->quiet);
 }
 
 int executeExperiment(const lcs::Experiment& experiment, const nlohmann::json& settings,

@@ -131,33 +131,16 @@ int runSyntheticCommand(int argc, char** argv)
 int runTabularCommand(int argc, char** argv)
 {
     const auto& experiment = lcs::ExperimentRegistry::global().get(lcs::kTabularExperiment);
-    const auto specs = experiment.settings();
-    auto own = outputFlagSpecs(lcs::syntheticCommandOutputs());
-    own.insert(own.end(), {{"--costs", true}, {"--quiet", false}});
-    const auto parsed = parseFlags(argc, argv, 2, lcs::kTabularExperiment, specs, own);
-    if (parsed.help) {
-        std::fputs(tabularHelp().c_str(), stdout);
+    const auto line = parseExperimentCommandLine(experiment, argc, argv, 2, lcs::syntheticCommandOutputs(), tabularHelp());
+    if (!line)
         return kExitOk;
-    }
-    std::optional<lcs::CostMatrix> costs;
-    std::string costsPath;
-    if (parsed.values.count("--costs")) {
-        costsPath = parsed.values.at("--costs");
-        costs = lcs::loadCostMatrix(costsPath);
-    }
-    const auto settings = lcs::checkedSettings(specs, parsed.settings, experiment.name());
-    if (parsed.settings.contains("device"))
-        checkDeviceFlag(settings.at("device").get<std::string>());
-    auto inputs = experiment.inputPaths(settings);
-    inputs.push_back({"--costs", costsPath, lcs::PathKind::File});
-    const CommandOutputs outputs(lcs::syntheticCommandOutputs(), parsed.values, inputs);
     lcs::SyntheticConfig config;
     try {
-        config = lcs::tabularConfigFrom(settings, costs);
+        config = lcs::tabularConfigFrom(line->settings, line->costs);
     } catch (const lcs::CostMatrixError& e) {
-        throw UsageError("--costs: " + costsPath + ": " + e.what());
+        throw UsageError("--costs: " + line->costsPath + ": " + e.what());
     }
-    return executeSynthetic(config, outputs, parsed.switches.count("--quiet") > 0);
+    return executeSynthetic(config, line->outputs, line->quiet);
 }
 
 } // namespace cli

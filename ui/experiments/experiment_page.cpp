@@ -236,6 +236,20 @@ void ExperimentPage::reportDemoCancelled()
         Q_EMIT demoFailed(1, tr("demo run cancelled"));
 }
 
+bool ExperimentPage::costsUsable(int classes)
+{
+    try {
+        if (classes > 0)
+            m_costs->matrix().validateFor(classes);
+        else
+            m_costs->matrix().validate();
+        return true;
+    } catch (const CostMatrixError& e) {
+        Q_EMIT errorRaised(tr("Invalid cost matrix"), QString::fromStdString(e.what()));
+        return false;
+    }
+}
+
 CostMatrix ExperimentPage::declaredDefaultCosts(const Experiment& experiment, const nlohmann::json& values) const
 {
     const auto declared = experiment.settings();

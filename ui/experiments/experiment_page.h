@@ -192,6 +192,9 @@ protected:
     /// The demo's ends: the main run finished, failed or was cancelled.
     void reportDemoFailure(const QString& what, const QString& hint, const QString& message, bool dataUnavailable);
     void reportDemoCancelled();
+    /// The shown matrix is valid (for `classes` classes when > 0); else errorRaised says
+    /// why and false.
+    bool costsUsable(int classes = 0);
     /// The matrix `experiment` decides under by default for the form's `values`: from the
     /// values as they are, else from the declared defaults, else (an experiment that
     /// cannot say without data) the matrix shown.

@@ -128,12 +128,8 @@ void ImageExperimentPage::openModelFrom(const QString& path)
         Q_EMIT logLine(tr("Busy: open the model when the job has finished"));
         return;
     }
-    try {
-        costs()->matrix().validate();
-    } catch (const CostMatrixError& e) {
-        Q_EMIT errorRaised(tr("Invalid cost matrix"), QString::fromStdString(e.what()));
+    if (!costsUsable())
         return;
-    }
     // The data the form names, loaded as a run would load it.
     const auto settings = settingsForJob(false);
     if (!settings)
@@ -158,12 +154,8 @@ void ImageExperimentPage::startJob(ImageJobRunner::Job job)
 {
     if (m_runner.isBusy())
         return;
-    try {
-        costs()->matrix().validate();
-    } catch (const CostMatrixError& e) {
-        Q_EMIT errorRaised(tr("Invalid cost matrix"), QString::fromStdString(e.what()));
+    if (!costsUsable())
         return;
-    }
     const auto settings = settingsForJob(job == ImageJobRunner::Job::Run);
     if (!settings)
         return;

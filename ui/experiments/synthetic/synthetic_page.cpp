@@ -391,16 +391,9 @@ void SyntheticPage::startJob(SyntheticJobRunner::Job job)
     const bool ownData = experiment() != QLatin1String(kSyntheticExperiment);
     if (ownData && job != SyntheticJobRunner::Job::Recorrect)
         adoptDataClasses(declared(), s);
-    try {
-        // A table's or a predictive's classes are checked against the matrix when it is read.
-        if (!ownData)
-            costs()->matrix().validateFor(2);
-        else
-            costs()->matrix().validate();
-    } catch (const CostMatrixError& e) {
-        Q_EMIT errorRaised(tr("Invalid cost matrix"), QString::fromStdString(e.what()));
+    // A table's or a predictive's classes are checked against the matrix when it is read.
+    if (!costsUsable(ownData ? 0 : 2))
         return;
-    }
     if (job != SyntheticJobRunner::Job::Recorrect) {
         m_tasks.clear();
         m_regions->clear();
