@@ -8,6 +8,7 @@
 #include <ATen/Parallel.h>
 
 #include "cli_commands.h"
+#include "core/threads.h"
 #include "cli_flags.h"
 #include "experiments/experiment.h"
 #include "cli_support.h"
@@ -200,7 +201,7 @@ int runCamvidCommand(int argc, char** argv)
                                   {"--costs", costsPath, lcs::PathKind::File}});
     out = outputs.path("out");
     overlays = outputs.path("overlays");
-    at::set_num_threads(static_cast<int>(threads > 0 ? threads : defaultThreads()));
+    lcs::configureThreads(static_cast<int>(threads > 0 ? threads : defaultThreads()));
     ProgressLines lines(quiet);
     lcs::JobContext ctx{[&](const lcs::Progress& p) { lines(p); }, &g_cancel};
     if (sub == "train") {

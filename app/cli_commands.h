@@ -61,6 +61,8 @@ int runSyntheticCommand(int argc, char** argv);
 /// The tabular experiment's command: the registry's settings plus --save-models.
 int runTabularCommand(int argc, char** argv);
 int runCorruptionCommand(int argc, char** argv);
+/// `lcstudio-cli bench distill`: figures against the machine's own peak.
+int runBenchCommand(int argc, char** argv);
 int runCorrectCommand(int argc, char** argv);
 int runSelectiveCommand(int argc, char** argv);
 int runCamvidCommand(int argc, char** argv);

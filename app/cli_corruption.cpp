@@ -5,6 +5,7 @@
 #include <ATen/Parallel.h>
 
 #include "cli_commands.h"
+#include "core/threads.h"
 #include "cli_flags.h"
 #include "cli_support.h"
 #include "core/atomic_file.h"
@@ -114,7 +115,7 @@ int executeCorruption(const ImageRunOptions& o)
     // runs 5x slower as soon as anything else ran, and the MLP's small matrices lose
     // even on an idle machine.
     const int threads = o.threads > 0 ? o.threads : 1;
-    at::set_num_threads(threads);
+    lcs::configureThreads(threads);
     if (o.costs) {
         if (o.costs->numClasses() != data.classes())
             throw UsageError(o.costsSource + " has " + std::to_string(o.costs->numClasses()) + " classes but " +

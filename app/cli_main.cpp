@@ -79,6 +79,7 @@ std::string topHelp()
     line("decide [options]", "decisions from a saved network (q, S, MAP, any exported classifier)");
     line("presets [NAME]", "list the paper's cost matrices, or print one as JSON");
     line("check FILE...", "check cost matrices, sessions, saved models and data");
+    line("bench distill", "time distillation against this machine's sgemm peak");
     out += R"(  lcstudio-cli --help | --version
 
 Run "lcstudio-cli COMMAND --help" for the options of a command.
@@ -469,6 +470,8 @@ int cli::runCli(int argc, char** argv)
             return runSessionCommand(argc, argv);
         if (command == lcs::kCamvidExperiment)
             return runCamvidCommand(argc, argv);
+        if (command == "bench")
+            return runBenchCommand(argc, argv);
         if (command == "presets")
             return runPresetsCommand(argc, argv);
         if (const auto* experiment = lcs::ExperimentRegistry::global().find(command))

@@ -6,6 +6,7 @@
 #include <ATen/Parallel.h>
 
 #include "cli_commands.h"
+#include "core/threads.h"
 #include "cli_support.h"
 #include "core/atomic_file.h"
 #include "core/number_format.h"
@@ -51,7 +52,7 @@ int executeSelective(const ImageRunOptions& o)
     // runs 5x slower as soon as anything else ran, and the MLP's small matrices lose
     // even on an idle machine.
     const int threads = o.threads > 0 ? o.threads : 1;
-    at::set_num_threads(threads);
+    lcs::configureThreads(threads);
     if (!o.quiet)
         std::fprintf(stderr, "%s: %lld training, %lld test images; %s; %zu referral cost(s) x %d trial(s)\n",
                      data.name.c_str(), static_cast<long long>(data.train.size()),

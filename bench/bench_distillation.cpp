@@ -13,6 +13,7 @@
 #include <torch/torch.h>
 
 #include "calibration/image_training.h"
+#include "core/threads.h"
 #include "decision/decisions.h"
 #include "image_data.h"
 
@@ -28,7 +29,7 @@ int main(int argc, char** argv)
     const std::string spec = argc > 1 ? argv[1] : "fashion-mnist";
     const int threads = argc > 2 ? std::atoi(argv[2]) : 1;
     const int epochs = argc > 3 ? std::atoi(argv[3]) : 1;
-    at::set_num_threads(threads);
+    lcs::configureThreads(threads);
     try {
         auto t0 = std::chrono::steady_clock::now();
         const auto data = lcs::loadImageDataset(spec);

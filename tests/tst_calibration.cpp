@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include "calibration/correction.h"
+#include "core/threads.h"
 #include "decision/decisions.h"
 
 using namespace lcs;
@@ -113,7 +114,7 @@ Q_DECLARE_METATYPE(HandCase)
 class TestCalibration : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() { at::set_num_threads(1); }
+    void initTestCase() { lcs::configureThreads(1); }
 
     void gradientMatchesFiniteDifferences_data()
     {

@@ -233,6 +233,13 @@ private Q_SLOTS:
         const auto data = loadImageDataset(dir.toStdString(), {100, 50, 0});
         QCOMPARE(data.classNames[9], std::string("truck"));
         QCOMPARE(data.train.size(), 100);
+        // Each colour channel standardised with its own training statistics.
+        for (int64_t c = 0; c < 3; ++c) {
+            const auto channel = data.train.images.select(1, c);
+            QVERIFY(std::abs(channel.mean().item<double>()) < 1e-5);
+            QVERIFY(std::abs(channel.std().item<double>() - 1.0) < 1e-4);
+            QVERIFY(data.channelStd[c] > 0.1 && data.channelStd[c] < 0.5);
+        }
         const auto full = readCifarDirectory(dir.toStdString(), CifarSplit::Train);
         QCOMPARE(full.batch.size(), size_t(10000));
         QCOMPARE(int(full.batch.labels[0]), int(static_cast<uint8_t>(raw[0])));

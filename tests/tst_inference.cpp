@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "fastpath/flat_parameters.h"
+#include "core/threads.h"
 #include "fastpath/mlp_backward.h"
 #include "inference/methods.h"
 #include "inference/sghmc.h"
@@ -37,7 +38,7 @@ double expectedSigmoid(double mean, double variance)
 class TestInference : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() { at::set_num_threads(1); }
+    void initTestCase() { lcs::configureThreads(1); }
 
     void bbviPredictiveIsTheGaussianExpectation()
     {

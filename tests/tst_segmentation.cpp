@@ -16,6 +16,7 @@
 #include <torch/torch.h>
 
 #include "calibration/image_training.h"
+#include "core/threads.h"
 #include "camvid_data.h"
 #include "core/atomic_file.h"
 #include "core/input_error.h"
@@ -137,7 +138,7 @@ private Q_SLOTS:
     {
         // One intra-op thread: the trained networks, and so the thresholds below, are
         // then the same on every run.
-        at::set_num_threads(1);
+        lcs::configureThreads(1);
     }
 
     void segnetShapesAndMcDropout()

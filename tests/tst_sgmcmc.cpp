@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "fastpath/flat_parameters.h"
+#include "core/threads.h"
 #include "fastpath/mlp_backward.h"
 #include "inference/chain.h"
 #include "inference/methods.h"
@@ -42,7 +43,7 @@ Conjugate makeConjugate()
 class TestSgmcmc : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() { at::set_num_threads(1); }
+    void initTestCase() { lcs::configureThreads(1); }
 
     void sgmcmcRecoversConjugatePosterior_data()
     {

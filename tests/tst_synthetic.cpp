@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "experiments/synthetic_experiment.h"
+#include "core/threads.h"
 #include "experiments/synthetic_report.h"
 #include "experiments/synthetic_settings.h"
 #include "core/atomic_file.h"
@@ -47,7 +48,7 @@ SyntheticConfig quickConfig()
 class TestSynthetic : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() { at::set_num_threads(1); }
+    void initTestCase() { lcs::configureThreads(1); }
 
     void dataIsDeterminedBySeedAndReplicate()
     {

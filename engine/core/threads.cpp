@@ -2,18 +2,65 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+
 #include <ATen/Parallel.h>
 
 namespace lcs {
 
+namespace {
+
+std::atomic<int> g_configured{0};
+
+} // namespace
+
+int physicalCores()
+{
+    // Linux lists each logical CPU's package and core; a (package, core) pair is one
+    // physical core. Elsewhere (or unreadable): the logical count.
+    std::set<std::pair<std::string, std::string>> cores;
+    for (unsigned cpu = 0; cpu < 4096; ++cpu) {
+        const std::string base = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
+        std::ifstream package(base + "physical_package_id"), core(base + "core_id");
+        std::string p, c;
+        if (!(package >> p) || !(core >> c))
+            break;
+        cores.emplace(p, c);
+    }
+    if (!cores.empty())
+        return static_cast<int>(cores.size());
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 void configureThreads(int intraOpThreads)
 {
-    at::set_num_threads(intraOpThreads < 1 ? 1 : intraOpThreads);
+    const int threads = intraOpThreads < 1 ? physicalCores() : intraOpThreads;
+    static std::once_flag interOp;
+    std::call_once(interOp, [] {
+        try {
+            at::set_num_interop_threads(1);
+        } catch (const std::exception&) {
+            // already started by earlier tensor work: it stays as it is
+        }
+    });
+    at::set_num_threads(threads);
     // libblas.so.3 is whichever implementation Debian's alternatives selected; only
     // OpenBLAS has this entry point, so look it up rather than link against it.
     using SetThreads = void (*)(int);
     if (auto* set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
         set(1);
+    g_configured = threads;
+}
+
+int configuredThreads()
+{
+    return g_configured.load();
 }
 
 } // namespace lcs

@@ -1,4 +1,5 @@
 #include "camvid_job_runner.h"
+#include "core/threads.h"
 
 #include <algorithm>
 #include <chrono>
@@ -331,9 +332,9 @@ private:
     void setThreads()
     {
         // One core stays with the GUI thread. Set on this thread, where the engine runs.
-        const int want = std::max(1, QThread::idealThreadCount() - 1);
+        const int want = std::max(1, physicalCores() - 1);
         if (at::get_num_threads() != want)
-            at::set_num_threads(want);
+            configureThreads(want);
     }
 
     void train(const nlohmann::json& settings, const CostMatrix& costs)

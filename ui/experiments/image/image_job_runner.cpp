@@ -1,4 +1,5 @@
 #include "image_job_runner.h"
+#include "core/threads.h"
 
 #include <algorithm>
 #include <chrono>
@@ -184,9 +185,9 @@ private:
         // The MLP's small matrices run slower split across threads; ResNet-18 gains, but
         // one core stays with the GUI thread. Set on this thread, where the engine's
         // operations run.
-        const int want = model.architecture == "mlp" ? 1 : std::max(1, QThread::idealThreadCount() - 1);
+        const int want = model.architecture == "mlp" ? 1 : std::max(1, physicalCores() - 1);
         if (at::get_num_threads() != want)
-            at::set_num_threads(want);
+            configureThreads(want);
     }
 
     ImageDataInfo info(const ImageDataset& data, const QString& experiment, const ModelSpec& model,

@@ -1,0 +1,173 @@
+// lcstudio-cli bench: figures measured against the machine itself (never a test).
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "calibration/image_training.h"
+#include "cli_commands.h"
+#include "cli_flags.h"
+#include "cli_support.h"
+#include "core/threads.h"
+#include "image_data.h"
+
+namespace cli {
+namespace {
+
+const char* kBenchHelp = R"(lcstudio-cli bench distill - online distillation at the machine's limit
+
+Usage: lcstudio-cli bench distill [--data D] [--epochs N] [--threads T]
+Times the authors' configuration (label corruption 0.5, MLP 784-200-10, batch 64: per
+minibatch one SGLD teacher step on D and one student step on a noisy batch of D') and
+measures, in the same run, the single-precision matrix-product (sgemm) peak of every
+core at once. Prints seconds per epoch, GFLOP per epoch (counted from the layer sizes:
+forward, weight gradients and the input gradients backpropagation needs), the peak and
+the peak resident memory, and ends with
+  limit_ratio=<epoch seconds / (GFLOP per epoch / peak GFLOP/s)> peak_rss_mb=<M>
+(1 = the epoch runs at the machine's sgemm peak on all cores).
+  --data D     image data: a folder or mnist, fashion-mnist (default), cifar10
+  --epochs N   epochs timed (default 1)
+  --threads T  intra-op threads (default: the physical cores)
+  -h, --help   this text
+)";
+
+double secondsSince(std::chrono::steady_clock::time_point t)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+/// GFLOP/s of square sgemm products running on `cores` threads at once, each on one
+/// core's worth of BLAS (OpenBLAS single-threaded), for about `seconds`.
+double sgemmPeak(int cores, double seconds)
+{
+    constexpr int64_t n = 512;
+    std::atomic<int64_t> products{0};
+    std::vector<std::thread> threads;
+    const auto start = std::chrono::steady_clock::now();
+    for (int c = 0; c < cores; ++c)
+        threads.emplace_back([&] {
+            lcs::configureThreads(1);
+            torch::NoGradGuard noGrad;
+            const auto a = torch::rand({n, n}), b = torch::rand({n, n});
+            auto out = torch::empty({n, n});
+            at::mm_out(out, a, b);  // warm: pages, caches
+            int64_t done = 0;
+            while (secondsSince(start) < seconds) {
+                at::mm_out(out, a, b);
+                ++done;
+            }
+            products += done;
+        });
+    for (auto& t : threads)
+        t.join();
+    return static_cast<double>(products.load()) * 2.0 * n * n * n / secondsSince(start) / 1e9;
+}
+
+/// FLOP of one distillation step per input row, from the layer sizes: a teacher SGLD
+/// step (forward, weight gradients, input gradients of every layer but the first) and a
+/// student step (the teacher's forward on D' for the targets, then the student's
+/// forward and backward as the teacher's).
+double flopPerRow(const std::vector<int64_t>& layers)
+{
+    double forward = 0, inputGradients = 0;
+    for (size_t l = 0; l + 1 < layers.size(); ++l) {
+        const double product = 2.0 * static_cast<double>(layers[l]) * static_cast<double>(layers[l + 1]);
+        forward += product;
+        if (l > 0)
+            inputGradients += product;
+    }
+    const double trainingStep = 2 * forward + inputGradients;
+    return trainingStep + forward + trainingStep;
+}
+
+double peakRssMegabytes()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_maxrss) / 1024.0;  // kB on Linux
+}
+
+int benchDistill(int argc, char** argv)
+{
+    const auto parsed =
+        parseFlags(argc, argv, 3, "bench distill", {}, {{"--data", true}, {"--epochs", true}, {"--threads", true}},
+                   kBenchHelp);
+    if (parsed.help) {
+        std::fputs(kBenchHelp, stdout);
+        return kExitOk;
+    }
+    std::string dataSpec = "fashion-mnist";
+    int epochs = 1, threads = lcs::physicalCores();
+    for (const auto& [flag, value] : parsed.values) {
+        if (flag == "--data")
+            dataSpec = value;
+        else if (flag == "--epochs")
+            epochs = static_cast<int>(parseIntegerFlag(flag, value, 1, 1000));
+        else if (flag == "--threads")
+            threads = static_cast<int>(parseIntegerFlag(flag, value, 1, 256));
+    }
+    lcs::configureThreads(threads);
+    const int cores = lcs::physicalCores();
+    const double peak = sgemmPeak(cores, 1.0);
+    const double peakOneCore = sgemmPeak(1, 0.5);
+    std::printf("sgemm peak: %.1f GFLOP/s on %d core(s) at once (%.1f on one)\n", peak, cores, peakOneCore);
+
+    auto start = std::chrono::steady_clock::now();
+    const auto data = lcs::loadImageDataset(dataSpec);
+    std::printf("%s: %lld training images loaded in %.2f s; %d intra-op thread(s)\n", data.name.c_str(),
+                static_cast<long long>(data.train.size()), secondsSince(start), threads);
+    auto generator = lcs::makeGenerator(1);
+    lcs::TrainingSet train{data.train.images, lcs::corruptLabels(data.train.labels, 0.5, data.classes(), generator)};
+    lcs::ModelSpec model;
+    model.inputShape = data.inputShape;
+    model.classes = data.classes();
+    model.hidden = {200};
+    auto init = model.build(generator);
+    lcs::SgldDistillationConfig config;
+    config.epochs = epochs;
+    config.learningRate = 2e-3;
+    config.burnInSteps = 1LL << 40;  // time the steps, not the test-set predictions
+    config.student = {0, 64, 0.05, lcs::LrSchedule::OneCycle, 0.9, 1e-4, {}};
+    const auto perturb = [](const at::Tensor& x, at::Generator& g) { return lcs::withGaussianNoise(x, 0.05, g); };
+    const auto result = lcs::runSgldDistillation(model, *init, train, train.x, perturb,
+                                                 data.test.images.slice(0, 0, 10), config, generator, {});
+    int64_t inputs = 1;
+    for (auto d : data.inputShape)
+        inputs *= d;
+    std::vector<int64_t> layers{inputs};
+    layers.insert(layers.end(), model.hidden.begin(), model.hidden.end());
+    layers.push_back(model.classes);
+    const double gflop = flopPerRow(layers) * static_cast<double>(train.x.size(0)) / 1e9;
+    const double limit = gflop / peak;
+    const double rss = peakRssMegabytes();
+    std::printf("distillation: %.2f s per epoch, %.1f GFLOP per epoch (%.1f GFLOP/s, %.0f%% of the peak); "
+                "%.2f s at the peak\n",
+                result.secondsPerEpoch, gflop, gflop / result.secondsPerEpoch,
+                100.0 * gflop / result.secondsPerEpoch / peak, limit);
+    std::printf("peak resident memory: %.0f MB\n", rss);
+    std::printf("limit_ratio=%.2f peak_rss_mb=%.0f\n", result.secondsPerEpoch / limit, rss);
+    return kExitOk;
+}
+
+} // namespace
+
+int runBenchCommand(int argc, char** argv)
+{
+    const std::string what = argc > 2 ? argv[2] : "";
+    if (what == "-h" || what == "--help") {
+        std::fputs(kBenchHelp, stdout);
+        return kExitOk;
+    }
+    if (what == "distill")
+        return benchDistill(argc, argv);
+    throw UsageError(what.empty() ? "bench: say what to measure: lcstudio-cli bench distill"
+                                  : "bench: unknown benchmark \"" + what.substr(0, 40) + "\" (known: distill)");
+}
+
+} // namespace cli
