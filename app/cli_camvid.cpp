@@ -30,8 +30,7 @@ Usage:
   lcstudio-cli camvid eval --data DIR --model MODEL_DIR [--split val] [options]
   lcstudio-cli camvid fps --model MODEL_DIR [--ensemble 1,2,5,10,20,30]
 
---threads T sets intra-op threads everywhere (default 1; more pays only on an idle
-machine). DIR is any folder in the CamVid layout: SPLIT/ with SPLITannot/ (label images, values
+--threads T sets intra-op threads everywhere (default: the physical cores). DIR is any folder in the CamVid layout: SPLIT/ with SPLITannot/ (label images, values
 0..11, 11 = void), or SPLIT.txt listing "image label" pairs. Networks predict the 11
 real classes; void pixels are left out of losses and metrics.
 
@@ -77,12 +76,11 @@ of the raw network
   --json FILE  --threads T  --device D
 )";
 
-/// Intra-op threads when --threads is not given: 1, as for the other image commands.
-/// SegNet's convolutions gain from more on an idle machine (--threads N), but two threads
-/// on two shared cores ran several times slower than one.
+/// Intra-op threads when --threads is not given: the physical cores, as for the other
+/// image commands (BLAS single-threaded: configureThreads).
 int defaultThreads()
 {
-    return 1;
+    return lcs::physicalCores();
 }
 
 std::vector<int> parseEnsembles(const std::string& value)

@@ -23,8 +23,8 @@ std::string imageRunFilesHelp(const lcs::Experiment& experiment)
     return filesAndOutputHelp(
         lcs::helpEntry("  --costs FILE", "cost matrix (.json or .cost) with as many classes as the data; default: "
                                          "the paper's (mnist preset for 1-channel data, cifar10 for colour)") +
-            lcs::helpEntry("  --threads T", "intra-op threads (default 1: the MLP's small matrices run 3-4x slower "
-                                            "split across threads, and ResNet-18 on 2 shared cores 5x)"),
+            lcs::helpEntry("  --threads T", "intra-op threads (default: the physical cores; BLAS stays "
+                                            "single-threaded, so no idle thread spins)"),
         imageCommandOutputs(experiment));
 }
 
@@ -111,10 +111,10 @@ int executeCorruption(const ImageRunOptions& o)
 {
     const auto data = lcs::loadChosenData(o.choices);
     auto config = lcs::corruptionConfigFor(o.choices, data);
-    // One intra-op thread unless asked: on this 2-core machine two threads made ResNet-18
-    // runs 5x slower as soon as anything else ran, and the MLP's small matrices lose
-    // even on an idle machine.
-    const int threads = o.threads > 0 ? o.threads : 1;
+    // The physical cores unless asked (configureThreads). Two threads used to run several
+    // times slower here: OpenBLAS's own pool spun against LibTorch's; with BLAS
+    // single-threaded the MLP's epoch takes the same time on one or two (bench distill).
+    const int threads = o.threads > 0 ? o.threads : lcs::physicalCores();
     lcs::configureThreads(threads);
     if (o.costs) {
         if (o.costs->numClasses() != data.classes())

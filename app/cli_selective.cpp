@@ -48,10 +48,10 @@ int executeSelective(const ImageRunOptions& o)
                          o.costsSource.c_str(), lcs::formatNumber(*o.costs->referralCost()).c_str());
         config.baseCosts.setReferral(std::nullopt);
     }
-    // One intra-op thread unless asked: on this 2-core machine two threads made ResNet-18
-    // runs 5x slower as soon as anything else ran, and the MLP's small matrices lose
-    // even on an idle machine.
-    const int threads = o.threads > 0 ? o.threads : 1;
+    // The physical cores unless asked (configureThreads). Two threads used to run several
+    // times slower here: OpenBLAS's own pool spun against LibTorch's; with BLAS
+    // single-threaded the MLP's epoch takes the same time on one or two (bench distill).
+    const int threads = o.threads > 0 ? o.threads : lcs::physicalCores();
     lcs::configureThreads(threads);
     if (!o.quiet)
         std::fprintf(stderr, "%s: %lld training, %lld test images; %s; %zu referral cost(s) x %d trial(s)\n",
