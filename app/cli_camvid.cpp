@@ -202,6 +202,7 @@ int runCamvidCommand(int argc, char** argv)
     lcs::configureThreads(static_cast<int>(threads > 0 ? threads : defaultThreads()));
     ProgressLines lines(quiet);
     lcs::JobContext ctx{[&](const lcs::Progress& p) { lines(p); }, &g_cancel};
+    ctx.plan = lines.planSink();
     if (sub == "train") {
         if (data.empty() || out.empty())
             throw UsageError("camvid train: --data DIR and --out MODEL_DIR are required");

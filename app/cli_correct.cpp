@@ -85,6 +85,7 @@ int runCorrectCommand(int argc, char** argv)
     const bool quiet = parsed.switches.count("--quiet") > 0;
     ProgressPrinter printer(quiet);
     lcs::JobContext ctx{[&](const lcs::Progress& pr) { printer(pr); }, &g_cancel};
+    ctx.plan = printer.planSink();
     const auto& correction = choices.correction;
     const auto result = lcs::correctOwnPredictive(predictive, costs, correction.correction, correction.seed, ctx);
     printer.finish();

@@ -132,6 +132,8 @@ int executeCorruption(const ImageRunOptions& o)
     config.onNetwork = networks.sink();
     ProgressLines lines(o.quiet);
     lcs::JobContext ctx{[&](const lcs::Progress& p) { lines(p); }, &g_cancel};
+    ctx.plan = lines.planSink();
+    ctx.declarePlan(lcs::corruptionPlan(config));  // the run itself reports against it
     const auto result = lcs::runCorruptionExperiment(data, config, ctx);
     lines.finish();
     networks.commit();

@@ -91,6 +91,7 @@ int executeExperiment(const lcs::Experiment& experiment, const nlohmann::json& s
                             lines(p);
                         },
                         &g_cancel};
+    ctx.plan = lines.planSink();
     const auto run = experiment.run(settings, costs, ctx);
     lines.finish();
     std::fputs(run.output.table.c_str(), stdout);

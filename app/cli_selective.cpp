@@ -62,6 +62,8 @@ int executeSelective(const ImageRunOptions& o)
     config.onNetwork = networks.sink();
     ProgressLines lines(o.quiet);
     lcs::JobContext ctx{[&](const lcs::Progress& p) { lines(p); }, &g_cancel};
+    ctx.plan = lines.planSink();
+    ctx.declarePlan(lcs::selectivePlan(config));  // the run itself reports against it
     const auto result = lcs::runSelectiveExperiment(data, config, ctx);
     lines.finish();
     networks.commit();

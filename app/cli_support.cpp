@@ -89,7 +89,34 @@ void CommandOutputs::writeResults(const std::string& jsonText, const std::string
         lcs::writeFileAtomically(path("csv"), csvText);
 }
 
-ProgressLines::ProgressLines(bool quiet) : m_quiet(quiet), m_tty(::isatty(STDERR_FILENO) != 0) {}
+lcs::PlanSink PlanClock::sink()
+{
+    return [this](const lcs::TaskPlan& plan, lcs::PlanProgress::Order order) {
+        m_tracker.setPlan(plan, order);
+        m_start = std::chrono::steady_clock::now();
+    };
+}
+
+std::string PlanClock::note(const lcs::Progress& p)
+{
+    if (!m_tracker.hasPlan())
+        return {};
+    const double done = m_tracker.report(p);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+    std::string out = " ";
+    if (m_tty) {
+        constexpr int width = 20;
+        const int filled = static_cast<int>(std::lround(done * width));
+        out += "[" + std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(width - filled), '-') +
+               "] ";
+    }
+    out += std::to_string(static_cast<int>(done * 100)) + "%";
+    if (const auto left = lcs::etaSeconds(elapsed, done))
+        out += ", ETA " + std::to_string(static_cast<long long>(std::lround(*left))) + " s";
+    return out;
+}
+
+ProgressLines::ProgressLines(bool quiet) : m_quiet(quiet), m_tty(::isatty(STDERR_FILENO) != 0), m_clock(m_tty) {}
 
 void ProgressLines::operator()(const lcs::Progress& p)
 {
@@ -111,10 +138,13 @@ void ProgressLines::operator()(const lcs::Progress& p)
         return;
     }
     auto scalars = [&] { return figures(p.training.named()); };
+    const std::string note = m_clock.note(p);
     if (m_tty)
-        std::fprintf(stderr, "\r\033[K%s: %s %lld/%lld", p.detail.c_str(), p.phase.c_str(), p.step, p.total);
+        std::fprintf(stderr, "\r\033[K%s: %s %lld/%lld%s", p.detail.c_str(), p.phase.c_str(), p.step, p.total,
+                     note.c_str());
     if (p.step == p.total)
-        std::fprintf(stderr, "%s%s: %s done,%s\n", clear, p.detail.c_str(), p.phase.c_str(), scalars().c_str());
+        std::fprintf(stderr, "%s%s: %s done,%s%s\n", clear, p.detail.c_str(), p.phase.c_str(), scalars().c_str(),
+                     note.c_str());
 }
 
 void ProgressLines::finish()

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <stdexcept>
 #include <cstdio>
 #include <map>
@@ -75,25 +76,49 @@ private:
     std::map<std::string, std::string> m_paths;
 };
 
+/// A run's progress against the plan it declares (lcs::PlanTracker): how much of the
+/// whole run is done and, once that says something, how long the rest should take.
+class PlanClock {
+public:
+    explicit PlanClock(bool tty) : m_tty(tty), m_start(std::chrono::steady_clock::now()) {}
+    /// For JobContext::plan.
+    lcs::PlanSink sink();
+    /// After `p`: a bar, the share done and the time left on a terminal (" [#####-----]
+    /// 43%, ETA 12 s"), the same without the bar otherwise; "" before the run declares a
+    /// plan.
+    std::string note(const lcs::Progress& p);
+
+private:
+    bool m_tty;
+    std::chrono::steady_clock::time_point m_start;
+    lcs::PlanTracker m_tracker;
+};
+
 /// Live progress on stderr: one rewritten line on a terminal, a line per finished
 /// task otherwise (so CI logs stay short).
 class ProgressPrinter {
 public:
-    explicit ProgressPrinter(bool quiet) : m_quiet(quiet), m_tty(::isatty(STDERR_FILENO) != 0) {}
+    explicit ProgressPrinter(bool quiet)
+        : m_quiet(quiet), m_tty(::isatty(STDERR_FILENO) != 0), m_clock(m_tty)
+    {
+    }
+    /// For JobContext::plan: the run's share done and ETA join the lines.
+    lcs::PlanSink planSink() { return m_clock.sink(); }
     void operator()(const lcs::Progress& p)
     {
         if (m_quiet)
             return;
+        const std::string note = m_clock.note(p);
         if (p.outcome) {
-            std::fprintf(stderr, "%s[%lld/%lld] %s: cost %.3f -> %.3f%s\n", m_tty ? "\r\033[K" : "", p.step, p.total,
+            std::fprintf(stderr, "%s[%lld/%lld] %s: cost %.3f -> %.3f%s%s\n", m_tty ? "\r\033[K" : "", p.step, p.total,
                          p.detail.c_str(), p.outcome->uncorrectedCost, p.outcome->correctedCost,
-                         p.outcome->collapsed ? " (warning: q collapsed to one class)" : "");
+                         p.outcome->collapsed ? " (warning: q collapsed to one class)" : "", note.c_str());
             return;
         }
         const lcs::TaskPosition tasks = p.tasks.value_or(lcs::TaskPosition{});
         if (m_tty)
-            std::fprintf(stderr, "\r\033[K[%lld/%lld] %s: %s %lld/%lld", tasks.done, tasks.total, p.detail.c_str(),
-                         p.phase.c_str(), p.step, p.total);
+            std::fprintf(stderr, "\r\033[K[%lld/%lld] %s: %s %lld/%lld%s", tasks.done, tasks.total, p.detail.c_str(),
+                         p.phase.c_str(), p.step, p.total, note.c_str());
     }
     void finish()
     {
@@ -104,6 +129,7 @@ public:
 private:
     bool m_quiet;
     bool m_tty;
+    PlanClock m_clock;
 };
 
 /// Progress of the image experiments on stderr: the running phase on one rewritten line
@@ -111,12 +137,15 @@ private:
 class ProgressLines {
 public:
     explicit ProgressLines(bool quiet);
+    /// For JobContext::plan: the run's share done and ETA join the lines.
+    lcs::PlanSink planSink() { return m_clock.sink(); }
     void operator()(const lcs::Progress& p);
     void finish();
 
 private:
     bool m_quiet;
     bool m_tty;
+    PlanClock m_clock;
 };
 
 } // namespace cli

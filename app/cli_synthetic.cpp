@@ -76,6 +76,8 @@ int executeSynthetic(const lcs::SyntheticConfig& config, const CommandOutputs& o
     lcs::configureThreads(1);
     ProgressPrinter printer(quiet);
     lcs::JobContext ctx{[&](const lcs::Progress& p) { printer(p); }, &g_cancel};
+    ctx.plan = printer.planSink();
+    ctx.declarePlan(lcs::syntheticPlan(config), lcs::PlanProgress::Order::Parallel);
     lcs::ReplicateCallback onReplicate;
     if (!modelDir.empty())
         onReplicate = [&](const lcs::ReplicateOutcome& o, const lcs::SyntheticPredictive& p,

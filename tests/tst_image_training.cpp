@@ -534,6 +534,34 @@ private Q_SLOTS:
         QCOMPARE(p.update({"bbvi", std::nullopt, 0}, 2, 2), 1.0);
     }
 
+    // The tracker both the window and the command line use: a report counts for its own
+    // task, else the plan's only task, else (runs that name phases) its phase; the time
+    // left is extrapolated linearly, and said only once 2% is done.
+    void planTrackerAndEta()
+    {
+        PlanTracker one;
+        one.setPlan({{{"ours", 0.5, 0}, 1.0}});
+        Progress p = Progress::at("correction", "", 1, 4);
+        QCOMPARE(one.report(p), 0.25);  // no identity: the only task's
+
+        PlanTracker two;
+        two.setPlan({{{"map", std::nullopt, 0}, 1.0}, {{"ours", std::nullopt, 0}, 3.0}});
+        QCOMPARE(two.report(p), 0.0);  // no identity, two tasks: counts for none
+        p.task = TaskIdentity{"ours", std::nullopt, 0};
+        QCOMPARE(two.report(p), (1.0 + 3.0 * 0.25) / 4.0);  // sequential: map is behind it
+
+        PlanTracker phases;
+        phases.setPlan({{{"sgd", std::nullopt, 0}, 1.0}, {{"correction", std::nullopt, 0}, 1.0}});
+        phases.identifyByPhase();
+        QCOMPARE(phases.report(Progress::at("sgd", "", 2, 2)), 0.5);
+        QCOMPARE(phases.report(Progress::at("correction", "", 1, 2)), 0.75);
+
+        QVERIFY(!etaSeconds(10, 0.01));
+        QVERIFY(!etaSeconds(10, 1.0));
+        QCOMPARE(*etaSeconds(10, 0.25), 30.0);
+        QCOMPARE(*etaSeconds(6, 0.75), 2.0);
+    }
+
     // Re-correcting with the run's own costs trains the run's q again: the same stream.
     void recorrectionWithTheRunsCostsRepeatsTheRun()
     {

@@ -278,6 +278,13 @@ private Q_SLOTS:
         QTest::qWait(400);  // queued replots
         auto* uncorrected = window.findChild<QCustomPlot*>("regions_uncorrected");
         QVERIFY(uncorrected && uncorrected->isVisible());
+        // Equal scales on both axes (the panel is not square), the table's box shown whole.
+        const auto pixelsPerUnit = [](QCPAxis* axis) { return std::abs(axis->coordToPixel(1) - axis->coordToPixel(0)); };
+        QVERIFY(uncorrected->axisRect()->width() != uncorrected->axisRect()->height());
+        QVERIFY2(std::abs(pixelsPerUnit(uncorrected->xAxis) / pixelsPerUnit(uncorrected->yAxis) - 1) < 0.01,
+                 qPrintable(QString("x %1, y %2 pixels per unit").arg(pixelsPerUnit(uncorrected->xAxis))
+                                .arg(pixelsPerUnit(uncorrected->yAxis))));
+        QVERIFY(uncorrected->xAxis->range().lower <= -3.6 && uncorrected->yAxis->range().upper >= 4.6);
         // Each class has its own colour, and each class's region is drawn.
         const QImage image = uncorrected->grab().toImage();
         for (int c = 0; c < 3; ++c) {

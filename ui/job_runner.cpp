@@ -49,9 +49,7 @@ ProgressChannel::ProgressChannel(ExperimentWorker* worker, QString phasePrefix)
 void ProgressChannel::setPlan(const TaskPlan& plan, PlanProgress::Order order)
 {
     std::lock_guard<std::recursive_mutex> lock(m_mutex);
-    m_plan = PlanProgress(plan, order);
-    // A plan of one task: every report without an identity is that task's.
-    m_fallback = plan.size() == 1 ? std::optional<TaskIdentity>(plan.front().task) : std::nullopt;
+    m_plan.setPlan(plan, order);
 }
 
 void ProgressChannel::operator()(const Progress& p)
@@ -61,11 +59,7 @@ void ProgressChannel::operator()(const Progress& p)
     if (!p.test) {
         m_last = p;
         m_hasLast = true;
-        std::optional<TaskIdentity> task = p.task ? p.task : m_fallback;
-        if (!task && m_byPhase)
-            task = TaskIdentity{p.phase, std::nullopt, 0};
-        if (task)
-            m_plan.update(*task, p.step, p.total);
+        m_plan.report(p);
     }
     maybeFlushLocked();
 }

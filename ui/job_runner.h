@@ -117,7 +117,7 @@ public:
     /// re-correction's).
     void setPlan(const TaskPlan& plan, PlanProgress::Order order = PlanProgress::Order::Sequential);
     /// Reports without an identity are matched on their phase name (CamVid's plan).
-    void identifyByPhase() { m_byPhase = true; }
+    void identifyByPhase() { m_plan.identifyByPhase(); }
 
     void operator()(const Progress& p);
     void flush();
@@ -138,9 +138,7 @@ private:
     void flushLocked();
     ExperimentWorker* m_worker;
     QString m_prefix;
-    PlanProgress m_plan;
-    std::optional<TaskIdentity> m_fallback;
-    bool m_byPhase = false;
+    PlanTracker m_plan;
     Progress m_last;
     bool m_hasLast = false;
     WorkerClock::time_point m_lastEmit{};

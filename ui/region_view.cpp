@@ -19,6 +19,8 @@ const QColor kClassColors[] = {QColor(31, 119, 180), QColor(214, 39, 40),  QColo
                                QColor(140, 86, 75),   QColor(0, 0, 0)};
 constexpr int kClassColorCount = static_cast<int>(std::size(kClassColors));
 const QColor kReferColor(230, 184, 0);
+/// The plane's box a panel shows (QRectF), kept on the plot for its layout handler.
+constexpr const char* kBoxProperty = "lcsRegionBox";
 
 QColor lighter(const QColor& c)
 {
@@ -80,7 +82,29 @@ RegionView::Panel RegionView::makePanel(const QString& title, const QString& obj
     panel.map->setInterpolate(false);
     panel.map->setTightBoundary(true);
     installExportMenu(panel.plot, this);
+    // Equal scales on both axes, whatever the panel's shape: once the layout has sized
+    // the axis rect, the box is shown whole and the longer side's axis widened.
+    auto* plot = panel.plot;
+    connect(plot, &QCustomPlot::afterLayout, plot, [plot] {
+        const QRectF box = plot->property(kBoxProperty).toRectF();
+        const QRect rect = plot->axisRect()->rect();
+        if (box.isNull() || rect.width() <= 0 || rect.height() <= 0)
+            return;
+        plot->xAxis->setRange(box.left(), box.right());
+        plot->yAxis->setRange(box.top(), box.bottom());
+        if (rect.width() * box.height() > rect.height() * box.width())
+            plot->xAxis->setScaleRatio(plot->yAxis, 1.0);
+        else
+            plot->yAxis->setScaleRatio(plot->xAxis, 1.0);
+    });
     return panel;
+}
+
+void RegionView::showBox(QCustomPlot* plot, double xMin, double xMax, double yMin, double yMax)
+{
+    plot->setProperty(kBoxProperty, QRectF(QPointF(xMin, yMin), QPointF(xMax, yMax)));
+    plot->xAxis->setRange(xMin, xMax);
+    plot->yAxis->setRange(yMin, yMax);
 }
 
 QList<QCustomPlot*> RegionView::plots() const
@@ -128,8 +152,7 @@ void RegionView::drawRegions(Panel& panel, const RegionGrid& grid, const RegionG
         panel.map->setDataRange(QCPRange(0, d - 1));
     }
     panel.map->setGradient(gradient);
-    panel.plot->xAxis->setRange(grid.xMin, grid.xMax);
-    panel.plot->yAxis->setRange(grid.yMin, grid.yMax);
+    showBox(panel.plot, grid.xMin, grid.xMax, grid.yMin, grid.yMax);
 }
 
 void RegionView::drawPoints(Panel& panel, const TaskView& view, const QVector<int>& decisions, int numDecisions,
@@ -239,10 +262,8 @@ void RegionView::setTask(const TaskView& view, const QStringList& decisionNames)
                     after << view.testDecisionsCorrected[i];
                 }
         drawPoints(m_difference, changed, after, d, decisionNames);
-        for (auto* p : {&m_uncorrected, &m_difference}) {
-            p->plot->xAxis->setRange(view.corrected.xMin, view.corrected.xMax);
-            p->plot->yAxis->setRange(view.corrected.yMin, view.corrected.yMax);
-        }
+        for (auto* p : {&m_uncorrected, &m_difference})
+            showBox(p->plot, view.corrected.xMin, view.corrected.xMax, view.corrected.yMin, view.corrected.yMax);
         m_uncorrected.plot->replot(QCustomPlot::rpQueuedReplot);
     }
     m_corrected.plot->replot(QCustomPlot::rpQueuedReplot);

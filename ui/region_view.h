@@ -38,6 +38,8 @@ private:
         QCPColorMap* map = nullptr;
     };
     Panel makePanel(const QString& title, const QString& objectName);
+    /// Shows [xMin, xMax] x [yMin, yMax] at equal scales (the longer side's axis widened).
+    static void showBox(QCustomPlot* plot, double xMin, double xMax, double yMin, double yMax);
     void drawPoints(Panel& panel, const TaskView& view, const QVector<int>& decisions, int numDecisions,
                     const QStringList& decisionNames);
     void drawRegions(Panel& panel, const RegionGrid& grid, const RegionGrid* other, int numClasses);

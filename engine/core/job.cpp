@@ -37,4 +37,27 @@ double PlanProgress::update(const TaskIdentity& task, long long step, long long 
     return m_fraction;
 }
 
+void PlanTracker::setPlan(const TaskPlan& plan, PlanProgress::Order order)
+{
+    m_plan = PlanProgress(plan, order);
+    m_fallback = plan.size() == 1 ? std::optional<TaskIdentity>(plan.front().task) : std::nullopt;
+}
+
+double PlanTracker::report(const Progress& p)
+{
+    std::optional<TaskIdentity> task = p.task ? p.task : m_fallback;
+    if (!task && m_byPhase)
+        task = TaskIdentity{p.phase, std::nullopt, 0};
+    if (task)
+        m_plan.update(*task, p.step, p.total);
+    return m_plan.fraction();
+}
+
+std::optional<double> etaSeconds(double elapsedSeconds, double fraction)
+{
+    if (!(fraction > 0.02) || fraction >= 1.0)
+        return std::nullopt;
+    return elapsedSeconds * (1.0 - fraction) / fraction;
+}
+
 } // namespace lcs

@@ -161,6 +161,29 @@ private:
     double m_fraction = 0;
 };
 
+/// Follows a run's reports against its declared plan, for the window's progress bar and
+/// the command line's percentages alike: a report counts for its task (its identity;
+/// else the plan's only task; else, where the run names phases rather than tasks, its
+/// phase).
+class PlanTracker {
+public:
+    void setPlan(const TaskPlan& plan, PlanProgress::Order order = PlanProgress::Order::Sequential);
+    void identifyByPhase() { m_byPhase = true; }
+    /// The fraction of the whole run done after `p` (a report of no planned task leaves it).
+    double report(const Progress& p);
+    double fraction() const { return m_plan.fraction(); }
+    bool hasPlan() const { return !m_plan.empty(); }
+
+private:
+    PlanProgress m_plan;
+    std::optional<TaskIdentity> m_fallback;
+    bool m_byPhase = false;
+};
+
+/// Seconds left when `fraction` of a run took `elapsedSeconds`, extrapolated linearly;
+/// nothing before 2% is done (too early to say).
+std::optional<double> etaSeconds(double elapsedSeconds, double fraction);
+
 /// Receives a run's plan as soon as the run knows it (after its data are loaded).
 using PlanSink = std::function<void(const TaskPlan&, PlanProgress::Order)>;
 

@@ -4,6 +4,7 @@
 #include <QProgressBar>
 #include <QStatusBar>
 
+#include "core/job.h"
 #include "experiment_page.h"
 
 namespace lcs::ui {
@@ -43,8 +44,8 @@ void JobStatus::onProgress(const JobProgress& p)
     m_progressBar->setValue(static_cast<int>(p.fraction * 1000));
     QString eta;
     const double elapsed = m_clock.elapsed() / 1000.0;
-    if (p.fraction > 0.02)
-        eta = tr(" · ETA %1 s").arg(elapsed * (1 - p.fraction) / p.fraction, 0, 'f', 0);
+    if (const auto left = etaSeconds(elapsed, p.fraction))
+        eta = tr(" · ETA %1 s").arg(*left, 0, 'f', 0);
     QStringList figures;
     for (const auto& [name, value] : p.figures)
         figures << QString("%1 %2").arg(name).arg(value, 0, 'g', 3);
