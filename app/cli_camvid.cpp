@@ -30,8 +30,9 @@ Usage:
   lcstudio-cli camvid eval --data DIR --model MODEL_DIR [--split val] [options]
   lcstudio-cli camvid fps --model MODEL_DIR [--ensemble 1,2,5,10,20,30]
 
---threads T sets intra-op threads everywhere (default: the physical cores). DIR is any folder in the CamVid layout: SPLIT/ with SPLITannot/ (label images, values
-0..11, 11 = void), or SPLIT.txt listing "image label" pairs. Networks predict the 11
+--threads T sets intra-op threads everywhere (default: the physical cores). DIR is any
+folder in the CamVid layout: SPLIT/ with SPLITannot/ (label images, values 0..11,
+11 = void), or SPLIT.txt listing "image label" pairs. Networks predict the 11
 real classes; void pixels are left out of losses and metrics.
 
 train: trains and saves (with JSON sidecars and MODEL_DIR/camvid.json)

@@ -294,4 +294,58 @@ std::string encodeRgbPng(const std::vector<uint8_t>& rgb, int height, int width)
     return std::string(bytes.begin(), bytes.end());
 }
 
+std::string encodeTitledStripPng(const std::vector<uint8_t>& rgb, int height, int width,
+                                 const std::vector<std::string>& titles, const std::vector<LegendEntry>& legend)
+{
+    if (rgb.size() != static_cast<size_t>(height) * width * 3 || titles.empty())
+        throw std::invalid_argument("encodeTitledStripPng: size does not match");
+    constexpr int font = cv::FONT_HERSHEY_SIMPLEX;
+    const cv::Scalar ink(20, 20, 20);
+    const int panelWidth = width / static_cast<int>(titles.size());
+    // One text size for every title: the largest at which the longest fits its panel.
+    double scale = 0.5;
+    for (const auto& t : titles) {
+        int base = 0;
+        while (scale > 0.3 && cv::getTextSize(t, font, scale, 1, &base).width > panelWidth - 6)
+            scale -= 0.02;
+    }
+    const int header = 22, row = 18, swatch = 11;
+    // The legend's rows: entries left to right, wrapped at the strip's width.
+    std::vector<cv::Point> at;
+    int x = 6, y = 0;
+    for (const auto& e : legend) {
+        int base = 0;
+        const int w = swatch + 4 + cv::getTextSize(e.name, font, 0.4, 1, &base).width + 14;
+        if (x + w > width && x > 6) {
+            x = 6;
+            y += row;
+        }
+        at.emplace_back(x, y);
+        x += w;
+    }
+    const int footer = legend.empty() ? 0 : y + row + 6;
+    cv::Mat canvas(header + height + footer, width, CV_8UC3, cv::Scalar(255, 255, 255));
+    cv::Mat strip(height, width, CV_8UC3, const_cast<uint8_t*>(rgb.data()));
+    cv::Mat bgr;
+    cv::cvtColor(strip, bgr, cv::COLOR_RGB2BGR);
+    bgr.copyTo(canvas(cv::Rect(0, header, width, height)));
+    for (size_t i = 0; i < titles.size(); ++i) {
+        int base = 0;
+        const auto size = cv::getTextSize(titles[i], font, scale, 1, &base);
+        const int left = static_cast<int>(i) * panelWidth + std::max(0, (panelWidth - size.width) / 2);
+        cv::putText(canvas, titles[i], {left, header - 7}, font, scale, ink, 1, cv::LINE_AA);
+    }
+    for (size_t i = 0; i < legend.size(); ++i) {
+        const int top = header + height + 4 + at[i].y;
+        const auto& c = legend[i].rgb;
+        cv::rectangle(canvas, cv::Rect(at[i].x, top + 2, swatch, swatch), cv::Scalar(c[2], c[1], c[0]), cv::FILLED);
+        cv::rectangle(canvas, cv::Rect(at[i].x, top + 2, swatch, swatch), cv::Scalar(120, 120, 120), 1);
+        cv::putText(canvas, legend[i].name, {at[i].x + swatch + 4, top + swatch}, font, 0.4, ink, 1, cv::LINE_AA);
+    }
+    std::vector<uchar> bytes;
+    if (!cv::imencode(".png", canvas, bytes))
+        throw std::runtime_error("cannot encode a PNG");
+    return std::string(bytes.begin(), bytes.end());
+}
+
 } // namespace lcs

@@ -58,4 +58,15 @@ CamvidFrame readCamvidFrame(const CamvidPair& pair, int height = 0, int width = 
 /// PNG bytes of an interleaved RGB image (for overlays; written with writeFileAtomically).
 std::string encodeRgbPng(const std::vector<uint8_t>& rgb, int height, int width);
 
+/// One entry of a colour legend: a name and its RGB colour.
+struct LegendEntry {
+    std::string name;
+    std::array<uint8_t, 3> rgb;
+};
+/// PNG bytes of a strip of equally wide panels (interleaved RGB, height x width) with a
+/// title above each panel and the legend below, wrapped to the strip's width: an image
+/// that says what it shows without the command that wrote it.
+std::string encodeTitledStripPng(const std::vector<uint8_t>& rgb, int height, int width,
+                                 const std::vector<std::string>& titles, const std::vector<LegendEntry>& legend);
+
 } // namespace lcs

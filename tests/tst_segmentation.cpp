@@ -404,7 +404,24 @@ private Q_SLOTS:
         QCOMPARE(result.overlays, 2);
         const auto overlay = cv::imread((tmp.path() + "/overlays/h0_overlay.png").toStdString());
         QCOMPARE(overlay.cols, 5 * 32);
-        QCOMPARE(overlay.rows, 32);
+        // Titled panels above, the class legend below: text in the title band, and every
+        // class's swatch in its palette colour under the panels.
+        constexpr int header = 22;
+        QVERIFY(overlay.rows > header + 32);
+        bool titled = false;
+        for (int y = 0; y < header; ++y)
+            for (int x = 0; x < overlay.cols; ++x) {
+                const auto p = overlay.at<cv::Vec3b>(y, x);
+                titled |= p[0] < 100 && p[1] < 100 && p[2] < 100;
+            }
+        QVERIFY(titled);
+        for (const auto& c : camvidColours()) {
+            bool found = false;
+            for (int y = header + 32; y < overlay.rows && !found; ++y)
+                for (int x = 0; x < overlay.cols && !found; ++x)
+                    found = overlay.at<cv::Vec3b>(y, x) == cv::Vec3b(c[2], c[1], c[0]);
+            QVERIFY2(found, qPrintable(QString("no swatch of colour %1,%2,%3").arg(c[0]).arg(c[1]).arg(c[2])));
+        }
         for (const auto& row : result.rows) {
             QCOMPARE(row.metrics.count, 2 * 31 * 32);  // void row left out
             QCOMPARE(static_cast<int>(row.metrics.perClassIoU.size()), 11);

@@ -446,7 +446,18 @@ private Q_SLOTS:
         QCOMPARE(m["uncorrected"]["mean"].get<double>(), r.methods[0].uncorrected.mean);
         const auto csv = QString::fromStdString(syntheticCsv(r));
         QCOMPARE(csv.count('\n'), 2);
-        QVERIFY(QString::fromStdString(syntheticTable(r)).contains("KFAC-Laplace"));
+        // One replicate has no spread: the table shows the means alone, aligned under
+        // their headings (the JSON keeps std 0 for readers that expect it).
+        const auto table = QString::fromStdString(syntheticTable(r)).split('\n');
+        QVERIFY(table[2].startsWith("KFAC-Laplace"));
+        QVERIFY(!table.join('\n').contains(QStringLiteral("±")));
+        QVERIFY(table[2].mid(table[1].indexOf("w/ correction")).startsWith(QString::number(r.methods[0].corrected.mean, 'f', 3) + " "));
+        SyntheticResult two = r;
+        two.replicates = 2;
+        two.methods[0].uncorrected = meanStd({0.1, 0.2});
+        const auto twoTable = QString::fromStdString(syntheticTable(two)).split('\n');
+        QVERIFY(twoTable[2].contains(QStringLiteral("0.150 ± 0.071")));
+        QVERIFY(twoTable[0].endsWith(QStringLiteral("mean ± std")));
     }
 
     // The declared settings write into the config and read back from it: every one of

@@ -31,6 +31,21 @@ namespace {
 constexpr const char* kManifest = kCamvidManifestFile;
 constexpr const char* kManifestFormat = "lcstudio-camvid-models";
 
+/// An overlay's panels, left to right, and its legend: every class in its palette colour.
+const std::vector<std::string> kOverlayTitles{"frame", "truth", "S (uncorrected)", "q (corrected)",
+                                              "where S and q differ"};
+
+std::vector<LegendEntry> camvidLegend()
+{
+    std::vector<LegendEntry> out;
+    const auto& names = camvidClassNames();
+    const auto& colours = camvidColours();
+    for (size_t c = 0; c < names.size(); ++c)
+        out.push_back({names[c], {colours[c][0], colours[c][1], colours[c][2]}});
+    out.push_back({"S and q differ", {255, 255, 255}});
+    return out;
+}
+
 bool wants(const CamvidTrainConfig& c, const std::string& m)
 {
     return std::find(c.methods.begin(), c.methods.end(), m) != c.methods.end();
@@ -545,7 +560,8 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
             std::vector<uint8_t> rgb(strip.data_ptr<uint8_t>(), strip.data_ptr<uint8_t>() + strip.numel());
             const auto name = std::filesystem::path(pair.image).stem().string();
             writeFileAtomically(config.overlayDir + "/" + name + "_overlay.png",
-                                encodeRgbPng(rgb, manifest.height, manifest.width * 5));
+                                encodeTitledStripPng(rgb, manifest.height, manifest.width * 5, kOverlayTitles,
+                                                     camvidLegend()));
             ++result.overlays;
         }
         ++index;

@@ -315,7 +315,7 @@ std::string corruptionTable(const CorruptionResult& r)
 {
     std::ostringstream s;
     s << "Label corruption on " << r.dataset << " (" << r.model << "): test metrics over " << r.trials
-      << " trial(s), mean ± std\n";
+      << " trial(s)" << (r.trials > 1 ? ", mean ± std" : "") << "\n";
     char line[256];
     std::snprintf(line, sizeof line, "%-6s %-16s %-19s %-19s %-19s\n", "rate", "method", "decision cost", "accuracy",
                   "NLL");

@@ -278,7 +278,10 @@ std::string imageModelEvaluationText(const ImageModelEvaluation& e)
 std::string meanStdText(const MeanStd& m)
 {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.4f ± %.4f", m.mean, m.std);
+    if (m.count < 2)
+        std::snprintf(buf, sizeof buf, "%.4f", m.mean);
+    else
+        std::snprintf(buf, sizeof buf, "%.4f ± %.4f", m.mean, m.std);
     return buf;
 }
 

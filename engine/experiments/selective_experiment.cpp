@@ -302,7 +302,7 @@ std::string selectiveTable(const SelectiveResult& r)
 {
     std::ostringstream s;
     s << "Selective classification on " << r.dataset << " rotated ±30° (" << r.model << "): test metrics over "
-      << r.trials << " trial(s), mean ± std\n";
+      << r.trials << " trial(s)" << (r.trials > 1 ? ", mean ± std" : "") << "\n";
     char line[256];
     std::snprintf(line, sizeof line, "%-6s %-16s %-19s %-19s %-19s %-19s\n", "r", "method", "decision cost",
                   "acc. (non-referred)", "referral rate", "AURC");

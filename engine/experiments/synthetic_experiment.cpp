@@ -27,6 +27,7 @@ MeanStd meanStd(const std::vector<double>& v)
     double sum = 0;
     for (double x : v)
         sum += x;
+    r.count = static_cast<int>(v.size());
     r.mean = sum / static_cast<double>(v.size());
     if (v.size() > 1) {
         double ss = 0;

@@ -105,6 +105,7 @@ struct ReplicateOutcome {
 struct MeanStd {
     double mean = 0;
     double std = 0;  ///< sample standard deviation (n - 1); 0 for a single value
+    int count = 0;   ///< values averaged: below 2 there is no spread to show
 };
 MeanStd meanStd(const std::vector<double>& values);
 

@@ -16,10 +16,32 @@ namespace lcs {
 
 namespace {
 
-std::string fmt(const char* pattern, double a, double b)
+/// `text` padded with spaces to `width` characters (not bytes: "±" is two).
+std::string padded(std::string text, size_t width)
+{
+    size_t characters = 0;
+    for (unsigned char c : text)
+        characters += (c & 0xC0) != 0x80;
+    if (characters < width)
+        text.append(width - characters, ' ');
+    return text;
+}
+
+std::string fmtStd(double std)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.5f", std);
+    return buf;
+}
+
+/// "0.016 ± 0.001", or "0.016" for one value (no spread to show).
+std::string spread(const MeanStd& m)
 {
     char buf[64];
-    std::snprintf(buf, sizeof buf, pattern, a, b);
+    if (m.count < 2)
+        std::snprintf(buf, sizeof buf, "%.3f", m.mean);
+    else
+        std::snprintf(buf, sizeof buf, "%.3f ± %.3f", m.mean, m.std);
     return buf;
 }
 
@@ -38,16 +60,16 @@ std::string syntheticTable(const SyntheticResult& r)
     s << (r.record.experiment == kTabularExperiment && data != r.record.settings.end() && data->is_string()
               ? "Table " + data->get<std::string>()
               : std::string("Synthetic data"))
-      << ": test decision cost over " << r.replicates << " replicate(s), mean ± std\n";
+      << ": test decision cost over " << r.replicates << " replicate(s)" << (r.replicates > 1 ? ", mean ± std" : "")
+      << "\n";
     char line[256];
     std::snprintf(line, sizeof line, "%-14s %-20s %-20s %-16s %-10s\n", "method", "w/o correction",
                   "w/ correction", "avg paired diff", "std diff");
     s << line;
     for (const auto& m : r.methods) {
-        std::snprintf(line, sizeof line, "%-14s %-21s %-21s %-16.5f %-10.5f\n", methodLabel(m.method).c_str(),
-                      fmt("%.3f ± %.3f", m.uncorrected.mean, m.uncorrected.std).c_str(),
-                      fmt("%.3f ± %.3f", m.corrected.mean, m.corrected.std).c_str(), m.pairedDiff.mean,
-                      m.pairedDiff.std);
+        std::snprintf(line, sizeof line, "%-14s %s %s %-16.5f %s\n", methodLabel(m.method).c_str(),
+                      padded(spread(m.uncorrected), 20).c_str(), padded(spread(m.corrected), 20).c_str(),
+                      m.pairedDiff.mean, m.pairedDiff.count < 2 ? "" : fmtStd(m.pairedDiff.std).c_str());
         s << line;
     }
     for (const auto& m : r.methods) {

@@ -195,9 +195,13 @@ void ImageSummaryTable::setSummary(const SummaryView& view)
         headers << tr("referred");
     setHorizontalHeaderLabels(headers);
     setRowCount(static_cast<int>(view.points.size()));
-    auto pm = [](double mean, double std, int digits) {
+    auto pm = [&view](double mean, double std, int digits) {
         if (!std::isfinite(mean))
             return QStringLiteral("n/a");
+        // One trial has no spread to show.
+        const bool single = std::all_of(view.points.begin(), view.points.end(), [](const SummaryPoint& p) { return p.trials < 2; });
+        if (single)
+            return QString::number(mean, 'f', digits);
         return QStringLiteral("%1 ± %2").arg(mean, 0, 'f', digits).arg(std, 0, 'f', digits);
     };
     for (int row = 0; row < view.points.size(); ++row) {
