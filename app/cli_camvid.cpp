@@ -202,8 +202,7 @@ int runCamvidCommand(int argc, char** argv)
     overlays = outputs.path("overlays");
     lcs::configureThreads(static_cast<int>(threads > 0 ? threads : defaultThreads()));
     ProgressLines lines(quiet);
-    lcs::JobContext ctx{[&](const lcs::Progress& p) { lines(p); }, &g_cancel};
-    ctx.plan = lines.planSink();
+    const auto ctx = lines.context();
     if (sub == "train") {
         if (data.empty() || out.empty())
             throw UsageError("camvid train: --data DIR and --out MODEL_DIR are required");

@@ -131,10 +131,7 @@ int executeCorruption(const ImageRunOptions& o)
     ImageNetworkSaver networks(o.outputs.path("save_models"), lcs::kCorruptionExperiment, data, config.seed);
     config.onNetwork = networks.sink();
     ProgressLines lines(o.quiet);
-    lcs::JobContext ctx{[&](const lcs::Progress& p) { lines(p); }, &g_cancel};
-    ctx.plan = lines.planSink();
-    ctx.declarePlan(lcs::corruptionPlan(config));  // the run itself reports against it
-    const auto result = lcs::runCorruptionExperiment(data, config, ctx);
+    const auto result = lcs::runCorruptionExperiment(data, config, lines.context(lcs::corruptionPlan(config)));
     lines.finish();
     networks.commit();
     std::fputs(lcs::corruptionTable(result).c_str(), stdout);

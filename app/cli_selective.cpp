@@ -61,10 +61,7 @@ int executeSelective(const ImageRunOptions& o)
     ImageNetworkSaver networks(o.outputs.path("save_models"), lcs::kSelectiveExperiment, data, config.seed);
     config.onNetwork = networks.sink();
     ProgressLines lines(o.quiet);
-    lcs::JobContext ctx{[&](const lcs::Progress& p) { lines(p); }, &g_cancel};
-    ctx.plan = lines.planSink();
-    ctx.declarePlan(lcs::selectivePlan(config));  // the run itself reports against it
-    const auto result = lcs::runSelectiveExperiment(data, config, ctx);
+    const auto result = lcs::runSelectiveExperiment(data, config, lines.context(lcs::selectivePlan(config)));
     lines.finish();
     networks.commit();
     std::fputs(lcs::selectiveTable(result).c_str(), stdout);

@@ -147,6 +147,15 @@ void ProgressLines::operator()(const lcs::Progress& p)
                      note.c_str());
 }
 
+lcs::JobContext ProgressLines::context(const lcs::TaskPlan& plan)
+{
+    lcs::JobContext ctx{[this](const lcs::Progress& p) { (*this)(p); }, &g_cancel};
+    ctx.plan = planSink();
+    if (!plan.empty())
+        ctx.declarePlan(plan);
+    return ctx;
+}
+
 void ProgressLines::finish()
 {
     if (!m_quiet && m_tty)

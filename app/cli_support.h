@@ -139,6 +139,9 @@ public:
     explicit ProgressLines(bool quiet);
     /// For JobContext::plan: the run's share done and ETA join the lines.
     lcs::PlanSink planSink() { return m_clock.sink(); }
+    /// A job's context reporting here, cancelled by the signal handler; `plan` (when
+    /// given) declared, for runs that do not declare their own.
+    lcs::JobContext context(const lcs::TaskPlan& plan = {});
     void operator()(const lcs::Progress& p);
     void finish();
 

@@ -268,6 +268,14 @@ private Q_SLOTS:
         QTest::newRow("1/3") << 1.0 / 3.0;
         QTest::newRow("1 + epsilon") << 1.0 + std::numeric_limits<double>::epsilon();
     }
+    // Table columns count characters: "±" is two bytes but one column.
+    void paddingCountsCharacters()
+    {
+        QCOMPARE(padded("0.1 ± 0.2", 12), std::string("0.1 ± 0.2   "));
+        QCOMPARE(padded("0.15", 6), std::string("0.15  "));
+        QCOMPARE(padded("longer than", 4), std::string("longer than"));
+    }
+
     void numbersReadBackExactly()
     {
         QFETCH(double, value);

@@ -65,4 +65,14 @@ std::vector<double> parseNumberList(const std::string& what, const std::string& 
     return out;
 }
 
+std::string padded(std::string text, size_t width)
+{
+    size_t characters = 0;
+    for (unsigned char c : text)
+        characters += (c & 0xC0) != 0x80;  // not a continuation byte
+    if (characters < width)
+        text.append(width - characters, ' ');
+    return text;
+}
+
 } // namespace lcs

@@ -12,6 +12,10 @@ namespace lcs {
 /// "nan", "inf", "-inf" (callers that write formats without them must check first).
 std::string formatNumber(double value);
 
+/// `text` padded with spaces to `width` characters (UTF-8 characters, not bytes: "±" is
+/// two bytes), for columns of text tables.
+std::string padded(std::string text, size_t width);
+
 /// Strict parse of a whole token as a finite double: no surrounding text, no NaN or
 /// infinity, no overflow or underflow to zero of a non-zero literal. nullopt otherwise.
 /// Subnormal values are accepted: they are finite doubles.

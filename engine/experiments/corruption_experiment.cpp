@@ -321,9 +321,10 @@ std::string corruptionTable(const CorruptionResult& r)
                   "NLL");
     s << line;
     for (const auto& m : r.summary) {
-        std::snprintf(line, sizeof line, "%-6s %-16s %-20s %-20s %-20s%s\n", settingText(m.rate).c_str(),
-                      imageMethodLabel(m.method).c_str(), meanStdText(m.cost).c_str(), meanStdText(m.accuracy).c_str(),
-                      meanStdText(m.nll).c_str(), m.collapsed ? "  (q collapsed)" : "");
+        std::snprintf(line, sizeof line, "%-6s %-16s %s %s %s%s\n", settingText(m.rate).c_str(),
+                      imageMethodLabel(m.method).c_str(), padded(meanStdText(m.cost), 19).c_str(),
+                      padded(meanStdText(m.accuracy), 19).c_str(), padded(meanStdText(m.nll), 19).c_str(),
+                      m.collapsed ? "  (q collapsed)" : "");
         s << line;
     }
     std::snprintf(line, sizeof line, "%.1f s wall; SGLD + S distillation %.2f s per epoch\n", r.seconds,

@@ -275,16 +275,6 @@ std::string imageModelEvaluationText(const ImageModelEvaluation& e)
     return out;
 }
 
-std::string meanStdText(const MeanStd& m)
-{
-    char buf[64];
-    if (m.count < 2)
-        std::snprintf(buf, sizeof buf, "%.4f", m.mean);
-    else
-        std::snprintf(buf, sizeof buf, "%.4f ± %.4f", m.mean, m.std);
-    return buf;
-}
-
 std::string settingText(double value)
 {
     char buf[32];

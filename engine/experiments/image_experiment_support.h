@@ -168,8 +168,6 @@ std::string imageModelEvaluationCsv(const ImageModelEvaluation& e);
 /// One line of figures for a log: cost, expected cost, accuracy, NLL, referral rate.
 std::string imageModelEvaluationText(const ImageModelEvaluation& e);
 
-/// "0.1234 ± 0.0056", the tables' cell format.
-std::string meanStdText(const MeanStd& m);
 
 /// A setting (rate or referral cost) as a short label, "%.3g".
 std::string settingText(double value);

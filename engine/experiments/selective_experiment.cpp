@@ -308,10 +308,10 @@ std::string selectiveTable(const SelectiveResult& r)
                   "acc. (non-referred)", "referral rate", "AURC");
     s << line;
     for (const auto& m : r.summary) {
-        std::snprintf(line, sizeof line, "%-6s %-16s %-20s %-20s %-20s %-20s%s\n", settingText(m.referralCost).c_str(),
-                      imageMethodLabel(m.method).c_str(), meanStdText(m.cost).c_str(),
-                      meanStdText(m.accuracy).c_str(), meanStdText(m.referralRate).c_str(),
-                      meanStdText(m.aurc).c_str(), m.collapsed ? "  (q collapsed)" : "");
+        std::snprintf(line, sizeof line, "%-6s %-16s %s %s %s %s%s\n", settingText(m.referralCost).c_str(),
+                      imageMethodLabel(m.method).c_str(), padded(meanStdText(m.cost), 19).c_str(),
+                      padded(meanStdText(m.accuracy), 19).c_str(), padded(meanStdText(m.referralRate), 19).c_str(),
+                      padded(meanStdText(m.aurc), 19).c_str(), m.collapsed ? "  (q collapsed)" : "");
         s << line;
     }
     s << "Training time (s) vs number of cost functions:\n";

@@ -1,5 +1,7 @@
 #include "experiments/synthetic_experiment.h"
 
+#include <cstdio>
+
 #include "calibration/own_predictive.h"
 
 #include <algorithm>
@@ -18,6 +20,16 @@
 #include "experiments/synthetic_settings.h"
 
 namespace lcs {
+
+std::string meanStdText(const MeanStd& m, int digits)
+{
+    char buf[96];
+    if (m.count < 2)
+        std::snprintf(buf, sizeof buf, "%.*f", digits, m.mean);
+    else
+        std::snprintf(buf, sizeof buf, "%.*f ± %.*f", digits, m.mean, digits, m.std);
+    return buf;
+}
 
 MeanStd meanStd(const std::vector<double>& v)
 {

@@ -108,6 +108,9 @@ struct MeanStd {
     int count = 0;   ///< values averaged: below 2 there is no spread to show
 };
 MeanStd meanStd(const std::vector<double>& values);
+/// "0.0160 ± 0.0010" with `digits` decimals, or "0.0160" for fewer than two values (no
+/// spread to show): every results table writes its means with this.
+std::string meanStdText(const MeanStd& m, int digits = 4);
 
 struct MethodSummary {
     InferenceMethod method = InferenceMethod::Sghmc;

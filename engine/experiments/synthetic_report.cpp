@@ -16,32 +16,10 @@ namespace lcs {
 
 namespace {
 
-/// `text` padded with spaces to `width` characters (not bytes: "±" is two).
-std::string padded(std::string text, size_t width)
-{
-    size_t characters = 0;
-    for (unsigned char c : text)
-        characters += (c & 0xC0) != 0x80;
-    if (characters < width)
-        text.append(width - characters, ' ');
-    return text;
-}
-
 std::string fmtStd(double std)
 {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.5f", std);
-    return buf;
-}
-
-/// "0.016 ± 0.001", or "0.016" for one value (no spread to show).
-std::string spread(const MeanStd& m)
-{
-    char buf[64];
-    if (m.count < 2)
-        std::snprintf(buf, sizeof buf, "%.3f", m.mean);
-    else
-        std::snprintf(buf, sizeof buf, "%.3f ± %.3f", m.mean, m.std);
     return buf;
 }
 
@@ -68,7 +46,7 @@ std::string syntheticTable(const SyntheticResult& r)
     s << line;
     for (const auto& m : r.methods) {
         std::snprintf(line, sizeof line, "%-14s %s %s %-16.5f %s\n", methodLabel(m.method).c_str(),
-                      padded(spread(m.uncorrected), 20).c_str(), padded(spread(m.corrected), 20).c_str(),
+                      padded(meanStdText(m.uncorrected, 3), 20).c_str(), padded(meanStdText(m.corrected, 3), 20).c_str(),
                       m.pairedDiff.mean, m.pairedDiff.count < 2 ? "" : fmtStd(m.pairedDiff.std).c_str());
         s << line;
     }
