@@ -132,29 +132,28 @@ QList<ExperimentPage::OpenAction> SyntheticPage::openActions()
              }}};
 }
 
-void SyntheticPage::openPredictive(const QString& features, const QString& predictive)
+void SyntheticPage::setFiles(const QString& experiment, const nlohmann::json& files)
 {
-    auto* f = m_forms.value(QString::fromLatin1(kOwnPredictiveExperiment));
+    // The form's other values stay (one it cannot parse goes back to its default).
+    auto* form = m_forms.value(experiment);
     nlohmann::json values = nlohmann::json::object();
     try {
-        values = f->values();
+        values = form->values();
     } catch (const InputError&) {
     }
-    values[kFeaturesSetting] = features.toStdString();
-    values[kPredictiveSetting] = predictive.toStdString();
-    f->setValues(values);
+    values.update(files);
+    form->setValues(values);
+}
+
+void SyntheticPage::openPredictive(const QString& features, const QString& predictive)
+{
+    setFiles(QString::fromLatin1(kOwnPredictiveExperiment),
+             {{kFeaturesSetting, features.toStdString()}, {kPredictiveSetting, predictive.toStdString()}});
 }
 
 void SyntheticPage::openTable(const QString& path)
 {
-    auto* tableForm = m_forms.value(QString::fromLatin1(kTabularExperiment));
-    nlohmann::json values = nlohmann::json::object();
-    try {
-        values = tableForm->values();
-    } catch (const InputError&) {
-    }
-    values[kDataSetting] = path.toStdString();
-    tableForm->setValues(values);
+    setFiles(QString::fromLatin1(kTabularExperiment), {{kDataSetting, path.toStdString()}});
 }
 
 QWidget* SyntheticPage::resultsWidget() const

@@ -87,6 +87,8 @@ private:
     QWidget* buildCentral();
     void connectRunner();
     void startJob(SyntheticJobRunner::Job job);
+    /// Sets file settings (name -> path) in `experiment`'s form, keeping its other values.
+    void setFiles(const QString& experiment, const nlohmann::json& files);
     void onTaskUpdated(const TaskView& view);
     void showSelectedTask();
     void onJobEnded(SyntheticJobRunner::Job job, const QString& status);
