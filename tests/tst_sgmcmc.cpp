@@ -1,12 +1,15 @@
 // Posterior approximations: samplers against a known posterior, hand-written gradients
 // against autograd, KFAC factors against brute force, Laplace samples' covariance.
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <QtTest/QtTest>
 
 #include <torch/torch.h>
 
 #include "fastpath/flat_parameters.h"
+#include "core/normal_stream.h"
 #include "core/threads.h"
 #include "fastpath/mlp_backward.h"
 #include "inference/chain.h"
@@ -44,6 +47,80 @@ class TestSgmcmc : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() { lcs::configureThreads(1); }
+
+    void normalStreamDrawsTheStandardNormal_data()
+    {
+        QTest::addColumn<quint64>("seed");
+        for (quint64 seed : {1ULL, 2ULL, 0x5eedULL})
+            QTest::newRow(qPrintable(QString("seed %1").arg(seed))) << seed;
+    }
+
+    /// Moments, both tails (the ziggurat's base strip beyond r = 3.4426 takes its own
+    /// path) and the distribution function against the closed form, Phi.
+    void normalStreamDrawsTheStandardNormal()
+    {
+        QFETCH(quint64, seed);
+        const int64_t n = 1 << 21;
+        std::vector<float> z(static_cast<size_t>(n));
+        NormalStream stream(seed);
+        stream.fill(z.data(), n / 2);
+        for (int64_t i = n / 2; i < n; ++i)
+            z[static_cast<size_t>(i)] = static_cast<float>(stream.next());  // one at a time: the same law
+        double m1 = 0, m2 = 0, m4 = 0;
+        int64_t beyond3 = 0, beyondR = 0, beyond4 = 0, below = 0;
+        for (float v : z) {
+            m1 += v;
+            m2 += double(v) * v;
+            m4 += double(v) * v * v * v;
+            beyond3 += std::fabs(v) > 3.0;
+            beyondR += std::fabs(v) > 3.442619855899;
+            beyond4 += std::fabs(v) > 4.0;
+            below += v < -1.0;
+        }
+        const double N = static_cast<double>(n);
+        QVERIFY2(std::fabs(m1 / N) < 4 / std::sqrt(N), qPrintable(QString::number(m1 / N)));
+        QVERIFY2(std::fabs(m2 / N - 1) < 4 * std::sqrt(2 / N), qPrintable(QString::number(m2 / N)));
+        QVERIFY2(std::fabs(m4 / N - 3) < 4 * std::sqrt(96 / N), qPrintable(QString::number(m4 / N)));
+        // P(|z| > 3) = 0.0026998, P(|z| > r) = 0.00057610, P(|z| > 4) = 0.000063342,
+        // P(z < -1) = 0.15865525.
+        const auto near = [N](int64_t count, double p) {
+            return std::fabs(static_cast<double>(count) / N - p) < 4 * std::sqrt(p * (1 - p) / N);
+        };
+        QVERIFY2(near(beyond3, 0.0026997961), qPrintable(QString::number(beyond3 / N)));
+        QVERIFY2(near(beyondR, 0.00057610), qPrintable(QString::number(beyondR / N)));
+        QVERIFY2(near(beyond4, 0.000063342), qPrintable(QString::number(beyond4 / N)));
+        QVERIFY2(near(below, 0.15865525), qPrintable(QString::number(below / N)));
+        // Kolmogorov-Smirnov distance against Phi, below its 0.1% critical value.
+        std::sort(z.begin(), z.end());
+        double distance = 0;
+        for (int64_t i = 0; i < n; i += 7) {
+            const double phi = 0.5 * std::erfc(-z[static_cast<size_t>(i)] / std::sqrt(2.0));
+            distance = std::max({distance, std::fabs(phi - static_cast<double>(i) / N),
+                                 std::fabs(phi - static_cast<double>(i + 1) / N)});
+        }
+        QVERIFY2(distance < 1.95 / std::sqrt(N), qPrintable(QString::number(distance)));
+    }
+
+    void normalStreamIsReproducibleAndScales()
+    {
+        std::vector<float> a(1000), b(1000), c(1000);
+        NormalStream(9).fill(a.data(), 1000);
+        NormalStream(9).fill(b.data(), 1000, 2.0f, 0.5f);
+        NormalStream(10).fill(c.data(), 1000);
+        int differ = 0;
+        for (size_t i = 0; i < a.size(); ++i) {
+            QCOMPARE(b[i], 2.0f + 0.5f * a[i]);
+            differ += a[i] != c[i];
+        }
+        QVERIFY(differ > 990);
+        // below(bound) is uniform: each of 10 values about a tenth of the time.
+        NormalStream stream(3);
+        std::vector<int> counts(10, 0);
+        for (int i = 0; i < 100000; ++i)
+            ++counts[static_cast<size_t>(stream.below(10))];
+        for (int count : counts)
+            QVERIFY2(std::abs(count - 10000) < 400, qPrintable(QString::number(count)));
+    }
 
     void sgmcmcRecoversConjugatePosterior_data()
     {
