@@ -1,12 +1,52 @@
 #include "inference/sghmc.h"
 
+#include <algorithm>
 #include <cmath>
+#include <mutex>
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <c10/util/string_utils.h>
 #include <torch/autograd.h>
 
+#include "core/normal_stream.h"
+
 namespace lcs {
+namespace {
+
+/// The whole update of one CPU tensor in one pass over memory, noise drawn in blocks:
+///   v <- m v - lr (g + decay theta) + noiseStd * eps;  theta <- theta + v.
+/// LibTorch's four element-wise ops and normal_ made the update, not the gradient, the
+/// larger part of an SGLD step on the Fashion-MNIST MLP.
+template <typename T>
+void fusedStep(T* theta, T* v, const T* g, int64_t n, T m, T lr, T decay, T noiseStd, NormalStream* noise)
+{
+    constexpr int64_t kBlock = 4096;
+    T eps[kBlock];
+    for (int64_t start = 0; start < n; start += kBlock) {
+        const int64_t len = std::min(kBlock, n - start);
+        if (noise)
+            noise->fill(eps, len, T(0), noiseStd);
+        else
+            std::fill(eps, eps + len, T(0));
+        T* th = theta + start;
+        T* ve = v + start;
+        const T* gr = g + start;
+        for (int64_t i = 0; i < len; ++i) {
+            ve[i] = m * ve[i] - lr * (gr[i] + decay * th[i]) + eps[i];
+            th[i] += ve[i];
+        }
+    }
+}
+
+bool fusable(const torch::Tensor& p)
+{
+    const auto& g = p.grad();
+    return p.is_cpu() && p.is_contiguous() && g.is_contiguous() && g.scalar_type() == p.scalar_type() &&
+           (p.scalar_type() == at::kFloat || p.scalar_type() == at::kDouble);
+}
+
+} // namespace
 
 Sghmc::Sghmc(std::vector<torch::Tensor> params, SghmcOptions options, std::optional<at::Generator> generator)
     : torch::optim::Optimizer({torch::optim::OptimizerParamGroup(std::move(params))},
@@ -21,6 +61,8 @@ Sghmc::Sghmc(std::vector<torch::Tensor> params, SghmcOptions options, std::optio
     TORCH_CHECK(options.num_data() >= 1, "Sghmc: num_data must be >= 1, got ", options.num_data());
     TORCH_CHECK(options.temperature() >= 0, "Sghmc: temperature must be >= 0, got ", options.temperature());
 }
+
+Sghmc::~Sghmc() = default;
 
 torch::Tensor Sghmc::step(LossClosure closure)
 {
@@ -48,6 +90,23 @@ torch::Tensor Sghmc::step(LossClosure closure)
                 it = state_.emplace(key, std::move(s)).first;
             }
             auto& v = static_cast<SghmcParamState&>(*it->second).velocity();
+            if (fusable(p)) {
+                if (noiseStd > 0 && !m_noise) {
+                    // One stream per sampler, seeded from the job's generator.
+                    auto generator = m_generator ? *m_generator : at::detail::getDefaultCPUGenerator();
+                    std::lock_guard<std::mutex> lock(generator.mutex());
+                    m_noise = std::make_unique<NormalStream>(generator.get<at::CPUGeneratorImpl>()->random64());
+                }
+                NormalStream* noise = noiseStd > 0 ? m_noise.get() : nullptr;
+                if (p.scalar_type() == at::kFloat)
+                    fusedStep<float>(p.data_ptr<float>(), v.data_ptr<float>(), p.grad().data_ptr<float>(), p.numel(),
+                                     static_cast<float>(m), static_cast<float>(lr), static_cast<float>(decay),
+                                     static_cast<float>(noiseStd), noise);
+                else
+                    fusedStep<double>(p.data_ptr<double>(), v.data_ptr<double>(), p.grad().data_ptr<double>(),
+                                      p.numel(), m, lr, decay, noiseStd, noise);
+                continue;
+            }
             v.mul_(m).add_(p.grad(), -lr).add_(p, -lr * decay);
             if (noiseStd > 0) {
                 auto noise = at::empty_like(p);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -8,6 +9,8 @@
 #include <torch/optim/optimizer.h>
 
 namespace lcs {
+
+class NormalStream;
 
 /// Options of the SGHMC sampler (Chen et al. 2014), in this form: with N
 /// training points, g the gradient of the minibatch *mean* NLL, tau the prior precision:
@@ -32,17 +35,20 @@ struct SghmcParamState : public torch::optim::OptimizerCloneableParamState<Sghmc
 };
 
 /// The sampler as a torch optimizer: call step() after backward() on the mean NLL.
-/// Noise for CPU parameters comes from `generator` (reproducible per job); CUDA
-/// parameters use the device's default generator.
+/// Noise for CPU parameters comes from a NormalStream seeded from `generator` at the
+/// first step (reproducible per job); CUDA parameters use the device's default generator.
 class Sghmc : public torch::optim::Optimizer {
 public:
     Sghmc(std::vector<torch::Tensor> params, SghmcOptions options,
           std::optional<at::Generator> generator = std::nullopt);
+    ~Sghmc() override;
 
     torch::Tensor step(LossClosure closure = nullptr) override;
 
 private:
     std::optional<at::Generator> m_generator;
+    /// CPU noise: drawn in bulk, seeded once from m_generator (or the default generator).
+    std::unique_ptr<NormalStream> m_noise;
 };
 
 } // namespace lcs
