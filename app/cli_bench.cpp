@@ -148,8 +148,8 @@ int benchDistill(int argc, char** argv)
     config.learningRate = 2e-3;
     config.burnInSteps = 1LL << 40;  // time the steps, not the test-set predictions
     config.student = {0, 64, 0.05, lcs::LrSchedule::OneCycle, 0.9, 1e-4, {}};
-    const auto perturb = [](const at::Tensor& x, at::Generator& g) { return lcs::withGaussianNoise(x, 0.05, g); };
-    const auto result = lcs::runSgldDistillation(model, *init, train, train.x, perturb,
+    config.calibrationNoiseStd = 0.05;
+    const auto result = lcs::runSgldDistillation(model, *init, train, train.x,
                                                  data.test.images.slice(0, 0, 10), config, generator, {});
     int64_t inputs = 1;
     for (auto d : data.inputShape)

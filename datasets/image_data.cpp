@@ -273,12 +273,4 @@ at::Tensor rotatedCopies(const at::Tensor& images, int copies, double maxDegrees
     return at::cat(parts, 0);
 }
 
-at::Tensor withGaussianNoise(const at::Tensor& images, double std, at::Generator& generator)
-{
-    if (std <= 0)
-        return images;
-    auto noise = at::empty(images.sizes(), at::kFloat).normal_(0.0, std, generator);
-    return images + noise.to(images.device(), images.scalar_type());
-}
-
 } // namespace lcs

@@ -69,7 +69,4 @@ at::Tensor randomAngles(int64_t n, double maxDegrees, at::Generator& generator);
 /// `copies` randomly rotated copies of every image, stacked copy-major: [copies * N, ...].
 at::Tensor rotatedCopies(const at::Tensor& images, int copies, double maxDegrees, at::Generator& generator);
 
-/// images + N(0, std^2) noise from `generator`.
-at::Tensor withGaussianNoise(const at::Tensor& images, double std, at::Generator& generator);
-
 } // namespace lcs

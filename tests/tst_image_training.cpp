@@ -174,7 +174,7 @@ private Q_SLOTS:
         config.thinning = 1;
         for (bool calibrated : {false, true}) {
             config.lossCalibration = calibrated ? &costs : nullptr;
-            const auto result = runSgldDistillation(spec, *start, data, {}, {}, data.x.slice(0, 0, 1), config, g, {});
+            const auto result = runSgldDistillation(spec, *start, data, {}, data.x.slice(0, 0, 1), config, g, {});
             const double p1 = result.evalPredictive[0][1].item<double>();
             QVERIFY2(std::abs(p1 - (calibrated ? expected : 0.5)) < 1e-4, qPrintable(QString::number(p1, 'g', 8)));
         }
@@ -202,7 +202,7 @@ private Q_SLOTS:
         config.thinning = 1;
         config.student = {0, 30, 0.1, LrSchedule::OneCycle, 0.9, 0.0, {}};
         TrainingSet train{data.train.images, data.train.labels};
-        const auto result = runSgldDistillation(spec, *teacher, train, train.x, {}, data.test.images, config, g, {});
+        const auto result = runSgldDistillation(spec, *teacher, train, train.x, data.test.images, config, g, {});
         const auto target = predictClassProbabilities(*teacher, train.x);
         const auto student = predictClassProbabilities(*result.student, train.x);
         const double tv = scalar((target - student).abs().sum(1).mean()) / 2;
@@ -235,7 +235,7 @@ private Q_SLOTS:
         config.student = {0, 20, 0.0, LrSchedule::Constant, 0.0, 0.0, {}};
         config.studentFromInitial = fromInitial;
         TrainingSet train{data.train.images, data.train.labels};
-        const auto result = runSgldDistillation(spec, *initial, train, train.x, {}, data.test.images, config, g, {});
+        const auto result = runSgldDistillation(spec, *initial, train, train.x, data.test.images, config, g, {});
         const auto s = predictClassProbabilities(*result.student, data.test.images);
         const auto start = predictClassProbabilities(*initial, data.test.images);
         QCOMPARE(s.allclose(start, 1e-6, 1e-6), fromInitial);

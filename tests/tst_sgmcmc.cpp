@@ -12,6 +12,9 @@
 #include "core/normal_stream.h"
 #include "core/threads.h"
 #include "fastpath/mlp_backward.h"
+#include "fastpath/mlp_distillation.h"
+#include "calibration/image_training.h"
+#include "models/classifier.h"
 #include "inference/chain.h"
 #include "inference/methods.h"
 #include "inference/sghmc.h"
@@ -99,6 +102,144 @@ private Q_SLOTS:
                                  std::fabs(phi - static_cast<double>(i + 1) / N)});
         }
         QVERIFY2(distance < 1.95 / std::sqrt(N), qPrintable(QString::number(distance)));
+    }
+
+    /// Two steps of the hand-written student update against the same two steps through
+    /// autograd and torch::optim::SGD (momentum and weight decay act from the second).
+    void studentStepMatchesAutogradSgd()
+    {
+        auto g = makeGenerator(21);
+        Mlp teacher(6, std::vector<int64_t>{5}, 3), student(6, std::vector<int64_t>{5}, 3), reference(6, std::vector<int64_t>{5}, 3);
+        initialiseFrom(*teacher, g);
+        initialiseFrom(*student, g);
+        {
+            torch::NoGradGuard noGrad;
+            for (auto& p : teacher->parameters())
+                p.mul_(3.0);  // confident targets
+            const auto from = student->parameters(), to = reference->parameters();
+            for (size_t i = 0; i < from.size(); ++i)
+                to[i].copy_(from[i]);
+        }
+        const auto calibration = torch::randn({20, 6}, g);
+        const double lr = 0.3;
+        MlpStudentSteps steps(*teacher, *student, calibration, 0.0, StudentSgd{0.9, 0.05}, 4, false);
+        steps.snapshotTeacher();
+        torch::optim::SGD sgd(reference->parameters(), torch::optim::SGDOptions(lr).momentum(0.9).weight_decay(0.05));
+        for (int step = 0; step < 2; ++step) {
+            const auto x = steps.drawInputs(8);
+            const double loss = steps.stepOn(x, lr);
+            sgd.zero_grad();
+            at::Tensor target;
+            {
+                torch::NoGradGuard noGrad;
+                target = torch::softmax(teacher->forward(x), 1);
+            }
+            auto expected = -(target * torch::log_softmax(reference->forward(x), 1)).sum(1).mean();
+            expected.backward();
+            sgd.step();
+            QVERIFY(std::abs(loss - expected.item<double>()) < 1e-5);
+            const auto mine = student->parameters(), theirs = reference->parameters();
+            for (size_t i = 0; i < mine.size(); ++i)
+                QVERIFY2(mine[i].allclose(theirs[i], 1e-5, 1e-6),
+                         qPrintable(QString("step %1, parameter %2").arg(step).arg(i)));
+        }
+    }
+
+    /// The student's gradient against a central finite difference of the distillation
+    /// loss, computed independently in double precision: with no momentum, no decay and
+    /// a learning rate of 1 the step is minus the gradient.
+    void studentGradientMatchesFiniteDifferences()
+    {
+        auto g = makeGenerator(22);
+        Mlp teacher(4, std::vector<int64_t>{7}, 3), student(4, std::vector<int64_t>{7}, 3);
+        initialiseFrom(*teacher, g);
+        initialiseFrom(*student, g);
+        const auto calibration = torch::randn({9, 4}, g);
+        std::vector<at::Tensor> before;
+        for (const auto& p : student->parameters())
+            before.push_back(p.detach().clone().to(torch::kDouble));
+        MlpStudentSteps steps(*teacher, *student, calibration, 0.0, StudentSgd{0.0, 0.0}, 5, false);
+        steps.snapshotTeacher();
+        const auto x = steps.drawInputs(6);
+        steps.stepOn(x, 1.0);
+        const auto target = torch::softmax(teacher->forward(x).to(torch::kDouble), 1).detach();
+        const auto xd = x.to(torch::kDouble);
+        // loss(theta) for double weights [W1, b1, W2, b2].
+        const auto loss = [&](const std::vector<at::Tensor>& w) {
+            const auto h = torch::relu(xd.mm(w[0].t()) + w[1]);
+            const auto logits = h.mm(w[2].t()) + w[3];
+            return -(target * torch::log_softmax(logits, 1)).sum(1).mean().item<double>();
+        };
+        const auto after = student->parameters();
+        double directional = 0;
+        std::vector<at::Tensor> plus = before, minus = before, direction;
+        const double eps = 1e-4;
+        for (size_t i = 0; i < before.size(); ++i) {
+            direction.push_back(torch::randn(before[i].sizes(), g, torch::kDouble));
+            const auto gradient = before[i] - after[i].detach().to(torch::kDouble);
+            directional += (gradient * direction[i]).sum().item<double>();
+            plus[i] = before[i] + eps * direction[i];
+            minus[i] = before[i] - eps * direction[i];
+        }
+        const double numeric = (loss(plus) - loss(minus)) / (2 * eps);
+        QVERIFY2(std::abs(numeric - directional) < 1e-4 * std::max(1.0, std::abs(numeric)),
+                 qPrintable(QString("finite difference %1, hand gradient %2").arg(numeric).arg(directional)));
+    }
+
+    /// D' inputs: drawn rows of the calibration set (every row about equally often) plus
+    /// noise of the given standard deviation.
+    void studentInputsAreNoisyRowsOfTheCalibrationSet()
+    {
+        Mlp teacher(3, std::vector<int64_t>{4}, 2), student(3, std::vector<int64_t>{4}, 2);
+        const auto calibration = torch::arange(30, torch::kFloat).reshape({10, 3});
+        MlpStudentSteps exact(*teacher, *student, calibration, 0.0, {}, 7, false);
+        const auto x = exact.drawInputs(5000);
+        const auto row = x.select(1, 0).div(3).round().to(torch::kLong);
+        QVERIFY(x.allclose(calibration.index_select(0, row)));
+        const auto counts = torch::bincount(row, {}, 10);
+        QVERIFY2(counts.min().item<int64_t>() > 420 && counts.max().item<int64_t>() < 580,
+                 qPrintable(QString::number(counts.min().item<int64_t>())));
+        MlpStudentSteps noisy(*teacher, *student, torch::zeros({10, 3}), 0.5, {}, 7, false);
+        const double sd = noisy.drawInputs(20000).std().item<double>();
+        QVERIFY2(std::abs(sd - 0.5) < 0.01, qPrintable(QString::number(sd)));
+    }
+
+    /// The student on a second core, a step behind the teacher, gives exactly the chain
+    /// and the student of the one-core run: the overlap changes the timing, not the maths.
+    void overlappedDistillationEqualsTheSequentialOne()
+    {
+        ModelSpec spec;
+        spec.inputShape = {1, 4, 4};
+        spec.classes = 3;
+        spec.hidden = {8};
+        auto g0 = makeGenerator(30);
+        const TrainingSet train{torch::randn({90, 1, 4, 4}, g0), torch::randint(3, {90}, g0)};
+        auto initial = spec.build(g0);
+        SgldDistillationConfig config;
+        config.epochs = 3;
+        config.batchSize = 16;
+        config.learningRate = 1e-2;
+        config.burnInSteps = 5;
+        config.thinning = 3;
+        config.calibrationNoiseStd = 0.1;
+        config.student = {0, 16, 0.1, LrSchedule::OneCycle, 0.9, 1e-4, {}};
+        std::vector<std::vector<at::Tensor>> students, teachers;
+        std::vector<at::Tensor> predictives;
+        for (int threads : {1, 2}) {
+            configureThreads(threads);
+            auto g = makeGenerator(31);
+            const auto run = runSgldDistillation(spec, *initial, train, train.x, train.x, config, g, {});
+            students.push_back(run.student->parameters());
+            teachers.push_back(run.teacher->parameters());
+            predictives.push_back(run.evalPredictive);
+        }
+        configureThreads(1);
+        for (size_t i = 0; i < students[0].size(); ++i) {
+            QVERIFY(students[0][i].equal(students[1][i]));
+            QVERIFY(teachers[0][i].equal(teachers[1][i]));
+        }
+        QVERIFY(predictives[0].equal(predictives[1]));
+        QVERIFY(!students[0][0].equal(initial->parameters()[0]));
     }
 
     void normalStreamIsReproducibleAndScales()

@@ -3,11 +3,14 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <optional>
 
 #include <torch/torch.h>
 
 #include "decision/decisions.h"
 #include "core/stopwatch.h"
+#include "core/threads.h"
+#include "fastpath/mlp_distillation.h"
 #include "inference/chain.h"
 
 namespace lcs {
@@ -163,11 +166,21 @@ private:
 
 } // namespace
 
+namespace {
+
+/// The MLP inside a classifier, when the fast path can train it.
+MlpImpl* fastPathMlp(ClassifierImpl& model)
+{
+    auto* flat = dynamic_cast<FlatMlpImpl*>(&model);
+    return flat && deviceOf(model).is_cpu() ? flat->mlp.get() : nullptr;
+}
+
+} // namespace
+
 SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const ClassifierImpl& initial,
                                            const TrainingSet& data, const at::Tensor& calibrationInputs,
-                                           const InputPerturbation& perturb, const at::Tensor& evalInputs,
-                                           const SgldDistillationConfig& config, at::Generator& generator,
-                                           const JobContext& ctx, const std::string& phase,
+                                           const at::Tensor& evalInputs, const SgldDistillationConfig& config,
+                                           at::Generator& generator, const JobContext& ctx, const std::string& phase,
                                            const EpochCallback& onEpoch)
 {
     const auto start = Clock::now();
@@ -175,15 +188,10 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
     out.teacher = cloneClassifier(spec, initial);
     auto& teacher = *out.teacher;
     const auto device = deviceOf(teacher);
-    std::unique_ptr<torch::optim::SGD> studentOptimizer;
     if (config.distil) {
         out.student = config.studentFromInitial ? cloneClassifier(spec, initial) : spec.build(generator);
         out.student->to(device);
         out.student->train();
-        studentOptimizer = std::make_unique<torch::optim::SGD>(
-            out.student->parameters(), torch::optim::SGDOptions(config.student.learningRate)
-                                           .momentum(config.student.momentum)
-                                           .weight_decay(config.student.weightDecay));
     }
     const auto calibration = calibrationInputs.defined() ? calibrationInputs : data.x;
     auto chain = ChainConfig::sampler(config.learningRate, config.momentum, config.priorPrecision,
@@ -192,25 +200,51 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
     chain.burnIn = config.burnInSteps;
     chain.thinning = config.thinning;
     chain.keepLast = config.keepSamples;
+    const auto studentRate = [&](long long step, long long total) {
+        // The schedule's step is 0-based: the sampler step just taken is step - 1.
+        return scheduledLearningRate(config.student.schedule, config.student.learningRate, step - 1, total);
+    };
+
+    MlpImpl* teacherMlp = config.lossCalibration || config.ignoreLabel >= 0 ? nullptr : fastPathMlp(teacher);
+    MlpImpl* studentMlp = config.distil ? (out.student ? fastPathMlp(*out.student) : nullptr) : nullptr;
+    const bool fast = teacherMlp && (!config.distil || studentMlp) && calibration.scalar_type() == at::kFloat;
 
     ChainHooks hooks;
-    if (config.distil) {
-        // Student: one step on a perturbed minibatch of D' against the current sample.
+    std::unique_ptr<MlpStudentSteps> fastStudent;
+    std::unique_ptr<torch::optim::SGD> studentOptimizer;
+    // With two cores or more the teacher and the student take one each (the student a
+    // step behind); LibTorch's own threads would only contend with them.
+    const bool overlap = fast && config.distil && configuredThreads() >= 2;
+    std::optional<ScopedIntraOpThreads> teacherCore;
+    if (overlap)
+        teacherCore.emplace(1);
+    if (config.distil && fast) {
+        fastStudent = std::make_unique<MlpStudentSteps>(
+            *teacherMlp, *studentMlp, calibration, config.calibrationNoiseStd,
+            StudentSgd{config.student.momentum, config.student.weightDecay}, drawSeed(generator), overlap);
+        hooks.afterStep = [&](const at::Tensor& index, long long step, long long total) {
+            const int64_t rows = index.defined() ? index.size(0) : data.x.size(0);
+            return fastStudent->submit(rows, studentRate(step, total));
+        };
+    } else if (config.distil) {
+        studentOptimizer = std::make_unique<torch::optim::SGD>(
+            out.student->parameters(), torch::optim::SGDOptions(config.student.learningRate)
+                                           .momentum(config.student.momentum)
+                                           .weight_decay(config.student.weightDecay));
+        // Student: one step on a noisy minibatch of D' against the current sample.
         hooks.afterStep = [&](const at::Tensor& index, long long step, long long total) {
             const int64_t rows = index.defined() ? index.size(0) : data.x.size(0);
             const auto pick = at::randint(calibration.size(0), {rows}, generator, at::kLong);
             auto xPrime = calibration.index_select(0, pick);
-            if (perturb)
-                xPrime = perturb(xPrime, generator);
+            if (config.calibrationNoiseStd > 0)
+                xPrime = xPrime + at::empty(xPrime.sizes(), xPrime.options()).normal_(0, config.calibrationNoiseStd, generator);
             xPrime = xPrime.to(device);
             at::Tensor target;
             {
                 torch::NoGradGuard noGrad;
                 target = torch::softmax(teacher.forward(xPrime), 1);
             }
-            // The schedule's step is 0-based: the sampler step just taken is step - 1.
-            setLearningRate(*studentOptimizer, scheduledLearningRate(config.student.schedule,
-                                                                     config.student.learningRate, step - 1, total));
+            setLearningRate(*studentOptimizer, studentRate(step, total));
             studentOptimizer->zero_grad();
             auto studentLoss = -(target * torch::log_softmax(out.student->forward(xPrime), 1)).sum(1).mean();
             studentLoss.backward();
@@ -219,6 +253,8 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
         };
     }
     hooks.onEpoch = [&](int epoch) {
+        if (fastStudent)
+            fastStudent->drain();  // the epoch's last student step
         if (onEpoch) {
             auto& shown = config.distil ? *out.student : teacher;
             onEpoch(epoch, shown);
@@ -226,8 +262,17 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
         }
     };
     teacher.train();
-    AutogradChainNetwork network(teacher, config.lossCalibration, config.ignoreLabel);
-    const auto run = runChain(network, data, evalInputs, chain, generator, ctx, phase, hooks);
+    ChainRun run;
+    {
+        AutogradChainNetwork autograd(teacher, config.lossCalibration, config.ignoreLabel);
+        const auto mlp = fast ? mlpChainNetwork(Mlp(std::shared_ptr<MlpImpl>(teacherMlp, [](MlpImpl*) {})))
+                              : std::unique_ptr<ChainNetwork>();
+        ChainNetwork& network = fast ? *mlp : static_cast<ChainNetwork&>(autograd);
+        run = runChain(network, data, evalInputs, chain, generator, ctx, phase, hooks);
+        if (fastStudent)
+            fastStudent->drain();
+        fastStudent.reset();  // the student's parameters own their storage again
+    }
     for (const auto& e : run.epochs)
         out.curve.push_back({phase, e.epoch, e.nll, config.distil ? e.extra : 0.0});
     out.evalPredictive = run.predictive;

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <mutex>
@@ -61,6 +62,16 @@ void configureThreads(int intraOpThreads)
 int configuredThreads()
 {
     return g_configured.load();
+}
+
+ScopedIntraOpThreads::ScopedIntraOpThreads(int threads) : m_restore(at::get_num_threads())
+{
+    at::set_num_threads(std::max(1, threads));
+}
+
+ScopedIntraOpThreads::~ScopedIntraOpThreads()
+{
+    at::set_num_threads(m_restore);
 }
 
 } // namespace lcs

@@ -20,4 +20,18 @@ int physicalCores();
 /// The intra-op threads configured last (what configureThreads set).
 int configuredThreads();
 
+/// Within its scope, the calling thread's tensor work runs on `threads` intra-op threads
+/// (its own setting under OpenMP); the configured count is restored after. For code that
+/// splits the cores itself, such as distillation's teacher and student on a core each.
+class ScopedIntraOpThreads {
+public:
+    explicit ScopedIntraOpThreads(int threads);
+    ~ScopedIntraOpThreads();
+    ScopedIntraOpThreads(const ScopedIntraOpThreads&) = delete;
+    ScopedIntraOpThreads& operator=(const ScopedIntraOpThreads&) = delete;
+
+private:
+    int m_restore;
+};
+
 } // namespace lcs

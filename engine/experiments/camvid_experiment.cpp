@@ -416,7 +416,7 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
         auto t0 = Clock::now();
         auto sampler = config.sghmc;
         sampler.distil = true;
-        const auto chain = runSgldDistillation(spec, *cw, train, train.x, {}, train.x.slice(0, 0, 1), sampler,
+        const auto chain = runSgldDistillation(spec, *cw, train, train.x, train.x.slice(0, 0, 1), sampler,
                                                generator, ctx, "sghmc_s");
         student = chain.student;
         result.seconds.emplace_back("sghmc_s", secondsSince(t0));

@@ -296,7 +296,7 @@ CamvidWindowRun trainCamvidWindow(const CamvidWindowConfig& config, const JobCon
     t0 = Clock::now();
     auto sampler = tc.sghmc;
     sampler.distil = true;
-    const auto chain = runSgldDistillation(cache->spec, *cw, train, train.x, {}, train.x.slice(0, 0, 1), sampler,
+    const auto chain = runSgldDistillation(cache->spec, *cw, train, train.x, train.x.slice(0, 0, 1), sampler,
                                            generator, ctx, "sghmc_s",
                                            reportEpochs("sghmc_s", 0, *cache, costs, ctx, config.preview));
     cache->student = chain.student;

@@ -162,6 +162,7 @@ CorruptionConfig CorruptionConfig::preset(const std::string& name, const ImageDa
     c.sgld.burnInSteps = cpu ? perEpoch : 10000;
     c.sgld.thinning = cpu ? std::max<long long>(1, perEpoch / 10) : perEpoch;
     c.sgld.keepSamples = 30;
+    c.sgld.calibrationNoiseStd = 0.05;  // D' = training images + N(0, 0.05^2), drawn per batch
     c.cwSgd = c.map;
     return c;
 }
@@ -192,7 +193,7 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                      config.seed};
     result.record.settings["rates"] = config.rates;
     result.record.settings["cw_weight"] = config.cwWeight;
-    result.record.settings["calibration_noise_std"] = config.calibrationNoiseStd;
+    result.record.settings["calibration_noise_std"] = config.sgld.calibrationNoiseStd;
     result.dataset = data.name;
     result.model = config.model.describe();
     result.trials = config.trials;
@@ -223,9 +224,6 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
             auto curve = [&](const char* network) {
                 return testCurve(ctx, probe, config.costs, identity(network), network, detail);
             };
-            const auto perturb = [&](const at::Tensor& clean, at::Generator& g) {
-                return withGaussianNoise(clean, config.calibrationNoiseStd, g);
-            };
             const bool needsChain = wants(config, ImageMethod::SgldS) || wants(config, ImageMethod::Sgld) ||
                                     wants(config, ImageMethod::Ours) || wants(config, ImageMethod::OursNoS) ||
                                     wants(config, ImageMethod::LcSgld);
@@ -240,7 +238,7 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
             if (wants(config, ImageMethod::SgldS) || wants(config, ImageMethod::Sgld) ||
                 wants(config, ImageMethod::Ours) || wants(config, ImageMethod::OursNoS)) {
                 auto stream = networkStream(taskSeed, "sgld_s");
-                auto chain = runSgldDistillation(config.model, *map, train, train.x, perturb, data.test.images,
+                auto chain = runSgldDistillation(config.model, *map, train, train.x, data.test.images,
                                                  config.sgld, stream, progress("sgld_s", "sgld + S"), "sgld",
                                                  curve("sgld_s"));
                 trained("sgld_s", *chain.student);
@@ -276,7 +274,7 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                 lc.distil = false;
                 lc.lossCalibration = &config.costs;
                 auto stream = networkStream(taskSeed, "lc_sgld");
-                auto chain = runSgldDistillation(config.model, *map, train, {}, {}, data.test.images, lc, stream,
+                auto chain = runSgldDistillation(config.model, *map, train, {}, data.test.images, lc, stream,
                                                  progress("lc_sgld", "lc-sgld"), "lc_sgld", curve("lc_sgld"));
                 record(ImageMethod::LcSgld, chain.evalPredictive, chain.seconds, false);
             }

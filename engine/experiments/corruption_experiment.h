@@ -63,7 +63,6 @@ struct CorruptionConfig {
     SgdConfig cwSgd;                ///< classWeights filled from the cost matrix when empty
     double cwWeight = 1.4;          ///< weight of the important classes in CW-SGD
     CorrectionConfig correction;
-    double calibrationNoiseStd = 0.05;  ///< D' = training images + N(0, s^2), drawn per batch
     CostMatrix costs;
     std::string device = "cpu";
     /// Called on the job's thread as soon as a comparison of S and q exists, with the

@@ -198,7 +198,7 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
         SgldDistillationResult chain;
         if (wants(config, ImageMethod::Sghmc) || needsS || needsStored) {
             auto chainStream = networkStream(taskSeed, "sghmc_s");
-            chain = runSgldDistillation(config.model, *map, train, calibration, {}, evalInputs, sampler, chainStream,
+            chain = runSgldDistillation(config.model, *map, train, calibration, evalInputs, sampler, chainStream,
                                         progress("sghmc_s", {}, "sghmc + S"), "sghmc",
                                         curve("sghmc_s", {}, "sghmc + S", costs.front()));
             if (chain.student)
@@ -264,7 +264,7 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
                 lc.distil = false;
                 lc.lossCalibration = &L;
                 auto lcStream = makeGenerator(perCostSeed("lc_sghmc", r));
-                const auto lcChain = runSgldDistillation(config.model, *map, train, {}, {}, testImages, lc, lcStream,
+                const auto lcChain = runSgldDistillation(config.model, *map, train, {}, testImages, lc, lcStream,
                                                          progress("lc_sghmc", r, "lc-sghmc, " + at), "lc_sghmc",
                                                          curve("lc_sghmc", r, "lc-sghmc, " + at, L));
                 record(ImageMethod::LcSghmc, lcChain.evalPredictive, lcChain.seconds, false);

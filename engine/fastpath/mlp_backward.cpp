@@ -58,4 +58,12 @@ std::pair<at::Tensor, at::Tensor> crossEntropyWithGradient(const at::Tensor& log
     return {loss, grad};
 }
 
+double crossEntropyGradients(MlpImpl& mlp, const at::Tensor& x, const at::Tensor& y)
+{
+    const auto trace = traceMlp(mlp, x);
+    const auto [loss, dLogits] = crossEntropyWithGradient(trace.logits, y);
+    setMlpGradients(mlp, trace, backpropagateMlp(mlp, trace, dLogits));
+    return loss.item<double>();
+}
+
 } // namespace lcs

@@ -40,6 +40,10 @@ std::vector<at::Tensor> backpropagateMlp(MlpImpl& mlp, const MlpTrace& trace, co
 /// Sets every weight's and bias's .grad() from per-layer dLoss/dS_i.
 void setMlpGradients(MlpImpl& mlp, const MlpTrace& trace, const std::vector<at::Tensor>& dPreActivations);
 
+/// Sets every parameter's .grad() to the gradient of the mean cross-entropy of the
+/// network on rows x [N, D] against labels y [N]; returns that cross-entropy.
+double crossEntropyGradients(MlpImpl& mlp, const at::Tensor& x, const at::Tensor& y);
+
 /// Mean cross-entropy of logits [N, C] against labels [N] and its gradient with respect
 /// to the logits, (softmax - onehot) / N.
 std::pair<at::Tensor, at::Tensor> crossEntropyWithGradient(const at::Tensor& logits, const at::Tensor& labels);

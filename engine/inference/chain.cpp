@@ -8,9 +8,38 @@
 #include <torch/torch.h>
 
 #include "core/training_loop.h"
+#include "fastpath/flat_parameters.h"
+#include "fastpath/mlp_backward.h"
 #include "inference/sghmc.h"
 
 namespace lcs {
+namespace {
+
+/// Inputs of any shape are taken as rows (images flattened, as FlatMlpImpl does).
+class MlpChainNetwork final : public ChainNetwork {
+public:
+    explicit MlpChainNetwork(Mlp model) : m_model(std::move(model)), m_flat(*m_model) {}
+    std::vector<at::Tensor> parameters() override { return {m_flat.tensor()}; }
+    double potentialAndGradient(const at::Tensor& x, const at::Tensor& y) override
+    {
+        return crossEntropyGradients(*m_model, x.flatten(1), y);
+    }
+    at::Tensor probabilities(const at::Tensor& x) override
+    {
+        return torch::softmax(traceMlp(*m_model, x.flatten(1)).logits, 1);
+    }
+
+private:
+    Mlp m_model;
+    FlatParameters m_flat;
+};
+
+} // namespace
+
+std::unique_ptr<ChainNetwork> mlpChainNetwork(Mlp model)
+{
+    return std::make_unique<MlpChainNetwork>(std::move(model));
+}
 
 ChainRun runChain(ChainNetwork& network, const TrainingSet& data, const at::Tensor& evalInputs,
                   const ChainConfig& config, at::Generator& generator, const JobContext& ctx,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 
 #include "core/job.h"
 #include "inference/methods.h"
+#include "models/mlp.h"
 
 /// The one SG-MCMC loop (SGHMC, and SGLD at momentum 0) for every network and experiment:
 /// the synthetic experiment's MLPs through the fast path, the image and segmentation
@@ -78,6 +80,10 @@ struct ChainRun {
     std::vector<ChainEpoch> epochs;
     double seconds = 0;
 };
+
+/// The fast path's network for an Mlp: its parameters as one flat tensor (while the
+/// returned object lives), the NLL's gradient by hand (fastpath/mlp_backward.h).
+std::unique_ptr<ChainNetwork> mlpChainNetwork(Mlp model);
 
 /// Runs config.steps sampler steps on `data` and averages the samples' predictive on
 /// evalInputs. A chain too short to reach a sample uses its last state. Reports progress

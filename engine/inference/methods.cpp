@@ -66,19 +66,6 @@ torch::Tensor PredictiveAverage::mean() const
 
 // -------------------------------------------------------------------- MAP
 
-namespace {
-
-/// Mean NLL of a (mini)batch with its gradient written into .grad(). Returns the NLL.
-double nllAndGradients(Mlp& model, const TrainingSet& batch)
-{
-    auto trace = traceMlp(*model, batch.x);
-    auto [loss, dLogits] = crossEntropyWithGradient(trace.logits, batch.y);
-    setMlpGradients(*model, trace, backpropagateMlp(*model, trace, dLogits));
-    return loss.item<double>();
-}
-
-} // namespace
-
 void trainMap(Mlp& model, const TrainingSet& data, const MapConfig& config, at::Generator& generator,
               const JobContext& ctx, const std::string& phase)
 {
@@ -89,7 +76,8 @@ void trainMap(Mlp& model, const TrainingSet& data, const MapConfig& config, at::
     for (int it = 1; it <= config.iterations; ++it) {
         ctx.checkCancelled();
         // Gradient of mean NLL + tau/(2N) |theta|^2.
-        const double nll = nllAndGradients(model, batchOf(data, config.batchSize, generator));
+        const auto batch = batchOf(data, config.batchSize, generator);
+        const double nll = crossEntropyGradients(*model, batch.x, batch.y);
         requireFiniteLoss(nll, phase.c_str(), it);
         if (config.priorPrecision > 0) {
             torch::NoGradGuard noGrad;
@@ -106,29 +94,6 @@ void trainMap(Mlp& model, const TrainingSet& data, const MapConfig& config, at::
 
 // -------------------------------------------------------------------- SGHMC / SGLD
 
-namespace {
-
-/// The fast path's chain network: an Mlp's parameters as one flat tensor, the NLL's
-/// gradient by hand (fastpath/mlp_backward.h).
-class MlpChainNetwork final : public ChainNetwork {
-public:
-    explicit MlpChainNetwork(Mlp model) : m_model(std::move(model)), m_flat(*m_model) {}
-    std::vector<at::Tensor> parameters() override { return {m_flat.tensor()}; }
-    double potentialAndGradient(const at::Tensor& x, const at::Tensor& y) override
-    {
-        return nllAndGradients(m_model, {x, y});
-    }
-    at::Tensor probabilities(const at::Tensor& x) override
-    {
-        return torch::softmax(traceMlp(*m_model, x).logits, 1);
-    }
-
-private:
-    Mlp m_model;
-    FlatParameters m_flat;
-};
-
-} // namespace
 
 InferenceOutput runSgmcmc(Mlp model, const TrainingSet& data, const torch::Tensor& evalInputs,
                           const SgmcmcConfig& config, at::Generator& generator, const JobContext& ctx,
@@ -145,8 +110,8 @@ InferenceOutput runSgmcmc(Mlp model, const TrainingSet& data, const torch::Tenso
     hooks.onSample = visitor;
     ChainRun run;
     {
-        MlpChainNetwork network(model);
-        run = runChain(network, data, evalInputs, chain, generator, ctx, phase, hooks);
+        const auto network = mlpChainNetwork(model);
+        run = runChain(*network, data, evalInputs, chain, generator, ctx, phase, hooks);
     }
     return {run.predictive, model.ptr(), run.seconds};
 }

@@ -10,6 +10,7 @@
 #include <torch/autograd.h>
 
 #include "core/normal_stream.h"
+#include "models/mlp.h"
 
 namespace lcs {
 namespace {
@@ -94,8 +95,7 @@ torch::Tensor Sghmc::step(LossClosure closure)
                 if (noiseStd > 0 && !m_noise) {
                     // One stream per sampler, seeded from the job's generator.
                     auto generator = m_generator ? *m_generator : at::detail::getDefaultCPUGenerator();
-                    std::lock_guard<std::mutex> lock(generator.mutex());
-                    m_noise = std::make_unique<NormalStream>(generator.get<at::CPUGeneratorImpl>()->random64());
+                    m_noise = std::make_unique<NormalStream>(drawSeed(generator));
                 }
                 NormalStream* noise = noiseStd > 0 ? m_noise.get() : nullptr;
                 if (p.scalar_type() == at::kFloat)

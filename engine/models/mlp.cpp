@@ -1,6 +1,7 @@
 #include "models/mlp.h"
 
 #include <cmath>
+#include <mutex>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/functional/activation.h>
@@ -60,6 +61,12 @@ void initialiseFrom(torch::nn::Module& module, at::Generator& generator)
 at::Generator makeGenerator(uint64_t seed)
 {
     return at::make_generator<at::CPUGeneratorImpl>(seed);
+}
+
+uint64_t drawSeed(at::Generator& generator)
+{
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    return generator.get<at::CPUGeneratorImpl>()->random64();
 }
 
 torch::Tensor standardNormalLike(const torch::Tensor& like, at::Generator& generator)

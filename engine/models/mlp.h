@@ -38,6 +38,10 @@ void initialiseFrom(torch::nn::Module& module, at::Generator& generator);
 /// A generator seeded with `seed` (CPU; CUDA jobs draw on CPU and move the result).
 at::Generator makeGenerator(uint64_t seed);
 
+/// 64 random bits from a CPU generator: the seed of a stream derived from it (a
+/// NormalStream, a thread's own generator).
+uint64_t drawSeed(at::Generator& generator);
+
 /// N(0, 1) noise shaped like `like`, drawn on the CPU from `generator` (a CPU generator
 /// cannot fill a CUDA tensor) and moved to `like`'s device and dtype.
 torch::Tensor standardNormalLike(const torch::Tensor& like, at::Generator& generator);
