@@ -38,8 +38,8 @@ CamvidEpochPlot::CamvidEpochPlot(QWidget* parent) : QWidget(parent)
     grid->addElement(0, 0, new QCPTextElement(m_plot, tr("Validation mIoU per epoch"), kTitleFont));
     grid->addElement(0, 1, new QCPTextElement(m_plot, tr("Validation decision cost per epoch"), kTitleFont));
     grid->setRowStretchFactor(0, 0.001);
-    const QString xLabels[2] = {tr("epoch of CW-SGD / MC dropout (trained on the labels)"),
-                                tr("epoch of S and q (they start after CW-SGD)")};
+    // Short: each label spans one of two panels side by side (under 200 px on 1920).
+    const QString xLabels[2] = {tr("epoch (CW-SGD, MC dropout)"), tr("S and q epoch, after CW-SGD")};
     for (int row = 0; row < 2; ++row)
         for (int i = 0; i < 2; ++i) {
             auto* rect = makeRect(m_plot);
