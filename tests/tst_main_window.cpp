@@ -8,6 +8,7 @@
 #include <QDockWidget>
 #include <QImage>
 #include <QSet>
+#include <QTabWidget>
 
 #include "camvid_views.h"
 #include "core/threads.h"
@@ -184,16 +185,22 @@ private Q_SLOTS:
     void fitsSmallScreen_data()
     {
         QTest::addColumn<QString>("experiment");
-        for (const char* e : {"synthetic", "corruption", "selective", "camvid"})
-            QTest::newRow(e) << QString(e);
+        QTest::addColumn<QSize>("screen");
+        QTest::addColumn<QSize>("smallestPlot");
+        for (const char* e : {"synthetic", "corruption", "selective", "camvid", "tabular", "correct"}) {
+            QTest::newRow(qPrintable(QString("%1 1366x768").arg(e))) << QString(e) << QSize(1366, 768) << QSize(250, 150);
+            QTest::newRow(qPrintable(QString("%1 1920x1080").arg(e))) << QString(e) << QSize(1920, 1080) << QSize(250, 250);
+        }
     }
 
-    /// Every experiment's page, with the docks, fits a 1366 x 768 screen, and at that
-    /// size no plot is squashed below a readable size.
+    /// Every experiment's page, with the docks, fits a 1366 x 768 screen, and no plot, in
+    /// any tab, is squashed below a readable size: at 1366 x 768, or on a 1920 x 1080
+    /// screen below 250 px high.
     void fitsSmallScreen()
     {
         QFETCH(QString, experiment);
-        const QSize screen(1366, 768);
+        QFETCH(QSize, screen);
+        QFETCH(QSize, smallestPlot);
         MainWindow window;
         window.setExperiment(experiment);
         QCOMPARE(window.experiment(), experiment);
@@ -208,25 +215,40 @@ private Q_SLOTS:
                 parts += QString("; %1 %2").arg(dock->objectName(), size(dock));
             return parts;
         };
-        QVERIFY2(hint.width() <= screen.width() && hint.height() <= screen.height(), qPrintable(describe()));
+        QVERIFY2(hint.width() <= 1366 && hint.height() <= 768, qPrintable(describe()));
         window.resize(screen);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QTest::qWait(100);  // the docks' first proportions are set once shown
         QCOMPARE(window.size(), screen);
-        QList<QWidget*> views;
-        for (auto* plot : window.findChildren<QCustomPlot*>())
-            views << plot;
-        for (auto* viewer : window.findChildren<CamvidOverlayViewer*>())
-            views << viewer;
         int checked = 0;
-        for (auto* view : views) {
-            if (!view->isVisible())
-                continue;  // another experiment's page, or a tab not shown
-            ++checked;
-            QVERIFY2(view->width() >= 250 && view->height() >= 150,
-                     qPrintable(QString("%1 is %2 x %3").arg(view->objectName()).arg(view->width()).arg(view->height())));
+        QString small;
+        auto check = [&] {
+            QList<QWidget*> views;
+            for (auto* plot : window.findChildren<QCustomPlot*>())
+                views << plot;
+            for (auto* viewer : window.findChildren<CamvidOverlayViewer*>())
+                views << viewer;
+            for (auto* view : views) {
+                if (!view->isVisible())
+                    continue;  // another experiment's page, or a tab not shown
+                ++checked;
+                if (view->width() < smallestPlot.width() || view->height() < smallestPlot.height())
+                    small += QString(" %1 is %2 x %3;").arg(view->objectName()).arg(view->width()).arg(view->height());
+            }
+        };
+        // Each tab of the page in front in turn: plots hide in tabs on a small screen.
+        check();
+        for (auto* tabs : window.centralWidget()->findChildren<QTabWidget*>()) {
+            if (!tabs->isVisible())
+                continue;
+            for (int i = 0; i < tabs->count(); ++i) {
+                tabs->setCurrentIndex(i);
+                QTest::qWait(20);
+                check();
+            }
         }
+        QVERIFY2(small.isEmpty(), qPrintable(small));
         QVERIFY(checked > 0);
     }
 

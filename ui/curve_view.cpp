@@ -5,6 +5,7 @@
 #include "qcustomplot_compat.h"
 
 #include "plot_export.h"
+#include "plot_parts.h"
 
 namespace lcs::ui {
 
@@ -18,20 +19,21 @@ CurveView::CurveView(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_plot);
     m_plot->plotLayout()->insertRow(0);
     m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, tr("Correction"), QFont("sans", 10, QFont::Bold)));
+    auto* legend = makeLegend(m_plot, 1);
+    legend->setFont(QFont("sans", 8));
+    m_plot->setAutoAddPlottableToLegend(false);
     const QColor colors[] = {QColor(40, 40, 40), QColor(44, 160, 44), QColor(214, 39, 40)};
     const QString names[] = {tr("total loss"), tr("KL(q || p)"), tr("expected cost under q")};
     for (int i = 0; i < 3; ++i) {
         auto* g = m_plot->addGraph();
         g->setPen(QPen(colors[i], 1.6));
         g->setName(names[i]);
+        g->addToLegend(legend);
     }
     m_plot->xAxis->setLabel(tr("step"));
     m_plot->yAxis->setLabel(tr("value (log scale)"));
     m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
     m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    m_plot->legend->setVisible(true);
-    m_plot->legend->setFont(QFont("sans", 8));
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     installExportMenu(m_plot, this);
 }
 

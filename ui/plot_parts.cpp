@@ -37,16 +37,22 @@ QCPAxisRect* makeRect(QCustomPlot* plot)
     return rect;
 }
 
-QCPLegend* makeLegend(QCPAxisRect* rect, Qt::Alignment where)
+QCPLegend* makeLegend(QCustomPlot* plot, int row, int columns)
 {
     auto* legend = new QCPLegend;
-    rect->insetLayout()->addElement(legend, where);
+    auto* layout = plot->plotLayout();
+    if (row < layout->rowCount())
+        layout->insertRow(row);
+    layout->addElement(row, 0, legend);
+    layout->setRowStretchFactor(row, 0.001);  // as tall as its items: the axis rects get the rest
     legend->setLayer(QStringLiteral("legend"));
     legend->setFont(QFont("sans", 7));
-    legend->setBrush(QColor(255, 255, 255, 210));
-    legend->setBorderPen(QPen(QColor(180, 180, 180)));
-    legend->setRowSpacing(-3);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(columns);
     legend->setIconSize(18, 8);
+    legend->setRowSpacing(-2);
+    legend->setColumnSpacing(10);
     return legend;
 }
 
@@ -94,6 +100,7 @@ void SideBySideOrTabs::addView(QWidget* view, const QString& title, int column, 
     m_views << view;
     m_titles << title;
     m_viewColumns << column;
+    m_shown << true;
     (m_wide ? m_columns[column] : m_tabs)->addTab(view, title);
     QList<int> sizes;
     for (int share : std::as_const(m_shares))
@@ -102,11 +109,21 @@ void SideBySideOrTabs::addView(QWidget* view, const QString& title, int column, 
     updateGeometry();
 }
 
+void SideBySideOrTabs::setViewShown(QWidget* view, bool shown)
+{
+    const int i = static_cast<int>(m_views.indexOf(view));
+    if (i < 0 || m_shown[i] == shown)
+        return;
+    m_shown[i] = shown;
+    place((m_wide ? m_columns.front() : m_tabs)->currentWidget());
+}
+
 QSize SideBySideOrTabs::minimumSizeHint() const
 {
     QSize s;
-    for (const QWidget* view : m_views)
-        s = s.expandedTo(effectiveMinimum(view));
+    for (int i = 0; i < m_views.size(); ++i)
+        if (m_shown[i])
+            s = s.expandedTo(effectiveMinimum(m_views[i]));
     return s + QSize(0, m_tabs->tabBar()->sizeHint().height());
 }
 
@@ -126,18 +143,36 @@ void SideBySideOrTabs::arrange(bool wide)
 {
     if (wide == m_wide)
         return;
-    m_wide = wide;
     // Going to tabs, the first column's view in front stays in front.
     QWidget* current = m_columns.isEmpty() ? nullptr : m_columns.front()->currentWidget();
-    for (int i = 0; i < m_views.size(); ++i) {
-        QTabWidget* from = wide ? m_tabs : m_columns[m_viewColumns[i]];
-        from->removeTab(from->indexOf(m_views[i]));
-        (wide ? m_columns[m_viewColumns[i]] : m_tabs)->addTab(m_views[i], m_titles[i]);
-    }
-    if (!wide && current)
-        m_tabs->setCurrentWidget(current);
+    m_wide = wide;
+    place(wide ? nullptr : current);
     m_split->setVisible(wide);
     m_tabs->setVisible(!wide);
+}
+
+void SideBySideOrTabs::place(QWidget* front)
+{
+    QList<QTabWidget*> all = m_columns;
+    all << m_tabs;
+    for (auto* tabs : std::as_const(all))
+        while (tabs->count() > 0)
+            tabs->removeTab(0);
+    QList<bool> columnShown(m_columns.size(), false);
+    for (int i = 0; i < m_views.size(); ++i) {
+        if (!m_shown[i]) {
+            m_views[i]->hide();
+            continue;
+        }
+        columnShown[m_viewColumns[i]] = true;
+        (m_wide ? m_columns[m_viewColumns[i]] : m_tabs)->addTab(m_views[i], m_titles[i]);
+    }
+    for (int c = 0; c < m_columns.size(); ++c)
+        m_columns[c]->setVisible(columnShown[c]);
+    for (auto* tabs : std::as_const(all))
+        if (front && tabs->indexOf(front) >= 0)
+            tabs->setCurrentWidget(front);
+    updateGeometry();
 }
 
 } // namespace lcs::ui

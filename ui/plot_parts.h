@@ -21,8 +21,11 @@ QCustomPlot* makePlot(QWidget* owner, const QString& objectName, int minimumHeig
 /// An axis rect with the window's small tick and label fonts.
 QCPAxisRect* makeRect(QCustomPlot* plot);
 
-/// A compact, semi-transparent legend inside `rect` at `where`.
-QCPLegend* makeLegend(QCPAxisRect* rect, Qt::Alignment where);
+/// A compact legend in its own row of `plot`'s layout, inserted at `row` (between a title
+/// and the axis rects it explains): outside every axis rect, it never covers data. Its
+/// items fill `columns` columns before wrapping to the next line. Clear its items before
+/// the plottables they name (QCustomPlot only forgets those of its default legend).
+QCPLegend* makeLegend(QCustomPlot* plot, int row, int columns = 3);
 
 /// Views side by side in a splitter when the widget is at least `wideFrom` pixels wide,
 /// else all in one tab widget: a small screen keeps each view at a readable size, a
@@ -36,6 +39,9 @@ public:
     /// Adds `view` (taking it) under `title`, in splitter column `column`; a column's
     /// width share is `share` (the first view of a column sets it).
     void addView(QWidget* view, const QString& title, int column, int share = 1);
+    /// Shows or hides `view` with its tab (a view the current experiment does not fill);
+    /// a column with no view shown is hidden.
+    void setViewShown(QWidget* view, bool shown);
     bool sideBySide() const { return m_wide; }
 
     /// As narrow as the widest view: the tabs are the fallback.
@@ -47,6 +53,9 @@ protected:
 
 private:
     void arrange(bool wide);
+    /// Puts every shown view in the tab widget of the arrangement in use, in the order
+    /// added, `front` (when shown) in front of its tab widget.
+    void place(QWidget* front);
 
     int m_wideFrom = 0;
     bool m_wide = false;
@@ -57,6 +66,7 @@ private:
     QList<QWidget*> m_views;
     QStringList m_titles;
     QList<int> m_viewColumns;
+    QList<bool> m_shown;
 };
 
 } // namespace lcs::ui

@@ -5,8 +5,15 @@
 #include <QHeaderView>
 
 #include "experiments/synthetic_experiment.h"
+#include "method_style.h"
 
 namespace lcs::ui {
+
+void fitColumnsToContents(QTableView* table)
+{
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table->horizontalHeader()->setStretchLastSection(false);
+}
 
 ResultsTable::ResultsTable(QWidget* parent) : QTableWidget(parent)
 {
@@ -19,8 +26,7 @@ ResultsTable::ResultsTable(QWidget* parent) : QTableWidget(parent)
                            tr("Replicates finished / requested")};
     for (int i = 0; i < tips.size(); ++i)
         horizontalHeaderItem(i)->setToolTip(tips[i]);
-    horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    horizontalHeader()->setStretchLastSection(true);
+    fitColumnsToContents(this);
     verticalHeader()->hide();
     // Mean above, ± std below: five columns fit a 1366-pixel screen's results dock.
     verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -66,15 +72,14 @@ void ResultsTable::refresh()
                 d.push_back(r.uncorrectedCost - r.correctedCost);
             }
         const auto method = parseMethod(m_methods[i].toStdString());
-        const QString label = method ? QString::fromStdString(methodLabel(*method))
-                              : i < m_labels.size() ? m_labels[i] : m_methods[i];
+        const QString label = method ? QString() : i < m_labels.size() ? m_labels[i] : m_methods[i];
         // One value has no spread to show.
         auto cell = [single = u.size() < 2](const MeanStd& m, int digits) {
             return single ? QString::number(m.mean, 'f', digits)
                           : QString("%1\n± %2").arg(m.mean, 0, 'f', digits).arg(m.std, 0, 'f', digits);
         };
         const bool any = !u.empty();
-        setItem(i, 0, new QTableWidgetItem(label));
+        setItem(i, 0, methodItem(m_methods[i], label));
         setItem(i, 1, new QTableWidgetItem(any ? cell(meanStd(u), 3) : QStringLiteral("–")));
         setItem(i, 2, new QTableWidgetItem(any ? cell(meanStd(c), 3) : QStringLiteral("–")));
         setItem(i, 3, new QTableWidgetItem(any ? cell(meanStd(d), 4) : QStringLiteral("–")));

@@ -4,7 +4,15 @@
 
 #include "ui_types.h"
 
+class QTableView;
+
 namespace lcs::ui {
+
+/// Every column of a results table as wide as its widest cell and its header, none
+/// stretched or squeezed to the dock: a narrow dock scrolls the table sideways rather
+/// than clip a number (a stretched last column got the header's minimum when the others
+/// had taken the width).
+void fitColumnsToContents(QTableView* table);
 
 /// The paper's Table 2, filling in as (replicate, method) results arrive: per method,
 /// mean ± std of the test decision cost without and with correction, the average paired

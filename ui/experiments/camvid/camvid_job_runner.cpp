@@ -388,6 +388,7 @@ private:
         f.width = fps.width;
         f.height = fps.height;
         f.ensembleLabel = m_cache->mcDropout ? tr("MC dropout, k passes") : tr("k dropout passes of S (ensemble cost)");
+        f.ensembleMethod = m_cache->mcDropout ? QStringLiteral("mc_dropout") : QStringLiteral("sghmc_s");
         emitView(&CamvidJobRunner::framesPerSecond, f);
         Q_EMIT logMessage(QString::fromStdString(camvidFpsTable(fps)).trimmed());
         m_lastFps = fps;

@@ -9,6 +9,8 @@
 #include "qcustomplot_compat.h"
 
 #include "camvid_views.h"
+#include "method_style.h"
+#include "results_table.h"
 #include "plot_parts.h"
 
 namespace lcs::ui {
@@ -89,8 +91,11 @@ CamvidIouTable::CamvidIouTable(QWidget* parent) : QTableWidget(parent)
 {
     setObjectName("camvidIouTable");
     setColumnCount(4);
-    setHorizontalHeaderLabels({tr("class"), tr("IoU S"), tr("IoU q"), tr("q - S")});
-    horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    setHorizontalHeaderLabels({tr("class"), QString(), QString(), tr("q - S")});
+    // S and q with their colours' swatches, as in the IoU bars and the epoch curves.
+    setHorizontalHeaderItem(1, methodItem(QStringLiteral("sghmc_s"), tr("IoU S")));
+    setHorizontalHeaderItem(2, methodItem(QStringLiteral("ours"), tr("IoU q")));
+    fitColumnsToContents(this);
     verticalHeader()->setVisible(false);
     setEditTriggers(QAbstractItemView::NoEditTriggers);
 }

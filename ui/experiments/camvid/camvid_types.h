@@ -80,6 +80,7 @@ struct CamvidFpsView {
     double qFps = 0, rawFps = 0;
     int width = 0, height = 0;
     QString ensembleLabel;           ///< "MC dropout" or "S with dropout on (ensemble cost)"
+    QString ensembleMethod = QStringLiteral("sghmc_s");  ///< the network sampled: "mc_dropout" or "sghmc_s"
 };
 
 } // namespace lcs::ui

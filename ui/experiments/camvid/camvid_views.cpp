@@ -32,8 +32,6 @@ constexpr int kLegendColumns = 4;  // 4 x 118 px: the legend fits the viewer bes
 constexpr int kLegendColumnWidth = 118;
 constexpr int kScoredClasses = kCamvidClasses - 1;  ///< void (last) is never decided or scored
 
-const QColor kUncorrectedColour(120, 120, 120);  // "before" is grey in every comparison view
-
 /// The canvas inside the viewer's scroll area: paints what the viewer composed.
 class PanelsCanvas : public QWidget {
 public:
@@ -456,12 +454,15 @@ QString camvidSeriesLabel(const QString& series)
     return methodLabelOf(series);
 }
 
+QString camvidSeriesMethod(const QString& series)
+{
+    // A re-correction is q again under new costs: the same method, drawn dashed.
+    return series == QLatin1String(kRecorrectedSeries) ? QStringLiteral("ours") : series;
+}
+
 QColor camvidSeriesColour(const QString& series)
 {
-    // A re-correction is q again under new costs: ours' colour, darker.
-    if (series == QLatin1String(kRecorrectedSeries))
-        return methodColourOf(QStringLiteral("ours")).darker(160);
-    return methodColourOf(series);
+    return methodColourOf(camvidSeriesMethod(series));
 }
 
 CamvidIouPlot::CamvidIouPlot(QWidget* parent) : QWidget(parent)
@@ -472,19 +473,21 @@ CamvidIouPlot::CamvidIouPlot(QWidget* parent) : QWidget(parent)
     m_rect = makeRect(m_plot);
     m_plot->plotLayout()->addElement(1, 0, m_rect);
     m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    auto* legend = makeLegend(m_plot, 1, 2);
     m_rect->axis(QCPAxis::atLeft)->setLabel(tr("IoU"));
     m_rect->axis(QCPAxis::atLeft)->setRange(0, 1);
     auto* group = new QCPBarsGroup(m_plot);
     group->setSpacingType(QCPBarsGroup::stAbsolute);
     group->setSpacing(1);
-    auto* legend = makeLegend(m_rect, Qt::AlignTop | Qt::AlignRight);
     for (int rule = 0; rule < 2; ++rule) {
         auto* bars = new QCPBars(m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft));
         bars->setWidth(0.38);
         bars->setBarsGroup(group);
-        const QColor colour = rule == 0 ? kUncorrectedColour : methodColourOf(QStringLiteral("ours"));
-        bars->setPen(QPen(colour.darker(130)));
-        bars->setBrush(colour);
+        // S and q in their colours in every plot (the epoch curves name them too).
+        const QString method = rule == 0 ? QStringLiteral("sghmc_s") : QStringLiteral("ours");
+        markMethod(bars, method);
+        bars->setPen(QPen(methodColourOf(method).darker(130)));
+        bars->setBrush(methodColourOf(method));
         bars->setName(rule == 0 ? tr("uncorrected (S)") : tr("corrected (q)"));
         bars->addToLegend(legend);
         m_bars[rule] = bars;
@@ -494,7 +497,9 @@ CamvidIouPlot::CamvidIouPlot(QWidget* parent) : QWidget(parent)
     for (int c = 0; c < kScoredClasses; ++c)
         ticker->addTick(c, names[c]);
     m_rect->axis(QCPAxis::atBottom)->setTicker(ticker);
-    m_rect->axis(QCPAxis::atBottom)->setTickLabelRotation(35);
+    // Each label ends at its tick: one running right past the widget's edge would not be
+    // drawn at all (the last class, "Bicyclist").
+    m_rect->axis(QCPAxis::atBottom)->setTickLabelRotation(-35);
     m_rect->axis(QCPAxis::atBottom)->setRange(-0.6, kScoredClasses - 0.4);
     clear();
 }
@@ -539,80 +544,6 @@ QString CamvidIouPlot::title() const
     return m_title->text();
 }
 
-CamvidEpochPlot::CamvidEpochPlot(QWidget* parent) : QWidget(parent)
-{
-    m_plot = makePlot(this, QStringLiteral("camvid_epochs"), 200);
-    m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, tr("Validation mIoU per epoch"), kTitleFont));
-    m_plot->plotLayout()->addElement(0, 1, new QCPTextElement(m_plot, tr("Validation decision cost per epoch"), kTitleFont));
-    for (int i = 0; i < 2; ++i) {
-        m_rects[i] = makeRect(m_plot);
-        m_plot->plotLayout()->addElement(1, i, m_rects[i]);
-        m_rects[i]->axis(QCPAxis::atBottom)->setLabel(tr("epoch"));
-        m_rects[i]->axis(QCPAxis::atLeft)->setLabel(i == 0 ? tr("mIoU") : tr("cost"));
-    }
-    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
-    makeLegend(m_rects[0], Qt::AlignBottom | Qt::AlignRight);
-    clear();
-}
-
-void CamvidEpochPlot::clear()
-{
-    m_plot->clearPlottables();
-    m_graphs[0].clear();
-    m_graphs[1].clear();
-    rescale();
-}
-
-QCPGraph* CamvidEpochPlot::graphFor(int panel, const QString& series)
-{
-    if (auto* g = m_graphs[panel].value(series))
-        return g;
-    auto* g = m_plot->addGraph(m_rects[panel]->axis(QCPAxis::atBottom), m_rects[panel]->axis(QCPAxis::atLeft));
-    const QColor colour = camvidSeriesColour(series);
-    g->setPen(QPen(colour, 1.6, series.contains(QLatin1String("re-corrected")) ? Qt::DashLine : Qt::SolidLine));
-    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, 4));
-    g->setName(camvidSeriesLabel(series));
-    if (panel == 0) {
-        auto* legend = qobject_cast<QCPLegend*>(m_rects[0]->insetLayout()->elementAt(0));
-        if (legend)
-            g->addToLegend(legend);
-    }
-    m_graphs[panel].insert(series, g);
-    return g;
-}
-
-void CamvidEpochPlot::addEpochPoints(const QVector<CamvidEpochPoint>& points)
-{
-    for (const auto& p : points) {
-        graphFor(0, p.series)->addData(p.epoch, p.meanIou);
-        graphFor(1, p.series)->addData(p.epoch, p.cost);
-    }
-    rescale();
-}
-
-void CamvidEpochPlot::removeSeries(const QString& series)
-{
-    for (auto& graphs : m_graphs)
-        if (auto* g = graphs.take(series))
-            m_plot->removeGraph(g);
-    rescale();
-}
-
-void CamvidEpochPlot::rescale()
-{
-    for (int i = 0; i < 2; ++i) {
-        double maxEpoch = 1, maxY = i == 0 ? 0.1 : 0.1;
-        for (auto* g : std::as_const(m_graphs[i]))
-            for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
-                maxEpoch = std::max(maxEpoch, it->key);
-                maxY = std::max(maxY, it->value);
-            }
-        m_rects[i]->axis(QCPAxis::atBottom)->setRange(0.5, maxEpoch + 0.5);
-        m_rects[i]->axis(QCPAxis::atLeft)->setRange(0, maxY * 1.1);
-    }
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
-}
-
 CamvidFpsPlot::CamvidFpsPlot(QWidget* parent) : QWidget(parent)
 {
     m_plot = makePlot(this, QStringLiteral("camvid_fps"), 200);
@@ -630,21 +561,28 @@ CamvidFpsPlot::CamvidFpsPlot(QWidget* parent) : QWidget(parent)
     }
     m_rect->axis(QCPAxis::atBottom)->setLabel(tr("ensemble size k (passes per frame)"));
     m_rect->axis(QCPAxis::atLeft)->setLabel(tr("frames / s"));
-    auto* legend = makeLegend(m_rect, Qt::AlignTop | Qt::AlignRight);
+    auto* legend = makeLegend(m_plot, 1, 1);  // long entries, one a line
     m_ensemble = m_plot->addGraph(m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft));
-    m_ensemble->setPen(QPen(camvidSeriesColour("sghmc_s"), 1.8));
-    m_ensemble->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, camvidSeriesColour("sghmc_s"), 6));
     m_ensemble->setName(tr("ensemble / MC dropout"));
     m_ensemble->addToLegend(legend);
     m_q = m_plot->addGraph(m_rect->axis(QCPAxis::atBottom), m_rect->axis(QCPAxis::atLeft));
+    markMethod(m_q, QStringLiteral("ours"));
     m_q->setPen(QPen(camvidSeriesColour("ours"), 1.8, Qt::DashLine));
     m_q->setName(tr("q (one pass + Bayes decision)"));
     m_q->addToLegend(legend);
     clear();
 }
 
+void CamvidFpsPlot::showEnsembleMethod(const QString& method)
+{
+    markMethod(m_ensemble, method);
+    m_ensemble->setPen(QPen(camvidSeriesColour(method), 1.8));
+    m_ensemble->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, camvidSeriesColour(method), 6));
+}
+
 void CamvidFpsPlot::clear()
 {
+    showEnsembleMethod(QStringLiteral("sghmc_s"));
     m_ensemble->data()->clear();
     m_q->data()->clear();
     m_rect->axis(QCPAxis::atBottom)->setRange(0.8, 40);
@@ -664,6 +602,7 @@ void CamvidFpsPlot::setFps(const CamvidFpsView& view)
         hi = std::max(hi, view.ensembleFps[i]);
     }
     m_ensemble->setData(k, fps, /*alreadySorted=*/true);
+    showEnsembleMethod(view.ensembleMethod);
     m_ensemble->setName(view.ensembleLabel.isEmpty() ? tr("ensemble / MC dropout") : view.ensembleLabel);
     const double kMax = k.isEmpty() ? 30 : k.back();
     // q does one pass whatever k the ensemble needs: a horizontal line.

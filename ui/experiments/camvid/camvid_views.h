@@ -9,6 +9,7 @@
 class QCPAxisRect;
 class QCPBars;
 class QCPGraph;
+class QCPLegend;
 class QCPTextElement;
 class QCustomPlot;
 class QComboBox;
@@ -141,7 +142,8 @@ private:
 };
 
 /// Validation mIoU and decision cost after every epoch of each network, live while the
-/// run trains (a re-correction adds its own q curve).
+/// run trains (a re-correction adds its own q curve). CW-SGD and MC dropout on one row
+/// of axes; S and q, which start after CW-SGD and count their own epochs, on another.
 class CamvidEpochPlot : public QWidget {
     Q_OBJECT
 public:
@@ -156,11 +158,13 @@ public:
     QCPGraph* graph(int panel, const QString& series) const { return m_graphs[panel].value(series); }
 
 private:
+    QCPAxisRect* rectFor(int panel, const QString& series) const;
     QCPGraph* graphFor(int panel, const QString& series);
     void rescale();
 
     QCustomPlot* m_plot = nullptr;
-    QCPAxisRect* m_rects[2] = {};
+    QCPLegend* m_legend = nullptr;
+    QCPAxisRect* m_rects[2][2] = {};  ///< [CW-SGD's epochs, S and q's epochs][mIoU, cost]
     QMap<QString, QCPGraph*> m_graphs[2];
 };
 
@@ -178,6 +182,8 @@ public:
     QCPGraph* qLine() const { return m_q; }
 
 private:
+    /// The ensemble's line in the colour of the network it samples.
+    void showEnsembleMethod(const QString& method);
     QCustomPlot* m_plot = nullptr;
     QCPAxisRect* m_rect = nullptr;
     QCPTextElement* m_title = nullptr;
@@ -185,8 +191,10 @@ private:
     QCPGraph* m_q = nullptr;
 };
 
-/// Display name and colour of a CamVid network series ("sghmc_s" -> "SGHMC + S").
+/// Display name, method and colour of a CamVid network series ("sghmc_s" -> "SGHMC +
+/// S"); a re-correction's q is the method "ours".
 QString camvidSeriesLabel(const QString& series);
+QString camvidSeriesMethod(const QString& series);
 QColor camvidSeriesColour(const QString& series);
 
 } // namespace lcs::ui

@@ -104,7 +104,9 @@ ConfusionPlot::ConfusionPlot(QWidget* parent) : QWidget(parent)
         auto* x = m_rects[i]->axis(QCPAxis::atBottom);
         auto* y = m_rects[i]->axis(QCPAxis::atLeft);
         y->setRangeReversed(true);  // true class 0 on top, as a matrix is read
-        x->setTickLabelRotation(60);
+        // Rotated to end at their tick: a label running right past the widget's edge
+        // would not be drawn at all (the last class of the right-most panel).
+        x->setTickLabelRotation(-60);
         x->setSubTicks(false);
         y->setSubTicks(false);
         x->grid()->setVisible(false);

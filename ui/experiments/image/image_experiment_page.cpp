@@ -63,6 +63,7 @@ QString ImageExperimentPage::resultsTitle() const
 void ImageExperimentPage::activate(const QString& experiment)
 {
     PanelExperimentPage::activate(experiment);
+    m_page->showViewsOf(experiment);
     // The views show one experiment's run: another experiment starts empty.
     if (m_runner.cacheExperiment() != experiment) {
         m_page->startRun(experiment);

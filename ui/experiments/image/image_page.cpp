@@ -13,6 +13,8 @@
 #include "qcustomplot_compat.h"
 
 #include "image_views.h"
+#include "method_style.h"
+#include "results_table.h"
 #include "plot_parts.h"
 
 namespace lcs::ui {
@@ -49,7 +51,8 @@ ImageResultsPage::ImageResultsPage(QWidget* parent) : QWidget(parent)
     m_summary = new SummaryPlot;
     top->addView(m_curves, tr("Curves per epoch"), 0, 3);
     top->addView(m_summary, tr("Cost and accuracy"), 1, 2);
-    auto* bottom = new SideBySideOrTabs(980, vertical);
+    m_bottom = new SideBySideOrTabs(980, vertical);
+    auto* bottom = m_bottom;
     bottom->setObjectName(QStringLiteral("imageBottomViews"));
     m_confusion = new ConfusionPlot;
     m_time = new TrainingTimePlot;
@@ -95,13 +98,21 @@ void ImageResultsPage::startRun(const QString& experiment)
     m_summary->clear();
     m_confusion->clear();
     m_gallery->clear();
-    const QString note = experiment == QLatin1String(kSelectiveExperiment) ? tr("filled in when the run ends")
-                                                                            : tr("selective classification only");
-    m_time->clear(note);
-    m_riskCoverage->clear(note);
+    m_time->clear(tr("filled in when the run ends"));
+    m_riskCoverage->clear(tr("filled in when the run ends"));
+    showViewsOf(experiment);
     m_comparisons.clear();
     const QSignalBlocker block(m_comparisonBox);
     m_comparisonBox->clear();
+}
+
+void ImageResultsPage::showViewsOf(const QString& experiment)
+{
+    // Training time and risk-coverage are selective classification's: another
+    // experiment would show them empty, so they leave the page.
+    const bool selective = experiment == QLatin1String(kSelectiveExperiment);
+    m_bottom->setViewShown(m_time, selective);
+    m_bottom->setViewShown(m_riskCoverage, selective);
 }
 
 void ImageResultsPage::startRecorrection()
@@ -170,8 +181,7 @@ ImageSummaryTable::ImageSummaryTable(QWidget* parent) : QTableWidget(parent)
     setEditTriggers(QAbstractItemView::NoEditTriggers);
     setSelectionBehavior(QAbstractItemView::SelectRows);
     verticalHeader()->setVisible(false);
-    horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    horizontalHeader()->setStretchLastSection(true);
+    fitColumnsToContents(this);
     setAlternatingRowColors(true);
     clearRows();
 }
@@ -210,11 +220,8 @@ void ImageSummaryTable::setSummary(const SummaryView& view)
                           QString::number(p.x), pm(p.costMean, p.costStd, 4), pm(p.accuracyMean, p.accuracyStd, 4)};
         if (selective)
             cells << pm(p.referralMean, p.referralStd, 3);
-        for (int c = 0; c < cells.size(); ++c) {
-            auto* item = new QTableWidgetItem(cells[c]);
-            item->setForeground(c == 0 ? QBrush(imageSeriesColor(p.method).darker(120)) : QBrush(Qt::black));
-            setItem(row, c, item);
-        }
+        for (int c = 0; c < cells.size(); ++c)
+            setItem(row, c, c == 0 ? methodItem(p.method, cells[c]) : new QTableWidgetItem(cells[c]));
     }
 }
 

@@ -18,6 +18,7 @@ class GalleryView;
 class SummaryPlot;
 class TrainingTimePlot;
 class RiskCoveragePlot;
+class SideBySideOrTabs;
 
 /// The central page of the image experiments: live curves, cost and accuracy vs rate or
 /// referral cost, confusion matrices, training time vs number of cost functions, and the
@@ -29,6 +30,8 @@ public:
 
     /// Clears every view for a new run of `experiment`.
     void startRun(const QString& experiment);
+    /// Shows the views `experiment` fills, and only those.
+    void showViewsOf(const QString& experiment);
     /// Drops the previous re-correction's curve before a new one trains.
     void startRecorrection();
 
@@ -61,6 +64,7 @@ private:
     SummaryPlot* m_summary = nullptr;
     TrainingTimePlot* m_time = nullptr;
     RiskCoveragePlot* m_riskCoverage = nullptr;
+    SideBySideOrTabs* m_bottom = nullptr;  ///< the decisions' views, some of them selective classification's
     QComboBox* m_runBox = nullptr;
     QComboBox* m_comparisonBox = nullptr;
     QVector<ComparisonView> m_comparisons;

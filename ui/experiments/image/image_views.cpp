@@ -24,7 +24,7 @@ namespace {
 
 const QFont kTitleFont("sans", 9, QFont::Bold);
 
-/// The method whose colour a training phase borrows ("sgld + S" -> "sgld_s", ...).
+/// The network a training phase trains ("sgld + S" -> "sgld_s", "ours, r 0.1" -> "ours").
 QString baseSeries(const QString& series)
 {
     static const QList<QPair<QString, QString>> prefixes{
@@ -41,19 +41,32 @@ QString baseSeries(const QString& series)
     return series;
 }
 
+/// The catalogue method whose label and colour a series of `experiment` takes.
+QString seriesMethod(const QString& series, const QString& experiment)
+{
+    return methodIn(baseSeries(series), experiment);
+}
+
 /// "sgld + S" -> "SGLD + S", "ours, r 0.1" -> "Ours (q on S), r 0.1": the method's label
 /// and what the phase adds to its name.
-QString displayName(const QString& series)
+QString displayName(const QString& series, const QString& experiment)
 {
     static const QStringList prefixes{QStringLiteral("sgld + S"), QStringLiteral("sghmc + S"),
                                       QStringLiteral("ours (no S)"), QStringLiteral("lc-sgld"),
                                       QStringLiteral("lc-sghmc"), QStringLiteral("cw-sgd"), QStringLiteral("ours"),
                                       QStringLiteral("map")};
-    const QString base = baseSeries(series);
+    const QString method = seriesMethod(series, experiment);
     for (const QString& prefix : prefixes)
-        if (series.startsWith(prefix))
-            return imageSeriesLabel(base) + series.mid(prefix.size());
-    return imageSeriesLabel(series);
+        if (series.startsWith(prefix) && series != method)
+            return imageSeriesLabel(method) + series.mid(prefix.size());
+    return imageSeriesLabel(method);
+}
+
+/// A method's line in its one colour; `style` tells its phases apart.
+QPen methodPen(QObject* drawn, const QString& method, Qt::PenStyle style = Qt::SolidLine)
+{
+    markMethod(drawn, method);
+    return QPen(methodColourOf(method), 1.8, style);
 }
 
 } // namespace
@@ -70,11 +83,6 @@ QString ComparisonView::title() const
     return QObject::tr("%1, trial %2%3").arg(at).arg(trial + 1).arg(recorrected ? QObject::tr(", re-corrected") : QString());
 }
 
-QColor imageSeriesColor(const QString& series)
-{
-    return methodColourOf(baseSeries(series));
-}
-
 // ---------------------------------------------------------------------------------------
 // Curves
 
@@ -82,19 +90,9 @@ EpochCurvePlot::EpochCurvePlot(QWidget* parent) : QWidget(parent)
 {
     m_plot = makePlot(this, QStringLiteral("image_curves"), 220);
     // One legend row above the four panels: a series has the same pen in every panel.
-    m_legend = new QCPLegend;
-    m_legend->setFont(QFont("sans", 7));
-    m_legend->setBorderPen(Qt::NoPen);
-    m_legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    m_legend->setWrap(4);
-    m_legend->setIconSize(18, 8);
-    m_legend->setRowSpacing(-2);
-    m_legend->setColumnSpacing(10);
-    m_plot->plotLayout()->addElement(0, 0, m_legend);
-    m_legend->setLayer(QStringLiteral("legend"));
+    m_legend = makeLegend(m_plot, 0, 4);
     auto* grid = new QCPLayoutGrid;
     m_plot->plotLayout()->addElement(1, 0, grid);
-    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
     QSharedPointer<QCPAxisTickerFixed> integers(new QCPAxisTickerFixed);
     integers->setTickStep(1);
     integers->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
@@ -113,6 +111,7 @@ EpochCurvePlot::EpochCurvePlot(QWidget* parent) : QWidget(parent)
 
 void EpochCurvePlot::setExperiment(const QString& experiment)
 {
+    m_experiment = experiment;
     const bool selective = experiment == QLatin1String(kSelectiveExperiment);
     // Both experiments report test figures after every epoch of every network they
     // train; selective classification scores accuracy and NLL on the decided points only.
@@ -139,8 +138,9 @@ void EpochCurvePlot::clear()
     m_runs.clear();
     m_chosenRun.clear();
     m_pens.clear();
-    m_shades.clear();
-    m_plot->clearPlottables();  // their legend items go with them
+    m_phases.clear();
+    m_legend->clearItems();
+    m_plot->clearPlottables();
     for (auto* rect : m_rects) {
         rect->axis(QCPAxis::atBottom)->setRange(0, 1);
         rect->axis(QCPAxis::atLeft)->setRange(0, 1);
@@ -199,11 +199,15 @@ QPen EpochCurvePlot::penFor(const QString& series, const QString& name)
     const auto known = m_pens.constFind(name);
     if (known != m_pens.constEnd())
         return *known;
-    // Phases that share a method's colour (one per referral cost, a re-correction) get
-    // lighter shades of it, in order of appearance.
-    QPen pen(imageSeriesColor(series), 1.6, Qt::DashLine);  // a student's loss: dashed
-    if (!series.endsWith(tr(" (student)")))
-        pen = QPen(imageSeriesColor(series).lighter(100 + 35 * m_shades[baseSeries(series)]++), 1.6);
+    // A method keeps its one colour in every phase: a student's loss is dashed, and the
+    // phases of one method (one per referral cost, a re-correction) take the next line
+    // style in order of appearance (lighter shades would pass for another method's).
+    static const Qt::PenStyle kPhaseStyles[] = {Qt::SolidLine, Qt::DotLine, Qt::DashDotLine, Qt::DashDotDotLine};
+    const QString method = seriesMethod(series, m_experiment);
+    const Qt::PenStyle style = series.endsWith(tr(" (student)"))
+                                   ? Qt::DashLine
+                                   : kPhaseStyles[m_phases[method]++ % std::size(kPhaseStyles)];
+    const QPen pen(methodColourOf(method), 1.6, style);
     m_pens.insert(name, pen);
     return pen;
 }
@@ -253,7 +257,8 @@ void EpochCurvePlot::rebuild()
             QCPGraph* g = graphs.value(it.key(), nullptr);
             if (!g) {
                 g = m_plot->addGraph(m_rects[i]->axis(QCPAxis::atBottom), m_rects[i]->axis(QCPAxis::atLeft));
-                const QString name = displayName(it.key());
+                const QString name = displayName(it.key(), m_experiment);
+                markMethod(g, seriesMethod(it.key(), m_experiment));
                 g->setPen(penFor(it.key(), name));
                 g->setName(name);
                 g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
@@ -295,6 +300,7 @@ SummaryPlot::SummaryPlot(QWidget* parent) : QWidget(parent)
     auto* grid = new QCPLayoutGrid;
     m_plot->plotLayout()->addElement(1, 0, grid);
     m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    m_legend = makeLegend(m_plot, 1);  // one legend for both panels
     for (int i = 0; i < 2; ++i) {
         m_rects[i] = makeRect(m_plot);
         grid->addElement(0, i, m_rects[i]);
@@ -304,13 +310,11 @@ SummaryPlot::SummaryPlot(QWidget* parent) : QWidget(parent)
 
 void SummaryPlot::clear()
 {
+    m_legend->clearItems();
     m_plot->clearPlottables();
     for (int i = 0; i < 2; ++i) {
         m_graphs[i].clear();
         m_bars[i].clear();
-        auto* inset = m_rects[i]->insetLayout();
-        while (inset->elementCount() > 0)
-            inset->removeAt(0);
     }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -359,8 +363,8 @@ void SummaryPlot::setSummary(const SummaryView& view)
         }
         for (int i = 0; i < 2; ++i) {
             auto* g = m_plot->addGraph(m_rects[i]->axis(QCPAxis::atBottom), m_rects[i]->axis(QCPAxis::atLeft));
-            const QColor colour = imageSeriesColor(method);
-            g->setPen(QPen(colour, 1.8));
+            const QColor colour = methodColourOf(method);
+            g->setPen(methodPen(g, method));
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, 6));
             g->setName(imageSeriesLabel(method));
             g->setData(x, y[i], /*alreadySorted=*/true);
@@ -369,6 +373,7 @@ void SummaryPlot::setSummary(const SummaryView& view)
             bars->setName(imageSeriesLabel(method) + tr(" ± std"));
             bars->setDataPlottable(g);
             bars->setData(e[i]);
+            markMethod(bars, method);
             bars->setPen(QPen(colour, 1.2));
             bars->setWhiskerWidth(8);
             bars->removeFromLegend();
@@ -387,11 +392,8 @@ void SummaryPlot::setSummary(const SummaryView& view)
             m_rects[i]->axis(QCPAxis::atBottom)->setRange(xMin - pad, xMax + pad);
         }
     }
-    if (!methods.isEmpty()) {
-        auto* legend = makeLegend(m_rects[0], Qt::AlignTop | Qt::AlignLeft);
-        for (const QString& m : methods)
-            m_graphs[0].value(m)->addToLegend(legend);
-    }
+    for (const QString& m : methods)
+        m_graphs[0].value(m)->addToLegend(m_legend);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -416,6 +418,7 @@ TrainingTimePlot::TrainingTimePlot(QWidget* parent) : QWidget(parent)
     auto* rect = makeRect(m_plot);
     m_plot->plotLayout()->addElement(1, 0, rect);
     m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    m_legend = makeLegend(m_plot, 1);
     rect->axis(QCPAxis::atBottom)->setLabel(tr("number of cost functions"));
     rect->axis(QCPAxis::atLeft)->setLabel(tr("cumulative training time (s)"));
     QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
@@ -430,14 +433,11 @@ TrainingTimePlot::TrainingTimePlot(QWidget* parent) : QWidget(parent)
 
 namespace {
 
-/// Empties a one-rect plot whose inset holds a note (element 0) and then its legend, and
-/// shows `note` (hidden when empty).
-void clearWithNote(QCustomPlot* plot, QCPTextElement* noteElement, const QString& note)
+/// Empties a plot and its legend, and shows `note` in place of the data (hidden when empty).
+void clearWithNote(QCustomPlot* plot, QCPLegend* legend, QCPTextElement* noteElement, const QString& note)
 {
+    legend->clearItems();
     plot->clearPlottables();
-    auto* inset = plot->axisRect(0)->insetLayout();
-    while (inset->elementCount() > 1)
-        inset->removeAt(inset->elementCount() - 1);
     noteElement->setText(note);
     noteElement->setVisible(!note.isEmpty());
     plot->replot(QCustomPlot::rpQueuedReplot);
@@ -447,7 +447,7 @@ void clearWithNote(QCustomPlot* plot, QCPTextElement* noteElement, const QString
 
 void TrainingTimePlot::clear(const QString& note)
 {
-    clearWithNote(m_plot, m_note, note);
+    clearWithNote(m_plot, m_legend, m_note, note);
 }
 
 void TrainingTimePlot::setTimes(const TrainingTimeView& view)
@@ -464,7 +464,6 @@ void TrainingTimePlot::setTimes(const TrainingTimeView& view)
     const Line lines[] = {{QStringLiteral("ours"), &CostFunctionTime::ours},
                           {QStringLiteral("ours_no_s"), &CostFunctionTime::oursNoS},
                           {QStringLiteral("lc_sghmc"), &CostFunctionTime::lcSghmc}};
-    auto* legend = makeLegend(rect, Qt::AlignTop | Qt::AlignLeft);
     double yMax = 0;
     for (const auto& line : lines) {
         QVector<double> x, y;
@@ -477,13 +476,12 @@ void TrainingTimePlot::setTimes(const TrainingTimeView& view)
         if (x.isEmpty())
             continue;
         auto* g = m_plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-        const QColor colour = imageSeriesColor(line.series);
-        g->setPen(QPen(colour, 1.8));
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, 6));
+        g->setPen(methodPen(g, line.series));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, methodColourOf(line.series), 6));
         g->setName(imageSeriesLabel(line.series));
         g->setData(x, y, /*alreadySorted=*/true);
         g->removeFromLegend();
-        g->addToLegend(legend);
+        g->addToLegend(m_legend);
     }
     rect->axis(QCPAxis::atBottom)->setRange(0.5, view.size() + 0.5);
     rect->axis(QCPAxis::atLeft)->setRange(0, std::max(1e-3, yMax * 1.12));
@@ -501,6 +499,7 @@ RiskCoveragePlot::RiskCoveragePlot(QWidget* parent) : QWidget(parent)
     auto* rect = makeRect(m_plot);
     m_plot->plotLayout()->addElement(1, 0, rect);
     m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    m_legend = makeLegend(m_plot, 1, 2);  // AURCs make long entries
     rect->axis(QCPAxis::atBottom)->setLabel(tr("coverage (share of test inputs decided, most confident first)"));
     rect->axis(QCPAxis::atLeft)->setLabel(tr("selective risk (error rate)"));
     rect->axis(QCPAxis::atBottom)->setRange(0, 1);
@@ -513,7 +512,7 @@ RiskCoveragePlot::RiskCoveragePlot(QWidget* parent) : QWidget(parent)
 void RiskCoveragePlot::clear(const QString& note)
 {
     m_title->setText(tr("Risk vs coverage"));
-    clearWithNote(m_plot, m_note, note);
+    clearWithNote(m_plot, m_legend, m_note, note);
 }
 
 void RiskCoveragePlot::setCurves(const RiskCoverageView& view)
@@ -525,16 +524,14 @@ void RiskCoveragePlot::setCurves(const RiskCoverageView& view)
                          .arg(view.referralCost)
                          .arg(view.trial + 1));
     auto* rect = m_plot->axisRect(0);
-    auto* legend = makeLegend(rect, Qt::AlignTop | Qt::AlignLeft);
     double yMax = 0;
     for (const auto& curve : view.curves) {
         auto* g = m_plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-        const QColor colour = imageSeriesColor(curve.method);
-        g->setPen(QPen(colour, 1.8));
+        g->setPen(methodPen(g, curve.method));
         g->setName(tr("%1 (%2)").arg(imageSeriesLabel(curve.method)).arg(curve.aurc, 0, 'f', 4));
         g->setData(curve.coverage, curve.risk, /*alreadySorted=*/true);
         g->removeFromLegend();
-        g->addToLegend(legend);
+        g->addToLegend(m_legend);
         for (double r : curve.risk)
             yMax = std::max(yMax, r);
     }

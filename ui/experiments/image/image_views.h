@@ -23,9 +23,6 @@ class QPainter;
 /// right-click menu.
 namespace lcs::ui {
 
-/// Colour of an image method or of the MAP network, the same in every view.
-QColor imageSeriesColor(const QString& series);
-
 /// Curves while a run trains. Label corruption: the test set's decision cost, accuracy
 /// and NLL of every network after each epoch (one line per network), and the training
 /// losses the phases report. Selective classification (no per-epoch test figures): the
@@ -72,8 +69,9 @@ private:
     QCPAxisRect* m_rects[4] = {};
     QCPTextElement* m_titles[4] = {};
     QSharedPointer<QCPAxisTicker> m_epochTicker, m_stepTicker;
+    QString m_experiment;
     QMap<QString, QPen> m_pens;          ///< by display name, so every panel agrees
-    QMap<QString, int> m_shades;         ///< per method: shades handed out so far
+    QMap<QString, int> m_phases;         ///< per method: line styles handed out so far
     QStringList m_runs;
     QString m_chosenRun;  ///< empty: follow the latest
     QMap<QString, RunData> m_data[4];  ///< per panel: run -> series -> points
@@ -163,6 +161,7 @@ private:
     QCustomPlot* m_plot = nullptr;
     QCPAxisRect* m_rects[2] = {};
     QCPTextElement* m_title = nullptr;
+    QCPLegend* m_legend = nullptr;
     QMap<QString, QCPGraph*> m_graphs[2];
     QMap<QString, QCPErrorBars*> m_bars[2];
 };
@@ -180,6 +179,7 @@ public:
 
 private:
     QCustomPlot* m_plot = nullptr;
+    QCPLegend* m_legend = nullptr;
     QCPTextElement* m_note = nullptr;
 };
 
@@ -197,6 +197,7 @@ public:
 private:
     QCustomPlot* m_plot = nullptr;
     QCPTextElement* m_title = nullptr;
+    QCPLegend* m_legend = nullptr;
     QCPTextElement* m_note = nullptr;
 };
 

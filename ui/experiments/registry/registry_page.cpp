@@ -13,6 +13,7 @@
 #include "core/input_error.h"
 #include "cost_matrix_model.h"
 #include "experiments/experiment.h"
+#include "results_table.h"
 #include "settings_form.h"
 
 namespace lcs::ui {
@@ -29,6 +30,7 @@ RegistryExperimentPage::RegistryExperimentPage(const Experiment& experiment, Cos
     m_central->setPlaceholderText(QString::fromStdString(experiment.description()));
     m_rows = new QTableWidget;
     m_rows->verticalHeader()->hide();
+    fitColumnsToContents(m_rows);
     setViews(m_central, m_rows);
 
     auto& r = m_runner;
@@ -120,7 +122,6 @@ void RegistryExperimentPage::showRows(const QString& csv)
         for (int c = 0; c < cells.size() && c < header.size(); ++c)
             m_rows->setItem(r, c, new QTableWidgetItem(cells[c]));
     }
-    m_rows->resizeColumnsToContents();
 }
 
 } // namespace lcs::ui
