@@ -52,7 +52,7 @@ double sgemmRate(int cores, int64_t n, double seconds)
     const auto start = std::chrono::steady_clock::now();
     for (int c = 0; c < cores; ++c)
         threads.emplace_back([&] {
-            lcs::configureThreads(1);
+            lcs::ScopedIntraOpThreads oneCore(1);
             torch::NoGradGuard noGrad;
             const auto a = torch::rand({n, n}), b = torch::rand({n, n});
             auto out = torch::empty({n, n});

@@ -221,7 +221,8 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
     if (config.distil && fast) {
         fastStudent = std::make_unique<MlpStudentSteps>(
             *teacherMlp, *studentMlp, calibration, config.calibrationNoiseStd,
-            StudentSgd{config.student.momentum, config.student.weightDecay}, drawSeed(generator), overlap);
+            StudentSgd{config.student.momentum, config.student.weightDecay},
+            config.batchSize > 0 ? config.batchSize : data.x.size(0), drawSeed(generator), overlap);
         hooks.afterStep = [&](const at::Tensor& index, long long step, long long total) {
             const int64_t rows = index.defined() ? index.size(0) : data.x.size(0);
             return fastStudent->submit(rows, studentRate(step, total));

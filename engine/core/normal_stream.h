@@ -12,11 +12,13 @@ namespace lcs {
 /// an epoch, a third of a core-second through normal_.
 ///
 /// The uniform bits come from xoshiro256++ (Blackman and Vigna 2018), seeded through
-/// splitmix64; the normals from the ziggurat method (Marsaglia and Tsang 2000) with 128
-/// strips, taking the strip index and the value from disjoint bits of one 64-bit draw
-/// (sharing them, as the original does, correlates the two; Doornik 2005). The result
-/// is exact up to float rounding; tst_sgmcmc checks its moments, tails and distribution
-/// function. Deterministic given the seed, one stream per thread.
+/// splitmix64; the normals from the ziggurat method (Marsaglia and Tsang 2000) with 256
+/// strips, taking the strip index and the value from disjoint bits (sharing them, as
+/// the original does, correlates the two; Doornik 2005). fill() takes two normals from
+/// each 64-bit draw, each with 24 random bits of value: float precision, also when it
+/// fills doubles. The result is exact up to that rounding; tst_sgmcmc checks its
+/// moments, tails and distribution function. Deterministic given the seed, one stream
+/// per thread.
 class NormalStream {
 public:
     explicit NormalStream(uint64_t seed);

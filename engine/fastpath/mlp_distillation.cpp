@@ -11,18 +11,23 @@
 namespace lcs {
 
 MlpStudentSteps::MlpStudentSteps(MlpImpl& teacher, MlpImpl& student, const at::Tensor& calibration, double noiseStd,
-                                 StudentSgd sgd, uint64_t seed, bool overlap)
+                                 StudentSgd sgd, int64_t batchRows, uint64_t seed, bool overlap)
     : m_teacher(teacher), m_student(student), m_snapshot(teacher.inputs, teacher.hidden, teacher.classes),
       m_calibration(calibration.reshape({calibration.size(0), -1}).contiguous()), m_noiseStd(noiseStd), m_sgd(sgd),
-      m_stream(seed), m_overlap(overlap)
+      m_batchRows(batchRows), m_stream(seed), m_overlap(overlap)
 {
     TORCH_CHECK(m_calibration.is_cpu() && m_calibration.scalar_type() == at::kFloat && m_calibration.size(0) > 0,
                 "distillation: D' must be float inputs on the CPU");
     TORCH_CHECK(m_calibration.size(1) == teacher.inputs && m_calibration.size(1) == student.inputs,
                 "distillation: D' has ", m_calibration.size(1), " inputs per row, the networks ", teacher.inputs);
+    TORCH_CHECK(batchRows > 0, "distillation: a step takes at least one row");
     m_snapshot->eval();
     m_flat = std::make_unique<FlatParameters>(student);
     m_velocity = torch::zeros_like(m_flat->tensor().detach());
+    for (auto& inputs : m_inputs)
+        inputs = at::empty({batchRows, m_calibration.size(1)}, at::kFloat);
+    drawInputs(inputsOf(1), batchRows);
+    drawInputs(inputsOf(2), batchRows);
     if (m_overlap)
         m_worker = std::thread([this] { work(); });
 }
@@ -41,7 +46,7 @@ MlpStudentSteps::~MlpStudentSteps()
 
 void MlpStudentSteps::work()
 {
-    // This thread's share of the cores is one: its products are the student's.
+    // This thread's share of the cores is one.
     ScopedIntraOpThreads oneThread(1);
     std::unique_lock<std::mutex> lock(m_mutex);
     for (;;) {
@@ -50,13 +55,12 @@ void MlpStudentSteps::work()
             return;
         m_pending = false;
         m_running = true;
-        const int64_t rows = m_rows;
-        const double rate = m_learningRate;
+        const Job job = m_job;
         lock.unlock();
         double loss = std::numeric_limits<double>::quiet_NaN();
         std::exception_ptr failure;
         try {
-            loss = stepNow(rows, rate);
+            loss = run(job);
         } catch (...) {
             failure = std::current_exception();
         }
@@ -70,22 +74,17 @@ void MlpStudentSteps::work()
     }
 }
 
-void MlpStudentSteps::rethrowFailure()
-{
-    if (m_failure) {
-        auto failure = m_failure;
-        m_failure = nullptr;
-        std::rethrow_exception(failure);
-    }
-}
-
 double MlpStudentSteps::drain()
 {
     if (!m_overlap)
         return std::numeric_limits<double>::quiet_NaN();
     std::unique_lock<std::mutex> lock(m_mutex);
     m_changed.wait(lock, [this] { return !m_pending && !m_running; });
-    rethrowFailure();
+    if (m_failure) {
+        auto failure = m_failure;
+        m_failure = nullptr;
+        std::rethrow_exception(failure);
+    }
     const double loss = m_haveLoss ? m_lastLoss : std::numeric_limits<double>::quiet_NaN();
     m_haveLoss = false;
     return loss;
@@ -93,42 +92,59 @@ double MlpStudentSteps::drain()
 
 double MlpStudentSteps::submit(int64_t rows, double learningRate)
 {
+    TORCH_CHECK(rows > 0 && rows <= m_batchRows, "distillation: ", rows, " rows in a step of at most ", m_batchRows);
+    Job job;
+    job.step = ++m_submitted;
+    job.rows = rows;
+    job.learningRate = learningRate;
+    {
+        // The first half of the targets on this core, from the teacher as it is now.
+        torch::NoGradGuard noGrad;
+        const auto head = inputsOf(job.step).narrow(0, 0, rows / 2);
+        job.headTargets = torch::softmax(traceMlp(m_teacher, head).logits, 1);
+    }
     const double previous = drain();
-    snapshotTeacher();
+    {
+        torch::NoGradGuard noGrad;
+        const auto from = m_teacher.linearLayers();
+        const auto to = m_snapshot->linearLayers();
+        for (size_t i = 0; i < from.size(); ++i) {
+            to[i]->weight.copy_(from[i]->weight);
+            to[i]->bias.copy_(from[i]->bias);
+        }
+    }
     if (!m_overlap)
-        return stepNow(rows, learningRate);
+        return run(job);
     {
         std::lock_guard<std::mutex> lock(m_mutex);
-        m_rows = rows;
-        m_learningRate = learningRate;
+        m_job = std::move(job);
         m_pending = true;
     }
     m_changed.notify_all();
     return previous;
 }
 
-void MlpStudentSteps::snapshotTeacher()
+double MlpStudentSteps::run(const Job& job)
 {
-    torch::NoGradGuard noGrad;
-    const auto from = m_teacher.linearLayers();
-    const auto to = m_snapshot->linearLayers();
-    for (size_t i = 0; i < from.size(); ++i) {
-        to[i]->weight.copy_(from[i]->weight);
-        to[i]->bias.copy_(from[i]->bias);
+    at::Tensor target;
+    const auto x = inputsOf(job.step).narrow(0, 0, job.rows);
+    {
+        torch::NoGradGuard noGrad;
+        const int64_t head = job.headTargets.size(0);
+        const auto tail = torch::softmax(traceMlp(*m_snapshot, x.narrow(0, head, job.rows - head)).logits, 1);
+        target = torch::cat({job.headTargets, tail}, 0);
     }
+    const double loss = stepOn(x, target, job.learningRate);
+    drawInputs(inputsOf(job.step + 2), m_batchRows);
+    return loss;
 }
 
-double MlpStudentSteps::stepNow(int64_t rows, double learningRate)
-{
-    return stepOn(drawInputs(rows), learningRate);
-}
-
-at::Tensor MlpStudentSteps::drawInputs(int64_t rows)
+void MlpStudentSteps::drawInputs(at::Tensor& out, int64_t rows)
 {
     const int64_t width = m_calibration.size(1), n = m_calibration.size(0);
+    TORCH_CHECK(out.is_contiguous() && out.size(0) >= rows && out.size(1) == width, "distillation: input buffer");
     // x'_b = a uniformly drawn row of D' + noise, the noise drawn straight into place.
-    auto x = at::empty({rows, width}, at::kFloat);
-    float* xp = x.data_ptr<float>();
+    float* xp = out.data_ptr<float>();
     const float* source = m_calibration.data_ptr<float>();
     if (m_noiseStd > 0)
         m_stream.fill(xp, rows * width, 0.0f, static_cast<float>(m_noiseStd));
@@ -136,18 +152,16 @@ at::Tensor MlpStudentSteps::drawInputs(int64_t rows)
         std::memset(xp, 0, sizeof(float) * static_cast<size_t>(rows * width));
     for (int64_t r = 0; r < rows; ++r) {
         const float* row = source + m_stream.below(n) * width;
-        float* out = xp + r * width;
+        float* dst = xp + r * width;
         for (int64_t d = 0; d < width; ++d)
-            out[d] += row[d];
+            dst[d] += row[d];
     }
-    return x;
 }
 
-double MlpStudentSteps::stepOn(const at::Tensor& x, double learningRate)
+double MlpStudentSteps::stepOn(const at::Tensor& x, const at::Tensor& target, double learningRate)
 {
     torch::NoGradGuard noGrad;
     const int64_t rows = x.size(0);
-    const auto target = torch::softmax(traceMlp(*m_snapshot, x).logits, 1);
     const auto trace = traceMlp(m_student, x);
     const auto logProbs = torch::log_softmax(trace.logits, 1);
     const double loss = -(target * logProbs).sum(1).mean().item<double>();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -16,18 +17,25 @@
 /// Online distillation's student side for MLP teachers and students (the Fashion-MNIST
 /// and MNIST networks), off the autograd engine and overlapped with the teacher.
 ///
-/// Each student step: draw `rows` inputs of D' uniformly with Gaussian noise, take the
-/// teacher's softmax on them as targets, and make one SGD step (momentum, weight decay,
-/// as torch::optim::SGD) on -mean_b sum_y target_by log S(y|x'_b), whose gradient with
-/// respect to S's logits is (softmax - target) / rows. The teacher is the chain's state
-/// after the sampler step that submitted the student step: its weights are copied at
-/// submission, so the student step can run on a second core while the teacher takes its
-/// next step. On two cores the teacher and the student each keep one core busy;
-/// LibTorch's own parallelism splits these 64-row products badly (measured in
-/// `lcstudio-cli bench distill`, README "Performance").
+/// Student step s follows sampler step s: `rows` inputs x' of D' (uniformly drawn rows
+/// plus Gaussian noise), the targets softmax(teacher_s(x')) of the teacher after that
+/// step, and one SGD step (momentum, weight decay, as torch::optim::SGD) on
+/// -mean_b sum_y target_by log S(y|x'_b), whose gradient with respect to S's logits is
+/// (softmax - target) / rows.
 ///
-/// Its contract is tst_image_training's test of one step against the same step through
-/// autograd and against a finite difference of the loss.
+/// On two cores the work is split so that each core does half of the matrix products:
+/// the teacher's core takes sampler step s+1 (a forward and a backward pass) and the
+/// first half of step s+1's targets; the student's core, at the same time, the second
+/// half of step s's targets (on a copy of the teacher taken at submission) and student
+/// step s (a forward and a backward pass), then draws the inputs of step s+3. A step's
+/// inputs are drawn two steps ahead, so neither core waits for the other within a step.
+/// LibTorch's own threads split these 64-row products badly (`lcstudio-cli bench
+/// distill`, README "Performance"). One core runs the same arithmetic in the same order,
+/// so the result does not depend on the number of threads.
+///
+/// Its contract is tst_sgmcmc's tests: one step against autograd and torch::optim::SGD,
+/// the gradient against a finite difference, the inputs' law, and the two-core run
+/// equal to the one-core run.
 namespace lcs {
 
 /// The student's optimiser, as torch::optim::SGD: d = g + weightDecay p;
@@ -41,52 +49,60 @@ class MlpStudentSteps {
 public:
     /// `teacher` is read at every submit; `student` is trained in place (its parameters
     /// become views into one flat buffer until this object goes). `calibration` holds
-    /// the inputs of D' [N, ...] (float, on the CPU). With `overlap`, steps run on a
-    /// thread of their own; otherwise submit runs the step before it returns.
+    /// the inputs of D' [N, ...] (float, on the CPU); `batchRows` is the most rows a
+    /// step takes. With `overlap`, steps run on a thread of their own; otherwise submit
+    /// runs the step before it returns.
     MlpStudentSteps(MlpImpl& teacher, MlpImpl& student, const at::Tensor& calibration, double noiseStd,
-                    StudentSgd sgd, uint64_t seed, bool overlap);
+                    StudentSgd sgd, int64_t batchRows, uint64_t seed, bool overlap);
     ~MlpStudentSteps();
     MlpStudentSteps(const MlpStudentSteps&) = delete;
     MlpStudentSteps& operator=(const MlpStudentSteps&) = delete;
 
-    /// Waits for the step in flight, snapshots the teacher and starts the next step on
-    /// `rows` inputs at `learningRate`. Returns the finished step's loss (NaN when none
-    /// was in flight): with overlap, a step's loss is known one submit later.
+    /// Starts the student step for the sampler step just taken, on `rows` inputs at
+    /// `learningRate`, after waiting for the step in flight. Returns the finished step's
+    /// loss (NaN when none was in flight): with overlap, a step's loss is known one
+    /// submit later.
     double submit(int64_t rows, double learningRate);
     /// Waits for the step in flight; returns its loss (NaN when none). After drain the
     /// student is up to date.
     double drain();
 
-    /// One step, run where it is called (what the worker runs).
-    double stepNow(int64_t rows, double learningRate);
-    /// `rows` inputs of D': uniformly drawn rows plus the noise, [rows, D].
-    at::Tensor drawInputs(int64_t rows);
-    /// One step on the given inputs against the snapshot of the teacher (updated by
-    /// submit, or by snapshotTeacher); returns the loss before the step.
-    double stepOn(const at::Tensor& x, double learningRate);
-    void snapshotTeacher();
+    /// `rows` inputs of D' into out[0:rows]: uniformly drawn rows plus the noise.
+    void drawInputs(at::Tensor& out, int64_t rows);
+    /// One SGD step of the student on inputs x [rows, D] against `target` [rows, C];
+    /// returns the loss before the step.
+    double stepOn(const at::Tensor& x, const at::Tensor& target, double learningRate);
 
 private:
+    struct Job {
+        long long step = 0;        ///< 1-based
+        int64_t rows = 0;
+        double learningRate = 0;
+        at::Tensor headTargets;    ///< the first half's targets, from the teacher's core
+    };
+    double run(const Job& job);
     void work();
-    void rethrowFailure();
+    at::Tensor& inputsOf(long long step) { return m_inputs[static_cast<size_t>(step % 3)]; }
 
     MlpImpl& m_teacher;
     MlpImpl& m_student;
-    Mlp m_snapshot;            ///< the teacher as it was at submission
-    at::Tensor m_calibration;  ///< D' as rows [N, D]
+    Mlp m_snapshot;                    ///< the teacher as it was at submission
+    at::Tensor m_calibration;          ///< D' as rows [N, D]
     double m_noiseStd;
     StudentSgd m_sgd;
+    int64_t m_batchRows;
     NormalStream m_stream;
     std::unique_ptr<FlatParameters> m_flat;
     at::Tensor m_velocity;
+    std::array<at::Tensor, 3> m_inputs;  ///< steps s, s+1 and s+2's inputs, by s % 3
+    long long m_submitted = 0;
 
     bool m_overlap;
     std::thread m_worker;
     std::mutex m_mutex;
     std::condition_variable m_changed;
     bool m_pending = false, m_running = false, m_stop = false;
-    int64_t m_rows = 0;
-    double m_learningRate = 0;
+    Job m_job;
     double m_lastLoss = 0;
     bool m_haveLoss = false;
     std::exception_ptr m_failure;
