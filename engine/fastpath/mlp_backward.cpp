@@ -41,8 +41,17 @@ void setMlpGradients(MlpImpl& mlp, const MlpTrace& t, const std::vector<at::Tens
     torch::NoGradGuard noGrad;
     auto layers = mlp.linearLayers();
     for (size_t i = 0; i < dS.size(); ++i) {
-        writeGradient(layers[i]->weight, dS[i].t().mm(t.inputs[i]));
-        writeGradient(layers[i]->bias, dS[i].sum(0));
+        auto& weight = layers[i]->weight;
+        auto& bias = layers[i]->bias;
+        // Straight into gradient buffers that exist (views into a flat buffer): no copy.
+        if (weight.grad().defined() && weight.grad().is_contiguous())
+            at::mm_out(weight.mutable_grad(), dS[i].t(), t.inputs[i]);
+        else
+            writeGradient(weight, dS[i].t().mm(t.inputs[i]));
+        if (bias.grad().defined() && bias.grad().is_contiguous())
+            at::sum_out(bias.mutable_grad(), dS[i], {0});
+        else
+            writeGradient(bias, dS[i].sum(0));
     }
 }
 
