@@ -5,6 +5,7 @@
 #include <QtTest/QtTest>
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 
 #include "core/atomic_file.h"
 #include "decision/cost_matrix.h"
@@ -45,6 +46,41 @@ private Q_SLOTS:
         auto p = at::tensor(probs, at::kDouble).unsqueeze(0);
         auto L = costTensor(costs, at::kDouble);
         QCOMPARE(bayesDecisions(p, L)[0].item<int64_t>(), static_cast<int64_t>(expected));
+    }
+
+    void decisionsFromLogitsEqualTheSoftmaxRows_data()
+    {
+        QTest::addColumn<QList<int>>("shape");
+        QTest::addColumn<double>("scale");
+        QTest::newRow("frames [2, 5, 7, 9]") << QList<int>{2, 5, 7, 9} << 3.0;
+        QTest::newRow("rows [300, 5]") << QList<int>{300, 5} << 3.0;
+        // exp(200) overflows a float: the per-pixel maximum must come off first.
+        QTest::newRow("large logits") << QList<int>{1, 5, 4, 600} << 200.0;
+    }
+
+    /// The per-pixel decision straight from logits equals Bayes on the softmax's class
+    /// rows, by hand-independent means: bayesDecisions, and at exact ties (decisions 1
+    /// and 3 share a column, 4 is a constant column) the first of them.
+    void decisionsFromLogitsEqualTheSoftmaxRows()
+    {
+        QFETCH(QList<int>, shape);
+        QFETCH(double, scale);
+        std::vector<int64_t> sizes(shape.begin(), shape.end());
+        auto generator = at::make_generator<at::CPUGeneratorImpl>(3);
+        const auto logits = at::randn(sizes, generator) * scale;
+        auto L = at::rand({5, 6}, generator);
+        L.select(1, 3).copy_(L.select(1, 1));  // decisions 1 and 3 tie everywhere
+        L.select(1, 5).fill_(0.45);            // a referral-like constant column
+        const auto fromLogits = bayesDecisionsFromLogits(logits, L);
+        const auto rows = logits.dim() == 2 ? logits : logits.movedim(1, -1).reshape({-1, logits.size(1)});
+        const auto expected = bayesDecisions(at::softmax(rows, 1), L);
+        std::vector<int64_t> outShape{sizes[0]};
+        outShape.insert(outShape.end(), sizes.begin() + 2, sizes.end());
+        QCOMPARE(fromLogits.sizes().vec(), outShape);
+        QVERIFY(fromLogits.reshape(-1).equal(expected));
+        if (scale < 10)
+            QVERIFY(expected.eq(1).any().item<bool>());  // the tie occurs and goes to 1
+        QVERIFY(!expected.eq(3).any().item<bool>());
     }
 
     void expectedCostsByHand()

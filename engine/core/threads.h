@@ -8,6 +8,7 @@ namespace lcs {
 ///    thread's, so a job thread calls this itself before its tensor work);
 ///  - one inter-op thread (LC Studio runs no graph executor; its own task parallelism
 ///    is explicit), set once per process;
+///  - large allocations kept in the heap between uses (mallopt; once per process);
 ///  - the BLAS library single-threaded when it is OpenBLAS: its own pool (which wakes for
 ///    larger products, such as a decision-region grid) spins in sched_yield while idle
 ///    and fought LibTorch's threads for the same cores (a third of a run in system time).

@@ -20,6 +20,14 @@ at::Tensor expectedCosts(const at::Tensor& probs, const at::Tensor& costs);
 /// class decision is preferred to referral (the last column) at equal expected cost.
 at::Tensor bayesDecisions(const at::Tensor& probs, const at::Tensor& costs);
 
+/// Bayes decisions straight from a network's logits [N, C, ...] (class dimension
+/// second, e.g. [N, C, H, W] per pixel): the same decisions as bayesDecisions on the
+/// softmax's class rows, ties included, as [N, ...] int64. On the CPU it works in the
+/// logits' own layout, one class plane at a time: no softmax over a strided dimension,
+/// no copy into rows and no per-element reductions over 11 columns, which cost a CamVid
+/// frame more than a quarter of its forward pass (`lcstudio-cli camvid fps`).
+at::Tensor bayesDecisionsFromLogits(const at::Tensor& logits, const at::Tensor& costs);
+
 /// Everything the paper reports about a set of decisions on labelled points.
 struct DecisionMetrics {
     int64_t count = 0;            ///< points evaluated

@@ -136,7 +136,7 @@ struct FpsPoint {
 struct CamvidFpsResult {
     std::vector<FpsPoint> points;
     double qFps = 0;          ///< one forward pass of q and a Bayes decision
-    double rawFps = 0;        ///< one forward pass of the same network, argmax only
+    double rawFps = 0;        ///< the same network's forward pass alone, no decision
     int height = 0, width = 0;
 };
 
