@@ -1,14 +1,18 @@
 #include "cost_editor.h"
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFontMetrics>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalBlocker>
+#include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -125,6 +129,14 @@ void CostEditor::syncFromModel()
     m_table->setFont(cells);
     if (m.hasReferral() && m.numClasses() > 4)
         header->setSectionResizeMode(m.numClasses(), QHeaderView::ResizeToContents);
+    // The row header keeps the width it measured for the first matrix it showed (a
+    // 2-class "0 T-" clip of a 10-class "0  T-shirt/top"): measure the labels now.
+    auto* rows = m_table->verticalHeader();
+    const QFontMetrics metrics(rows->font());
+    int widest = 0;
+    for (int r = 0; r < m_model->rowCount(); ++r)
+        widest = std::max(widest, metrics.horizontalAdvance(m_model->headerData(r, Qt::Vertical, Qt::DisplayRole).toString()));
+    rows->setMinimumWidth(widest + 2 * rows->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, rows) + 4);
     {
         const QSignalBlocker b1(m_referral), b2(m_referralCost), b3(m_autoM), b4(m_m);
         m_referral->setChecked(m.hasReferral());
