@@ -201,6 +201,7 @@ int runCamvidCommand(int argc, char** argv)
     out = outputs.path("out");
     overlays = outputs.path("overlays");
     lcs::configureThreads(static_cast<int>(threads > 0 ? threads : defaultThreads()));
+    lcs::keepFrameBuffers();
     ProgressLines lines(quiet);
     const auto ctx = lines.context();
     if (sub == "train") {

@@ -50,13 +50,6 @@ void configureThreads(int intraOpThreads)
         } catch (const std::exception&) {
             // already started by earlier tensor work: it stays as it is
         }
-        // Large tensors (a SegNet activation at 360x480 is 44 MB) stay in the heap
-        // between frames instead of being mapped and unmapped each time: glibc maps
-        // blocks above its threshold (at most 32 MB) afresh, and every page of a fresh
-        // mapping faults on first touch (a quarter of CamVid inference's time was in
-        // page faults). Freed memory above 1 GB is still given back.
-        mallopt(M_MMAP_THRESHOLD, 1 << 30);
-        mallopt(M_TRIM_THRESHOLD, 1 << 30);
     });
     at::set_num_threads(threads);
     // libblas.so.3 is whichever implementation Debian's alternatives selected; only
@@ -70,6 +63,16 @@ void configureThreads(int intraOpThreads)
 int configuredThreads()
 {
     return g_configured.load();
+}
+
+void keepFrameBuffers()
+{
+    // glibc maps blocks above its threshold afresh and unmaps them when freed, and every
+    // page of a fresh mapping faults on first touch: a quarter of CamVid inference's time
+    // went to page faults. 32 MB is the highest threshold glibc accepts; freed space at
+    // the heap's top above 256 MB is still given back.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
 ScopedIntraOpThreads::ScopedIntraOpThreads(int threads) : m_restore(at::get_num_threads())

@@ -335,6 +335,7 @@ private:
         const int want = std::max(1, physicalCores() - 1);
         if (at::get_num_threads() != want)
             configureThreads(want);
+        keepFrameBuffers();
     }
 
     void train(const nlohmann::json& settings, const CostMatrix& costs)
