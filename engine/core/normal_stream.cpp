@@ -66,6 +66,20 @@ inline uint64_t rotl(uint64_t x, int k)
     return (x << k) | (x >> (64 - k));
 }
 
+/// One step of xoshiro256++: the next 64 random bits.
+inline uint64_t advance(std::array<uint64_t, 4>& s)
+{
+    const uint64_t result = rotl(s[0] + s[3], 23) + s[0];
+    const uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
 /// A uniform double in (0, 1): never 0, so its logarithm is finite.
 inline double openUniform(uint64_t r)
 {
@@ -82,16 +96,7 @@ NormalStream::NormalStream(uint64_t seed)
 
 uint64_t NormalStream::bits()
 {
-    auto& s = m_state;
-    const uint64_t result = rotl(s[0] + s[3], 23) + s[0];
-    const uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
+    return advance(m_state);
 }
 
 int64_t NormalStream::below(int64_t bound)
@@ -161,14 +166,7 @@ void NormalStream::fillAny(T* out, int64_t n, T mean, T std)
         return value;
     };
     for (int64_t i = 0; i < n; i += 2) {
-        const uint64_t r = rotl(s[0] + s[3], 23) + s[0];  // xoshiro256++, as bits()
-        const uint64_t t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = rotl(s[3], 45);
+        const uint64_t r = advance(s);  // a copy of the state, in registers
         out[i] = mean + std * one(static_cast<uint32_t>(r));
         if (i + 1 < n)
             out[i + 1] = mean + std * one(static_cast<uint32_t>(r >> 32));
