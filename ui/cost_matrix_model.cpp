@@ -102,7 +102,10 @@ QVariant CostMatrixModel::headerData(int section, Qt::Orientation orientation, i
     const bool compact = m_matrix.numClasses() > 4;
     if (orientation == Qt::Horizontal)
         return compact ? (section < m_matrix.numClasses() ? QString::number(section) : tr("ref")) : name;
-    return compact ? QStringLiteral("%1  %2").arg(section).arg(name) : name;
+    // Rows name their class, shortened to 8 characters so that ten columns of costs and
+    // the referral column still fit the dock beside them (the tooltip has the whole name).
+    const QString shortName = name.size() > 8 ? name.left(7) + QChar(0x2026) : name;
+    return compact ? QStringLiteral("%1 %2").arg(section).arg(shortName) : name;
 }
 
 Qt::ItemFlags CostMatrixModel::flags(const QModelIndex& index) const
