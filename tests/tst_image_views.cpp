@@ -398,7 +398,7 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 10);
         QCOMPARE(model.columnCount(), decisions);
         QCOMPARE(model.matrix().classNames(), kFashion);
-        QCOMPARE(model.headerData(3, Qt::Vertical, Qt::DisplayRole).toString(), QString("3  Dress"));
+        QCOMPARE(model.headerData(3, Qt::Vertical, Qt::DisplayRole).toString(), QString("3 Dress"));
         QCOMPARE(model.headerData(3, Qt::Horizontal, Qt::DisplayRole).toString(), QString("3"));
         QCOMPARE(model.headerData(3, Qt::Horizontal, Qt::ToolTipRole).toString(), QString("Decision: Dress"));
         if (decisions == 11)
