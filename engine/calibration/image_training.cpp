@@ -168,11 +168,11 @@ private:
 
 namespace {
 
-/// The MLP inside a classifier, when the fast path can train it.
-MlpImpl* fastPathMlp(ClassifierImpl& model)
+/// The MLP inside a classifier, when the fast path can train it (else empty).
+Mlp fastPathMlp(ClassifierImpl& model)
 {
     auto* flat = dynamic_cast<FlatMlpImpl*>(&model);
-    return flat && deviceOf(model).is_cpu() ? flat->mlp.get() : nullptr;
+    return flat && deviceOf(model).is_cpu() ? flat->mlp : Mlp(nullptr);
 }
 
 } // namespace
@@ -205,8 +205,8 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
         return scheduledLearningRate(config.student.schedule, config.student.learningRate, step - 1, total);
     };
 
-    MlpImpl* teacherMlp = config.lossCalibration || config.ignoreLabel >= 0 ? nullptr : fastPathMlp(teacher);
-    MlpImpl* studentMlp = config.distil ? (out.student ? fastPathMlp(*out.student) : nullptr) : nullptr;
+    Mlp teacherMlp = config.lossCalibration || config.ignoreLabel >= 0 ? Mlp(nullptr) : fastPathMlp(teacher);
+    Mlp studentMlp = config.distil && out.student ? fastPathMlp(*out.student) : Mlp(nullptr);
     const bool fast = teacherMlp && (!config.distil || studentMlp) && calibration.scalar_type() == at::kFloat;
 
     ChainHooks hooks;
@@ -266,7 +266,7 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
     ChainRun run;
     {
         AutogradChainNetwork autograd(teacher, config.lossCalibration, config.ignoreLabel);
-        const auto mlp = fast ? mlpChainNetwork(Mlp(std::shared_ptr<MlpImpl>(teacherMlp, [](MlpImpl*) {})))
+        const auto mlp = fast ? mlpChainNetwork(teacherMlp)
                               : std::unique_ptr<ChainNetwork>();
         ChainNetwork& network = fast ? *mlp : static_cast<ChainNetwork&>(autograd);
         run = runChain(network, data, evalInputs, chain, generator, ctx, phase, hooks);

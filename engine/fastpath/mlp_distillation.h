@@ -25,9 +25,9 @@
 ///
 /// On two cores the work is split so that each core does half of the matrix products:
 /// the teacher's core takes sampler step s+1 (a forward and a backward pass) and the
-/// first half of step s+1's targets; the student's core, at the same time, the second
+/// first 3/8 of step s+1's targets; the student's core, at the same time, the rest
 /// half of step s's targets (on a copy of the teacher taken at submission) and student
-/// step s (a forward and a backward pass), then draws the inputs of step s+3. A step's
+/// step s (a forward and a backward pass), then draws the inputs of step s+2. A step's
 /// inputs are drawn two steps ahead, so neither core waits for the other within a step.
 /// LibTorch's own threads split these 64-row products badly (`lcstudio-cli bench
 /// distill`, README "Performance"). One core runs the same arithmetic in the same order,
@@ -78,7 +78,7 @@ private:
         long long step = 0;        ///< 1-based
         int64_t rows = 0;
         double learningRate = 0;
-        at::Tensor headTargets;    ///< the first half's targets, from the teacher's core
+        at::Tensor headTargets;    ///< the first 3/8 of the targets, from the teacher's core
     };
     double run(const Job& job);
     void work();
