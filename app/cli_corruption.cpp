@@ -131,10 +131,11 @@ int executeCorruption(const ImageRunOptions& o)
     ImageNetworkSaver networks(o.outputs.path("save_models"), lcs::kCorruptionExperiment, data, config.seed);
     config.onNetwork = networks.sink();
     ProgressLines lines(o.quiet);
-    const auto result = lcs::runCorruptionExperiment(data, config, lines.context(lcs::corruptionPlan(config)));
+    auto result = lcs::runCorruptionExperiment(data, config, lines.context(lcs::corruptionPlan(config)));
     lines.finish();
     networks.commit();
-    std::fputs(lcs::corruptionTable(result).c_str(), stdout);
+    const auto preview = lcs::notePreview(o.choices, result.seconds, data.train.size(), data.test.size(), result.record);
+    std::fputs((lcs::corruptionTable(result) + preview).c_str(), stdout);
     for (const auto& s : result.summary)
         if (s.collapsed > 0)
             std::fprintf(stdout, "warning: %s at rate %s: q collapsed to one class in %d trial(s)\n",

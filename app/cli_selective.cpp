@@ -61,10 +61,11 @@ int executeSelective(const ImageRunOptions& o)
     ImageNetworkSaver networks(o.outputs.path("save_models"), lcs::kSelectiveExperiment, data, config.seed);
     config.onNetwork = networks.sink();
     ProgressLines lines(o.quiet);
-    const auto result = lcs::runSelectiveExperiment(data, config, lines.context(lcs::selectivePlan(config)));
+    auto result = lcs::runSelectiveExperiment(data, config, lines.context(lcs::selectivePlan(config)));
     lines.finish();
     networks.commit();
-    std::fputs(lcs::selectiveTable(result).c_str(), stdout);
+    const auto preview = lcs::notePreview(o.choices, result.seconds, data.train.size(), data.test.size(), result.record);
+    std::fputs((lcs::selectiveTable(result) + preview).c_str(), stdout);
     for (const auto& s : result.summary)
         if (s.collapsed > 0)
             std::fprintf(stdout, "warning: %s at r = %s: q collapsed to one class in %d trial(s)\n",

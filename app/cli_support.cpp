@@ -116,12 +116,39 @@ std::string PlanClock::note(const lcs::Progress& p)
     return out;
 }
 
-ProgressLines::ProgressLines(bool quiet) : m_quiet(quiet), m_tty(::isatty(STDERR_FILENO) != 0), m_clock(m_tty) {}
+ProgressLines::ProgressLines(bool quiet) : m_quiet(quiet), m_tty(::isatty(STDERR_FILENO) != 0), m_clock(m_tty)
+{
+    if (!m_quiet && !m_tty)
+        m_heartbeat = std::thread([this] { heartbeat(); });
+}
+
+ProgressLines::~ProgressLines()
+{
+    finish();
+}
+
+void ProgressLines::heartbeat()
+{
+    std::unique_lock<std::mutex> lock(m_mutex);
+    while (!m_wake.wait_for(lock, std::chrono::milliseconds(200), [this] { return m_stopped; })) {
+        const auto now = std::chrono::steady_clock::now();
+        if (m_lastState.empty() || now - m_lastLine < kHeartbeat)
+            continue;
+        // The latest report, not yet printed; or, where none came since, the last one again.
+        const auto quiet = std::chrono::duration<double>(now - m_lastReport).count();
+        if (quiet < 1)
+            std::fprintf(stderr, "%s\n", m_lastState.c_str());
+        else
+            std::fprintf(stderr, "%s (working; last report %.0f s ago)\n", m_lastState.c_str(), quiet);
+        m_lastLine = now;
+    }
+}
 
 void ProgressLines::operator()(const lcs::Progress& p)
 {
     if (m_quiet)
         return;
+    const std::lock_guard<std::mutex> lock(m_mutex);
     auto figures = [](const std::vector<std::pair<std::string, double>>& named) {
         std::string out;
         for (const auto& [k, v] : named)
@@ -135,6 +162,7 @@ void ProgressLines::operator()(const lcs::Progress& p)
         if (p.test->meanIou)
             named.emplace_back("miou", *p.test->meanIou);
         std::fprintf(stderr, "%s%s: epoch %d test%s\n", clear, p.detail.c_str(), p.test->epoch, figures(named).c_str());
+        m_lastLine = std::chrono::steady_clock::now();
         return;
     }
     auto scalars = [&] { return figures(p.training.named()); };
@@ -142,9 +170,18 @@ void ProgressLines::operator()(const lcs::Progress& p)
     if (m_tty)
         std::fprintf(stderr, "\r\033[K%s: %s %lld/%lld%s", p.detail.c_str(), p.phase.c_str(), p.step, p.total,
                      note.c_str());
-    if (p.step == p.total)
+    const auto now = std::chrono::steady_clock::now();
+    m_lastReport = now;
+    m_lastState = p.detail + ": " + p.phase + " " + std::to_string(p.step) + "/" + std::to_string(p.total) +
+                  scalars() + note;
+    if (p.step == p.total) {
         std::fprintf(stderr, "%s%s: %s done,%s%s\n", clear, p.detail.c_str(), p.phase.c_str(), scalars().c_str(),
                      note.c_str());
+        m_lastLine = now;
+    } else if (!m_tty && now - m_lastLine >= kPipedLineGap) {
+        std::fprintf(stderr, "%s\n", m_lastState.c_str());
+        m_lastLine = now;
+    }
 }
 
 lcs::JobContext ProgressLines::context(const lcs::TaskPlan& plan)
@@ -158,6 +195,13 @@ lcs::JobContext ProgressLines::context(const lcs::TaskPlan& plan)
 
 void ProgressLines::finish()
 {
+    {
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        m_stopped = true;
+    }
+    m_wake.notify_all();
+    if (m_heartbeat.joinable())
+        m_heartbeat.join();
     if (!m_quiet && m_tty)
         std::fprintf(stderr, "\r\033[K");
 }

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <stdexcept>
 #include <cstdio>
 #include <map>
@@ -137,6 +140,9 @@ private:
 class ProgressLines {
 public:
     explicit ProgressLines(bool quiet);
+    ~ProgressLines();
+    ProgressLines(const ProgressLines&) = delete;
+    ProgressLines& operator=(const ProgressLines&) = delete;
     /// For JobContext::plan: the run's share done and ETA join the lines.
     lcs::PlanSink planSink() { return m_clock.sink(); }
     /// A job's context reporting here, cancelled by the signal handler; `plan` (when
@@ -146,9 +152,25 @@ public:
     void finish();
 
 private:
+    /// Piped output (a log file, a cluster's output) prints a progress line at most this
+    /// often as reports come (about every second)...
+    static constexpr std::chrono::milliseconds kPipedLineGap{1500};
+    /// ...and, when none has come for this long (a slow step, an evaluation), repeats the
+    /// last one saying how long ago it came: a line at least every two seconds, so that a
+    /// reader can tell a slow phase from a stuck one.
+    static constexpr std::chrono::milliseconds kHeartbeat{1800};
+    void heartbeat();
+
     bool m_quiet;
     bool m_tty;
     PlanClock m_clock;
+    std::mutex m_mutex;  ///< reports come on the job's thread, heartbeats on their own
+    std::condition_variable m_wake;
+    bool m_stopped = false;
+    std::string m_lastState;  ///< the last report's "detail: phase step/total ..." line
+    std::chrono::steady_clock::time_point m_lastLine = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point m_lastReport = m_lastLine;
+    std::thread m_heartbeat;  ///< piped and not quiet only
 };
 
 } // namespace cli

@@ -10,6 +10,7 @@
 #include "cifar_reader.h"
 #include "core/atomic_file.h"
 #include "core/input_error.h"
+#include "core/number_format.h"
 #include "file_checks.h"
 #include "idx_reader.h"
 
@@ -63,10 +64,23 @@ void standardise(ImageDataset& data)
     }
 }
 
+/// The rows a limit of `limit` (0: none) keeps of `size`, times `fraction`, rounded up.
+int64_t previewLimit(int64_t size, int64_t limit, double fraction)
+{
+    if (!(fraction > 0 && fraction <= 1))
+        throw InputError("the preview fraction " + formatNumber(fraction) + " is not in (0, 1]");
+    const int64_t kept = limit > 0 ? std::min(limit, size) : size;
+    return fraction == 1 ? limit : std::max<int64_t>(1, static_cast<int64_t>(std::ceil(fraction * static_cast<double>(kept))));
+}
+
 void finish(ImageDataset& data, const ImageDataLimits& limits)
 {
-    data.train = subset(data.train, limits.maxTrain, limits.subsetSeed * 2 + 1);
-    data.test = subset(data.test, limits.maxTest, limits.subsetSeed * 2 + 2);
+    // One seeded permutation per split, cut at the limit: a preview's rows are the first
+    // of the full run's.
+    data.train = subset(data.train, previewLimit(data.train.size(), limits.maxTrain, limits.fraction),
+                        limits.subsetSeed * 2 + 1);
+    data.test = subset(data.test, previewLimit(data.test.size(), limits.maxTest, limits.fraction),
+                       limits.subsetSeed * 2 + 2);
     standardise(data);
     data.inputShape = {data.train.images.size(1), data.train.images.size(2), data.train.images.size(3)};
 }

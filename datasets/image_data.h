@@ -34,6 +34,10 @@ struct ImageDataLimits {
     int64_t maxTrain = 0;  ///< 0 = all; else a seeded random subset of this many
     int64_t maxTest = 0;
     uint64_t subsetSeed = 0;
+    /// A preview: keep this fraction (rounded up) of each split after the limits above;
+    /// the rows kept are among those the full run keeps (the same seeded order, cut
+    /// shorter). 1 = everything.
+    double fraction = 1;
 };
 
 /// `spec` is a folder (an IDX folder with train-/t10k- images and labels, gzip or not,

@@ -342,6 +342,10 @@ expect 2 "is not cpu or paper" -- corruption --data fashion-mnist --preset gpu
 # The image data choices are declared settings: parsed and refused like every other.
 expect 2 "--max-train: \"0\" is not an integer in 1..100000000" -- corruption --data fashion-mnist --max-train 0
 expect 2 "--max-test: \"1e3\" is not an integer" -- selective --data fashion-mnist --max-test 1e3
+expect 2 "--preview: \"0\" is not a number in (0, 1]" -- selective --data fashion-mnist --preview 0
+expect 2 "--preview: \"1.5\" is not a number in (0, 1]" -- corruption --data fashion-mnist --preview 1.5
+expect 2 "--preview: \"nan\" is not a number in (0, 1]" -- selective --data fashion-mnist --preview nan
+expect 2 "--preview: \"a tenth\" is not a number" -- selective --data fashion-mnist --preview "a tenth"
 expect 2 "--data is given twice" -- corruption --data fashion-mnist --data mnist
 expect 2 "--data needs a value" -- selective --data=
 expect 2 "--trials: \"0\" is not an integer in 1..1000" -- corruption --data fashion-mnist --trials 0

@@ -150,6 +150,45 @@ private Q_SLOTS:
         QCOMPARE(limited.test.size(), 3);
     }
 
+    // A preview keeps the fraction (rounded up) of what the whole run keeps, and only rows
+    // the whole run has too: its figures come from the same images, fewer of them.
+    void previewKeepsAFractionOfTheWholeRunsRows()
+    {
+        QTemporaryDir tmp;
+        const auto dir = (tmp.path() + "/idx").toStdString();
+        writeIdxFolder(QString::fromStdString(dir), 40, 20);
+        const auto raw = [](const ImageSet& set, const ImageDataset& d) {
+            return set.images.mul(d.channelStd[0]).add(d.channelMean[0]).mul(255).round().flatten(1);
+        };
+        const auto contains = [](const at::Tensor& rows, const at::Tensor& row, int64_t label, const at::Tensor& labels) {
+            for (int64_t i = 0; i < rows.size(0); ++i)
+                if (labels[i].item<int64_t>() == label && rows[i].equal(row))
+                    return true;
+            return false;
+        };
+        ImageDataLimits whole{30, 0, 5};
+        for (const double fraction : {0.25, 0.5, 1.0}) {
+            ImageDataLimits preview = whole;
+            preview.fraction = fraction;
+            const auto full = loadImageDataset(dir, whole);
+            const auto part = loadImageDataset(dir, preview);
+            QCOMPARE(part.train.size(), static_cast<int64_t>(std::ceil(fraction * 30)));
+            QCOMPARE(part.test.size(), static_cast<int64_t>(std::ceil(fraction * 20)));
+            for (const auto& [set, fullSet] : {std::pair{&part.train, &full.train}, std::pair{&part.test, &full.test}}) {
+                const auto rows = raw(*set, part);
+                const auto fullRows = raw(*fullSet, full);
+                for (int64_t i = 0; i < rows.size(0); ++i)
+                    QVERIFY2(contains(fullRows, rows[i], set->labels[i].item<int64_t>(), fullSet->labels),
+                             qPrintable(QStringLiteral("row %1 of a %2 preview").arg(i).arg(fraction)));
+            }
+        }
+        for (const double bad : {0.0, -0.1, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+            ImageDataLimits preview = whole;
+            preview.fraction = bad;
+            QVERIFY_THROWS_EXCEPTION(InputError, loadImageDataset(dir, preview));
+        }
+    }
+
     void idxFolderRefusals()
     {
         QTemporaryDir tmp;

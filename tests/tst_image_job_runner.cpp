@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QPushButton>
 #include <QtTest/QtTest>
 
 #include <nlohmann/json.hpp>
@@ -474,6 +475,49 @@ private Q_SLOTS:
         QCOMPARE(page->resultsJson(), finished.last().at(2).toString());
         QVERIFY(logged(model + " (cw_sgd, mlp) on the 60 test images of tiny under the window's cost matrix: cost "));
         QVERIFY(page->canSaveModel());
+    }
+
+    // Preview runs the form's settings on kQuickPreviewFraction of the images and says how
+    // long the whole run would take; experiments without a preview show no such button.
+    void previewRunsAFractionAndEstimatesTheWholeRun()
+    {
+        auto hooks = std::make_shared<ImageJobHooks>(*tinyHooks());
+        auto previews = std::make_shared<std::vector<double>>();
+        hooks->loadData = [previews](const ImageRunChoices& c) {
+            previews->push_back(c.preview);
+            return tinyImages(40, 3);
+        };
+        MainWindow window(nullptr, hooks);
+        window.setExperiment("selective");
+        auto* page = qobject_cast<ImageExperimentPage*>(window.currentPage());
+        auto* preview = window.imagePanel()->findChild<QPushButton*>("imagePreview");
+        QVERIFY(page && preview && preview->isVisibleTo(window.imagePanel()));
+        QSignalSpy finished(window.imageRunner(), &ImageJobRunner::finished);
+        QSignalSpy ended(page, &ExperimentPage::jobEnded);
+        QSignalSpy log(page, &ExperimentPage::logLine);
+        window.imagePanel()->applySettings(tinySettings("selective", {{"methods", {"sghmc"}}}).settings);
+        preview->click();
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(*previews, std::vector<double>{kQuickPreviewFraction});
+        const auto results = nlohmann::json::parse(finished.last().at(2).toString().toStdString());
+        QCOMPARE(results["run"]["settings"]["preview"].get<double>(), kQuickPreviewFraction);
+        const double estimate = results["run"]["settings"]["whole_run_seconds_estimate"].get<double>();
+        QVERIFY(estimate >= 0);
+        QVERIFY(ended.last().at(0).toString().startsWith("Preview finished in "));
+        QVERIFY(ended.last().at(0).toString().contains("the whole run would take about"));
+        QVERIFY(std::any_of(log.begin(), log.end(), [](const auto& a) {
+            return a.at(0).toString().contains("Preview on 10% of the images (120 training, 60 test)");
+        }));
+        // Run is the whole run again.
+        window.runAll();
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(previews->back(), 1.0);
+        QVERIFY(!ended.last().at(0).toString().startsWith("Preview"));
+        window.setExperiment("synthetic");
+        for (auto* button : window.findChildren<QPushButton*>()) {
+            if (button->objectName().endsWith("Preview") && button->objectName() != "imagePreview")
+                QVERIFY2(!button->isVisibleTo(button->parentWidget()), qPrintable(button->objectName()));
+        }
     }
 
     // The window's progress follows every planned task whatever the rate's digits (a rate

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include <QtTest/QtTest>
 
@@ -562,6 +563,46 @@ private Q_SLOTS:
         QCOMPARE(*etaSeconds(6, 0.75), 2.0);
     }
 
+    // Reports every 1% of a loop, and besides whenever maxGap has passed since the last
+    // one (slow steps), and always at the last step.
+    void reportPacerReportsEveryPercentAndAfterAGap()
+    {
+        ReportPacer pacer(1000, std::chrono::milliseconds(200));
+        QVERIFY(!pacer.due(1));
+        QVERIFY(!pacer.due(9));
+        QVERIFY(pacer.due(10));
+        QVERIFY(!pacer.due(11));
+        QVERIFY(pacer.due(20));
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+        QVERIFY(pacer.due(21));   // the gap
+        QVERIFY(!pacer.due(22));  // and it starts again
+        QVERIFY(pacer.due(1000));
+        ReportPacer few(7, std::chrono::hours(1));  // fewer than 100 steps: every step
+        for (int step = 1; step <= 7; ++step)
+            QVERIFY(few.due(step));
+    }
+
+    // A preview on a fraction f of the images that took t seconds: the whole run takes t / f.
+    void previewEstimatesTheWholeRun()
+    {
+        QCOMPARE(fullRunSecondsEstimate(30, 0.1), 300.0);
+        QCOMPARE(fullRunSecondsEstimate(12, 0.25), 48.0);
+        QCOMPARE(previewSummary(50.2, 0.1, 1000, 200),
+                 std::string("Preview on 10% of the images (1000 training, 200 test) took 50 s; the whole run would "
+                             "take about 8 min 22 s here.\n"));
+        QCOMPARE(previewSummary(4, 0.5, 10, 5),
+                 std::string("Preview on 50% of the images (10 training, 5 test) took 4 s; the whole run would take "
+                             "about 8 s here.\n"));
+        ImageRunChoices choices;
+        RunRecord record;
+        QCOMPARE(notePreview(choices, 40, 10, 5, record), std::string());  // the whole run: nothing noted
+        QVERIFY(!record.settings.contains("preview"));
+        choices.preview = 0.25;
+        QVERIFY(!notePreview(choices, 40, 10, 5, record).empty());
+        QCOMPARE(record.settings["preview"].get<double>(), 0.25);
+        QCOMPARE(record.settings["whole_run_seconds_estimate"].get<double>(), 160.0);
+    }
+
     // Re-correcting with the run's own costs trains the run's q again: the same stream.
     void recorrectionWithTheRunsCostsRepeatsTheRun()
     {
@@ -587,13 +628,15 @@ private Q_SLOTS:
         const nlohmann::json values{{"rates", {0.125, 0.5}}, {"methods", {"cw_sgd", "ours"}}, {"trials", 3},
                                     {"preset", "cpu"},       {"epochs", 2},                   {"map_epochs", 4},
                                     {"width", nullptr},      {"seed", 9},                     {"device", "cpu"},
-                                    {"data", "fashion-mnist"}, {"max_train", 500},            {"max_test", nullptr}};
+                                    {"data", "fashion-mnist"}, {"max_train", 500},            {"max_test", nullptr},
+                                    {"preview", 0.25}};
         applySettings(corruptionSettings(), values, choices);
         QCOMPARE(choices.values, (std::vector<double>{0.125, 0.5}));
         QCOMPARE(choices.methods, (std::vector<ImageMethod>{ImageMethod::CwSgd, ImageMethod::Ours}));
         QCOMPARE(choices.data, std::string("fashion-mnist"));
         QCOMPARE(choices.maxTrain, int64_t(500));
         QCOMPARE(choices.maxTest, int64_t(0));  // all
+        QCOMPARE(choices.preview, 0.25);
         auto back = settingValues(corruptionSettings(), choices);
         back["width"] = nullptr;  // 0: the preset's, written as the choices hold it
         QCOMPARE(back, values);

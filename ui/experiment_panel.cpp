@@ -43,14 +43,20 @@ ExperimentPanel::ExperimentPanel(const QList<const Experiment*>& experiments, co
     auto* buttons = new QHBoxLayout;
     m_run = new QPushButton(tr("Run"), this);
     m_run->setObjectName(options.name + QStringLiteral("Run"));
+    m_preview = new QPushButton(tr("Preview"), this);
+    m_preview->setObjectName(options.name + QStringLiteral("Preview"));
+    m_preview->setToolTip(tr("Run the same settings on %1% of the images: the views fill in within a minute or "
+                             "two, and the log ends with how long the whole run would take here")
+                              .arg(100 * kQuickPreviewFraction));
     m_recorrect = new QPushButton(tr("Re-correct"), this);
     m_recorrect->setToolTip(tr("Re-train only q on the cached student S for the current cost matrix"));
     m_cancel = new QPushButton(tr("Cancel"), this);
     m_cancel->setObjectName(options.name + QStringLiteral("Cancel"));
     connect(m_run, &QPushButton::clicked, this, &ExperimentPanel::runRequested);
+    connect(m_preview, &QPushButton::clicked, this, &ExperimentPanel::previewRequested);
     connect(m_recorrect, &QPushButton::clicked, this, &ExperimentPanel::recorrectRequested);
     connect(m_cancel, &QPushButton::clicked, this, &ExperimentPanel::cancelRequested);
-    for (auto* b : {m_run, m_recorrect, m_cancel})
+    for (auto* b : {m_run, m_preview, m_recorrect, m_cancel})
         buttons->addWidget(b);
     column->addLayout(buttons);
     m_state = new QLabel(tr("Nothing run yet."), this);
@@ -87,6 +93,7 @@ void ExperimentPanel::setExperiment(const QString& experiment)
         return;
     m_experiment = experiment;
     m_stack->setCurrentWidget(m_forms.value(experiment));
+    m_preview->setVisible(findSetting(m_experiments.value(experiment)->settings(), kPreviewSetting) != nullptr);
 }
 
 nlohmann::json ExperimentPanel::settings() const
@@ -131,6 +138,7 @@ QString ExperimentPanel::validate(bool checkFolders) const
 void ExperimentPanel::setBusy(bool busy, bool canRecorrect)
 {
     m_run->setEnabled(!busy);
+    m_preview->setEnabled(!busy);
     m_recorrect->setEnabled(!busy && canRecorrect);
     m_cancel->setEnabled(busy);
     m_stack->setEnabled(!busy);

@@ -60,6 +60,8 @@ public:
 
 Q_SIGNALS:
     void runRequested();
+    /// Preview: the run on kQuickPreviewFraction of the data (experiments with a preview).
+    void previewRequested();
     void recorrectRequested();
     void cancelRequested();
 
@@ -70,6 +72,7 @@ private:
     QHash<QString, SettingsForm*> m_forms;
     QStackedWidget* m_stack = nullptr;
     QPushButton* m_run = nullptr;
+    QPushButton* m_preview = nullptr;
     QPushButton* m_recorrect = nullptr;
     QPushButton* m_cancel = nullptr;
     QLabel* m_state = nullptr;

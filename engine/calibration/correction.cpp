@@ -136,7 +136,7 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
     const int64_t n = x.size(0);
     const long long perEpoch = stepsPerEpoch(n, config.batchSize);
     const long long total = perEpoch * config.epochs;
-    const long long every = std::max(1LL, total / 100);
+    ReportPacer pacer(total);
     const auto predictive = [&](const at::Tensor& inputs, const at::Tensor& index) {
         if (source.student) {
             torch::NoGradGuard noGrad;
@@ -177,7 +177,7 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
             sums.expectedCost += s.expectedCost;
             if (onStep)
                 onStep(s);
-            if (ctx.progress && (step % every == 0 || step == total)) {
+            if (ctx.progress && pacer.due(step)) {
                 auto pr = Progress::at(phase, perEpoch > 1 ? "epoch " + std::to_string(epoch) : std::string(), step,
                                        total);
                 pr.training.loss = s.loss;

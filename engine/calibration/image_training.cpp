@@ -96,6 +96,7 @@ void trainSgd(ClassifierImpl& model, const TrainingSet& data, const SgdConfig& c
     const long long perEpoch = batchesPerEpoch(n, config.batchSize);
     const long long total = perEpoch * config.epochs;
     long long step = 0;
+    ReportPacer pacer(total);
     model.train();
     for (int epoch = 0; epoch < config.epochs; ++epoch) {
         double lossSum = 0;
@@ -116,8 +117,7 @@ void trainSgd(ClassifierImpl& model, const TrainingSet& data, const SgdConfig& c
             requireFiniteLoss(lossValue, phase.c_str(), step + 1);
             lossSum += lossValue;
             ++step;
-            if (step % 50 == 0 || step == total)
-            {
+            if (ctx.progress && pacer.due(step)) {
                 auto p = Progress::at(phase, "epoch " + std::to_string(epoch + 1), step, total);
                 p.training.loss = lossSum / static_cast<double>((step - 1) % perEpoch + 1);
                 ctx.report(p);

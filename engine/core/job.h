@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -183,6 +184,34 @@ private:
 /// Seconds left when `fraction` of a run took `elapsedSeconds`, extrapolated linearly;
 /// nothing before 2% is done (too early to say).
 std::optional<double> etaSeconds(double elapsedSeconds, double fraction);
+
+/// When a loop of `total` steps reports: about a hundred times over the loop (every 1%),
+/// and besides whenever a second has passed since its last report, so that a loop of slow
+/// steps (a wide network on the CPU: 1% can be minutes) still shows progress every second
+/// or two, and the last step always. One per loop; not thread-safe.
+class ReportPacer {
+public:
+    explicit ReportPacer(long long total, std::chrono::steady_clock::duration maxGap = std::chrono::seconds(1))
+        : m_total(total), m_every(total / 100 > 1 ? total / 100 : 1), m_maxGap(maxGap),
+          m_last(std::chrono::steady_clock::now())
+    {
+    }
+    /// Whether step `step` (1-based) reports; when it does, the gap starts again.
+    bool due(long long step)
+    {
+        const auto now = std::chrono::steady_clock::now();
+        if (step % m_every != 0 && step != m_total && now - m_last < m_maxGap)
+            return false;
+        m_last = now;
+        return true;
+    }
+
+private:
+    long long m_total;
+    long long m_every;
+    std::chrono::steady_clock::duration m_maxGap;
+    std::chrono::steady_clock::time_point m_last;
+};
 
 /// Receives a run's plan as soon as the run knows it (after its data are loaded).
 using PlanSink = std::function<void(const TaskPlan&, PlanProgress::Order)>;

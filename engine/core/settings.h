@@ -62,6 +62,10 @@ struct SettingSpec {
 /// The name of the setting an experiment reads its data from (a folder or a data set's
 /// name): `run SESSION --data D` and the window's remembered data set it.
 inline constexpr const char* kDataSetting = "data";
+/// The setting of an experiment that can run a preview (a fraction of its data, ending
+/// with how long the whole run would take), and the fraction the window's Preview runs.
+inline constexpr const char* kPreviewSetting = "preview";
+inline constexpr double kQuickPreviewFraction = 0.1;
 
 /// `spec` with a form label.
 SettingSpec withFormLabel(SettingSpec spec, std::string label);

@@ -4,6 +4,7 @@
 // window's job runner) need nothing else from them.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 #include "core/input_error.h"
@@ -290,9 +291,10 @@ public:
             config.*m_parts.costs = accepted;
         }
         ctx.declarePlan(m_parts.plan(config));
-        const auto result = m_parts.run(data, config, ctx);
+        auto result = m_parts.run(data, config, ctx);
+        const auto preview = notePreview(choices, result.seconds, data.train.size(), data.test.size(), result.record);
         ExperimentRun out;
-        out.output = {m_parts.json(result), m_parts.csv(result), m_parts.table(result)};
+        out.output = {m_parts.json(result), m_parts.csv(result), m_parts.table(result) + preview};
         if (result.cache)
             out.cache = std::make_shared<ImageState>(result.cache, m_parts.cachedCosts(config, result.cache->rate),
                                                      result.record, data.classNames);

@@ -367,6 +367,7 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
         const long long total = ((n + config.lcFineTune.batchSize - 1) / config.lcFineTune.batchSize) *
                                 config.lcFineTune.epochs;
         long long step = 0;
+        ReportPacer pacer(total);
         lc->train();
         for (int epoch = 0; epoch < config.lcFineTune.epochs; ++epoch) {
             const auto order = at::randperm(n, generator, at::kLong);
@@ -383,8 +384,7 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
                 loss.backward();
                 optimizer.step();
                 ++step;
-                if (step % 10 == 0 || step == total)
-                {
+                if (ctx.progress && pacer.due(step)) {
                     auto p = Progress::at("lc_mc_dropout", "epoch " + std::to_string(epoch + 1), step, total);
                     p.training.loss = loss.item<double>();
                     ctx.report(p);

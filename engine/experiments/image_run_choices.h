@@ -26,7 +26,26 @@ struct ImageRunChoices {
     int mapEpochs = 0;                    ///< epochs of the MAP start; 0: the preset's
     int width = 0;                        ///< ResNet-18 width multiplier; 0: the preset's
     int copies = 0;                       ///< selective: rotated copies of D'; 0: the preset's
+    /// A preview: the same run on this fraction of the chosen training and test images,
+    /// which ends by saying how long the whole run would take. 1: the whole run.
+    double preview = 1;
 };
+
+/// How long the whole run would take when a preview on `fraction` of the images took
+/// `previewSeconds` (training and evaluation, not loading): every phase of an image
+/// experiment passes over its training or test images a number of times that does not
+/// depend on their count, so the time grows linearly with it.
+double fullRunSecondsEstimate(double previewSeconds, double fraction);
+
+/// The preview's closing line: what it ran on, how long it took and the estimate.
+std::string previewSummary(double previewSeconds, double fraction, int64_t trainImages, int64_t testImages);
+
+struct RunRecord;
+/// After a run of `choices` on `trainImages` / `testImages` that took `seconds`: for a
+/// preview, records "preview" and "whole_run_seconds_estimate" in the run's settings and
+/// returns previewSummary's line; for a whole run, leaves the record and returns "".
+std::string notePreview(const ImageRunChoices& choices, double seconds, int64_t trainImages, int64_t testImages,
+                        RunRecord& record);
 
 /// Sets a ResNet-18's width; throws InputError for a model without one (the MLP).
 void applyModelWidth(int width, ModelSpec& model);

@@ -1,9 +1,12 @@
 #include "experiments/image_run_settings.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
+#include "core/number_format.h"
 #include "experiments/corruption_experiment.h"
+#include "experiments/run_record.h"
 #include "experiments/selective_experiment.h"
 
 namespace lcs {
@@ -89,6 +92,15 @@ void addShared(std::vector<BoundSetting<C>>& s, const std::string& experiment, c
                                  2000),
                  [](const C& c) { return c.maxTest > 0 ? J(c.maxTest) : J(); },
                  [](C& c, const J& v) { c.maxTest = v.get<int64_t>(); }});
+    s.push_back({withFormLabel(presetDefault(numberSetting(kPreviewSetting, "F",
+                                                           "a preview: the same run on this fraction of the chosen "
+                                                           "training and test images, ending with how long the whole "
+                                                           "run would take here",
+                                                           nullptr, 0, 1, /*minExclusive=*/true),
+                                             "the whole run"),
+                               "Preview fraction"),
+                 [](const C& c) { return c.preview < 1 ? J(c.preview) : J(); },
+                 [](C& c, const J& v) { c.preview = v.get<double>(); }});
 }
 
 /// The data first: what a run reads comes before how it runs (in --help and the form).
@@ -180,7 +192,35 @@ ImageDataset loadChosenData(const ImageRunChoices& choices)
     limits.maxTrain = choices.maxTrain;
     limits.maxTest = choices.maxTest;
     limits.subsetSeed = choices.seed;
+    limits.fraction = choices.preview;
     return loadImageDataset(choices.data, limits);
+}
+
+double fullRunSecondsEstimate(double previewSeconds, double fraction)
+{
+    return previewSeconds / fraction;
+}
+
+std::string notePreview(const ImageRunChoices& choices, double seconds, int64_t trainImages, int64_t testImages,
+                        RunRecord& record)
+{
+    if (choices.preview >= 1)
+        return {};
+    record.settings["preview"] = choices.preview;
+    record.settings["whole_run_seconds_estimate"] = std::round(fullRunSecondsEstimate(seconds, choices.preview));
+    return previewSummary(seconds, choices.preview, trainImages, testImages);
+}
+
+std::string previewSummary(double previewSeconds, double fraction, int64_t trainImages, int64_t testImages)
+{
+    const double full = fullRunSecondsEstimate(previewSeconds, fraction);
+    const auto minutes = static_cast<long long>(std::floor(full / 60));
+    const auto seconds = static_cast<long long>(std::lround(full - 60.0 * static_cast<double>(minutes)));
+    const std::string duration = minutes > 0 ? std::to_string(minutes) + " min " + std::to_string(seconds) + " s"
+                                             : std::to_string(seconds) + " s";
+    return "Preview on " + formatNumber(100 * fraction) + "% of the images (" + std::to_string(trainImages) +
+           " training, " + std::to_string(testImages) + " test) took " + formatNumber(std::round(previewSeconds)) +
+           " s; the whole run would take about " + duration + " here.\n";
 }
 
 } // namespace lcs

@@ -57,7 +57,7 @@ ChainRun runChain(ChainNetwork& network, const TrainingSet& data, const at::Tens
                       .temperature(config.temperature),
                   generator);
     const long long perEpoch = stepsPerEpoch(n, config.batchSize);
-    const long long every = std::max(1LL, config.steps / 100);
+    ReportPacer pacer(config.steps);
     const auto device = network.parameters().front().device();
 
     ChainRun out;
@@ -101,7 +101,7 @@ ChainRun runChain(ChainNetwork& network, const TrainingSet& data, const at::Tens
                 if (hooks.onSample)
                     hooks.onSample(step, probs);
             }
-            if (ctx.progress && (step % every == 0 || step == config.steps)) {
+            if (ctx.progress && pacer.due(step)) {
                 auto p = Progress::at(phase, perEpoch > 1 ? "epoch " + std::to_string(epoch) : std::string(), step,
                                       config.steps);
                 p.training.nll = sums.nll / static_cast<double>(inEpoch);

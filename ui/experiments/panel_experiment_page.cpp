@@ -17,6 +17,11 @@ PanelExperimentPage::PanelExperimentPage(const QList<const Experiment*>& experim
 {
     m_panel = new ExperimentPanel(experiments, options);
     connect(m_panel, &ExperimentPanel::runRequested, this, [this] { run(); });
+    connect(m_panel, &ExperimentPanel::previewRequested, this, [this] {
+        m_previewNext = true;
+        run();
+        m_previewNext = false;
+    });
     connect(m_panel, &ExperimentPanel::recorrectRequested, this, [this] { recorrect(); });
     connect(m_panel, &ExperimentPanel::cancelRequested, this, &PanelExperimentPage::cancel);
 }
@@ -72,6 +77,10 @@ std::optional<nlohmann::json> PanelExperimentPage::settingsForJob(bool run)
     }
     try {
         auto settings = m_panel->settings();
+        // Preview: the form's run on a fraction of its data (a fraction the form already
+        // gives is kept).
+        if (run && m_previewNext && settings.value(kPreviewSetting, nlohmann::json()).is_null())
+            settings[kPreviewSetting] = kQuickPreviewFraction;
         if (const auto* experiment = ExperimentRegistry::global().find(m_panel->experiment().toStdString()))
             for (const auto& input : experiment->inputPaths(settings))
                 noteWindowInput(tr("the data"), QString::fromStdString(input.path), true);

@@ -45,6 +45,7 @@ private:
     ExperimentPanel* m_panel = nullptr;
     QWidget* m_central = nullptr;
     QWidget* m_results = nullptr;
+    bool m_previewNext = false;  ///< the next run() is the Preview button's
 };
 
 } // namespace lcs::ui

@@ -31,6 +31,22 @@ QList<const Experiment*> imageExperiments()
     return {&ExperimentRegistry::global().get(kCorruption), &ExperimentRegistry::global().get(kSelective)};
 }
 
+/// After a preview, its estimate of the whole run, read off the results' run record
+/// (empty for a whole run).
+QString wholeRunNote(const QString& resultsJson)
+{
+    const auto j = nlohmann::json::parse(resultsJson.toStdString(), nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object() || !j.contains("run") || !j["run"].contains("settings"))
+        return {};
+    const auto& settings = j["run"]["settings"];
+    const auto it = settings.find("whole_run_seconds_estimate");
+    if (it == settings.end() || !it->is_number())
+        return {};
+    const double minutes = it->get<double>() / 60;
+    return minutes >= 1 ? QObject::tr("; the whole run would take about %1 min here").arg(minutes, 0, 'f', 1)
+                        : QObject::tr("; the whole run would take about %1 s here").arg(it->get<double>(), 0, 'f', 0);
+}
+
 ExperimentPanelOptions imagePanelOptions()
 {
     ExperimentPanelOptions options;
@@ -229,7 +245,10 @@ void ImageExperimentPage::connectRunner()
                 } else {
                     Q_EMIT timingChanged(tr("%1: %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 1));
                 }
-                ended(tr("%1 finished in %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 2));
+                const QString preview = job == ImageJobRunner::Job::Run ? wholeRunNote(json) : QString();
+                ended(preview.isEmpty()
+                          ? tr("%1 finished in %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 2)
+                          : tr("Preview finished in %1 s%2").arg(seconds, 0, 'f', 1).arg(preview));
                 if (job == ImageJobRunner::Job::Run && demoMode())
                     Q_EMIT demoDone();
             });

@@ -158,8 +158,9 @@ private:
 
     const ImageDataset& loadData(const ImageRunChoices& c)
     {
-        const QString key = QStringLiteral("%1|%2|%3|%4")
-                                .arg(QString::fromStdString(c.data)).arg(c.maxTrain).arg(c.maxTest).arg(c.seed);
+        const QString key = QStringLiteral("%1|%2|%3|%4|%5")
+                                .arg(QString::fromStdString(c.data)).arg(c.maxTrain).arg(c.maxTest).arg(c.seed)
+                                .arg(c.preview);
         if (m_hooks && m_hooks->loadData) {
             m_data = m_hooks->loadData(c);
             m_dataKey.clear();
@@ -288,11 +289,12 @@ private:
             config.onComparison = [&](const DecisionComparison& c, const at::Tensor& testImages) {
                 sendComparison(reporter, c, data, config.costs, testImages, s.experiment, "sgld_s");
             };
-            const auto result = runCorruptionExperiment(data, config, reporter.context(cancelToken()));
+            auto result = runCorruptionExperiment(data, config, reporter.context(cancelToken()));
             reporter.flush();
+            const auto preview = notePreview(choices, result.seconds, data.train.size(), data.test.size(), result.record);
             emitView(&ImageJobRunner::summary, summaryView(result));
             emitView(&ImageJobRunner::trainingTime, TrainingTimeView{});
-            Q_EMIT logMessage(QString::fromStdString(corruptionTable(result)).trimmed());
+            Q_EMIT logMessage(QString::fromStdString(corruptionTable(result) + preview).trimmed());
             json = QString::fromStdString(corruptionJson(result));
             csv = QString::fromStdString(corruptionCsv(result));
             keepCache(s, data, result.cache, config.costs);
@@ -321,12 +323,13 @@ private:
                 sendComparison(reporter, c, data, selectiveCosts(config.baseCosts, c.rate), testImages, s.experiment,
                                "sghmc");
             };
-            const auto result = runSelectiveExperiment(data, config, reporter.context(cancelToken()));
+            auto result = runSelectiveExperiment(data, config, reporter.context(cancelToken()));
             reporter.flush();
+            const auto preview = notePreview(choices, result.seconds, data.train.size(), data.test.size(), result.record);
             emitView(&ImageJobRunner::summary, summaryView(result));
             emitView(&ImageJobRunner::trainingTime, trainingTimeView(result));
             emitView(&ImageJobRunner::riskCoverage, riskCoverageView(result));
-            Q_EMIT logMessage(QString::fromStdString(selectiveTable(result)).trimmed());
+            Q_EMIT logMessage(QString::fromStdString(selectiveTable(result) + preview).trimmed());
             json = QString::fromStdString(selectiveJson(result));
             csv = QString::fromStdString(selectiveCsv(result));
             keepCache(s, data, result.cache,
