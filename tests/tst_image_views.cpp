@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <QComboBox>
+#include <QPainter>
 #include <QStandardItemModel>
 #include <QtTest/QtTest>
 
@@ -24,6 +25,7 @@
 #include "synthetic_job_runner.h"
 #include "image_views.h"
 #include "main_window.h"
+#include "method_style.h"
 #include "plot_export.h"
 #include "qcustomplot_compat.h"
 #include "image_job_fixtures.h"
@@ -238,6 +240,7 @@ private Q_SLOTS:
         auto view = comparisonView(c, {"cat", "dog", "fox"}, tinyCosts(false), images, {0.5}, {0.25});
         view.experiment = "corruption";
         view.uncorrectedLabel = "SGLD + S";
+        view.uncorrectedMethod = "sgld_s";
         view.correctedLabel = "Ours";
         GalleryView gallery;
         gallery.resize(700, 400);
@@ -279,6 +282,22 @@ private Q_SLOTS:
             QVERIFY2(error.isEmpty(), qPrintable(error));
             QVERIFY(QFileInfo(path).size() > 500);
         }
+        // Both bars of a tile in their methods' colours, as in every plot.
+        QImage painted(700, gallery.heightForWidth(700), QImage::Format_RGB32);
+        painted.fill(Qt::white);
+        {
+            QPainter p(&painted);
+            gallery.paintGallery(p, 700);
+        }
+        const auto pixelsOf = [&](const QColor& colour) {
+            int count = 0;
+            for (int y = 0; y < painted.height(); ++y)
+                for (int x = 0; x < painted.width(); ++x)
+                    count += painted.pixel(x, y) == colour.rgb();
+            return count;
+        };
+        QCOMPARE(pixelsOf(methodColourOf("sgld_s")) > 0, changed > 0);
+        QCOMPARE(pixelsOf(methodColourOf("ours")) > 0, changed > 0);
     }
 
     void standardisedTensorToImage_data()

@@ -220,11 +220,10 @@ QStringList ConfusionPlot::classLabels() const
 
 namespace {
 
-constexpr int kTileWidth = 196;
+constexpr int kTileWidth = 212;  // "after  Ankle boot  0.85" in bold, whole
 constexpr int kTileHeight = 136;
 constexpr int kHeaderHeight = 22;
 constexpr int kSpacing = 6;
-const QColor kBeforeColor(140, 140, 140);
 /// q's colour, as in every plot (read when drawn: the catalogue is not a constant here).
 QColor afterColour()
 {
@@ -268,7 +267,7 @@ QString GalleryView::header() const
         return tr("Changed decisions: run an image experiment with \"ours\"");
     if (m_view.changed.isEmpty())
         return tr("%1: the correction changed no test decision").arg(m_view.title());
-    return tr("%1: %2 of %3 test decisions changed (%4 shown) · grey bars %5, orange %6 · green frame: now right, "
+    return tr("%1: %2 of %3 test decisions changed (%4 shown) · left bars %5, right %6 · green frame: now right, "
               "red: now wrong")
         .arg(m_view.title())
         .arg(m_view.changedCount)
@@ -328,6 +327,7 @@ void GalleryView::paintGallery(QPainter& painter, int width) const
     painter.drawText(QRect(kSpacing, 0, width - 2 * kSpacing, kHeaderHeight), Qt::AlignVCenter | Qt::AlignLeft,
                      painter.fontMetrics().elidedText(header(), Qt::ElideRight, width - 2 * kSpacing));
     const int columns = columnsFor(width);
+    const QColor beforeColour = methodColourOf(m_view.uncorrectedMethod);
     const QFont small("sans", 7);
     const QFont smallBold("sans", 7, QFont::Bold);
     for (int i = 0; i < m_view.changed.size(); ++i) {
@@ -365,9 +365,9 @@ void GalleryView::paintGallery(QPainter& painter, int width) const
         };
         line(0, tr("test"), QStringLiteral("#%1").arg(item.index), QColor(90, 90, 90), false);
         line(1, tr("true"), nameOf(m_view.classNames, item.label), QColor(20, 20, 20), true);
-        line(2, tr("before"), withProb(item.before, item.probsBefore), kBeforeColor.darker(150), false);
+        line(2, tr("before"), withProb(item.before, item.probsBefore), beforeColour.darker(130), false);
         line(3, tr("after"), withProb(item.after, item.probsAfter), afterColour().darker(130), true);
-        // Probabilities of every class: grey (before) and orange (after) side by side.
+        // Probabilities of every class: before and after side by side, each in its method's colour.
         const int classes = static_cast<int>(std::max(item.probsBefore.size(), item.probsAfter.size()));
         if (classes == 0)
             continue;
@@ -380,7 +380,7 @@ void GalleryView::paintGallery(QPainter& painter, int width) const
             const double w = std::max(1.0, slot / 2 - 1);
             const double hb = bars.height() * std::clamp<double>(prob(item.probsBefore, k), 0, 1);
             const double ha = bars.height() * std::clamp<double>(prob(item.probsAfter, k), 0, 1);
-            painter.fillRect(QRectF(x0 + 1, bars.bottom() - hb, w, hb), kBeforeColor);
+            painter.fillRect(QRectF(x0 + 1, bars.bottom() - hb, w, hb), beforeColour);
             painter.fillRect(QRectF(x0 + 1 + w, bars.bottom() - ha, w, ha), afterColour());
             if (k == item.label) {
                 painter.setPen(QPen(QColor(20, 20, 20), 1, Qt::DotLine));

@@ -25,6 +25,7 @@
 #include "inference/method_catalog.h"
 
 #include "image_conversion.h"
+#include "method_style.h"
 #include "image_job_hooks.h"
 #include "worker_thread.h"
 
@@ -372,6 +373,7 @@ private:
         auto v = comparisonView(c, data.classNames, costs, testImages, data.channelMean, data.channelStd);
         v.experiment = experiment;
         v.uncorrectedLabel = imageSeriesLabel(QString::fromLatin1(uncorrected));
+        v.uncorrectedMethod = methodIn(QString::fromLatin1(uncorrected), experiment);
         v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
         emitView(&ImageJobRunner::comparison, v);
     }
@@ -420,6 +422,7 @@ private:
         v.seconds = r.seconds;
         v.collapsed = r.collapsed;
         v.uncorrectedLabel = selective ? tr("S (SGHMC student)") : imageSeriesLabel(QStringLiteral("sgld_s"));
+        v.uncorrectedMethod = methodIn(selective ? QStringLiteral("sghmc_s") : QStringLiteral("sgld_s"), m_cacheExperiment);
         v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
         ++recorrections;
         // Export Model saves the q the window shows: the new one replaces the run's file.

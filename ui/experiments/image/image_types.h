@@ -83,6 +83,7 @@ struct ComparisonView {
     int trial = 0;
     bool recorrected = false;    ///< from a re-correction after a cost edit
     QString uncorrectedLabel;    ///< "SGLD + S", "SGHMC", "S (student)"
+    QString uncorrectedMethod;   ///< its catalogue id ("sgld_s", "sghmc"): the colour it is drawn in
     QString correctedLabel;      ///< "Ours (q on S)"
     QStringList classNames;      ///< C rows
     QStringList decisionNames;   ///< D columns (C, or C + 1 with "refer")
