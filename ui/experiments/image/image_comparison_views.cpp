@@ -220,10 +220,11 @@ QStringList ConfusionPlot::classLabels() const
 
 namespace {
 
-constexpr int kTileWidth = 212;  // "after  Ankle boot  0.85" in bold, whole
+constexpr int kTileWidth = 196;  // two columns in the 1920 x 1080 dock
 constexpr int kTileHeight = 136;
 constexpr int kHeaderHeight = 22;
 constexpr int kSpacing = 6;
+constexpr int kLabelWidth = 31;  ///< "before" and a gap, in the tiles' 7-point font
 /// q's colour, as in every plot (read when drawn: the catalogue is not a constant here).
 QColor afterColour()
 {
@@ -353,15 +354,16 @@ void GalleryView::paintGallery(QPainter& painter, int width) const
         auto line = [&](int row, const QString& label, const QString& value, const QColor& colour, bool bold) {
             painter.setFont(small);
             painter.setPen(QColor(90, 90, 90));
-            painter.drawText(QRect(tx, tile.top() + 6 + 15 * row, 32, 14), Qt::AlignLeft | Qt::AlignVCenter, label);
+            painter.drawText(QRect(tx, tile.top() + 6 + 15 * row, kLabelWidth, 14), Qt::AlignLeft | Qt::AlignVCenter, label);
             painter.setFont(bold ? smallBold : small);
             painter.setPen(colour);
-            painter.drawText(QRect(tx + 32, tile.top() + 6 + 15 * row, tw - 32, 14), Qt::AlignLeft | Qt::AlignVCenter,
-                             painter.fontMetrics().elidedText(value, Qt::ElideRight, tw - 32));
+            painter.drawText(QRect(tx + kLabelWidth, tile.top() + 6 + 15 * row, tw - kLabelWidth, 14),
+                             Qt::AlignLeft | Qt::AlignVCenter,
+                             painter.fontMetrics().elidedText(value, Qt::ElideRight, tw - kLabelWidth));
         };
         auto withProb = [&](int decision, const QVector<float>& p) {
             const float v = prob(p, decision);
-            return nameOf(m_view.decisionNames, decision) + (v >= 0 ? QStringLiteral("  %1").arg(v, 0, 'f', 2) : QString());
+            return nameOf(m_view.decisionNames, decision) + (v >= 0 ? QStringLiteral(" %1").arg(v, 0, 'f', 2) : QString());
         };
         line(0, tr("test"), QStringLiteral("#%1").arg(item.index), QColor(90, 90, 90), false);
         line(1, tr("true"), nameOf(m_view.classNames, item.label), QColor(20, 20, 20), true);
