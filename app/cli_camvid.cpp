@@ -50,6 +50,10 @@ train: trains and saves (with JSON sidecars and MODEL_DIR/camvid.json)
                        (default, the paper's: Bayes under the current q) or joint (the
                        objective's optimum over q and c: Bayes under S with the costs
                        1 - exp(-L/M))
+  --class-balance P    CW-SGD's class weights also times median-frequency balancing
+                       (SegNet's: median share / class share of the labelled pixels) to
+                       the power P in [0, 1] (default 0: none; 0.5: its square root);
+                       the chain and S start from that network
   --seed S  --threads T  --device D  --quiet
 
 correct: retrains only q on the S saved in MODEL_DIR (after a cost edit, say), on the
@@ -116,6 +120,7 @@ int runCamvidCommand(int argc, char** argv)
     uint64_t seed = 0;
     bool quiet = false;
     std::string decisionStep;
+    double classBalance = 0;
     // Each subcommand's outputs, declared once: their flags and the output policy's checks.
     std::vector<lcs::OutputSpec> declared;
     if (sub == "train")
@@ -131,7 +136,7 @@ int runCamvidCommand(int argc, char** argv)
     if (sub == "train")
         specs.insert(specs.end(), {{"--data", true}, {"--split", true}, {"--preset", true},
                                    {"--methods", true}, {"--max-frames", true}, {"--epochs", true}, {"--seed", true},
-                                   {"--decision-step", true}, {"--quiet", false}});
+                                   {"--decision-step", true}, {"--class-balance", true}, {"--quiet", false}});
     else if (sub == "correct")
         specs.insert(specs.end(), {{"--data", true}, {"--model", true}, {"--split", true}, {"--costs", true},
                                    {"--preset", true}, {"--max-frames", true}, {"--seed", true},
@@ -188,6 +193,11 @@ int runCamvidCommand(int argc, char** argv)
             costsPath = value;
         } else if (flag == "--ensemble") {
             ensembles = value;
+        } else if (flag == "--class-balance") {
+            const auto p = lcs::parseFiniteNumber(value);
+            if (!p || *p < 0 || *p > 1)
+                throw UsageError("--class-balance: \"" + value.substr(0, 40) + "\" is not a number in [0, 1]");
+            classBalance = *p;
         } else if (flag == "--decision-step") {
             if (value != "joint" && value != "coordinate")
                 throw UsageError("--decision-step: \"" + value.substr(0, 40) + "\" is not joint or coordinate");
@@ -225,6 +235,7 @@ int runCamvidCommand(int argc, char** argv)
         config.device = device;
         if (!decisionStep.empty())
             config.correction.jointDecision = decisionStep == "joint";
+        config.classBalancePower = classBalance;
         lcs::StagedFolder staged(out);  // every network and the manifest, or nothing
         const auto result = lcs::trainCamvid(config, staged.path(), ctx);
         staged.commit();

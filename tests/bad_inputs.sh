@@ -413,6 +413,10 @@ expect 2 "--passes: \"0\"" -- camvid eval --data "$d/camvid_good" --model "$d" -
 expect 2 "--data DIR and --model MODEL_DIR are required" -- camvid correct --data "$d/camvid_good"
 expect 2 "--decision-step: \"greedy\" is not joint or coordinate" -- camvid correct --data "$d/camvid_good" --model "$d" --decision-step greedy
 expect 2 "--decision-step: \"greedy\"" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --decision-step greedy
+expect 2 "--class-balance: \"1.5\" is not a number in [0, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --class-balance 1.5
+expect 2 "--class-balance: \"-0.5\" is not a number in [0, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --class-balance -0.5
+expect 2 "--class-balance: \"half\" is not a number in [0, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --class-balance half
+expect 2 "--class-balance needs a value" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --class-balance
 expect 2 "no such folder (--model)" -- camvid correct --data "$d/camvid_good" --model "$tmp/none" --quiet
 expect 2 "camvid.json" -- camvid correct --data "$d/camvid_good" --model "$d" --quiet
 expect 2 "unknown option \"--passes\"" -- camvid correct --data "$d/camvid_good" --model "$d" --passes 3

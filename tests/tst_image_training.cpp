@@ -17,6 +17,7 @@
 #include "calibration/correction.h"
 #include "calibration/image_training.h"
 #include "decision/decisions.h"
+#include "experiments/camvid_experiment.h"
 #include "experiments/corruption_experiment.h"
 #include "experiments/selective_experiment.h"
 #include "experiments/image_run_settings.h"
@@ -580,6 +581,31 @@ private Q_SLOTS:
         ReportPacer few(7, std::chrono::hours(1));  // fewer than 100 steps: every step
         for (int step = 1; step <= 7; ++step)
             QVERIFY(few.due(step));
+    }
+
+    // Median-frequency balancing by hand: shares 4/7, 2/7, 1/7 and 0 (void left out) give
+    // median 2/7 and weights 0.5, 1, 2 and 1 (absent); an even count takes the middle two's
+    // mean. CW-SGD's weights multiply them by 1.4 on Car, Pedestrian, Bicyclist only.
+    void medianFrequencyWeightsByHand()
+    {
+        const auto odd = at::tensor({0, 0, 0, 0, 1, 1, 2, 11, 11}, at::kLong);
+        QCOMPARE(medianFrequencyWeights(odd, 4, 11), (std::vector<double>{0.5, 1.0, 2.0, 1.0}));
+        const auto even = medianFrequencyWeights(at::tensor({0, 0, 0, 1}, at::kLong).reshape({2, 2}), 2, 11);
+        QVERIFY(std::abs(even[0] - 2.0 / 3.0) < 1e-12 && std::abs(even[1] - 2.0) < 1e-12);
+        auto config = CamvidTrainConfig::preset("cpu");
+        auto labels = at::arange(11, at::kLong).repeat({2}).reshape({2, 11});
+        labels[0][0] = 1;  // Sky 1 pixel, Building 3, the others 2: median 2 / 22
+        auto plain = cwSgdClassWeights(config, labels);
+        for (int k = 0; k < 11; ++k)
+            QCOMPARE(plain[size_t(k)], k >= 8 ? 1.4 : 1.0);
+        config.classBalancePower = 1;
+        const auto balanced = cwSgdClassWeights(config, labels);
+        QCOMPARE(balanced[0], 2.0);
+        QCOMPARE(balanced[1], 2.0 / 3.0);
+        QCOMPARE(balanced[5], 1.0);
+        QCOMPARE(balanced[9], 1.4);
+        config.classBalancePower = 0.5;
+        QCOMPARE(cwSgdClassWeights(config, labels)[0], std::sqrt(2.0));
     }
 
     // A preview on a fraction f of the images that took t seconds: the whole run takes t / f.

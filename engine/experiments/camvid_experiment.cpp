@@ -397,9 +397,7 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
     if (needCw) {
         auto t0 = Clock::now();
         auto cwConfig = config.sgd;
-        cwConfig.classWeights.assign(static_cast<size_t>(kCamvidRealClasses), 1.0);
-        for (int k : {8, 9, 10})  // Car, Pedestrian, Bicyclist
-            cwConfig.classWeights[static_cast<size_t>(k)] = config.cwWeight;
+        cwConfig.classWeights = cwSgdClassWeights(config, train.y);
         cw = spec.build(generator);
         cw->to(device);
         trainSgd(*cw, train, cwConfig, generator, ctx, "cw_sgd");

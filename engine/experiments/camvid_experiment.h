@@ -42,6 +42,11 @@ struct CamvidTrainConfig {
     ModelSpec model;                  ///< segnet_light (cpu) or segnet (paper), dropout 0.3, 11 classes
     SgdConfig sgd;                    ///< mc_dropout's and cw_sgd's training
     double cwWeight = 1.4;            ///< on Car, Pedestrian, Bicyclist
+    /// CW-SGD's weights also times medianFrequencyWeights to this power (0: none; 1:
+    /// SegNet's balancing; 0.5: its square root): rare classes (Pedestrian, Bicyclist,
+    /// Pole) are otherwise never decided by the light network. The chain and S start from
+    /// this network.
+    double classBalancePower = 0;
     SgldDistillationConfig sghmc;     ///< from the CW-SGD network, with the student S
     SgdConfig lcFineTune;             ///< LC-MC-dropout: fine-tuning of the MC-dropout net
     int lcPasses = 5;                 ///< dropout passes per LC step (Cobb et al.: T = 5)
@@ -52,6 +57,17 @@ struct CamvidTrainConfig {
 
     static CamvidTrainConfig preset(const std::string& name);
 };
+
+/// Median-frequency balancing (Eigen and Fergus; SegNet's class weights): weight_k =
+/// median_j f_j / f_k, with f_k the share of class k among the labelled pixels of
+/// `labels` (entries equal to `ignoreLabel` left out) and the median over the classes
+/// present; a class with no pixel gets 1. [classes] weights.
+std::vector<double> medianFrequencyWeights(const at::Tensor& labels, int64_t classes, int64_t ignoreLabel);
+
+/// CW-SGD's class weights for `config` trained on `trainLabels`: cwWeight on Car,
+/// Pedestrian and Bicyclist and 1 elsewhere, times medianFrequencyWeights to the power
+/// config.classBalancePower. The one place both the command and the window take them from.
+std::vector<double> cwSgdClassWeights(const CamvidTrainConfig& config, const at::Tensor& trainLabels);
 
 struct CamvidTrainResult {
     std::vector<std::pair<std::string, std::string>> saved;  ///< (method, path)

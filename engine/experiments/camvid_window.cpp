@@ -285,9 +285,7 @@ CamvidWindowRun trainCamvidWindow(const CamvidWindowConfig& config, const JobCon
     }
     auto t0 = Clock::now();
     auto cwConfig = tc.sgd;
-    cwConfig.classWeights.assign(static_cast<size_t>(kCamvidRealClasses), 1.0);
-    for (int k : {8, 9, 10})  // Car, Pedestrian, Bicyclist
-        cwConfig.classWeights[static_cast<size_t>(k)] = tc.cwWeight;
+    cwConfig.classWeights = cwSgdClassWeights(tc, train.y);
     auto cw = cache->spec.build(generator);
     cw->to(device);
     trainSgd(*cw, train, cwConfig, generator, ctx, "cw_sgd", reportEpochs("cw_sgd", 0, *cache, costs, ctx));
