@@ -55,11 +55,19 @@ train: trains and saves (with JSON sidecars and MODEL_DIR/camvid.json)
                        the power P in [0, 1] (default 0: none; 0.5: its square root);
                        the chain and S start from that network
   --seed S  --threads T  --device D  --quiet
+  q's training (also for correct; default: the preset's):
+  --correction-epochs N   passes over the unlabelled frames
+  --correction-lr X       peak learning rate of its one-cycle schedule
+  --calibration-noise S   N(0, S^2) added to the standardised frames at every step
+  --held-out F            hold out a share F in [0, 0.5] of the unlabelled frames
+                          and keep q from the epoch whose objective on them is lowest
+                          (0: none; labels are never used)
 
 correct: retrains only q on the S saved in MODEL_DIR (after a cost edit, say), on the
 frames of --split without labels; replaces MODEL_DIR/ours.pt
   --data DIR  --model MODEL_DIR  --split S (default train)  --costs FILE
   --preset P (the correction's settings, default cpu)  --decision-step D
+  --correction-epochs N  --correction-lr X  --calibration-noise S  --held-out F
   --max-frames N  --seed S  --threads T  --device D  --quiet
 
 eval: per-class IoU, mIoU, pixel accuracy and decision cost of every saved method
@@ -80,6 +88,33 @@ of the raw network
   --model MODEL_DIR  --ensemble LIST (default 1,2,5,10,20,30)  --frames N (default 20)
   --json FILE  --threads T  --device D
 )";
+
+/// q's training settings given on the command line (train and correct), over the preset's.
+struct CorrectionOverrides {
+    std::optional<int> epochs;
+    std::optional<double> learningRate, noise, heldOut;
+    void applyTo(lcs::CorrectionConfig& c) const
+    {
+        if (epochs)
+            c.epochs = *epochs;
+        if (learningRate)
+            c.learningRate = *learningRate;
+        if (noise)
+            c.inputNoiseStd = *noise;
+        if (heldOut)
+            c.heldOutShare = *heldOut;
+    }
+};
+
+/// A finite number in [lo, hi], or a UsageError naming the flag and saying what it must be.
+double parseNumberInRange(const std::string& flag, const std::string& value, double lo, double hi,
+                          const char* what)
+{
+    const auto v = lcs::parseFiniteNumber(value);
+    if (!v || *v < lo || *v > hi)
+        throw UsageError(flag + ": \"" + value.substr(0, 40) + "\" is not " + what);
+    return *v;
+}
 
 /// Intra-op threads when --threads is not given: the physical cores, as for the other
 /// image commands (BLAS single-threaded: configureThreads).
@@ -121,6 +156,7 @@ int runCamvidCommand(int argc, char** argv)
     bool quiet = false;
     std::string decisionStep;
     double classBalance = 0;
+    CorrectionOverrides correction;
     // Each subcommand's outputs, declared once: their flags and the output policy's checks.
     std::vector<lcs::OutputSpec> declared;
     if (sub == "train")
@@ -141,6 +177,9 @@ int runCamvidCommand(int argc, char** argv)
         specs.insert(specs.end(), {{"--data", true}, {"--model", true}, {"--split", true}, {"--costs", true},
                                    {"--preset", true}, {"--max-frames", true}, {"--seed", true},
                                    {"--decision-step", true}, {"--quiet", false}});
+    if (sub == "train" || sub == "correct")
+        specs.insert(specs.end(), {{"--correction-epochs", true}, {"--correction-lr", true},
+                                   {"--calibration-noise", true}, {"--held-out", true}});
     else if (sub == "eval")
         specs.insert(specs.end(), {{"--data", true}, {"--model", true}, {"--split", true}, {"--costs", true},
                                    {"--passes", true}, {"--max-frames", true}, {"--quiet", false}});
@@ -194,10 +233,15 @@ int runCamvidCommand(int argc, char** argv)
         } else if (flag == "--ensemble") {
             ensembles = value;
         } else if (flag == "--class-balance") {
-            const auto p = lcs::parseFiniteNumber(value);
-            if (!p || *p < 0 || *p > 1)
-                throw UsageError("--class-balance: \"" + value.substr(0, 40) + "\" is not a number in [0, 1]");
-            classBalance = *p;
+            classBalance = parseNumberInRange(flag, value, 0, 1, "a number in [0, 1]");
+        } else if (flag == "--correction-epochs") {
+            correction.epochs = static_cast<int>(parseIntegerFlag(flag, value, 0, 100000));
+        } else if (flag == "--correction-lr") {
+            correction.learningRate = parseNumberInRange(flag, value, 0, 10, "a learning rate in [0, 10]");
+        } else if (flag == "--calibration-noise") {
+            correction.noise = parseNumberInRange(flag, value, 0, 10, "a standard deviation in [0, 10]");
+        } else if (flag == "--held-out") {
+            correction.heldOut = parseNumberInRange(flag, value, 0, 0.5, "a share in [0, 0.5]");
         } else if (flag == "--decision-step") {
             if (value != "joint" && value != "coordinate")
                 throw UsageError("--decision-step: \"" + value.substr(0, 40) + "\" is not joint or coordinate");
@@ -235,6 +279,7 @@ int runCamvidCommand(int argc, char** argv)
         config.device = device;
         if (!decisionStep.empty())
             config.correction.jointDecision = decisionStep == "joint";
+        correction.applyTo(config.correction);
         config.classBalancePower = classBalance;
         lcs::StagedFolder staged(out);  // every network and the manifest, or nothing
         const auto result = lcs::trainCamvid(config, staged.path(), ctx);
@@ -259,6 +304,7 @@ int runCamvidCommand(int argc, char** argv)
         config.device = device;
         if (!decisionStep.empty())
             config.correction.jointDecision = decisionStep == "joint";
+        correction.applyTo(config.correction);
         if (!costsPath.empty())
             config.costs = lcs::camvidDecisionCosts(lcs::loadCostMatrix(costsPath));
         const auto result = lcs::correctCamvidModels(config, model, ctx);
@@ -266,6 +312,16 @@ int runCamvidCommand(int argc, char** argv)
         std::printf("q retrained on %lld unlabelled frames in %.1f s%s: %s\n", static_cast<long long>(result.frames),
                     result.seconds, result.collapsed ? " (its decisions collapsed to one class)" : "",
                     result.path.c_str());
+        if (!result.heldOutObjective.empty()) {
+            std::string curve;
+            char number[32];
+            for (double v : result.heldOutObjective) {
+                std::snprintf(number, sizeof number, "%.5f", v);
+                curve += (curve.empty() ? "" : " ") + std::string(number);
+            }
+            std::printf("held-out objective by epoch (0 = S): %s; q kept from epoch %d\n", curve.c_str(),
+                        result.keptEpoch);
+        }
         return kExitOk;
     }
     if (sub == "eval") {

@@ -417,6 +417,11 @@ expect 2 "--class-balance: \"1.5\" is not a number in [0, 1]" -- camvid train --
 expect 2 "--class-balance: \"-0.5\" is not a number in [0, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --class-balance -0.5
 expect 2 "--class-balance: \"half\" is not a number in [0, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --class-balance half
 expect 2 "--class-balance needs a value" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --class-balance
+expect 2 "--held-out: \"0.7\" is not a share in [0, 0.5]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --held-out 0.7
+expect 2 "--held-out: \"nan\" is not a share in [0, 0.5]" -- camvid correct --data "$d/camvid_good" --model "$tmp/m" --held-out nan
+expect 2 "--correction-lr: \"-1\" is not a learning rate in [0, 10]" -- camvid correct --data "$d/camvid_good" --model "$tmp/m" --correction-lr -1
+expect 2 "--calibration-noise: \"1e999\" is not a standard deviation in [0, 10]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --calibration-noise 1e999
+expect 2 "--correction-epochs: \"2.5\" is not an integer in 0..100000" -- camvid correct --data "$d/camvid_good" --model "$tmp/m" --correction-epochs 2.5
 expect 2 "no such folder (--model)" -- camvid correct --data "$d/camvid_good" --model "$tmp/none" --quiet
 expect 2 "camvid.json" -- camvid correct --data "$d/camvid_good" --model "$d" --quiet
 expect 2 "unknown option \"--passes\"" -- camvid correct --data "$d/camvid_good" --model "$d" --passes 3

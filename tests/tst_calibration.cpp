@@ -438,6 +438,73 @@ private Q_SLOTS:
         QCOMPARE(run.epochCurve.back().step, 2);
     }
 
+    void heldOutObjectiveChoosesTheEpochQEndsWith_data()
+    {
+        QTest::addColumn<double>("pLogit");
+        QTest::addColumn<int>("expectedKept");
+        // q = softmax([theta, 0]) on every row, theta = -epoch (gradient 1, lr 1, one step
+        // an epoch); p = softmax([pLogit, 0]). The held-out objective is lowest near
+        // theta = pLogit: inside the run, at its start, or at its end.
+        QTest::newRow("lowest mid-run") << -2.2 << 2;
+        QTest::newRow("lowest at the warm start") << 0.8 << 0;
+        QTest::newRow("lowest at the end") << -9.0 << 5;
+    }
+    void heldOutObjectiveChoosesTheEpochQEndsWith()
+    {
+        QFETCH(double, pLogit);
+        QFETCH(int, expectedKept);
+        struct Fake : CorrectionNetwork {
+            torch::Tensor theta = torch::zeros({1}, torch::kDouble).requires_grad_();
+            std::vector<at::Tensor> parameters() override { return {theta}; }
+            CorrectionTerms objectiveAndGradient(const at::Tensor&, const at::Tensor&, const at::Tensor&, double,
+                                                 const at::Tensor&) override
+            {
+                theta.mutable_grad() = torch::ones({1}, torch::kDouble);
+                const auto zero = torch::zeros({});
+                return {zero, zero, zero, {}};
+            }
+            void setTraining(bool) override {}
+            at::Tensor probabilities(const at::Tensor& x) override
+            {
+                const auto z = torch::cat({theta.detach(), torch::zeros({1}, torch::kDouble)});
+                return torch::softmax(z, 0).unsqueeze(0).expand({x.size(0), 2}).clone();
+            }
+        } q;
+        const int epochs = 5;
+        const auto x = torch::arange(20, torch::kFloat).unsqueeze(1);
+        const auto pRow = torch::softmax(torch::tensor({pLogit, 0.0}, torch::kDouble), 0);
+        const auto stored = pRow.to(torch::kFloat).unsqueeze(0).expand({20, 2}).clone();
+        const auto costs = costPreset("synthetic");
+        auto config = sgdCorrectionConfig(epochs, 0, 1.0, LrSchedule::Constant, 0.0);
+        config.momentum = 0.0;
+        config.heldOutShare = 0.25;
+        auto gen = makeGenerator(3);
+        const auto run = runCorrection(q, x, {nullptr, stored}, costs, config, gen, {});
+
+        // The same objective by hand, for q at theta = -e, on one row (every row is alike).
+        HandCase hand;
+        hand.p = {{pRow[0].item<double>(), pRow[1].item<double>()}};
+        const auto L = costTensor(costs, torch::kDouble);
+        hand.L = {{L[0][0].item<double>(), L[0][1].item<double>()}, {L[1][0].item<double>(), L[1][1].item<double>()}};
+        hand.M = costs.utilityConstant();
+        QCOMPARE(run.heldOutInputs, int64_t{5});
+        QCOMPARE(static_cast<int>(run.heldOutObjective.size()), epochs + 1);
+        int best = 0;
+        std::vector<double> expected;
+        for (int e = 0; e <= epochs; ++e) {
+            const std::vector<std::vector<double>> logits{{-static_cast<double>(e), 0.0}};
+            expected.push_back(handObjective(logits, hand, handDecisions(logits, hand.L)).loss);
+            QVERIFY2(std::abs(run.heldOutObjective[static_cast<size_t>(e)] - expected.back()) < 1e-5,
+                     qPrintable(QString("epoch %1: %2, by hand %3").arg(e).arg(run.heldOutObjective[e]).arg(expected.back())));
+            if (expected.back() < expected[static_cast<size_t>(best)])
+                best = e;
+        }
+        QCOMPARE(best, expectedKept);
+        QCOMPARE(run.keptEpoch, expectedKept);
+        // q ends with the kept epoch's parameters, not the last epoch's.
+        QCOMPARE(q.theta.item<double>(), -static_cast<double>(expectedKept));
+    }
+
     void correctionStopsWhenTheLossIsNotFinite_data()
     {
         QTest::addColumn<double>("badLoss");

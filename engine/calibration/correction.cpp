@@ -1,5 +1,6 @@
 #include "calibration/correction.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -133,7 +134,20 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
         optimizer = std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(config.learningRate)
                                                                     .momentum(config.momentum)
                                                                     .weight_decay(config.weightDecay));
-    const int64_t n = x.size(0);
+    TORCH_CHECK(config.heldOutShare >= 0 && config.heldOutShare < 1, "correction: the held-out share must be in [0, 1), got ",
+                config.heldOutShare);
+    // The held-out inputs (drawn only when asked for, so that a run without them draws
+    // exactly what it always did) and the rows q trains on.
+    at::Tensor trainRows, heldOutRows;
+    if (config.heldOutShare > 0) {
+        TORCH_CHECK(x.size(0) >= 2, "correction: a held-out share needs at least 2 calibration inputs");
+        const auto order = at::randperm(x.size(0), generator, at::kLong);
+        const auto held = std::clamp<int64_t>(std::llround(config.heldOutShare * static_cast<double>(x.size(0))), 1,
+                                              x.size(0) - 1);
+        heldOutRows = std::get<0>(order.slice(0, 0, held).sort());
+        trainRows = std::get<0>(order.slice(0, held).sort());
+    }
+    const int64_t n = trainRows.defined() ? trainRows.size(0) : x.size(0);
     const long long perEpoch = stepsPerEpoch(n, config.batchSize);
     const long long total = perEpoch * config.epochs;
     ReportPacer pacer(total);
@@ -145,13 +159,48 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
         return (index.defined() ? source.stored.index_select(0, index) : source.stored).to(device, at::kFloat);
     };
 
+    // The objective on the held-out inputs, q as it decides (inference mode), in chunks
+    // of a training batch: no gradient, no noise.
+    const auto heldOutObjective = [&]() {
+        torch::NoGradGuard noGrad;
+        const int64_t rows = heldOutRows.size(0);
+        const int64_t chunk = config.batchSize > 0 ? config.batchSize : rows;
+        double sum = 0;
+        for (int64_t b = 0; b < rows; b += chunk) {
+            const auto index = heldOutRows.slice(0, b, std::min(b + chunk, rows));
+            const auto xb = x.index_select(0, index.to(x.device())).to(device);
+            const auto p = classRows(predictive(xb, index));
+            const auto qLogits = classRows(q.probabilities(xb)).to(device).clamp_min(1e-30).log();
+            const auto decisions = config.jointDecision ? bayesDecisions(p, optimumCosts) : at::Tensor();
+            const auto terms = correctionObjective(qLogits, p, L, M, decisions);
+            sum += terms.loss.item<double>() * static_cast<double>(index.size(0));
+        }
+        return sum / static_cast<double>(rows);
+    };
+    std::vector<at::Tensor> kept;
+    const auto keep = [&]() {
+        torch::NoGradGuard noGrad;
+        kept.clear();
+        for (const auto& t : params)
+            kept.push_back(t.detach().clone());
+    };
+
     CorrectionRun out;
     out.curve.reserve(static_cast<size_t>(total));
+    if (heldOutRows.defined()) {
+        out.heldOutInputs = heldOutRows.size(0);
+        out.heldOutObjective.push_back(heldOutObjective());
+        out.keptEpoch = 0;
+        keep();
+    }
     long long step = 0;
     q.setTraining(!config.inferenceMode);
     for (int epoch = 1; epoch <= config.epochs; ++epoch) {
         // A run on the whole set without noise uses the generator only to build q.
-        const auto batches = epochBatches(n, config.batchSize, generator);
+        auto batches = epochBatches(n, config.batchSize, generator);
+        if (trainRows.defined())
+            for (auto& index : batches)
+                index = index.defined() ? trainRows.index_select(0, index) : trainRows;
         CorrectionStep sums{epoch, 0, 0, 0};
         for (const auto& index : batches) {
             ctx.checkCancelled();
@@ -188,10 +237,23 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
         }
         const double k = static_cast<double>(batches.size());
         out.epochCurve.push_back({epoch, sums.loss / k, sums.kl / k, sums.expectedCost / k});
+        if (heldOutRows.defined()) {
+            out.heldOutObjective.push_back(heldOutObjective());
+            if (out.heldOutObjective.back() < out.heldOutObjective[static_cast<size_t>(out.keptEpoch)]) {
+                out.keptEpoch = epoch;
+                keep();
+            }
+            q.setTraining(!config.inferenceMode);
+        }
         if (onEpoch) {
             onEpoch(epoch);
             q.setTraining(!config.inferenceMode);
         }
+    }
+    if (heldOutRows.defined() && out.keptEpoch < config.epochs) {
+        torch::NoGradGuard noGrad;
+        for (size_t i = 0; i < params.size(); ++i)
+            params[i].copy_(kept[i]);
     }
     // Collapse check on (up to) 2,000 calibration inputs.
     const auto probe = x.slice(0, 0, std::min<int64_t>(n, 2000));

@@ -92,6 +92,13 @@ struct CorrectionConfig {
     /// moves only through the network's spill-over; the joint step aims q at the
     /// objective's optimum instead.
     bool jointDecision = false;
+    /// The share of the calibration inputs held out of q's training to decide when to
+    /// stop, without labels: after every epoch the objective (the same decisions rule,
+    /// no input noise, q in inference mode) is evaluated on the held-out inputs, and q
+    /// ends with the parameters of the epoch where it was lowest (0: the warm start).
+    /// The held-out inputs are drawn once from the run's generator. 0: every input is
+    /// trained on and q ends with its last epoch's parameters.
+    double heldOutShare = 0.0;
 
     // A fresh q (trainCorrection without an initial network):
     std::vector<int64_t> hidden{50};
@@ -149,6 +156,12 @@ struct CorrectionRun {
     /// than silently returned.
     bool collapsed = false;
     double seconds = 0;
+    /// With CorrectionConfig::heldOutShare > 0: the objective on the held-out inputs
+    /// before training (entry 0) and after every epoch, and the epoch whose parameters
+    /// q ended with (0: the warm start). Empty and -1 without a held-out share.
+    std::vector<double> heldOutObjective;
+    int keptEpoch = -1;
+    int64_t heldOutInputs = 0;
 };
 
 /// Called after every step, and at the end of every epoch; both run on the job's thread.

@@ -463,6 +463,8 @@ CamvidCorrectResult correctCamvidModels(const CamvidTrainConfig& config, const s
     writeManifest(modelDir, manifest);
     out.frames = set.size();
     out.collapsed = q.collapsed;
+    out.heldOutObjective = q.heldOutObjective;
+    out.keptEpoch = q.keptEpoch;
     out.seconds = secondsSince(start);
     return out;
 }

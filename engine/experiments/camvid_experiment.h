@@ -118,6 +118,10 @@ struct CamvidCorrectResult {
     int64_t frames = 0;   ///< unlabelled frames q was trained on
     bool collapsed = false;
     double seconds = 0;
+    /// With a held-out share: the objective on the held-out frames per epoch (0: before
+    /// training) and the epoch q was kept from (see CorrectionRun).
+    std::vector<double> heldOutObjective;
+    int keptEpoch = -1;
 };
 
 /// Retrains only q on the S saved in modelDir (sghmc_s), on the frames of config.split
