@@ -29,12 +29,14 @@ host=$(hostname -s)
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 ctld_port=$(free_port)
 slurmd_port=$(free_port)
-mkdir -p "$tmp/state" "$tmp/spool" "$tmp/munge" "$tmp/log"
-chmod 700 "$tmp/munge"
-head -c 1024 /dev/urandom > "$tmp/munge/munge.key"
-chmod 400 "$tmp/munge/munge.key"
+mkdir -p "$tmp/state" "$tmp/spool" "$tmp/munge" "$tmp/munge_key" "$tmp/log"
+# munged wants its key private and its socket's folder open to all.
+chmod 700 "$tmp/munge_key"
+chmod 755 "$tmp/munge"
+head -c 1024 /dev/urandom > "$tmp/munge_key/munge.key"
+chmod 400 "$tmp/munge_key/munge.key"
 # Slurm 22.05 has no auth/none: munge, with its own key and socket here.
-munged -F --key-file="$tmp/munge/munge.key" --socket="$tmp/munge/munge.socket" \
+munged -F --key-file="$tmp/munge_key/munge.key" --socket="$tmp/munge/munge.socket" \
   --pid-file="$tmp/munge/munged.pid" --log-file="$tmp/log/munged.log" --seed-file="$tmp/munge/seed" \
   > "$tmp/log/munged.out" 2>&1 &
 pids+=($!)
@@ -43,7 +45,7 @@ ClusterName=lcstest
 SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$ctld_port
 SlurmdPort=$slurmd_port
-CommunicationParameters=NoInAddrAny
+CommunicationParameters=NoCtldInAddrAny,NoInAddrAny
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge

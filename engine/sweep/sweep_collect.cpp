@@ -207,6 +207,23 @@ SweepTable collectSweep(const std::string& dir, const SweepManifest& manifest)
             }
         }
     }
+    // A swept list whose one value is the runs' own setting (rates=0.5 for rate 0.5) says
+    // nothing the setting does not: it is dropped from the grouping axes.
+    std::vector<std::string> axes;
+    for (const auto& axis : table.axes) {
+        bool mirrors = !groups.empty() && !table.setting.empty();
+        for (const auto& g : groups) {
+            const auto& v = g.row.axisValues.at(axis);
+            mirrors = mirrors && g.row.settingValue && v.is_array() && v.size() == 1 && v[0].is_number() &&
+                      v[0].get<double>() == *g.row.settingValue;
+        }
+        if (mirrors)
+            for (auto& g : groups)
+                g.row.axisValues.erase(axis);
+        else
+            axes.push_back(axis);
+    }
+    table.axes = axes;
     for (auto& g : groups) {
         g.row.stats = meanAndStandardError(g.values);
         table.rows.push_back(std::move(g.row));

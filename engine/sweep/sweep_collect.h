@@ -50,7 +50,9 @@ struct SweepTableRow {
 
 struct SweepTable {
     std::string experiment;
-    std::vector<std::string> axes;   ///< the swept settings the rows are grouped by (the seed's cells are pooled)
+    /// The swept settings the rows are grouped by: not the seed (its cells are pooled), nor
+    /// a list whose one value is the in-run setting's (rates=0.5 is rate 0.5).
+    std::vector<std::string> axes;
     std::string setting;             ///< the in-run setting's name ("rate"), "" when none
     int cells = 0;
     std::vector<CellStatus> incomplete;  ///< cells not done: listed, not averaged

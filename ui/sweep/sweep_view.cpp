@@ -96,7 +96,7 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent), m_data(std::make_shared
     rightLayout->addWidget(plotHolder, 1);
     split->addWidget(m_cells);
     split->addWidget(right);
-    split->setStretchFactor(0, 2);
+    split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 3);
     layout->addWidget(split, 1);
 
@@ -184,7 +184,7 @@ void SweepView::refresh()
         const QSignalBlocker block(m_metric);
         m_metric->clear();
         m_metric->addItems(metrics);
-        m_metric->setCurrentIndex(std::max(0, metrics.indexOf(current)));
+        m_metric->setCurrentIndex(std::max<int>(0, static_cast<int>(metrics.indexOf(current))));
     }
     plotMetric();
     if (counts[CellState::Done] < static_cast<int>(d.cells.size()))
