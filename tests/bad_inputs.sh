@@ -737,7 +737,7 @@ import json, sys
 m = json.load(open(sys.argv[1])); m["cells"][1]["values"]["seed"] = 7
 json.dump(m, open(sys.argv[1], "w"))
 PY
-expect 2 "cells[1].values: are not cell 1 of the axes" -- sweep collect "$sw/wrongcells"
+expect 2 "\"cells[1].values\" are not cell 1 of the axes" -- sweep collect "$sw/wrongcells"
 cp -r "$sw/ok" "$sw/truncated"
 printf '{"run": {"experiment": "synthetic"}, "methods": {"bbvi": {"replicates": [' > "$sw/truncated/results/0000.json"
 expect 2 "$sw/truncated/results/0000.json: not valid JSON" -- sweep collect "$sw/truncated"

@@ -12,6 +12,7 @@
 #include "decision/cost_matrix.h"
 #include "experiments/corruption_experiment.h"
 #include "experiments/experiment.h"
+#include "experiments/selective_experiment.h"
 #include "experiments/synthetic_report.h"
 #include "sweep/sweep_collect.h"
 #include "sweep/sweep_plan.h"
@@ -275,6 +276,34 @@ private Q_SLOTS:
             }
         }
         QCOMPARE(uncorrected, 2);
+    }
+
+    /// Fig. 3's runs vary the referral cost inside a run: it is their setting, read from
+    /// the results' own structure, and the referral rate is a metric.
+    void selectiveResultsVaryTheReferralCost()
+    {
+        lcs::SelectiveResult r;
+        r.record.experiment = lcs::kSelectiveExperiment;
+        r.record.costs = lcs::CostMatrix::zeroOne(10);
+        for (double cost : {0.1, 0.2}) {
+            lcs::SelectiveRow row;
+            row.referralCost = cost;
+            row.method = lcs::ImageMethod::Ours;
+            row.metrics.averageCost = cost / 2;
+            row.metrics.referralRate = 0.25;
+            r.rows.push_back(row);
+            lcs::SelectiveSummary summary;
+            summary.referralCost = cost;
+            summary.method = lcs::ImageMethod::Ours;
+            r.summary.push_back(summary);
+        }
+        const auto observations = lcs::runObservations(nlohmann::json::parse(lcs::selectiveJson(r)), "test");
+        QCOMPARE(observations.size(), size_t{2});
+        QCOMPARE(observations[1].setting, std::string("referral_cost"));
+        QCOMPARE(observations[1].settingValue, 0.2);
+        QCOMPARE(observations[1].method, std::string("ours"));
+        QCOMPARE(observations[1].metrics.at("cost"), 0.1);
+        QCOMPARE(observations[1].metrics.at("referral_rate"), 0.25);
     }
 
     void badFilesAreRefusedNamingThem()

@@ -246,7 +246,7 @@ void SweepView::plotMetric()
 
     m_plot->clearPlottables();
     m_plot->plotLayout()->clear();
-    auto* legend = makeLegend(m_plot, 0, 3);
+    auto* legend = makeLegend(m_plot, 0, 4);
     auto* rect = makeRect(m_plot);
     m_plot->plotLayout()->addElement(1, 0, rect);
     auto* xAxis = rect->axis(QCPAxis::atBottom);
