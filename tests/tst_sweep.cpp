@@ -16,54 +16,14 @@
 #include "experiments/synthetic_report.h"
 #include "sweep/sweep_collect.h"
 #include "sweep/sweep_plan.h"
+#include "sweep_fixtures.h"
 
 namespace {
 
-const lcs::SessionExperiment& experimentNamed(const std::string& name)
-{
-    static const auto catalogue = lcs::sessionCatalogue();
-    for (const auto& e : catalogue)
-        if (e.name == name)
-            return e;
-    throw std::logic_error("no experiment " + name);
-}
-
-lcs::SessionData corruptionSession()
-{
-    lcs::SessionData s;
-    s.experiment = lcs::kCorruptionExperiment;
-    s.settings = lcs::checkedSettings(experimentNamed(s.experiment).settings, {{"data", "fashion-mnist"}}, "test");
-    s.costs = lcs::CostMatrix::zeroOne(10);
-    return s;
-}
-
-lcs::CorruptionRow row(double rate, int trial, lcs::ImageMethod method, double cost, double accuracy)
-{
-    lcs::CorruptionRow r;
-    r.rate = rate;
-    r.trial = trial;
-    r.method = method;
-    r.metrics.averageCost = cost;
-    r.metrics.accuracy = accuracy;
-    r.metrics.nll = 0.5;
-    return r;
-}
-
-/// A corruption results file as the experiment writes it (corruptionJson), one rate.
-std::string corruptionResults(double rate, const std::vector<lcs::CorruptionRow>& rows)
-{
-    lcs::CorruptionResult r;
-    r.record.experiment = lcs::kCorruptionExperiment;
-    r.record.costs = lcs::CostMatrix::zeroOne(10);
-    r.rows = rows;
-    for (auto method : {lcs::ImageMethod::SgldS, lcs::ImageMethod::Ours}) {
-        lcs::CorruptionSummary s;
-        s.rate = rate;
-        s.method = method;
-        r.summary.push_back(s);
-    }
-    return lcs::corruptionJson(r);
-}
+using sweep_fixtures::corruptionResults;
+using sweep_fixtures::corruptionRow;
+using sweep_fixtures::corruptionSession;
+using sweep_fixtures::experimentNamed;
 
 const lcs::SweepTableRow* findRow(const lcs::SweepTable& t, double rate, const std::string& method,
                                   const std::string& metric)
@@ -196,12 +156,12 @@ private Q_SLOTS:
         const double nan = std::nan("");
         // cell 0: seed 0, rate 0.3; cell 1: seed 0, rate 0.5; cell 2: seed 1, rate 0.3
         lcs::writeFileAtomically(lcs::sweep_paths::resultsJson(dir, 0),
-                                 corruptionResults(0.3, {row(0.3, 0, M::Ours, 0.1, 0.9), row(0.3, 1, M::Ours, 0.2, nan),
-                                                         row(0.3, 0, M::SgldS, 0.5, 0.5)}));
+                                 corruptionResults(0.3, {corruptionRow(0.3, 0, M::Ours, 0.1, 0.9), corruptionRow(0.3, 1, M::Ours, 0.2, nan),
+                                                         corruptionRow(0.3, 0, M::SgldS, 0.5, 0.5)}));
         lcs::writeFileAtomically(lcs::sweep_paths::resultsJson(dir, 1),
-                                 corruptionResults(0.5, {row(0.5, 0, M::Ours, 0.4, 0.6), row(0.5, 1, M::Ours, 0.5, 0.5)}));
+                                 corruptionResults(0.5, {corruptionRow(0.5, 0, M::Ours, 0.4, 0.6), corruptionRow(0.5, 1, M::Ours, 0.5, 0.5)}));
         lcs::writeFileAtomically(lcs::sweep_paths::resultsJson(dir, 2),
-                                 corruptionResults(0.3, {row(0.3, 0, M::Ours, 0.3, 0.7), row(0.3, 1, M::Ours, 0.6, 0.4)}));
+                                 corruptionResults(0.3, {corruptionRow(0.3, 0, M::Ours, 0.3, 0.7), corruptionRow(0.3, 1, M::Ours, 0.6, 0.4)}));
         lcs::writeFileAtomically(lcs::sweep_paths::log(dir, 3), "it broke\n");
         lcs::writeFileAtomically(lcs::sweep_paths::exitStatus(dir, 3), "3\n");
 

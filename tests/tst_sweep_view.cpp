@@ -19,34 +19,16 @@
 #include "qcustomplot_compat.h"
 #include "sweep/sweep_plan.h"
 #include "sweep/sweep_view.h"
+#include "sweep_fixtures.h"
 
 namespace {
 
 lcs::CorruptionRow row(double rate, int trial, lcs::ImageMethod method, double cost)
 {
-    lcs::CorruptionRow r;
-    r.rate = rate;
-    r.trial = trial;
-    r.method = method;
-    r.metrics.averageCost = cost;
-    r.metrics.accuracy = 1 - cost;
-    return r;
+    return sweep_fixtures::corruptionRow(rate, trial, method, cost, 1 - cost);
 }
 
-std::string results(double rate, const std::vector<lcs::CorruptionRow>& rows)
-{
-    lcs::CorruptionResult r;
-    r.record.experiment = lcs::kCorruptionExperiment;
-    r.record.costs = lcs::CostMatrix::zeroOne(10);
-    r.rows = rows;
-    for (auto method : {lcs::ImageMethod::SgldS, lcs::ImageMethod::Ours}) {
-        lcs::CorruptionSummary s;
-        s.rate = rate;
-        s.method = method;
-        r.summary.push_back(s);
-    }
-    return lcs::corruptionJson(r);
-}
+using sweep_fixtures::corruptionResults;
 
 } // namespace
 
@@ -59,15 +41,8 @@ private Q_SLOTS:
     {
         QTemporaryDir tmp;
         const std::string dir = tmp.path().toStdString() + "/sweep";
-        lcs::SessionExperiment experiment;
-        for (const auto& e : lcs::sessionCatalogue())
-            if (e.name == lcs::kCorruptionExperiment)
-                experiment = e;
-        lcs::SessionData session;
-        session.experiment = lcs::kCorruptionExperiment;
-        session.settings = lcs::checkedSettings(experiment.settings, {{"data", "fashion-mnist"}}, "test");
-        session.costs = lcs::CostMatrix::zeroOne(10);
-        lcs::writeSweepFolder(dir, session, experiment,
+        const auto& experiment = sweep_fixtures::experimentNamed(lcs::kCorruptionExperiment);
+        lcs::writeSweepFolder(dir, sweep_fixtures::corruptionSession(), experiment,
                               lcs::parseSweepAxes({"rates=0.3,0.5", "seed=0..2"}, experiment));
         using M = lcs::ImageMethod;
         // cells: rate 0.3 x seeds 0, 1, 2 (cells 0-2), rate 0.5 x seeds 0, 1, 2 (cells 3-5).
@@ -77,11 +52,11 @@ private Q_SLOTS:
         const double ours03[] = {0.1, 0.2, 0.6};
         for (int seed = 0; seed < 3; ++seed)
             lcs::writeFileAtomically(lcs::sweep_paths::resultsJson(dir, seed),
-                                     results(0.3, {row(0.3, 0, M::Ours, ours03[seed]), row(0.3, 0, M::SgldS, 0.4)}));
+                                     corruptionResults(0.3, {row(0.3, 0, M::Ours, ours03[seed]), row(0.3, 0, M::SgldS, 0.4)}));
         const double ours05[] = {0.3, 0.5};
         for (int seed = 0; seed < 2; ++seed)
             lcs::writeFileAtomically(lcs::sweep_paths::resultsJson(dir, 3 + seed),
-                                     results(0.5, {row(0.5, 0, M::Ours, ours05[seed]), row(0.5, 0, M::SgldS, 0.6)}));
+                                     corruptionResults(0.5, {row(0.5, 0, M::Ours, ours05[seed]), row(0.5, 0, M::SgldS, 0.6)}));
         lcs::writeFileAtomically(lcs::sweep_paths::log(dir, 5), "killed\n");
         lcs::writeFileAtomically(lcs::sweep_paths::exitStatus(dir, 5), "137\n");
 

@@ -8,6 +8,7 @@
 #include "core/input_error.h"
 #include "core/json_input.h"
 #include "core/number_format.h"
+#include "io/table_csv.h"
 
 namespace lcs {
 
@@ -233,16 +234,6 @@ SweepTable collectSweep(const std::string& dir, const SweepManifest& manifest)
 
 namespace {
 
-std::string csvField(const std::string& text)
-{
-    if (text.find_first_of(",\"\n") == std::string::npos)
-        return text;
-    std::string out = "\"";
-    for (char c : text)
-        out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
-}
-
 std::string numberCell(double v) { return std::isfinite(v) ? formatNumber(v) : std::string(); }
 
 nlohmann::json numberOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
@@ -253,16 +244,16 @@ std::string sweepTableCsv(const SweepTable& table)
 {
     std::string out;
     for (const auto& axis : table.axes)
-        out += csvField(axis) + ",";
+        out += csvText(axis) + ",";
     if (!table.setting.empty())
         out += table.setting + ",";
     out += "method,rule,metric,n,mean,se\n";
     for (const auto& row : table.rows) {
         for (const auto& axis : table.axes)
-            out += csvField(sweepValueText(row.axisValues.at(axis))) + ",";
+            out += csvText(sweepValueText(row.axisValues.at(axis))) + ",";
         if (!table.setting.empty())
             out += (row.settingValue ? formatNumber(*row.settingValue) : std::string()) + ",";
-        out += csvField(row.method) + "," + csvField(row.rule) + "," + csvField(row.metric) + "," +
+        out += csvText(row.method) + "," + csvText(row.rule) + "," + csvText(row.metric) + "," +
                std::to_string(row.stats.n) + "," + numberCell(row.stats.mean) + "," +
                numberCell(row.stats.standardError) + "\n";
     }

@@ -12,6 +12,7 @@
 #include "core/json_input.h"
 #include "core/number_format.h"
 #include "core/outputs.h"
+#include "io/table_csv.h"
 
 namespace lcs {
 
@@ -21,19 +22,6 @@ constexpr const char* kManifestFormat = "lcstudio-sweep";
 constexpr int kManifestVersion = 1;
 constexpr size_t kMaxManifestBytes = size_t{64} << 20;
 constexpr size_t kMaxAxisValues = 10000;
-
-std::vector<std::string> splitOnCommas(const std::string& text)
-{
-    std::vector<std::string> items;
-    size_t start = 0;
-    while (true) {
-        const size_t comma = text.find(',', start);
-        items.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos)
-            return items;
-        start = comma + 1;
-    }
-}
 
 std::string settingNames(const SessionExperiment& experiment)
 {
@@ -126,7 +114,7 @@ std::vector<SweepAxis> parseSweepAxes(const std::vector<std::string>& overs, con
             if (axis.name == name)
                 throw InputError("--over " + name + " is given twice");
         SweepAxis axis{name, {}};
-        for (const auto& item : splitOnCommas(over.substr(eq + 1))) {
+        for (const auto& item : splitCsvLine(over.substr(eq + 1))) {  // "a," leaves "", refused below
             std::vector<std::string> texts{item};
             if (auto range = integerRange(name, item))
                 texts = std::move(*range);
