@@ -215,6 +215,7 @@ void SweepView::plotMetric()
     struct Series {
         std::string method, rule;
         QString label;
+        QString tick;  ///< the label on the x axis when the methods stand side by side
         QVector<double> keys, values, errors;
     };
     std::vector<Series> series;
@@ -231,7 +232,11 @@ void SweepView::plotMetric()
                               others;
         auto it = std::find_if(series.begin(), series.end(), [&](const Series& s) { return s.label == label; });
         if (it == series.end()) {
-            series.push_back({row.method, row.rule, label, {}, {}, {}});
+            // The rule on a line of its own under the method: one method's rules side by side.
+            const QString tick = methodLabelOf(QString::fromStdString(row.method)) +
+                                 (row.rule.empty() ? QString() : QStringLiteral("\n") + QString::fromStdString(row.rule)) +
+                                 others;
+            series.push_back({row.method, row.rule, label, tick, {}, {}, {}});
             it = series.end() - 1;
         }
         double key = static_cast<double>(it - series.begin());
@@ -296,7 +301,7 @@ void SweepView::plotMetric()
         markMethod(bars, method);
         legend->addItem(new QCPPlottableLegendItem(legend, graph));
         if (methodTicks)
-            methodTicks->addTick(static_cast<double>(i), methodLabelOf(method));
+            methodTicks->addTick(static_cast<double>(i), s.tick);
     }
     if (!series.empty()) {
         const double xPad = hi > lo ? 0.06 * (hi - lo) : 0.5;
