@@ -94,8 +94,11 @@ fi
 
 # One cell at a time, so that cell 1 is still pending when it is cancelled.
 start=$(date +%s.%N)
-"$cli" sweep run "$tmp/slurm_sweep" --backend slurm --max-running 1 --no-follow > "$tmp/submit.out" 2>&1 ||
-  fail "submit: $(cat "$tmp/submit.out")"
+"$cli" sweep run "$tmp/slurm_sweep" --backend slurm --max-running 1 --partition debug --time 10:00 --cpus 1 \
+  --no-follow > "$tmp/submit.out" 2>&1 || fail "submit: $(cat "$tmp/submit.out")"
+for line in "--partition=debug" "--time=10:00" "--cpus-per-task=1"; do
+  grep -qx -- "#SBATCH $line" "$tmp/slurm_sweep/slurm/sweep.sbatch" || fail "the sbatch script lacks #SBATCH $line"
+done
 job=$(sed -n 's/^submitted: job \([0-9]*\), cell(s) 0 1$/\1/p' "$tmp/submit.out")
 [ -n "$job" ] || fail "no job array submitted: $(cat "$tmp/submit.out")"
 scancel "${job}_1" || fail "scancel ${job}_1"
@@ -118,6 +121,16 @@ echo "local backend: 2 cells in $(python3 -c "print(round($end - $start, 1))") s
 "$cli" sweep collect "$tmp/local_sweep" --csv "$tmp/local.csv" > /dev/null 2>&1 || fail "collect (local)"
 grep -q "^bbvi,corrected,cost,4," "$tmp/slurm.csv" || fail "the Slurm table lacks 4 runs per method: $(cat "$tmp/slurm.csv")"
 cmp "$tmp/slurm.csv" "$tmp/local.csv" || fail "the Slurm and local tables differ: $(diff "$tmp/slurm.csv" "$tmp/local.csv")"
+# A failing cell on Slurm: reported with Slurm's word and its log, exit status 1.
+"$cli" sweep plan "$tmp/table2.lcsession" --over seed=0..1 --out "$tmp/broken" > /dev/null || fail "plan (broken)"
+echo '{"format": "lcstudio-session"}' > "$tmp/broken/cells/0001.lcsession"
+"$cli" sweep run "$tmp/broken" --backend slurm > "$tmp/broken.out" 2>&1
+[ $? -eq 1 ] || fail "a failed cell did not make the Slurm run exit 1: $(cat "$tmp/broken.out")"
+grep -q "cell 0001 (seed=1): Slurm says FAILED (exit code 2:0); log: .*logs/0001.log" "$tmp/broken.out" ||
+  fail "Slurm's word on the failed cell is missing: $(cat "$tmp/broken.out")"
+grep -q "cell 1: failed (exit status 2); log:" "$tmp/broken.out" || fail "the failed cell is not listed: $(cat "$tmp/broken.out")"
+grep -q "cells/0001.lcsession" "$tmp/broken/logs/0001.log" || fail "the failed cell's log lacks its error"
+[ -f "$tmp/broken/results/0000.json" ] || fail "the good cell of the broken sweep has no results"
 if [ -n "${LCS_SLURM_KEEP:-}" ]; then
   mkdir -p "$LCS_SLURM_KEEP" && cp -r "$tmp/slurm_sweep" "$tmp"/*.out "$tmp"/*.csv "$LCS_SLURM_KEEP/"
 fi
