@@ -124,6 +124,25 @@ private Q_SLOTS:
                     QVERIFY(std::abs(g->data()->at(0)->value - 0.7) < 1e-12);
             }
         QCOMPARE(accuracyGraphs, 2);
+
+        // The failed cell rerun: the next refresh shows it done and averages it in.
+        // ours at 0.5: 0.3, 0.5, 0.7 -> mean 0.5, se = sqrt(0.04 / 3).
+        QFile::remove(QString::fromStdString(lcs::sweep_paths::exitStatus(dir, 5)));
+        lcs::writeFileAtomically(lcs::sweep_paths::resultsJson(dir, 5),
+                                 corruptionResults(0.5, {row(0.5, 0, M::Ours, 0.7), row(0.5, 0, M::SgldS, 0.6)}));
+        view->metricChooser()->setCurrentText("cost");
+        view->refresh();
+        QCOMPARE(cells->item(5, stateColumn)->text(), QString("done"));
+        bool seen = false;
+        for (int i = 0; i < plot->plottableCount(); ++i)
+            if (auto* b = qobject_cast<QCPErrorBars*>(plot->plottable(i)))
+                if (lcs::ui::markedMethod(b) == "ours") {
+                    auto* g = qobject_cast<QCPGraph*>(b->dataPlottable());
+                    QVERIFY(std::abs(g->data()->at(1)->value - 0.5) < 1e-12);
+                    QVERIFY(std::abs(b->data()->at(1).errorPlus - std::sqrt(0.04 / 3)) < 1e-12);
+                    seen = true;
+                }
+        QVERIFY(seen);
     }
 };
 

@@ -29,6 +29,7 @@ struct SweepView::Data {
     std::vector<CellStatus> cells;
     SweepTable table;
     bool locked = false;  ///< a `sweep run` holds the folder: "running" is believed
+    std::string states;   ///< the cells' states when the table was last collected
 };
 
 namespace {
@@ -117,6 +118,7 @@ QString SweepView::open(const QString& dir)
     m_dir = dir;
     m_experiment = QString::fromStdString(manifest.experiment);
     m_data->manifest = std::move(manifest);
+    m_data->states.clear();
     refresh();
     return {};
 }
@@ -129,12 +131,20 @@ void SweepView::refresh()
     for (const auto& cell : d.manifest.cells)
         d.cells.push_back(cellStatus(dir, cell.id));
     d.locked = sweepIsLocked(dir);
-    m_problem.clear();
-    try {
-        d.table = collectSweep(dir, d.manifest);
-    } catch (const std::exception& e) {
-        m_problem = QString::fromStdString(e.what());
-        d.table = SweepTable{};
+    // The results are read again only when a cell's state changed: a running sweep's
+    // refresh costs a look at each cell's files, not a parse of every results file.
+    std::string states;
+    for (const auto& c : d.cells)
+        states += std::to_string(static_cast<int>(c.state)) + ":" + std::to_string(c.exitStatus) + ",";
+    if (states != d.states) {
+        d.states = states;
+        m_problem.clear();
+        try {
+            d.table = collectSweep(dir, d.manifest);
+        } catch (const std::exception& e) {
+            m_problem = QString::fromStdString(e.what());
+            d.table = SweepTable{};
+        }
     }
 
     std::map<CellState, int> counts;
