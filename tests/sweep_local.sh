@@ -35,15 +35,19 @@ grep -q "^bbvi,corrected,cost,4," "$tmp/table.csv" || fail "no bbvi corrected co
 python3 - "$tmp/sweep" "$tmp/table.csv" <<'PY' || fail "the merged table disagrees with the cells' results"
 import csv, json, math, sys
 sweep, table = sys.argv[1], sys.argv[2]
-costs = []
+costs, diffs = [], []
 for cell in ("0000", "0001"):
     r = json.load(open(f"{sweep}/results/{cell}.json"))
-    costs += [rep["corrected"]["cost"] for rep in r["methods"]["kfac_laplace"]["replicates"]]
-n = len(costs); mean = sum(costs) / n
-se = math.sqrt(sum((c - mean) ** 2 for c in costs) / (n - 1)) / math.sqrt(n)
-row = [r for r in csv.DictReader(open(table)) if r["method"] == "kfac_laplace" and r["rule"] == "corrected" and r["metric"] == "cost"][0]
-assert int(row["n"]) == 4, row
-assert abs(float(row["mean"]) - mean) < 1e-12 and abs(float(row["se"]) - se) < 1e-12, (row, mean, se)
+    reps = r["methods"]["kfac_laplace"]["replicates"]
+    costs += [rep["corrected"]["cost"] for rep in reps]
+    diffs += [rep["uncorrected"]["cost"] - rep["corrected"]["cost"] for rep in reps]
+rows = list(csv.DictReader(open(table)))
+for rule, values in (("corrected", costs), ("paired_diff", diffs)):
+    n = len(values); mean = sum(values) / n
+    se = math.sqrt(sum((c - mean) ** 2 for c in values) / (n - 1)) / math.sqrt(n)
+    row = [r for r in rows if r["method"] == "kfac_laplace" and r["rule"] == rule and r["metric"] == "cost"][0]
+    assert int(row["n"]) == 4, row
+    assert abs(float(row["mean"]) - mean) < 1e-12 and abs(float(row["se"]) - se) < 1e-12, (row, mean, se)
 PY
 
 # Resume: every cell is done, nothing runs.

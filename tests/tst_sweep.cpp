@@ -222,20 +222,27 @@ private Q_SLOTS:
         }
         r.methods.push_back(m);
         const auto observations = lcs::runObservations(nlohmann::json::parse(lcs::syntheticJson(r)), "test");
-        QCOMPARE(observations.size(), size_t{4});  // 2 replicates x {uncorrected, corrected}
+        QCOMPARE(observations.size(), size_t{6});  // 2 replicates x {uncorrected, corrected, paired_diff}
         int uncorrected = 0;
+        std::vector<double> differences;
         for (const auto& o : observations) {
             QCOMPARE(o.method, std::string("bbvi"));
             QVERIFY(o.setting.empty());
             if (o.rule == "uncorrected") {
                 ++uncorrected;
                 QVERIFY(o.metrics.at("cost") >= 0.03);
+            } else if (o.rule == "paired_diff") {
+                QCOMPARE(o.metrics.size(), size_t{1});
+                differences.push_back(o.metrics.at("cost"));
             } else {
                 QCOMPARE(o.rule, std::string("corrected"));
                 QCOMPARE(o.metrics.at("cost"), 0.02);
             }
         }
         QCOMPARE(uncorrected, 2);
+        // 0.03 - 0.02 and 0.04 - 0.02: the pairs' differences, whose spread is the pairs'.
+        QCOMPARE(differences.size(), size_t{2});
+        QVERIFY(std::abs(differences[0] - 0.01) < 1e-12 && std::abs(differences[1] - 0.02) < 1e-12);
     }
 
     /// Fig. 3's runs vary the referral cost inside a run: it is their setting, read from

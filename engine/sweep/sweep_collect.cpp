@@ -111,6 +111,22 @@ std::vector<RunObservation> fromMethodReplicates(const nlohmann::json& results, 
                         o.metrics[key] = *v;
                 out.push_back(std::move(o));
             }
+            // Table 2's paired difference, uncorrected - corrected cost of the same replicate
+            // (what the summary's "paired_diff" holds): its error is the pairs' own.
+            const auto cost = [&](const char* rule) -> std::optional<double> {
+                if (!replicate.is_object() || !replicate.contains(rule) || !replicate.at(rule).is_object() ||
+                    !replicate.at(rule).contains("cost"))
+                    return std::nullopt;
+                return metricValue(replicate.at(rule).at("cost"), source, where + ".replicates." + rule + ".cost");
+            };
+            if (entry.contains("paired_diff") && isMeanStd(entry.at("paired_diff")) && cost("uncorrected") &&
+                cost("corrected")) {
+                RunObservation o;
+                o.method = method;
+                o.rule = "paired_diff";
+                o.metrics["cost"] = *cost("uncorrected") - *cost("corrected");
+                out.push_back(std::move(o));
+            }
         }
     }
     return out;

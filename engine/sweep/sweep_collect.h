@@ -29,7 +29,10 @@ struct RunObservation {
 /// "summary" (the image experiments: the fields the summary holds as plain numbers are the
 /// setting, those it holds as {mean, std} the metrics), or "methods" whose entries hold
 /// {mean, std} per decision rule and "replicates" with that rule's metrics (the synthetic
-/// and tabular experiments). Throws InputError naming `source` for any other shape.
+/// and tabular experiments; with their "paired_diff" summary, each replicate's uncorrected
+/// minus corrected cost is an observation of rule "paired_diff", so that Table 2's paired
+/// difference gets the pairs' standard error). Throws InputError naming `source` for any
+/// other shape.
 std::vector<RunObservation> runObservations(const nlohmann::json& results, const std::string& source);
 
 /// The sample mean and its standard error s / sqrt(n), s the sample standard deviation
