@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,6 +67,8 @@ int runBenchCommand(int argc, char** argv);
 int runCorrectCommand(int argc, char** argv);
 int runSelectiveCommand(int argc, char** argv);
 int runCamvidCommand(int argc, char** argv);
+/// `lcstudio-cli sweep plan|run|collect` (app/cli_sweep.cpp).
+int runSweepCommand(int argc, char** argv);
 int executeCorruption(const ImageRunOptions& options);
 int executeSelective(const ImageRunOptions& options);
 
@@ -95,6 +98,18 @@ int executeExperiment(const lcs::Experiment& experiment, const nlohmann::json& s
 /// The whole command line (argv[1] is the command); returns the exit status. Every
 /// error is caught and reported on stderr.
 int runCli(int argc, char** argv);
+
+/// The flag every experiment command takes to write its settings as a session instead of
+/// running, and its help entry.
+inline const FlagSpec kWriteSessionFlag{"--write-session", true};
+std::string writeSessionHelp();
+/// --write-session FILE, when `given` has it: `settings` (as parsed: checked here with
+/// checkedSettings) and `costs` (none: the experiment's default for these settings)
+/// written as a session file, checked by the output policy against `inputs`. Returns
+/// whether it wrote one (the command then exits without running).
+bool writeSessionInstead(const lcs::Experiment& experiment, const std::map<std::string, std::string>& given,
+                         const nlohmann::json& settings, const std::optional<lcs::CostMatrix>& costs,
+                         const std::vector<lcs::CommandPath>& inputs);
 
 /// Refuses a --device value this build cannot use (UsageError naming the value).
 void checkDeviceFlag(const std::string& value);

@@ -24,7 +24,8 @@ std::string imageRunFilesHelp(const lcs::Experiment& experiment)
         lcs::helpEntry("  --costs FILE", "cost matrix (.json or .cost) with as many classes as the data; default: "
                                          "the paper's (mnist preset for 1-channel data, cifar10 for colour)") +
             lcs::helpEntry("  --threads T", "intra-op threads (default: the physical cores; BLAS stays "
-                                            "single-threaded, so no idle thread spins)"),
+                                            "single-threaded, so no idle thread spins)") +
+            writeSessionHelp(),
         imageCommandOutputs(experiment));
 }
 
@@ -70,7 +71,7 @@ bool parseImageRun(int argc, char** argv, const std::string& command,
 {
     const auto& experiment = lcs::ExperimentRegistry::global().get(command);
     auto own = outputFlagSpecs(imageCommandOutputs(experiment));
-    own.insert(own.end(), {{"--costs", true}, {"--threads", true}, {"--quiet", false}});
+    own.insert(own.end(), {{"--costs", true}, {"--threads", true}, {"--quiet", false}, kWriteSessionFlag});
     const auto parsed = parseFlags(argc, argv, 2, command, lcs::specsOf(settings), own);
     if (parsed.help) {
         std::printf("%s\nOptions (the experiment's settings):\n%s\n%s", experimentIntro(experiment).c_str(),
@@ -93,9 +94,12 @@ bool parseImageRun(int argc, char** argv, const std::string& command,
     o.quiet = parsed.switches.count("--quiet") > 0;
     if (o.choices.data.empty())
         throw UsageError(command + ": --data is required (a folder, fashion-mnist, mnist or cifar10)");
-    o.outputs = CommandOutputs(imageCommandOutputs(experiment), parsed.values,
-                               {{"--data", experiment.inputFolder(o.choices.data), lcs::PathKind::Folder},
-                                {"--costs", costsPath}});
+    const std::vector<lcs::CommandPath> inputs{
+        {"--data", experiment.inputFolder(o.choices.data), lcs::PathKind::Folder}, {"--costs", costsPath}};
+    // The session keeps the matrix as the run takes it (a selective run drops a referral column).
+    if (writeSessionInstead(experiment, parsed.values, parsed.settings, o.costs, inputs))
+        return false;
+    o.outputs = CommandOutputs(imageCommandOutputs(experiment), parsed.values, inputs);
     return true;
 }
 

@@ -19,11 +19,41 @@ namespace {
 std::string filesHelp(const lcs::Experiment& experiment)
 {
     return filesAndOutputHelp(
-        lcs::helpEntry("  --costs FILE", "cost matrix (.json or Weka .cost); default: the experiment's"),
+        lcs::helpEntry("  --costs FILE", "cost matrix (.json or Weka .cost); default: the experiment's") +
+            writeSessionHelp(),
         experiment.outputs());
 }
 
 } // namespace
+
+std::string writeSessionHelp()
+{
+    return lcs::helpEntry("  --write-session FILE", "write these settings (and costs) as a session file, for "
+                                                    "lcstudio-cli run or sweep plan, and exit without running");
+}
+
+bool writeSessionInstead(const lcs::Experiment& experiment, const std::map<std::string, std::string>& given,
+                         const nlohmann::json& settings, const std::optional<lcs::CostMatrix>& costs,
+                         const std::vector<lcs::CommandPath>& inputs)
+{
+    const auto it = given.find(kWriteSessionFlag.name);
+    if (it == given.end())
+        return false;
+    const std::string& path = it->second;
+    lcs::checkOutputPolicy({{kWriteSessionFlag.name, path, lcs::PathKind::File}}, inputs);
+    lcs::SessionData session;
+    session.experiment = experiment.name();
+    session.settings = lcs::checkedSettings(experiment.settings(), settings, experiment.command());
+    try {
+        session.costs = experiment.acceptedCosts(costs ? *costs : experiment.defaultCosts(session.settings));
+    } catch (const lcs::CostMatrixError& e) {
+        throw UsageError("--costs: " + std::string(e.what()));
+    }
+    lcs::saveSessionFile(session, path);
+    std::printf("wrote %s (%s session); run it with lcstudio-cli run %s, or sweep it with lcstudio-cli sweep plan\n",
+                path.c_str(), experiment.name().c_str(), path.c_str());
+    return true;
+}
 
 std::string experimentIntro(const lcs::Experiment& experiment)
 {
@@ -39,6 +69,7 @@ std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Exper
     auto own = outputFlagSpecs(outputs);
     own.push_back({"--costs", true});
     own.push_back({"--quiet", false});
+    own.push_back(kWriteSessionFlag);
     const auto parsed = parseFlags(argc, argv, first, experiment.command(), specs, own);
     if (parsed.help) {
         std::fputs(help.c_str(), stdout);
@@ -54,6 +85,8 @@ std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Exper
         checkDeviceFlag(out.settings.at("device").get<std::string>());
     auto inputs = experiment.inputPaths(out.settings);
     inputs.push_back({"--costs", out.costsPath, lcs::PathKind::File});
+    if (writeSessionInstead(experiment, parsed.values, out.settings, out.costs, inputs))
+        return std::nullopt;
     out.outputs = CommandOutputs(outputs, parsed.values, inputs);
     out.quiet = parsed.switches.count("--quiet") > 0;
     return out;

@@ -76,6 +76,7 @@ std::string topHelp()
         line(e->command() + " [options]", e->title());
     line("camvid train|eval|fps|correct", "CamVid on saved models (SegNet, IoU, overlays, frames/s)");
     line("run SESSION", "replay a session saved by the window");
+    line("sweep plan|run|collect", "a session over a grid of settings, local or on Slurm");
     line("decide [options]", "decisions from a saved network (q, S, MAP, any exported classifier)");
     line("presets [NAME]", "list the paper's cost matrices, or print one as JSON");
     line("check FILE...", "check cost matrices, sessions, saved models and data");
@@ -472,6 +473,8 @@ int cli::runCli(int argc, char** argv)
             return runCamvidCommand(argc, argv);
         if (command == "bench")
             return runBenchCommand(argc, argv);
+        if (command == "sweep")
+            return runSweepCommand(argc, argv);
         if (command == "presets")
             return runPresetsCommand(argc, argv);
         if (const auto* experiment = lcs::ExperimentRegistry::global().find(command))

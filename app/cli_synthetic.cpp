@@ -26,7 +26,8 @@ std::string syntheticHelp()
            lcs::settingsHelp(experiment.settings()) + "\n" +
            filesAndOutputHelp(
                lcs::helpEntry("  --costs FILE", "cost matrix (.json or Weka .cost, 2 classes); default: the paper's") +
-                   lcs::helpEntry("  --preset NAME", "a named preset instead of --costs (see \"lcstudio-cli presets\")"),
+                   lcs::helpEntry("  --preset NAME", "a named preset instead of --costs (see \"lcstudio-cli presets\")") +
+                   writeSessionHelp(),
                lcs::syntheticCommandOutputs());
 }
 
@@ -38,7 +39,8 @@ std::string tabularHelp()
            lcs::settingsHelp(experiment.settings()) + "\n" +
            filesAndOutputHelp(lcs::helpEntry("  --costs FILE", "cost matrix (.json or Weka .cost) over the table's "
                                                                "classes (ordered by value when all are integers, "
-                                                               "else by text); default 0/1"),
+                                                               "else by text); default 0/1") +
+                                  writeSessionHelp(),
                               lcs::syntheticCommandOutputs());
 }
 
@@ -97,7 +99,7 @@ int runSyntheticCommand(int argc, char** argv)
 {
     const auto& settings = lcs::syntheticSettings();
     auto own = outputFlagSpecs(lcs::syntheticCommandOutputs());
-    own.insert(own.end(), {{"--costs", true}, {"--preset", true}, {"--quiet", false}});
+    own.insert(own.end(), {{"--costs", true}, {"--preset", true}, {"--quiet", false}, kWriteSessionFlag});
     const auto parsed = parseFlags(argc, argv, 2, lcs::kSyntheticExperiment, lcs::specsOf(settings), own);
     if (parsed.help) {
         std::fputs(syntheticHelp().c_str(), stdout);
@@ -125,6 +127,9 @@ int runSyntheticCommand(int argc, char** argv)
     } catch (const lcs::CostMatrixError& e) {
         throw UsageError(e.what());
     }
+    if (writeSessionInstead(lcs::ExperimentRegistry::global().get(lcs::kSyntheticExperiment), parsed.values,
+                            parsed.settings, config.costs, {{"--costs", costsPath, lcs::PathKind::File}}))
+        return kExitOk;
     const CommandOutputs outputs(lcs::syntheticCommandOutputs(), parsed.values,
                                  {{"--costs", costsPath, lcs::PathKind::File}});
     return executeSynthetic(config, outputs, quiet);

@@ -5,12 +5,16 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QSize>
+#include <QTimer>
 
 #include "core/threads.h"
 #include "core/version.h"
 #include "experiments/screenshot_demo.h"
 #include "file_dialogs.h"
 #include "main_window.h"
+#include "plot_export.h"
+#include "qcustomplot_compat.h"
+#include "sweep/sweep_view.h"
 
 int main(int argc, char** argv)
 {
@@ -53,7 +57,11 @@ int main(int argc, char** argv)
                             "With --screenshot: the window's size in pixels, as WIDTHxHEIGHT (default 1800x1100 "
                             "for the image and CamVid demos, else the last window's size).",
                             "size");
-    parser.addOptions({demo, screenshot, exportPlots, set, replicates, data, maxTrain, maxTest, size});
+    QCommandLineOption sweep("sweep",
+                             "Open this sweep folder (lcstudio-cli sweep plan) in the sweep window; with "
+                             "--screenshot, save a PNG of that window (at --size) and exit.",
+                             "dir");
+    parser.addOptions({demo, screenshot, exportPlots, set, replicates, data, maxTrain, maxTest, size, sweep});
     // Positional, not --session: QGuiApplication takes -session for X11 session management.
     parser.addPositionalArgument("session", "A session file (.lcsession) to open at start-up.", "[session]");
     const auto named = [] {
@@ -75,8 +83,12 @@ int main(int argc, char** argv)
     parser.process(app);
 
     const QString demoName = parser.value(demo);
-    if (parser.isSet(screenshot) && !parser.isSet(demo)) {
-        std::fprintf(stderr, "lcstudio: --screenshot needs --demo EXPERIMENT\n");
+    if (parser.isSet(screenshot) && parser.isSet(demo) == parser.isSet(sweep)) {
+        std::fprintf(stderr, "lcstudio: --screenshot needs --demo EXPERIMENT or --sweep DIR (one of them)\n");
+        return 2;
+    }
+    if (parser.isSet(sweep) && parser.isSet(exportPlots)) {
+        std::fprintf(stderr, "lcstudio: --export-plots is for --demo\n");
         return 2;
     }
     QSize windowSize;
@@ -152,6 +164,29 @@ int main(int argc, char** argv)
     if (windowSize.isValid())
         window.resize(windowSize);
     window.show();
+    if (parser.isSet(sweep)) {
+        if (!window.openSweepFolder(parser.value(sweep))) {
+            std::fprintf(stderr, "lcstudio: --sweep: %s\n", qPrintable(window.lastError()));
+            return 2;
+        }
+        if (parser.isSet(screenshot)) {
+            // The sweep window alone, at --size: what File > Open Sweep shows.
+            auto* view = window.sweepView();
+            view->resize(windowSize.isValid() ? windowSize : QSize(1366, 768));
+            const QString pngPath = parser.value(screenshot);
+            QTimer::singleShot(500, view, [view, pngPath] {
+                for (auto* plot : view->findChildren<QCustomPlot*>())
+                    plot->replot();
+                const QString error = lcs::ui::saveImageAtomically(view->grab().toImage(), pngPath);
+                if (!error.isEmpty())
+                    std::fprintf(stderr, "lcstudio: cannot write screenshot: %s\n", qPrintable(error));
+                else
+                    std::fprintf(stdout, "lcstudio: screenshot written to %s\n", qPrintable(pngPath));
+                QApplication::exit(error.isEmpty() ? 0 : 1);
+            });
+        }
+        return QApplication::exec();
+    }
     if (parser.isSet(screenshot))
         window.runDemoAndScreenshot(parser.value(screenshot), parser.value(exportPlots));
     else if (parser.isSet(demo))

@@ -21,6 +21,9 @@ packages=(
   # Thread-safe OpenBLAS: LibTorch's default reference BLAS is 2-3x slower on small
   # matrices, and the serial OpenBLAS build is not safe to call from several threads.
   libopenblas0-pthread
+  # tests/slurm_sweep.sh starts a single-node Slurm on the loopback to test
+  # `lcstudio-cli sweep run --backend slurm` (sbatch, squeue, scontrol, scancel).
+  slurmctld slurmd slurm-client munge
 )
 
 missing=()

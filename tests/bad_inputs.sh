@@ -710,6 +710,51 @@ keeps "$s2/table.csv" 2 "--save-models: $s2/table.csv" -- tabular --data "$s2/ta
 expect 0 "Table $s2/table.csv" -- tabular --data "$s2/table.csv" --save-models "$s2/table_models" $tq
 [ -f "$s2/table_models/kfac_laplace_r0_q.pt.json" ] || { echo "FAIL: tabular --save-models wrote no q"; failures=$((failures + 1)); }
 
+# ---------------------------------------------------------------- sweeps
+sw="$tmp/sweeps"
+mkdir -p "$sw"
+expect 0 "wrote $sw/s.lcsession" -- synthetic --replicates 2 --write-session "$sw/s.lcsession"
+mkdir -p "$sw/folder.lcsession"
+expect 2 "--write-session: $sw/folder.lcsession" -- synthetic --write-session "$sw/folder.lcsession"
+expect 2 "--over: \"rate\" is not a setting of synthetic" -- sweep plan "$sw/s.lcsession" --over rate=0.3 --out "$sw/a"
+expect 2 "--over replicates: --replicates: \"0\" is not an integer in 1..10000" -- sweep plan "$sw/s.lcsession" --over replicates=0,1 --out "$sw/a"
+expect 2 "--over seed: the range \"5..2\" is empty" -- sweep plan "$sw/s.lcsession" --over seed=5..2 --out "$sw/a"
+expect 2 "--over: \"seed\" is not NAME=VALUES" -- sweep plan "$sw/s.lcsession" --over seed --out "$sw/a"
+expect 2 "--over seed: 1 is listed twice" -- sweep plan "$sw/s.lcsession" --over seed=1,0..2 --out "$sw/a"
+expect 2 "sweep plan: --out DIR is required" -- sweep plan "$sw/s.lcsession" --over seed=0..1
+expect 2 "sweep plan: no axis" -- sweep plan "$sw/s.lcsession" --out "$sw/a"
+[ ! -e "$sw/a" ] || { echo "FAIL: a refused sweep plan wrote $sw/a"; failures=$((failures + 1)); }
+expect 0 "2 cell(s) of synthetic" -- sweep plan "$sw/s.lcsession" --over seed=0..1 --out "$sw/ok"
+keeps "$sw/ok/sweep.json" 2 "already holds a sweep" -- sweep plan "$sw/s.lcsession" --over seed=0..3 --out "$sw/ok"
+expect 2 "not a sweep folder (no sweep.json" -- sweep run "$sw"
+expect 2 "--backend: \"pbs\" is not local or slurm" -- sweep run "$sw/ok" --backend pbs
+expect 2 "--partition is for --backend slurm" -- sweep run "$sw/ok" --partition debug
+expect 2 "--cells: \"x9\" is not an integer in 0..100000" -- sweep run "$sw/ok" --cells x9
+expect 2 "--cells: 5 is not a cell of" -- sweep run "$sw/ok" --cells 5
+expect 2 "sweep: unknown command \"walk\"" -- sweep walk "$sw/ok"
+cp -r "$sw/ok" "$sw/corrupt"
+printf '{"format": "lcstudio-sweep", "version": 1, "experiment": "synth' > "$sw/corrupt/sweep.json"
+expect 2 "$sw/corrupt/sweep.json" -- sweep run "$sw/corrupt"
+expect 2 "$sw/corrupt/sweep.json" -- sweep collect "$sw/corrupt"
+cp -r "$sw/ok" "$sw/wrongcells"
+python3 - "$sw/wrongcells/sweep.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1])); m["cells"][1]["values"]["seed"] = 7
+json.dump(m, open(sys.argv[1], "w"))
+PY
+expect 2 "\"cells[1].values\" are not cell 1 of the axes" -- sweep collect "$sw/wrongcells"
+cp -r "$sw/ok" "$sw/truncated"
+printf '{"run": {"experiment": "synthetic"}, "methods": {"bbvi": {"replicates": [' > "$sw/truncated/results/0000.json"
+expect 2 "$sw/truncated/results/0000.json: not valid JSON" -- sweep collect "$sw/truncated"
+cp -r "$sw/ok" "$sw/garbage"
+printf '\x89\x00\xff garbage \x01%.0s' $(seq 1 50) > "$sw/garbage/results/0001.json"
+keeps "$sw/garbage/results/0001.json" 2 "$sw/garbage/results/0001.json" -- sweep collect "$sw/garbage" --csv "$sw/garbage/table.csv"
+[ ! -e "$sw/garbage/table.csv" ] || { echo "FAIL: collect wrote a table from a garbage results file"; failures=$((failures + 1)); }
+cp -r "$sw/ok" "$sw/other"
+printf '{"run": {"experiment": "corruption"}, "runs": [], "summary": []}' > "$sw/other/results/0000.json"
+expect 2 "not a results file of a synthetic run" -- sweep collect "$sw/other"
+keeps "$sw/ok/sweep.json" 2 "--csv: $sw/ok/sweep.json" -- sweep collect "$sw/ok" --csv "$sw/ok/sweep.json"
+
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)
 [ -z "$leftovers" ] || { echo "FAIL: temporary files left behind: $leftovers"; failures=$((failures + 1)); }

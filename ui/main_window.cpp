@@ -4,6 +4,7 @@
 
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QKeySequence>
@@ -25,6 +26,7 @@
 #include "experiments/page_list.h"
 #include "experiments/screenshot_demo.h"
 #include "file_dialogs.h"
+#include "sweep/sweep_view.h"
 
 namespace lcs::ui {
 
@@ -115,6 +117,11 @@ void MainWindow::buildActions()
     });
     file->addAction(tr("Save Session &As..."), QKeySequence::SaveAs, this, &MainWindow::saveSessionAs);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("Open S&weep..."), this, [this] {
+        const QString dir = askFolder(this, tr("Open sweep folder"), "sweepDir");
+        if (!dir.isEmpty() && !openSweepFolder(dir))
+            showError(tr("Open sweep"), m_lastError);
+    });
     file->addSeparator();
     file->addAction(tr("&Import Cost Matrix..."), QKeySequence(tr("Ctrl+I")), m_costEditor, &CostEditor::importMatrix);
     file->addAction(tr("&Export Cost Matrix..."), QKeySequence(tr("Ctrl+E")), m_costEditor, &CostEditor::exportMatrix);
@@ -321,6 +328,25 @@ void MainWindow::sessionFileUsed(const QString& path, const QString& logLine)
     setWindowTitle(tr("LC Studio - %1").arg(QFileInfo(path).fileName()));
     addRecentFile(path);
     log(logLine);
+}
+
+bool MainWindow::openSweepFolder(const QString& dir)
+{
+    if (!m_sweepView) {
+        m_sweepView = new SweepView(this);
+        m_sweepView->setWindowFlag(Qt::Window);
+        m_sweepView->resize(1200, 720);
+    }
+    const QString problem = m_sweepView->open(dir);
+    if (!problem.isEmpty()) {
+        m_lastError = problem;
+        return false;
+    }
+    m_sweepView->setWindowTitle(tr("Sweep %1 - LC Studio").arg(QDir(dir).dirName()));
+    m_sweepView->show();
+    m_sweepView->raise();
+    log(tr("Opened sweep %1").arg(dir));
+    return true;
 }
 
 bool MainWindow::openSessionFile(const QString& path)

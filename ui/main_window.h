@@ -24,6 +24,7 @@ class ExperimentChooser;
 class ExperimentPanel;
 class ImageJobRunner;
 class ImageResultsPage;
+class SweepView;
 class SyntheticJobRunner;
 struct CamvidJobHooks;
 struct ImageJobHooks;
@@ -64,6 +65,8 @@ public:
     /// Seconds the current page's last correction-only job took (negative before any).
     double lastRecorrectionSeconds() const { return m_page->lastRecorrectionSeconds(); }
     QString lastError() const { return m_lastError; }
+    /// The sweep window (File > Open Sweep), or null before a sweep was opened.
+    SweepView* sweepView() const { return m_sweepView; }
 
     /// Screenshot mode: runs the whole pipeline of the current experiment, saves a PNG of
     /// the window and quits the application with 0, 1 with a message on stderr on
@@ -78,6 +81,9 @@ public Q_SLOTS:
     /// Return false on failure, leaving the window as it was; lastError() says why.
     bool openSessionFile(const QString& path);
     bool saveSessionFile(const QString& path);
+    /// Shows the sweep folder `dir` (lcstudio-cli sweep plan) in the sweep window: its
+    /// cells' states and figure. Returns false (lastError() says why) when it is not one.
+    bool openSweepFolder(const QString& dir);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -122,6 +128,7 @@ private:
     QAction* m_exportResultsAction = nullptr;
     QMenu* m_recentMenu = nullptr;
 
+    SweepView* m_sweepView = nullptr;  ///< a window of its own, made on the first Open Sweep
     QString m_sessionPath;
     QString m_lastError;
     bool m_docksFitted = false;

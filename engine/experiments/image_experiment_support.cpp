@@ -15,6 +15,7 @@
 #include "experiments/run_record.h"
 #include "image_data.h"
 #include "io/model_io.h"
+#include "io/table_csv.h"
 #include "models/classifier.h"
 #include "models/mlp.h"
 
@@ -153,17 +154,6 @@ std::string shapeText(const std::vector<int64_t>& shape)
     for (auto d : shape)
         out += (out.empty() ? "" : " x ") + std::to_string(d);
     return out;
-}
-
-/// A CSV cell holding text: quoted when it holds a separator, a quote or a line break.
-std::string csvText(const std::string& s)
-{
-    if (s.find_first_of(",\"\r\n") == std::string::npos)
-        return s;
-    std::string out = "\"";
-    for (char c : s)
-        out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
 }
 
 } // namespace

@@ -20,6 +20,16 @@ std::vector<std::string> splitCsvLine(const std::string& line)
     return fields;
 }
 
+std::string csvText(const std::string& text)
+{
+    if (text.find_first_of(",\"\r\n") == std::string::npos)
+        return text;
+    std::string out = "\"";
+    for (char c : text)
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
 std::string trimmedField(const std::string& s)
 {
     const auto begin = s.find_first_not_of(" \t");

@@ -22,6 +22,10 @@ struct NumericTable {
 /// Parses `text` (the contents of `source`); at most maxValues numbers. Throws InputError.
 NumericTable parseNumericCsv(const std::string& text, const std::string& source, size_t maxValues);
 
+/// A CSV cell holding text, for writers: quoted when it holds a comma, a quote or a line
+/// break, quotes doubled (RFC 4180, as spreadsheets and pandas read it).
+std::string csvText(const std::string& text);
+
 /// The fields of one CSV line (no quoting: a comma always separates).
 std::vector<std::string> splitCsvLine(const std::string& line);
 

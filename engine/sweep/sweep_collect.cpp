@@ -1,0 +1,309 @@
+#include "sweep/sweep_collect.h"
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "core/atomic_file.h"
+#include "core/input_error.h"
+#include "core/json_input.h"
+#include "core/number_format.h"
+#include "io/table_csv.h"
+
+namespace lcs {
+
+namespace {
+
+constexpr size_t kMaxResultsBytes = size_t{256} << 20;
+
+bool isMeanStd(const nlohmann::json& v) { return v.is_object() && v.contains("mean"); }
+
+/// A metric's value: a finite number, or nothing (null: undefined for want of points).
+std::optional<double> metricValue(const nlohmann::json& v, const std::string& source, const std::string& field)
+{
+    if (v.is_null())
+        return std::nullopt;
+    if (!v.is_number())
+        throw InputError(source + ": field \"" + field + "\" must be a number or null (is " + jsonExcerpt(v) + ")");
+    const double x = v.get<double>();
+    if (!std::isfinite(x))
+        throw InputError(source + ": field \"" + field + "\" is not finite");
+    return x;
+}
+
+std::string methodOf(const nlohmann::json& row, const std::string& source, const std::string& where)
+{
+    if (!row.contains("method") || !row.at("method").is_string())
+        throw InputError(source + ": " + where + " has no method name");
+    return row.at("method").get<std::string>();
+}
+
+/// The image experiments: runs: [{rate, trial, method, cost, ...}], summary: [{rate,
+/// method, cost: {mean, std}, ...}].
+std::vector<RunObservation> fromRunRows(const nlohmann::json& results, const std::string& source)
+{
+    const auto& summary = results.at("summary");
+    const auto& runs = results.at("runs");
+    if (!summary.is_array() || !runs.is_array())
+        throw InputError(source + ": fields \"summary\" and \"runs\" must be lists");
+    std::set<std::string> metrics, settings;
+    for (const auto& entry : summary) {
+        if (!entry.is_object())
+            throw InputError(source + ": field \"summary\" must hold objects");
+        for (const auto& [key, value] : entry.items()) {
+            if (isMeanStd(value))
+                metrics.insert(key);
+            else if (value.is_number() && key != "method")
+                settings.insert(key);
+        }
+    }
+    std::vector<RunObservation> out;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        const auto& row = runs[i];
+        const std::string where = "runs[" + std::to_string(i) + "]";
+        if (!row.is_object())
+            throw InputError(source + ": " + where + " must be an object");
+        RunObservation o;
+        o.method = methodOf(row, source, where);
+        for (const auto& key : settings) {
+            // A field the summary also holds as a number and every run holds as one: the
+            // setting the run varied (the summary's counts are not in the rows).
+            if (!row.contains(key) || !row.at(key).is_number())
+                continue;
+            if (!o.setting.empty())
+                throw InputError(source + ": " + where + " varies both " + o.setting + " and " + key);
+            o.setting = key;
+            o.settingValue = *metricValue(row.at(key), source, where + "." + key);
+        }
+        for (const auto& key : metrics)
+            if (row.contains(key))
+                if (const auto v = metricValue(row.at(key), source, where + "." + key))
+                    o.metrics[key] = *v;
+        out.push_back(std::move(o));
+    }
+    return out;
+}
+
+/// The synthetic and tabular experiments: methods: {id: {uncorrected: {mean, std},
+/// corrected: {...}, replicates: [{uncorrected: {cost, ...}, corrected: {...}}]}}.
+std::vector<RunObservation> fromMethodReplicates(const nlohmann::json& results, const std::string& source)
+{
+    const auto& methods = results.at("methods");
+    if (!methods.is_object())
+        throw InputError(source + ": field \"methods\" must be an object");
+    std::vector<RunObservation> out;
+    for (const auto& [method, entry] : methods.items()) {
+        const std::string where = "methods." + method;
+        if (!entry.is_object() || !entry.contains("replicates") || !entry.at("replicates").is_array())
+            throw InputError(source + ": " + where + " has no list of replicates");
+        for (const auto& replicate : entry.at("replicates")) {
+            for (const auto& [rule, summary] : entry.items()) {
+                // A rule is what the summary holds as {mean, std} and each replicate as its
+                // metrics; the paired difference is a summary of two rules, not a rule.
+                if (!isMeanStd(summary) || !replicate.is_object() || !replicate.contains(rule) ||
+                    !replicate.at(rule).is_object())
+                    continue;
+                RunObservation o;
+                o.method = method;
+                o.rule = rule;
+                for (const auto& [key, value] : replicate.at(rule).items())
+                    if (const auto v = metricValue(value, source, where + ".replicates." + rule + "." + key))
+                        o.metrics[key] = *v;
+                out.push_back(std::move(o));
+            }
+            // Table 2's paired difference, uncorrected - corrected cost of the same replicate
+            // (what the summary's "paired_diff" holds): its error is the pairs' own.
+            const auto cost = [&](const char* rule) -> std::optional<double> {
+                if (!replicate.is_object() || !replicate.contains(rule) || !replicate.at(rule).is_object() ||
+                    !replicate.at(rule).contains("cost"))
+                    return std::nullopt;
+                return metricValue(replicate.at(rule).at("cost"), source, where + ".replicates." + rule + ".cost");
+            };
+            if (entry.contains("paired_diff") && isMeanStd(entry.at("paired_diff")) && cost("uncorrected") &&
+                cost("corrected")) {
+                RunObservation o;
+                o.method = method;
+                o.rule = "paired_diff";
+                o.metrics["cost"] = *cost("uncorrected") - *cost("corrected");
+                out.push_back(std::move(o));
+            }
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<RunObservation> runObservations(const nlohmann::json& results, const std::string& source)
+{
+    if (!results.is_object())
+        throw InputError(source + ": not a results file (not a JSON object)");
+    if (results.contains("runs") && results.contains("summary"))
+        return fromRunRows(results, source);
+    if (results.contains("methods"))
+        return fromMethodReplicates(results, source);
+    throw InputError(source + ": its results have neither \"runs\" with a \"summary\" nor \"methods\" with "
+                              "replicates; a sweep cannot merge this experiment's results");
+}
+
+MeanAndError meanAndStandardError(const std::vector<double>& values)
+{
+    MeanAndError out;
+    out.n = values.size();
+    if (values.empty()) {
+        out.mean = out.standardError = std::numeric_limits<double>::quiet_NaN();
+        return out;
+    }
+    double sum = 0;
+    for (double v : values)
+        sum += v;
+    out.mean = sum / static_cast<double>(out.n);
+    if (out.n < 2) {
+        out.standardError = std::numeric_limits<double>::quiet_NaN();
+        return out;
+    }
+    double squares = 0;
+    for (double v : values)
+        squares += (v - out.mean) * (v - out.mean);
+    const double sampleVariance = squares / static_cast<double>(out.n - 1);
+    out.standardError = std::sqrt(sampleVariance / static_cast<double>(out.n));
+    return out;
+}
+
+SweepTable collectSweep(const std::string& dir, const SweepManifest& manifest)
+{
+    SweepTable table;
+    table.experiment = manifest.experiment;
+    table.cells = static_cast<int>(manifest.cells.size());
+    for (const auto& axis : manifest.axes)
+        if (axis.name != kReplicateAxis)
+            table.axes.push_back(axis.name);
+
+    struct Group {
+        SweepTableRow row;
+        std::vector<double> values;
+    };
+    std::vector<Group> groups;
+    std::map<std::string, size_t> groupIndex;
+    for (const auto& cell : manifest.cells) {
+        const auto status = cellStatus(dir, cell.id);
+        if (status.state != CellState::Done) {
+            table.incomplete.push_back(status);
+            continue;
+        }
+        const std::string path = sweep_paths::resultsJson(dir, cell.id);
+        const auto results = parseJsonInput(readFile(path, kMaxResultsBytes), path, JsonLimits{kMaxResultsBytes, 32});
+        const auto* run = results.is_object() && results.contains("run") ? &results.at("run") : nullptr;
+        if (!run || !run->is_object() || !run->contains("experiment") || run->at("experiment") != manifest.experiment)
+            throw InputError(path + ": not a results file of a " + manifest.experiment +
+                             " run (its \"run\" record names another experiment or none)");
+        nlohmann::json axisValues = nlohmann::json::object();
+        for (const auto& axis : table.axes)
+            axisValues[axis] = cell.values.at(axis);
+        for (const auto& o : runObservations(results, path)) {
+            if (!o.setting.empty()) {
+                if (!table.setting.empty() && table.setting != o.setting)
+                    throw InputError(path + ": varies " + o.setting + ", other cells " + table.setting);
+                table.setting = o.setting;
+            }
+            for (const auto& [metric, value] : o.metrics) {
+                const std::string key = axisValues.dump() + "|" + (o.setting.empty() ? "" : formatNumber(o.settingValue)) +
+                                        "|" + o.method + "|" + o.rule + "|" + metric;
+                auto [it, added] = groupIndex.emplace(key, groups.size());
+                if (added) {
+                    Group g;
+                    g.row.axisValues = axisValues;
+                    if (!o.setting.empty())
+                        g.row.settingValue = o.settingValue;
+                    g.row.method = o.method;
+                    g.row.rule = o.rule;
+                    g.row.metric = metric;
+                    groups.push_back(std::move(g));
+                }
+                groups[it->second].values.push_back(value);
+            }
+        }
+    }
+    // A swept list whose one value is the runs' own setting (rates=0.5 for rate 0.5) says
+    // nothing the setting does not: it is dropped from the grouping axes.
+    std::vector<std::string> axes;
+    for (const auto& axis : table.axes) {
+        bool mirrors = !groups.empty() && !table.setting.empty();
+        for (const auto& g : groups) {
+            const auto& v = g.row.axisValues.at(axis);
+            mirrors = mirrors && g.row.settingValue && v.is_array() && v.size() == 1 && v[0].is_number() &&
+                      v[0].get<double>() == *g.row.settingValue;
+        }
+        if (mirrors)
+            for (auto& g : groups)
+                g.row.axisValues.erase(axis);
+        else
+            axes.push_back(axis);
+    }
+    table.axes = axes;
+    for (auto& g : groups) {
+        g.row.stats = meanAndStandardError(g.values);
+        table.rows.push_back(std::move(g.row));
+    }
+    return table;
+}
+
+namespace {
+
+std::string numberCell(double v) { return std::isfinite(v) ? formatNumber(v) : std::string(); }
+
+nlohmann::json numberOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+} // namespace
+
+std::string sweepTableCsv(const SweepTable& table)
+{
+    std::string out;
+    for (const auto& axis : table.axes)
+        out += csvText(axis) + ",";
+    if (!table.setting.empty())
+        out += table.setting + ",";
+    out += "method,rule,metric,n,mean,se\n";
+    for (const auto& row : table.rows) {
+        for (const auto& axis : table.axes)
+            out += csvText(sweepValueText(row.axisValues.at(axis))) + ",";
+        if (!table.setting.empty())
+            out += (row.settingValue ? formatNumber(*row.settingValue) : std::string()) + ",";
+        out += csvText(row.method) + "," + csvText(row.rule) + "," + csvText(row.metric) + "," +
+               std::to_string(row.stats.n) + "," + numberCell(row.stats.mean) + "," +
+               numberCell(row.stats.standardError) + "\n";
+    }
+    return out;
+}
+
+std::string sweepTableJson(const SweepTable& table)
+{
+    auto rows = nlohmann::json::array();
+    for (const auto& row : table.rows) {
+        nlohmann::json j = {{"values", row.axisValues}, {"method", row.method}, {"rule", row.rule},
+                            {"metric", row.metric},     {"n", row.stats.n},     {"mean", numberOrNull(row.stats.mean)},
+                            {"se", numberOrNull(row.stats.standardError)}};
+        if (row.settingValue)
+            j[table.setting] = *row.settingValue;
+        rows.push_back(std::move(j));
+    }
+    auto incomplete = nlohmann::json::array();
+    for (const auto& c : table.incomplete) {
+        nlohmann::json j = {{"cell", c.id}, {"state", cellStateName(c.state)},
+                            {"log", "logs/" + sweep_paths::cellName(c.id) + ".log"}};
+        if (c.state == CellState::Failed)
+            j["exit_status"] = c.exitStatus;
+        incomplete.push_back(std::move(j));
+    }
+    const nlohmann::json root = {{"format", "lcstudio-sweep-table"},
+                                 {"version", 1},
+                                 {"experiment", table.experiment},
+                                 {"axes", table.axes},
+                                 {"setting", table.setting.empty() ? nlohmann::json(nullptr) : nlohmann::json(table.setting)},
+                                 {"cells", table.cells},
+                                 {"incomplete_cells", incomplete},
+                                 {"rows", rows}};
+    return root.dump(2) + "\n";
+}
+
+} // namespace lcs

@@ -1,0 +1,76 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sweep/sweep_plan.h"
+
+/// Merging a sweep's cells: every done cell's results file (the experiment's own results
+/// JSON) read into per-run observations, grouped by the swept settings (all but the seed,
+/// whose cells are replicates), the setting a run varies inside itself (the corruption
+/// rate, the referral cost), the method and its decision rule, and summarised as mean and
+/// standard error. Cells that are not done are listed, never averaged. No LibTorch, no Qt.
+namespace lcs {
+
+/// One run's figures out of a results file.
+struct RunObservation {
+    std::string method;   ///< the method catalogue's id
+    std::string rule;     ///< "uncorrected" / "corrected" where a method reports both; else ""
+    std::string setting;  ///< the setting the run varied inside itself ("rate"); "" when none
+    double settingValue = 0;
+    std::map<std::string, double> metrics;  ///< the finite metrics ("cost", "accuracy", ...)
+};
+
+/// The runs in a results file, read from its own structure: either "runs" rows beside a
+/// "summary" (the image experiments: the fields the summary holds as plain numbers are the
+/// setting, those it holds as {mean, std} the metrics), or "methods" whose entries hold
+/// {mean, std} per decision rule and "replicates" with that rule's metrics (the synthetic
+/// and tabular experiments; with their "paired_diff" summary, each replicate's uncorrected
+/// minus corrected cost is an observation of rule "paired_diff", so that Table 2's paired
+/// difference gets the pairs' standard error). Throws InputError naming `source` for any
+/// other shape.
+std::vector<RunObservation> runObservations(const nlohmann::json& results, const std::string& source);
+
+/// The sample mean and its standard error s / sqrt(n), s the sample standard deviation
+/// (n - 1 in the denominator); the error is NaN for fewer than two values.
+struct MeanAndError {
+    size_t n = 0;
+    double mean = 0;
+    double standardError = 0;
+};
+MeanAndError meanAndStandardError(const std::vector<double>& values);
+
+struct SweepTableRow {
+    nlohmann::json axisValues = nlohmann::json::object();  ///< swept setting (not the seed) -> value
+    std::optional<double> settingValue;                    ///< the in-run setting's value, where there is one
+    std::string method, rule, metric;
+    MeanAndError stats;
+};
+
+struct SweepTable {
+    std::string experiment;
+    /// The swept settings the rows are grouped by: not the seed (its cells are pooled), nor
+    /// a list whose one value is the in-run setting's (rates=0.5 is rate 0.5).
+    std::vector<std::string> axes;
+    std::string setting;             ///< the in-run setting's name ("rate"), "" when none
+    int cells = 0;
+    std::vector<CellStatus> incomplete;  ///< cells not done: listed, not averaged
+    std::vector<SweepTableRow> rows;     ///< in the order of the cells and of their results
+};
+
+/// Reads every done cell of the sweep in `dir` (results size- and depth-capped; a file
+/// that is not a results file of the sweep's experiment is refused with InputError naming
+/// it) and merges them.
+SweepTable collectSweep(const std::string& dir, const SweepManifest& manifest);
+
+/// The table as CSV: the grouping axes, the in-run setting, method, rule, metric, n,
+/// mean, se (an undefined error is an empty cell).
+std::string sweepTableCsv(const SweepTable& table);
+/// The table as JSON ("lcstudio-sweep-table"), with the incomplete cells.
+std::string sweepTableJson(const SweepTable& table);
+
+} // namespace lcs

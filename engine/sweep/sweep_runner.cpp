@@ -1,0 +1,588 @@
+#include "sweep/sweep_runner.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.h"
+#include "core/input_error.h"
+#include "core/json_input.h"
+#include "core/number_format.h"
+
+extern char** environ;
+
+namespace lcs {
+
+namespace {
+
+constexpr size_t kMaxJobsFileBytes = size_t{16} << 20;
+
+std::vector<char*> argvOf(const std::vector<std::string>& args)
+{
+    std::vector<char*> out;
+    for (const auto& a : args)
+        out.push_back(const_cast<char*>(a.c_str()));
+    out.push_back(nullptr);
+    return out;
+}
+
+int statusOf(int waitStatus)
+{
+    if (WIFEXITED(waitStatus))
+        return WEXITSTATUS(waitStatus);
+    if (WIFSIGNALED(waitStatus))
+        return 128 + WTERMSIG(waitStatus);
+    return 1;
+}
+
+bool isCancelled(const SweepRunOptions& o) { return o.cancelled && o.cancelled(); }
+void say(const SweepRunOptions& o, const std::string& line)
+{
+    if (o.say)
+        o.say(line);
+}
+
+std::string cellList(const std::vector<int>& cells)
+{
+    std::string out;
+    for (int c : cells)
+        out += (out.empty() ? "" : ",") + std::to_string(c);
+    return out;
+}
+
+/// The selected cells (all, or those asked for) that have no results; the rest skipped.
+std::vector<int> cellsToRun(const SweepManifest& manifest, const SweepRunOptions& o, SweepRunReport& report)
+{
+    std::set<int> only(o.onlyCells.begin(), o.onlyCells.end());
+    for (int c : only)
+        if (c < 0 || c >= static_cast<int>(manifest.cells.size()))
+            throw InputError("--cells: " + std::to_string(c) + " is not a cell of " + o.dir + " (0.." +
+                             std::to_string(manifest.cells.size() - 1) + ")");
+    std::vector<int> out;
+    for (const auto& cell : manifest.cells) {
+        if (!only.empty() && !only.count(cell.id))
+            continue;
+        if (cellStatus(o.dir, cell.id).state == CellState::Done)
+            report.skipped.push_back(cell.id);
+        else
+            out.push_back(cell.id);
+    }
+    return out;
+}
+
+void finishReport(const SweepManifest& manifest, const SweepRunOptions& o, SweepRunReport& report)
+{
+    std::set<int> only(o.onlyCells.begin(), o.onlyCells.end());
+    for (const auto& cell : manifest.cells) {
+        if (!only.empty() && !only.count(cell.id))
+            continue;
+        const auto s = cellStatus(o.dir, cell.id);
+        if (s.state != CellState::Done)
+            report.notDone.push_back(s);
+    }
+}
+
+std::string cellLabel(const SweepManifest& manifest, int id)
+{
+    std::string values;
+    for (const auto& [name, value] : manifest.cells.at(static_cast<size_t>(id)).values.items())
+        values += (values.empty() ? "" : ", ") + name + "=" + sweepValueText(value);
+    return "cell " + sweep_paths::cellName(id) + " (" + values + ")";
+}
+
+std::vector<std::string> cellCommand(const SweepRunOptions& o, int id)
+{
+    return {o.program, "run", sweep_paths::session(o.dir, id), "--json", sweep_paths::resultsJson(o.dir, id),
+            "--csv", sweep_paths::resultsCsv(o.dir, id)};
+}
+
+} // namespace
+
+ProgramOutput runProgram(const std::vector<std::string>& argv)
+{
+    int fds[2];
+    if (::pipe(fds) != 0)
+        throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+    posix_spawn_file_actions_addclose(&actions, fds[1]);
+    pid_t pid = 0;
+    auto args = argvOf(argv);
+    const int spawned = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(fds[1]);
+    ProgramOutput out;
+    if (spawned != 0) {
+        ::close(fds[0]);
+        out.status = 127;
+        out.output = argv[0] + ": " + std::strerror(spawned);
+        return out;
+    }
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) != 0;) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            break;
+        if (out.output.size() < (size_t{1} << 24))
+            out.output.append(buffer, static_cast<size_t>(n));
+    }
+    ::close(fds[0]);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    out.status = statusOf(status);
+    return out;
+}
+
+SweepLock::SweepLock(const std::string& dir)
+{
+    const std::string path = dir + "/.lock";
+    m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (m_fd < 0)
+        throw OutputError(path + ": cannot open (" + std::strerror(errno) + ")");
+    if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+        ::close(m_fd);
+        m_fd = -1;
+        throw InputError(dir + ": another `lcstudio-cli sweep run` is running this sweep");
+    }
+}
+
+SweepLock::~SweepLock()
+{
+    if (m_fd >= 0)
+        ::close(m_fd);
+}
+
+bool sweepIsLocked(const std::string& dir)
+{
+    const std::string path = dir + "/.lock";
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    const bool locked = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    ::close(fd);
+    return locked;
+}
+
+// ---------------------------------------------------------------------------------------
+// The local pool
+
+SweepRunReport runSweepLocally(const SweepManifest& manifest, const SweepRunOptions& o, const LocalPoolOptions& pool)
+{
+    SweepRunReport report;
+    std::vector<int> queue = cellsToRun(manifest, o, report);
+    if (!report.skipped.empty())
+        say(o, std::to_string(report.skipped.size()) + " cell(s) already done, skipped");
+    const size_t total = queue.size();
+    struct Running {
+        int cell;
+        std::chrono::steady_clock::time_point start;
+    };
+    std::map<pid_t, Running> running;
+    size_t next = 0, finished = 0;
+    auto stopAll = [&] {
+        for (const auto& [pid, r] : running)
+            ::kill(pid, SIGTERM);
+        for (const auto& [pid, r] : running) {
+            int status = 0;
+            while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+            }
+        }
+        running.clear();
+    };
+    try {
+        while (next < queue.size() || !running.empty()) {
+            if (isCancelled(o)) {
+                stopAll();
+                report.cancelled = true;
+                break;
+            }
+            while (next < queue.size() && static_cast<int>(running.size()) < std::max(1, pool.jobs)) {
+                const int cell = queue[next++];
+                clearCell(o.dir, cell);
+                const std::string log = sweep_paths::log(o.dir, cell);
+                posix_spawn_file_actions_t actions;
+                posix_spawn_file_actions_init(&actions);
+                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+                posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+                posix_spawn_file_actions_adddup2(&actions, 1, 2);
+                const auto command = cellCommand(o, cell);
+                auto args = argvOf(command);
+                pid_t pid = 0;
+                const int spawned = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+                posix_spawn_file_actions_destroy(&actions);
+                if (spawned != 0)
+                    throw InputError(o.program + ": cannot start it for " + cellLabel(manifest, cell) + " (" +
+                                     std::strerror(spawned) + ")");
+                running[pid] = {cell, std::chrono::steady_clock::now()};
+                report.started.push_back(cell);
+            }
+            for (auto it = running.begin(); it != running.end();) {
+                int waitStatus = 0;
+                const pid_t done = ::waitpid(it->first, &waitStatus, WNOHANG);
+                if (done == 0 || (done < 0 && errno == EINTR)) {
+                    ++it;
+                    continue;
+                }
+                const int status = done < 0 ? 1 : statusOf(waitStatus);
+                const int cell = it->second.cell;
+                const double seconds =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - it->second.start).count();
+                writeFileAtomically(sweep_paths::exitStatus(o.dir, cell), std::to_string(status) + "\n");
+                ++finished;
+                char time[32];
+                std::snprintf(time, sizeof time, "%.1f s", seconds);
+                say(o, "[" + std::to_string(finished) + "/" + std::to_string(total) + "] " + cellLabel(manifest, cell) +
+                           (status == 0 && cellStatus(o.dir, cell).state == CellState::Done
+                                ? ": done in " + std::string(time)
+                                : ": failed (exit status " + std::to_string(status) + ") after " + time +
+                                      "; log: " + sweep_paths::log(o.dir, cell)));
+                it = running.erase(it);
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+    } catch (...) {
+        stopAll();
+        throw;
+    }
+    finishReport(manifest, o, report);
+    return report;
+}
+
+// ---------------------------------------------------------------------------------------
+// Slurm
+
+namespace {
+
+std::string slurmDir(const std::string& dir) { return dir + "/slurm"; }
+std::string jobsFile(const std::string& dir) { return slurmDir(dir) + "/jobs.json"; }
+std::string scriptFile(const std::string& dir) { return slurmDir(dir) + "/sweep.sbatch"; }
+
+/// Refuses what the script's double quotes or Slurm's file-name patterns would misread.
+void checkScriptText(const std::string& what, const std::string& text)
+{
+    for (char c : text)
+        if (c == '"' || c == '\\' || c == '$' || c == '`' || c == '%' || c == '\n' || c == '\r')
+            throw InputError(what + ": \"" + text.substr(0, 60) + "\" contains '" + std::string(1, c) +
+                             "', which the sbatch script cannot quote; use a path without it");
+}
+
+void checkSlurmValue(const std::string& flag, const std::string& value)
+{
+    for (char c : value)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == ':' || c == '.' || c == ','))
+            throw InputError(flag + ": \"" + value.substr(0, 40) + "\" is not a Slurm name or time");
+}
+
+struct RecordedJob {
+    std::string id;
+    std::vector<int> cells;
+};
+
+std::vector<RecordedJob> readJobs(const std::string& dir)
+{
+    const std::string path = jobsFile(dir);
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0)
+        return {};
+    const auto j = parseJsonInput(readFile(path, kMaxJobsFileBytes), path, JsonLimits{kMaxJobsFileBytes, 8});
+    const JsonObjectReader r(j, path);
+    r.refuseUnknown({"jobs"});
+    std::vector<RecordedJob> jobs;
+    const auto& list = r.require("jobs");
+    if (!list.is_array())
+        r.fail("jobs", "must be a list");
+    for (size_t i = 0; i < list.size(); ++i) {
+        const JsonObjectReader job(list[i], path, "jobs[" + std::to_string(i) + "].");
+        job.refuseUnknown({"job", "cells"});
+        RecordedJob rj{job.string("job"), {}};
+        checkSlurmValue(path + " jobs[" + std::to_string(i) + "].job", rj.id);
+        for (auto c : job.integers("cells", kMaxSweepCells, 0, static_cast<long long>(kMaxSweepCells)))
+            rj.cells.push_back(static_cast<int>(c));
+        jobs.push_back(std::move(rj));
+    }
+    return jobs;
+}
+
+void writeJobs(const std::string& dir, const std::vector<RecordedJob>& jobs)
+{
+    auto list = nlohmann::json::array();
+    for (const auto& j : jobs)
+        list.push_back({{"job", j.id}, {"cells", j.cells}});
+    writeFileAtomically(jobsFile(dir), nlohmann::json{{"jobs", list}}.dump(2) + "\n");
+}
+
+ProgramOutput slurmTool(const std::vector<std::string>& argv)
+{
+    auto out = runProgram(argv);
+    if (out.status == 127)
+        throw InputError(argv[0] + " is not on PATH: the Slurm backend needs Slurm's tools (sbatch, squeue, "
+                                   "scontrol); use --backend local on a machine without Slurm");
+    return out;
+}
+
+std::string trimmed(std::string text)
+{
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+        text.pop_back();
+    size_t start = 0;
+    while (start < text.size() && std::isspace(static_cast<unsigned char>(text[start])))
+        ++start;
+    return text.substr(start);
+}
+
+/// The tasks of `job` still in the queue: cell -> state (PENDING, RUNNING, ...).
+std::map<int, std::string> queuedTasks(const std::string& job)
+{
+    const auto out = slurmTool({"squeue", "-h", "-r", "-j", job, "-o", "%i|%T"});
+    std::map<int, std::string> tasks;
+    if (out.status != 0) {
+        // A job the controller has forgotten has left the queue.
+        if (out.output.find("Invalid job id") != std::string::npos)
+            return tasks;
+        throw InputError("squeue -j " + job + " failed: " + trimmed(out.output).substr(0, 300));
+    }
+    std::istringstream lines(out.output);
+    for (std::string line; std::getline(lines, line);) {
+        const size_t underscore = line.find('_'), bar = line.find('|');
+        if (underscore == std::string::npos || bar == std::string::npos || bar < underscore)
+            continue;
+        if (const auto task = parseInteger(line.substr(underscore + 1, bar - underscore - 1), 0, 1LL << 30))
+            tasks[static_cast<int>(*task)] = trimmed(line.substr(bar + 1));
+    }
+    return tasks;
+}
+
+struct TaskEnd {
+    std::string state;     ///< COMPLETED, FAILED, CANCELLED, TIMEOUT, ...
+    std::string exitCode;  ///< "status:signal"
+};
+
+/// How the tasks of `job` ended, from scontrol (which keeps finished jobs for MinJobAge),
+/// or from sacct where the cluster keeps accounting.
+std::map<int, TaskEnd> endedTasks(const std::string& job, const SweepRunOptions& o)
+{
+    std::map<int, TaskEnd> ends;
+    const auto shown = slurmTool({"scontrol", "show", "job", job});
+    if (shown.status == 0) {
+        std::istringstream records(shown.output);
+        int task = -1;
+        TaskEnd end;
+        auto field = [](const std::string& line, const std::string& key) -> std::optional<std::string> {
+            const size_t at = line.find(key + "=");
+            if (at == std::string::npos || (at > 0 && !std::isspace(static_cast<unsigned char>(line[at - 1]))))
+                return std::nullopt;
+            const size_t start = at + key.size() + 1;
+            return line.substr(start, line.find_first_of(" \n", start) - start);
+        };
+        auto flush = [&] {
+            if (task >= 0)
+                ends[task] = end;
+            task = -1;
+            end = {};
+        };
+        for (std::string line; std::getline(records, line);) {
+            if (line.rfind("JobId=", 0) == 0)
+                flush();
+            if (auto v = field(line, "ArrayTaskId"))
+                task = static_cast<int>(parseInteger(*v, 0, 1LL << 30).value_or(-1));
+            if (auto v = field(line, "JobState"))
+                end.state = *v;
+            if (auto v = field(line, "ExitCode"))
+                end.exitCode = *v;
+        }
+        flush();
+        return ends;
+    }
+    const auto config = slurmTool({"scontrol", "show", "config"});
+    if (config.output.find("accounting_storage/none") != std::string::npos) {
+        say(o, "Slurm has forgotten job " + job + " and keeps no accounting: how its cells ended is not known");
+        return ends;
+    }
+    const auto acct = slurmTool({"sacct", "-n", "-P", "-X", "-j", job, "-o", "JobID,State,ExitCode"});
+    std::istringstream lines(acct.output);
+    for (std::string line; std::getline(lines, line);) {
+        std::vector<std::string> parts;
+        std::istringstream fields(line);
+        for (std::string f; std::getline(fields, f, '|');)
+            parts.push_back(f);
+        const size_t underscore = parts.empty() ? std::string::npos : parts[0].find('_');
+        if (parts.size() < 3 || underscore == std::string::npos)
+            continue;
+        if (const auto task = parseInteger(parts[0].substr(underscore + 1), 0, 1LL << 30))
+            ends[static_cast<int>(*task)] = {parts[1], parts[2]};
+    }
+    return ends;
+}
+
+} // namespace
+
+std::string slurmScript(const SweepRunOptions& o, const SlurmOptions& s)
+{
+    checkScriptText("the sweep folder", o.dir);
+    checkScriptText("the lcstudio-cli path", o.program);
+    std::string script = "#!/bin/bash\n"
+                         "# Written by lcstudio-cli sweep run --backend slurm: one array task per cell of the\n"
+                         "# sweep; the task id is the cell's number (sbatch --array=LIST[%M] this script).\n"
+                         "#SBATCH --job-name=lcs-sweep\n"
+                         "#SBATCH --output=\"" + o.dir + "/logs/%4a.log\"\n";
+    if (!s.partition.empty())
+        script += "#SBATCH --partition=" + s.partition + "\n";
+    if (!s.time.empty())
+        script += "#SBATCH --time=" + s.time + "\n";
+    if (s.cpusPerTask > 0)
+        script += "#SBATCH --cpus-per-task=" + std::to_string(s.cpusPerTask) + "\n";
+    if (s.gpus > 0)
+        script += "#SBATCH --gpus=" + std::to_string(s.gpus) + "\n";
+    script += "\n"
+              "sweep=\"" + o.dir + "\"\n"
+              "cell=$(printf '%04d' \"$SLURM_ARRAY_TASK_ID\")\n"
+              "echo \"lcstudio-cli sweep: cell $cell, Slurm job ${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID} on $(hostname)\"\n"
+              "\"" + o.program + "\" run \"$sweep/cells/$cell.lcsession\" \\\n"
+              "    --json \"$sweep/results/$cell.json\" --csv \"$sweep/results/$cell.csv\"\n"
+              "status=$?\n"
+              "# The exit status, written whole (a reader never sees half of it).\n"
+              "echo \"$status\" > \"$sweep/status/$cell.exit.tmp\" && mv \"$sweep/status/$cell.exit.tmp\" \"$sweep/status/$cell.exit\"\n"
+              "exit \"$status\"\n";
+    return script;
+}
+
+SweepRunReport runSweepOnSlurm(const SweepManifest& manifest, const SweepRunOptions& o, const SlurmOptions& s)
+{
+    if (!s.partition.empty())
+        checkSlurmValue("--partition", s.partition);
+    if (!s.time.empty())
+        checkSlurmValue("--time", s.time);
+    const std::string script = slurmScript(o, s);
+    SweepRunReport report;
+    auto jobs = readJobs(o.dir);
+    // Cells of earlier submissions still in the queue are followed, not submitted again.
+    std::map<int, std::string> queued;  // cell -> job
+    std::vector<std::string> follow;
+    for (const auto& job : jobs) {
+        const auto tasks = queuedTasks(job.id);
+        for (const auto& [cell, state] : tasks)
+            queued[cell] = job.id;
+        if (!tasks.empty())
+            follow.push_back(job.id);
+    }
+    std::vector<int> submit;
+    for (int cell : cellsToRun(manifest, o, report)) {
+        if (queued.count(cell))
+            report.followed.push_back(cell);
+        else
+            submit.push_back(cell);
+    }
+    if (!report.skipped.empty())
+        say(o, std::to_string(report.skipped.size()) + " cell(s) already done, skipped");
+    if (!report.followed.empty())
+        say(o, "cell(s) " + cellList(report.followed) + " still queued from an earlier submission: followed");
+    if (!submit.empty()) {
+        ::mkdir(slurmDir(o.dir).c_str(), 0755);
+        writeFileAtomically(scriptFile(o.dir), script);
+        for (int cell : submit)
+            clearCell(o.dir, cell);
+        const std::string array = cellList(submit) + (s.maxRunning > 0 ? "%" + std::to_string(s.maxRunning) : "");
+        const auto out = slurmTool({"sbatch", "--parsable", "--array=" + array, scriptFile(o.dir)});
+        const std::string id = trimmed(out.output.substr(0, out.output.find(';')));
+        if (out.status != 0 || id.empty() || !parseInteger(id, 0, 1LL << 62))
+            throw InputError("sbatch refused the sweep's job array: " + trimmed(out.output).substr(0, 400));
+        report.jobId = id;
+        report.started = submit;
+        jobs.push_back({id, submit});
+        writeJobs(o.dir, jobs);
+        follow.push_back(id);
+        say(o, "submitted Slurm job array " + id + ": cell(s) " + cellList(submit) + " (script " + scriptFile(o.dir) +
+                   ")");
+    }
+    if (!s.follow) {
+        finishReport(manifest, o, report);
+        return report;
+    }
+    std::string lastLine;
+    while (!follow.empty()) {
+        if (isCancelled(o)) {
+            say(o, "stopped following; the job array keeps running (scancel " + follow.front() +
+                       " stops it); sweep run again to follow it");
+            report.cancelled = true;
+            break;
+        }
+        std::map<std::string, int> states;
+        std::vector<std::string> still;
+        for (const auto& job : follow) {
+            const auto tasks = queuedTasks(job);
+            for (const auto& [cell, state] : tasks)
+                ++states[state];
+            if (!tasks.empty())
+                still.push_back(job);
+        }
+        int done = 0;
+        for (const auto& cell : manifest.cells)
+            done += cellStatus(o.dir, cell.id).state == CellState::Done ? 1 : 0;
+        std::string line = "Slurm: ";
+        for (const auto& [state, count] : states)
+            line += std::to_string(count) + " " + state + ", ";
+        line += std::to_string(done) + " of " + std::to_string(manifest.cells.size()) + " cells done";
+        if (line != lastLine)
+            say(o, line);
+        lastLine = line;
+        if (still.empty()) {
+            // How the cells that left the queue without results ended (each as its latest
+            // submission ran it: an earlier, cancelled try of a cell rerun since is past).
+            std::map<int, std::string> latest;
+            for (const auto& job : jobs)
+                for (int cell : job.cells)
+                    latest[cell] = job.id;
+            for (const auto& job : follow) {
+                const auto ends = endedTasks(job, o);
+                for (const auto& [cell, end] : ends) {
+                    if (cell >= static_cast<int>(manifest.cells.size()) || latest[cell] != job)
+                        continue;
+                    const auto status = cellStatus(o.dir, cell);
+                    if (status.state == CellState::Done)
+                        continue;
+                    if (status.state != CellState::Failed) {
+                        // Killed before its script could write a status (scancel, a time
+                        // limit): the status Slurm gives, so that the window shows it failed.
+                        const size_t colon = end.exitCode.find(':');
+                        const int code = static_cast<int>(parseInteger(end.exitCode.substr(0, colon), 0, 255).value_or(0));
+                        const int signal = colon == std::string::npos
+                                               ? 0
+                                               : static_cast<int>(parseInteger(end.exitCode.substr(colon + 1), 0, 255).value_or(0));
+                        writeFileAtomically(sweep_paths::exitStatus(o.dir, cell),
+                                            std::to_string(code != 0 ? code : signal != 0 ? 128 + signal : 1) + "\n");
+                    }
+                    say(o, cellLabel(manifest, cell) + ": Slurm says " + end.state + " (exit code " + end.exitCode +
+                               "); log: " + sweep_paths::log(o.dir, cell));
+                }
+            }
+            break;
+        }
+        follow = still;
+        std::this_thread::sleep_for(std::chrono::duration<double>(s.pollSeconds));
+    }
+    finishReport(manifest, o, report);
+    return report;
+}
+
+} // namespace lcs
