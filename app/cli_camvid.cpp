@@ -45,14 +45,14 @@ train: trains and saves (with JSON sidecars and MODEL_DIR/camvid.json)
   --preset P           cpu (default: light SegNet at 180x240) or paper (SegNet, 360x480)
   --methods LIST       from mc_dropout, lc_mc_dropout, cw_sgd, sghmc_s, ours (default all)
   --max-frames N       train on the first N frames (default all)
-  --epochs N           SGD epochs of mc_dropout and cw_sgd (default: the preset's)
+  --epochs N           SGD epochs of mc_dropout and cw_sgd (default: cpu 40, paper 160)
   --decision-step D    how q's training picks each pixel's decision: coordinate
                        (default, the paper's: Bayes under the current q) or joint (the
                        objective's optimum over q and c: Bayes under S with the costs
                        1 - exp(-L/M))
   --class-balance P    CW-SGD's class weights also times median-frequency balancing
                        (SegNet's: median share / class share of the labelled pixels) to
-                       the power P in [0, 1] (default 0: none; 0.5: its square root);
+                       the power P in [0, 1] (default: cpu 0.75, paper 0: none);
                        the chain and S start from that network
   --seed S  --threads T  --device D  --quiet
   q's training (also for correct; default: the preset's):
@@ -155,7 +155,7 @@ int runCamvidCommand(int argc, char** argv)
     uint64_t seed = 0;
     bool quiet = false;
     std::string decisionStep;
-    double classBalance = 0;
+    std::optional<double> classBalance;
     CorrectionOverrides correction;
     // Each subcommand's outputs, declared once: their flags and the output policy's checks.
     std::vector<lcs::OutputSpec> declared;
@@ -280,7 +280,8 @@ int runCamvidCommand(int argc, char** argv)
         if (!decisionStep.empty())
             config.correction.jointDecision = decisionStep == "joint";
         correction.applyTo(config.correction);
-        config.classBalancePower = classBalance;
+        if (classBalance)
+            config.classBalancePower = *classBalance;
         lcs::StagedFolder staged(out);  // every network and the manifest, or nothing
         const auto result = lcs::trainCamvid(config, staged.path(), ctx);
         staged.commit();

@@ -593,6 +593,8 @@ private Q_SLOTS:
         const auto even = medianFrequencyWeights(at::tensor({0, 0, 0, 1}, at::kLong).reshape({2, 2}), 2, 11);
         QVERIFY(std::abs(even[0] - 2.0 / 3.0) < 1e-12 && std::abs(even[1] - 2.0) < 1e-12);
         auto config = CamvidTrainConfig::preset("cpu");
+        QCOMPARE(config.classBalancePower, 0.75);  // the cpu preset balances; plain weights first
+        config.classBalancePower = 0;
         auto labels = at::arange(11, at::kLong).repeat({2}).reshape({2, 11});
         labels[0][0] = 1;  // Sky 1 pixel, Building 3, the others 2: median 2 / 22
         auto plain = cwSgdClassWeights(config, labels);

@@ -217,6 +217,11 @@ CamvidWindowConfig CamvidWindowConfig::preset(const std::string& name)
     c.train.model.inputShape = {3, c.train.height, c.train.width};
     c.train.maxFrames = demo ? 60 : 120;
     c.train.sgd.epochs = demo ? 30 : 40;
+    // The window's short runs keep CW-SGD's plain weights and train q on every frame:
+    // the balanced weights and the held-out frames were measured on the whole train
+    // split only.
+    c.train.classBalancePower = 0;
+    c.train.correction.heldOutShare = 0;
     // The chain: frames / batch steps per epoch; burn-in for the first epoch, then a
     // sample every other step.
     const long long stepsPerEpoch = (c.train.maxFrames + c.train.sghmc.batchSize - 1) / c.train.sghmc.batchSize;
