@@ -10,6 +10,7 @@
 
 #include "core/number_format.h"
 #include "experiments/image_experiment_support.h"
+#include "io/table_csv.h"
 
 /// The CamVid experiment's reports: the text tables the CLI prints and the one results
 /// format (JSON and CSV) that the CLI's `camvid eval` and the window both write.
@@ -45,17 +46,6 @@ nlohmann::json fpsJson(const CamvidFpsResult& r)
         points.push_back({{"ensemble", p.ensemble}, {"fps", reportNumber(p.ensembleFps)}});
     return {{"height", r.height}, {"width", r.width}, {"q_fps", reportNumber(r.qFps)},
             {"raw_fps", reportNumber(r.rawFps)}, {"ensemble", points}};
-}
-
-/// A CSV field: quoted when it holds a comma, a quote or a line break.
-std::string csvField(const std::string& text)
-{
-    if (text.find_first_of(",\"\n\r") == std::string::npos)
-        return text;
-    std::string out = "\"";
-    for (char ch : text)
-        out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return out + "\"";
 }
 
 /// A decision's name: its class, or "refer" for the column past the classes.
@@ -171,7 +161,7 @@ std::string camvidEvalCsv(const CamvidEvalResult& r)
     std::ostringstream s;
     s << "method,decisions,cost,expected_cost,mean_iou,pixel_accuracy,nll,pixels";
     for (const auto& name : r.classNames)
-        s << ",iou_" << csvField(name);
+        s << ",iou_" << csvText(name);
     s << '\n';
     for (const auto& row : r.rows) {
         const auto& m = row.metrics;
