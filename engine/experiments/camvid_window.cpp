@@ -222,6 +222,7 @@ CamvidWindowConfig CamvidWindowConfig::preset(const std::string& name)
     // split only.
     c.train.classBalancePower = 0;
     c.train.correction.heldOutShare = 0;
+    c.train.correction.learningRate = 0.01;
     // The chain: frames / batch steps per epoch; burn-in for the first epoch, then a
     // sample every other step.
     const long long stepsPerEpoch = (c.train.maxFrames + c.train.sghmc.batchSize - 1) / c.train.sghmc.batchSize;
