@@ -313,16 +313,7 @@ int runCamvidCommand(int argc, char** argv)
         std::printf("q retrained on %lld unlabelled frames in %.1f s%s: %s\n", static_cast<long long>(result.frames),
                     result.seconds, result.collapsed ? " (its decisions collapsed to one class)" : "",
                     result.path.c_str());
-        if (!result.heldOutObjective.empty()) {
-            std::string curve;
-            char number[32];
-            for (double v : result.heldOutObjective) {
-                std::snprintf(number, sizeof number, "%.5f", v);
-                curve += (curve.empty() ? "" : " ") + std::string(number);
-            }
-            std::printf("held-out objective by epoch (0 = S): %s; q kept from epoch %d\n", curve.c_str(),
-                        result.keptEpoch);
-        }
+        std::fputs(lcs::camvidHeldOutText(result.heldOutObjective, result.keptEpoch).c_str(), stdout);
         return kExitOk;
     }
     if (sub == "eval") {

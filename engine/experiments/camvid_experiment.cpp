@@ -439,6 +439,8 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
         const auto q = trainImageCorrection(spec, *student, train.x, {student.get(), {}}, config.costs,
                                             config.correction, generator, ctx, "correction");
         result.seconds.emplace_back("ours", secondsSince(t0));
+        result.heldOutObjective = q.heldOutObjective;
+        result.keptEpoch = q.keptEpoch;
         save("ours", *q.q, "q", q.collapsed);
     }
     folder.finish();

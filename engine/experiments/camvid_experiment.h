@@ -76,6 +76,9 @@ struct CamvidTrainResult {
     std::string trainingFramesNetwork;   ///< the network it was measured on: mc_dropout, else cw_sgd
     int64_t frames = 0;
     double totalSeconds = 0;
+    /// q's held-out check when q was trained with a held-out share (as in CamvidCorrectResult).
+    std::vector<double> heldOutObjective;
+    int keptEpoch = -1;
 };
 
 /// The manifest of a CamVid model folder, beside its networks.
@@ -350,6 +353,9 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
                                       const JobContext& ctx);
 
 std::string camvidTrainText(const CamvidTrainResult& r);
+/// "held-out objective by epoch (0 = S): ...; q kept from epoch K" (train and correct
+/// alike), or "" when q was trained without held-out frames.
+std::string camvidHeldOutText(const std::vector<double>& heldOutObjective, int keptEpoch);
 std::string camvidEvalTable(const CamvidEvalResult& r);
 std::string camvidEvalJson(const CamvidEvalResult& r);
 /// One row per (method, decision rule) with the per-class IoU; reads back as numbers.

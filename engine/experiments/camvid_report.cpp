@@ -32,9 +32,23 @@ std::string camvidTrainText(const CamvidTrainResult& r)
                       r.trainingFramesPerSecond);
         s << line;
     }
+    s << camvidHeldOutText(r.heldOutObjective, r.keptEpoch);
     for (const auto& [m, path] : r.saved)
         s << "saved " << m << ": " << path << "\n";
     return s.str();
+}
+
+std::string camvidHeldOutText(const std::vector<double>& heldOutObjective, int keptEpoch)
+{
+    if (heldOutObjective.empty())
+        return {};
+    std::string text = "held-out objective by epoch (0 = S):";
+    char number[32];
+    for (double v : heldOutObjective) {
+        std::snprintf(number, sizeof number, " %.5f", v);
+        text += number;
+    }
+    return text + "; q kept from epoch " + std::to_string(keptEpoch) + "\n";
 }
 
 namespace {
