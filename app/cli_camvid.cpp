@@ -313,7 +313,7 @@ int runCamvidCommand(int argc, char** argv)
         std::printf("q retrained on %lld unlabelled frames in %.1f s%s: %s\n", static_cast<long long>(result.frames),
                     result.seconds, result.collapsed ? " (its decisions collapsed to one class)" : "",
                     result.path.c_str());
-        std::fputs(lcs::camvidHeldOutText(result.heldOutObjective, result.keptEpoch).c_str(), stdout);
+        std::fputs(lcs::camvidHeldOutText(result.heldOut).c_str(), stdout);
         return kExitOk;
     }
     if (sub == "eval") {

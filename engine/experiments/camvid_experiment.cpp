@@ -439,8 +439,7 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
         const auto q = trainImageCorrection(spec, *student, train.x, {student.get(), {}}, config.costs,
                                             config.correction, generator, ctx, "correction");
         result.seconds.emplace_back("ours", secondsSince(t0));
-        result.heldOutObjective = q.heldOutObjective;
-        result.keptEpoch = q.keptEpoch;
+        result.heldOut = {q.heldOutObjective, q.keptEpoch};
         save("ours", *q.q, "q", q.collapsed);
     }
     folder.finish();
@@ -478,8 +477,7 @@ CamvidCorrectResult correctCamvidModels(const CamvidTrainConfig& config, const s
     writeManifest(modelDir, manifest);
     out.frames = set.size();
     out.collapsed = q.collapsed;
-    out.heldOutObjective = q.heldOutObjective;
-    out.keptEpoch = q.keptEpoch;
+    out.heldOut = {q.heldOutObjective, q.keptEpoch};
     out.seconds = secondsSince(start);
     return out;
 }

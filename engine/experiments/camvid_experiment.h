@@ -69,6 +69,13 @@ std::vector<double> medianFrequencyWeights(const at::Tensor& labels, int64_t cla
 /// config.classBalancePower. The one place both the command and the window take them from.
 std::vector<double> cwSgdClassWeights(const CamvidTrainConfig& config, const at::Tensor& trainLabels);
 
+/// q's held-out check (see CorrectionRun): the objective on the held-out frames per
+/// epoch (0: before training) and the epoch q was kept from; empty without a held-out share.
+struct CamvidHeldOutCheck {
+    std::vector<double> objective;
+    int keptEpoch = -1;
+};
+
 struct CamvidTrainResult {
     std::vector<std::pair<std::string, std::string>> saved;  ///< (method, path)
     std::vector<std::pair<std::string, double>> seconds;     ///< training time per method
@@ -76,9 +83,7 @@ struct CamvidTrainResult {
     std::string trainingFramesNetwork;   ///< the network it was measured on: mc_dropout, else cw_sgd
     int64_t frames = 0;
     double totalSeconds = 0;
-    /// q's held-out check when q was trained with a held-out share (as in CamvidCorrectResult).
-    std::vector<double> heldOutObjective;
-    int keptEpoch = -1;
+    CamvidHeldOutCheck heldOut;  ///< q's, when q was trained with a held-out share
 };
 
 /// The manifest of a CamVid model folder, beside its networks.
@@ -121,10 +126,7 @@ struct CamvidCorrectResult {
     int64_t frames = 0;   ///< unlabelled frames q was trained on
     bool collapsed = false;
     double seconds = 0;
-    /// With a held-out share: the objective on the held-out frames per epoch (0: before
-    /// training) and the epoch q was kept from (see CorrectionRun).
-    std::vector<double> heldOutObjective;
-    int keptEpoch = -1;
+    CamvidHeldOutCheck heldOut;
 };
 
 /// Retrains only q on the S saved in modelDir (sghmc_s), on the frames of config.split
@@ -355,7 +357,7 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
 std::string camvidTrainText(const CamvidTrainResult& r);
 /// "held-out objective by epoch (0 = S): ...; q kept from epoch K" (train and correct
 /// alike), or "" when q was trained without held-out frames.
-std::string camvidHeldOutText(const std::vector<double>& heldOutObjective, int keptEpoch);
+std::string camvidHeldOutText(const CamvidHeldOutCheck& check);
 std::string camvidEvalTable(const CamvidEvalResult& r);
 std::string camvidEvalJson(const CamvidEvalResult& r);
 /// One row per (method, decision rule) with the per-class IoU; reads back as numbers.

@@ -32,23 +32,23 @@ std::string camvidTrainText(const CamvidTrainResult& r)
                       r.trainingFramesPerSecond);
         s << line;
     }
-    s << camvidHeldOutText(r.heldOutObjective, r.keptEpoch);
+    s << camvidHeldOutText(r.heldOut);
     for (const auto& [m, path] : r.saved)
         s << "saved " << m << ": " << path << "\n";
     return s.str();
 }
 
-std::string camvidHeldOutText(const std::vector<double>& heldOutObjective, int keptEpoch)
+std::string camvidHeldOutText(const CamvidHeldOutCheck& check)
 {
-    if (heldOutObjective.empty())
+    if (check.objective.empty())
         return {};
     std::string text = "held-out objective by epoch (0 = S):";
     char number[32];
-    for (double v : heldOutObjective) {
+    for (double v : check.objective) {
         std::snprintf(number, sizeof number, " %.5f", v);
         text += number;
     }
-    return text + "; q kept from epoch " + std::to_string(keptEpoch) + "\n";
+    return text + "; q kept from epoch " + std::to_string(check.keptEpoch) + "\n";
 }
 
 namespace {
