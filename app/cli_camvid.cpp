@@ -54,6 +54,11 @@ train: trains and saves (with JSON sidecars and MODEL_DIR/camvid.json)
                        (SegNet's: median share / class share of the labelled pixels) to
                        the power P in [0, 1] (default: cpu 0.75, paper 0: none);
                        the chain and S start from that network
+  --crop-scale S       augment the SGD networks' training batches and the student's D'
+                       batches with random crops of a share in [S, 1] of each side,
+                       resized back (default 1: none), and left-right flips
+  --jitter J           ... and exposure jitter x -> a x + b, a in [1-J, 1+J], b in
+                       [-J, J] on the standardised frames (default 0: none)
   --seed S  --threads T  --device D  --quiet
   q's training (also for correct; default: the preset's):
   --correction-epochs N   passes over the unlabelled frames
@@ -155,7 +160,7 @@ int runCamvidCommand(int argc, char** argv)
     uint64_t seed = 0;
     bool quiet = false;
     std::string decisionStep;
-    std::optional<double> classBalance;
+    std::optional<double> classBalance, cropScale, jitter;
     CorrectionOverrides correction;
     // Each subcommand's outputs, declared once: their flags and the output policy's checks.
     std::vector<lcs::OutputSpec> declared;
@@ -172,7 +177,8 @@ int runCamvidCommand(int argc, char** argv)
     if (sub == "train")
         specs.insert(specs.end(), {{"--data", true}, {"--split", true}, {"--preset", true},
                                    {"--methods", true}, {"--max-frames", true}, {"--epochs", true}, {"--seed", true},
-                                   {"--decision-step", true}, {"--class-balance", true}, {"--quiet", false}});
+                                   {"--decision-step", true}, {"--class-balance", true}, {"--crop-scale", true},
+                                   {"--jitter", true}, {"--quiet", false}});
     else if (sub == "correct")
         specs.insert(specs.end(), {{"--data", true}, {"--model", true}, {"--split", true}, {"--costs", true},
                                    {"--preset", true}, {"--max-frames", true}, {"--seed", true},
@@ -234,6 +240,10 @@ int runCamvidCommand(int argc, char** argv)
             ensembles = value;
         } else if (flag == "--class-balance") {
             classBalance = parseNumberInRange(flag, value, 0, 1, "a number in [0, 1]");
+        } else if (flag == "--crop-scale") {
+            cropScale = parseNumberInRange(flag, value, 0.1, 1, "a share in [0.1, 1]");
+        } else if (flag == "--jitter") {
+            jitter = parseNumberInRange(flag, value, 0, 1, "a number in [0, 1]");
         } else if (flag == "--correction-epochs") {
             correction.epochs = static_cast<int>(parseIntegerFlag(flag, value, 0, 100000));
         } else if (flag == "--correction-lr") {
@@ -282,6 +292,16 @@ int runCamvidCommand(int argc, char** argv)
         correction.applyTo(config.correction);
         if (classBalance)
             config.classBalancePower = *classBalance;
+        if (cropScale || jitter) {
+            // The SGD networks' batches and the student's D' batches, one augmentation.
+            auto& augmentation = config.sgd.augmentation;
+            if (cropScale)
+                augmentation.cropScale = *cropScale;
+            if (jitter)
+                augmentation.jitter = *jitter;
+            augmentation.flips = true;
+            config.sghmc.student.augmentation = augmentation;
+        }
         lcs::StagedFolder staged(out);  // every network and the manifest, or nothing
         const auto result = lcs::trainCamvid(config, staged.path(), ctx);
         staged.commit();

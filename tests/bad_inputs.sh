@@ -417,6 +417,12 @@ expect 2 "--class-balance: \"1.5\" is not a number in [0, 1]" -- camvid train --
 expect 2 "--class-balance: \"-0.5\" is not a number in [0, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --class-balance -0.5
 expect 2 "--class-balance: \"half\" is not a number in [0, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --class-balance half
 expect 2 "--class-balance needs a value" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --class-balance
+expect 2 "--crop-scale: \"0.05\" is not a share in [0.1, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --crop-scale 0.05
+expect 2 "--crop-scale: \"1.2\" is not a share in [0.1, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --crop-scale 1.2
+expect 2 "--crop-scale: \"nan\" is not a share in [0.1, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --crop-scale nan
+expect 2 "--jitter: \"-0.1\" is not a number in [0, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --jitter -0.1
+expect 2 "--jitter: \"2\" is not a number in [0, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --jitter 2
+expect 2 "--jitter needs a value" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --jitter
 expect 2 "--held-out: \"0.7\" is not a share in [0, 0.5]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --held-out 0.7
 expect 2 "--held-out: \"nan\" is not a share in [0, 0.5]" -- camvid correct --data "$d/camvid_good" --model "$tmp/m" --held-out nan
 expect 2 "--correction-lr: \"-1\" is not a learning rate in [0, 10]" -- camvid correct --data "$d/camvid_good" --model "$tmp/m" --correction-lr -1

@@ -610,6 +610,105 @@ private Q_SLOTS:
         QCOMPARE(cwSgdClassWeights(config, labels)[0], std::sqrt(2.0));
     }
 
+    // Crops by closed form: on a ramp x[.., j] = j along the width (and i along the height),
+    // a crop of share s resized back by bilinear interpolation (align_corners false) is
+    // again a ramp, of slope s per output column, starting at left + (s - 1) / 2 (clamped
+    // at the border): so every image's interior slope lies in [cropScale, 1] (negated
+    // when flipped), every value inside [0, W - 1], and the label map, cut at the same
+    // place by nearest neighbour, still names each pixel's source column. Jitter by
+    // closed form: a channel of zeros becomes b, a channel of ones a + b.
+    void augmentationByClosedForm_data()
+    {
+        QTest::addColumn<double>("cropScale");
+        QTest::addColumn<bool>("flips");
+        QTest::newRow("crops") << 0.5 << false;
+        QTest::newRow("crops and flips") << 0.7 << true;
+        QTest::newRow("flips only") << 1.0 << true;
+        QTest::newRow("nothing") << 1.0 << false;
+    }
+    void augmentationByClosedForm()
+    {
+        QFETCH(double, cropScale);
+        QFETCH(bool, flips);
+        const int64_t n = 64, h = 12, w = 40;
+        // Image i's ramp starts at 100 i, so a crop taken from another image shows.
+        const auto base = (at::arange(n, at::kLong) * 100).view({n, 1, 1});
+        const auto y0 = (at::arange(w, at::kLong).view({1, 1, w}) + base).expand({n, h, w}).contiguous();
+        const auto rows = at::arange(h, at::kFloat).view({1, 1, h, 1}).expand({n, 1, h, w});
+        const auto x0 = at::cat({y0.unsqueeze(1).to(at::kFloat), rows}, 1).contiguous();
+        const auto x0Before = x0.clone(), y0Before = y0.clone();
+        auto x = x0, y = y0;
+        auto generator = makeGenerator(7);
+        augmentBatch(x, y, {flips, cropScale, 0.0}, generator);
+        QCOMPARE(x.sizes(), x0.sizes());
+        QCOMPARE(y.sizes(), y0.sizes());
+        QVERIFY(x0.equal(x0Before) && y0.equal(y0Before));  // the inputs are not written
+        int flipped = 0, cropped = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            const auto ramp = x[i][0][h / 2];
+            const auto slope = (ramp.slice(0, 2, w - 1) - ramp.slice(0, 1, w - 2));
+            const double s = slope.mean().item<double>();
+            // float32 at values up to 6400: steps exact to about 1e-3
+            QVERIFY2((slope - s).abs().max().item<double>() < 2e-3, qPrintable(QString::number((slope - s).abs().max().item<double>())));
+            // The crop's width is the share rounded to whole columns: within half a column.
+            QVERIFY2(std::abs(s) >= cropScale - 0.5 / double(w) - 1e-4 && std::abs(s) <= 1 + 1e-4,
+                     qPrintable(QString::number(s)));
+            const double first = 100.0 * double(i);
+            const double low = ramp.min().item<double>() - first, high = ramp.max().item<double>() - first;
+            QVERIFY2(low >= -1e-3 && high <= w - 1 + 1e-3, qPrintable(QString("%1 %2").arg(low).arg(high)));
+            flipped += s < 0;
+            cropped += std::abs(s) < 1 - 1e-3;
+            // The label map names the source column the image shows there (nearest: within
+            // half a source column of the bilinear value, away from the clamped borders).
+            const auto labels = y[i][h / 2].to(at::kFloat);
+            QVERIFY2((labels.slice(0, 2, w - 2) - ramp.slice(0, 2, w - 2)).abs().max().item<double>() <= 1.0,
+                     "labels cut elsewhere than the image");
+            // Rows: the same share along the height.
+            const auto column = x[i][1].select(1, w / 2);
+            const double rowSlope = (column[h - 2] - column[1]).item<double>() / double(h - 3);
+            QVERIFY2(std::abs(rowSlope - std::abs(s)) < 0.5 / double(h - 3) + 2.0 / double(w),
+                     "height and width cut by different shares");
+        }
+        if (flips)
+            QVERIFY(flipped > n / 4 && flipped < 3 * n / 4);
+        else
+            QCOMPARE(flipped, 0);
+        if (cropScale < 1) {
+            QVERIFY(cropped > n * 3 / 4);
+        } else {
+            QCOMPARE(cropped, 0);
+            for (int64_t i = 0; i < n; ++i) {
+                const bool mirrored = (x[i][0][0][1] - x[i][0][0][0]).item<double>() < 0;
+                QVERIFY(y[i].equal(mirrored ? y0[i].flip({-1}) : y0[i]));
+            }
+        }
+    }
+
+    void jitterByClosedForm()
+    {
+        const int64_t n = 400;
+        const auto x0 = at::cat({at::zeros({n, 1, 3, 4}), at::ones({n, 1, 3, 4})}, 1);
+        auto x = x0;
+        at::Tensor noLabels;
+        auto generator = makeGenerator(3);
+        const double j = 0.25;
+        augmentBatch(x, noLabels, {false, 1.0, j}, generator);
+        QVERIFY(x0.select(1, 0).eq(0).all().item<bool>());  // the input is not written
+        const auto offset = x.select(1, 0).flatten(1);
+        const auto gain = x.select(1, 1).flatten(1) - offset;
+        // One draw per image, the same at every pixel.
+        QVERIFY((offset - offset.select(1, 0).unsqueeze(1)).abs().max().item<double>() < 1e-6);
+        QVERIFY((gain - gain.select(1, 0).unsqueeze(1)).abs().max().item<double>() < 1e-6);
+        const auto b = offset.select(1, 0), a = gain.select(1, 0);
+        QVERIFY(b.min().item<double>() >= -j - 1e-6 && b.max().item<double>() <= j + 1e-6);
+        QVERIFY(a.min().item<double>() >= 1 - j - 1e-6 && a.max().item<double>() <= 1 + j + 1e-6);
+        // Uniform: mean at the centre, spread to both ends (sd of U[-j, j] is j / sqrt 3).
+        QVERIFY(std::abs(b.mean().item<double>()) < 0.2 * j);
+        QVERIFY(std::abs(a.mean().item<double>() - 1) < 0.2 * j);
+        QVERIFY(std::abs(b.std().item<double>() - j / std::sqrt(3.0)) < 0.15 * j);
+        QVERIFY(b.max().item<double>() > 0.9 * j && b.min().item<double>() < -0.9 * j);
+    }
+
     // A preview on a fraction f of the images that took t seconds: the whole run takes t / f.
     void previewEstimatesTheWholeRun()
     {

@@ -1,5 +1,6 @@
 #include "calibration/image_training.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <deque>
@@ -14,24 +15,64 @@
 #include "inference/chain.h"
 
 namespace lcs {
-namespace {
 
-/// Left-right flips of each (image, label map) pair with probability 1/2; labels of a
-/// classifier ([N]) are left alone.
-void flipPairs(at::Tensor& x, at::Tensor& y, at::Generator& generator)
+void augmentBatch(at::Tensor& x, at::Tensor& y, const ImageAugmentation& augmentation, at::Generator& generator)
 {
-    const auto flip = at::empty({x.size(0)}, at::kFloat).uniform_(0, 1, generator).lt(0.5).nonzero().flatten();
-    if (flip.numel() == 0)
-        return;
-    x = x.clone();
-    x.index_put_({flip}, x.index_select(0, flip).flip({-1}));
-    if (y.dim() > 1) {
-        y = y.clone();
-        y.index_put_({flip}, y.index_select(0, flip).flip({-1}));
+    TORCH_CHECK(x.dim() == 4, "augmentBatch: images must be [N, C, H, W]");
+    const bool maps = y.defined() && y.dim() == 3;
+    const auto n = x.size(0);
+    if (augmentation.flips) {
+        // One uniform per image, drawn first: the stream flips-only runs always drew.
+        const auto flip = at::empty({n}, at::kFloat).uniform_(0, 1, generator).lt(0.5).nonzero().flatten();
+        if (flip.numel() > 0) {
+            x = x.clone();
+            x.index_put_({flip}, x.index_select(0, flip).flip({-1}));
+            if (maps) {
+                y = y.clone();
+                y.index_put_({flip}, y.index_select(0, flip).flip({-1}));
+            }
+        }
+    }
+    if (augmentation.cropScale < 1.0) {
+        const auto h = x.size(2), w = x.size(3);
+        // Per image: the share s and where the crop's top-left corner lies in its range.
+        const auto u = at::empty({n, 3}, at::kDouble).uniform_(0, 1, generator);
+        const auto draws = u.accessor<double, 2>();
+        std::vector<at::Tensor> images, labels;
+        for (int64_t i = 0; i < n; ++i) {
+            const double s = augmentation.cropScale + (1.0 - augmentation.cropScale) * draws[i][0];
+            const auto ch = std::clamp<int64_t>(std::llround(s * static_cast<double>(h)), 1, h);
+            const auto cw = std::clamp<int64_t>(std::llround(s * static_cast<double>(w)), 1, w);
+            const auto top = std::min<int64_t>(static_cast<int64_t>(draws[i][1] * static_cast<double>(h - ch + 1)), h - ch);
+            const auto left = std::min<int64_t>(static_cast<int64_t>(draws[i][2] * static_cast<double>(w - cw + 1)), w - cw);
+            const auto crop = x.slice(0, i, i + 1).slice(2, top, top + ch).slice(3, left, left + cw);
+            images.push_back(torch::nn::functional::interpolate(
+                crop, torch::nn::functional::InterpolateFuncOptions()
+                          .size(std::vector<int64_t>{h, w})
+                          .mode(torch::kBilinear)
+                          .align_corners(false)));
+            if (maps) {
+                const auto mapCrop = y.slice(0, i, i + 1).slice(1, top, top + ch).slice(2, left, left + cw);
+                labels.push_back(torch::nn::functional::interpolate(
+                                     mapCrop.unsqueeze(1).to(at::kFloat),
+                                     torch::nn::functional::InterpolateFuncOptions()
+                                         .size(std::vector<int64_t>{h, w})
+                                         .mode(torch::kNearest))
+                                     .squeeze(1)
+                                     .to(y.scalar_type()));
+            }
+        }
+        x = at::cat(images, 0);
+        if (maps)
+            y = at::cat(labels, 0);
+    }
+    if (augmentation.jitter > 0.0) {
+        const double j = augmentation.jitter;
+        const auto gain = at::empty({n, 1, 1, 1}, x.options()).uniform_(1 - j, 1 + j, generator);
+        const auto offset = at::empty({n, 1, 1, 1}, x.options()).uniform_(-j, j, generator);
+        x = x * gain + offset;
     }
 }
-
-} // namespace
 
 at::Tensor weightedCrossEntropy(const at::Tensor& logitsIn, const at::Tensor& labelsIn, const at::Tensor& classWeights,
                                 int64_t ignoreLabel)
@@ -105,8 +146,8 @@ void trainSgd(ClassifierImpl& model, const TrainingSet& data, const SgdConfig& c
             setLearningRate(optimizer, scheduledLearningRate(config.schedule, config.learningRate, step, total));
             auto x = data.x.index_select(0, index);
             auto y = data.y.index_select(0, index);
-            if (config.flips)
-                flipPairs(x, y, generator);
+            if (config.augmentation.active())
+                augmentBatch(x, y, config.augmentation, generator);
             x = x.to(device);
             y = y.to(device);
             optimizer.zero_grad();
@@ -237,6 +278,10 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
             const int64_t rows = index.defined() ? index.size(0) : data.x.size(0);
             const auto pick = at::randint(calibration.size(0), {rows}, generator, at::kLong);
             auto xPrime = calibration.index_select(0, pick);
+            if (config.student.augmentation.active()) {
+                at::Tensor noLabels;
+                augmentBatch(xPrime, noLabels, config.student.augmentation, generator);
+            }
             if (config.calibrationNoiseStd > 0)
                 xPrime = xPrime + at::empty(xPrime.sizes(), xPrime.options()).normal_(0, config.calibrationNoiseStd, generator);
             xPrime = xPrime.to(device);

@@ -41,6 +41,27 @@ std::vector<int64_t> importantClasses(const CostMatrix& costs);
 /// curves); runs on the job's thread.
 using EpochCallback = std::function<void(int epoch, ClassifierImpl& model)>;
 
+/// Random augmentation of a batch of standardised images [N, C, H, W], one draw per
+/// image, the same for the image and its label map (segmentation). Crops and jitter make
+/// a network see each frame at other scales, places and exposures, as frames of another
+/// sequence come.
+struct ImageAugmentation {
+    bool flips = false;      ///< left-right flip with probability 1/2
+    /// Crop a share s ~ U[cropScale, 1] of the height and of the width (the same s, so
+    /// the aspect ratio stays) at a uniform place and resize it back to H x W: images
+    /// bilinear, label maps nearest. 1: no crops.
+    double cropScale = 1.0;
+    /// Exposure and contrast: x -> a x + b per image, a ~ U[1 - jitter, 1 + jitter] and
+    /// b ~ U[-jitter, jitter] in units of the standardised inputs. 0: none.
+    double jitter = 0.0;
+    bool active() const { return flips || cropScale < 1.0 || jitter > 0.0; }
+};
+
+/// Replaces `x` [N, C, H, W] and `y` (label maps [N, H, W]; classifier labels [N] and an
+/// undefined `y` are left alone) by an augmented copy; the tensors passed in are not
+/// written. Flips alone draw exactly what the flips of earlier versions drew.
+void augmentBatch(at::Tensor& x, at::Tensor& y, const ImageAugmentation& augmentation, at::Generator& generator);
+
 struct SgdConfig {
     int epochs = 1;
     int batchSize = 64;
@@ -50,7 +71,7 @@ struct SgdConfig {
     double weightDecay = 1e-4;
     std::vector<double> classWeights;  ///< empty: plain cross-entropy; else CW-SGD
     int64_t ignoreLabel = -1;          ///< segmentation: the void label
-    bool flips = false;                ///< random left-right flips of each batch (images)
+    ImageAugmentation augmentation;    ///< of each training batch (images)
 };
 
 /// Minibatch SGD on (weighted) cross-entropy; trains `model` in place.
@@ -68,7 +89,7 @@ struct SgldDistillationConfig {
     long long thinning = 1000;      ///< steps between collected samples after burn-in
     int keepSamples = 30;           ///< the predictive averages the last this many samples
     bool distil = true;             ///< train a student S alongside (one step per teacher step)
-    SgdConfig student;              ///< its optimiser; epochs are the teacher's
+    SgdConfig student;              ///< its optimiser (epochs are the teacher's) and the augmentation of its D' batches
     double calibrationNoiseStd = 0; ///< D' = rows of the calibration inputs + N(0, this^2)
     /// Start S as a copy of the chain's initial network instead of a fresh one. For
     /// segmentation, a student trained from scratch for the chain's few epochs stays far

@@ -241,7 +241,7 @@ CamvidTrainConfig CamvidTrainConfig::preset(const std::string& name)
     // Appendix: CW-SGD 15,000 iterations, one-cycle peak 0.05, wd 1e-4, momentum 0.9.
     // The light SegNet needs 40 epochs at 180 x 240 to decide the rare classes at all
     // (12 left Pedestrian and Bicyclist at IoU 0.00 on val: README, CamVid).
-    c.sgd = {cpu ? 40 : 160, 4, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}, kCamvidVoid, true};
+    c.sgd = {cpu ? 40 : 160, 4, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}, kCamvidVoid, {true}};
     // And median-frequency balancing to the power 0.75 on top of the 1.4: with plain
     // CW-SGD weights the light network never decides Pedestrian or Bicyclist; with full
     // balancing (1) it erases Building and Car. The paper's SegNet needs neither.
@@ -266,7 +266,7 @@ CamvidTrainConfig CamvidTrainConfig::preset(const std::string& name)
     c.sghmc.temperature = cpu ? 0.01 : 1.0;
     // LC-MC-dropout: fine-tuning of the MC-dropout network (Adam 1e-4 for 1000 steps in
     // the paper; SGD with a small constant step here).
-    c.lcFineTune = {cpu ? 2 : 11, 4, 1e-3, LrSchedule::Constant, 0.9, 0.0, {}, kCamvidVoid, true};
+    c.lcFineTune = {cpu ? 2 : 11, 4, 1e-3, LrSchedule::Constant, 0.9, 0.0, {}, kCamvidVoid, {}};
     // q: four epochs at a one-cycle peak of 0.003. At 0.01 the peak carried q far from
     // S in the first epoch (its objective on held-out frames 0.13 -> 0.30 on seed 1) and
     // two epochs left it there on some streams (mIoU 0.48 -> 0.40); at 0.003 the
