@@ -37,6 +37,7 @@
 #include "core/json_input.h"
 #include "io/model_io.h"
 #include "io/table_csv.h"
+#include "models/architectures.h"
 #include "experiments/camvid_experiment.h"
 #include "experiments/corruption_experiment.h"
 #include "experiments/selective_experiment.h"
@@ -198,7 +199,7 @@ int runDecideCommand(int argc, char** argv)
         throw UsageError("decide: no points (use --points FILE or --point X,Y)");
 
     const auto loaded = lcs::loadClassifier(modelPath);
-    if (loaded.info.architecture == "segnet" || loaded.info.architecture == "segnet_light")
+    if (lcs::isSegNetArchitecture(loaded.info.architecture))
         throw UsageError("decide: " + modelPath + " is a segmentation network (" + loaded.info.architecture +
                          "); decide on frames with `lcstudio-cli camvid eval`");
     const auto inputDims = loaded.info.inputDims();

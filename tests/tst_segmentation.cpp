@@ -24,6 +24,7 @@
 #include "decision/metrics_accumulator.h"
 #include "experiments/camvid_experiment.h"
 #include "io/model_io.h"
+#include "models/architectures.h"
 #include "models/segnet.h"
 #include "tiny_camvid.h"
 
@@ -155,6 +156,34 @@ private Q_SLOTS:
         light->mcDropout = true;
         QVERIFY(!light->forward(x).equal(light->forward(x)));  // MC dropout: two samples differ
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, makeSegNet("segnet_huge", 3, 11, 0.3));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, makeSegNet("resnet18", 3, 11, 0.3));
+
+        // The light layouts by hand (3x3 convs without bias, BN weight and bias per channel).
+        // segnet_light: encoder 3-16 | 16-32 | 32-64, 64-64 | 64-64, 64-64; decoder mirrored
+        // 64-64, 64-64 | 64-32, 32-32 | 32-16 | 16-16; classifier 16-11 with bias.
+        // segnet_light2 adds a second conv to the first two stages on both sides: 16-16,
+        // 32-32 in the encoder, 16-16, 16-16 in the decoder.
+        const auto stage = [](int64_t in, int64_t out) { return 9 * in * out + 2 * out; };
+        const int64_t lightByHand = stage(3, 16) + stage(16, 32) + stage(32, 64) + stage(64, 64) +
+                                    2 * stage(64, 64) + 2 * stage(64, 64) + stage(64, 32) + stage(32, 32) +
+                                    stage(32, 16) + stage(16, 16) + 9 * 16 * 11 + 11;
+        const int64_t light2ByHand = lightByHand + stage(16, 16) + stage(32, 32) + 2 * stage(16, 16);
+        const auto parameterCount = [](const std::shared_ptr<SegNetImpl>& net) {
+            int64_t n = 0;
+            for (const auto& p : net->parameters())
+                n += p.numel();
+            return n;
+        };
+        QCOMPARE(parameterCount(light), lightByHand);
+        QCOMPARE(lightByHand, int64_t{245003});
+        auto light2 = makeSegNet("segnet_light2", 3, 11, 0.3);
+        QCOMPARE(parameterCount(light2), light2ByHand);
+        QCOMPARE(light2ByHand, int64_t{245003 + 2336 + 9280 + 2 * 2336});
+        QCOMPARE(light2->forward(torch::randn({1, 3, 32, 48})).sizes(), (c10::IntArrayRef{1, 11, 32, 48}));
+        QVERIFY(isSegNetArchitecture("segnet") && isSegNetArchitecture("segnet_light") &&
+                isSegNetArchitecture("segnet_light2"));
+        QVERIFY(!isSegNetArchitecture("resnet18") && !isSegNetArchitecture("mlp") && !isSegNetArchitecture(""));
+        QCOMPARE(QString::fromStdString(architectureNames()), QString("mlp, resnet18, segnet, segnet_light or segnet_light2"));
     }
 
     void metricsByHand()

@@ -39,7 +39,7 @@ struct CamvidTrainConfig {
     int height = 180, width = 240;    ///< frames are resized to this
     int64_t maxFrames = 0;            ///< 0 = every frame of the split
     std::vector<std::string> methods = camvidMethods();
-    ModelSpec model;                  ///< segnet_light (cpu) or segnet (paper), dropout 0.3, 11 classes
+    ModelSpec model;                  ///< segnet_light2 (cpu) or segnet (paper), dropout 0.3, 11 classes
     SgdConfig sgd;                    ///< mc_dropout's and cw_sgd's training
     double cwWeight = 1.4;            ///< on Car, Pedestrian, Bicyclist
     /// CW-SGD's weights also times medianFrequencyWeights to this power (0: none; 1:

@@ -16,6 +16,7 @@
 #include "image_data.h"
 #include "io/model_io.h"
 #include "io/table_csv.h"
+#include "models/architectures.h"
 #include "models/classifier.h"
 #include "models/mlp.h"
 
@@ -164,7 +165,7 @@ ImageModelEvaluation evaluateImageModel(const std::string& path, const ImageData
     const auto start = Clock::now();
     // The sidecar alone first: a segmentation network is refused before its weights load.
     const auto sidecar = modelInfoFromJson(readFile(path + ".json", size_t{16} << 20), path + ".json");
-    if (sidecar.architecture == "segnet" || sidecar.architecture == "segnet_light")
+    if (isSegNetArchitecture(sidecar.architecture))
         throw InputError(path + ": a segmentation network (" + sidecar.architecture +
                          ") decides every pixel of a frame, not an image: open its model folder in the CamVid "
                          "experiment (the window's CamVid page, or lcstudio-cli camvid eval)");

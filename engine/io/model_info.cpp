@@ -7,6 +7,7 @@
 #include "core/input_error.h"
 #include "core/json_input.h"
 #include "core/version.h"
+#include "models/architectures.h"
 
 namespace lcs {
 
@@ -43,7 +44,7 @@ std::vector<int64_t> ModelInfo::inputDims() const
 
 std::string ModelInfo::outputMeaning() const
 {
-    if (architecture == "segnet" || architecture == "segnet_light")
+    if (isSegNetArchitecture(architecture))
         return "class probabilities per pixel [N, C, H, W], softmax over dimension 1";
     return "class probabilities [N, C], softmax over dimension 1";
 }
@@ -149,8 +150,7 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
         info.inputs = arch.integer("inputs", 1, kMaxModelInputs);
         for (long long h : arch.integers("hidden", kMaxModelHiddenLayers, 1, kMaxModelWidth))
             info.hidden.push_back(h);
-    } else if (info.architecture == "resnet18" || info.architecture == "segnet" ||
-               info.architecture == "segnet_light") {
+    } else if (info.architecture == "resnet18" || isSegNetArchitecture(info.architecture)) {
         const bool resnet = info.architecture == "resnet18";
         arch.refuseUnknown({"type", "input_shape", resnet ? "width" : "dropout", "classes"});
         const auto shape = arch.integers("input_shape", 3, 1, kMaxModelImageSide);
@@ -166,8 +166,7 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
             info.dropout = d.get<double>();
         }
     } else {
-        arch.fail("type", "is \"" + info.architecture.substr(0, 40) +
-                              "\", not mlp, resnet18, segnet or segnet_light");
+        arch.fail("type", "is \"" + info.architecture.substr(0, 40) + "\", not " + architectureNames());
     }
     info.classes = arch.integer("classes", 1, kMaxCostClasses);
 

@@ -25,7 +25,7 @@ struct ModelInfo {
     int replicate = -1;
     unsigned long long seed = 0;
     /// "mlp" (inputs, hidden), or an image network: "resnet18" (inputShape, width),
-    /// "segnet" / "segnet_light" (inputShape, dropout).
+    /// a SegNet of the architecture table (inputShape, dropout).
     std::string architecture = "mlp";
     int64_t inputs = 0;
     std::vector<int64_t> hidden;

@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include "models/architectures.h"
 #include "models/segnet.h"
 
 namespace lcs {
@@ -76,13 +77,12 @@ Classifier ModelSpec::build(at::Generator& generator) const
         if (inputShape.size() != 3)
             throw std::invalid_argument("resnet18 needs images [C, H, W]");
         model = std::make_shared<ResNet18Impl>(inputShape[0], classes, width);
-    } else if (architecture == "segnet" || architecture == "segnet_light") {
+    } else if (isSegNetArchitecture(architecture)) {
         if (inputShape.size() != 3)
             throw std::invalid_argument(architecture + " needs images [C, H, W]");
         model = makeSegNet(architecture, inputShape[0], classes, dropout);
     } else {
-        throw std::invalid_argument("unknown architecture \"" + architecture +
-                                    "\" (mlp, resnet18, segnet or segnet_light)");
+        throw std::invalid_argument("unknown architecture \"" + architecture + "\" (" + architectureNames() + ")");
     }
     initialiseFrom(*model, generator);
     torch::NoGradGuard noGrad;

@@ -57,7 +57,7 @@ struct ResNet18Impl : ClassifierImpl {
 
 /// What rebuilds a network: the architecture and its sizes.
 struct ModelSpec {
-    std::string architecture = "mlp";      ///< "mlp", "resnet18", "segnet" or "segnet_light"
+    std::string architecture = "mlp";      ///< a name in the architecture table (models/architectures.h)
     std::vector<int64_t> inputShape{1, 28, 28};
     int64_t classes = 10;
     std::vector<int64_t> hidden{200};      ///< mlp

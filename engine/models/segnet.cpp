@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include "models/architectures.h"
+
 namespace lcs {
 
 SegNetStageImpl::SegNetStageImpl(int64_t in, int64_t out, int convs)
@@ -73,13 +75,10 @@ torch::Tensor SegNetImpl::forward(torch::Tensor x)
 std::shared_ptr<SegNetImpl> makeSegNet(const std::string& architecture, int64_t inChannels, int64_t classes,
                                        double dropout)
 {
-    if (architecture == "segnet")
-        return std::make_shared<SegNetImpl>(inChannels, classes, std::vector<int64_t>{64, 128, 256, 512, 512},
-                                            std::vector<int>{2, 2, 3, 3, 3}, dropout);
-    if (architecture == "segnet_light")
-        return std::make_shared<SegNetImpl>(inChannels, classes, std::vector<int64_t>{16, 32, 64, 64},
-                                            std::vector<int>{1, 1, 2, 2}, dropout);
-    throw std::invalid_argument("unknown SegNet \"" + architecture + "\" (segnet or segnet_light)");
+    const auto* a = findArchitecture(architecture);
+    if (!a || a->family != ArchitectureFamily::SegNet)
+        throw std::invalid_argument("\"" + architecture + "\" is not a SegNet");
+    return std::make_shared<SegNetImpl>(inChannels, classes, a->stageChannels, a->stageConvs, dropout);
 }
 
 } // namespace lcs

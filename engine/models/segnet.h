@@ -37,8 +37,8 @@ struct SegNetImpl : ClassifierImpl {
     torch::nn::Conv2d classifier{nullptr};
 };
 
-/// The two SegNets of the CamVid experiment: "segnet" (the paper's, VGG-16 encoder) and
-/// "segnet_light" (4 stages of 16-32-64-64 channels, one or two convs each, for CPUs).
+/// The SegNet named `architecture` in the architecture table (models/architectures.h):
+/// "segnet", the paper's, or one of the light layouts for CPUs.
 std::shared_ptr<SegNetImpl> makeSegNet(const std::string& architecture, int64_t inChannels, int64_t classes,
                                        double dropout);
 
