@@ -149,6 +149,7 @@ bad_model hidden_huge 'd["architecture"]["hidden"] = [30000, 30000]'
 bad_model version_one 'd["version"] = 1; del d["weights"]'
 bad_model unknown_field 'd["architecure"] = d["architecture"]'
 bad_model classes_string 'd["architecture"]["classes"] = "2"'
+bad_model unknown_architecture 'd["architecture"]["type"] = "segnet_huge"'
 bad_model costs_mismatch 'd["cost_matrix"]["costs"] = [[0, 1, 1], [1, 0, 1], [1, 1, 0]]; d["cost_matrix"]["classes"] = ["a", "b", "c"]'
 bad_model subnormal_cost 'd["cost_matrix"]["costs"][0][1] = 1e-310'
 expect 2 "field \"architecture.inputs\" must be an integer" -- decide --model "$f/inputs_huge.pt" --point 1,2
@@ -157,6 +158,7 @@ expect 2 "more than the" -- decide --model "$f/hidden_huge.pt" --point 1,2
 expect 2 "save the model again" -- decide --model "$f/version_one.pt" --point 1,2
 expect 2 "unknown field \"architecure\"" -- decide --model "$f/unknown_field.pt" --point 1,2
 expect 2 "field \"architecture.classes\" must be an integer" -- decide --model "$f/classes_string.pt" --point 1,2
+expect 2 'is "segnet_huge", not mlp, resnet18, segnet, segnet_light or segnet_light2' -- decide --model "$f/unknown_architecture.pt" --point 1,2
 expect 2 "field \"cost_matrix\" has 3 classes" -- decide --model "$f/costs_mismatch.pt" --point 1,2
 expect 2 "= 1e-310 is outside 1e-30 to 1e+30" -- decide --model "$f/subnormal_cost.pt" --point 2,2
 # Weights of one model with the sidecar of another (same architecture): refused.
