@@ -11,10 +11,8 @@ const std::vector<Architecture>& architectures()
         {"segnet", ArchitectureFamily::SegNet, {64, 128, 256, 512, 512}, {2, 2, 3, 3, 3}},
         // For CPUs: about 1/40 of the full network's multiply-adds per pixel (16k against 650k).
         {"segnet_light", ArchitectureFamily::SegNet, {16, 32, 64, 64}, {1, 1, 2, 2}},
-        // The cpu preset's: the light layout with two convs in every stage (23k
-        // multiply-adds per pixel). Trained without the sequence 0006R0, its CW-SGD network
-        // reached mIoU 0.321 on 0006R0 and 0.472 on val, against the light one's 0.288 and
-        // 0.442, in 1.4 times the time (README, CamVid).
+        // The light layout with two convs in every stage (23k multiply-adds per pixel):
+        // the cpu preset's network (why: CamvidTrainConfig::preset).
         {"segnet_light2", ArchitectureFamily::SegNet, {16, 32, 64, 64}, {2, 2, 2, 2}},
     };
     return table;

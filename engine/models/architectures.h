@@ -33,7 +33,7 @@ const Architecture* findArchitecture(const std::string& name);
 /// True when `name` is a SegNet: a network deciding every pixel of a frame.
 bool isSegNetArchitecture(const std::string& name);
 
-/// "mlp, resnet18, segnet, segnet_light or segnet_light2": for messages refusing an unknown name.
+/// The table's names joined as "a, b or c": for messages refusing an unknown name.
 std::string architectureNames();
 
 } // namespace lcs
