@@ -10,6 +10,8 @@
 
 #include <QtTest/QtTest>
 
+#include <nlohmann/json.hpp>
+
 #include <ATen/Parallel.h>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -212,6 +214,19 @@ private Q_SLOTS:
         halves.add(probs.slice(2, 0, 1), decisions.slice(1, 0, 1), labels.slice(1, 0, 1));
         halves.add(probs.slice(2, 1, 2), decisions.slice(1, 1, 2), labels.slice(1, 1, 2));
         QCOMPARE(halves.result().confusion, m.confusion);
+        // The results JSON carries the counts, rows = truth, columns = decision (a referral
+        // column last): two classes, three decisions, no two cells alike.
+        DecisionMetrics counted;
+        counted.numClasses = 2;
+        counted.numDecisions = 3;
+        counted.confusion = {5, 1, 2, 0, 7, 3};
+        CamvidEvalResult report;
+        report.classNames = {"a", "b"};
+        report.rows = {{"cw_sgd", "uncorrected", counted}};
+        const auto json = nlohmann::json::parse(camvidEvalJson(report));
+        const auto expected = nlohmann::json::parse("[[5, 1, 2], [0, 7, 3]]");
+        const auto& confusion = json["methods"][0]["confusion"];
+        QVERIFY2(confusion == expected, confusion.dump().c_str());
     }
 
     void metricsAgreeWithThePerPointEvaluator()

@@ -137,6 +137,14 @@ std::string camvidEvalJson(const CamvidEvalResult& r)
         nlohmann::json iou = nlohmann::json::object();
         for (size_t c = 0; c < row.metrics.perClassIoU.size() && c < r.classNames.size(); ++c)
             iou[r.classNames[c]] = reportNumber(row.metrics.perClassIoU[c]);
+        // The pixel counts behind every figure of the row, rows = true class, columns =
+        // decision in the classes' order (then "refer" with a referral column): an IoU
+        // alone does not say whether a rare class is decided too often or too seldom.
+        nlohmann::json confusion = nlohmann::json::array();
+        const auto& m = row.metrics;
+        for (int y = 0; y < m.numClasses && m.confusion.size() == size_t(m.numClasses) * size_t(m.numDecisions); ++y)
+            confusion.push_back(std::vector<int64_t>(m.confusion.begin() + std::ptrdiff_t(y) * m.numDecisions,
+                                                     m.confusion.begin() + std::ptrdiff_t(y + 1) * m.numDecisions));
         rows.push_back({{"method", row.method},
                         {"decisions", row.rule},
                         {"cost", reportNumber(row.metrics.averageCost)},
@@ -145,7 +153,8 @@ std::string camvidEvalJson(const CamvidEvalResult& r)
                         {"pixel_accuracy", reportNumber(row.metrics.accuracy)},
                         {"nll", reportNumber(row.metrics.nll)},
                         {"per_class_iou", iou},
-                        {"pixels", row.metrics.count}});
+                        {"pixels", row.metrics.count},
+                        {"confusion", confusion}});
     }
     nlohmann::json out{{"experiment", kCamvidExperiment}, {"run", runRecordJson(r.record)}, {"frames", r.frames},
                        {"seconds", r.seconds}, {"methods", rows}};
