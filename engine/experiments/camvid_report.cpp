@@ -142,7 +142,8 @@ std::string camvidEvalJson(const CamvidEvalResult& r)
         // alone does not say whether a rare class is decided too often or too seldom.
         nlohmann::json confusion = nlohmann::json::array();
         const auto& m = row.metrics;
-        for (int y = 0; y < m.numClasses && m.confusion.size() == size_t(m.numClasses) * size_t(m.numDecisions); ++y)
+        const bool complete = m.confusion.size() == size_t(m.numClasses) * size_t(m.numDecisions);
+        for (int y = 0; complete && y < m.numClasses; ++y)
             confusion.push_back(std::vector<int64_t>(m.confusion.begin() + std::ptrdiff_t(y) * m.numDecisions,
                                                      m.confusion.begin() + std::ptrdiff_t(y + 1) * m.numDecisions));
         rows.push_back({{"method", row.method},
