@@ -30,7 +30,13 @@ std::string correctHelp()
     return "lcstudio-cli correct - train the correction q on your own posterior predictive\n\n"
            "Usage: lcstudio-cli correct --features X --predictive P --costs C.json [--referral R] --out DIR\n\n" +
            experiment.description() +
-           "Every row of P must sum to 1 within 0.001; standardise X first if its scales differ widely.\n\n"
+           "Every row of P must sum to 1 within 0.001. q standardises X itself (the statistics are stored in q.pt).\n"
+           "By default q is a residual on P (q = P x exp(f(x)), f starting at 0), so it needs P wherever it decides:\n"
+           "q.pt's forward takes (x, p). --q-form standalone trains the paper's q, a network of x alone.\n"
+           "With --labels the run splits X's rows into rows q trains on, validation rows (temperature and class\n"
+           "offsets are fitted there, and P's decisions replace q's if q costs more there) and test rows, and prints\n"
+           "the held-out evidence: cost, accuracy, referral rate, ECE and confusion of P, q and the baselines,\n"
+           "the paired change against P with a bootstrap 95% interval, and a verdict.\n\n"
            "Options (the experiment's settings; the correction's are shared with lcstudio-cli synthetic):\n" +
            lcs::settingsHelp(experiment.settings()) + "\n" +
            filesAndOutputHelp(lcs::helpEntry("  --costs FILE", "cost matrix with K classes (.json or .cost)") +
@@ -87,7 +93,9 @@ int runCorrectCommand(int argc, char** argv)
     lcs::JobContext ctx{[&](const lcs::Progress& pr) { printer(pr); }, &g_cancel};
     ctx.plan = printer.planSink();
     const auto& correction = choices.correction;
-    const auto result = lcs::correctOwnPredictive(predictive, costs, correction.correction, correction.seed, ctx);
+    const auto evidence = lcs::loadEvidenceInputs(choices, predictive, costs);
+    const auto result =
+        lcs::correctOwnPredictive(predictive, costs, correction.correction, correction.seed, ctx, {}, evidence);
     printer.finish();
 
     lcs::StagedFolder staged(outputs.path("out"));  // every file, or none
@@ -105,10 +113,11 @@ int runCorrectCommand(int argc, char** argv)
     info.seed = correction.seed;
     info.costs = costs;
     info.collapsed = result.correction.collapsed;
+    info.residualOnPredictive = result.correction.residual;
     lcs::saveModel(result.correction.q, info, staged.path() + "/q.pt");
     staged.commit();
 
-    std::fputs(lcs::ownPredictiveTable(result, predictive.samples).c_str(), stdout);
+    std::fputs(lcs::ownPredictiveTable(result, costs, predictive.samples).c_str(), stdout);
     std::printf("written to %s: results.json, decisions.csv, curve.csv, q.pt (+ q.pt.json)\n",
                 outputs.path("out").c_str());
     return kExitOk;

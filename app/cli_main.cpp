@@ -202,6 +202,10 @@ int runDecideCommand(int argc, char** argv)
     if (lcs::isSegNetArchitecture(loaded.info.architecture))
         throw UsageError("decide: " + modelPath + " is a segmentation network (" + loaded.info.architecture +
                          "); decide on frames with `lcstudio-cli camvid eval`");
+    if (loaded.info.residualOnPredictive)
+        throw UsageError("decide: " + modelPath + " is a residual q: it corrects a predictive and needs P at every "
+                         "row (forward(x, p) in PyTorch); decide with `lcstudio-cli correct`'s decisions.csv, or "
+                         "train it with --q-form standalone");
     const auto inputDims = loaded.info.inputDims();
     int64_t features = 1;
     for (auto d : inputDims)

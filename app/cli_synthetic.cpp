@@ -60,6 +60,8 @@ void saveRunModels(const std::string& dir, const lcs::SyntheticConfig& config, c
     info.collapsed = false;
     if (auto mlp = std::dynamic_pointer_cast<lcs::MlpImpl>(p.model)) {
         info.role = o.method == lcs::InferenceMethod::KfacLaplace ? "map" : "last_sample";
+        info.inputMean = p.standardisation.mean;  // the network was trained on standardised rows
+        info.inputStd = p.standardisation.std;
         lcs::saveModel(lcs::Mlp(mlp), info, stem + "_" + info.role + ".pt");
     }
 }

@@ -21,6 +21,9 @@ struct SyntheticData {
     at::Tensor trainX, trainY;  ///< [N, 2] float, [N] int64
     at::Tensor testX, testY;
     at::Tensor calibrationX;    ///< [M, 2] float
+    /// A table's validation rows, on which a run chooses between q and the uncorrected
+    /// decisions (undefined for generated data, and for a table without them).
+    at::Tensor validationX, validationY;
 };
 
 /// Replicate r of the experiment, fully determined by (seed, r) and independent of the

@@ -678,6 +678,21 @@ keeps "$s2/p.csv" 2 "--out: $s2 holds $s2/x.csv, the input of --features" -- cor
 expect 2 "--features FILE, --predictive FILE and --out DIR are required" -- correct --features "$s2/x.csv"
 expect 2 "give --costs FILE or --preset NAME" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --out "$s2/o"
 expect 2 "--referral: \"-1\" is not a number >= 0" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --preset synthetic --referral -1 --out "$s2/o"
+# correct --labels and a separate test set: labels that do not fit, a test set that does not fit X.
+printf '0\n1\n0\n1\n0\n1\n' > "$s2/y.csv"
+printf 'status\nnegative\npositive\nnegative\npositive\nnegative\n' > "$s2/y5.csv"
+printf '0\n1\n2\n1\n0\n1\n' > "$s2/y_class2.csv"
+printf '1,2,3\n4,5,6\n' > "$s2/xt3.csv"
+printf '0.5,0.5\n0.5,0.5\n' > "$s2/pt.csv"
+printf '0\n1\n' > "$s2/yt.csv"
+expect 0 "Held-out evidence on 2 held-out test rows" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --preset synthetic --out "$s2/own_labelled" --correction-iterations 20 --warm-start-steps 5 --quiet
+absent "$s2/own_y5" 2 "--labels $s2/y5.csv: 5 labels for 6 rows of features" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y5.csv" --preset synthetic --out "$s2/own_y5"
+absent "$s2/own_y2" 2 "--labels $s2/y_class2.csv line 3: \"2\" is not one of the cost matrix's classes (0..1 or \"negative\", \"positive\")" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y_class2.csv" --preset synthetic --out "$s2/own_y2"
+absent "$s2/own_t3" 2 "--test-features $s2/xt3.csv: 3 features per row, --features $s2/x.csv has 2" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --test-features "$s2/xt3.csv" --test-predictive "$s2/pt.csv" --test-labels "$s2/yt.csv" --preset synthetic --out "$s2/own_t3"
+absent "$s2/own_tn" 2 "--test-features needs --labels too" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --test-features "$s2/x.csv" --test-predictive "$s2/p.csv" --test-labels "$s2/y.csv" --preset synthetic --out "$s2/own_tn"
+absent "$s2/own_tp" 2 "a test set needs all three of --test-features, --test-predictive and --test-labels" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --test-features "$s2/x.csv" --preset synthetic --out "$s2/own_tp"
+absent "$s2/own_tl" 2 "--test-labels $s2/yt.csv: 2 labels for 6 rows of features" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --test-features "$s2/x.csv" --test-predictive "$s2/p.csv" --test-labels "$s2/yt.csv" --preset synthetic --out "$s2/own_tl"
+expect 2 "--select: \"best\"" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --select best --preset synthetic --out "$s2/o"
 
 printf '{"classes": ["a", "a"], "costs": [[0, 1], [1, 0]]}' > "$s2/dup_names.json"
 expect 2 "class name \"a\" is given twice (classes 1 and 2)" -- check "$s2/dup_names.json"

@@ -158,6 +158,46 @@ private Q_SLOTS:
         QVERIFY(positives(b.testProbs, harsher) >= positives(b.testProbs, config.costs));
     }
 
+    // A table's replicate keeps q only where its cost on the validation rows is below the
+    // uncorrected decisions'; the test figures then are those of the rule kept.
+    void selectionOnValidationRows_data()
+    {
+        QTest::addColumn<bool>("qRightOnValidation");
+        QTest::addColumn<bool>("select");
+        QTest::addColumn<bool>("keptUncorrected");
+        QTest::newRow("q wrong on validation: P kept") << false << true << true;
+        QTest::newRow("q right on validation: q kept") << true << true << false;
+        QTest::newRow("selection off: q kept") << false << false << false;
+    }
+    void selectionOnValidationRows()
+    {
+        QFETCH(bool, qRightOnValidation);
+        QFETCH(bool, select);
+        QFETCH(bool, keptUncorrected);
+        const auto costs = CostMatrix::zeroOne(2);
+        const auto probs = [](std::vector<float> v) { return torch::tensor(v).reshape({-1, 2}); };
+        SyntheticPredictive p;
+        p.data.testY = torch::tensor(std::vector<int64_t>{0, 1, 1, 1});
+        p.data.validationY = torch::tensor(std::vector<int64_t>{0, 1});
+        p.data.validationX = torch::zeros({2, 2});
+        // P: right on test rows 1 and 2 of 4 (cost 0.5), wrong on validation row 2.
+        p.testProbs = probs({0.9f, 0.1f, 0.2f, 0.8f, 0.9f, 0.1f, 0.9f, 0.1f});
+        p.validationProbs = probs({0.9f, 0.1f, 0.9f, 0.1f});
+        SyntheticCorrection c;
+        // q: right on every test row (cost 0); on validation right everywhere or wrong on both.
+        c.testProbs = probs({0.9f, 0.1f, 0.2f, 0.8f, 0.2f, 0.8f, 0.2f, 0.8f});
+        c.validationProbs = qRightOnValidation ? probs({0.9f, 0.1f, 0.2f, 0.8f}) : probs({0.1f, 0.9f, 0.9f, 0.1f});
+        const auto o = evaluateSynthetic(p, c, costs, select);
+        QCOMPARE(o.keptUncorrected, keptUncorrected);
+        QCOMPARE(o.uncorrected.averageCost, 0.5);
+        QCOMPARE(o.qAlone.averageCost, 0.0);
+        QCOMPARE(o.corrected.averageCost, keptUncorrected ? 0.5 : 0.0);
+        if (select) {
+            QCOMPARE(o.validationCostUncorrected, 0.5);
+            QCOMPARE(o.validationCostQ, qRightOnValidation ? 0.0 : 1.0);
+        }
+    }
+
     // Bring your own predictive: the synthetic experiment's BBVI predictive, written to
     // .npy and to .csv, read back by the correct command's readers and corrected there,
     // gives the built-in correction's q and decisions for the same seed.
@@ -201,7 +241,11 @@ private Q_SLOTS:
             const auto own = ownPredictive(readNumericArray(base + "/x" + ext, "--features", 2, 2, 1 << 20),
                                            readNumericArray(base + "/p" + ext, "--predictive", 2, 3, 1 << 20), "x", "p");
             QVERIFY(torch::equal(own.probabilities, p.calibrationProbs));
-            const auto corrected = correctOwnPredictive(own, config.costs, config.correction, routeSeed, {});
+            // The built-in route takes the 2-D plane as it is, so this one must too.
+            OwnEvidenceInputs asTheyAre;
+            asTheyAre.standardise = false;
+            const auto corrected =
+                correctOwnPredictive(own, config.costs, config.correction, routeSeed, {}, {}, asTheyAre);
             QVERIFY2(torch::equal(corrected.decisionsAfter, builtInDecisions), ext);
             QVERIFY(torch::equal(corrected.qProbabilities, builtInProbs));
             QVERIFY(torch::equal(corrected.decisionsBefore, bayesDecisions(p.calibrationProbs, costTensor(config.costs))));

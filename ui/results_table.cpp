@@ -63,10 +63,14 @@ void ResultsTable::refresh()
     setRowCount(m_methods.size());
     for (int i = 0; i < m_methods.size(); ++i) {
         std::vector<double> u, c, d;
-        int collapsed = 0;
+        int collapsed = 0, worse = 0;
+        QStringList verdicts;
         for (const auto& r : m_rows)
             if (r.method == m_methods[i]) {
                 collapsed += r.collapsed ? 1 : 0;
+                worse += r.worse ? 1 : 0;
+                if (!r.verdict.isEmpty())
+                    verdicts << r.verdict;
                 u.push_back(r.uncorrectedCost);
                 c.push_back(r.correctedCost);
                 d.push_back(r.uncorrectedCost - r.correctedCost);
@@ -89,6 +93,14 @@ void ResultsTable::refresh()
             done->setText(done->text() + tr(" (%1 collapsed)").arg(collapsed));
             done->setForeground(QColor(0xb0, 0x00, 0x20));
             done->setToolTip(tr("q collapsed to one class in %1 replicate(s); see the log").arg(collapsed));
+        }
+        if (!verdicts.isEmpty()) {
+            // The held-out verdict travels with the row: a worse q is red and says so.
+            done->setToolTip(verdicts.join("\n"));
+            if (worse > 0) {
+                done->setText(done->text() + tr(" (q worse)"));
+                done->setForeground(QColor(0xb0, 0x00, 0x20));
+            }
         }
         setItem(i, 4, done);
     }

@@ -55,6 +55,10 @@ struct ResultRow {
     QString method;
     double uncorrectedCost = 0, correctedCost = 0;
     bool collapsed = false;  ///< q collapsed to one class: shown, but marked
+    /// Held-out evidence, where the run had labels: the verdict sentence, and whether the
+    /// interval says q is worse (shown in red, never hidden).
+    QString verdict;
+    bool worse = false;
 };
 
 } // namespace lcs::ui

@@ -109,6 +109,16 @@ at::Tensor predictProbabilities(MlpImpl& model, const at::Tensor& x)
     return torch::softmax(model.forward(x.to(device)), 1).cpu();
 }
 
+at::Tensor correctedProbabilities(MlpImpl& q, const at::Tensor& x, const at::Tensor& p, bool residual)
+{
+    if (!residual)
+        return predictProbabilities(q, x);
+    torch::NoGradGuard noGrad;
+    const auto device = q.parameters().front().device();
+    const auto logP = p.to(device, torch::kFloat).clamp_min(1e-12).log();
+    return torch::softmax(q.forward(x.to(device)) + logP, 1).cpu();
+}
+
 CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const PredictiveSource& source,
                             const CostMatrix& costs, const CorrectionConfig& config, at::Generator& generator,
                             const JobContext& ctx, const std::string& phase, const CorrectionStepCallback& onStep,
@@ -129,7 +139,8 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
         source.student->eval();
     std::unique_ptr<torch::optim::Optimizer> optimizer;
     if (config.optimiser == Optimiser::Adam)
-        optimizer = std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(config.learningRate));
+        optimizer = std::make_unique<torch::optim::Adam>(
+            params, torch::optim::AdamOptions(config.learningRate).weight_decay(config.weightDecay));
     else
         optimizer = std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(config.learningRate)
                                                                     .momentum(config.momentum)
@@ -170,7 +181,7 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
             const auto index = heldOutRows.slice(0, b, std::min(b + chunk, rows));
             const auto xb = x.index_select(0, index.to(x.device())).to(device);
             const auto p = classRows(predictive(xb, index));
-            const auto qLogits = classRows(q.probabilities(xb)).to(device).clamp_min(1e-30).log();
+            const auto qLogits = classRows(q.probabilities(xb, p)).to(device).clamp_min(1e-30).log();
             const auto decisions = config.jointDecision ? bayesDecisions(p, optimumCosts) : at::Tensor();
             const auto terms = correctionObjective(qLogits, p, L, M, decisions);
             sum += terms.loss.item<double>() * static_cast<double>(index.size(0));
@@ -205,8 +216,13 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
         for (const auto& index : batches) {
             ctx.checkCancelled();
             auto xb = index.defined() ? x.index_select(0, index.to(x.device())) : x;
-            if (config.inputNoiseStd > 0)
-                xb = xb + config.inputNoiseStd * standardNormalLike(xb, generator);
+            if (config.inputNoiseStd > 0) {
+                auto noise = config.inputNoiseStd * standardNormalLike(xb, generator);
+                // A q that standardises its inputs gets noise in the units it sees.
+                if (!config.inputStd.empty() && xb.dim() == 2)
+                    noise = noise * torch::tensor(config.inputStd, torch::kDouble).to(noise.options());
+                xb = xb + noise;
+            }
             xb = xb.to(device);
             const auto p = predictive(xb, index);
             at::Tensor decisions;
@@ -262,7 +278,7 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
         pProbe = predictClassProbabilities(*source.student, probe);
     else
         pProbe = source.stored.slice(0, 0, probe.size(0)).to(torch::kCPU, torch::kFloat);
-    out.collapsed = decisionsCollapsed(classRows(q.probabilities(probe)), classRows(pProbe), costTensor(costs));
+    out.collapsed = decisionsCollapsed(classRows(q.probabilities(probe, pProbe)), classRows(pProbe), costTensor(costs));
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
 }
@@ -274,7 +290,7 @@ namespace {
 /// hand.
 class MlpCorrectionNetwork final : public CorrectionNetwork {
 public:
-    explicit MlpCorrectionNetwork(Mlp q) : m_q(std::move(q)), m_flat(*m_q) {}
+    MlpCorrectionNetwork(Mlp q, bool residual) : m_q(std::move(q)), m_flat(*m_q), m_residual(residual) {}
 
     std::vector<at::Tensor> parameters() override { return {m_flat.tensor()}; }
     CorrectionTerms objectiveAndGradient(const at::Tensor& x, const at::Tensor& p, const at::Tensor& costs,
@@ -286,16 +302,23 @@ public:
             m_p = p;
             m_logP = p.to(torch::kFloat).clamp_min(1e-12).log();
         }
-        auto g = correctionObjectiveWithGradient(trace.logits, m_logP, costs, utilityConstant, decisions);
+        // A residual q's logits are log p + f(x): the gradient w.r.t. f's outputs is the
+        // gradient w.r.t. the logits.
+        const auto logits = m_residual ? trace.logits + m_logP : trace.logits;
+        auto g = correctionObjectiveWithGradient(logits, m_logP, costs, utilityConstant, decisions);
         setMlpGradients(*m_q, trace, backpropagateMlp(*m_q, trace, g.gradient));
         return g.terms;
     }
     void setTraining(bool on) override { m_q->train(on); }
-    at::Tensor probabilities(const at::Tensor& x) override { return predictProbabilities(*m_q, x); }
+    at::Tensor probabilities(const at::Tensor& x, const at::Tensor& p) override
+    {
+        return correctedProbabilities(*m_q, x, p, m_residual);
+    }
 
 private:
     Mlp m_q;
     FlatParameters m_flat;
+    bool m_residual = false;
     at::Tensor m_p, m_logP;
 };
 
@@ -318,15 +341,26 @@ CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const
         auto dst = out.q->parameters();
         for (size_t i = 0; i < src.size(); ++i)
             dst[i].copy_(src[i]);
+        out.q->inputMean = (*initial)->inputMean;
+        out.q->inputStd = (*initial)->inputStd;
     } else {
         out.q = Mlp(x.size(1), config.hidden, p.size(1));
         initialiseFrom(*out.q, generator);
+        out.q->setInputStandardisation(config.inputMean, config.inputStd);
+        if (config.residual) {
+            // f starts at 0, so q starts as p everywhere.
+            torch::NoGradGuard noGrad;
+            auto last = out.q->linearLayers().back();
+            last->weight.zero_();
+            last->bias.zero_();
+        }
     }
+    out.residual = config.residual;
     out.q->to(x.device());
     const auto logP = p.to(torch::kFloat).clamp_min(1e-12).log();
     const auto pFloat = logP.exp();
     out.warmStartKl = std::numeric_limits<double>::quiet_NaN();
-    if (!initial && config.warmStartSteps > 0) {
+    if (!initial && !config.residual && config.warmStartSteps > 0) {
         // Distil p into q: mean KL(p || q) = cross-entropy(p, q) - H(p), whose gradient
         // w.r.t. q's logits is (q - p) / B.
         FlatParameters flat(*out.q);
@@ -349,7 +383,7 @@ CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const
 
     CorrectionRun run;
     {
-        MlpCorrectionNetwork network(out.q);
+        MlpCorrectionNetwork network(out.q, config.residual);
         const auto onStep = [&](const CorrectionStep& s) {
             if (observer)
                 observer(s, *out.q);
@@ -358,6 +392,9 @@ CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const
     }
     out.curve = std::move(run.curve);
     out.collapsed = run.collapsed;
+    out.heldOutObjective = std::move(run.heldOutObjective);
+    out.keptEpoch = run.keptEpoch;
+    out.heldOutInputs = run.heldOutInputs;
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
 }

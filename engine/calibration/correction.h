@@ -77,8 +77,12 @@ struct CorrectionConfig {
     LrSchedule schedule = LrSchedule::Cosine;
     Optimiser optimiser = Optimiser::Adam;
     double momentum = 0.9;         ///< SGD only
-    double weightDecay = 0.0;      ///< SGD only
-    double inputNoiseStd = 0.0;    ///< N(0, s^2) added to calibration inputs per step
+    /// L2 penalty on q's parameters (coupled, as torch.optim's weight_decay) for both
+    /// optimisers: it keeps q smooth between the calibration inputs it fits.
+    double weightDecay = 0.0;
+    /// N(0, s^2) added to calibration inputs per step (times each feature's inputStd when
+    /// q standardises its inputs, so s is in the units q sees).
+    double inputNoiseStd = 0.0;
     /// Train q with dropout off and BatchNorm on its running statistics, i.e. as the
     /// deterministic network that makes the decisions. The objective compares q with S
     /// in S's inference mode, so this trains the function that is scored; with dropout on,
@@ -100,8 +104,17 @@ struct CorrectionConfig {
     /// trained on and q ends with its last epoch's parameters.
     double heldOutShare = 0.0;
 
+    /// q as a residual on the predictive it corrects: q(y|x) ∝ p(y|x) exp(f_y(x)), f an MLP
+    /// whose last layer starts at zero, so q starts as p on every input (no warm start) and
+    /// learns only the correction, whose pointwise optimum exp(-L[y, c] / M) is bounded.
+    /// On inputs unlike the calibration set f stays near its start, so q stays near p;
+    /// the price is that q needs p wherever it decides. The fast path (Mlp) only.
+    bool residual = false;
+
     // A fresh q (trainCorrection without an initial network):
     std::vector<int64_t> hidden{50};
+    /// The fresh q standardises its inputs with these (one per feature; empty: none).
+    std::vector<double> inputMean, inputStd;
     /// Before the correction, a fresh q is distilled into the predictive it corrects
     /// (minimising KL(p || q) with Adam) for this many steps: the paper starts q from
     /// the student S, and a fresh q trained at lr 0.1 sometimes collapsed in its first
@@ -144,8 +157,10 @@ public:
     virtual CorrectionTerms objectiveAndGradient(const at::Tensor& x, const at::Tensor& p, const at::Tensor& costs,
                                                  double utilityConstant, const at::Tensor& decisions) = 0;
     virtual void setTraining(bool on) = 0;
-    /// Class probabilities on the CPU, in inference mode, without gradient.
-    virtual at::Tensor probabilities(const at::Tensor& x) = 0;
+    /// Class probabilities on the CPU, in inference mode, without gradient. `p` is the
+    /// predictive at the same inputs, which a residual q (CorrectionConfig::residual)
+    /// builds on and every other q ignores.
+    virtual at::Tensor probabilities(const at::Tensor& x, const at::Tensor& p) = 0;
 };
 
 struct CorrectionRun {
@@ -186,6 +201,11 @@ struct CorrectionOutput {
     /// KL(q || p) on the calibration set after the warm start (NaN without one).
     double warmStartKl = 0;
     bool collapsed = false;             ///< see CorrectionRun::collapsed
+    bool residual = false;              ///< q is f of a residual q (CorrectionConfig::residual)
+    /// See CorrectionRun: the held-out objective per epoch and the epoch kept (-1: none).
+    std::vector<double> heldOutObjective;
+    int keptEpoch = -1;
+    int64_t heldOutInputs = 0;
 };
 
 /// The collapse test of CorrectionRun::collapsed: Bayes decisions under qProbs are the
@@ -206,5 +226,9 @@ CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const
 
 /// q's class probabilities at x (no gradient), computed on q's device, returned on the CPU.
 at::Tensor predictProbabilities(MlpImpl& model, const at::Tensor& x);
+
+/// The same for a q trained with CorrectionConfig::residual (softmax(log p + f(x)), p [N, C]
+/// the predictive at x), or, when `residual` is false, predictProbabilities(q, x).
+at::Tensor correctedProbabilities(MlpImpl& q, const at::Tensor& x, const at::Tensor& p, bool residual);
 
 } // namespace lcs

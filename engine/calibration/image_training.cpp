@@ -345,7 +345,10 @@ public:
         return terms;
     }
     void setTraining(bool on) override { m_q.train(on); }
-    at::Tensor probabilities(const at::Tensor& x) override { return predictClassProbabilities(m_q, x); }
+    at::Tensor probabilities(const at::Tensor& x, const at::Tensor&) override
+    {
+        return predictClassProbabilities(m_q, x);
+    }
 
 private:
     ClassifierImpl& m_q;

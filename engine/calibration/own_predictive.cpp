@@ -1,6 +1,7 @@
 #include "calibration/own_predictive.h"
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "core/seeds.h"
 #include "core/version.h"
 #include "decision/decisions.h"
+#include "io/table_csv.h"
 
 namespace lcs {
 
@@ -69,15 +71,90 @@ at::Generator correctionGenerator(uint64_t seed)
     return makeGenerator(mixSeed(seed, 7));
 }
 
+namespace {
+
+ClassProbabilities classProbabilities(const at::Tensor& p)
+{
+    const auto d = p.to(torch::kDouble).contiguous();
+    ClassProbabilities out;
+    out.rows = d.size(0);
+    out.classes = static_cast<int>(d.size(1));
+    out.values.assign(d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
+    return out;
+}
+
+at::Tensor indexTensor(const std::vector<int64_t>& rows)
+{
+    return torch::tensor(rows, torch::kLong);
+}
+
+std::vector<int64_t> pick(const std::vector<int64_t>& values, const std::vector<int64_t>& rows)
+{
+    std::vector<int64_t> out;
+    out.reserve(rows.size());
+    for (auto r : rows)
+        out.push_back(values[static_cast<size_t>(r)]);
+    return out;
+}
+
+} // namespace
+
 OwnCorrectionResult correctOwnPredictive(const OwnPredictive& own, const CostMatrix& costs,
                                          const CorrectionConfig& config, uint64_t seed, const JobContext& ctx,
-                                         const CorrectionObserver& observer)
+                                         const CorrectionObserver& observer, const OwnEvidenceInputs& evidence)
 {
     costs.validateFor(static_cast<int>(own.probabilities.size(1)));
-    auto generator = correctionGenerator(seed);
+    const int64_t n = own.features.size(0);
+    const bool labelled = !evidence.labels.empty();
+    const bool separateTest = evidence.test.features.defined();
+    if (labelled && static_cast<int64_t>(evidence.labels.size()) != n)
+        throw InputError("labels: " + std::to_string(evidence.labels.size()) + " for " + std::to_string(n) + " rows");
+    if (separateTest && !labelled)
+        throw InputError("a test set needs labels of X's rows too: they choose between q and P and fit the baselines");
+
     OwnCorrectionResult r;
-    r.correction = trainCorrection(own.features, own.probabilities, costs, config, generator, ctx, observer);
-    r.qProbabilities = predictProbabilities(*r.correction.q, own.features);
+    r.labels = evidence.labels;
+    r.rowRole.assign(static_cast<size_t>(n), "fit");
+    std::vector<int64_t> fit, validation, test;
+    if (labelled) {
+        // Drawn from a stream of its own, so the split does not move q's initialisation.
+        auto splitGenerator = makeGenerator(mixSeed(seed, 13));
+        const auto order = torch::randperm(n, splitGenerator, torch::TensorOptions().dtype(torch::kLong));
+        const double testShare = separateTest ? 0.0 : evidence.testShare;
+        const auto nTest = static_cast<int64_t>(std::llround(testShare * static_cast<double>(n)));
+        const auto nValidation = static_cast<int64_t>(std::llround(evidence.validationShare * static_cast<double>(n)));
+        if (nValidation < 1 || (!separateTest && nTest < 1) || n - nTest - nValidation < 2)
+            throw InputError("labels: " + std::to_string(n) + " rows are too few to split into rows q trains on, " +
+                             "validation rows and test rows (shares " + formatNumber(evidence.validationShare) +
+                             " and " + formatNumber(testShare) + ")");
+        const auto o = order.accessor<int64_t, 1>();
+        for (int64_t i = 0; i < n; ++i) {
+            auto& part = i < nTest ? test : i < nTest + nValidation ? validation : fit;
+            part.push_back(o[i]);
+            r.rowRole[static_cast<size_t>(o[i])] = i < nTest ? "test" : i < nTest + nValidation ? "validation" : "fit";
+        }
+        for (auto* part : {&fit, &validation, &test})
+            std::sort(part->begin(), part->end());
+    } else {
+        for (int64_t i = 0; i < n; ++i)
+            fit.push_back(i);
+    }
+
+    const auto fitRows = indexTensor(fit);
+    const auto xFit = own.features.index_select(0, fitRows);
+    CorrectionConfig qConfig = config;
+    if (evidence.standardise) {
+        r.scaling = fitInputStandardisation(xFit);
+        qConfig.inputMean = r.scaling.mean;
+        qConfig.inputStd = r.scaling.std;
+    }
+    auto generator = correctionGenerator(seed);
+    // q standardises its raw inputs itself (MlpImpl::standardise), so every caller of q,
+    // the observer's region grid and the saved file included, gives it rows as they are.
+    r.correction = trainCorrection(xFit, own.probabilities.index_select(0, fitRows), costs, qConfig, generator, ctx,
+                                   observer);
+    const bool residual = r.correction.residual;
+    r.qProbabilities = correctedProbabilities(*r.correction.q, own.features, own.probabilities, residual);
     const auto L = costTensor(costs);
     r.decisionsBefore = bayesDecisions(own.probabilities, L);
     r.decisionsAfter = bayesDecisions(r.qProbabilities, L);
@@ -89,6 +166,38 @@ OwnCorrectionResult correctOwnPredictive(const OwnPredictive& own, const CostMat
     for (const auto* t : {&r.expectedCostBefore, &r.expectedCostAfter})
         if (!torch::isfinite(*t).all().item<bool>())
             throw ResultError("an expected cost is not finite: the predictive or q is broken");
+    r.decisionsKept = r.decisionsAfter;
+
+    if (labelled) {
+        if (separateTest && evidence.test.features.size(1) != own.features.size(1))
+            throw InputError("the test features have " + std::to_string(evidence.test.features.size(1)) +
+                             " columns, X has " + std::to_string(own.features.size(1)));
+        if (separateTest && evidence.test.probabilities.size(1) != own.probabilities.size(1))
+            throw InputError("the test predictive has " + std::to_string(evidence.test.probabilities.size(1)) +
+                             " classes, P has " + std::to_string(own.probabilities.size(1)));
+        const auto validationRows = indexTensor(validation);
+        at::Tensor testP, testQ;
+        std::vector<int64_t> testLabels;
+        if (separateTest) {
+            testP = evidence.test.probabilities;
+            testQ = correctedProbabilities(*r.correction.q, evidence.test.features, testP, residual);
+            testLabels = evidence.testLabels;
+        } else {
+            const auto testRows = indexTensor(test);
+            testP = own.probabilities.index_select(0, testRows);
+            testQ = r.qProbabilities.index_select(0, testRows);
+            testLabels = pick(evidence.labels, test);
+        }
+        r.evidence = gatherCorrectionEvidence(
+            classProbabilities(own.probabilities.index_select(0, validationRows)),
+            classProbabilities(r.qProbabilities.index_select(0, validationRows)), pick(evidence.labels, validation),
+            classProbabilities(testP), classProbabilities(testQ), testLabels, costs, evidence.selection,
+            mixSeed(seed, 17));
+        r.evidence.setName = separateTest ? "test" : "held-out test";
+        r.hasEvidence = true;
+        if (r.evidence.kept == "P")
+            r.decisionsKept = r.decisionsBefore;
+    }
     return r;
 }
 
@@ -110,6 +219,15 @@ std::string ownCorrectionJson(const OwnCorrectionResult& r, const CostMatrix& co
     j["mean_expected_cost_before"] = r.expectedCostBefore.mean().item<double>();
     j["mean_expected_cost_after"] = r.expectedCostAfter.mean().item<double>();
     j["collapsed"] = r.correction.collapsed;
+    j["standardised"] = !r.scaling.mean.empty();
+    j["q_form"] = r.correction.residual ? "residual" : "standalone";
+    j["rows_q_trained_on"] = std::count(r.rowRole.begin(), r.rowRole.end(), "fit");
+    if (r.correction.keptEpoch >= 0)
+        j["held_out_unlabelled"] = {{"rows", r.correction.heldOutInputs},
+                                    {"kept_epoch", r.correction.keptEpoch},
+                                    {"objective", r.correction.heldOutObjective}};
+    j["evidence"] = r.hasEvidence ? correctionEvidenceJson(r.evidence, costs) : nlohmann::json(nullptr);
+    j["kept"] = r.hasEvidence ? r.evidence.kept : std::string("q");
     j["seconds"] = r.correction.seconds;
     j["curve"] = curve;
     return j.dump(2) + "\n";
@@ -117,20 +235,31 @@ std::string ownCorrectionJson(const OwnCorrectionResult& r, const CostMatrix& co
 
 std::string ownCorrectionCsv(const OwnCorrectionResult& r, const CostMatrix& costs)
 {
-    std::string s = "row,decision_before,decision_after,expected_cost_before,expected_cost_after";
+    const bool labelled = !r.labels.empty();
+    std::string s = "row,role,";
+    if (labelled)
+        s += "label,";
+    s += "decision_before,decision_after,decision_kept,expected_cost_before,expected_cost_after";
     for (int c = 0; c < costs.numClasses(); ++c)
-        s += ",q_" + costs.decisionName(c);
+        s += "," + csvText("q_" + costs.decisionName(c));
     s += "\n";
     // Plain CPU views: one tensor op per row and column would dominate a large table.
     const auto q = r.qProbabilities.to(torch::kDouble).contiguous();
     const auto before = r.decisionsBefore.contiguous(), after = r.decisionsAfter.contiguous();
+    const auto keptDecisions = r.decisionsKept.contiguous();
+    const auto k = keptDecisions.accessor<int64_t, 1>();
     const auto costBefore = r.expectedCostBefore.contiguous(), costAfter = r.expectedCostAfter.contiguous();
     const auto b = before.accessor<int64_t, 1>(), a = after.accessor<int64_t, 1>();
     const auto cb = costBefore.accessor<double, 1>(), ca = costAfter.accessor<double, 1>();
     const auto qs = q.accessor<double, 2>();
     for (int64_t i = 0; i < b.size(0); ++i) {
-        s += std::to_string(i + 1) + "," + costs.decisionName(static_cast<int>(b[i])) + "," +
-             costs.decisionName(static_cast<int>(a[i])) + "," + formatNumber(cb[i]) + "," + formatNumber(ca[i]);
+        s += std::to_string(i + 1) + "," + r.rowRole[static_cast<size_t>(i)] + ",";
+        if (labelled)
+            s += csvText(costs.decisionName(static_cast<int>(r.labels[static_cast<size_t>(i)]))) + ",";
+        s += csvText(costs.decisionName(static_cast<int>(b[i]))) + "," +
+             csvText(costs.decisionName(static_cast<int>(a[i]))) + "," +
+             csvText(costs.decisionName(static_cast<int>(k[i]))) + "," + formatNumber(cb[i]) + "," +
+             formatNumber(ca[i]);
         for (int64_t c = 0; c < qs.size(1); ++c)
             s += "," + formatNumber(qs[i][c]);
         s += "\n";

@@ -8,6 +8,7 @@
 
 #include "calibration/correction.h"
 #include "core/job.h"
+#include "decision/correction_evidence.h"
 #include "decision/cost_matrix.h"
 #include "io/npy.h"
 
@@ -33,14 +34,38 @@ struct OwnPredictive {
 OwnPredictive ownPredictive(const NumericArray& features, const NumericArray& predictive,
                             const std::string& featuresName, const std::string& predictiveName);
 
+/// What the run knows beyond X and P: labels for evidence and selection, and how q sees
+/// its inputs. With labels of X's rows, X is split (from the seed) into rows q trains on,
+/// validation rows (the baselines are fitted and q or P is chosen there) and test rows
+/// (scored only), unless a separate labelled test set is given, which then is the test.
+struct OwnEvidenceInputs {
+    std::vector<int64_t> labels;          ///< of X's rows; empty: no labels
+    OwnPredictive test;                   ///< a separate labelled set (features undefined: none)
+    std::vector<int64_t> testLabels;
+    double validationShare = 0.25;        ///< of X's rows, when labelled
+    double testShare = 0.25;              ///< of X's rows, when labelled and no test set is given
+    Selection selection = Selection::Validation;
+    /// q standardises its inputs with the mean and std of the rows it trains on (stored
+    /// in the model file); off, it takes the features as they are.
+    bool standardise = true;
+};
+
 struct OwnCorrectionResult {
-    CorrectionOutput correction;     ///< q (an MLP on D features), its curve, collapse
+    CorrectionOutput correction;     ///< q (an MLP on D standardised features), its curve, collapse
+    InputStandardisationFit scaling; ///< what q applies to X first (empty: nothing)
     at::Tensor qProbabilities;       ///< [N, K]
     at::Tensor decisionsBefore;      ///< [N] Bayes decisions under P
     at::Tensor decisionsAfter;       ///< [N] Bayes decisions under q
     at::Tensor expectedCostBefore;   ///< [N] sum_y P(y) L[y, d_before]
     at::Tensor expectedCostAfter;    ///< [N] sum_y P(y) L[y, d_after]: what P expects q's decision to cost
     int64_t changed = 0;             ///< rows whose decision q changed
+    /// Each row's part: "fit" (q trained on it), "validation", "test"; all "fit" without labels.
+    std::vector<std::string> rowRole;
+    std::vector<int64_t> labels;     ///< X's labels, when given
+    /// With labels: the held-out evidence and the choice between q and P.
+    bool hasEvidence = false;
+    CorrectionEvidence evidence;
+    at::Tensor decisionsKept;        ///< [N] the decisions the run stands by (q's, or P's when P was kept)
 };
 
 /// The generator the correction draws q's initialisation (and batches) from, for a run
@@ -53,7 +78,8 @@ at::Generator correctionGenerator(uint64_t seed);
 /// `observer` (may be empty) sees every step, as trainCorrection's.
 OwnCorrectionResult correctOwnPredictive(const OwnPredictive& own, const CostMatrix& costs,
                                          const CorrectionConfig& config, uint64_t seed, const JobContext& ctx,
-                                         const CorrectionObserver& observer = {});
+                                         const CorrectionObserver& observer = {},
+                                         const OwnEvidenceInputs& evidence = {});
 
 /// Results as JSON (summary, per-row decisions and the curve) and the per-row CSV.
 std::string ownCorrectionJson(const OwnCorrectionResult& r, const CostMatrix& costs, uint64_t seed);

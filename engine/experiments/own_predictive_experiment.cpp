@@ -9,6 +9,7 @@
 #include "experiments/experiment.h"
 #include "experiments/run_record.h"
 #include "experiments/synthetic_settings.h"
+#include "io/labels_file.h"
 #include "io/table_csv.h"
 
 namespace lcs {
@@ -50,10 +51,11 @@ public:
         if (m_costs.numClasses() != m_own.probabilities.size(1))
             throw CostMatrixError("cost matrix has " + std::to_string(m_costs.numClasses()) + " classes, " +
                                   m_choices.predictivePath + " " + std::to_string(m_own.probabilities.size(1)));
+        const auto evidence = loadEvidenceInputs(m_choices, m_own, m_costs);
         const auto r = correctOwnPredictive(m_own, m_costs, m_choices.correction.correction,
-                                            m_choices.correction.seed, ctx);
+                                            m_choices.correction.seed, ctx, {}, evidence);
         return {ownPredictiveResultsJson(r, m_costs, m_choices), ownCorrectionCsv(r, m_costs),
-                ownPredictiveTable(r, m_own.samples)};
+                ownPredictiveTable(r, m_costs, m_own.samples)};
     }
 
 private:
@@ -132,6 +134,58 @@ const std::vector<BoundSetting<OwnPredictiveChoices>>& ownPredictiveSettings()
             s.push_back({shared.spec, [get = shared.get](const C& c) { return get(c.correction); },
                          [set = shared.set](C& c, const J& v) { set(c.correction, v); }});
         }
+        s.push_back({numberSetting("held_out_share", "X",
+                                   "share of the rows q trains on held out, unlabelled, to keep q from the epoch "
+                                   "whose objective there is lowest (0: the last epoch)", 0.2, 0, 0.9, false),
+                     [](const C& c) { return J(c.correction.correction.heldOutShare); },
+                     [](C& c, const J& v) { c.correction.correction.heldOutShare = v.get<double>(); }});
+        s.push_back({choiceSetting("q_form", "FORM",
+                                   "residual: q = P x exp(f(x)), starting as P everywhere, needs P where it decides; "
+                                   "standalone: the paper's q, an MLP on X alone distilled from P first",
+                                   "residual", {"residual", "standalone"}),
+                     [](const C& c) { return J(c.correction.correction.residual ? "residual" : "standalone"); },
+                     [](C& c, const J& v) { c.correction.correction.residual = v.get<std::string>() == "residual"; }});
+        s.push_back({numberSetting("input_noise", "X",
+                                   "std of the Gaussian noise added to q's inputs each step, in standardised units "
+                                   "(P is the row's own)", 0.0, 0, 10, false),
+                     [](const C& c) { return J(c.correction.correction.inputNoiseStd); },
+                     [](C& c, const J& v) { c.correction.correction.inputNoiseStd = v.get<double>(); }});
+        s.push_back({numberSetting("weight_decay", "X", "L2 penalty on q's parameters", 0.0, 0, 1, false),
+                     [](const C& c) { return J(c.correction.correction.weightDecay); },
+                     [](C& c, const J& v) { c.correction.correction.weightDecay = v.get<double>(); }});
+        auto optionalFile = [](const char* name, const char* help) {
+            auto spec = textSetting(name, "FILE", help, "");
+            spec.browse = SettingBrowse::File;
+            return spec;
+        };
+        s.push_back({optionalFile("labels", "labels of X's rows (a column of class names or indices, or .npy): "
+                                            "used only to choose between q and P and to score them"),
+                     [](const C& c) { return J(c.labelsPath); }, [](C& c, const J& v) { c.labelsPath = v.get<std::string>(); }});
+        s.push_back({optionalFile("test_features", "a separate labelled test set: its inputs (needs --labels)"),
+                     [](const C& c) { return J(c.testFeaturesPath); },
+                     [](C& c, const J& v) { c.testFeaturesPath = v.get<std::string>(); }});
+        s.push_back({optionalFile("test_predictive", "the test set's predictive"),
+                     [](const C& c) { return J(c.testPredictivePath); },
+                     [](C& c, const J& v) { c.testPredictivePath = v.get<std::string>(); }});
+        s.push_back({optionalFile("test_labels", "the test set's labels"),
+                     [](const C& c) { return J(c.testLabelsPath); },
+                     [](C& c, const J& v) { c.testLabelsPath = v.get<std::string>(); }});
+        s.push_back({numberSetting("validation_share", "X",
+                                   "share of X's labelled rows held out of q's training to choose q or P "
+                                   "and fit the baselines", 0.25, 0, 0.8, true),
+                     [](const C& c) { return J(c.validationShare); },
+                     [](C& c, const J& v) { c.validationShare = v.get<double>(); }});
+        s.push_back({numberSetting("test_share", "X",
+                                   "share of X's labelled rows held out to score the rules (without a test set)",
+                                   0.25, 0, 0.8, true),
+                     [](const C& c) { return J(c.testShare); }, [](C& c, const J& v) { c.testShare = v.get<double>(); }});
+        s.push_back({choiceSetting("select", "RULE",
+                                   "validation: use P's decisions where q's validation cost is above P's; none: keep q",
+                                   "validation", {"validation", "none"}),
+                     [](const C& c) { return J(c.select); }, [](C& c, const J& v) { c.select = v.get<std::string>(); }});
+        s.push_back({switchSetting("no_standardise", "q takes X as it is (by default it standardises each feature "
+                                                     "with the mean and std of the rows it trains on)"),
+                     [](const C& c) { return J(c.noStandardise); }, [](C& c, const J& v) { c.noStandardise = v.get<bool>(); }});
         return s;
     }();
     return settings;
@@ -142,6 +196,45 @@ OwnPredictive loadOwnPredictive(const OwnPredictiveChoices& choices)
     const auto x = readNumericArray(choices.featuresPath, "--features", 2, 2, kMaxArrayValues);
     const auto p = readNumericArray(choices.predictivePath, "--predictive", 2, 3, kMaxArrayValues);
     return ownPredictive(x, p, "--features " + choices.featuresPath, "--predictive " + choices.predictivePath);
+}
+
+OwnEvidenceInputs loadEvidenceInputs(const OwnPredictiveChoices& choices, const OwnPredictive& own,
+                                     const CostMatrix& costs)
+{
+    OwnEvidenceInputs in;
+    in.validationShare = choices.validationShare;
+    in.testShare = choices.testShare;
+    in.selection = choices.select == "none" ? Selection::None : Selection::Validation;
+    in.standardise = !choices.noStandardise;
+    const int k = static_cast<int>(own.probabilities.size(1));
+    const bool anyTest = !choices.testFeaturesPath.empty() || !choices.testPredictivePath.empty() ||
+                         !choices.testLabelsPath.empty();
+    if (anyTest && (choices.testFeaturesPath.empty() || choices.testPredictivePath.empty() ||
+                    choices.testLabelsPath.empty()))
+        throw InputError("a test set needs all three of --test-features, --test-predictive and --test-labels");
+    if (anyTest && choices.labelsPath.empty())
+        throw InputError("--test-features needs --labels too: X's labelled rows choose between q and P and fit "
+                         "the baselines, the test set only scores them");
+    if (choices.labelsPath.empty())
+        return in;
+    in.labels = readLabels(choices.labelsPath, "--labels", k, costs.classNames(), own.features.size(0));
+    if (anyTest) {
+        const auto x = readNumericArray(choices.testFeaturesPath, "--test-features", 2, 2, kMaxArrayValues);
+        const auto p = readNumericArray(choices.testPredictivePath, "--test-predictive", 2, 3, kMaxArrayValues);
+        in.test = ownPredictive(x, p, "--test-features " + choices.testFeaturesPath,
+                                "--test-predictive " + choices.testPredictivePath);
+        if (in.test.features.size(1) != own.features.size(1))
+            throw InputError("--test-features " + choices.testFeaturesPath + ": " +
+                             std::to_string(in.test.features.size(1)) + " features per row, --features " +
+                             choices.featuresPath + " has " + std::to_string(own.features.size(1)));
+        if (in.test.probabilities.size(1) != k)
+            throw InputError("--test-predictive " + choices.testPredictivePath + ": " +
+                             std::to_string(in.test.probabilities.size(1)) + " classes, --predictive " +
+                             choices.predictivePath + " has " + std::to_string(k));
+        in.testLabels = readLabels(choices.testLabelsPath, "--test-labels", k, costs.classNames(),
+                                   in.test.features.size(0));
+    }
+    return in;
 }
 
 std::string ownPredictiveResultsJson(const OwnCorrectionResult& result, const CostMatrix& costs,
@@ -163,7 +256,7 @@ std::string ownPredictiveResultsJson(const OwnCorrectionResult& result, const Co
     return out.dump(2) + "\n";
 }
 
-std::string ownPredictiveTable(const OwnCorrectionResult& result, int64_t samples)
+std::string ownPredictiveTable(const OwnCorrectionResult& result, const CostMatrix& costs, int64_t samples)
 {
     const int64_t n = result.decisionsBefore.size(0);
     char line[512];
@@ -176,7 +269,17 @@ std::string ownPredictiveTable(const OwnCorrectionResult& result, int64_t sample
                   static_cast<long long>(result.changed), static_cast<long long>(n),
                   result.expectedCostBefore.mean().item<double>(), result.expectedCostAfter.mean().item<double>(),
                   result.correction.collapsed ? " (warning: q collapsed to one class)" : "");
-    return line;
+    std::string out = line;
+    if (result.correction.keptEpoch >= 0)
+        out += "q kept from epoch " + std::to_string(result.correction.keptEpoch) + " of " +
+               std::to_string(result.correction.curve.size()) + " (lowest objective on " +
+               std::to_string(result.correction.heldOutInputs) + " held-out unlabelled rows; 0 = the warm start)\n";
+    if (result.hasEvidence)
+        out += correctionEvidenceText(result.evidence, costs);
+    else
+        out += "No labels given: nothing here shows that q's decisions cost less than P's. Give --labels Y (the "
+               "labels of X's rows, used only to choose and to score) for held-out evidence.\n";
+    return out;
 }
 
 std::shared_ptr<const Experiment> makeOwnPredictiveExperiment()

@@ -26,7 +26,21 @@ struct OwnPredictiveChoices {
     /// The correction's settings (seed, iterations, learning rate, warm start) as the
     /// synthetic experiment declares and applies them: q trains here exactly as there.
     SyntheticConfig correction;
+    /// Evidence (all optional): labels of X's rows, a separate labelled test set, the
+    /// shares of X's rows held out when labelled, and whether the run chooses between q
+    /// and P on the validation rows ("validation") or keeps q ("none").
+    std::string labelsPath, testFeaturesPath, testPredictivePath, testLabelsPath;
+    double validationShare = 0.25;
+    double testShare = 0.25;
+    std::string select = "validation";
+    bool noStandardise = false;
 };
+
+/// The labels and test set the choices name, read and checked against X, P and `costs`
+/// (their classes and names); empty without labels. Throws InputError naming the flag,
+/// the file, the row and the value.
+OwnEvidenceInputs loadEvidenceInputs(const OwnPredictiveChoices& choices, const OwnPredictive& own,
+                                     const CostMatrix& costs);
 
 /// The experiment's settings, declared once: the command's flags, sessions and the
 /// window's form derive from them.
@@ -41,6 +55,7 @@ OwnPredictive loadOwnPredictive(const OwnPredictiveChoices& choices);
 std::string ownPredictiveResultsJson(const OwnCorrectionResult& result, const CostMatrix& costs,
                                      const OwnPredictiveChoices& choices);
 /// The text table a run prints: changed decisions and the mean expected cost under P.
-std::string ownPredictiveTable(const OwnCorrectionResult& result, int64_t samples);
+/// With labels, the held-out evidence follows (correctionEvidenceText).
+std::string ownPredictiveTable(const OwnCorrectionResult& result, const CostMatrix& costs, int64_t samples);
 
 } // namespace lcs

@@ -15,6 +15,7 @@
 #include <torch/torch.h>
 
 #include "core/input_error.h"
+#include "core/number_format.h"
 #include "core/parallel.h"
 #include "core/seeds.h"
 #include "experiments/synthetic_settings.h"
@@ -158,18 +159,29 @@ SyntheticData syntheticDataFor(const SyntheticConfig& config, int replicate)
     const int64_t nTest = std::clamp<int64_t>(std::llround(config.testFraction * static_cast<double>(n)), 1, n - 1);
     if (n < 2)
         throw InputError(t.source + ": " + std::to_string(n) + " labelled row(s); a training and a test row are needed");
+    const int64_t nValidation = std::llround(config.validationFraction * static_cast<double>(n));
+    if (nValidation > 0 && n - nTest - nValidation < 2)
+        throw InputError(t.source + ": " + std::to_string(n) + " labelled rows are too few for a test share of " +
+                         formatNumber(config.testFraction) + " and a validation share of " +
+                         formatNumber(config.validationFraction) + " (set --validation-fraction 0 to skip it)");
     // The split is replicate r's: a permutation drawn from (seed, r).
     auto generator = makeGenerator(mixSeed(config.seed, static_cast<uint64_t>(replicate), 0x7ab));
     const auto order = torch::randperm(n, generator, torch::kLong);
     const auto x = torch::tensor(t.labelled.values, torch::kDouble).reshape({n, d}).to(torch::kFloat);
     const auto y = torch::tensor(t.labels, torch::kLong);
-    const auto testRows = order.narrow(0, 0, nTest), trainRows = order.narrow(0, nTest, n - nTest);
+    const auto testRows = order.narrow(0, 0, nTest);
+    const auto validationRows = order.narrow(0, nTest, nValidation);
+    const auto trainRows = order.narrow(0, nTest + nValidation, n - nTest - nValidation);
     SyntheticData out;
     out.trainX = x.index_select(0, trainRows).contiguous();
     out.trainY = y.index_select(0, trainRows).contiguous();
     out.testX = x.index_select(0, testRows).contiguous();
     out.testY = y.index_select(0, testRows).contiguous();
     out.calibrationX = torch::tensor(t.unlabelled.values, torch::kDouble).reshape({t.unlabelled.dim(0), d}).to(torch::kFloat);
+    if (nValidation > 0) {
+        out.validationX = x.index_select(0, validationRows).contiguous();
+        out.validationY = y.index_select(0, validationRows).contiguous();
+    }
     return out;
 }
 
@@ -187,13 +199,21 @@ SyntheticPredictive inferSynthetic(const SyntheticConfig& config, int replicate,
 
     // One forward pass over calibration, test and grid points together.
     std::vector<at::Tensor> parts{out.data.calibrationX, out.data.testX};
+    const int64_t nValidation = out.data.validationX.defined() ? out.data.validationX.size(0) : 0;
+    if (nValidation > 0)
+        parts.push_back(out.data.validationX);
     if (hasRegionGrid(config))
         parts.push_back(syntheticGrid(config.data, config.gridResolution));
     const auto device = resolveDevice(config.device);
-    const auto evalInputs = torch::cat(parts, 0).to(device);
+    // A table's columns come in their own units (a CSV as users give it); the networks see
+    // them standardised by the training rows' statistics.
+    if (config.table && config.standardise)
+        out.standardisation = fitInputStandardisation(out.data.trainX);
+    const auto& scale = out.standardisation;
+    const auto evalInputs = applyInputStandardisation(scale, torch::cat(parts, 0)).to(device);
 
     auto gen = makeGenerator(taskSeed(config.seed, replicate, method));
-    const TrainingSet train{out.data.trainX.to(device), out.data.trainY.to(device)};
+    const TrainingSet train{applyInputStandardisation(scale, out.data.trainX).to(device), out.data.trainY.to(device)};
     auto freshMlp = [&] {
         Mlp m(featureCount(config), config.hidden, classCount(config));
         initialiseFrom(*m, gen);  // drawn on the CPU for reproducibility, then moved
@@ -226,8 +246,11 @@ SyntheticPredictive inferSynthetic(const SyntheticConfig& config, int replicate,
     const int64_t nTest = out.data.testX.size(0);
     out.calibrationProbs = inf.predictive.narrow(0, 0, nCal).contiguous();
     out.testProbs = inf.predictive.narrow(0, nCal, nTest).contiguous();
+    if (nValidation > 0)
+        out.validationProbs = inf.predictive.narrow(0, nCal + nTest, nValidation).contiguous();
+    const int64_t before = nCal + nTest + nValidation;
     if (hasRegionGrid(config))
-        out.gridProbs = inf.predictive.narrow(0, nCal + nTest, inf.predictive.size(0) - nCal - nTest).contiguous();
+        out.gridProbs = inf.predictive.narrow(0, before, inf.predictive.size(0) - before).contiguous();
     out.model = inf.model;
     out.seconds = inf.seconds;
     return out;
@@ -245,8 +268,12 @@ SyntheticCorrection correctSynthetic(const SyntheticConfig& config, const Synthe
     // starts q from the same initialisation.
     auto gen = correctionGenerator(taskSeed(config.seed, predictive.replicate, predictive.method));
     const auto device = resolveDevice(config.device);
+    // q standardises its raw inputs itself, as the posterior's networks did.
+    CorrectionConfig qConfig = config.correction;
+    qConfig.inputMean = predictive.standardisation.mean;
+    qConfig.inputStd = predictive.standardisation.std;
     auto trained = trainCorrection(predictive.data.calibrationX.to(device), predictive.calibrationProbs.to(device),
-                                   costs, config.correction, gen, ctx, observer);
+                                   costs, qConfig, gen, ctx, observer);
     SyntheticCorrection out;
     out.q = trained.q;
     out.q->to(torch::kCPU);
@@ -254,13 +281,15 @@ SyntheticCorrection correctSynthetic(const SyntheticConfig& config, const Synthe
     out.seconds = trained.seconds;
     out.collapsed = trained.collapsed;
     out.testProbs = predictProbabilities(*out.q, predictive.data.testX);
+    if (predictive.data.validationX.defined())
+        out.validationProbs = predictProbabilities(*out.q, predictive.data.validationX);
     if (hasRegionGrid(config))
         out.gridProbs = predictProbabilities(*out.q, syntheticGrid(config.data, config.gridResolution));
     return out;
 }
 
 ReplicateOutcome evaluateSynthetic(const SyntheticPredictive& predictive, const SyntheticCorrection& correction,
-                                   const CostMatrix& costs)
+                                   const CostMatrix& costs, bool selectOnValidation)
 {
     const auto L = costTensor(costs);
     ReplicateOutcome r;
@@ -269,6 +298,20 @@ ReplicateOutcome evaluateSynthetic(const SyntheticPredictive& predictive, const 
     const auto& y = predictive.data.testY;
     r.uncorrected = evaluateDecisions(predictive.testProbs, bayesDecisions(predictive.testProbs, L), y, costs);
     r.corrected = evaluateDecisions(correction.testProbs, bayesDecisions(correction.testProbs, L), y, costs);
+    r.qAlone = r.corrected;
+    if (selectOnValidation && predictive.validationProbs.defined() && correction.validationProbs.defined()) {
+        // The choice between q and P, made on rows neither the networks nor q trained on.
+        const auto& yv = predictive.data.validationY;
+        r.selected = true;
+        r.validationCostUncorrected =
+            evaluateDecisions(predictive.validationProbs, bayesDecisions(predictive.validationProbs, L), yv, costs).averageCost;
+        r.validationCostQ =
+            evaluateDecisions(correction.validationProbs, bayesDecisions(correction.validationProbs, L), yv, costs).averageCost;
+        // As for `correct` (gatherCorrectionEvidence): a tie keeps q.
+        r.keptUncorrected = r.validationCostQ > r.validationCostUncorrected;
+        if (r.keptUncorrected)
+            r.corrected = r.uncorrected;
+    }
     r.inferenceSeconds = predictive.seconds;
     r.correctionSeconds = correction.seconds;
     r.collapsed = correction.collapsed;
@@ -382,7 +425,7 @@ SyntheticResult runSynthetic(const SyntheticConfig& config, const JobContext& ct
             const auto [replicate, method] = tasks[i];
             auto predictive = inferSynthetic(config, replicate, method, shared);
             auto correction = correctSynthetic(config, predictive, config.costs, shared);
-            auto outcome = evaluateSynthetic(predictive, correction, config.costs);
+            auto outcome = evaluateSynthetic(predictive, correction, config.costs, config.selectOnValidation);
             std::lock_guard<std::mutex> lock(mutex);
             outcomes.push_back(outcome);
             ++done;

@@ -53,6 +53,14 @@ struct SyntheticConfig {
     std::shared_ptr<const TabularData> table;
     std::string tablePath, labelColumn;  ///< where the table came from (the tabular settings)
     double testFraction = 0.3;
+    /// On a table, every network standardises its inputs with the mean and std of the
+    /// replicate's training rows (q takes them over; saved models carry them).
+    bool standardise = true;
+    /// On a table, the share of the labelled rows each replicate holds out as validation
+    /// rows (0: none): where q's cost there is above the uncorrected decisions'
+    /// (selectOnValidation), the replicate's decisions are P's.
+    double validationFraction = 0.2;
+    bool selectOnValidation = true;
     /// The experiment and settings the results record (the tabular experiment's own).
     std::string experiment = kSyntheticExperiment;
     nlohmann::json recordSettings;
@@ -79,13 +87,18 @@ struct SyntheticPredictive {
     at::Tensor calibrationProbs;  ///< [Ncal, 2]
     at::Tensor testProbs;         ///< [Ntest, 2]
     at::Tensor gridProbs;         ///< [res^2, 2] or undefined
+    at::Tensor validationProbs;   ///< on data.validationX, or undefined
     std::shared_ptr<torch::nn::Module> model;  ///< MAP net (KFAC), BBVI net, last SGHMC sample (on the CPU)
+    /// The inputs' standardisation every network of this task applies (a table's
+    /// training rows'; empty: the features as they are). `model` takes standardised rows.
+    InputStandardisationFit standardisation;
     double seconds = 0;
 };
 
 struct SyntheticCorrection {
     Mlp q{nullptr};
     at::Tensor testProbs;
+    at::Tensor validationProbs;  ///< on data.validationX, or undefined
     at::Tensor gridProbs;
     std::vector<CorrectionStep> curve;
     double seconds = 0;
@@ -96,7 +109,13 @@ struct ReplicateOutcome {
     int replicate = 0;
     InferenceMethod method = InferenceMethod::Sghmc;
     DecisionMetrics uncorrected;
+    /// The decisions the run stands by: q's, or the uncorrected ones where q's cost on the
+    /// validation rows was above theirs (keptUncorrected).
     DecisionMetrics corrected;
+    DecisionMetrics qAlone;           ///< q's own decisions on the test rows, kept or not
+    bool keptUncorrected = false;
+    bool selected = false;            ///< a validation choice was made
+    double validationCostUncorrected = 0, validationCostQ = 0;
     double inferenceSeconds = 0;
     double correctionSeconds = 0;
     bool collapsed = false;  ///< q collapsed to one class (its "corrected" row is still reported)
@@ -150,8 +169,10 @@ SyntheticCorrection correctSynthetic(const SyntheticConfig& config, const Synthe
                                      const CorrectionObserver& observer = {});
 
 /// Test metrics of both decision rules.
+/// Test metrics of both decision rules. With validation rows and `selectOnValidation`,
+/// "corrected" is the rule kept there (q only where its validation cost is lower).
 ReplicateOutcome evaluateSynthetic(const SyntheticPredictive& predictive, const SyntheticCorrection& correction,
-                                   const CostMatrix& costs);
+                                   const CostMatrix& costs, bool selectOnValidation = true);
 
 MethodSummary summarise(InferenceMethod method, std::vector<ReplicateOutcome> outcomes);
 

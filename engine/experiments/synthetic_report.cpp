@@ -10,6 +10,7 @@
 
 #include "core/number_format.h"
 #include "core/settings.h"
+#include "decision/evidence.h"
 #include "experiments/experiment_names.h"
 
 namespace lcs {
@@ -27,6 +28,35 @@ nlohmann::json metricsJson(const DecisionMetrics& m)
 {
     return {{"cost", reportNumber(m.averageCost)}, {"accuracy", reportNumber(m.accuracy)}, {"nll", reportNumber(m.nll)},
             {"referral_rate", reportNumber(m.referralRate)}, {"mean_iou", reportNumber(m.meanIoU)}};
+}
+
+/// A q whose test cost is more than this times P's on a replicate is named in a warning.
+constexpr double kMuchWorseRatio = 1.5;
+
+/// The paired difference corrected - uncorrected over replicates with its bootstrap
+/// interval: the run's verdict on q for one method.
+Comparison replicateComparison(const MethodSummary& m, uint64_t seed)
+{
+    RuleScore p, q;
+    p.rule = "P";
+    q.rule = "q";
+    for (const auto& o : m.replicates) {
+        p.rowCosts.push_back(o.uncorrected.averageCost);
+        q.rowCosts.push_back(o.corrected.averageCost);
+    }
+    p.cost = m.uncorrected.mean;
+    q.cost = m.corrected.mean;
+    return compareRules(p, q, seed);
+}
+
+std::vector<int> muchWorseReplicates(const MethodSummary& m)
+{
+    std::vector<int> out;
+    for (const auto& o : m.replicates)
+        if (o.corrected.averageCost > kMuchWorseRatio * o.uncorrected.averageCost &&
+            o.corrected.averageCost > o.uncorrected.averageCost)
+            out.push_back(o.replicate);
+    return out;
 }
 
 } // namespace
@@ -60,6 +90,37 @@ std::string syntheticTable(const SyntheticResult& r)
         s << "warning: " << methodLabel(m.method) << ": q collapsed to one class in " << m.collapsedReplicates
           << " replicate(s) (" << which << "); their corrected cost is included above\n";
     }
+    for (const auto& m : r.methods) {
+        const auto worse = muchWorseReplicates(m);
+        if (worse.empty())
+            continue;
+        std::string which;
+        for (int k : worse)
+            which += (which.empty() ? "" : ", ") + std::to_string(k + 1);
+        s << "warning: " << methodLabel(m.method) << ": q's test cost is more than " << kMuchWorseRatio
+          << "x the uncorrected cost in " << worse.size() << " replicate(s) (" << which << ")\n";
+    }
+    for (const auto& m : r.methods) {
+        int selected = 0, keptQ = 0;
+        std::vector<double> qAlone;
+        for (const auto& o : m.replicates) {
+            selected += o.selected ? 1 : 0;
+            keptQ += o.selected && !o.keptUncorrected ? 1 : 0;
+            qAlone.push_back(o.qAlone.averageCost);
+        }
+        if (selected == 0)
+            continue;
+        s << "selection: " << methodLabel(m.method) << ": q kept in " << keptQ << " of " << selected
+          << " replicate(s) (elsewhere its validation cost was above the uncorrected decisions'); q alone: "
+          << meanStdText(meanStd(qAlone), 3) << "\n";
+    }
+    if (r.replicates > 1)
+        for (const auto& m : r.methods) {
+            if (m.replicates.size() < 2)
+                continue;
+            const auto c = replicateComparison(m, r.seed);
+            s << "verdict: " << methodLabel(m.method) << ": " << verdictSentence(c, "test", "replicates") << "\n";
+        }
     std::snprintf(line, sizeof line, "(paired diff = uncorrected - corrected; > 0 means the correction lowered the cost)\n"
                                      "%.1f s wall\n", r.seconds);
     s << line;
@@ -77,12 +138,24 @@ std::string syntheticJson(const SyntheticResult& r)
                             {"corrected", metricsJson(o.corrected)},
                             {"inference_seconds", o.inferenceSeconds},
                             {"correction_seconds", o.correctionSeconds},
-                            {"collapsed", o.collapsed}});
+                            {"collapsed", o.collapsed},
+                            {"kept", o.selected ? nlohmann::json(o.keptUncorrected ? "P" : "q") : nlohmann::json(nullptr)},
+                            {"q_alone", metricsJson(o.qAlone)},
+                            {"validation_cost", o.selected ? nlohmann::json{{"uncorrected", o.validationCostUncorrected},
+                                                                             {"q", o.validationCostQ}}
+                                                           : nlohmann::json(nullptr)}});
         methods[methodName(m.method)] = {{"uncorrected", reportMeanStd(m.uncorrected)},
                                          {"corrected", reportMeanStd(m.corrected)},
                                          {"paired_diff", reportMeanStd(m.pairedDiff)},
                                          {"collapsed_replicates", m.collapsedReplicates},
+                                         {"much_worse_replicates", muchWorseReplicates(m)},
                                          {"replicates", reps}};
+        if (m.replicates.size() >= 2) {
+            const auto c = replicateComparison(m, r.seed);
+            methods[methodName(m.method)]["change_over_replicates"] = {
+                {"mean", c.difference.mean}, {"low", c.difference.low}, {"high", c.difference.high},
+                {"verdict", verdictName(c.verdict)}};
+        }
     }
     nlohmann::json j = {{"experiment", kSyntheticExperiment}, {"run", runRecordJson(r.record)}, {"replicates", r.replicates}, {"seconds", r.seconds},
                         {"seed", r.seed}, {"bbvi_prior", BbviPrior::name(r.bbviPrior)}, {"methods", methods}};

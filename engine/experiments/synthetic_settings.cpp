@@ -124,6 +124,22 @@ const std::vector<BoundSetting<SyntheticConfig>>& tabularSettings()
                                    d.testFraction, 0, 0.9, true),
                      [](const C& c) { return J(c.testFraction); },
                      [](C& c, const J& v) { c.testFraction = v.get<double>(); }});
+        s.push_back({numberSetting("validation_fraction", "X",
+                                   "share of the labelled rows each replicate holds out to choose between q and the "
+                                   "uncorrected decisions (0: none)",
+                                   d.validationFraction, 0, 0.8, false),
+                     [](const C& c) { return J(c.validationFraction); },
+                     [](C& c, const J& v) { c.validationFraction = v.get<double>(); }});
+        s.push_back({choiceSetting("select", "RULE",
+                                   "validation: use the uncorrected decisions where q's validation cost is above "
+                                   "theirs; none: keep q",
+                                   "validation", {"validation", "none"}),
+                     [](const C& c) { return J(c.selectOnValidation ? "validation" : "none"); },
+                     [](C& c, const J& v) { c.selectOnValidation = v.get<std::string>() == "validation"; }});
+        s.push_back({switchSetting("no_standardise", "the networks take the columns as they are (by default each "
+                                                     "standardises them with the training rows' mean and std)"),
+                     [](const C& c) { return J(!c.standardise); },
+                     [](C& c, const J& v) { c.standardise = !v.get<bool>(); }});
         s.push_back({integerSetting("width", "N", "hidden units per layer of every network", d.hidden.front(), 1, 4096),
                      [](const C& c) { return J(c.hidden.front()); },
                      [](C& c, const J& v) { std::fill(c.hidden.begin(), c.hidden.end(), v.get<int64_t>()); }});

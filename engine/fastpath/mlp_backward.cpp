@@ -11,7 +11,7 @@ MlpTrace traceMlp(MlpImpl& mlp, const at::Tensor& x)
     torch::NoGradGuard noGrad;
     const auto layers = mlp.linearLayers();
     MlpTrace t;
-    at::Tensor h = x;
+    at::Tensor h = mlp.standardise(x);
     for (size_t i = 0; i < layers.size(); ++i) {
         t.inputs.push_back(h);
         auto s = torch::addmm(layers[i]->bias, h, layers[i]->weight.t());

@@ -44,6 +44,9 @@ std::vector<int64_t> ModelInfo::inputDims() const
 
 std::string ModelInfo::outputMeaning() const
 {
+    if (residualOnPredictive)
+        return "class probabilities [N, C] of q = softmax(log p + f(x)); forward(x, p) takes the predictive p "
+               "[N, C] it corrects, at the same rows, as its second argument";
     if (isSegNetArchitecture(architecture))
         return "class probabilities per pixel [N, C, H, W], softmax over dimension 1";
     return "class probabilities [N, C], softmax over dimension 1";
@@ -84,8 +87,9 @@ std::string modelInfoToJson(const ModelInfo& info)
         j["architecture"] = {{"type", info.architecture}, {"input_shape", info.inputShape}, {"dropout", info.dropout},
                              {"classes", info.classes}};
     nlohmann::json input{{"shape", info.inputDims()}, {"dtype", "float32"}};
-    input["values"] = info.inputMean.empty() ? "as they are (no standardisation)"
-                                              : "raw, pixels in [0, 1]; the model standardises them";
+    input["values"] = info.inputMean.empty()     ? "as they are (no standardisation)"
+                      : info.inputShape.empty() ? "raw features; the model standardises them"
+                                                : "raw, pixels in [0, 1]; the model standardises them";
     if (!info.inputMean.empty())
         input["standardisation"] = {{"mean", info.inputMean}, {"std", info.inputStd}};
     j["input"] = input;
@@ -93,6 +97,8 @@ std::string modelInfoToJson(const ModelInfo& info)
     j["program"] = std::string(programName()) + " " + programVersion();
     j["weights"] = {{"format", "torchscript"}, {"bytes", info.weightsBytes}, {"fnv1a64", info.weightsChecksum}};
     j["collapsed"] = info.collapsed;
+    if (info.residualOnPredictive)
+        j["residual_on_predictive"] = true;
     j["class_names"] = !info.classNames.empty() ? nlohmann::json(info.classNames)
                        : info.costs.empty()     ? nlohmann::json::array()
                                                 : nlohmann::json(info.costs.classNames());
@@ -108,7 +114,8 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
     const auto j = parseJsonInput(text, source, JsonLimits{size_t{16} << 20, 16});
     const JsonObjectReader r(j, source);
     r.refuseUnknown({"format", "version", "role", "experiment", "method", "replicate", "seed", "architecture",
-                     "weights", "collapsed", "class_names", "cost_matrix", "preset", "input", "output", "program"});
+                     "weights", "collapsed", "class_names", "cost_matrix", "preset", "input", "output", "program",
+                     "residual_on_predictive"});
     if (r.stringOr("format", "") != kFormat)
         r.fail("format", std::string("must be \"") + kFormat + "\"");
     const auto version = r.integer("version", 1, 1000);
@@ -140,6 +147,11 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
     }
     if (r.has("collapsed"))
         info.collapsed = r.boolean("collapsed");
+    if (r.has("residual_on_predictive")) {
+        info.residualOnPredictive = r.boolean("residual_on_predictive");
+        if (info.residualOnPredictive && info.architecture != "mlp")
+            r.fail("residual_on_predictive", "applies to an MLP only");
+    }
 
     const auto arch = r.object("architecture");
     info.architecture = arch.string("type");
@@ -191,11 +203,13 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
         if (input.has("standardisation")) {
             const auto st = input.object("standardisation");
             st.refuseUnknown({"mean", "std"});
-            info.inputMean = st.numbers("mean", 4);
-            info.inputStd = st.numbers("std", 4);
-            if (info.inputMean.size() != info.inputStd.size() || info.inputShape.empty() ||
-                static_cast<int64_t>(info.inputMean.size()) != info.inputShape[0])
-                st.fail("mean", "needs one mean and one std per input channel");
+            // One per channel of an image, one per feature of a table.
+            const auto channels = info.inputDims().front();
+            info.inputMean = st.numbers("mean", static_cast<size_t>(channels));
+            info.inputStd = st.numbers("std", static_cast<size_t>(channels));
+            if (info.inputMean.size() != info.inputStd.size() ||
+                static_cast<int64_t>(info.inputMean.size()) != channels)
+                st.fail("mean", "needs one mean and one std per input channel (image) or feature (table)");
             for (double s : info.inputStd)
                 if (!(s >= 1e-6))
                     st.fail("std", "must be at least 1e-6 for every channel");

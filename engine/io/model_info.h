@@ -42,6 +42,9 @@ struct ModelInfo {
     int64_t classes = 0;
     CostMatrix costs;          ///< the matrix q was trained for (may be empty)
     bool collapsed = false;    ///< q's training ended collapsed (see CorrectionOutput)
+    /// A residual q (CorrectionConfig::residual): forward(x, p) takes the predictive p
+    /// [N, C] it corrects at x and returns softmax(log p + f(x)).
+    bool residualOnPredictive = false;
     /// The weights file this sidecar belongs to: its size and FNV-1a 64 checksum (hex).
     uint64_t weightsBytes = 0;
     std::string weightsChecksum;

@@ -108,12 +108,16 @@ void checkScriptForward(torch::jit::Module& script, const LoadedClassifier& load
         shape.push_back(d);
     auto generator = makeGenerator(0x5eed);
     const auto probe = torch::rand(shape, generator);
-    const auto ours = loaded.probabilities(probe);
+    // A residual q's second argument: a predictive at the probe's rows.
+    const auto p = torch::softmax(torch::rand({1, loaded.info.classes}, generator), 1);
+    const auto ours = loaded.info.residualOnPredictive ? loaded.probabilities(probe, p) : loaded.probabilities(probe);
     at::Tensor theirs;
     try {
         torch::NoGradGuard noGrad;
         script.eval();
-        theirs = script.forward({probe}).toTensor().to(torch::kFloat);
+        theirs = (loaded.info.residualOnPredictive ? script.forward({probe, p}) : script.forward({probe}))
+                     .toTensor()
+                     .to(torch::kFloat);
     } catch (const std::exception& e) {
         throw InputError(path + ": its TorchScript forward fails on an input of shape " + c10::str(shape) + " (" +
                          std::string(e.what()).substr(0, 200) + ")");
@@ -151,7 +155,7 @@ static void writeModelPair(const torch::nn::Module& model, const ModelSpec& spec
 {
     std::ostringstream bytes;
     try {
-        scriptClassifier(model, spec, {info.inputMean, info.inputStd}).save(bytes);
+        scriptClassifier(model, spec, {info.inputMean, info.inputStd}, info.residualOnPredictive).save(bytes);
     } catch (const std::exception& e) {
         throw OutputError("cannot serialise the network for " + path + ": " + std::string(e.what()).substr(0, 300));
     }
@@ -220,7 +224,13 @@ void saveModel(const Mlp& model, const ModelInfo& info, const std::string& path)
     spec.inputShape = {model->inputs};
     spec.hidden = model->hidden;
     spec.classes = model->classes;
-    saveModel(*model, spec, info, path);
+    ModelInfo withScaling = info;
+    if (withScaling.inputMean.empty() && model->inputMean.defined()) {
+        const auto m = model->inputMean.to(torch::kDouble).contiguous(), s = model->inputStd.to(torch::kDouble).contiguous();
+        withScaling.inputMean.assign(m.data_ptr<double>(), m.data_ptr<double>() + m.numel());
+        withScaling.inputStd.assign(s.data_ptr<double>(), s.data_ptr<double>() + s.numel());
+    }
+    saveModel(*model, spec, withScaling, path);
 }
 
 LoadedClassifier loadClassifier(const std::string& path)
@@ -259,6 +269,13 @@ at::Tensor LoadedClassifier::probabilities(const at::Tensor& raw) const
     return predictClassProbabilities(*model, x.to(deviceOf(*model)));
 }
 
+at::Tensor LoadedClassifier::probabilities(const at::Tensor& raw, const at::Tensor& predictive) const
+{
+    // softmax(log p + f(x)) = softmax(log p + log softmax(f(x))): a row's constant cancels.
+    const auto logF = probabilities(raw).clamp_min(1e-30).log();
+    return torch::softmax(logF + predictive.to(torch::kFloat).clamp_min(1e-12).log(), 1);
+}
+
 LoadedMlp loadMlp(const std::string& path)
 {
     auto loaded = loadClassifier(path);
@@ -266,6 +283,8 @@ LoadedMlp loadMlp(const std::string& path)
     if (!flat)
         throw InputError(path + ".json: describes a " + loaded.info.architecture + " network, not an MLP");
     LoadedMlp out{flat->mlp, std::move(loaded.info)};
+    // The sidecar's standardisation moves into the network, so its forward takes raw rows.
+    out.model->setInputStandardisation(out.info.inputMean, out.info.inputStd);
     out.model->eval();
     return out;
 }

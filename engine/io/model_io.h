@@ -30,6 +30,9 @@ struct LoadedClassifier {
     /// pixels in [0, 1]): the sidecar's standardisation, then the network in eval mode;
     /// what the TorchScript file's forward computes. Float on the CPU.
     at::Tensor probabilities(const at::Tensor& raw) const;
+    /// A residual q's (info.residualOnPredictive): softmax(log p + f(x)), `predictive` p
+    /// [N, C] the predictive at the same rows; what forward(x, p) computes.
+    at::Tensor probabilities(const at::Tensor& raw, const at::Tensor& predictive) const;
 };
 /// Reads the sidecar, checks the weights' checksum, rebuilds the network (an "mlp"
 /// sidecar gives a FlatMlp) and loads its parameters and buffers, checking each shape.

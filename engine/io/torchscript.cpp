@@ -29,7 +29,10 @@ std::string intPair(const torch::ExpandingArray<2>& a)
 class ForwardSource {
 public:
     void line(const std::string& text) { m_body += "    " + text + "\n"; }
-    std::string source() const { return "def forward(self, x):\n" + m_body; }
+    std::string source(bool withPredictive) const
+    {
+        return std::string(withPredictive ? "def forward(self, x, p):\n" : "def forward(self, x):\n") + m_body;
+    }
 
     static std::string self(const std::string& dotted) { return "self." + scriptAttributeName(dotted); }
 
@@ -130,7 +133,7 @@ void writeSegNet(const SegNetImpl& net, ForwardSource& src)
 } // namespace
 
 torch::jit::Module scriptClassifier(const torch::nn::Module& model, const ModelSpec& spec,
-                                    const InputStandardisation& standardisation)
+                                    const InputStandardisation& standardisation, bool residualOnPredictive)
 {
     torch::jit::Module script(c10::QualifiedName("__torch__.lcstudio.Classifier"));
     for (const auto& item : model.named_parameters())
@@ -162,8 +165,14 @@ torch::jit::Module scriptClassifier(const torch::nn::Module& model, const ModelS
         writeSegNet(*segnet, src);
     else
         throw std::invalid_argument("TorchScript export: no writer for " + spec.describe());
-    src.line("return torch.softmax(x, 1)");
-    script.define(src.source());
+    if (residualOnPredictive) {
+        if (!model.as<MlpImpl>())
+            throw std::invalid_argument("TorchScript export: a residual q must be an MLP");
+        src.line("return torch.softmax(x + torch.log(torch.clamp(p, min=1e-12)), 1)");
+    } else {
+        src.line("return torch.softmax(x, 1)");
+    }
+    script.define(src.source(residualOnPredictive));
     return script;
 }
 

@@ -1,5 +1,6 @@
 #include "models/mlp.h"
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 
@@ -23,8 +24,28 @@ MlpImpl::MlpImpl(int64_t inputs_, std::vector<int64_t> hidden_, int64_t classes_
     register_module("layers", m_layers);
 }
 
+void MlpImpl::setInputStandardisation(const std::vector<double>& mean, const std::vector<double>& std)
+{
+    TORCH_CHECK(mean.size() == std.size() && (mean.empty() || static_cast<int64_t>(mean.size()) == inputs),
+                "Mlp: one mean and one std per input feature are needed");
+    if (mean.empty()) {
+        inputMean = inputStd = at::Tensor();
+        return;
+    }
+    inputMean = torch::tensor(mean, torch::kDouble).to(torch::kFloat);
+    inputStd = torch::tensor(std, torch::kDouble).to(torch::kFloat);
+}
+
+at::Tensor MlpImpl::standardise(const at::Tensor& x) const
+{
+    if (!inputMean.defined())
+        return x;
+    return (x - inputMean.to(x.device())) / inputStd.to(x.device());
+}
+
 torch::Tensor MlpImpl::forward(torch::Tensor x)
 {
+    x = standardise(x);
     const size_t n = m_layers->size();
     for (size_t i = 0; i < n; ++i) {
         x = m_layers[i]->as<torch::nn::LinearImpl>()->forward(x);
@@ -40,6 +61,29 @@ std::vector<torch::nn::Linear> MlpImpl::linearLayers() const
     for (const auto& m : *m_layers)
         out.emplace_back(std::dynamic_pointer_cast<torch::nn::LinearImpl>(m));
     return out;
+}
+
+InputStandardisationFit fitInputStandardisation(const torch::Tensor& x)
+{
+    const auto xd = x.to(torch::kDouble).contiguous();
+    const auto mean = xd.mean(0).contiguous();
+    const auto std = xd.std(0, /*unbiased=*/false).contiguous();
+    InputStandardisationFit s;
+    for (int64_t j = 0; j < x.size(1); ++j) {
+        s.mean.push_back(mean.data_ptr<double>()[j]);
+        const double v = std.data_ptr<double>()[j];
+        // A constant column keeps its scale rather than being divided by zero.
+        s.std.push_back(v > 1e-6 * std::max(1.0, std::abs(s.mean.back())) ? v : 1.0);
+    }
+    return s;
+}
+
+torch::Tensor applyInputStandardisation(const InputStandardisationFit& fit, const torch::Tensor& x)
+{
+    if (fit.mean.empty())
+        return x;
+    const auto m = torch::tensor(fit.mean, torch::kDouble), s = torch::tensor(fit.std, torch::kDouble);
+    return ((x.to(torch::kDouble) - m.to(x.device())) / s.to(x.device())).to(torch::kFloat);
 }
 
 void initialiseFrom(torch::nn::Module& module, at::Generator& generator)

@@ -20,6 +20,14 @@ struct MlpImpl : torch::nn::Module {
     /// fastpath/mlp_backward.h, which need each layer's input and output).
     std::vector<torch::nn::Linear> linearLayers() const;
 
+    /// Per-feature standardisation (x - mean) / std applied before the first layer, as
+    /// fitted on the rows the network learns from; undefined: inputs as they are. Plain
+    /// members, not buffers: the optimisers and the parameter copies never see them, and
+    /// the model file stores them in its sidecar and its TorchScript forward.
+    void setInputStandardisation(const std::vector<double>& mean, const std::vector<double>& std);
+    at::Tensor standardise(const at::Tensor& x) const;
+    at::Tensor inputMean, inputStd;  ///< [D] float on the CPU, or undefined
+
     int64_t inputs = 0;
     std::vector<int64_t> hidden;
     int64_t classes = 0;
@@ -34,6 +42,16 @@ TORCH_MODULE(Mlp);
 /// initialisation is reproducible per job without touching the global RNG (jobs run
 /// in parallel threads).
 void initialiseFrom(torch::nn::Module& module, at::Generator& generator);
+
+/// Each column's mean and population std over the rows of x [N, D] (as scikit-learn's
+/// StandardScaler), a constant column's std set to 1: the standardisation a network on a
+/// table applies to its inputs, fitted on the rows it learns from.
+struct InputStandardisationFit {
+    std::vector<double> mean, std;
+};
+InputStandardisationFit fitInputStandardisation(const torch::Tensor& x);
+/// (x - mean) / std by column, float; x as it is when `fit` is empty.
+torch::Tensor applyInputStandardisation(const InputStandardisationFit& fit, const torch::Tensor& x);
 
 /// A generator seeded with `seed` (CPU; CUDA jobs draw on CPU and move the result).
 at::Generator makeGenerator(uint64_t seed);

@@ -1,11 +1,13 @@
 // Arrays and tables users bring (the correct command's features and predictive, the
 // tabular experiment's data): .npy through xtensor behind LC Studio's checks, numeric CSV
-// tables, and labelled CSV tables. The first byte picks the reader (mod 3). Only InputError may come out; an array read has as many finite values as its
+// tables, labelled CSV tables and label columns (correct --labels). The first byte picks
+// the reader (mod 4). Only InputError may come out; an array read has as many finite values as its
 // shape says, and writes and reads back the same.
 #include <cmath>
 
 #include "core/input_error.h"
 #include "fuzz_support.h"
+#include "io/labels_file.h"
 #include "io/npy.h"
 #include "io/table_csv.h"
 #include "io/tabular_csv.h"
@@ -15,7 +17,19 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size)
     if (size < 1)
         return 0;
     const auto text = fuzzText(data + 1, size - 1);
-    if (data[0] % 3 == 2) {
+    if (data[0] % 4 == 3) {
+        // Labels: exactly the rows asked for, each a class of the three.
+        const int64_t rows = data[0] / 4 % 8 + 1;
+        try {
+            const auto labels = lcs::parseLabels(text, "fuzz.csv", 3, {"a", "b", "c"}, rows);
+            LCS_FUZZ_REQUIRE(static_cast<int64_t>(labels.size()) == rows);
+            for (auto k : labels)
+                LCS_FUZZ_REQUIRE(k >= 0 && k < 3);
+        } catch (const lcs::InputError&) {
+        }
+        return 0;
+    }
+    if (data[0] % 4 == 2) {
         // A user's table: rows split into labelled and unlabelled, labels within the classes.
         try {
             const auto t = lcs::parseTabularCsv(text, "fuzz.csv", "label", 1 << 16);
@@ -30,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size)
         return 0;
     }
     try {
-        const auto array = data[0] % 3 == 0 ? lcs::parseNpy(text, "fuzz.npy", 1, 3, 1 << 16)
+        const auto array = data[0] % 4 == 0 ? lcs::parseNpy(text, "fuzz.npy", 1, 3, 1 << 16)
                                             : lcs::parseNumericCsv(text, "fuzz.csv", 1 << 16).values;
         size_t count = 1;
         for (auto d : array.shape) {

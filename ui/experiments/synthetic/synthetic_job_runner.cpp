@@ -169,7 +169,7 @@ protected:
                     cc, m_cache, costs, channel.context(cancelToken()), observers,
                     [&](size_t i, const SyntheticCorrection& c) {
                         const auto& p = m_cache[i];
-                        outcomes[i] = evaluateSynthetic(p, c, costs);
+                        outcomes[i] = evaluateSynthetic(p, c, costs, cc.selectOnValidation);
                         TaskView v = baseView(cc, p, L);
                         if (c.gridProbs.defined())
                             v.corrected = regionGrid(cc, c.gridProbs, L);
@@ -264,7 +264,9 @@ protected:
             emitView(&SyntheticJobRunner::taskUpdated, view);
         };
         const auto& c = choices.correction;
-        auto r = correctOwnPredictive(own, costs, c.correction, c.seed, channel.context(cancelToken()), observer);
+        const auto evidence = loadEvidenceInputs(choices, own, costs);
+        auto r = correctOwnPredictive(own, costs, c.correction, c.seed, channel.context(cancelToken()), observer,
+                                      evidence);
         channel.flush();
         view.curve.clear();
         for (const auto& step : r.correction.curve)
@@ -276,16 +278,25 @@ protected:
         emitView(&SyntheticJobRunner::taskUpdated, view);
         ResultRow row;
         row.method = view.method;
-        row.uncorrectedCost = r.expectedCostBefore.mean().item<double>();
-        row.correctedCost = r.expectedCostAfter.mean().item<double>();
         row.collapsed = r.correction.collapsed;
+        if (r.hasEvidence) {
+            // With labels the dock shows what the other experiments show: realised test costs.
+            row.uncorrectedCost = r.evidence.rules[0].cost;
+            row.correctedCost = r.evidence.rules[1].cost;
+            row.verdict = QString::fromStdString(verdictSentence(r.evidence.comparisons[0], r.evidence.setName));
+            row.worse = r.evidence.comparisons[0].verdict == Verdict::Worse;
+        } else {
+            row.uncorrectedCost = r.expectedCostBefore.mean().item<double>();
+            row.correctedCost = r.expectedCostAfter.mean().item<double>();
+        }
         emitView(&SyntheticJobRunner::resultRow, row);
         m_ownQ = r.correction.q;
         m_ownCosts = costs;
         m_ownCollapsed = r.correction.collapsed;
+        m_ownResidual = r.correction.residual;
         json = QString::fromStdString(ownPredictiveResultsJson(r, costs, choices));
         csv = QString::fromStdString(ownCorrectionCsv(r, costs));
-        Q_EMIT logMessage(QString::fromStdString(ownPredictiveTable(r, own.samples)).trimmed());
+        Q_EMIT logMessage(QString::fromStdString(ownPredictiveTable(r, costs, own.samples)).trimmed());
     }
 
 public:
@@ -303,6 +314,7 @@ public:
                 info.seed = m_ownChoices.correction.seed;
                 info.costs = m_ownCosts;
                 info.collapsed = m_ownCollapsed;
+                info.residualOnPredictive = m_ownResidual;
                 lcs::saveModel(m_ownQ, info, path.toStdString());
                 emitView(&SyntheticJobRunner::modelSaved, path, QString());
                 return;
@@ -324,6 +336,8 @@ public:
                 if (auto mlp = std::dynamic_pointer_cast<MlpImpl>(p.model)) {
                     info.role = p.method == InferenceMethod::KfacLaplace ? "map" : "last_sample";
                     info.collapsed = false;
+                    info.inputMean = p.standardisation.mean;  // trained on standardised rows
+                    info.inputStd = p.standardisation.std;
                     QString other = path;
                     if (other.endsWith(".pt"))
                         other.chop(3);
@@ -346,6 +360,9 @@ public:
     {
         try {
             auto loaded = loadMlp(path.toStdString());
+            if (loaded.info.residualOnPredictive)
+                throw std::runtime_error(path.toStdString() + " is a residual q: it corrects a predictive and needs "
+                                         "P at every point, which a plane of points does not have");
             // The plane of the cached run (a 2-feature table's range), else the synthetic one.
             SyntheticConfig config;
             if (!m_cache.empty()) {
@@ -378,6 +395,7 @@ private:
     Mlp m_ownQ{nullptr};
     CostMatrix m_ownCosts;
     bool m_ownCollapsed = false;
+    bool m_ownResidual = false;           ///< m_ownQ is a residual q (needs P to decide)
     std::vector<SyntheticPredictive> m_cache;
     SyntheticConfig m_cacheConfig;
     std::vector<SyntheticCorrection> m_corrections;

@@ -1,0 +1,211 @@
+#!/usr/bin/python3
+"""Decisions on public tables: P, q, temperature and class offsets, held out.
+
+For every table x seed x model, fixed before anything runs:
+  * the rows are split (stratified, from the seed) into 30% to fit the model, 40% given
+    to `lcstudio-cli correct` as X with labels (q trains on 70% of them, the rest are the
+    validation rows where temperature and offsets are fitted and q or P is kept), and 30%
+    as the separate labelled test set that nothing is fitted or chosen on;
+  * the model is made in scikit-learn on the raw features (as shipped): a bootstrap
+    ensemble of 10 logistic regressions (each a StandardScaler + LogisticRegression
+    pipeline), or a 30-tree random forest; P is its predict_proba;
+  * the cost matrix: missing the table's rarest class costs 5, any other mistake 1
+    (breast cancer: missing a malignant tumour costs 10, a false alarm 1; Weka's credit-g:
+    its documented matrix, a bad customer taken as good costs 5).
+Prints one line per run and the summary, and writes every figure to --out CSV.
+
+Tables come from Debian's packages: scikit-learn's bundled tables (python3-sklearn), and
+Weka's example ARFF files where --weka-data names the folder of an unpacked weka package
+(`apt-get download weka && dpkg -x weka_*.deb DIR`, then DIR/usr/share/...). A table
+whose package is absent is skipped with a line that says so.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+SEEDS = (0, 1, 2)
+MODELS = ("lr-ensemble", "forest")
+Q_FORMS = ("residual", "standalone")  # the first is the default; the kept column is its
+
+
+def sklearn_tables():
+    try:
+        from sklearn import datasets
+    except ImportError:
+        print("skip: scikit-learn's tables (python3-sklearn is not installed)")
+        return []
+    out = []
+    for name, loader in (("breast_cancer", datasets.load_breast_cancer), ("wine", datasets.load_wine),
+                         ("iris", datasets.load_iris), ("digits", datasets.load_digits)):
+        d = loader()
+        out.append((name, np.asarray(d.data, float), np.asarray(d.target, int), [str(c) for c in d.target_names]))
+    return out
+
+
+def weka_tables(folder):
+    if not folder:
+        print("skip: Weka's ARFF tables (no --weka-data folder given)")
+        return []
+    try:
+        from scipy.io import arff
+    except ImportError:
+        print("skip: Weka's ARFF tables (python3-scipy is not installed)")
+        return []
+    out = []
+    for name in ("credit-g", "diabetes", "ionosphere", "segment-challenge", "vote", "glass"):
+        path = None
+        for root, _, files in os.walk(folder):
+            if name + ".arff" in files:
+                path = os.path.join(root, name + ".arff")
+                break
+        if not path:
+            print(f"skip: {name}.arff (not in {folder})")
+            continue
+        data, meta = arff.loadarff(path)
+        names = meta.names()
+        cls = names[-1]  # the class attribute is the last, as Weka assumes
+        columns = []
+        for n in names[:-1]:
+            kind, levels = meta[n]
+            col = data[n]
+            if kind == "nominal":
+                values = np.array([v.decode() for v in col])
+                # A missing nominal value ("?") becomes its own level: a user's one-hot encoding.
+                for level in list(levels) + (["?"] if (values == "?").any() else []):
+                    columns.append((values == level).astype(float))
+            else:
+                v = np.asarray(col, float)
+                v[np.isnan(v)] = np.nanmean(v)  # numeric "?" imputed by the column mean
+                columns.append(v)
+        x = np.stack(columns, 1)
+        levels = list(meta[cls][1])
+        y = np.array([levels.index(v.decode()) for v in data[cls]])
+        keep = np.isin(np.arange(len(levels)), np.unique(y))
+        remap = -np.ones(len(levels), int)
+        remap[keep] = np.arange(keep.sum())
+        out.append((name, x, remap[y], [l for l, k in zip(levels, keep) if k]))
+    return out
+
+
+def cost_matrix(name, y, classes):
+    k = len(classes)
+    costs = 1.0 - np.eye(k)
+    if name == "breast_cancer":  # classes: malignant, benign
+        costs = np.array([[0.0, 10.0], [1.0, 0.0]])
+    elif name == "credit-g":  # classes: good, bad; a bad customer taken as good costs 5
+        costs = np.array([[0.0, 1.0], [5.0, 0.0]])
+    else:
+        rare = int(np.argmin(np.bincount(y, minlength=k)))
+        costs[rare, :] *= 5.0
+        costs[rare, rare] = 0.0
+    safe = [c.replace(",", " ") for c in classes]
+    return {"format": "lcstudio-cost-matrix", "version": 1, "name": name, "classes": safe,
+            "costs": costs.tolist()}
+
+
+def predictive(model, x_fit, y_fit, rows, seed, k):
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    def full(proba, classes_seen):
+        out = np.zeros((proba.shape[0], k))
+        out[:, classes_seen] = proba
+        return out
+
+    if model == "forest":
+        f = RandomForestClassifier(n_estimators=30, random_state=seed).fit(x_fit, y_fit)
+        return [full(f.predict_proba(r), f.classes_) for r in rows]
+    rng = np.random.default_rng(seed)
+    sums = [np.zeros((r.shape[0], k)) for r in rows]
+    for _ in range(10):
+        idx = rng.integers(0, len(y_fit), len(y_fit))
+        m = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)).fit(x_fit[idx], y_fit[idx])
+        for s, r in zip(sums, rows):
+            s += full(m.predict_proba(r), m.classes_)
+    return [s / 10 for s in sums]
+
+
+def split(y, seed):
+    from sklearn.model_selection import train_test_split
+    idx = np.arange(len(y))
+    fit, rest = train_test_split(idx, train_size=0.3, stratify=y, random_state=seed)
+    x_rows, test = train_test_split(rest, train_size=4 / 7, stratify=y[rest], random_state=seed)
+    return fit, x_rows, test
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cli", default="build/app/lcstudio-cli")
+    ap.add_argument("--weka-data", default="")
+    ap.add_argument("--out", default="decisions_benchmark.csv")
+    ap.add_argument("--select", default="validation", choices=("validation", "none"))
+    ap.add_argument("extra", nargs="*", help="further flags for every correct run (after --)")
+    args = ap.parse_args()
+    tables = sklearn_tables() + weka_tables(args.weka_data)
+    if not tables:
+        print("no tables: install python3-sklearn")
+        return 0
+    lines = ["table,seed,model,q_form,rows_test,rule,cost,accuracy,referral_rate,ece,change,low,high,verdict,kept,validation_p,validation_q"]
+    print(f"{'table':18} {'seed':>4} {'model':12} {'P':>7} {'q resid':>7} {'q-P [95%]':>26} {'q stand':>7} "
+          f"{'q-P [95%]':>26} {'temp':>7} {'offsets':>7} {'kept':>4}")
+    for name, x, y, classes in tables:
+        k = len(classes)
+        for seed in SEEDS:
+            fit, x_rows, test = split(y, seed)
+            for model in MODELS:
+                p_x, p_test = predictive(model, x[fit], y[fit], [x[x_rows], x[test]], seed, k)
+                evidence = {}
+                with tempfile.TemporaryDirectory() as d:
+                    np.savetxt(f"{d}/x.csv", x[x_rows], delimiter=",")
+                    np.savetxt(f"{d}/p.csv", p_x, delimiter=",")
+                    np.savetxt(f"{d}/y.csv", y[x_rows], fmt="%d")
+                    np.savetxt(f"{d}/xt.csv", x[test], delimiter=",")
+                    np.savetxt(f"{d}/pt.csv", p_test, delimiter=",")
+                    np.savetxt(f"{d}/yt.csv", y[test], fmt="%d")
+                    with open(f"{d}/costs.json", "w") as f:
+                        json.dump(cost_matrix(name, y, classes), f)
+                    for form in Q_FORMS:
+                        cmd = [args.cli, "correct", "--features", f"{d}/x.csv", "--predictive", f"{d}/p.csv",
+                               "--labels", f"{d}/y.csv", "--test-features", f"{d}/xt.csv", "--test-predictive",
+                               f"{d}/pt.csv", "--test-labels", f"{d}/yt.csv", "--costs", f"{d}/costs.json",
+                               "--validation-share", "0.3", "--select", args.select, "--q-form", form,
+                               "--seed", str(seed), "--quiet", "--out", f"{d}/{form}"] + args.extra
+                        run = subprocess.run(cmd, capture_output=True, text=True)
+                        if run.returncode != 0:
+                            print(f"{name} seed {seed} {model}: lcstudio-cli failed: {run.stderr.strip()[:300]}")
+                            return 1
+                        with open(f"{d}/{form}/results.json") as f:
+                            evidence[form] = json.load(f)["evidence"]
+                for form, e in evidence.items():
+                    for r in e["rules"]:
+                        c = r.get("change_vs_p", {})
+                        lines.append(",".join(str(v) for v in (
+                            name, seed, model, form, r["rows"], r["rule"], r["cost"], r["accuracy"],
+                            r["referral_rate"], r["ece"], c.get("mean", 0), c.get("low", 0), c.get("high", 0),
+                            c.get("verdict", ""), e["kept"], e["validation"]["cost_p"], e["validation"]["cost_q"])))
+                cells = []
+                for form in Q_FORMS:
+                    rules = {r["rule"]: r for r in evidence[form]["rules"]}
+                    q = rules["q"]["change_vs_p"]
+                    cells.append(f"{rules['q']['cost']:7.4f} {q['mean']:+8.4f} [{q['low']:+.4f},{q['high']:+.4f}]"
+                                 f"{'!' if q['verdict'] == 'worse' else ' '}")
+                rules = {r["rule"]: r for r in evidence[Q_FORMS[0]]["rules"]}
+                print(f"{name:18} {seed:>4} {model:12} {rules['P']['cost']:7.4f} {cells[0]} {cells[1]} "
+                      f"{rules['temperature']['cost']:7.4f} {rules['offsets']['cost']:7.4f} "
+                      f"{evidence[Q_FORMS[0]]['kept']:>4}")
+                sys.stdout.flush()
+    with open(args.out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"written: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,180 @@
+#include "decision/evidence.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <random>
+#include <stdexcept>
+
+namespace lcs {
+
+namespace {
+
+double mean(const std::vector<double>& v)
+{
+    double s = 0;
+    for (double x : v)
+        s += x;
+    return v.empty() ? std::numeric_limits<double>::quiet_NaN() : s / static_cast<double>(v.size());
+}
+
+/// The value at quantile q of sorted values, linearly interpolated (numpy's default).
+double quantile(const std::vector<double>& sorted, double q)
+{
+    const double pos = q * static_cast<double>(sorted.size() - 1);
+    const auto lo = static_cast<size_t>(std::floor(pos));
+    const size_t hi = std::min(lo + 1, sorted.size() - 1);
+    return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+std::string fixed4(double v)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.4f", v);
+    return b;
+}
+
+std::string signed4(double v)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%+.4f", v);
+    return b;
+}
+
+} // namespace
+
+RuleScore scoreRule(const std::string& rule, const std::vector<int64_t>& decisions, const std::vector<int64_t>& labels,
+                    const CostMatrix& costs, const ClassProbabilities& probabilities)
+{
+    if (decisions.size() != labels.size())
+        throw std::invalid_argument("scoreRule: " + std::to_string(decisions.size()) + " decisions for " +
+                                    std::to_string(labels.size()) + " labels");
+    const int c = costs.numClasses(), d = costs.numDecisions();
+    RuleScore s;
+    s.rule = rule;
+    s.decisions = decisions;
+    s.confusion.assign(static_cast<size_t>(c) * d, 0);
+    int64_t decided = 0, correct = 0, referred = 0;
+    for (size_t i = 0; i < labels.size(); ++i) {
+        const int64_t y = labels[i], dec = decisions[i];
+        if (y < 0 || y >= c || dec < 0 || dec >= d)
+            throw std::invalid_argument("scoreRule: row " + std::to_string(i + 1) + " has label " + std::to_string(y) +
+                                        " or decision " + std::to_string(dec) + " out of range");
+        s.rowCosts.push_back(costs.at(static_cast<int>(y), static_cast<int>(dec)));
+        ++s.confusion[static_cast<size_t>(y * d + dec)];
+        if (costs.hasReferral() && dec == c) {
+            ++referred;
+        } else {
+            ++decided;
+            correct += dec == y ? 1 : 0;
+        }
+    }
+    s.cost = mean(s.rowCosts);
+    s.accuracy = decided ? static_cast<double>(correct) / static_cast<double>(decided)
+                         : std::numeric_limits<double>::quiet_NaN();
+    s.referralRate = labels.empty() ? 0.0 : static_cast<double>(referred) / static_cast<double>(labels.size());
+    s.ece = probabilities.rows > 0 ? expectedCalibrationError(probabilities, labels)
+                                   : std::numeric_limits<double>::quiet_NaN();
+    return s;
+}
+
+double expectedCalibrationError(const ClassProbabilities& p, const std::vector<int64_t>& labels, int bins)
+{
+    if (p.rows != static_cast<int64_t>(labels.size()) || bins < 1)
+        throw std::invalid_argument("expectedCalibrationError: probabilities and labels differ in rows");
+    if (p.rows == 0)
+        return std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> confidence(static_cast<size_t>(bins), 0.0), hits(static_cast<size_t>(bins), 0.0);
+    std::vector<int64_t> count(static_cast<size_t>(bins), 0);
+    for (int64_t i = 0; i < p.rows; ++i) {
+        const double* r = p.row(i);
+        const auto top = static_cast<int64_t>(std::max_element(r, r + p.classes) - r);
+        // Bin b holds confidences in (b/bins, (b+1)/bins]; 0 joins the first bin.
+        const int b = std::clamp(static_cast<int>(std::ceil(r[top] * bins)) - 1, 0, bins - 1);
+        confidence[static_cast<size_t>(b)] += r[top];
+        hits[static_cast<size_t>(b)] += top == labels[static_cast<size_t>(i)] ? 1.0 : 0.0;
+        ++count[static_cast<size_t>(b)];
+    }
+    double ece = 0;
+    for (size_t b = 0; b < count.size(); ++b)
+        if (count[b] > 0)
+            ece += std::abs(hits[b] - confidence[b]) / static_cast<double>(p.rows);
+    return ece;
+}
+
+PairedDifference pairedBootstrap(const std::vector<double>& reference, const std::vector<double>& candidate,
+                                 uint64_t seed, int resamples)
+{
+    if (reference.size() != candidate.size() || reference.empty() || resamples < 1)
+        throw std::invalid_argument("pairedBootstrap: needs two equally long, non-empty cost lists");
+    const size_t n = reference.size();
+    std::vector<double> diff(n);
+    for (size_t i = 0; i < n; ++i)
+        diff[i] = candidate[i] - reference[i];
+    PairedDifference out;
+    out.rows = static_cast<int64_t>(n);
+    out.mean = mean(diff);
+    // The row indices come from a fixed engine and a hand-rolled bounded draw, so the
+    // interval is the same on every standard library.
+    std::mt19937_64 engine(seed);
+    std::vector<double> means(static_cast<size_t>(resamples));
+    for (int r = 0; r < resamples; ++r) {
+        double s = 0;
+        for (size_t k = 0; k < n; ++k)
+            s += diff[static_cast<size_t>(engine() % n)];
+        means[static_cast<size_t>(r)] = s / static_cast<double>(n);
+    }
+    std::sort(means.begin(), means.end());
+    out.low = quantile(means, 0.025);
+    out.high = quantile(means, 0.975);
+    return out;
+}
+
+Verdict verdictOf(const PairedDifference& d)
+{
+    if (d.high < 0)
+        return Verdict::Better;
+    if (d.low > 0)
+        return Verdict::Worse;
+    return Verdict::NoClearDifference;
+}
+
+const char* verdictName(Verdict v)
+{
+    switch (v) {
+    case Verdict::Better: return "better";
+    case Verdict::Worse: return "worse";
+    case Verdict::NoClearDifference: break;
+    }
+    return "no clear difference";
+}
+
+Comparison compareRules(const RuleScore& reference, const RuleScore& candidate, uint64_t seed)
+{
+    Comparison c;
+    c.reference = reference;
+    c.candidate = candidate;
+    c.difference = pairedBootstrap(reference.rowCosts, candidate.rowCosts, seed);
+    c.verdict = verdictOf(c.difference);
+    return c;
+}
+
+std::string verdictSentence(const Comparison& c, const std::string& setName, const std::string& unit)
+{
+    const auto& d = c.difference;
+    const std::string change = "(change " + signed4(d.mean) + ", 95% interval " + signed4(d.low) + " to " +
+                               signed4(d.high) + ", " + std::to_string(d.rows) + " " + unit + ")";
+    const std::string from = " the " + setName + " cost from " + fixed4(c.reference.cost) + " to " +
+                             fixed4(c.candidate.cost) + " ";
+    const std::string& q = c.candidate.rule;
+    const std::string& p = c.reference.rule;
+    switch (c.verdict) {
+    case Verdict::Better: return q + " lowered" + from + change + ": " + q + " helps.";
+    case Verdict::Worse: return q + " raised" + from + change + ": keep " + p + "'s decisions.";
+    case Verdict::NoClearDifference: break;
+    }
+    return q + " moved" + from + change + ": no clear difference from " + p + ".";
+}
+
+} // namespace lcs

@@ -1,0 +1,79 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "decision/cost_matrix.h"
+
+/// Held-out evidence for a decision rule against the uncorrected one, on labelled rows
+/// neither rule was fitted on: realised cost, accuracy, confusion, referral rate, the
+/// calibration of the probabilities the rule decides from, and the paired difference in
+/// cost with a bootstrap interval over rows, ending in a plain verdict. Plain C++ (no
+/// LibTorch): every figure is checked against hand counts in tst_evidence.
+namespace lcs {
+
+/// Probabilities of N rows over K classes, row-major.
+struct ClassProbabilities {
+    int64_t rows = 0;
+    int classes = 0;
+    std::vector<double> values;  ///< rows * classes
+    const double* row(int64_t i) const { return values.data() + i * classes; }
+};
+
+/// How one rule did on the labelled rows.
+struct RuleScore {
+    std::string rule;                 ///< e.g. "P", "q", "temperature", "offsets"
+    std::vector<int64_t> decisions;   ///< per row, in [0, D)
+    std::vector<double> rowCosts;     ///< L[y_i, d_i]
+    double cost = 0;                  ///< mean of rowCosts
+    double accuracy = 0;              ///< on rows not referred; NaN when every row is referred
+    double referralRate = 0;
+    double ece = 0;                   ///< of the probabilities decided from (NaN when none are given)
+    std::vector<int64_t> confusion;   ///< [C x D] row-major counts, rows = truth
+};
+
+/// Scores decisions on rows with labels (class indices in [0, C)) under `costs`;
+/// `probabilities` (may be empty) gives the ECE.
+RuleScore scoreRule(const std::string& rule, const std::vector<int64_t>& decisions,
+                    const std::vector<int64_t>& labels, const CostMatrix& costs,
+                    const ClassProbabilities& probabilities = {});
+
+/// Top-label expected calibration error (Guo et al. 2017): rows binned by their largest
+/// probability into `bins` equal-width bins on [0, 1]; the row-weighted mean over bins of
+/// |accuracy - mean confidence|.
+double expectedCalibrationError(const ClassProbabilities& p, const std::vector<int64_t>& labels, int bins = 15);
+
+/// mean_i (candidate_i - reference_i) with a 95% percentile bootstrap interval over rows
+/// (`resamples` draws of N rows with replacement from a generator seeded `seed`).
+/// Negative: the candidate costs less.
+struct PairedDifference {
+    double mean = 0;
+    double low = 0;
+    double high = 0;
+    int64_t rows = 0;
+};
+PairedDifference pairedBootstrap(const std::vector<double>& reference, const std::vector<double>& candidate,
+                                 uint64_t seed, int resamples = 2000);
+
+/// The interval's reading: the candidate is better (the whole interval below 0), worse
+/// (the whole interval above 0) or not distinguishable.
+enum class Verdict { Better, NoClearDifference, Worse };
+Verdict verdictOf(const PairedDifference& d);
+const char* verdictName(Verdict v);  ///< "better", "no clear difference", "worse"
+
+/// The candidate's comparison with the uncorrected rule on one set of rows.
+struct Comparison {
+    RuleScore reference;
+    RuleScore candidate;
+    PairedDifference difference;  ///< candidate - reference, per row
+    Verdict verdict = Verdict::NoClearDifference;
+};
+Comparison compareRules(const RuleScore& reference, const RuleScore& candidate, uint64_t seed);
+
+/// One sentence a user can act on, e.g. "q raised the test cost from 0.0183 to 0.0213
+/// (change +0.0030, 95% interval +0.0004 to +0.0061): keep P's decisions."
+/// `unit` names what was paired ("rows", "replicates").
+std::string verdictSentence(const Comparison& c, const std::string& setName, const std::string& unit = "rows");
+
+} // namespace lcs

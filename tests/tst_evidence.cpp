@@ -1,0 +1,215 @@
+// Held-out evidence: realised cost, accuracy, referral rate, confusion, ECE, the paired
+// bootstrap interval and its verdict, the temperature and class-offset baselines, the
+// choice between q and P, and the labels reader. Every figure against hand counts or a
+// closed form.
+#include <cmath>
+
+#include <QtTest/QtTest>
+
+#include "core/input_error.h"
+#include "decision/baselines.h"
+#include "decision/correction_evidence.h"
+#include "decision/evidence.h"
+#include "io/labels_file.h"
+
+using namespace lcs;
+
+namespace {
+
+ClassProbabilities rows(int classes, std::vector<double> values)
+{
+    ClassProbabilities p;
+    p.classes = classes;
+    p.rows = static_cast<int64_t>(values.size()) / classes;
+    p.values = std::move(values);
+    return p;
+}
+
+/// L = [[0, 5], [1, 0]] with referral 0.5.
+CostMatrix asymmetricWithReferral()
+{
+    auto c = CostMatrix::zeroOne(2, {"benign", "malignant"});
+    c.set(0, 1, 5);
+    c.setReferral(0.5);
+    return c;
+}
+
+} // namespace
+
+class TestEvidence : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void scoreRuleByHand()
+    {
+        // Rows (label, decision): (0,0)=0, (0,refer)=0.5, (1,1)=0, (1,0)=1, (1,1)=0.
+        const auto s = scoreRule("q", {0, 2, 1, 0, 1}, {0, 0, 1, 1, 1}, asymmetricWithReferral());
+        QCOMPARE(s.rowCosts, (std::vector<double>{0, 0.5, 0, 1, 0}));
+        QVERIFY(std::abs(s.cost - 0.3) < 1e-12);
+        QVERIFY(std::abs(s.accuracy - 0.75) < 1e-12);  // 3 right of the 4 decided
+        QVERIFY(std::abs(s.referralRate - 0.2) < 1e-12);
+        // 2 x 3, rows = truth: benign [1, 0, 1], malignant [1, 2, 0].
+        QCOMPARE(s.confusion, (std::vector<int64_t>{1, 0, 1, 1, 2, 0}));
+        QVERIFY(std::isnan(s.ece));
+    }
+
+    void eceByHand()
+    {
+        // Top-label confidences 0.9 (right), 0.81 (wrong), 0.61 (right), 0.56 (wrong), each
+        // alone in one of 15 bins: (0.1 + 0.81 + 0.39 + 0.56) / 4.
+        const auto p = rows(2, {0.9, 0.1, 0.81, 0.19, 0.39, 0.61, 0.56, 0.44});
+        const std::vector<int64_t> labels{0, 1, 1, 1};
+        QVERIFY(std::abs(expectedCalibrationError(p, labels) - 0.465) < 1e-12);
+        // Two bins: all four in (0.5, 1]: |2/4 - (0.9 + 0.81 + 0.61 + 0.56) / 4| = 0.22.
+        QVERIFY(std::abs(expectedCalibrationError(p, labels, 2) - 0.22) < 1e-12);
+    }
+
+    void bootstrapOfConstantDifferences()
+    {
+        const auto d = pairedBootstrap({0.1, 0.2, 0.3}, {0.15, 0.25, 0.35}, 7);
+        QVERIFY(std::abs(d.mean - 0.05) < 1e-12);
+        QVERIFY(std::abs(d.low - 0.05) < 1e-12 && std::abs(d.high - 0.05) < 1e-12);
+        QCOMPARE(verdictOf(d), Verdict::Worse);
+        const auto better = pairedBootstrap({0.2, 0.2}, {0.1, 0.1}, 7);
+        QCOMPARE(verdictOf(better), Verdict::Better);
+    }
+
+    void bootstrapIntervalHasTheStandardErrorsWidth()
+    {
+        // 400 differences of +1 and -1: mean 0, standard error 1/20, so the 95% interval
+        // is about +-1.96/20 = +-0.098.
+        std::vector<double> ref(400, 0.0), cand(400);
+        for (size_t i = 0; i < cand.size(); ++i)
+            cand[i] = i % 2 ? 1.0 : -1.0;
+        const auto d = pairedBootstrap(ref, cand, 11, 4000);
+        QVERIFY(std::abs(d.mean) < 1e-12);
+        QVERIFY2(d.high > 0.085 && d.high < 0.11, qPrintable(QString::number(d.high)));
+        QVERIFY2(d.low < -0.085 && d.low > -0.11, qPrintable(QString::number(d.low)));
+        QCOMPARE(verdictOf(d), Verdict::NoClearDifference);
+        // The same seed gives the same interval.
+        const auto again = pairedBootstrap(ref, cand, 11, 4000);
+        QCOMPARE(again.low, d.low);
+    }
+
+    void temperatureClosedForm()
+    {
+        // Every row P = [0.9, 0.1], class 0 true in 3 of 4 rows: the NLL is lowest where
+        // softmax(log P / T) gives class 0 probability 3/4, i.e. log 9 / T = log 3, T = 2.
+        const auto logP = logOf(rows(2, {0.9, 0.1, 0.9, 0.1, 0.9, 0.1, 0.9, 0.1}));
+        const double t = fitTemperature(logP, {0, 0, 0, 1});
+        QVERIFY2(std::abs(t - 2.0) < 1e-4, qPrintable(QString::number(t)));
+        // NLL at T = 1 by hand: -(3 log 0.9 + log 0.1) / 4.
+        const double nll = temperatureNll(logP, {0, 0, 0, 1}, 1.0);
+        QVERIFY(std::abs(nll + (3 * std::log(0.9) + std::log(0.1)) / 4) < 1e-12);
+        // Adjusted probabilities at T = 2: 3/4 and 1/4.
+        const auto tempered = adjustedProbabilities(logP, 2.0);
+        QVERIFY(std::abs(tempered.values[0] - 0.75) < 1e-12);
+    }
+
+    void offsetsByHand()
+    {
+        // Three rows P = [0.6, 0.4] of class 1 and one P = [0.9, 0.1] of class 0, 0/1 costs:
+        // P decides class 0 everywhere (cost 3/4). An offset b on class 1 decides the
+        // first three right once log 0.4 + b > log 0.6 (b > 0.405) and keeps the last while
+        // b < log 9 = 2.197: the grid's smallest such value is 0.5, with cost 0.
+        const auto logP = logOf(rows(2, {0.6, 0.4, 0.6, 0.4, 0.6, 0.4, 0.9, 0.1}));
+        const auto costs = CostMatrix::zeroOne(2);
+        const auto b = fitClassOffsets(logP, {1, 1, 1, 0}, costs);
+        QCOMPARE(b, (std::vector<double>{0.0, 0.5}));
+        const auto decisions = bayesDecisionsOf(adjustedProbabilities(logP, 1.0, b), costs);
+        QCOMPARE(decisions, (std::vector<int64_t>{1, 1, 1, 0}));
+    }
+
+    void bayesDecisionsWithReferral()
+    {
+        // L = [[0, 5], [1, 0]], referral 0.5. p = [0.8, 0.2]: R = (0.2, 4.0, 0.5) -> class 0.
+        // p = [0.6, 0.4]: R = (0.4, 3.0, 0.5) -> class 0. p = [0.3, 0.7]: R = (0.7, 1.5, 0.5) -> refer.
+        // p = [0.05, 0.95]: R = (0.95, 0.25, 0.5) -> class 1.
+        const auto d = bayesDecisionsOf(rows(2, {0.8, 0.2, 0.6, 0.4, 0.3, 0.7, 0.05, 0.95}), asymmetricWithReferral());
+        QCOMPARE(d, (std::vector<int64_t>{0, 0, 2, 1}));
+    }
+
+    void selectionKeepsPWhenQIsDearerOnValidation_data()
+    {
+        QTest::addColumn<int>("qBetterOnValidation");
+        QTest::addColumn<QString>("kept");
+        QTest::newRow("q cheaper on validation") << 1 << "q";
+        QTest::newRow("q as cheap on validation") << 0 << "q";
+        QTest::newRow("q dearer on validation") << -1 << "P";
+    }
+    void selectionKeepsPWhenQIsDearerOnValidation()
+    {
+        QFETCH(int, qBetterOnValidation);
+        QFETCH(QString, kept);
+        const auto costs = CostMatrix::zeroOne(2);
+        // One rule right on both validation rows, the other right on one (or both right).
+        const auto right = rows(2, {0.9, 0.1, 0.1, 0.9});
+        const auto oneWrong = rows(2, {0.9, 0.1, 0.9, 0.1});
+        const auto& vp = qBetterOnValidation > 0 ? oneWrong : right;
+        const auto& vq = qBetterOnValidation < 0 ? oneWrong : right;
+        // Test rows: q wrong on all four where P is right: a clear "worse".
+        const auto tp = rows(2, {0.9, 0.1, 0.9, 0.1, 0.1, 0.9, 0.1, 0.9});
+        const auto tq = rows(2, {0.1, 0.9, 0.1, 0.9, 0.9, 0.1, 0.9, 0.1});
+        const auto e = gatherCorrectionEvidence(vp, vq, {0, 1}, tp, tq, {0, 0, 1, 1}, costs, Selection::Validation, 3);
+        QCOMPARE(QString::fromStdString(e.kept), kept);
+        QCOMPARE(e.rules[0].cost, 0.0);
+        QCOMPARE(e.rules[1].cost, 1.0);
+        QCOMPARE(e.comparisons[0].verdict, Verdict::Worse);
+        const auto sentence = QString::fromStdString(verdictSentence(e.comparisons[0], "test"));
+        QVERIFY2(sentence.startsWith("q raised the test cost from 0.0000 to 1.0000") &&
+                     sentence.contains("keep P's decisions"),
+                 qPrintable(sentence));
+        const auto text = QString::fromStdString(correctionEvidenceText(e, costs));
+        QVERIFY2(text.contains("Kept: " + kept), qPrintable(text));
+        const auto j = correctionEvidenceJson(e, costs);
+        QCOMPARE(QString::fromStdString(j["kept"].get<std::string>()), kept);
+        QCOMPARE(j["rules"][1]["change_vs_p"]["verdict"].get<std::string>(), std::string("worse"));
+        QCOMPARE(j["rules"][0]["confusion"][1][1].get<int64_t>(), int64_t{2});
+    }
+
+    void labelsRead_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QList<int>>("expected");
+        QTest::newRow("indices") << QByteArray("0\n1\n1\n") << QList<int>{0, 1, 1};
+        QTest::newRow("names with a header") << QByteArray("diagnosis\nmalignant\nbenign\n\"malignant\"\n")
+                                             << QList<int>{1, 0, 1};
+        QTest::newRow("CRLF, floats that are whole") << QByteArray("1.0\r\n0\r\n1\r\n") << QList<int>{1, 0, 1};
+    }
+    void labelsRead()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(QList<int>, expected);
+        const auto got = parseLabels(text.toStdString(), "y.csv", 2, {"benign", "malignant"}, expected.size());
+        QCOMPARE(got.size(), static_cast<size_t>(expected.size()));
+        for (int i = 0; i < expected.size(); ++i)
+            QCOMPARE(got[static_cast<size_t>(i)], static_cast<int64_t>(expected[i]));
+    }
+
+    void labelsRefused_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("a class not in the matrix") << QByteArray("0\n2\n") << 2 << "y.csv line 2: \"2\" is not one";
+        QTest::newRow("an unknown name") << QByteArray("benign\nbenigne\n") << 2 << "\"benigne\" is not one";
+        QTest::newRow("too few") << QByteArray("0\n1\n") << 3 << "2 labels for 3 rows";
+        QTest::newRow("too many") << QByteArray("0\n1\n0\n") << 2 << "more than 2 labels";
+        QTest::newRow("two columns") << QByteArray("0,1\n") << 1 << "2 columns";
+        QTest::newRow("a fraction") << QByteArray("0.5\n") << 1 << "\"0.5\" is not one";
+    }
+    void labelsRefused()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(int, rows);
+        QFETCH(QString, message);
+        try {
+            parseLabels(text.toStdString(), "y.csv", 2, {"benign", "malignant"}, rows);
+            QFAIL("accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(message), e.what());
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestEvidence)
+#include "tst_evidence.moc"
