@@ -56,8 +56,10 @@ void saveRunModels(const std::string& dir, const lcs::SyntheticConfig& config, c
     info.costs = config.costs;
     info.role = "q";
     info.collapsed = c.collapsed;
+    info.residualOnPredictive = c.residual;
     lcs::saveModel(c.q, info, stem + "_q.pt");
     info.collapsed = false;
+    info.residualOnPredictive = false;
     if (auto mlp = std::dynamic_pointer_cast<lcs::MlpImpl>(p.model)) {
         info.role = o.method == lcs::InferenceMethod::KfacLaplace ? "map" : "last_sample";
         info.inputMean = p.standardisation.mean;  // the network was trained on standardised rows

@@ -140,6 +140,36 @@ def split(y, seed):
     return fit, x_rows, test
 
 
+def summarise(lines):
+    """Per table: mean test cost of each rule over seeds and models, and how many runs'
+    intervals say better (b) or worse (w) than P."""
+    import csv
+    import io
+    rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
+    rules = [("P", "residual", "P"), ("q resid", "residual", "q"), ("q stand", "standalone", "q"),
+             ("temp", "residual", "temperature"), ("offsets", "residual", "offsets")]
+    print("\nSummary: mean test cost over seeds and models (runs better / worse than P by the interval)")
+    print(f"{'table':18} {'runs':>4} " + " ".join(f"{label:>14}" for label, _, _ in rules) + f" {'kept':>14}")
+    tables = list(dict.fromkeys(r["table"] for r in rows))
+    for table in tables + ["all"]:
+        cells = []
+        for label, form, rule in rules:
+            sel = [r for r in rows if (table == "all" or r["table"] == table) and r["q_form"] == form
+                   and r["rule"] == rule]
+            mean = sum(float(r["cost"]) for r in sel) / len(sel)
+            b = sum(r["verdict"] == "better" for r in sel)
+            w = sum(r["verdict"] == "worse" for r in sel)
+            cells.append(f"{mean:.4f}" + ("" if rule == "P" else f" {b:>2}/{w:<2}"))
+        # The rule the default run stands by: q where kept, else P.
+        runs = {}
+        for r in rows:
+            if (table == "all" or r["table"] == table) and r["q_form"] == "residual":
+                runs.setdefault((r["table"], r["seed"], r["model"]), {})[r["rule"]] = r
+        kept = [float(v["q"]["cost"]) if v["q"]["kept"] == "q" else float(v["P"]["cost"]) for v in runs.values()]
+        print(f"{table:18} {len(runs):>4} " + " ".join(f"{c:>14}" for c in cells) +
+              f" {sum(kept) / len(kept):>14.4f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cli", default="build/app/lcstudio-cli")
@@ -203,6 +233,7 @@ def main():
                 sys.stdout.flush()
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")
+    summarise(lines)
     print(f"written: {args.out}")
     return 0
 

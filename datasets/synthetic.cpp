@@ -60,7 +60,8 @@ std::pair<at::Tensor, at::Tensor> toTensors(const std::vector<float>& x, const s
 
 SyntheticData makeSyntheticData(const SyntheticDataConfig& c, uint64_t seed, int replicate)
 {
-    if (c.trainNegative < 0 || c.trainPositive < 0 || c.testNegative < 0 || c.testPositive < 0 || c.calibration < 0)
+    if (c.trainNegative < 0 || c.trainPositive < 0 || c.testNegative < 0 || c.testPositive < 0 || c.calibration < 0 ||
+        c.validationNegative < 0 || c.validationPositive < 0)
         throw std::invalid_argument("synthetic data: point counts must be >= 0");
     if (!(c.boxMax > c.boxMin))
         throw std::invalid_argument("synthetic data: calibration box needs boxMax > boxMin");
@@ -84,6 +85,8 @@ SyntheticData makeSyntheticData(const SyntheticDataConfig& c, uint64_t seed, int
             x.push_back(static_cast<float>(c.boxMin + (c.boxMax - c.boxMin) * s.uniform()));
         d.calibrationX = at::tensor(x, at::kFloat).reshape({c.calibration, 2});
     }
+    if (c.validationNegative + c.validationPositive > 0)
+        std::tie(d.validationX, d.validationY) = labelled(4, c.validationNegative, c.validationPositive);
     return d;
 }
 

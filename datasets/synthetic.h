@@ -13,6 +13,10 @@ struct SyntheticDataConfig {
     int testNegative = 90;
     int testPositive = 10;
     int calibration = 500;    ///< unlabelled, uniform over the box
+    /// Labelled validation points drawn as the test set is (90/10 by default): not in the
+    /// paper; a run chooses there between q and the uncorrected decisions. 0 and 0: none.
+    int validationNegative = 90;
+    int validationPositive = 10;
     double boxMin = -4.0;     ///< box [boxMin, boxMax]^2 covers both classes (3 sd)
     double boxMax = 4.0;
 };

@@ -276,6 +276,43 @@ private Q_SLOTS:
         }
     }
 
+    // A residual q (q = p exp(f(x)), f's last layer at zero) is p before any step, and
+    // trained on three distinct inputs it reaches each input's closed-form optimum
+    // q ∝ p exp(-L[., c] / M), as free logits do (freeLogitsReachClosedForm).
+    void residualQStartsAtPAndReachesTheClosedForm()
+    {
+        const auto costs = costPreset("synthetic");
+        const auto L = costTensor(costs, torch::kDouble);
+        const double M = costs.utilityConstant();
+        const auto p = torch::tensor(std::vector<float>{0.97f, 0.03f, 0.85f, 0.15f, 0.3f, 0.7f}).reshape({3, 2});
+        const auto x = torch::tensor(std::vector<float>{-1.0f, 0.0f, 1.0f}).reshape({3, 1});
+        CorrectionConfig config;
+        config.residual = true;
+        config.hidden = {32};
+        config.epochs = 1;
+        config.learningRate = 0;  // one step that moves nothing: q as it starts
+        auto gen = makeGenerator(3);
+        auto start = trainCorrection(x, p, costs, config, gen, {});
+        QVERIFY(start.residual);
+        QVERIFY(torch::allclose(correctedProbabilities(*start.q, x, p, true), p, 0, 1e-6));
+        config.epochs = 4000;
+        config.learningRate = 0.01;
+        auto gen2 = makeGenerator(3);
+        auto trained = trainCorrection(x, p, costs, config, gen2, {});
+        const auto q = correctedProbabilities(*trained.q, x, p, true).to(torch::kDouble);
+        const std::vector<int64_t> expected{0, 1, 1};
+        for (int64_t i = 0; i < 3; ++i) {
+            const auto c = expected[static_cast<size_t>(i)];
+            QCOMPARE(bayesDecisions(q.slice(0, i, i + 1), L)[0].item<int64_t>(), c);
+            const auto closed = closedFormCorrection(p.slice(0, i, i + 1).to(torch::kDouble), L, c, M);
+            QVERIFY2(torch::allclose(q.slice(0, i, i + 1), closed, 0, 2e-3),
+                     qPrintable(QString("row %1: q(pos) %2, closed form %3")
+                                    .arg(i)
+                                    .arg(q[i][1].item<double>())
+                                    .arg(closed[0][1].item<double>())));
+        }
+    }
+
     void givenDecisionsReplaceTheCoordinateStep()
     {
         // q = p = (0.7, 0.3) on the synthetic costs (L[1, 0] = 1, L[0, 1] = 0.1, M = 1): the

@@ -61,6 +61,11 @@ private Q_SLOTS:
         QVERIFY(std::abs(expectedCalibrationError(p, labels) - 0.465) < 1e-12);
         // Two bins: all four in (0.5, 1]: |2/4 - (0.9 + 0.81 + 0.61 + 0.56) / 4| = 0.22.
         QVERIFY(std::abs(expectedCalibrationError(p, labels, 2) - 0.22) < 1e-12);
+        // Three classes, two bins: a right row of confidence 0.4 alone in [0, 0.5] gives
+        // |1 - 0.4| = 0.6; four rows in (0.5, 1] give 4 x |0.5 - 0.72| = 0.88; ECE = 1.48 / 5.
+        const auto three = rows(3, {0.4, 0.35, 0.25, 0.9, 0.05, 0.05, 0.81, 0.1, 0.09, 0.2, 0.61, 0.19,
+                                    0.56, 0.4, 0.04});
+        QVERIFY(std::abs(expectedCalibrationError(three, {0, 0, 1, 1, 1}, 2) - 0.296) < 1e-12);
     }
 
     void bootstrapOfConstantDifferences()

@@ -280,11 +280,15 @@ SyntheticCorrection correctSynthetic(const SyntheticConfig& config, const Synthe
     out.curve = std::move(trained.curve);
     out.seconds = trained.seconds;
     out.collapsed = trained.collapsed;
-    out.testProbs = predictProbabilities(*out.q, predictive.data.testX);
+    // A residual q builds on the posterior's predictive, cached at every point it decides.
+    out.residual = trained.residual;
+    out.testProbs = correctedProbabilities(*out.q, predictive.data.testX, predictive.testProbs, out.residual);
     if (predictive.data.validationX.defined())
-        out.validationProbs = predictProbabilities(*out.q, predictive.data.validationX);
+        out.validationProbs = correctedProbabilities(*out.q, predictive.data.validationX, predictive.validationProbs,
+                                                     out.residual);
     if (hasRegionGrid(config))
-        out.gridProbs = predictProbabilities(*out.q, syntheticGrid(config.data, config.gridResolution));
+        out.gridProbs = correctedProbabilities(*out.q, syntheticGrid(config.data, config.gridResolution),
+                                               predictive.gridProbs, out.residual);
     return out;
 }
 

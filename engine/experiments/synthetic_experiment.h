@@ -99,6 +99,7 @@ struct SyntheticCorrection {
     Mlp q{nullptr};
     at::Tensor testProbs;
     at::Tensor validationProbs;  ///< on data.validationX, or undefined
+    bool residual = false;       ///< q is residual on the predictive (CorrectionConfig::residual)
     at::Tensor gridProbs;
     std::vector<CorrectionStep> curve;
     double seconds = 0;

@@ -62,6 +62,29 @@ const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings()
                                      d.correction.warmStartSteps, 0, 1000000),
                      [](const C& c) { return J(c.correction.warmStartSteps); },
                      [](C& c, const J& v) { c.correction.warmStartSteps = v.get<int>(); }});
+        s.push_back({choiceSetting("select", "RULE",
+                                   "validation: use the uncorrected decisions where q's validation cost is above "
+                                   "theirs; none: keep q",
+                                   "validation", {"validation", "none"}),
+                     [](const C& c) { return J(c.selectOnValidation ? "validation" : "none"); },
+                     [](C& c, const J& v) { c.selectOnValidation = v.get<std::string>() == "validation"; }});
+        s.push_back({integerSetting("validation_points", "N",
+                                    "labelled validation points drawn as the test set is, 9 negative to 1 positive "
+                                    "(not in the paper): where q's cost there is above the uncorrected decisions', "
+                                    "the replicate keeps those (0: none)",
+                                    d.data.validationNegative + d.data.validationPositive, 0, 1000000),
+                     [](const C& c) { return J(c.data.validationNegative + c.data.validationPositive); },
+                     [](C& c, const J& v) {
+                         const int n = v.get<int>();
+                         c.data.validationPositive = n / 10;
+                         c.data.validationNegative = n - n / 10;
+                     }});
+        s.push_back({choiceSetting("q_form", "FORM",
+                                   "standalone: the paper's q, an MLP on x distilled from the predictive; residual: "
+                                   "q = p x exp(f(x)), starting as the predictive everywhere",
+                                   d.correction.residual ? "residual" : "standalone", {"standalone", "residual"}),
+                     [](const C& c) { return J(c.correction.residual ? "residual" : "standalone"); },
+                     [](C& c, const J& v) { c.correction.residual = v.get<std::string>() == "residual"; }});
         // The window draws decision regions: a grid by default there.
         auto grid = integerSetting("grid_resolution", "N",
                                    "decision-region grid points per side, for plots of the predictive and q (0: "
@@ -130,12 +153,6 @@ const std::vector<BoundSetting<SyntheticConfig>>& tabularSettings()
                                    d.validationFraction, 0, 0.8, false),
                      [](const C& c) { return J(c.validationFraction); },
                      [](C& c, const J& v) { c.validationFraction = v.get<double>(); }});
-        s.push_back({choiceSetting("select", "RULE",
-                                   "validation: use the uncorrected decisions where q's validation cost is above "
-                                   "theirs; none: keep q",
-                                   "validation", {"validation", "none"}),
-                     [](const C& c) { return J(c.selectOnValidation ? "validation" : "none"); },
-                     [](C& c, const J& v) { c.selectOnValidation = v.get<std::string>() == "validation"; }});
         s.push_back({switchSetting("no_standardise", "the networks take the columns as they are (by default each "
                                                      "standardises them with the training rows' mean and std)"),
                      [](const C& c) { return J(!c.standardise); },
@@ -147,7 +164,8 @@ const std::vector<BoundSetting<SyntheticConfig>>& tabularSettings()
                      [](const C& c) { return J(c.hidden.size()); },
                      [](C& c, const J& v) { c.hidden.resize(v.get<size_t>(), c.hidden.front()); }});
         for (const auto& setting : syntheticSettings())
-            s.push_back(setting);
+            if (setting.spec.name != "validation_points")  // a table's come from validation_fraction
+                s.push_back(setting);
         return s;
     }();
     return settings;

@@ -143,6 +143,7 @@ protected:
                 SyntheticConfig cc = m_cacheConfig;
                 cc.costs = costs;
                 cc.correction.epochs = config.correction.epochs;
+                cc.correction.residual = config.correction.residual;
                 cc.threads = config.threads;
                 cc.device = config.device;
                 const auto correctionStart = Clock::now();
@@ -154,14 +155,15 @@ protected:
                 auto observers = [&](const SyntheticPredictive& p) -> CorrectionObserver {
                     auto last = std::make_shared<Clock::time_point>(Clock::time_point{});
                     auto view = std::make_shared<TaskView>(baseView(cc, p, L));
-                    return [this, last, view, regions, &cc, &grid, &L](const CorrectionStep& s, MlpImpl& q) {
+                    return [this, last, view, regions, &cc, &grid, &L, &p](const CorrectionStep& s, MlpImpl& q) {
                         view->curve.push_back({s.step, s.loss, s.kl, s.expectedCost});
                         const auto now = Clock::now();
                         if (now - *last < kEmitInterval)
                             return;
                         *last = now;
                         if (regions)
-                            view->corrected = regionGrid(cc, predictProbabilities(q, grid), L);
+                            view->corrected = regionGrid(
+                                cc, correctedProbabilities(q, grid, p.gridProbs, cc.correction.residual), L);
                         emitView(&SyntheticJobRunner::taskUpdated, *view);
                     };
                 };
@@ -237,8 +239,10 @@ protected:
         // The plane: X's range, padded, square (equal scales on both axes).
         SyntheticConfig plane;
         plane.gridResolution = windowRegionGrid(0);
-        const bool regions = features == 2;
-        if (regions) {
+        const bool plotted = features == 2;
+        // A residual q is P x exp(f(x)): off X's points there is no P, so no regions.
+        const bool regions = plotted && !choices.correction.correction.residual;
+        if (plotted) {
             const double lo = own.features.min().item<double>(), hi = own.features.max().item<double>();
             const double pad = std::max(1e-6, (hi - lo) * 0.1);
             plane.data.boxMin = lo - pad;
@@ -248,7 +252,7 @@ protected:
         TaskView view;
         view.method = QString::fromLatin1(kOwnPredictiveSeries);
         view.numClasses = static_cast<int>(classes);
-        if (regions)
+        if (plotted)
             view.test = points(own.features);
         view.testDecisionsUncorrected = ints(bayesDecisions(own.probabilities, L));
         ProgressChannel channel(this, tr("correcting"));
@@ -331,7 +335,9 @@ public:
                 info.costs = m_correctionCosts;
                 info.role = "q";
                 info.collapsed = m_corrections[i].collapsed;
+                info.residualOnPredictive = m_corrections[i].residual;
                 lcs::saveModel(m_corrections[i].q, info, path.toStdString());
+                info.residualOnPredictive = false;
                 QStringList written{path};
                 if (auto mlp = std::dynamic_pointer_cast<MlpImpl>(p.model)) {
                     info.role = p.method == InferenceMethod::KfacLaplace ? "map" : "last_sample";
