@@ -12,7 +12,10 @@ For every table x seed x model, fixed before anything runs:
   * the cost matrix: missing the table's rarest class costs 5, any other mistake 1
     (breast cancer: missing a malignant tumour costs 10, a false alarm 1; Weka's credit-g:
     its documented matrix, a bad customer taken as good costs 5).
-Prints one line per run and the summary, and writes every figure to --out CSV.
+  * q is `correct`'s default in both forms, residual (the default) and standalone (the
+    paper's), each scored against P with temperature scaling and class offsets.
+Prints one line per run and a summary per table, and writes every figure to --out CSV.
+Flags after `--` go to every `correct` run (to try a setting on every table at once).
 
 Tables come from Debian's packages: scikit-learn's bundled tables (python3-sklearn), and
 Weka's example ARFF files where --weka-data names the folder of an unpacked weka package

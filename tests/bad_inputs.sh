@@ -663,12 +663,15 @@ open(d + "/p_rows.csv", "w").write("0.5,0.5\n" * 5)
 open(d + "/p3.csv", "w").write("0.2,0.3,0.5\n" * 6)
 open(d + "/x_word.csv", "w").write("1,2\n3,abc\n" + "0,0\n" * 4)
 PY
-expect 0 "q changed" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --preset synthetic --out "$s2/own" --correction-iterations 20 --warm-start-steps 5 --quiet
+expect 0 "q changed" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --preset synthetic --out "$s2/own" --correction-iterations 20 --warm-start-steps 5 --q-form standalone --quiet
 for file in results.json decisions.csv curve.csv q.pt q.pt.json; do
   [ -f "$s2/own/$file" ] || { echo "FAIL: correct did not write $file"; failures=$((failures + 1)); }
 done
 expect 0 "network mlp 2-50-2 (q, ours)" -- check "$s2/own/q.pt"
 expect 0 "0.1,0.9" -- decide --model "$s2/own/q.pt" --point 0.1,0.9
+# The default q is a residual on P: decide has no P to give it, and says so.
+expect 0 "No labels given: nothing here shows" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --preset synthetic --out "$s2/own_residual" --correction-iterations 20 --quiet
+expect 2 "is a residual q: it corrects a predictive and needs P at every row" -- decide --model "$s2/own_residual/q.pt" --point 0.1,0.9
 absent "$s2/own_sum" 2 "--predictive $s2/p_sum.csv: row 1 sums to 0.9, not 1 (within 0.001)" -- correct --features "$s2/x.csv" --predictive "$s2/p_sum.csv" --preset synthetic --out "$s2/own_sum"
 absent "$s2/own_rows" 2 "has 5 rows, --features $s2/x.csv has 6" -- correct --features "$s2/x.csv" --predictive "$s2/p_rows.csv" --preset synthetic --out "$s2/own_rows"
 absent "$s2/own_k" 2 "--preset synthetic has 2 classes, the predictive 3" -- correct --features "$s2/x.csv" --predictive "$s2/p3.csv" --preset synthetic --out "$s2/own_k"

@@ -451,7 +451,7 @@ private Q_SLOTS:
                 return {zero, x.mean(), zero, {}};
             }
             void setTraining(bool) override {}
-            at::Tensor probabilities(const at::Tensor& x) override
+            at::Tensor probabilities(const at::Tensor& x, const at::Tensor&) override
             {
                 return torch::full({x.size(0), 2}, 0.5);
             }
@@ -501,7 +501,7 @@ private Q_SLOTS:
                 return {zero, zero, zero, {}};
             }
             void setTraining(bool) override {}
-            at::Tensor probabilities(const at::Tensor& x) override
+            at::Tensor probabilities(const at::Tensor& x, const at::Tensor&) override
             {
                 const auto z = torch::cat({theta.detach(), torch::zeros({1}, torch::kDouble)});
                 return torch::softmax(z, 0).unsqueeze(0).expand({x.size(0), 2}).clone();
@@ -566,7 +566,7 @@ private Q_SLOTS:
                 return {loss, torch::zeros({}), torch::zeros({}), {}};
             }
             void setTraining(bool) override {}
-            at::Tensor probabilities(const at::Tensor& x) override { return torch::full({x.size(0), 2}, 0.5); }
+            at::Tensor probabilities(const at::Tensor& x, const at::Tensor&) override { return torch::full({x.size(0), 2}, 0.5); }
         } q;
         q.bad = badLoss;
         const auto x = torch::arange(10, torch::kFloat).unsqueeze(1);

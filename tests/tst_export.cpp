@@ -16,6 +16,7 @@
 
 #include "core/atomic_file.h"
 #include "core/input_error.h"
+#include "fastpath/mlp_backward.h"
 #include "io/model_io.h"
 #include "io/npy.h"
 #include "io/torchscript.h"
@@ -104,6 +105,47 @@ std::string scriptBytes(torch::jit::Module& script)
 class TestExport : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // An MLP on a table standardises raw rows itself: its forward, the fast path's trace,
+    // the saved TorchScript file and both loaders give the network applied to
+    // (x - mean) / std computed by hand. A residual q's file computes softmax(log p + f(x)).
+    void tableMlpStandardisesItsInputs()
+    {
+        auto gen = makeGenerator(4);
+        Mlp net(2, std::vector<int64_t>{5}, 2);
+        initialiseFrom(*net, gen);
+        const auto raw = torch::tensor(std::vector<float>{3.0f, -2.0f, 1.0f, 6.0f, -1.0f, 0.0f}).reshape({3, 2});
+        // Mean (1, -2), std (2, 4), by hand: (3, -2) -> (1, 0), (1, 6) -> (0, 2), (-1, 0) -> (-1, 0.5).
+        const auto byHand = torch::tensor(std::vector<float>{1.0f, 0.0f, 0.0f, 2.0f, -1.0f, 0.5f}).reshape({3, 2});
+        const auto expected = torch::softmax(net->forward(byHand), 1);
+        net->setInputStandardisation({1.0, -2.0}, {2.0, 4.0});
+        QVERIFY(torch::allclose(torch::softmax(net->forward(raw), 1), expected, 0, 1e-6));
+        QVERIFY(torch::allclose(torch::softmax(traceMlp(*net, raw).logits, 1), expected, 0, 1e-6));
+        QTemporaryDir tmp;
+        const std::string path = tmp.filePath("q.pt").toStdString();
+        ModelInfo info;
+        info.role = "q";
+        saveModel(net, info, path);
+        const auto loaded = loadClassifier(path);
+        QCOMPARE(loaded.info.inputMean, (std::vector<double>{1.0, -2.0}));
+        QVERIFY(torch::allclose(loaded.probabilities(raw), expected, 0, 1e-6));
+        auto mlp = loadMlp(path);
+        QVERIFY(torch::allclose(torch::softmax(mlp.model->forward(raw), 1), expected, 0, 1e-6));
+        auto script = torch::jit::load(path);
+        QVERIFY(torch::allclose(script.forward({raw}).toTensor(), expected, 0, 1e-6));
+
+        // The residual form: q = softmax(log p + f(x)) = p * softmax(f) renormalised.
+        const auto p = torch::tensor(std::vector<float>{0.9f, 0.1f, 0.5f, 0.5f, 0.2f, 0.8f}).reshape({3, 2});
+        const auto residual = expected * p / (expected * p).sum(1, true);
+        info.residualOnPredictive = true;
+        const std::string rpath = tmp.filePath("r.pt").toStdString();
+        saveModel(net, info, rpath);
+        const auto rloaded = loadClassifier(rpath);
+        QVERIFY(rloaded.info.residualOnPredictive);
+        QVERIFY(torch::allclose(rloaded.probabilities(raw, p), residual, 0, 1e-6));
+        auto rscript = torch::jit::load(rpath);
+        QVERIFY(torch::allclose(rscript.forward({raw, p}).toTensor(), residual, 0, 1e-6));
+    }
+
     void networksExportAsTorchScript_data()
     {
         QTest::addColumn<QString>("kind");

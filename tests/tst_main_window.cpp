@@ -360,8 +360,10 @@ private Q_SLOTS:
         window.setExperiment("correct");
         QVERIFY(!page->canSample());
         page->openPredictive(x.fileName(), p.fileName());
+        // The paper's standalone q has regions over the plane (a residual q, the default,
+        // needs P, which is known only at X's points).
         page->form()->setValues({{"features", x.fileName().toStdString()}, {"predictive", p.fileName().toStdString()},
-                                 {"correction_iterations", 150}});
+                                 {"correction_iterations", 150}, {"q_form", "standalone"}});
         // Missing a positive costs 5: q should move decisions towards class 1.
         CostMatrix costs = CostMatrix::zeroOne(2);
         costs.set(1, 0, 5.0);

@@ -332,7 +332,8 @@ private Q_SLOTS:
         QCOMPARE(config.costs.classNames(), (std::vector<std::string>{"a", "b", "c"}));
         const auto data = syntheticDataFor(config, 1);
         QCOMPARE(data.testX.size(0), int64_t{30});  // 0.25 of 120 labelled rows
-        QCOMPARE(data.trainX.size(0), int64_t{90});
+        QCOMPARE(data.validationX.size(0), int64_t{24});  // the default 0.2
+        QCOMPARE(data.trainX.size(0), int64_t{66});
         QCOMPARE(data.calibrationX.size(0), int64_t{30});
         QVERIFY(!torch::equal(syntheticDataFor(config, 0).testY, data.testY) ||
                 !torch::equal(syntheticDataFor(config, 0).testX, data.testX));  // replicates split differently
@@ -512,7 +513,8 @@ private Q_SLOTS:
         nlohmann::json values{{"replicates", 7},          {"methods", {"sgld", "bbvi"}}, {"seed", 42},
                               {"threads", 3},             {"correction_iterations", 77}, {"correction_lr", 0.125},
                               {"warm_start_steps", 11},   {"grid_resolution", 30},       {"bbvi_prior", "isotropic"},
-                              {"device", "cpu"}};
+                              {"device", "cpu"},          {"select", "none"},            {"validation_points", 50},
+                              {"q_form", "residual"}};
         QCOMPARE(values.size(), settings.size());  // one value per declared setting
         SyntheticConfig config;
         applySettings(settings, values, config);
@@ -524,6 +526,10 @@ private Q_SLOTS:
         QCOMPARE(config.correction.warmStartSteps, 11);
         QCOMPARE(config.gridResolution, 30);
         QVERIFY(config.bbvi.prior.kind == BbviPrior::Kind::Isotropic);
+        QVERIFY(!config.selectOnValidation);
+        QCOMPARE(config.data.validationNegative, 45);
+        QCOMPARE(config.data.validationPositive, 5);
+        QVERIFY(config.correction.residual);
         QCOMPARE(settingValues(settings, config), values);
         // Defaults are the config's own.
         const SyntheticConfig defaults;

@@ -45,8 +45,7 @@ std::vector<int64_t> ModelInfo::inputDims() const
 std::string ModelInfo::outputMeaning() const
 {
     if (residualOnPredictive)
-        return "class probabilities [N, C] of q = softmax(log p + f(x)); forward(x, p) takes the predictive p "
-               "[N, C] it corrects, at the same rows, as its second argument";
+        return "class probabilities [N, C], softmax(log p + f(x)); forward(x, p), p the predictive [N, C] at x";
     if (isSegNetArchitecture(architecture))
         return "class probabilities per pixel [N, C, H, W], softmax over dimension 1";
     return "class probabilities [N, C], softmax over dimension 1";
