@@ -1,5 +1,8 @@
 #include "region_view.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <iterator>
 
 #include <QGridLayout>
@@ -248,9 +251,12 @@ void RegionView::setTask(const TaskView& view, const QStringList& decisionNames)
     drawRegions(m_difference, view.corrected, &view.uncorrected, view.numClasses);
     if (!sameBase || m_shown.testCorrected != view.testDecisionsCorrected)
         drawPoints(m_corrected, view, view.testDecisionsCorrected, d, decisionNames);
-    if (!view.uncorrected.isValid() && view.corrected.isValid()) {
-        // A predictive known at its points only: no regions before q, and the points
-        // q decides differently stand for the difference.
+    const bool pointsOnly = !view.uncorrected.isValid() && !view.corrected.isValid() && !view.test.isEmpty() &&
+                            view.testDecisionsUncorrected.size() == view.test.size();
+    if ((!view.uncorrected.isValid() && view.corrected.isValid()) || pointsOnly) {
+        // A predictive known at its points only: no regions before q (and none after, for
+        // a q built on that predictive), and the points q decides differently stand for
+        // the difference.
         TaskView changed;
         changed.numClasses = view.numClasses;
         QVector<int> after;
@@ -262,8 +268,20 @@ void RegionView::setTask(const TaskView& view, const QStringList& decisionNames)
                     after << view.testDecisionsCorrected[i];
                 }
         drawPoints(m_difference, changed, after, d, decisionNames);
-        for (auto* p : {&m_uncorrected, &m_difference})
-            showBox(p->plot, view.corrected.xMin, view.corrected.xMax, view.corrected.yMin, view.corrected.yMax);
+        QRectF box(QPointF(view.corrected.xMin, view.corrected.yMin), QPointF(view.corrected.xMax, view.corrected.yMax));
+        if (pointsOnly) {
+            // The points' own square box, padded by a tenth, as the plane of regions is.
+            double lo = view.test.front().x(), hi = lo;
+            for (const auto& pt : view.test) {
+                lo = std::min({lo, pt.x(), pt.y()});
+                hi = std::max({hi, pt.x(), pt.y()});
+            }
+            const double pad = std::max(1e-6, (hi - lo) * 0.1);
+            box = QRectF(QPointF(lo - pad, lo - pad), QPointF(hi + pad, hi + pad));
+        }
+        for (auto* p : pointsOnly ? std::vector<Panel*>{&m_uncorrected, &m_corrected, &m_difference}
+                                  : std::vector<Panel*>{&m_uncorrected, &m_difference})
+            showBox(p->plot, box.left(), box.right(), box.top(), box.bottom());
         m_uncorrected.plot->replot(QCustomPlot::rpQueuedReplot);
     }
     m_corrected.plot->replot(QCustomPlot::rpQueuedReplot);

@@ -164,7 +164,9 @@ QWidget* SyntheticPage::resultsWidget() const
 QString SyntheticPage::resultsTitle() const
 {
     if (experiment() == QLatin1String(kOwnPredictiveExperiment))
-        return tr("Results (mean expected cost under your P)");
+        // With labels the row holds realised test costs (and the verdict in its tooltip),
+        // without them the mean expected cost under P: the title names neither.
+        return tr("Results (your predictive)");
     return experiment() == QLatin1String(kSyntheticExperiment) ? tr("Results (paper Table 2)") : tr("Results (your table)");
 }
 
