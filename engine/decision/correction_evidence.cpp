@@ -85,7 +85,6 @@ CorrectionEvidence gatherCorrectionEvidence(const ClassProbabilities& validation
                        number(e.validationP.cost) + " (" + std::to_string(validationLabels.size()) +
                        " rows): the uncorrected decisions are used";
     }
-    e.keptComparison = e.kept == "q" ? e.comparisons[0] : compareRules(e.rules[0], e.rules[0], seed);
     return e;
 }
 
@@ -111,8 +110,7 @@ std::string correctionEvidenceText(const CorrectionEvidence& e, const CostMatrix
     }
     out += "Confusion on the " + e.setName + " rows:\n" + confusionText(e.rules[0], costs) +
            confusionText(e.rules[1], costs);
-    if (e.temperature > 0)
-        out += "Temperature fitted on validation: " + number(e.temperature, "%.3g") + "; class offsets:";
+    out += "Temperature fitted on validation: " + number(e.temperature, "%.3g") + "; class offsets:";
     for (double b : e.offsets)
         out += " " + number(b, "%+.2f");
     out += "\nKept: " + e.kept + ", because " + e.keptReason + ".\n";

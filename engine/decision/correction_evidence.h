@@ -28,7 +28,6 @@ struct CorrectionEvidence {
     std::vector<double> offsets;
     std::string kept = "q";           ///< "q" or "P": the rule the run's decisions use
     std::string keptReason;
-    Comparison keptComparison;        ///< the kept rule against P on the test rows
 };
 
 /// P's and q's probabilities on the validation and test rows with their labels.
