@@ -112,8 +112,10 @@ Options:
                       q, S, a MAP or CW-SGD network, an MLP or ResNet-18 on images
   --points FILE       CSV of input rows (one input per line, comma-separated features;
                       a non-numeric first line is taken as a header); an image is one row
-                      of its C*H*W raw pixel values in [0, 1], in C order
-  --point X,Y,...     one input point (repeatable)
+                      of its C*H*W raw pixel values in [0, 1], in C order. A network of a
+                      table with text (categorical) columns reads the columns by the
+                      header's names, as in training; a category it never saw is an error
+  --point X,Y,...     one input point (repeatable; the table's cells in column order)
   --costs FILE        decide under this matrix instead of the one saved with the model
   -h, --help          this text
 Prints one line per point: the features, the class probabilities and the decision.
@@ -180,25 +182,77 @@ int runDecideCommand(int argc, char** argv)
     modelPath = given("--model");
     pointsPath = given("--points");
     costsPath = given("--costs");
-    if (parsed.repeated.count("--point"))
-        for (const auto& value : parsed.repeated.at("--point"))
-            points.push_back(parseNumbers("--point", value));
     if (modelPath.empty())
         throw UsageError("decide: --model FILE is required");
-    if (!pointsPath.empty()) {
-        const auto table = lcs::parseNumericCsv(lcs::readFile(pointsPath, size_t{256} << 20), pointsPath,
-                                                size_t{64} << 20);
-        const auto columns = static_cast<size_t>(table.values.dim(1));
-        for (size_t i = 0; i < table.values.values.size(); i += columns)
-            points.emplace_back(table.values.values.begin() + static_cast<std::ptrdiff_t>(i),
-                                table.values.values.begin() + static_cast<std::ptrdiff_t>(i + columns));
+    const auto loaded = lcs::loadClassifier(modelPath);
+    // A table with categorical columns: rows are read by the sidecar's column names and
+    // encoded as training encoded them; each printed row shows the cells as given.
+    const auto& columns = loaded.info.inputColumns;
+    std::vector<std::string> shownRows;
+    if (!columns.empty()) {
+        std::vector<double> encoded;
+        auto encode = [&](const std::vector<std::string>& cells, const std::string& where) {
+            std::string shown;
+            for (const auto& c : cells)
+                shown += (shown.empty() ? "" : ",") + lcs::csvText(c);
+            lcs::appendEncodedRow(columns, cells, where, encoded);
+            points.emplace_back(encoded.begin(), encoded.end());
+            encoded.clear();
+            shownRows.push_back(shown);
+        };
+        if (parsed.repeated.count("--point"))
+            for (const auto& value : parsed.repeated.at("--point")) {
+                std::vector<std::string> cells;
+                for (const auto& c : lcs::splitCsvLine(value))
+                    cells.push_back(lcs::trimmedField(c));
+                encode(cells, "--point " + value.substr(0, 80));
+            }
+        if (!pointsPath.empty()) {
+            std::vector<size_t> at;  // the file's column of each of the model's columns
+            lcs::forEachCsvRow(lcs::readFile(pointsPath, size_t{256} << 20), [&](size_t line, const std::vector<std::string>& fields) {
+                if (points.size() >= (size_t{1} << 22))
+                    throw lcs::InputError(pointsPath + ": more than " + std::to_string(size_t{1} << 22) + " rows");
+                if (at.empty()) {
+                    for (const auto& column : columns) {
+                        size_t c = 0;
+                        while (c < fields.size() && lcs::trimmedField(fields[c]) != column.name)
+                            ++c;
+                        if (c == fields.size())
+                            throw lcs::InputError(pointsPath + " line " + std::to_string(line) + ": no column named \"" +
+                                                  column.name.substr(0, 40) + "\"; " + modelPath +
+                                                  " reads its rows by the header's names (the training table's)");
+                        at.push_back(c);
+                    }
+                    return;
+                }
+                std::vector<std::string> cells;
+                for (size_t c : at) {
+                    if (c >= fields.size())
+                        throw lcs::InputError(pointsPath + " line " + std::to_string(line) + ": " +
+                                              std::to_string(fields.size()) + " columns, fewer than the header's");
+                    cells.push_back(lcs::trimmedField(fields[c]));
+                }
+                encode(cells, pointsPath + " line " + std::to_string(line));
+            });
+        }
+    } else {
+        if (parsed.repeated.count("--point"))
+            for (const auto& value : parsed.repeated.at("--point"))
+                points.push_back(parseNumbers("--point", value));
+        if (!pointsPath.empty()) {
+            const auto table = lcs::parseNumericCsv(lcs::readFile(pointsPath, size_t{256} << 20), pointsPath,
+                                                    size_t{64} << 20);
+            const auto columnCount = static_cast<size_t>(table.values.dim(1));
+            for (size_t i = 0; i < table.values.values.size(); i += columnCount)
+                points.emplace_back(table.values.values.begin() + static_cast<std::ptrdiff_t>(i),
+                                    table.values.values.begin() + static_cast<std::ptrdiff_t>(i + columnCount));
+        }
     }
     if (points.empty() && !pointsPath.empty())
         throw UsageError("decide: " + pointsPath + " has no data row (at most a header line without numbers)");
     if (points.empty())
         throw UsageError("decide: no points (use --points FILE or --point X,Y)");
 
-    const auto loaded = lcs::loadClassifier(modelPath);
     if (lcs::isSegNetArchitecture(loaded.info.architecture))
         throw UsageError("decide: " + modelPath + " is a segmentation network (" + loaded.info.architecture +
                          "); decide on frames with `lcstudio-cli camvid eval`");
@@ -246,9 +300,10 @@ int runDecideCommand(int argc, char** argv)
     const auto probsCpu = probs.to(torch::kDouble).contiguous();
     const double* p = probsCpu.data_ptr<double>();
     for (size_t i = 0; i < points.size(); ++i) {
-        std::string row;
-        for (double v : points[i])
-            row += lcs::formatNumber(v) + ",";
+        std::string row = shownRows.empty() ? std::string() : shownRows[i] + ",";
+        if (shownRows.empty())
+            for (double v : points[i])
+                row += lcs::formatNumber(v) + ",";
         for (int64_t c = 0; c < probs.size(1); ++c)
             row += lcs::formatNumber(p[static_cast<int64_t>(i) * probs.size(1) + c]) + ",";
         row += costs.decisionName(static_cast<int>(decisions[i].item<int64_t>()));

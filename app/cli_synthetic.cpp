@@ -48,24 +48,11 @@ void saveRunModels(const std::string& dir, const lcs::SyntheticConfig& config, c
                    const lcs::SyntheticPredictive& p, const lcs::SyntheticCorrection& c)
 {
     const std::string stem = dir + "/" + lcs::methodName(o.method) + "_r" + std::to_string(o.replicate);
-    lcs::ModelInfo info;
-    info.experiment = config.experiment;
-    info.method = lcs::methodName(o.method);
-    info.replicate = o.replicate;
-    info.seed = config.seed;
-    info.costs = config.costs;
-    info.role = "q";
-    info.collapsed = c.collapsed;
-    info.residualOnPredictive = c.residual;
-    lcs::saveModel(c.q, info, stem + "_q.pt");
-    info.collapsed = false;
-    info.residualOnPredictive = false;
-    if (auto mlp = std::dynamic_pointer_cast<lcs::MlpImpl>(p.model)) {
-        info.role = o.method == lcs::InferenceMethod::KfacLaplace ? "map" : "last_sample";
-        info.inputMean = p.standardisation.mean;  // the network was trained on standardised rows
-        info.inputStd = p.standardisation.std;
-        lcs::saveModel(lcs::Mlp(mlp), info, stem + "_" + info.role + ".pt");
-    }
+    const auto infos = lcs::syntheticModelInfos(config, config.costs, p, c);
+    lcs::saveModel(c.q, infos.q, stem + "_q.pt");
+    if (infos.network)
+        lcs::saveModel(lcs::Mlp(std::dynamic_pointer_cast<lcs::MlpImpl>(p.model)), *infos.network,
+                       stem + "_" + infos.network->role + ".pt");
 }
 
 /// Runs a synthetic or tabular config: the table, the saved models, the results files.

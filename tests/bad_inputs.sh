@@ -720,7 +720,9 @@ tq="--replicates 1 --methods kfac_laplace --correction-iterations 10 --warm-star
 expect 0 "Table $s2/table.csv: test decision cost" -- tabular --data "$s2/table.csv" $tq
 expect 2 "no column named \"status\" in the header (its columns: x, y, label)" -- tabular --data "$s2/table.csv" --label status $tq
 expect 2 "table_ragged.csv line 3: 2 columns, the header has 3" -- tabular --data "$s2/table_ragged.csv" $tq
-expect 2 "table_word.csv line 3 column 2 (y): \"four\" is not a finite number" -- tabular --data "$s2/table_word.csv" $tq
+expect 2 "table_word.csv column 2 (y) mixes numbers (line 2: \"2\") and text (line 3: \"four\")" -- tabular --data "$s2/table_word.csv" $tq
+printf 'x,y,label\n1,2,a\n3,?,b\n5,6,\n' > "$s2/table_missing.csv"
+expect 2 "(missing values are not supported)" -- tabular --data "$s2/table_missing.csv" $tq
 expect 2 "holds 1 class(es) among its labelled rows" -- tabular --data "$s2/table_one.csv" $tq
 expect 2 "no unlabelled row" -- tabular --data "$s2/table_nocal.csv" $tq
 expect 2 "cost matrix has 3 classes but $s2/table.csv has 2" -- tabular --data "$s2/table.csv" --costs "$f/three.json" $tq
@@ -735,6 +737,14 @@ expect 2 "setting \"data\" is required" -- tabular $tq
 keeps "$s2/table.csv" 2 "--save-models: $s2/table.csv" -- tabular --data "$s2/table.csv" --save-models "$s2/table.csv" $tq
 expect 0 "Table $s2/table.csv" -- tabular --data "$s2/table.csv" --save-models "$s2/table_models" $tq
 [ -f "$s2/table_models/kfac_laplace_r0_q.pt.json" ] || { echo "FAIL: tabular --save-models wrote no q"; failures=$((failures + 1)); }
+# A text column is categorical: decide reads it by name and refuses a category never seen.
+printf 'x,colour,label\n-1,red,a\n1,blue,b\n-1.2,red,a\n0.9,blue,b\n-0.5,red,a\n1,blue,b\n0,red,\n2,blue,\n' > "$s2/table_cat.csv"
+expect 0 "Table $s2/table_cat.csv" -- tabular --data "$s2/table_cat.csv" --save-models "$s2/cat_models" $tq
+printf 'colour,x\nblue,1\npurple,2\n' > "$s2/cat_new.csv"
+expect 2 "cat_new.csv line 3 column 2 (colour): \"purple\" is not a category seen in training (its categories: blue, red)" -- decide --model "$s2/cat_models/kfac_laplace_r0_q.pt" --points "$s2/cat_new.csv"
+printf 'x,y\n1,2\n' > "$s2/cat_nocolumn.csv"
+expect 2 "cat_nocolumn.csv line 1: no column named \"colour\"" -- decide --model "$s2/cat_models/kfac_laplace_r0_q.pt" --points "$s2/cat_nocolumn.csv"
+expect 0 "1,blue," -- decide --model "$s2/cat_models/kfac_laplace_r0_q.pt" --point 1,blue
 
 # ---------------------------------------------------------------- sweeps
 sw="$tmp/sweeps"

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <tuple>
 
 #include <QtTest/QtTest>
 
@@ -144,6 +145,29 @@ private Q_SLOTS:
         QVERIFY(torch::allclose(rloaded.probabilities(raw, p), residual, 0, 1e-6));
         auto rscript = torch::jit::load(rpath);
         QVERIFY(torch::allclose(rscript.forward({raw, p}).toTensor(), residual, 0, 1e-6));
+
+        // A table's categorical columns travel in the sidecar; they must encode to the
+        // network's inputs, levels sorted.
+        info.residualOnPredictive = false;
+        info.inputColumns = {InputColumn{"colour", {"blue", "red"}}};
+        const std::string cpath = tmp.filePath("c.pt").toStdString();
+        saveModel(net, info, cpath);
+        QCOMPARE(loadClassifier(cpath).info.inputColumns.size(), size_t{1});
+        QCOMPARE(loadClassifier(cpath).info.inputColumns[0].levels, (std::vector<std::string>{"blue", "red"}));
+        const auto sidecar = readFile(cpath + ".json", 1 << 20);
+        for (const auto& [from, to, message] :
+             std::vector<std::tuple<std::string, std::string, std::string>>{
+                 {"\"red\"", "\"red\", \"zed\"", "encode to 3 features, the network takes 2"},
+                 {"\"blue\",", "\"sky\",", "must be sorted and distinct (\"red\" is out of place)"}}) {
+            auto edited = sidecar;
+            edited.replace(edited.find(from), from.size(), to);
+            try {
+                modelInfoFromJson(edited, "c.pt.json");
+                QFAIL(("accepted: " + message).c_str());
+            } catch (const InputError& e) {
+                QVERIFY2(QString(e.what()).contains(QString::fromStdString(message)), e.what());
+            }
+        }
     }
 
     void networksExportAsTorchScript_data()

@@ -277,13 +277,44 @@ private Q_SLOTS:
         QCOMPARE(t.unlabelled.values, (std::vector<double>{5, 6}));
     }
 
+    // A text column is categorical: one 0/1 feature per level, levels sorted by text,
+    // unlabelled rows included; a level training never saw is refused by name.
+    void textColumnsAreOneHotCategories()
+    {
+        const auto t = parseTabularCsv("size, colour ,label\n1,red,a\n2, blue,b\n3,red,\n4,green,a\n", "t.csv",
+                                       "label", 1000);
+        QCOMPARE(t.featureNames, (std::vector<std::string>{"size", "colour=blue", "colour=green", "colour=red"}));
+        QCOMPARE(t.columns.size(), size_t{2});
+        QVERIFY(!t.columns[0].categorical());
+        QCOMPARE(t.columns[1].levels, (std::vector<std::string>{"blue", "green", "red"}));
+        QCOMPARE(t.labelled.shape, (std::vector<int64_t>{3, 4}));
+        QCOMPARE(t.labelled.values, (std::vector<double>{1, 0, 0, 1, 2, 1, 0, 0, 4, 0, 1, 0}));
+        QCOMPARE(t.unlabelled.values, (std::vector<double>{3, 0, 0, 1}));
+        std::vector<double> out;
+        appendEncodedRow(t.columns, {"7", "green"}, "new.csv line 2", out);
+        QCOMPARE(out, (std::vector<double>{7, 0, 1, 0}));
+        try {
+            appendEncodedRow(t.columns, {"5", "purple"}, "new.csv line 3", out);
+            QFAIL("an unseen category was encoded");
+        } catch (const InputError& e) {
+            QCOMPARE(QString(e.what()), QString("new.csv line 3 column 2 (colour): \"purple\" is not a category seen "
+                                                "in training (its categories: blue, green, red)"));
+        }
+    }
+
     void badTablesNameTheProblem_data()
     {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("message");
         QTest::newRow("no such column") << "a,b\n1,x\n2,\n" << "t.csv line 1: no column named \"label\"";
         QTest::newRow("ragged") << "a,label\n1,x\n2\n" << "t.csv line 3: 1 columns, the header has 2";
-        QTest::newRow("word") << "a,label\n1,x\nfoo,y\n3,\n" << "t.csv line 3 column 1 (a): \"foo\" is not a finite number";
+        QTest::newRow("word among numbers")
+            << "a,label\n1,x\nfoo,y\n3,\n"
+            << "t.csv column 1 (a) mixes numbers (line 2: \"1\") and text (line 3: \"foo\"); a column holds numbers, "
+               "or categories as text";
+        QTest::newRow("missing marker") << "a,label\n1,x\n?,y\n3,\n" << "(missing values are not supported)";
+        QTest::newRow("empty category") << "a,label\nu,x\n,y\nv,\n"
+                                        << "t.csv line 3 column 1 (a): an empty category";
         QTest::newRow("one class") << "a,label\n1,x\n2,x\n3,\n" << "holds 1 class(es)";
         QTest::newRow("no unlabelled") << "a,label\n1,x\n2,y\n" << "no unlabelled row";
         QTest::newRow("empty") << "" << "t.csv: empty";

@@ -25,6 +25,8 @@ public:
     void reset(const QStringList& methods, int replicates, const QStringList& labels = {});
     void addRow(const ResultRow& row);
     const QVector<ResultRow>& rows() const { return m_rows; }
+    const QStringList& methods() const { return m_methods; }
+    const QStringList& labels() const { return m_labels; }
 
 private:
     void refresh();

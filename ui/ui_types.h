@@ -6,6 +6,7 @@
 #include <QStringList>
 #include <QVector>
 
+#include "decision/correction_evidence.h"
 #include "decision/cost_matrix.h"
 
 /// Plain data that crosses from the job thread to the GUI thread. No tensors, no
@@ -67,3 +68,4 @@ Q_DECLARE_METATYPE(lcs::ui::JobProgress)
 Q_DECLARE_METATYPE(lcs::ui::TaskView)
 Q_DECLARE_METATYPE(lcs::ui::ResultRow)
 Q_DECLARE_METATYPE(lcs::CostMatrix)
+Q_DECLARE_METATYPE(lcs::CorrectionEvidence)

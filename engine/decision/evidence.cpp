@@ -160,6 +160,25 @@ Comparison compareRules(const RuleScore& reference, const RuleScore& candidate, 
     return c;
 }
 
+Comparison compareOverReplicates(const std::vector<double>& uncorrected, const std::vector<double>& corrected,
+                                 uint64_t seed)
+{
+    RuleScore p, q;
+    p.rule = "P";
+    q.rule = "q";
+    p.rowCosts = uncorrected;
+    q.rowCosts = corrected;
+    auto mean = [](const std::vector<double>& v) {
+        double sum = 0;
+        for (double x : v)
+            sum += x;
+        return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
+    };
+    p.cost = mean(uncorrected);
+    q.cost = mean(corrected);
+    return compareRules(p, q, seed);
+}
+
 std::string verdictSentence(const Comparison& c, const std::string& setName, const std::string& unit)
 {
     const auto& d = c.difference;

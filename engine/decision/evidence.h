@@ -71,6 +71,11 @@ struct Comparison {
 };
 Comparison compareRules(const RuleScore& reference, const RuleScore& candidate, uint64_t seed);
 
+/// q against P over replicates (one test cost of each per replicate): the paired change
+/// with its bootstrap interval over replicates, rules named "P" and "q", costs the means.
+Comparison compareOverReplicates(const std::vector<double>& uncorrected, const std::vector<double>& corrected,
+                                 uint64_t seed);
+
 /// One sentence a user can act on, e.g. "q raised the test cost from 0.0183 to 0.0213
 /// (change +0.0030, 95% interval +0.0004 to +0.0061): keep P's decisions."
 /// `unit` names what was paired ("rows", "replicates").

@@ -292,6 +292,31 @@ SyntheticCorrection correctSynthetic(const SyntheticConfig& config, const Synthe
     return out;
 }
 
+SyntheticModelInfos syntheticModelInfos(const SyntheticConfig& config, const CostMatrix& costs,
+                                        const SyntheticPredictive& predictive, const SyntheticCorrection& correction)
+{
+    ModelInfo info;
+    info.experiment = config.experiment;
+    info.method = methodName(predictive.method);
+    info.replicate = predictive.replicate;
+    info.seed = config.seed;
+    info.costs = costs;
+    if (config.table && hasCategoricalColumn(config.table->columns))
+        info.inputColumns = config.table->columns;
+    SyntheticModelInfos out;
+    out.q = info;
+    out.q.role = "q";
+    out.q.collapsed = correction.collapsed;
+    out.q.residualOnPredictive = correction.residual;
+    if (std::dynamic_pointer_cast<MlpImpl>(predictive.model)) {
+        info.role = predictive.method == InferenceMethod::KfacLaplace ? "map" : "last_sample";
+        info.inputMean = predictive.standardisation.mean;  // the network was trained on standardised rows
+        info.inputStd = predictive.standardisation.std;
+        out.network = info;
+    }
+    return out;
+}
+
 ReplicateOutcome evaluateSynthetic(const SyntheticPredictive& predictive, const SyntheticCorrection& correction,
                                    const CostMatrix& costs, bool selectOnValidation)
 {

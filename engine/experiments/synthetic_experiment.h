@@ -20,6 +20,7 @@
 #include "inference/method_catalog.h"
 #include "inference/methods.h"
 #include "synthetic.h"
+#include "io/model_info.h"
 #include "io/tabular_csv.h"
 #include "experiments/experiment_names.h"
 
@@ -168,6 +169,17 @@ SyntheticPredictive inferSynthetic(const SyntheticConfig& config, int replicate,
 SyntheticCorrection correctSynthetic(const SyntheticConfig& config, const SyntheticPredictive& predictive,
                                      const CostMatrix& costs, const JobContext& ctx,
                                      const CorrectionObserver& observer = {});
+
+/// The sidecars of a (replicate, method)'s saved networks: q's, and the MAP network's
+/// (KFAC-Laplace) or last posterior sample's where the method keeps one as an MLP. Both
+/// record the run, the costs q was trained for and, for a table with categorical
+/// columns, how its cells are encoded; the network's also its input standardisation.
+struct SyntheticModelInfos {
+    ModelInfo q;
+    std::optional<ModelInfo> network;
+};
+SyntheticModelInfos syntheticModelInfos(const SyntheticConfig& config, const CostMatrix& costs,
+                                        const SyntheticPredictive& predictive, const SyntheticCorrection& correction);
 
 /// Test metrics of both decision rules.
 /// Test metrics of both decision rules. With validation rows and `selectOnValidation`,

@@ -37,16 +37,12 @@ constexpr double kMuchWorseRatio = 1.5;
 /// interval: the run's verdict on q for one method.
 Comparison replicateComparison(const MethodSummary& m, uint64_t seed)
 {
-    RuleScore p, q;
-    p.rule = "P";
-    q.rule = "q";
+    std::vector<double> uncorrected, corrected;
     for (const auto& o : m.replicates) {
-        p.rowCosts.push_back(o.uncorrected.averageCost);
-        q.rowCosts.push_back(o.corrected.averageCost);
+        uncorrected.push_back(o.uncorrected.averageCost);
+        corrected.push_back(o.corrected.averageCost);
     }
-    p.cost = m.uncorrected.mean;
-    q.cost = m.corrected.mean;
-    return compareRules(p, q, seed);
+    return compareOverReplicates(uncorrected, corrected, seed);
 }
 
 std::vector<int> muchWorseReplicates(const MethodSummary& m)

@@ -87,10 +87,20 @@ std::string modelInfoToJson(const ModelInfo& info)
                              {"classes", info.classes}};
     nlohmann::json input{{"shape", info.inputDims()}, {"dtype", "float32"}};
     input["values"] = info.inputMean.empty()     ? "as they are (no standardisation)"
+                      : !info.inputColumns.empty() ? "the table's columns encoded as input.columns says (each category one-hot); the model standardises them"
                       : info.inputShape.empty() ? "raw features; the model standardises them"
                                                 : "raw, pixels in [0, 1]; the model standardises them";
     if (!info.inputMean.empty())
         input["standardisation"] = {{"mean", info.inputMean}, {"std", info.inputStd}};
+    if (!info.inputColumns.empty()) {
+        // The table's columns before encoding; a categorical one is one-hot over its
+        // levels, in this order.
+        auto columns = nlohmann::json::array();
+        for (const auto& c : info.inputColumns)
+            columns.push_back(c.categorical() ? nlohmann::json{{"name", c.name}, {"levels", c.levels}}
+                                              : nlohmann::json{{"name", c.name}});
+        input["columns"] = columns;
+    }
     j["input"] = input;
     j["output"] = info.outputMeaning();
     j["program"] = std::string(programName()) + " " + programVersion();
@@ -193,7 +203,7 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
     }
     if (info.torchScript) {
         const auto input = r.object("input");
-        input.refuseUnknown({"shape", "dtype", "values", "standardisation"});
+        input.refuseUnknown({"shape", "dtype", "values", "standardisation", "columns"});
         const auto shape = input.integers("shape", 3, 1, kMaxModelInputs);
         if (std::vector<int64_t>(shape.begin(), shape.end()) != info.inputDims())
             input.fail("shape", "does not match the architecture's input");
@@ -212,6 +222,38 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
             for (double s : info.inputStd)
                 if (!(s >= 1e-6))
                     st.fail("std", "must be at least 1e-6 for every channel");
+        }
+        if (input.has("columns")) {
+            const auto& columns = input.require("columns");
+            if (!columns.is_array() || columns.empty() || static_cast<int64_t>(columns.size()) > info.inputs)
+                input.fail("columns", "must be an array of 1 to " + std::to_string(info.inputs) +
+                                          " columns (the network's inputs)");
+            size_t width = 0;
+            for (size_t i = 0; i < columns.size(); ++i) {
+                const JsonObjectReader c(columns[i], source, "input.columns[" + std::to_string(i) + "].");
+                c.refuseUnknown({"name", "levels"});
+                InputColumn column{c.string("name"), {}};
+                if (column.name.size() > kMaxColumnTextLength)
+                    c.fail("name", "is longer than " + std::to_string(kMaxColumnTextLength) + " characters");
+                if (c.has("levels")) {
+                    column.levels = c.strings("levels", kMaxCategoryLevels);
+                    if (column.levels.empty())
+                        c.fail("levels", "is empty (a numeric column has no levels field)");
+                    for (size_t k = 0; k < column.levels.size(); ++k) {
+                        if (column.levels[k].empty() || column.levels[k].size() > kMaxColumnTextLength)
+                            c.fail("levels", "holds a level that is empty or longer than " +
+                                                 std::to_string(kMaxColumnTextLength) + " characters");
+                        if (k > 0 && !(column.levels[k - 1] < column.levels[k]))
+                            c.fail("levels", "must be sorted and distinct (\"" + column.levels[k].substr(0, 40) +
+                                                 "\" is out of place)");
+                    }
+                }
+                width += column.categorical() ? column.levels.size() : 1;
+                info.inputColumns.push_back(std::move(column));
+            }
+            if (static_cast<int64_t>(width) != info.inputs)
+                input.fail("columns", "encode to " + std::to_string(width) + " features, the network takes " +
+                                          std::to_string(info.inputs));
         }
     }
 

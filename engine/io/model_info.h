@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "decision/cost_matrix.h"
+#include "io/input_columns.h"
 
 /// The JSON sidecar written next to a saved network (`<file>.json`): what LC Studio or
 /// the CLI need to rebuild the network and decide with it, and a checksum that ties the
@@ -35,6 +36,10 @@ struct ModelInfo {
     /// Per-channel standardisation the network applies to raw inputs (pixels in [0, 1]):
     /// (x - mean) / std along dimension 1. Empty for points, which enter as they are.
     std::vector<double> inputMean, inputStd;
+    /// A table's input columns when any is categorical (a network of the tabular
+    /// experiment): `decide` encodes a CSV's cells with them. Empty otherwise, and the
+    /// input is `inputs` numbers as they come.
+    std::vector<InputColumn> inputColumns;
     /// Names of the classes (the cost matrix's when it names them; may be empty).
     std::vector<std::string> classNames;
     int64_t width = 0;                ///< resnet18

@@ -7,6 +7,7 @@
 #include "core/atomic_file.h"
 #include "core/input_error.h"
 #include "core/number_format.h"
+#include "io/input_columns.h"
 #include "io/table_csv.h"
 
 namespace lcs {
@@ -22,10 +23,14 @@ TabularData parseTabularCsv(const std::string& text, const std::string& source, 
 {
     TabularData out;
     out.source = source;
-    std::vector<std::string> header;
+    std::vector<std::string> header, inputNames;
     size_t labelAt = 0;
-    std::vector<std::string> rawLabels;
-    std::vector<double> labelledValues, unlabelledValues;
+    // Every row's input cells first: a column's type (numbers or categories) is known
+    // only once all of its cells are.
+    std::vector<std::vector<std::string>> cells;
+    std::vector<size_t> lines;
+    std::vector<std::string> rowLabels;
+    size_t cellCount = 0;
     forEachCsvRow(text, [&](size_t lineNo, const std::vector<std::string>& fields) {
         const std::string where = source + " line " + std::to_string(lineNo);
         if (header.empty()) {
@@ -44,30 +49,41 @@ TabularData parseTabularCsv(const std::string& text, const std::string& source, 
             labelAt = static_cast<size_t>(it - header.begin());
             for (size_t c = 0; c < header.size(); ++c)
                 if (c != labelAt)
-                    out.featureNames.push_back(header[c]);
+                    inputNames.push_back(header[c]);
             return;
         }
         if (fields.size() != header.size())
             throw InputError(where + ": " + std::to_string(fields.size()) + " columns, the header has " +
                              std::to_string(header.size()));
-        const std::string label = trimmed(fields[labelAt]);
-        auto& values = label.empty() ? unlabelledValues : labelledValues;
-        if (labelledValues.size() + unlabelledValues.size() + header.size() > maxValues)
+        cellCount += header.size();
+        if (cellCount > maxValues)
             throw InputError(source + ": more than " + std::to_string(maxValues) + " numbers");
-        for (size_t c = 0; c < fields.size(); ++c) {
-            if (c == labelAt)
-                continue;
-            const auto v = parseFiniteNumber(trimmed(fields[c]));
-            if (!v || std::abs(*v) > 1e30)
-                throw InputError(where + " column " + std::to_string(c + 1) + " (" + header[c].substr(0, 40) + "): \"" +
-                                 trimmed(fields[c]).substr(0, 40) + "\" is not a finite number (at most 1e30)");
-            values.push_back(*v);
-        }
-        if (!label.empty())
-            rawLabels.push_back(label.substr(0, 100));
+        std::vector<std::string> row;
+        row.reserve(header.size() - 1);
+        for (size_t c = 0; c < fields.size(); ++c)
+            if (c != labelAt)
+                row.push_back(trimmed(fields[c]));
+        cells.push_back(std::move(row));
+        lines.push_back(lineNo);
+        rowLabels.push_back(trimmed(fields[labelAt]).substr(0, 100));
     });
     if (header.empty())
         throw InputError(source + ": empty; expected a header line naming the columns, then one row per input");
+    out.columns = inferInputColumns(inputNames, cells, lines, source);
+    out.featureNames = encodedFeatureNames(out.columns);
+    const size_t width = encodedWidth(out.columns);
+    if (width * cells.size() > maxValues)
+        throw InputError(source + ": its categories one-hot encoded make " + std::to_string(width) +
+                         " features, more than " + std::to_string(maxValues) + " numbers in all");
+    std::vector<std::string> rawLabels;
+    std::vector<double> labelledValues, unlabelledValues;
+    for (size_t r = 0; r < cells.size(); ++r) {
+        const bool unlabelled = rowLabels[r].empty();
+        appendEncodedRow(out.columns, cells[r], source + " line " + std::to_string(lines[r]),
+                         unlabelled ? unlabelledValues : labelledValues);
+        if (!unlabelled)
+            rawLabels.push_back(rowLabels[r]);
+    }
     const auto d = static_cast<int64_t>(out.featureNames.size());
     // Classes in a stable order: integers by value ("2" before "10"), else by text.
     std::vector<std::string> names = rawLabels;

@@ -4,10 +4,11 @@
 #include <string>
 #include <vector>
 
+#include "io/input_columns.h"
 #include "io/npy.h"
 
-/// A user's own data set as one CSV table: a header line naming the columns, numeric
-/// feature columns, and a label column (chosen by name) holding each row's class, or
+/// A user's own data set as one CSV table: a header line naming the columns, feature
+/// columns (numbers, or text as categories, one-hot encoded), and a label column (chosen by name) holding each row's class, or
 /// nothing for an unlabelled row. Labelled rows are split into training and test sets;
 /// unlabelled rows are the calibration set the correction trains on. Plain C++: fuzzed.
 namespace lcs {
@@ -16,7 +17,11 @@ constexpr size_t kMaxTabularClasses = 100;
 
 struct TabularData {
     std::string source;                     ///< the file, for messages and results
-    std::vector<std::string> featureNames;  ///< the header's other columns, in order
+    /// The header's columns other than the label, in order, each numeric or categorical.
+    std::vector<InputColumn> columns;
+    /// The network's features: the columns with each categorical one one-hot encoded
+    /// (encodedFeatureNames).
+    std::vector<std::string> featureNames;
     /// Class names in a stable order: by value when every label is an integer, else by
     /// text. Class k is classNames[k].
     std::vector<std::string> classNames;
@@ -27,8 +32,8 @@ struct TabularData {
 
 /// Parses `text` (the contents of `source`). Throws InputError naming the file, line,
 /// column and value: no header, no column `labelColumn`, a ragged row, a feature that is
-/// not a finite number, fewer than 2 classes or more than kMaxTabularClasses, no
-/// unlabelled row, more than maxValues numbers.
+/// not a finite number, a column mixing numbers and text, an empty category, fewer than 2
+/// classes or more than kMaxTabularClasses, no unlabelled row, more than maxValues numbers.
 TabularData parseTabularCsv(const std::string& text, const std::string& source, const std::string& labelColumn,
                             size_t maxValues);
 

@@ -294,6 +294,8 @@ protected:
             row.correctedCost = r.expectedCostAfter.mean().item<double>();
         }
         emitView(&SyntheticJobRunner::resultRow, row);
+        if (r.hasEvidence)
+            emitView(&SyntheticJobRunner::correctionEvidence, r.evidence, costs);
         m_ownQ = r.correction.q;
         m_ownCosts = costs;
         m_ownCollapsed = r.correction.collapsed;
@@ -327,28 +329,16 @@ public:
                 const auto& p = m_cache[i];
                 if (p.replicate != replicate || QString::fromStdString(methodName(p.method)) != method)
                     continue;
-                ModelInfo info;
-                info.experiment = m_cacheConfig.experiment;
-                info.method = method.toStdString();
-                info.replicate = replicate;
-                info.seed = m_cacheConfig.seed;
-                info.costs = m_correctionCosts;
-                info.role = "q";
-                info.collapsed = m_corrections[i].collapsed;
-                info.residualOnPredictive = m_corrections[i].residual;
-                lcs::saveModel(m_corrections[i].q, info, path.toStdString());
-                info.residualOnPredictive = false;
+                const auto infos = syntheticModelInfos(m_cacheConfig, m_correctionCosts, p, m_corrections[i]);
+                lcs::saveModel(m_corrections[i].q, infos.q, path.toStdString());
                 QStringList written{path};
-                if (auto mlp = std::dynamic_pointer_cast<MlpImpl>(p.model)) {
-                    info.role = p.method == InferenceMethod::KfacLaplace ? "map" : "last_sample";
-                    info.collapsed = false;
-                    info.inputMean = p.standardisation.mean;  // trained on standardised rows
-                    info.inputStd = p.standardisation.std;
+                if (infos.network) {
                     QString other = path;
                     if (other.endsWith(".pt"))
                         other.chop(3);
-                    other += "_" + QString::fromStdString(info.role) + ".pt";
-                    lcs::saveModel(Mlp(mlp), info, other.toStdString());
+                    other += "_" + QString::fromStdString(infos.network->role) + ".pt";
+                    lcs::saveModel(Mlp(std::dynamic_pointer_cast<MlpImpl>(p.model)), *infos.network,
+                                   other.toStdString());
                     written << other;
                 }
                 emitView(&SyntheticJobRunner::modelSaved, written.join(", "), QString());
@@ -415,6 +405,7 @@ SyntheticJobRunner::SyntheticJobRunner(QObject* parent)
     qRegisterMetaType<SyntheticRequest>();
     qRegisterMetaType<TaskView>();
     qRegisterMetaType<ResultRow>();
+    qRegisterMetaType<CorrectionEvidence>();
     connect(this, &SyntheticJobRunner::posteriorReady, this, [this](const nlohmann::json& s) { m_posteriorSettings = s; });
 }
 

@@ -49,6 +49,8 @@ public:
 Q_SIGNALS:
     void taskUpdated(const lcs::ui::TaskView& view);
     void resultRow(const lcs::ui::ResultRow& row);
+    /// A user's predictive corrected with labels: the held-out evidence, under `costs`.
+    void correctionEvidence(const lcs::CorrectionEvidence& evidence, const lcs::CostMatrix& costs);
     void modelSaved(const QString& paths, const QString& error);
     void modelLoaded(const lcs::ui::TaskView& view, const QString& error);
     /// A sampling run finished with these settings (posteriorSettings()).

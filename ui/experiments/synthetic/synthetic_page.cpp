@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <QCheckBox>
+#include <QColor>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -12,6 +13,8 @@
 #include <QRegularExpressionValidator>
 #include <QSpinBox>
 #include <QStackedWidget>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QStandardItemModel>
 #include <QThread>
 #include <QUndoStack>
@@ -25,6 +28,7 @@
 #include "curve_view.h"
 #include "file_dialogs.h"
 #include "region_view.h"
+#include "evidence_panel.h"
 #include "results_table.h"
 #include "core/input_error.h"
 #include "experiments/experiment.h"
@@ -65,8 +69,20 @@ void SyntheticPage::resetResults(const nlohmann::json& settings)
 {
     if (!settings.contains("methods")) {  // a user's predictive: one task
         m_results->reset({QString::fromLatin1(kOwnPredictiveSeries)}, 1, {tr("your P")});
+        m_evidence->showNoEvidence(
+            !(settings.contains("labels") && settings.at("labels").is_string() &&
+              !settings.at("labels").get<std::string>().empty())
+                ? tr("No labels: the costs above are expected costs under P, which q lowers by construction; "
+                     "nothing here shows q helps. Give the Labels of X's rows to see held-out evidence.")
+                : tr("Held-out evidence appears here when the correction has run."));
+        showEvidenceTitle();
         return;
     }
+    showEvidenceTitle();
+    m_resultsSeed = settings.contains("seed") && settings.at("seed").is_number_unsigned()
+                        ? settings.at("seed").get<unsigned long long>()
+                        : 0;
+    m_evidence->showNoEvidence(tr("Verdicts on the test rows appear here as replicates finish."));
     QStringList methods;
     for (const auto& id : settings.at("methods"))
         methods << QString::fromStdString(id.get<std::string>());
@@ -74,6 +90,13 @@ void SyntheticPage::resetResults(const nlohmann::json& settings)
 }
 
 SyntheticPage::~SyntheticPage() = default;
+
+void SyntheticPage::showEvidenceTitle()
+{
+    const int at = m_centralTabs->indexOf(m_evidence);
+    m_centralTabs->setTabText(at, m_evidence->worse() ? tr("Held-out evidence: q worse") : tr("Held-out evidence"));
+    m_centralTabs->tabBar()->setTabTextColor(at, m_evidence->worse() ? QColor(0xb0, 0x00, 0x20) : QColor());
+}
 
 QList<ExperimentEntry> SyntheticPage::experiments() const
 {
@@ -258,7 +281,15 @@ QWidget* SyntheticPage::buildCentral()
     m_regions = new RegionView(central);
     m_curves = new CurveView(m_regions);
     m_regions->setCornerWidget(m_curves);
-    centralLayout->addWidget(m_regions, 1);
+    // The plots on one tab, the held-out evidence on the other: its title carries the
+    // verdict, so a worse q shows even while the plots are in front.
+    m_centralTabs = new QTabWidget(central);
+    m_centralTabs->setObjectName("synthetic_tabs");
+    m_centralTabs->setDocumentMode(true);
+    m_evidence = new EvidencePanel(m_centralTabs);
+    m_centralTabs->addTab(m_regions, tr("Decision regions and curves"));
+    m_centralTabs->addTab(m_evidence, tr("Held-out evidence"));
+    centralLayout->addWidget(m_centralTabs, 1);
     connect(m_viewMethod, &QComboBox::currentIndexChanged, this, &SyntheticPage::showSelectedTask);
     connect(m_viewReplicate, &QSpinBox::valueChanged, this, &SyntheticPage::showSelectedTask);
     return central;
@@ -275,7 +306,20 @@ void SyntheticPage::connectRunner()
     connect(&m_runner, &SyntheticJobRunner::taskUpdated, this, &SyntheticPage::onTaskUpdated);
     connect(&m_runner, &SyntheticJobRunner::posteriorReady, this, [this] { m_posteriorExperiment = m_jobExperiment; });
     connect(&m_runner, &SyntheticJobRunner::cacheReady, m_posteriorState, &QLabel::setText);
-    connect(&m_runner, &SyntheticJobRunner::resultRow, m_results, &ResultsTable::addRow);
+    connect(&m_runner, &SyntheticJobRunner::resultRow, this, [this](const ResultRow& row) {
+        m_results->addRow(row);
+        if (row.method != QLatin1String(kOwnPredictiveSeries)) {  // a user's predictive has its own evidence
+            m_evidence->showReplicates(m_results->rows(), m_results->methods(), m_results->labels(), m_resultsSeed);
+            showEvidenceTitle();
+        }
+    });
+    connect(&m_runner, &SyntheticJobRunner::correctionEvidence, this,
+            [this](const CorrectionEvidence& evidence, const CostMatrix& costs) {
+                // The run's answer is the evidence: it comes to the front; the plots are a click away.
+                m_evidence->showCorrection(evidence, costs);
+                showEvidenceTitle();
+                m_centralTabs->setCurrentWidget(m_evidence);
+            });
     connect(&m_runner, &SyntheticJobRunner::logMessage, this, &SyntheticPage::logLine);
     connect(&m_runner, &SyntheticJobRunner::finished, this,
             [this](SyntheticJobRunner::Job job, double seconds, const QString& json, const QString& csv) {

@@ -12,6 +12,7 @@ class QLabel;
 class QLineEdit;
 class QSpinBox;
 class QStackedWidget;
+class QTabWidget;
 class QWidget;
 
 namespace lcs {
@@ -24,6 +25,7 @@ class CurveView;
 class SettingsForm;
 class RegionView;
 class ResultsTable;
+class EvidencePanel;
 
 /// The synthetic 2-D experiment (the paper's Table 2) and the same methods on a user's
 /// table (the tabular experiment): inference methods, replicates and the correction's
@@ -94,6 +96,8 @@ private:
     void onJobEnded(SyntheticJobRunner::Job job, const QString& status);
     void markStale();
     void resetResults(const nlohmann::json& settings);
+    /// The evidence tab's title says when q is worse (in red).
+    void showEvidenceTitle();
     /// The registry's entry of the current experiment.
     const Experiment& declared() const;
     /// A posterior is cached, and of the current experiment.
@@ -118,6 +122,9 @@ private:
     RegionView* m_regions = nullptr;
     CurveView* m_curves = nullptr;
     ResultsTable* m_results = nullptr;
+    QTabWidget* m_centralTabs = nullptr;  ///< the plots, and the held-out evidence
+    EvidencePanel* m_evidence = nullptr;
+    unsigned long long m_resultsSeed = 0;  ///< the run's seed: the evidence draws its bootstrap from it
 
     QHash<QString, TaskView> m_tasks;
     QString m_followedTask;
