@@ -178,7 +178,7 @@ def main():
     ap.add_argument("--cli", default="build/app/lcstudio-cli")
     ap.add_argument("--weka-data", default="")
     ap.add_argument("--out", default="decisions_benchmark.csv")
-    ap.add_argument("--select", default="validation", choices=("validation", "none"))
+    ap.add_argument("--select", default="validation", choices=("validation", "clear", "none"))
     ap.add_argument("extra", nargs="*", help="further flags for every correct run (after --)")
     args = ap.parse_args()
     tables = sklearn_tables() + weka_tables(args.weka_data)

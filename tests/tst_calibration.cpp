@@ -475,6 +475,57 @@ private Q_SLOTS:
         QCOMPARE(run.epochCurve.back().step, 2);
     }
 
+    // With a teacher between the rows (a student of a stored P), inputs moved by noise
+    // are scored against the teacher at the moved inputs, not against P at their row.
+    void aTeacherIsAskedAtTheNoisyInputs()
+    {
+        struct Fake : CorrectionNetwork {
+            torch::Tensor theta = torch::zeros({1}, torch::kDouble).requires_grad_();
+            bool teacherAtInputs = true, moved = false;
+            std::vector<at::Tensor> parameters() override { return {theta}; }
+            CorrectionTerms objectiveAndGradient(const at::Tensor& x, const at::Tensor& p, const at::Tensor&, double,
+                                                 const at::Tensor&) override
+            {
+                const auto s = torch::sigmoid(x.squeeze(1));
+                teacherAtInputs = teacherAtInputs && torch::allclose(p.select(1, 0), s, 0, 1e-6);
+                moved = moved || !torch::equal(x, x.round());  // the rows are integers
+                theta.mutable_grad() = torch::zeros({1}, torch::kDouble);
+                const auto zero = torch::zeros({});
+                return {zero, zero, zero, {}};
+            }
+            void setTraining(bool) override {}
+            at::Tensor probabilities(const at::Tensor& x, const at::Tensor& p) override { return p; }
+        } q;
+        const auto x = torch::arange(10, torch::kFloat).unsqueeze(1);
+        const auto stored = torch::full({10, 2}, 0.5);  // what the rows say: never the teacher here
+        auto config = sgdCorrectionConfig(3, 4, 0.1, LrSchedule::Constant, 0.0);
+        config.inputNoiseStd = 0.5;
+        PredictiveSource source{nullptr, stored, [](const at::Tensor& inputs) {
+                                    const auto s = torch::sigmoid(inputs);
+                                    return torch::cat({s, 1 - s}, 1);
+                                }};
+        auto gen = makeGenerator(5);
+        runCorrection(q, x, source, costPreset("synthetic"), config, gen, {});
+        QVERIFY(q.moved);
+        QVERIFY(q.teacherAtInputs);
+
+        // The student trainCorrection distils from P ends close to it: P = sigmoid(2x) on
+        // a line is an MLP's to learn.
+        const auto line = torch::linspace(-3, 3, 64).unsqueeze(1);
+        const auto pos = torch::sigmoid(2 * line);
+        const auto p = torch::cat({1 - pos, pos}, 1);
+        CorrectionConfig c;
+        c.epochs = 1;
+        c.studentTeacherSteps = 400;
+        c.warmStartSteps = 0;
+        c.residual = true;
+        auto gen2 = makeGenerator(6);
+        const auto out = trainCorrection(line, p, costPreset("synthetic"), c, gen2, {});
+        QVERIFY2(out.studentKl < 0.01, qPrintable(QString::number(out.studentKl)));
+        c.studentTeacherSteps = 0;  // no student: nothing to report
+        QVERIFY(std::isnan(trainCorrection(line, p, costPreset("synthetic"), c, gen2, {}).studentKl));
+    }
+
     void heldOutObjectiveChoosesTheEpochQEndsWith_data()
     {
         QTest::addColumn<double>("pLogit");

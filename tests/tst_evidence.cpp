@@ -78,6 +78,21 @@ private Q_SLOTS:
         QCOMPARE(verdictOf(better), Verdict::Better);
     }
 
+    // q against P over replicates: one cost each per replicate, the rules named, the
+    // costs the means, the change q - P: here -0.01 in every replicate.
+    void replicatesAreComparedAsPairs()
+    {
+        const auto c = compareOverReplicates({0.02, 0.03, 0.01}, {0.01, 0.02, 0.0}, 3);
+        QCOMPARE(c.reference.rule, std::string("P"));
+        QCOMPARE(c.candidate.rule, std::string("q"));
+        QVERIFY(std::abs(c.reference.cost - 0.02) < 1e-12);
+        QVERIFY(std::abs(c.candidate.cost - 0.01) < 1e-12);
+        QVERIFY(std::abs(c.difference.mean + 0.01) < 1e-12);
+        QVERIFY(std::abs(c.difference.high + 0.01) < 1e-12);
+        QCOMPARE(c.difference.rows, int64_t{3});
+        QCOMPARE(c.verdict, Verdict::Better);
+    }
+
     void bootstrapIntervalHasTheStandardErrorsWidth()
     {
         // 400 differences of +1 and -1: mean 0, standard error 1/20, so the 95% interval

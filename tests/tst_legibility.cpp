@@ -15,6 +15,8 @@
 
 #include "gui_test_setup.h"
 
+#include "evidence_panel.h"
+
 #include "camvid_page.h"
 #include "camvid_views.h"
 #include "experiments/experiment.h"
@@ -422,6 +424,43 @@ private Q_SLOTS:
 
     /// The IoU bars name all 11 scored classes at any width a layout gives them, down
     /// to the plots' minimum: the last, "Bicyclist", ran past the right edge and was dropped.
+    // The evidence tab: a worse q is said in words and flagged; each cell of the
+    // confusion shows P's count and q's where they differ.
+    void evidencePanelSaysWhenQIsWorse()
+    {
+        EvidencePanel panel;
+        QVector<ResultRow> rows;
+        for (int r = 0; r < 3; ++r) {
+            ResultRow row;
+            row.replicate = r;
+            row.method = "sghmc";
+            row.uncorrectedCost = 0.01 * (r + 1);
+            row.correctedCost = row.uncorrectedCost + 0.01;
+            rows << row;
+        }
+        panel.showReplicates(rows, {"sghmc"}, {}, 0);
+        QVERIFY(panel.worse());
+        QVERIFY2(panel.verdictText().contains("keep P's decisions"), qPrintable(panel.verdictText()));
+        auto* table = panel.findChild<QTableWidget*>("evidence_rules");
+        QCOMPARE(table->item(0, 3)->text(), QString("+0.0100 [+0.0100, +0.0100]"));
+        QCOMPARE(table->item(0, 4)->text(), QString("worse"));
+
+        const auto costs = CostMatrix::zeroOne(2);
+        const std::vector<int64_t> labels{0, 0, 1, 1};
+        const auto p = scoreRule("P", {0, 0, 0, 1}, labels, costs);
+        const auto q = scoreRule("q", {0, 1, 1, 1}, labels, costs);
+        CorrectionEvidence e;
+        e.rules = {p, q};
+        e.comparisons = {compareRules(p, q, 1)};
+        e.keptReason = "a test";
+        panel.showCorrection(e, costs);
+        QVERIFY(!panel.worse());
+        auto* confusion = panel.findChild<QTableWidget*>("evidence_confusion");
+        QCOMPARE(confusion->item(0, 0)->text(), QString("2 → 1"));
+        QCOMPARE(confusion->item(0, 1)->text(), QString("0 → 1"));
+        QCOMPARE(confusion->item(1, 1)->text(), QString("1 → 2"));
+    }
+
     void camvidIouNamesEveryClassWhenNarrow()
     {
         MainWindow window;

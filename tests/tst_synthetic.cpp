@@ -163,16 +163,18 @@ private Q_SLOTS:
     void selectionOnValidationRows_data()
     {
         QTest::addColumn<bool>("qRightOnValidation");
-        QTest::addColumn<bool>("select");
+        QTest::addColumn<QString>("select");
         QTest::addColumn<bool>("keptUncorrected");
-        QTest::newRow("q wrong on validation: P kept") << false << true << true;
-        QTest::newRow("q right on validation: q kept") << true << true << false;
-        QTest::newRow("selection off: q kept") << false << false << false;
+        QTest::newRow("q wrong on validation: P kept") << false << "validation" << true;
+        QTest::newRow("q right on validation: q kept") << true << "validation" << false;
+        QTest::newRow("selection off: q kept") << false << "none" << false;
+        // Two rows, one in q's favour: lower, but not beyond the interval.
+        QTest::newRow("clear: q right, not clearly: P kept") << true << "clear" << true;
     }
     void selectionOnValidationRows()
     {
         QFETCH(bool, qRightOnValidation);
-        QFETCH(bool, select);
+        QFETCH(QString, select);
         QFETCH(bool, keptUncorrected);
         const auto costs = CostMatrix::zeroOne(2);
         const auto probs = [](std::vector<float> v) { return torch::tensor(v).reshape({-1, 2}); };
@@ -187,15 +189,46 @@ private Q_SLOTS:
         // q: right on every test row (cost 0); on validation right everywhere or wrong on both.
         c.testProbs = probs({0.9f, 0.1f, 0.2f, 0.8f, 0.2f, 0.8f, 0.2f, 0.8f});
         c.validationProbs = qRightOnValidation ? probs({0.9f, 0.1f, 0.2f, 0.8f}) : probs({0.1f, 0.9f, 0.9f, 0.1f});
-        const auto o = evaluateSynthetic(p, c, costs, select);
+        const auto o = evaluateSynthetic(p, c, costs, selectionFromName(select.toStdString()));
         QCOMPARE(o.keptUncorrected, keptUncorrected);
         QCOMPARE(o.uncorrected.averageCost, 0.5);
         QCOMPARE(o.qAlone.averageCost, 0.0);
         QCOMPARE(o.corrected.averageCost, keptUncorrected ? 0.5 : 0.0);
-        if (select) {
+        if (select != "none") {
             QCOMPARE(o.validationCostUncorrected, 0.5);
             QCOMPARE(o.validationCostQ, qRightOnValidation ? 0.0 : 1.0);
         }
+    }
+
+    // "clear" keeps q only where the paired interval over validation rows lies below 0:
+    // q right where P is wrong on 10 of 20 rows is clear (a resample without any of the
+    // 10 has probability 2^-20); on 1 of 20 it is not (a resample misses it with
+    // probability (19/20)^20 = 0.36).
+    void clearSelectionNeedsTheInterval_data()
+    {
+        QTest::addColumn<int>("pWrong");
+        QTest::addColumn<bool>("keptUncorrected");
+        QTest::newRow("10 of 20 rows better: q") << 10 << false;
+        QTest::newRow("1 of 20 rows better: P") << 1 << true;
+    }
+    void clearSelectionNeedsTheInterval()
+    {
+        QFETCH(int, pWrong);
+        QFETCH(bool, keptUncorrected);
+        const auto costs = CostMatrix::zeroOne(2);
+        SyntheticPredictive p;
+        p.data.testY = torch::tensor(std::vector<int64_t>{1});
+        p.testProbs = torch::tensor(std::vector<float>{0.5f, 0.5f}).reshape({1, 2});
+        p.data.validationY = torch::ones({20}, torch::kLong);
+        p.data.validationX = torch::zeros({20, 2});
+        auto pv = torch::tensor(std::vector<float>{0.1f, 0.9f}).repeat({20, 1});
+        pv.slice(0, 0, pWrong) = torch::tensor(std::vector<float>{0.9f, 0.1f});
+        p.validationProbs = pv;
+        SyntheticCorrection c;
+        c.testProbs = p.testProbs;
+        c.validationProbs = torch::tensor(std::vector<float>{0.1f, 0.9f}).repeat({20, 1});
+        QCOMPARE(evaluateSynthetic(p, c, costs, Selection::Clear, 7).keptUncorrected, keptUncorrected);
+        QVERIFY(!evaluateSynthetic(p, c, costs, Selection::Validation, 7).keptUncorrected);
     }
 
     // Bring your own predictive: the synthetic experiment's BBVI predictive, written to
@@ -557,7 +590,7 @@ private Q_SLOTS:
         QCOMPARE(config.correction.warmStartSteps, 11);
         QCOMPARE(config.gridResolution, 30);
         QVERIFY(config.bbvi.prior.kind == BbviPrior::Kind::Isotropic);
-        QVERIFY(!config.selectOnValidation);
+        QVERIFY(config.selection == Selection::None);
         QCOMPARE(config.data.validationNegative, 45);
         QCOMPARE(config.data.validationPositive, 5);
         QVERIFY(config.correction.residual);

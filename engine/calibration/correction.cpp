@@ -124,7 +124,7 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
                             const JobContext& ctx, const std::string& phase, const CorrectionStepCallback& onStep,
                             const CorrectionEpochCallback& onEpoch)
 {
-    TORCH_CHECK(source.student || source.stored.defined(), "correction: no predictive to correct");
+    TORCH_CHECK(source.student || source.teacherAt || source.stored.defined(), "correction: no predictive to correct");
     TORCH_CHECK(!source.stored.defined() || source.stored.size(0) == x.size(0), "correction: ", x.size(0),
                 " calibration inputs but ", source.stored.defined() ? source.stored.size(0) : 0, " predictive rows");
     TORCH_CHECK(config.epochs >= 0 && config.learningRate >= 0, "correction: epochs and learning rate must be >= 0");
@@ -167,6 +167,10 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
             torch::NoGradGuard noGrad;
             return torch::softmax(source.student->forward(inputs), 1);
         }
+        if (source.teacherAt) {
+            torch::NoGradGuard noGrad;
+            return source.teacherAt(inputs.to(device)).to(device, at::kFloat);
+        }
         return (index.defined() ? source.stored.index_select(0, index) : source.stored).to(device, at::kFloat);
     };
 
@@ -180,7 +184,11 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
         for (int64_t b = 0; b < rows; b += chunk) {
             const auto index = heldOutRows.slice(0, b, std::min(b + chunk, rows));
             const auto xb = x.index_select(0, index.to(x.device())).to(device);
-            const auto p = classRows(predictive(xb, index));
+            // At the rows themselves a stored predictive is the truth; a student teacher
+            // only stands in for it between them.
+            const auto p = classRows(source.stored.defined() && !source.student
+                                         ? source.stored.index_select(0, index).to(device, at::kFloat)
+                                         : predictive(xb, index));
             const auto qLogits = classRows(q.probabilities(xb, p)).to(device).clamp_min(1e-30).log();
             const auto decisions = config.jointDecision ? bayesDecisions(p, optimumCosts) : at::Tensor();
             const auto terms = correctionObjective(qLogits, p, L, M, decisions);
@@ -324,6 +332,35 @@ private:
 
 } // namespace
 
+namespace {
+
+/// Distils p into `net` for `steps` Adam steps on the whole of x: mean KL(p || net) =
+/// cross-entropy(p, net) - H(p), whose gradient w.r.t. the net's logits is (net - p) / B.
+/// Returns KL(net || p) at the end, the direction the correction's objective measures.
+double distilPredictive(MlpImpl& net, const at::Tensor& x, const at::Tensor& logP, int steps, double learningRate,
+                        const JobContext& ctx, const char* phase)
+{
+    const auto pFloat = logP.exp();
+    FlatParameters flat(net);
+    torch::optim::Adam adam({flat.tensor()}, torch::optim::AdamOptions(learningRate));
+    const double b = static_cast<double>(x.size(0));
+    for (int step = 1; step <= steps; ++step) {
+        ctx.checkCancelled();
+        auto trace = traceMlp(net, x);
+        auto dLogits = (torch::softmax(trace.logits, 1) - pFloat) / b;
+        setMlpGradients(net, trace, backpropagateMlp(net, trace, dLogits));
+        adam.step();
+        if (ctx.progress && (step % std::max(1, steps / 20) == 0 || step == steps))
+            ctx.report(Progress::at(phase, {}, step, steps));
+    }
+    flat.release();
+    torch::NoGradGuard noGrad;
+    const auto logQ = torch::log_softmax(net.forward(x), 1);
+    return (logQ.exp() * (logQ - logP)).sum(1).mean().item<double>();
+}
+
+} // namespace
+
 CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const CostMatrix& costs,
                                  const CorrectionConfig& config, at::Generator& generator, const JobContext& ctx,
                                  const CorrectionObserver& observer, const Mlp* initial)
@@ -358,27 +395,23 @@ CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const
     out.residual = config.residual;
     out.q->to(x.device());
     const auto logP = p.to(torch::kFloat).clamp_min(1e-12).log();
-    const auto pFloat = logP.exp();
     out.warmStartKl = std::numeric_limits<double>::quiet_NaN();
-    if (!initial && !config.residual && config.warmStartSteps > 0) {
-        // Distil p into q: mean KL(p || q) = cross-entropy(p, q) - H(p), whose gradient
-        // w.r.t. q's logits is (q - p) / B.
-        FlatParameters flat(*out.q);
-        torch::optim::Adam adam({flat.tensor()}, torch::optim::AdamOptions(config.warmStartLearningRate));
-        const double b = static_cast<double>(x.size(0));
-        for (int step = 1; step <= config.warmStartSteps; ++step) {
-            ctx.checkCancelled();
-            auto trace = traceMlp(*out.q, x);
-            auto dLogits = (torch::softmax(trace.logits, 1) - pFloat) / b;
-            setMlpGradients(*out.q, trace, backpropagateMlp(*out.q, trace, dLogits));
-            adam.step();
-            if (ctx.progress && (step % std::max(1, config.warmStartSteps / 20) == 0 || step == config.warmStartSteps))
-                ctx.report(Progress::at("warm_start", {}, step, config.warmStartSteps));
-        }
-        flat.release();
-        torch::NoGradGuard noGrad;
-        const auto logQ = torch::log_softmax(out.q->forward(x), 1);
-        out.warmStartKl = (logQ.exp() * (logQ - logP)).sum(1).mean().item<double>();
+    if (!initial && !config.residual && config.warmStartSteps > 0)
+        out.warmStartKl = distilPredictive(*out.q, x, logP, config.warmStartSteps, config.warmStartLearningRate, ctx,
+                                           "warm_start");
+
+    // A teacher between the rows: S distilled from p, asked wherever q trains.
+    PredictiveSource source{nullptr, p, {}};
+    Mlp student{nullptr};
+    if (config.studentTeacherSteps > 0) {
+        student = Mlp(x.size(1), config.hidden, p.size(1));
+        initialiseFrom(*student, generator);
+        student->setInputStandardisation(config.inputMean, config.inputStd);
+        student->to(x.device());
+        out.studentKl = distilPredictive(*student, x, logP, config.studentTeacherSteps, config.warmStartLearningRate,
+                                         ctx, "student");
+        student->eval();
+        source.teacherAt = [net = student.ptr()](const at::Tensor& inputs) { return torch::softmax(net->forward(inputs), 1); };
     }
 
     CorrectionRun run;
@@ -388,7 +421,7 @@ CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const
             if (observer)
                 observer(s, *out.q);
         };
-        run = runCorrection(network, x, {nullptr, p}, costs, config, generator, ctx, "correction", onStep);
+        run = runCorrection(network, x, source, costs, config, generator, ctx, "correction", onStep);
     }
     out.curve = std::move(run.curve);
     out.collapsed = run.collapsed;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,13 @@ struct CorrectionConfig {
     /// steps to one class everywhere (all ReLUs dead, zero gradient) and never left.
     int warmStartSteps = 300;
     double warmStartLearningRate = 0.01;
+    /// A predictive known only at its rows (a user's P): with studentTeacherSteps > 0 a
+    /// student S (an MLP like q, standardising as q does) is first distilled from P on the
+    /// calibration rows for this many steps (KL(p || S), Adam at warmStartLearningRate),
+    /// and the correction's teacher is S wherever q is trained, so inputs moved by
+    /// inputNoiseStd are scored against S there rather than against P at the row they came
+    /// from. A residual q builds on S at those inputs too. 0: P at the row.
+    int studentTeacherSteps = 0;
 };
 
 /// The image experiments' q: SGD with momentum 0.9 and no weight decay on minibatches.
@@ -140,6 +148,9 @@ struct CorrectionStep {
 struct PredictiveSource {
     ClassifierImpl* student = nullptr;
     at::Tensor stored;
+    /// Probabilities at any inputs (a student of a stored predictive); used before
+    /// `stored`, which it makes unnecessary.
+    std::function<at::Tensor(const at::Tensor& inputs)> teacherAt;
 };
 
 /// The one thing that differs between the networks q can be: how the objective and its
@@ -200,6 +211,9 @@ struct CorrectionOutput {
     double seconds = 0;
     /// KL(q || p) on the calibration set after the warm start (NaN without one).
     double warmStartKl = 0;
+    /// KL(S || p) on the calibration set of the student teacher
+    /// (CorrectionConfig::studentTeacherSteps; NaN without one).
+    double studentKl = std::numeric_limits<double>::quiet_NaN();
     bool collapsed = false;             ///< see CorrectionRun::collapsed
     bool residual = false;              ///< q is f of a residual q (CorrectionConfig::residual)
     /// See CorrectionRun: the held-out objective per epoch and the epoch kept (-1: none).

@@ -71,21 +71,60 @@ CorrectionEvidence gatherCorrectionEvidence(const ClassProbabilities& validation
     for (size_t k = 1; k < e.rules.size(); ++k)
         e.comparisons.push_back(compareRules(e.rules[0], e.rules[k], seed + k));
 
-    if (selection == Selection::None) {
-        e.kept = "q";
+    const std::string rows = " (" + std::to_string(validationLabels.size()) + " rows)";
+    const bool keep = selectionKeepsQ(selection, e.validationP, e.validationQ, seed + 101);
+    e.kept = keep ? "q" : "P";
+    if (selection == Selection::None)
         e.keptReason = "selection is off (--select none): q's decisions are used as they are";
-    } else if (e.validationQ.cost <= e.validationP.cost) {
-        e.kept = "q";
+    else if (selection == Selection::Clear)
+        e.keptReason = "q's validation cost " + number(e.validationQ.cost) + " against P's " +
+                       number(e.validationP.cost) + rows +
+                       (keep ? " is clearly lower (the paired interval lies below zero)"
+                             : " is not clearly lower (--select clear): the uncorrected decisions are used");
+    else if (keep)
         e.keptReason = "q's validation cost " + number(e.validationQ.cost) +
                        (e.validationQ.cost < e.validationP.cost ? " is below" : " equals") + " P's " +
-                       number(e.validationP.cost) + " (" + std::to_string(validationLabels.size()) + " rows)";
-    } else {
-        e.kept = "P";
+                       number(e.validationP.cost) + rows;
+    else
         e.keptReason = "q's validation cost " + number(e.validationQ.cost) + " is above P's " +
-                       number(e.validationP.cost) + " (" + std::to_string(validationLabels.size()) +
-                       " rows): the uncorrected decisions are used";
-    }
+                       number(e.validationP.cost) + rows + ": the uncorrected decisions are used";
     return e;
+}
+
+const char* selectionName(Selection s)
+{
+    switch (s) {
+    case Selection::Validation: return "validation";
+    case Selection::Clear: return "clear";
+    case Selection::None: return "none";
+    }
+    return "validation";
+}
+
+const std::vector<std::string>& selectionNames()
+{
+    static const std::vector<std::string> names{"validation", "clear", "none"};
+    return names;
+}
+
+Selection selectionFromName(const std::string& name)
+{
+    for (auto s : {Selection::Validation, Selection::Clear, Selection::None})
+        if (name == selectionName(s))
+            return s;
+    throw std::invalid_argument("unknown selection rule \"" + name.substr(0, 40) + "\"");
+}
+
+bool selectionKeepsQ(Selection s, const RuleScore& validationP, const RuleScore& validationQ, uint64_t seed)
+{
+    switch (s) {
+    case Selection::None: return true;
+    case Selection::Validation: return validationQ.cost <= validationP.cost;
+    case Selection::Clear:
+        return !validationP.rowCosts.empty() &&
+               verdictOf(pairedBootstrap(validationP.rowCosts, validationQ.rowCosts, seed)) == Verdict::Better;
+    }
+    return true;
 }
 
 std::string correctionEvidenceText(const CorrectionEvidence& e, const CostMatrix& costs)

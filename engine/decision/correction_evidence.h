@@ -14,8 +14,21 @@
 /// on, every rule is scored against P with a paired interval and a verdict.
 namespace lcs {
 
-/// Whether the run may choose P's decisions over q's on the validation rows.
-enum class Selection { Validation, None };
+/// How a run chooses between q's decisions and P's on validation rows q never trained on.
+/// Validation: q unless its mean validation cost is above P's (a tie keeps q). Clear: q
+/// only where the paired bootstrap interval of q - P over the validation rows lies below
+/// zero (the verdict "better"). None: q, always.
+enum class Selection { Validation, Clear, None };
+
+/// "validation", "clear", "none": the settings' spelling, one place.
+const char* selectionName(Selection s);
+/// The names above, in order; throws std::invalid_argument for any other.
+Selection selectionFromName(const std::string& name);
+const std::vector<std::string>& selectionNames();
+
+/// The rule's choice from the rows' costs under P and under q on the validation rows
+/// (RuleScore::rowCosts; the bootstrap of Clear draws from `seed`). True: keep q.
+bool selectionKeepsQ(Selection s, const RuleScore& validationP, const RuleScore& validationQ, uint64_t seed);
 
 struct CorrectionEvidence {
     std::string setName = "test";     ///< what the test rows are, in sentences

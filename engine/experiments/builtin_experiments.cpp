@@ -63,7 +63,7 @@ public:
         const auto corrections = correctAll(m_config, m_predictives, costs, ctx);
         std::vector<ReplicateOutcome> outcomes;
         for (size_t i = 0; i < corrections.size(); ++i)
-            outcomes.push_back(evaluateSynthetic(m_predictives[i], corrections[i], costs, m_config.selectOnValidation));
+            outcomes.push_back(evaluateSynthetic(m_predictives[i], corrections[i], costs, m_config.selection, m_config.seed));
         const auto result = tabulate(m_config, outcomes, secondsSince(start));
         return {syntheticJson(result), syntheticCsv(result), syntheticTable(result)};
     }

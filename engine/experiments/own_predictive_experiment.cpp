@@ -150,6 +150,15 @@ const std::vector<BoundSetting<OwnPredictiveChoices>>& ownPredictiveSettings()
                                    "(P is the row's own)", 0.0, 0, 10, false),
                      [](const C& c) { return J(c.correction.correction.inputNoiseStd); },
                      [](C& c, const J& v) { c.correction.correction.inputNoiseStd = v.get<double>(); }});
+        s.push_back({choiceSetting("teacher", "T",
+                                   "what q is scored against where it trains: rows: P at the row an input came "
+                                   "from (input noise moves x, not P); student: a network S distilled from P on "
+                                   "q's rows first (500 steps), asked at the inputs themselves",
+                                   "rows", {"rows", "student"}),
+                     [](const C& c) { return J(c.correction.correction.studentTeacherSteps > 0 ? "student" : "rows"); },
+                     [](C& c, const J& v) {
+                         c.correction.correction.studentTeacherSteps = v.get<std::string>() == "student" ? 500 : 0;
+                     }});
         s.push_back({numberSetting("weight_decay", "X", "L2 penalty on q's parameters", 0.0, 0, 1, false),
                      [](const C& c) { return J(c.correction.correction.weightDecay); },
                      [](C& c, const J& v) { c.correction.correction.weightDecay = v.get<double>(); }});
@@ -180,8 +189,10 @@ const std::vector<BoundSetting<OwnPredictiveChoices>>& ownPredictiveSettings()
                                    0.25, 0, 0.8, true),
                      [](const C& c) { return J(c.testShare); }, [](C& c, const J& v) { c.testShare = v.get<double>(); }});
         s.push_back({choiceSetting("select", "RULE",
-                                   "validation: use P's decisions where q's validation cost is above P's; none: keep q",
-                                   "validation", {"validation", "none"}),
+                                   "validation: use P's decisions where q's validation cost is above P's; clear: "
+                                   "keep q only where its validation cost is lower beyond the paired 95% interval; "
+                                   "none: keep q",
+                                   "validation", selectionNames()),
                      [](const C& c) { return J(c.select); }, [](C& c, const J& v) { c.select = v.get<std::string>(); }});
         s.push_back({switchSetting("no_standardise", "q takes X as it is (by default it standardises each feature "
                                                      "with the mean and std of the rows it trains on)"),
@@ -204,7 +215,7 @@ OwnEvidenceInputs loadEvidenceInputs(const OwnPredictiveChoices& choices, const 
     OwnEvidenceInputs in;
     in.validationShare = choices.validationShare;
     in.testShare = choices.testShare;
-    in.selection = choices.select == "none" ? Selection::None : Selection::Validation;
+    in.selection = selectionFromName(choices.select);
     in.standardise = !choices.noStandardise;
     const int k = static_cast<int>(own.probabilities.size(1));
     const bool anyTest = !choices.testFeaturesPath.empty() || !choices.testPredictivePath.empty() ||

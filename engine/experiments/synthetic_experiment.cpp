@@ -292,6 +292,16 @@ SyntheticCorrection correctSynthetic(const SyntheticConfig& config, const Synthe
     return out;
 }
 
+namespace {
+
+std::vector<int64_t> int64s(const at::Tensor& t)
+{
+    const auto c = t.to(at::kCPU, at::kLong).contiguous();
+    return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
+}
+
+} // namespace
+
 SyntheticModelInfos syntheticModelInfos(const SyntheticConfig& config, const CostMatrix& costs,
                                         const SyntheticPredictive& predictive, const SyntheticCorrection& correction)
 {
@@ -318,7 +328,7 @@ SyntheticModelInfos syntheticModelInfos(const SyntheticConfig& config, const Cos
 }
 
 ReplicateOutcome evaluateSynthetic(const SyntheticPredictive& predictive, const SyntheticCorrection& correction,
-                                   const CostMatrix& costs, bool selectOnValidation)
+                                   const CostMatrix& costs, Selection selection, uint64_t seed)
 {
     const auto L = costTensor(costs);
     ReplicateOutcome r;
@@ -328,16 +338,19 @@ ReplicateOutcome evaluateSynthetic(const SyntheticPredictive& predictive, const 
     r.uncorrected = evaluateDecisions(predictive.testProbs, bayesDecisions(predictive.testProbs, L), y, costs);
     r.corrected = evaluateDecisions(correction.testProbs, bayesDecisions(correction.testProbs, L), y, costs);
     r.qAlone = r.corrected;
-    if (selectOnValidation && predictive.validationProbs.defined() && correction.validationProbs.defined()) {
-        // The choice between q and P, made on rows neither the networks nor q trained on.
-        const auto& yv = predictive.data.validationY;
+    if (selection != Selection::None && predictive.validationProbs.defined() && correction.validationProbs.defined()) {
+        // The choice between q and P, made on rows neither the networks nor q trained on,
+        // by the rule `correct` uses (selectionKeepsQ).
+        const auto yv = int64s(predictive.data.validationY);
         r.selected = true;
-        r.validationCostUncorrected =
-            evaluateDecisions(predictive.validationProbs, bayesDecisions(predictive.validationProbs, L), yv, costs).averageCost;
-        r.validationCostQ =
-            evaluateDecisions(correction.validationProbs, bayesDecisions(correction.validationProbs, L), yv, costs).averageCost;
-        // As for `correct` (gatherCorrectionEvidence): a tie keeps q.
-        r.keptUncorrected = r.validationCostQ > r.validationCostUncorrected;
+        const auto onValidation = [&](const char* rule, const at::Tensor& probs) {
+            return scoreRule(rule, int64s(bayesDecisions(probs, L)), yv, costs);
+        };
+        const auto p = onValidation("P", predictive.validationProbs), q = onValidation("q", correction.validationProbs);
+        r.validationCostUncorrected = p.cost;
+        r.validationCostQ = q.cost;
+        r.keptUncorrected =
+            !selectionKeepsQ(selection, p, q, mixSeed(seed, static_cast<uint64_t>(predictive.replicate), 0x5e1));
         if (r.keptUncorrected)
             r.corrected = r.uncorrected;
     }
@@ -454,7 +467,7 @@ SyntheticResult runSynthetic(const SyntheticConfig& config, const JobContext& ct
             const auto [replicate, method] = tasks[i];
             auto predictive = inferSynthetic(config, replicate, method, shared);
             auto correction = correctSynthetic(config, predictive, config.costs, shared);
-            auto outcome = evaluateSynthetic(predictive, correction, config.costs, config.selectOnValidation);
+            auto outcome = evaluateSynthetic(predictive, correction, config.costs, config.selection, config.seed);
             std::lock_guard<std::mutex> lock(mutex);
             outcomes.push_back(outcome);
             ++done;

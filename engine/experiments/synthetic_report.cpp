@@ -107,7 +107,8 @@ std::string syntheticTable(const SyntheticResult& r)
         if (selected == 0)
             continue;
         s << "selection: " << methodLabel(m.method) << ": q kept in " << keptQ << " of " << selected
-          << " replicate(s) (elsewhere its validation cost was above the uncorrected decisions'); q alone: "
+          << " replicate(s) (elsewhere the validation rows did not favour q, and the uncorrected decisions are "
+             "used); q alone: "
           << meanStdText(meanStd(qAlone), 3) << "\n";
     }
     if (r.replicates > 1)

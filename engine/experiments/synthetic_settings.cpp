@@ -64,10 +64,11 @@ const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings()
                      [](C& c, const J& v) { c.correction.warmStartSteps = v.get<int>(); }});
         s.push_back({choiceSetting("select", "RULE",
                                    "validation: use the uncorrected decisions where q's validation cost is above "
-                                   "theirs; none: keep q",
-                                   "validation", {"validation", "none"}),
-                     [](const C& c) { return J(c.selectOnValidation ? "validation" : "none"); },
-                     [](C& c, const J& v) { c.selectOnValidation = v.get<std::string>() == "validation"; }});
+                                   "theirs; clear: keep q only where its validation cost is lower beyond the "
+                                   "paired 95% interval; none: keep q",
+                                   selectionName(d.selection), selectionNames()),
+                     [](const C& c) { return J(selectionName(c.selection)); },
+                     [](C& c, const J& v) { c.selection = selectionFromName(v.get<std::string>()); }});
         s.push_back({integerSetting("validation_points", "N",
                                     "labelled validation points drawn as the test set is, 9 negative to 1 positive "
                                     "(not in the paper): where q's cost there is above the uncorrected decisions', "

@@ -171,7 +171,7 @@ protected:
                     cc, m_cache, costs, channel.context(cancelToken()), observers,
                     [&](size_t i, const SyntheticCorrection& c) {
                         const auto& p = m_cache[i];
-                        outcomes[i] = evaluateSynthetic(p, c, costs, cc.selectOnValidation);
+                        outcomes[i] = evaluateSynthetic(p, c, costs, cc.selection, cc.seed);
                         TaskView v = baseView(cc, p, L);
                         if (c.gridProbs.defined())
                             v.corrected = regionGrid(cc, c.gridProbs, L);
