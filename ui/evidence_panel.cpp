@@ -118,7 +118,11 @@ void EvidencePanel::showCorrection(const CorrectionEvidence& e, const CostMatrix
     for (size_t k = 1; k < e.comparisons.size(); ++k)
         if (e.comparisons[k].difference.mean < first.difference.mean)
             sentences << tr("%1 costs less than q on these rows (%2 against %3).")
-                             .arg(QString::fromStdString(e.comparisons[k].candidate.rule))
+                             .arg([&] {
+                                 // A sentence opens with a capital: "Temperature costs less ...".
+                                 auto rule = QString::fromStdString(e.comparisons[k].candidate.rule);
+                                 return rule.left(1).toUpper() + rule.mid(1);
+                             }())
                              .arg(e.comparisons[k].candidate.cost, 0, 'f', 4)
                              .arg(first.candidate.cost, 0, 'f', 4);
     setVerdict(sentences, first.verdict == Verdict::Worse, first.verdict == Verdict::Better);
