@@ -3,6 +3,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <ATen/core/Generator.h>
@@ -146,6 +147,13 @@ struct CorrectionStep {
 /// evaluated in its inference mode on the same noisy inputs as q), or a stored
 /// predictive [N, C] (or [N, C, H, W]) aligned with the calibration inputs.
 struct PredictiveSource {
+    PredictiveSource() = default;
+    PredictiveSource(ClassifierImpl* studentIn, at::Tensor storedIn,
+                     std::function<at::Tensor(const at::Tensor& inputs)> teacherAtIn = {})
+        : student(studentIn), stored(std::move(storedIn)), teacherAt(std::move(teacherAtIn))
+    {
+    }
+
     ClassifierImpl* student = nullptr;
     at::Tensor stored;
     /// Probabilities at any inputs (a student of a stored predictive); used before
