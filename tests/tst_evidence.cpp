@@ -9,7 +9,9 @@
 #include "core/input_error.h"
 #include "decision/baselines.h"
 #include "decision/correction_evidence.h"
+#include "decision/confusion.h"
 #include "decision/evidence.h"
+#include "decision/grouped_evidence.h"
 #include "io/labels_file.h"
 
 using namespace lcs;
@@ -137,6 +139,88 @@ private Q_SLOTS:
         QCOMPARE(b, (std::vector<double>{0.0, 0.5}));
         const auto decisions = bayesDecisionsOf(adjustedProbabilities(logP, 1.0, b), costs);
         QCOMPARE(decisions, (std::vector<int64_t>{1, 1, 1, 0}));
+    }
+
+    void confusionFiguresByHand()
+    {
+        // L = [[0, 1], [5, 0]], referral 0.2; confusion rows = truth, columns = (0, 1, refer):
+        // y=0: 3, 1, 1; y=1: 0, 2, 1. Cost (1 + 0.2 + 0.2) / 8; accuracy 5 of 6 decided;
+        // IoU 0 = 3 / (5 + 3 - 3), IoU 1 = 2 / (3 + 3 - 2) (a referred point is a miss).
+        auto costs = CostMatrix::zeroOne(2, {"road", "car"});
+        costs.set(1, 0, 5);
+        costs.setReferral(0.2);
+        const auto f = confusionFigures({3, 1, 1, 0, 2, 1}, costs);
+        QCOMPARE(f.count, int64_t(8));
+        QCOMPARE(f.referred, int64_t(2));
+        QVERIFY(std::abs(f.averageCost - 1.4 / 8) < 1e-12);
+        QVERIFY(std::abs(f.accuracy - 5.0 / 6) < 1e-12);
+        QVERIFY(std::abs(f.referralRate - 0.25) < 1e-12);
+        QVERIFY(std::abs(f.perClassIoU[0] - 0.6) < 1e-12);
+        QVERIFY(std::abs(f.perClassIoU[1] - 0.5) < 1e-12);
+        QVERIFY(std::abs(f.meanIoU - 0.55) < 1e-12);
+        // A class neither present nor decided has no IoU and leaves the mean.
+        const auto g = confusionFigures({4, 0, 0, 0, 0, 0}, costs);
+        QVERIFY(std::isnan(g.perClassIoU[1]));
+        QCOMPARE(g.meanIoU, 1.0);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, confusionFigures({1, 2, 3}, costs));
+    }
+
+    void groupedComparisonByHand()
+    {
+        // Two frames, L = [[0, 1], [5, 0]]. Counts (y0d0, y0d1, y1d0, y1d1):
+        //   frame 1: S 3,1,0,2  q 4,0,1,1      frame 2: S 2,0,1,1  q 2,0,0,2
+        // Both frames: S 5,1,1,3 -> cost 6/10, IoU car 3/5; q 6,0,1,3 -> cost 5/10, IoU car 3/4.
+        // A resample holds frame 1 twice, frame 2 twice or one of each, so the cost change
+        // ranges from frame 2's (0 - 5/4) to frame 1's (5/6 - 1/6): the 2.5% and 97.5%
+        // quantiles of 2000 draws are those two extremes (each a quarter of the draws).
+        auto costs = CostMatrix::zeroOne(2, {"road", "car"});
+        costs.set(1, 0, 5);
+        GroupedComparisonAccumulator acc(costs);
+        acc.add({3, 1, 0, 2}, {4, 0, 1, 1});
+        acc.add({2, 0, 1, 1}, {2, 0, 0, 2});
+        const auto c = acc.compare("S", "q", {1}, 7);
+        QCOMPARE(c.groups, int64_t(2));
+        QCOMPARE(int(c.figures.size()), 3);
+        const auto& cost = c.figures[0];
+        QCOMPARE(cost.name, std::string("cost"));
+        QVERIFY(std::abs(cost.reference - 0.6) < 1e-12);
+        QVERIFY(std::abs(cost.candidate - 0.5) < 1e-12);
+        QVERIFY(std::abs(cost.difference.mean + 0.1) < 1e-12);
+        QVERIFY(std::abs(cost.difference.low + 1.25) < 1e-12);
+        QVERIFY(std::abs(cost.difference.high - 4.0 / 6) < 1e-12);
+        QCOMPARE(cost.verdict, Verdict::NoClearDifference);
+        const auto& car = c.figures[1];
+        QCOMPARE(car.name, std::string("IoU car"));
+        QVERIFY(car.higherIsBetter);
+        QVERIFY(std::abs(car.difference.mean - 0.15) < 1e-12);
+        const auto& miou = c.figures[2];
+        QVERIFY(std::abs(miou.reference - (5.0 / 7 + 0.6) / 2) < 1e-12);
+        QVERIFY(std::abs(miou.candidate - (6.0 / 7 + 0.75) / 2) < 1e-12);
+    }
+
+    void groupedVerdictReadsEachFiguresDirection()
+    {
+        // Every frame alike: each resample equals the whole, the interval is the point, and
+        // the verdict is the sign of the change read in the figure's direction. q moves a
+        // car pixel missed as road (cost 5) to car: cost down and IoU car up, both better.
+        auto costs = CostMatrix::zeroOne(2, {"road", "car"});
+        costs.set(1, 0, 5);
+        GroupedComparisonAccumulator better(costs), worse(costs);
+        for (int f = 0; f < 3; ++f) {
+            better.add({4, 0, 1, 1}, {4, 0, 0, 2});
+            worse.add({4, 0, 0, 2}, {4, 0, 1, 1});
+        }
+        const auto b = better.compare("S", "q", {0, 1}, 1);
+        for (const auto& f : b.figures)
+            QVERIFY2(f.verdict == Verdict::Better, f.name.c_str());
+        QVERIFY(!b.anyWorse());
+        QVERIFY(groupedVerdictSentence(b).find("better than S") != std::string::npos);
+        const auto w = worse.compare("S", "q", {0, 1}, 1);
+        for (const auto& f : w.figures)
+            QVERIFY2(f.verdict == Verdict::Worse, f.name.c_str());
+        QVERIFY(w.anyWorse());
+        QVERIFY(groupedVerdictSentence(w).find("keep S's decisions") != std::string::npos);
+        QVERIFY(groupedComparisonText(w).find("IoU car") != std::string::npos);
     }
 
     void bayesDecisionsWithReferral()

@@ -339,6 +339,27 @@ private Q_SLOTS:
         QCOMPARE(json["run"]["settings"]["rates"], nlohmann::json({0.0, 0.5}));
         QCOMPARE(json["runs"].size(), size_t(20));
         QCOMPARE(json["summary"][0]["method"].get<std::string>(), std::string("sgld_s"));
+        // Held-out evidence per run: the two halves partition the test set, so their
+        // costs, weighted by rows, give back each rule's cost on the whole test set.
+        QCOMPARE(json["evidence"].size(), size_t(4));
+        QCOMPARE(result.comparisons.size(), size_t(4));
+        for (const auto& c : result.comparisons) {
+            const auto& e = c.evidence;
+            QCOMPARE(e.rules.size(), size_t(4));
+            const auto validation = static_cast<double>(e.validationP.rowCosts.size());
+            const auto scored = static_cast<double>(e.rules[0].rowCosts.size());
+            QCOMPARE(validation + scored, static_cast<double>(data.test.size()));
+            const double wholeP = (validation * e.validationP.cost + scored * e.rules[0].cost) / (validation + scored);
+            const double wholeQ = (validation * e.validationQ.cost + scored * e.rules[1].cost) / (validation + scored);
+            QVERIFY(std::abs(wholeP - c.uncorrected.averageCost) < 1e-9);
+            QVERIFY(std::abs(wholeQ - c.corrected.averageCost) < 1e-9);
+            for (size_t k = 0; k < c.uncorrected.confusion.size(); ++k) {
+                QCOMPARE(e.validationP.confusion[k] + e.rules[0].confusion[k], c.uncorrected.confusion[k]);
+                QCOMPARE(e.validationQ.confusion[k] + e.rules[1].confusion[k], c.corrected.confusion[k]);
+            }
+            QVERIFY(e.kept == "q" || e.kept == "P");
+        }
+        QVERIFY(corruptionTable(result).find("Held-out evidence") != std::string::npos);
         const auto csv = QString::fromStdString(corruptionCsv(result));
         QCOMPARE(csv.count('\n'), 21);
         // Seeded: the same configuration gives the same numbers.
@@ -418,11 +439,16 @@ private Q_SLOTS:
         QCOMPARE(costsOfResults(json, "results"), config.baseCosts);
         QCOMPARE(json["run"]["referral_costs"], nlohmann::json({0.02, 0.4}));
         QCOMPARE(json["runs"].size(), size_t(8));
+        // The evidence per referral cost, each with its own matrix (a referral column).
+        QCOMPARE(json["evidence"].size(), size_t(2));
+        QCOMPARE(json["evidence"][1]["referral_cost"].get<double>(), 0.4);
+        QCOMPARE(result.comparisons[1].evidence.rules[0].confusion.size(), size_t(3 * 4));
         // A cost edit re-runs only the correction on the cached S.
         QVERIFY(result.cache && result.cache->student);
         const auto again = recorrect(*result.cache, selectiveCosts(config.baseCosts, 0.4), {});
         QCOMPARE(again.comparison.corrected.count, data.test.size());
         QCOMPARE(again.comparison.corrected.numDecisions, 4);
+        QCOMPARE(again.comparison.evidence.rules.size(), size_t(4));
     }
 
     // Seeds come from the catalogue's seed tags and the task's coordinates: choosing more

@@ -446,6 +446,18 @@ private Q_SLOTS:
         QCOMPARE(result.rows.back().rule, std::string("correction_optimum"));
         QCOMPARE(result.frames, 2);
         QCOMPARE(result.overlays, 2);
+        // The held-out evidence pairs S and q frame by frame: its whole-split figures are
+        // the rows' own, its favoured classes named by the cost table.
+        QVERIFY(result.evidence);
+        QCOMPARE(result.evidence->groups, int64_t(2));
+        QCOMPARE(result.evidence->figures.size(), size_t(5));
+        QCOMPARE(result.evidence->figures[1].name, std::string("IoU Car"));
+        for (const auto& row : result.rows) {
+            if (row.rule == "uncorrected" && row.method == "sghmc_s")
+                QCOMPARE(result.evidence->figures[0].reference, row.metrics.averageCost);
+            if (row.method == "ours")
+                QCOMPARE(result.evidence->figures[4].candidate, row.metrics.meanIoU);
+        }
         const auto overlay = cv::imread((tmp.path() + "/overlays/h0_overlay.png").toStdString());
         QCOMPARE(overlay.cols, 5 * 32);
         // Titled panels above, the class legend below: text in the title band, and every
@@ -640,6 +652,10 @@ private Q_SLOTS:
         const auto comparison = evaluateCamvidWindow(cache, [&](const CamvidVisitedFrame& f) { visited.push_back(f); }, {});
         QCOMPARE(comparison.frames, 3);
         QCOMPARE(visited.size(), size_t(3));
+        QCOMPARE(comparison.evidence.groups, int64_t(3));
+        QCOMPARE(comparison.evidence.figures.front().reference, comparison.uncorrected.averageCost);
+        QCOMPARE(comparison.evidence.figures.front().candidate, comparison.corrected.averageCost);
+        QCOMPARE(comparison.evidence.figures.back().candidate, comparison.corrected.meanIoU);
         QCOMPARE(static_cast<int>(comparison.classNames.size()), 11);
         for (const auto& f : visited) {
             QCOMPARE(f.height, 32);

@@ -73,16 +73,6 @@ at::Generator correctionGenerator(uint64_t seed)
 
 namespace {
 
-ClassProbabilities classProbabilities(const at::Tensor& p)
-{
-    const auto d = p.to(torch::kDouble).contiguous();
-    ClassProbabilities out;
-    out.rows = d.size(0);
-    out.classes = static_cast<int>(d.size(1));
-    out.values.assign(d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
-    return out;
-}
-
 at::Tensor indexTensor(const std::vector<int64_t>& rows)
 {
     return torch::tensor(rows, torch::kLong);
@@ -189,10 +179,10 @@ OwnCorrectionResult correctOwnPredictive(const OwnPredictive& own, const CostMat
             testLabels = pick(evidence.labels, test);
         }
         r.evidence = gatherCorrectionEvidence(
-            classProbabilities(own.probabilities.index_select(0, validationRows)),
-            classProbabilities(r.qProbabilities.index_select(0, validationRows)), pick(evidence.labels, validation),
-            classProbabilities(testP), classProbabilities(testQ), testLabels, costs, evidence.selection,
-            mixSeed(seed, 17));
+            toClassProbabilities(own.probabilities.index_select(0, validationRows)),
+            toClassProbabilities(r.qProbabilities.index_select(0, validationRows)), pick(evidence.labels, validation),
+            toClassProbabilities(testP), toClassProbabilities(testQ), testLabels, costs, evidence.selection,
+            mixSeed(seed, kEvidenceStream));
         r.evidence.setName = separateTest ? "test" : "held-out test";
         r.hasEvidence = true;
         if (r.evidence.kept == "P")

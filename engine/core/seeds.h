@@ -16,6 +16,10 @@ uint64_t mixSeed(uint64_t a, uint64_t b, uint64_t c = 0);
 /// coordinate: 0.125 and 0.12 name different streams, and -0.0 the same one as 0.0.
 uint64_t settingCoordinate(double value);
 
+/// The coordinate of the held-out evidence's bootstrap draws (rows, frames), mixed with
+/// the run's seed: the intervals are the same on every rerun of the same run.
+inline constexpr uint64_t kEvidenceStream = 17;
+
 /// mixSeed over any number of coordinates: mixSeed(mixSeed(seed, c0), c1), ...
 uint64_t seedFor(uint64_t seed, std::initializer_list<uint64_t> coordinates);
 

@@ -1,5 +1,7 @@
 #include "decision/decisions.h"
 
+#include "decision/confusion.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -160,6 +162,17 @@ at::Tensor bayesDecisionsFromLogits(const at::Tensor& logits, const at::Tensor& 
     return out.view(outShape);
 }
 
+ClassProbabilities toClassProbabilities(const at::Tensor& probs)
+{
+    TORCH_CHECK(probs.dim() == 2, "toClassProbabilities: probabilities must be [N, C], got ", probs.sizes());
+    const auto d = probs.detach().to(at::kCPU, at::kDouble).contiguous();
+    ClassProbabilities out;
+    out.rows = d.size(0);
+    out.classes = static_cast<int>(d.size(1));
+    out.values.assign(d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
+    return out;
+}
+
 DecisionMetrics evaluateDecisions(const at::Tensor& probsIn, const at::Tensor& decisionsIn,
                                   const at::Tensor& labelsIn, const CostMatrix& costs,
                                   int64_t ignoreLabel)
@@ -183,8 +196,8 @@ DecisionMetrics evaluateDecisions(const at::Tensor& probsIn, const at::Tensor& d
     const auto* dec = decisions.data_ptr<int64_t>();
     const auto* lab = labels.data_ptr<int64_t>();
     const int64_t n = probs.size(0);
-    double totalCost = 0, expectedCostSum = 0, nllSum = 0;
-    int64_t decided = 0, correct = 0, referred = 0;
+    double expectedCostSum = 0, nllSum = 0;
+    int64_t decided = 0;
     for (int64_t i = 0; i < n; ++i) {
         const int64_t y = lab[i];
         if (y == ignoreLabel)
@@ -197,44 +210,23 @@ DecisionMetrics evaluateDecisions(const at::Tensor& probsIn, const at::Tensor& d
             throw std::out_of_range("evaluateDecisions: decision " + std::to_string(d) + " at point "
                                     + std::to_string(i) + " outside 0.." + std::to_string(D - 1));
         ++m.count;
-        totalCost += costs.at(static_cast<int>(y), static_cast<int>(d));
         for (int c = 0; c < C; ++c)
             expectedCostSum += p[i * C + c] * costs.at(c, static_cast<int>(d));
         ++m.confusion[static_cast<size_t>(y * D + d)];
-        if (costs.hasReferral() && d == C) {
-            ++referred;
+        if (costs.hasReferral() && d == C)
             continue;
-        }
         ++decided;
-        correct += (d == y);
         nllSum -= std::log(std::max(p[i * C + y], 1e-12));
     }
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    m.averageCost = m.count ? totalCost / m.count : nan;
+    const auto f = confusionFigures(m.confusion, costs);
+    m.averageCost = f.averageCost;
     m.expectedCost = m.count ? expectedCostSum / m.count : nan;
-    m.accuracy = decided ? static_cast<double>(correct) / decided : nan;
+    m.accuracy = f.accuracy;
     m.nll = decided ? nllSum / decided : nan;
-    m.referralRate = m.count ? static_cast<double>(referred) / m.count : nan;
-
-    m.perClassIoU.assign(C, nan);
-    double iouSum = 0;
-    int iouCount = 0;
-    for (int c = 0; c < C; ++c) {
-        const int64_t tp = m.confusion[static_cast<size_t>(c * D + c)];
-        int64_t fp = 0, fn = 0;
-        for (int y = 0; y < C; ++y)
-            if (y != c)
-                fp += m.confusion[static_cast<size_t>(y * D + c)];
-        for (int d = 0; d < D; ++d)
-            if (d != c)
-                fn += m.confusion[static_cast<size_t>(c * D + d)];
-        if (tp + fp + fn > 0) {
-            m.perClassIoU[c] = static_cast<double>(tp) / static_cast<double>(tp + fp + fn);
-            iouSum += m.perClassIoU[c];
-            ++iouCount;
-        }
-    }
-    m.meanIoU = iouCount ? iouSum / iouCount : nan;
+    m.referralRate = f.referralRate;
+    m.perClassIoU = f.perClassIoU;
+    m.meanIoU = f.meanIoU;
     requireFiniteMetrics(m);
     return m;
 }

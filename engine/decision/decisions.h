@@ -6,8 +6,12 @@
 #include <ATen/core/Tensor.h>
 
 #include "decision/cost_matrix.h"
+#include "decision/evidence.h"
 
 namespace lcs {
+
+/// Probabilities [N, C] as the plain rows the held-out evidence reads (double, row-major).
+ClassProbabilities toClassProbabilities(const at::Tensor& probs);
 
 /// L as a [C, D] tensor of the given dtype on the given device.
 at::Tensor costTensor(const CostMatrix& costs, at::ScalarType dtype = at::kFloat,

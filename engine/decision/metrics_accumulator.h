@@ -20,8 +20,9 @@ public:
 
     /// probs [N, C] or [N, C, H, W]; decisions and labels [N] or [N, H, W]. Labels equal
     /// to the ignore label are left out; any other label outside 0..C-1, or a decision
-    /// outside 0..D-1, throws std::out_of_range.
-    void add(const at::Tensor& probs, const at::Tensor& decisions, const at::Tensor& labels);
+    /// outside 0..D-1, throws std::out_of_range. Returns these points' own confusion
+    /// counts ([C x D], rows = truth), for evidence that resamples whole frames.
+    std::vector<int64_t> add(const at::Tensor& probs, const at::Tensor& decisions, const at::Tensor& labels);
 
     /// The same fields as evaluateDecisions (per-class IoU, mean IoU, pixel accuracy on
     /// non-referred points as `accuracy`).

@@ -46,7 +46,7 @@ std::vector<double> cwSgdClassWeights(const CamvidTrainConfig& config, const at:
         for (auto& w : weights)
             w = std::pow(w, config.classBalancePower);
     }
-    for (int k : {8, 9, 10})  // Car, Pedestrian, Bicyclist: the classes the cost table favours
+    for (int k : camvidFavouredClasses())
         weights[static_cast<size_t>(k)] *= config.cwWeight;
     return weights;
 }

@@ -207,6 +207,17 @@ const std::vector<std::string>& camvidMethods()
     return all;
 }
 
+const std::vector<int>& camvidFavouredClasses()
+{
+    static const std::vector<int> favoured{8, 9, 10};
+    return favoured;
+}
+
+GroupedComparison camvidEvidence(const GroupedComparisonAccumulator& frames, uint64_t seed)
+{
+    return frames.compare("S", "q", camvidFavouredClasses(), seedFor(seed, {kEvidenceStream}));
+}
+
 CostMatrix camvidDecisionCosts(const CostMatrix& table)
 {
     if (table.numClasses() == kCamvidRealClasses && !table.hasReferral())
@@ -520,8 +531,11 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
     const auto device = c10::Device(config.device);
     CamvidEvalResult result;
     std::optional<DecisionChangeAccumulator> changes;
-    if (nets.count("sghmc_s") && nets.count("ours"))
+    std::optional<GroupedComparisonAccumulator> frameEvidence;
+    if (nets.count("sghmc_s") && nets.count("ours")) {
         changes.emplace(costs, kCamvidVoid);
+        frameEvidence.emplace(costs);
+    }
     // The correction objective's pointwise optimum decides like Bayes under S with the
     // costs 1 - exp(-L / M) (see correctionOptimumCosts): scored as a reference row, it
     // separates what the objective asks for from what the network q learned.
@@ -537,19 +551,22 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
         const auto x = image.unsqueeze(0).to(device);
         const auto y = labels.unsqueeze(0);
         std::map<std::string, at::Tensor> decisions;
+        std::map<std::string, std::vector<int64_t>> frameConfusion;
         for (const auto& [m, rule] : order) {
             auto& net = *nets.at(m).model;
             const auto probs = (m == "mc_dropout" || m == "lc_mc_dropout") ? mcPredictive(net, x, config.mcPasses)
                                                                             : singlePass(net, x);
             const auto cpu = probs.to(at::kCPU, at::kFloat);
             const auto d = bayesDecisions(classRows(cpu), L).reshape({1, manifest.height, manifest.width});
-            accumulators.at(m).add(cpu, d, y);
+            frameConfusion[m] = accumulators.at(m).add(cpu, d, y);
             decisions[m] = d[0];
             if (m == "sghmc_s" && optimum)
                 optimum->add(cpu, bayesDecisions(classRows(cpu), optimumCosts).reshape(d.sizes()), y);
         }
-        if (changes)
+        if (changes) {
             changes->add(decisions.at("sghmc_s"), decisions.at("ours"), y[0]);
+            frameEvidence->add(frameConfusion.at("sghmc_s"), frameConfusion.at("ours"));
+        }
         if (visit && changes) {
             CamvidVisitedFrame v;
             v.index = index;
@@ -589,6 +606,9 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
         result.rows.push_back({"sghmc_s", "correction_optimum", optimum->result()});
     if (changes)
         result.studentToCorrected = changes->result();
+    const uint64_t trainingSeed = nets.empty() ? 0 : nets.begin()->second.info.seed;
+    if (frameEvidence && frameEvidence->groups() > 0)
+        result.evidence = camvidEvidence(*frameEvidence, trainingSeed);
     result.classNames = costs.classNames();
     result.frames = index;
     result.record = {kCamvidExperiment,
@@ -602,7 +622,7 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
                       {"max_frames", config.maxFrames},
                       {"mc_passes", config.mcPasses},
                       {"device", config.device}},
-                     nets.empty() ? 0 : nets.begin()->second.info.seed};  // the seed the networks were trained with
+                     trainingSeed};  // the seed the networks were trained with
     result.seconds = secondsSince(start);
     return result;
 }

@@ -17,6 +17,7 @@
 #include "experiments/run_record.h"
 #include "decision/cost_matrix.h"
 #include "decision/decisions.h"
+#include "decision/grouped_evidence.h"
 #include "decision/metrics_accumulator.h"
 #include "models/classifier.h"
 
@@ -28,6 +29,15 @@ namespace lcs {
 
 /// Method names of the segmentation experiment.
 const std::vector<std::string>& camvidMethods();  ///< mc_dropout, lc_mc_dropout, cw_sgd, sghmc_s, ours
+
+/// Car, Pedestrian, Bicyclist (8, 9, 10): the classes the paper's cost table favours,
+/// weighted up by CW-SGD and compared one by one in the held-out evidence.
+const std::vector<int>& camvidFavouredClasses();
+
+/// q against S on the frames of a split, each frame one group of the cluster bootstrap:
+/// cost, the favoured classes' IoU and mIoU with 95% intervals and their verdicts.
+/// The seed is the networks' (the interval is the same on every rerun).
+GroupedComparison camvidEvidence(const GroupedComparisonAccumulator& frames, uint64_t seed);
 
 /// The 11 x 11 decision costs: the paper's 12 x 12 CamVid table without the void row
 /// and column (void is never decided and never scored).
@@ -178,6 +188,8 @@ struct CamvidEvalResult {
     /// Where q's decisions depart from S's and what each kind of change gained or lost on
     /// the labels (only when the model folder holds both sghmc_s and ours).
     std::optional<DecisionChanges> studentToCorrected;
+    /// q against S with intervals over the split's frames (with both S and q).
+    std::optional<GroupedComparison> evidence;
     std::vector<std::string> classNames;  ///< the 11 scored classes
     int64_t frames = 0;
     int overlays = 0;
@@ -344,6 +356,7 @@ struct CamvidComparison {
     DecisionMetrics corrected;        ///< q
     DecisionMetrics optimum;          ///< S decided at the correction objective's pointwise optimum
     DecisionChanges changes;          ///< where q's decisions depart from S's, per kind
+    GroupedComparison evidence;       ///< q against S with intervals over frames
     int64_t frames = 0;
     double seconds = 0;
 };

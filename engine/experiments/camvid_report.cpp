@@ -123,6 +123,10 @@ std::string camvidEvalTable(const CamvidEvalResult& r)
             s << line;
         }
     }
+    if (r.evidence) {
+        s << "\n" << groupedComparisonText(*r.evidence);
+        s << "Verdict: " << groupedVerdictSentence(*r.evidence) << "\n";
+    }
     if (r.overlays > 0)
         s << r.overlays << " overlay(s) written (frame | truth | S | q | where they differ)\n";
     std::snprintf(line, sizeof line, "%.1f s\n", r.seconds);
@@ -172,6 +176,25 @@ std::string camvidEvalJson(const CamvidEvalResult& r)
                                  {"cost_change", reportNumber(c.costChange)},
                                  {"kinds", kinds}};
     }
+    if (r.evidence) {
+        nlohmann::json figures = nlohmann::json::array();
+        for (const auto& f : r.evidence->figures)
+            figures.push_back({{"figure", f.name},
+                               {"higher_is_better", f.higherIsBetter},
+                               {r.evidence->reference, reportNumber(f.reference)},
+                               {r.evidence->candidate, reportNumber(f.candidate)},
+                               {"change", reportNumber(f.difference.mean)},
+                               {"change_low", reportNumber(f.difference.low)},
+                               {"change_high", reportNumber(f.difference.high)},
+                               {"verdict", verdictName(f.verdict)}});
+        out["evidence"] = {{"reference", r.evidence->reference},
+                           {"candidate", r.evidence->candidate},
+                           {"resampled", r.evidence->unit},
+                           {"groups", r.evidence->groups},
+                           {"interval", "95% percentile bootstrap over resampled frames"},
+                           {"figures", figures},
+                           {"verdict", groupedVerdictSentence(*r.evidence)}};
+    }
     if (r.fps)
         out["fps"] = fpsJson(*r.fps);
     return out.dump(2) + "\n";
@@ -206,6 +229,8 @@ CamvidEvalResult camvidWindowResults(const CamvidComparison& c, const CamvidWind
               {"ours", "corrected", c.corrected},
               {"sghmc_s", "correction_optimum", c.optimum}};
     r.studentToCorrected = c.changes;
+    if (c.evidence.groups > 0)
+        r.evidence = c.evidence;
     r.classNames = c.classNames;
     r.frames = c.frames;
     r.seconds = c.seconds;

@@ -380,6 +380,7 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
     MetricsAccumulator before(cache.costs, kCamvidVoid), after(cache.costs, kCamvidVoid),
         optimum(cache.costs, kCamvidVoid);
     DecisionChangeAccumulator changes(cache.costs, kCamvidVoid);
+    GroupedComparisonAccumulator frameEvidence(cache.costs);
     const auto optimumCosts = correctionOptimumCosts(L, cache.costs.utilityConstant());
     CamvidComparison out;
     for (size_t i = 0; i < pairs.size(); ++i) {
@@ -392,8 +393,7 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
         const auto pQ = singlePass(*cache.q, x).to(at::kCPU, at::kFloat);
         const auto dS = bayesDecisions(classRows(pS), L).reshape(y.sizes());
         const auto dQ = bayesDecisions(classRows(pQ), L).reshape(y.sizes());
-        before.add(pS, dS, y);
-        after.add(pQ, dQ, y);
+        frameEvidence.add(before.add(pS, dS, y), after.add(pQ, dQ, y));
         optimum.add(pS, bayesDecisions(classRows(pS), optimumCosts).reshape(y.sizes()), y);
         changes.add(dS, dQ, y);
         if (visit) {
@@ -415,6 +415,8 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
     out.corrected = after.result();
     out.optimum = optimum.result();
     out.changes = changes.result();
+    if (frameEvidence.groups() > 0)
+        out.evidence = camvidEvidence(frameEvidence, cache.seed);
     out.frames = static_cast<int64_t>(pairs.size());
     out.seconds = secondsSince(start);
     return out;

@@ -23,15 +23,45 @@ bool wants(const CorruptionConfig& c, ImageMethod m) { return wantsMethod(c.meth
 
 } // namespace
 
+namespace {
+
+/// The evidence of one run: a seeded permutation splits the test rows in two; the first
+/// half fits the baselines and the choice, the second is scored.
+CorrectionEvidence imageEvidence(const at::Tensor& probsBefore, const at::Tensor& probsAfter, const at::Tensor& labels,
+                                 const CostMatrix& costs, uint64_t seed)
+{
+    const int64_t n = labels.size(0);
+    auto generator = makeGenerator(seed);
+    const auto order = at::randperm(n, generator, at::TensorOptions().dtype(at::kLong));
+    const auto validation = order.slice(0, 0, n / 2);
+    const auto scored = order.slice(0, n / 2, n);
+    const auto labelsOf = [&](const at::Tensor& rows) {
+        const auto y = labels.index_select(0, rows).to(at::kLong).contiguous();
+        return std::vector<int64_t>(y.data_ptr<int64_t>(), y.data_ptr<int64_t>() + y.numel());
+    };
+    auto e = gatherCorrectionEvidence(
+        toClassProbabilities(probsBefore.index_select(0, validation)),
+        toClassProbabilities(probsAfter.index_select(0, validation)), labelsOf(validation),
+        toClassProbabilities(probsBefore.index_select(0, scored)), toClassProbabilities(probsAfter.index_select(0, scored)),
+        labelsOf(scored), costs, Selection::Clear, mixSeed(seed, kEvidenceStream));
+    e.setName = "scored-half";
+    return e;
+}
+
+} // namespace
+
 DecisionComparison compareDecisions(const at::Tensor& probsBefore, const at::Tensor& probsAfter,
-                                    const at::Tensor& labels, const CostMatrix& costs)
+                                    const at::Tensor& labels, const CostMatrix& costs, uint64_t evidenceSeed)
 {
     const auto L = costTensor(costs);
     const auto before = bayesDecisions(probsBefore, L);
     const auto after = bayesDecisions(probsAfter, L);
     DecisionComparison out;
+    out.costs = costs;
     out.uncorrected = evaluateDecisions(probsBefore, before, labels, costs);
     out.corrected = evaluateDecisions(probsAfter, after, labels, costs);
+    if (labels.size(0) >= 2)
+        out.evidence = imageEvidence(probsBefore, probsAfter, labels, costs, evidenceSeed);
     const auto differ = before.ne(after).nonzero().flatten();
     out.changedCount = differ.size(0);
     const auto pb = probsBefore.to(at::kFloat).contiguous();
@@ -49,6 +79,85 @@ DecisionComparison compareDecisions(const at::Tensor& probsBefore, const at::Ten
         out.changed.push_back(std::move(d));
     }
     return out;
+}
+
+std::string imageEvidenceText(const std::vector<DecisionComparison>& comparisons, const std::string& settingName)
+{
+    std::vector<const DecisionComparison*> withEvidence;
+    for (const auto& c : comparisons)
+        if (!c.evidence.comparisons.empty())
+            withEvidence.push_back(&c);
+    if (withEvidence.empty())
+        return {};
+    const auto& first = withEvidence.front()->evidence;
+    const auto validationRows = first.validationP.rowCosts.size();
+    const auto scoredRows = first.rules.front().rowCosts.size();
+    std::string out = "Held-out evidence (P = S's predictive). The test images are split in two by the run's seed:\n"
+                      "  temperature, class offsets and the choice between q and P (rule clear) are fitted on " +
+                      std::to_string(validationRows) + ",\n  every rule is scored on the other " +
+                      std::to_string(scoredRows) + ":\n";
+    char line[320];
+    std::snprintf(line, sizeof line, "  %-6s %-5s %-8s %-8s %-30s %-19s %-11s %-8s %s\n", settingName.c_str(), "trial",
+                  "P", "q", "q - P [95% interval]", "verdict", "temperature", "offsets", "kept");
+    out += line;
+    std::vector<std::string> sentences;
+    int temperatureBeatsQ = 0, offsetsBeatQ = 0;
+    for (const auto* c : withEvidence) {
+        const auto& e = c->evidence;
+        const auto& d = e.comparisons[0].difference;
+        char change[64];
+        std::snprintf(change, sizeof change, "%+.4f [%+.4f, %+.4f]", d.mean, d.low, d.high);
+        std::snprintf(line, sizeof line, "  %-6s %-5d %-8.4f %-8.4f %-30s %-19s %-11.4f %-8.4f %s\n",
+                      formatNumber(c->rate).c_str(), c->trial, e.rules[0].cost, e.rules[1].cost, change,
+                      verdictName(e.comparisons[0].verdict), e.rules[2].cost, e.rules[3].cost, e.kept.c_str());
+        out += line;
+        temperatureBeatsQ += e.rules[2].cost < e.rules[1].cost ? 1 : 0;
+        offsetsBeatQ += e.rules[3].cost < e.rules[1].cost ? 1 : 0;
+        for (const auto& comparison : e.comparisons)
+            if (comparison.verdict == Verdict::Worse)
+                sentences.push_back(settingName + " " + formatNumber(c->rate) + ", trial " + std::to_string(c->trial) +
+                                    ": " + verdictSentence(comparison, e.setName));
+    }
+    for (const auto& sentence : sentences)
+        out += "  " + sentence + "\n";
+    const auto runs = std::to_string(withEvidence.size());
+    if (temperatureBeatsQ > 0 || offsetsBeatQ > 0)
+        out += "  A baseline costs less than q on the scored half: temperature in " + std::to_string(temperatureBeatsQ) +
+               " of " + runs + " runs, offsets in " + std::to_string(offsetsBeatQ) + " of " + runs + ".\n";
+    // Over trials: q against S on the whole test set, paired by trial, per setting.
+    std::vector<double> settings;
+    for (const auto& c : comparisons)
+        if (std::find(settings.begin(), settings.end(), c.rate) == settings.end())
+            settings.push_back(c.rate);
+    for (double value : settings) {
+        std::vector<double> uncorrected, corrected;
+        for (const auto& c : comparisons)
+            if (c.rate == value) {
+                uncorrected.push_back(c.uncorrected.averageCost);
+                corrected.push_back(c.corrected.averageCost);
+            }
+        if (uncorrected.size() < 3)  // a bootstrap over two pairs says nothing
+            continue;
+        auto over = compareOverReplicates(uncorrected, corrected, seedFor(kEvidenceStream, {settingCoordinate(value)}));
+        over.reference.rule = "S";
+        out += "  " + settingName + " " + formatNumber(value) + ", over trials: " +
+               verdictSentence(over, "test", "trials") + "\n";
+    }
+    return out;
+}
+
+nlohmann::json imageEvidenceJson(const std::vector<DecisionComparison>& comparisons, const std::string& settingName)
+{
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& c : comparisons) {
+        if (c.evidence.comparisons.empty())
+            continue;
+        auto j = correctionEvidenceJson(c.evidence, c.costs);
+        j[settingName] = c.rate;
+        j["trial"] = c.trial;
+        runs.push_back(std::move(j));
+    }
+    return runs;
 }
 
 namespace {
@@ -112,7 +221,7 @@ Recorrection recorrect(const CorrectionCache& cache, const CostMatrix& costs, co
                                         costs, cache.correction, generator, ctx, "correction");
     Recorrection out;
     out.comparison = compareDecisions(cache.studentTestProbs, predictClassProbabilities(*q.q, cache.testImages),
-                                      cache.testLabels, costs);
+                                      cache.testLabels, costs, mixSeed(cache.correctionSeed, kEvidenceStream));
     out.comparison.rate = cache.rate;
     out.comparison.trial = cache.trial;
     out.q = q.q;
@@ -261,7 +370,8 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                     const auto qProbs = predictClassProbabilities(*q.q, data.test.images);
                     record(ImageMethod::Ours, qProbs, q.seconds, q.collapsed);
                     trained("ours", *q.q, q.collapsed);
-                    auto comparison = compareDecisions(studentProbs, qProbs, data.test.labels, config.costs);
+                    auto comparison = compareDecisions(studentProbs, qProbs, data.test.labels, config.costs,
+                                                       mixSeed(cache->correctionSeed, kEvidenceStream));
                     comparison.rate = rate;
                     comparison.trial = trial;
                     if (config.onComparison)
@@ -325,6 +435,7 @@ std::string corruptionTable(const CorruptionResult& r)
                       m.collapsed ? "  (q collapsed)" : "");
         s << line;
     }
+    s << imageEvidenceText(r.comparisons, "rate");
     std::snprintf(line, sizeof line, "%.1f s wall; SGLD + S distillation %.2f s per epoch\n", r.seconds,
                   r.distillationSecondsPerEpoch);
     s << line;
@@ -355,7 +466,8 @@ std::string corruptionJson(const CorruptionResult& r)
                         {"seconds", r.seconds},
                         {"distillation_seconds_per_epoch", r.distillationSecondsPerEpoch},
                         {"summary", rates},
-                        {"runs", trials}};
+                        {"runs", trials},
+                        {"evidence", imageEvidenceJson(r.comparisons, "rate")}};
     return j.dump(2) + "\n";
 }
 

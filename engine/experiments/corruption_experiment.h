@@ -10,6 +10,7 @@
 
 #include "calibration/image_training.h"
 #include "core/job.h"
+#include "decision/correction_evidence.h"
 #include "decision/cost_matrix.h"
 #include "decision/decisions.h"
 #include "experiments/image_run_choices.h"
@@ -100,21 +101,37 @@ struct ChangedDecision {
     std::vector<float> probsBefore, probsAfter;
 };
 
-/// Both decision rules on the test set of one run, for confusion matrices and galleries.
+/// Both decision rules on the test set of one run, for confusion matrices and galleries,
+/// and the held-out evidence on them.
 struct DecisionComparison {
     double rate = 0;
     int trial = 0;
+    CostMatrix costs;             ///< the matrix both rules decide under
     DecisionMetrics uncorrected;  ///< SGLD + S
     DecisionMetrics corrected;    ///< ours
+    /// The test images split in two by a seeded permutation: temperature, class offsets
+    /// and the choice between q and S (rule `clear`) fitted on one half, every rule
+    /// scored on the other with paired intervals. P in it is S's predictive.
+    CorrectionEvidence evidence;
     std::vector<ChangedDecision> changed;  ///< at most kMaxChangedDecisions, in test order
     int64_t changedCount = 0;
 };
 inline constexpr size_t kMaxChangedDecisions = 64;
 
-/// Where two decision rules disagree on the test set: metrics of both and the first
-/// kMaxChangedDecisions disagreements with their probabilities.
+/// Where two decision rules disagree on the test set: metrics of both, the first
+/// kMaxChangedDecisions disagreements with their probabilities, and the held-out
+/// evidence (its split and bootstrap drawn from `evidenceSeed`).
 DecisionComparison compareDecisions(const at::Tensor& probsBefore, const at::Tensor& probsAfter,
-                                    const at::Tensor& labels, const CostMatrix& costs);
+                                    const at::Tensor& labels, const CostMatrix& costs, uint64_t evidenceSeed);
+
+/// The image experiments' evidence section: one line per run (setting, trial) with S's
+/// and q's cost on the scored half, the change with its interval and verdict, the
+/// baselines' costs and the rule the evidence keeps; the verdict sentence of every run
+/// where q or a baseline is worse; how often a baseline costs less than q; and, with
+/// three or more trials, q against S over trials per setting. `settingName` is "rate"
+/// or "r".
+std::string imageEvidenceText(const std::vector<DecisionComparison>& comparisons, const std::string& settingName);
+nlohmann::json imageEvidenceJson(const std::vector<DecisionComparison>& comparisons, const std::string& settingName);
 
 /// What re-running only the correction needs after a cost edit: the student S of the
 /// last run, D' and the test set. Kept by the job's owner (the window's worker); never

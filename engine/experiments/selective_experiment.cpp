@@ -242,7 +242,8 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
                 trained("ours", *q.q, r, L, q.collapsed);
                 if (trial == 0)
                     oursSeconds[k] = q.seconds;
-                auto comparison = compareDecisions(testPredictive, qProbs, testLabels, L);
+                auto comparison = compareDecisions(testPredictive, qProbs, testLabels, L,
+                                                   mixSeed(perCostSeed("ours", r), kEvidenceStream));
                 comparison.rate = r;
                 comparison.trial = trial;
                 if (config.onComparison)
@@ -323,6 +324,7 @@ std::string selectiveTable(const SelectiveResult& r)
                       cell(t.oursNoS).c_str(), cell(t.lcSghmc).c_str());
         s << line;
     }
+    s << imageEvidenceText(r.comparisons, "r");
     std::snprintf(line, sizeof line, "%.1f s wall\n", r.seconds);
     s << line;
     return s.str();
@@ -363,7 +365,8 @@ std::string selectiveJson(const SelectiveResult& r)
                         {"trials", r.trials},       {"seed", r.seed},       {"seconds", r.seconds},
                         {"sampling_seconds", r.samplingSeconds},          {"summary", summary},
                         {"runs", runs},             {"training_time", timing},
-                        {"risk_coverage", curves}};
+                        {"risk_coverage", curves},
+                        {"evidence", imageEvidenceJson(r.comparisons, "referral_cost")}};
     return j.dump(2) + "\n";
 }
 
