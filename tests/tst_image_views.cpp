@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include <QComboBox>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QPainter>
 #include <QStandardItemModel>
 #include <QtTest/QtTest>
@@ -19,6 +21,7 @@
 #include "image_job_hooks.h"
 #include "image_job_runner.h"
 #include "image_page.h"
+#include "evidence_panel.h"
 #include "experiment_panel.h"
 #include "experiments/experiment.h"
 #include "settings_form.h"
@@ -129,6 +132,45 @@ private Q_SLOTS:
         ComparisonView broken = view;
         broken.after.removeLast();
         QCOMPARE(confusionCells(broken).rows, 0);
+    }
+
+    // The evidence of each comparison: a q that is wrong where S is right is called worse,
+    // its tab says so in red and comes to the front; a q that is right where S was wrong
+    // gets the plain title.
+    void evidenceOfAWorseQComesToTheFront()
+    {
+        const int64_t n = 60;
+        const auto labels = torch::arange(n, torch::kLong).remainder(3);
+        const auto right = torch::full({n, 3}, 0.05).scatter(1, labels.unsqueeze(1), 0.9);
+        const auto wrong = torch::full({n, 3}, 0.05).scatter(1, (labels + 1).remainder(3).unsqueeze(1), 0.9);
+        const auto costs = tinyCosts(false);
+        ImageResultsPage page;
+        page.resize(1200, 800);
+        page.startRun(QString::fromLatin1(kCorruptionExperiment));
+        auto tabOf = [&](QWidget* view) -> QTabWidget* {
+            for (auto* tabs : page.findChildren<QTabWidget*>())
+                if (tabs->indexOf(view) >= 0)
+                    return tabs;
+            return nullptr;
+        };
+        const auto worse = compareDecisions(right, wrong, labels, costs, 3);
+        QCOMPARE(worse.evidence.comparisons.at(0).verdict, Verdict::Worse);
+        QCOMPARE(worse.evidence.kept, std::string("P"));
+        page.addComparison(comparisonView(worse, {"cat", "dog", "fox"}, costs, {}, {}, {}));
+        QVERIFY(page.evidence()->worse());
+        auto* tabs = tabOf(page.evidence());
+        QVERIFY(tabs);
+        QCOMPARE(tabs->currentWidget(), page.evidence());
+        QCOMPARE(tabs->tabText(tabs->indexOf(page.evidence())), evidenceTabTitle(true));
+        QCOMPARE(tabs->tabBar()->tabTextColor(tabs->indexOf(page.evidence())), worseColour());
+
+        auto better = compareDecisions(wrong, right, labels, costs, 3);
+        better.trial = 1;
+        QCOMPARE(better.evidence.comparisons.at(0).verdict, Verdict::Better);
+        page.addComparison(comparisonView(better, {"cat", "dog", "fox"}, costs, {}, {}, {}));
+        QVERIFY(!page.evidence()->worse());
+        tabs = tabOf(page.evidence());
+        QCOMPARE(tabs->tabText(tabs->indexOf(page.evidence())), evidenceTabTitle(false));
     }
 
     void riskCoverageShowsTheLargestReferralCost()

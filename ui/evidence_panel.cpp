@@ -15,9 +15,18 @@
 
 namespace lcs::ui {
 
+QColor worseColour()
+{
+    return QColor(0xb0, 0x00, 0x20);
+}
+
+QString evidenceTabTitle(bool worse)
+{
+    return worse ? QObject::tr("Held-out evidence: q worse") : QObject::tr("Held-out evidence");
+}
+
 namespace {
 
-const QColor kWorse(0xb0, 0x00, 0x20);
 const QColor kBetter(0x1b, 0x6e, 0x20);
 
 QString number(double v, int digits)
@@ -40,7 +49,7 @@ QTableWidgetItem* verdictItem(Verdict v)
 {
     auto* item = new QTableWidgetItem(QString::fromLatin1(verdictName(v)));
     if (v == Verdict::Worse)
-        item->setForeground(kWorse);
+        item->setForeground(worseColour());
     else if (v == Verdict::Better)
         item->setForeground(kBetter);
     return item;
@@ -89,7 +98,7 @@ void EvidencePanel::setVerdict(const QStringList& sentences, bool worse, bool be
     m_worse = worse;
     m_verdict->setText(sentences.join("\n"));
     QPalette palette = m_verdict->palette();
-    palette.setColor(QPalette::WindowText, worse ? kWorse : better ? kBetter : QWidget::palette().color(QPalette::WindowText));
+    palette.setColor(QPalette::WindowText, worse ? worseColour() : better ? kBetter : QWidget::palette().color(QPalette::WindowText));
     m_verdict->setPalette(palette);
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QColor>
 #include <QStringList>
 #include <QVector>
 #include <QWidget>
@@ -11,6 +12,11 @@ class QLabel;
 class QTableWidget;
 
 namespace lcs::ui {
+
+/// The colour of a worse verdict, wherever one is shown (tables, tabs, messages).
+QColor worseColour();
+/// The title of a tab holding the evidence: it says so when q is worse.
+QString evidenceTabTitle(bool worse);
 
 /// The run's held-out evidence, under the results table: a verdict a user can act on
 /// (red when q is worse, never hidden), and the numbers behind it. For a user's predictive

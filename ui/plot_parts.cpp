@@ -99,6 +99,7 @@ void SideBySideOrTabs::addView(QWidget* view, const QString& title, int column, 
     }
     m_views << view;
     m_titles << title;
+    m_titleColours << QColor();
     m_viewColumns << column;
     m_shown << true;
     (m_wide ? m_columns[column] : m_tabs)->addTab(view, title);
@@ -151,6 +152,33 @@ void SideBySideOrTabs::arrange(bool wide)
     m_tabs->setVisible(!wide);
 }
 
+void SideBySideOrTabs::setViewTitle(QWidget* view, const QString& title, const QColor& colour)
+{
+    const int i = static_cast<int>(m_views.indexOf(view));
+    if (i < 0)
+        return;
+    m_titles[i] = title;
+    m_titleColours[i] = colour;
+    QList<QTabWidget*> all = m_columns;
+    all << m_tabs;
+    for (auto* tabs : std::as_const(all)) {
+        const int at = tabs->indexOf(view);
+        if (at >= 0) {
+            tabs->setTabText(at, title);
+            tabs->tabBar()->setTabTextColor(at, colour);
+        }
+    }
+}
+
+void SideBySideOrTabs::bringToFront(QWidget* view)
+{
+    QList<QTabWidget*> all = m_columns;
+    all << m_tabs;
+    for (auto* tabs : std::as_const(all))
+        if (tabs->indexOf(view) >= 0)
+            tabs->setCurrentWidget(view);
+}
+
 void SideBySideOrTabs::place(QWidget* front)
 {
     QList<QTabWidget*> all = m_columns;
@@ -165,7 +193,9 @@ void SideBySideOrTabs::place(QWidget* front)
             continue;
         }
         columnShown[m_viewColumns[i]] = true;
-        (m_wide ? m_columns[m_viewColumns[i]] : m_tabs)->addTab(m_views[i], m_titles[i]);
+        auto* tabs = m_wide ? m_columns[m_viewColumns[i]] : m_tabs;
+        const int at = tabs->addTab(m_views[i], m_titles[i]);
+        tabs->tabBar()->setTabTextColor(at, m_titleColours[i]);
     }
     for (int c = 0; c < m_columns.size(); ++c)
         m_columns[c]->setVisible(columnShown[c]);

@@ -43,6 +43,10 @@ public:
     /// a column with no view shown is hidden.
     void setViewShown(QWidget* view, bool shown);
     bool sideBySide() const { return m_wide; }
+    /// Renames `view`'s tab, in `colour` (invalid: the palette's), in either arrangement.
+    void setViewTitle(QWidget* view, const QString& title, const QColor& colour = QColor());
+    /// Brings `view` to the front of the tab widget holding it.
+    void bringToFront(QWidget* view);
 
     /// As narrow as the widest view: the tabs are the fallback.
     QSize minimumSizeHint() const override;
@@ -65,6 +69,7 @@ private:
     QList<int> m_shares;
     QList<QWidget*> m_views;
     QStringList m_titles;
+    QList<QColor> m_titleColours;
     QList<int> m_viewColumns;
     QList<bool> m_shown;
 };

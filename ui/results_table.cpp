@@ -4,6 +4,7 @@
 
 #include <QHeaderView>
 
+#include "evidence_panel.h"
 #include "experiments/synthetic_experiment.h"
 #include "method_style.h"
 
@@ -91,7 +92,7 @@ void ResultsTable::refresh()
         if (collapsed > 0) {
             // A collapsed q (one class everywhere) is counted but flagged, never hidden.
             done->setText(done->text() + tr(" (%1 collapsed)").arg(collapsed));
-            done->setForeground(QColor(0xb0, 0x00, 0x20));
+            done->setForeground(worseColour());
             done->setToolTip(tr("q collapsed to one class in %1 replicate(s); see the log").arg(collapsed));
         }
         if (!verdicts.isEmpty()) {
@@ -99,7 +100,7 @@ void ResultsTable::refresh()
             done->setToolTip(verdicts.join("\n"));
             if (worse > 0) {
                 done->setText(done->text() + tr(" (q worse)"));
-                done->setForeground(QColor(0xb0, 0x00, 0x20));
+                done->setForeground(worseColour());
             }
         }
         setItem(i, 4, done);

@@ -80,7 +80,7 @@ CorrectionEvidence gatherCorrectionEvidence(const ClassProbabilities& validation
         e.keptReason = "q's validation cost " + number(e.validationQ.cost) + " against P's " +
                        number(e.validationP.cost) + rows +
                        (keep ? " is clearly lower (the paired interval lies below zero)"
-                             : " is not clearly lower (--select clear): the uncorrected decisions are used");
+                             : " is not clearly lower (selection rule clear): the uncorrected decisions are used");
     else if (keep)
         e.keptReason = "q's validation cost " + number(e.validationQ.cost) +
                        (e.validationQ.cost < e.validationP.cost ? " is below" : " equals") + " P's " +

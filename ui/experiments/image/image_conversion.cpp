@@ -79,6 +79,8 @@ ComparisonView comparisonView(const DecisionComparison& comparison, const std::v
     v.referralAfter = comparison.corrected.referralRate;
     v.testCount = comparison.uncorrected.count;
     v.changedCount = comparison.changedCount;
+    v.evidence = comparison.evidence;
+    v.costs = costs;
     for (const auto& c : comparison.changed) {
         GalleryItem item;
         item.index = c.index;

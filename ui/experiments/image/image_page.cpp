@@ -12,6 +12,7 @@
 
 #include "qcustomplot_compat.h"
 
+#include "evidence_panel.h"
 #include "image_views.h"
 #include "method_style.h"
 #include "results_table.h"
@@ -63,6 +64,9 @@ ImageResultsPage::ImageResultsPage(QWidget* parent) : QWidget(parent)
     m_galleryScroll->setWidget(m_gallery);
     bottom->addView(m_confusion, tr("Confusion matrices"), 0, 3);
     bottom->addView(m_galleryScroll, tr("Changed decisions"), 1, 2);
+    m_evidence = new EvidencePanel;
+    m_evidence->setObjectName(QStringLiteral("imageEvidence"));
+    bottom->addView(m_evidence, evidenceTabTitle(false), 0);
     bottom->addView(m_time, tr("Training time"), 0);
     m_riskCoverage = new RiskCoveragePlot;
     bottom->addView(m_riskCoverage, tr("Risk-coverage"), 0);
@@ -98,6 +102,7 @@ void ImageResultsPage::startRun(const QString& experiment)
     m_summary->clear();
     m_confusion->clear();
     m_gallery->clear();
+    m_evidence->showNoEvidence(tr("The evidence of each run appears when its correction has trained."));
     m_time->clear(tr("filled in when the run ends"));
     m_riskCoverage->clear(tr("filled in when the run ends"));
     showViewsOf(experiment);
@@ -154,8 +159,19 @@ void ImageResultsPage::showComparison(int index)
 {
     if (index < 0 || index >= m_comparisons.size())
         return;
-    m_confusion->setComparison(m_comparisons[index]);
-    m_gallery->setComparison(m_comparisons[index]);
+    const auto& view = m_comparisons[index];
+    m_confusion->setComparison(view);
+    m_gallery->setComparison(view);
+    if (view.evidence.rules.empty())
+        m_evidence->showNoEvidence(tr("The test set of %1 is too small to split for evidence.").arg(view.title()));
+    else
+        m_evidence->showCorrection(view.evidence, view.costs);
+    // A worse q is never hidden behind the confusion matrices: its tab says so in red
+    // and comes to the front.
+    const bool worse = m_evidence->worse();
+    m_bottom->setViewTitle(m_evidence, evidenceTabTitle(worse), worse ? worseColour() : QColor());
+    if (worse)
+        m_bottom->bringToFront(m_evidence);
 }
 
 void ImageResultsPage::setSummary(const SummaryView& view)

@@ -13,6 +13,7 @@ class QScrollArea;
 namespace lcs::ui {
 
 class ConfusionPlot;
+class EvidencePanel;
 class EpochCurvePlot;
 class GalleryView;
 class SummaryPlot;
@@ -37,6 +38,7 @@ public:
 
     EpochCurvePlot* curves() const { return m_curves; }
     ConfusionPlot* confusion() const { return m_confusion; }
+    EvidencePanel* evidence() const { return m_evidence; }
     GalleryView* gallery() const { return m_gallery; }
     SummaryPlot* summary() const { return m_summary; }
     TrainingTimePlot* trainingTime() const { return m_time; }
@@ -59,6 +61,7 @@ private:
     QString m_experiment;
     EpochCurvePlot* m_curves = nullptr;
     ConfusionPlot* m_confusion = nullptr;
+    EvidencePanel* m_evidence = nullptr;
     GalleryView* m_gallery = nullptr;
     QScrollArea* m_galleryScroll = nullptr;
     SummaryPlot* m_summary = nullptr;

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "decision/correction_evidence.h"
 #include "decision/cost_matrix.h"
 #include "experiments/experiment_names.h"
 
@@ -96,6 +97,10 @@ struct ComparisonView {
     QVector<GalleryItem> changed;
     double seconds = 0;          ///< the re-correction's training time
     bool collapsed = false;
+    /// The held-out evidence on the test set's scored half (P = the uncorrected rule),
+    /// under `costs`; no rules when the test set was too small to split.
+    CorrectionEvidence evidence;
+    CostMatrix costs;
 
     int classes() const { return static_cast<int>(classNames.size()); }
     int decisions() const { return static_cast<int>(decisionNames.size()); }

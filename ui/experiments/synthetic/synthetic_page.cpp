@@ -94,8 +94,8 @@ SyntheticPage::~SyntheticPage() = default;
 void SyntheticPage::showEvidenceTitle()
 {
     const int at = m_centralTabs->indexOf(m_evidence);
-    m_centralTabs->setTabText(at, m_evidence->worse() ? tr("Held-out evidence: q worse") : tr("Held-out evidence"));
-    m_centralTabs->tabBar()->setTabTextColor(at, m_evidence->worse() ? QColor(0xb0, 0x00, 0x20) : QColor());
+    m_centralTabs->setTabText(at, evidenceTabTitle(m_evidence->worse()));
+    m_centralTabs->tabBar()->setTabTextColor(at, m_evidence->worse() ? worseColour() : QColor());
 }
 
 QList<ExperimentEntry> SyntheticPage::experiments() const
@@ -288,7 +288,7 @@ QWidget* SyntheticPage::buildCentral()
     m_centralTabs->setDocumentMode(true);
     m_evidence = new EvidencePanel(m_centralTabs);
     m_centralTabs->addTab(m_regions, tr("Decision regions and curves"));
-    m_centralTabs->addTab(m_evidence, tr("Held-out evidence"));
+    m_centralTabs->addTab(m_evidence, evidenceTabTitle(false));
     centralLayout->addWidget(m_centralTabs, 1);
     connect(m_viewMethod, &QComboBox::currentIndexChanged, this, &SyntheticPage::showSelectedTask);
     connect(m_viewReplicate, &QSpinBox::valueChanged, this, &SyntheticPage::showSelectedTask);
