@@ -6,10 +6,13 @@
 
 #include <QtTest/QtTest>
 
+#include <ATen/ATen.h>
+
 #include "core/input_error.h"
 #include "decision/baselines.h"
 #include "decision/correction_evidence.h"
 #include "decision/confusion.h"
+#include "decision/decisions.h"
 #include "decision/evidence.h"
 #include "decision/grouped_evidence.h"
 #include "io/labels_file.h"
@@ -221,6 +224,26 @@ private Q_SLOTS:
         QVERIFY(w.anyWorse());
         QVERIFY(groupedVerdictSentence(w).find("keep S's decisions") != std::string::npos);
         QVERIFY(groupedComparisonText(w).find("IoU car") != std::string::npos);
+    }
+
+    // The plain rule (evidence, baselines) and the tensor rule (every experiment) are one
+    // rule: the same decisions, ties to the lowest index included, on rows with exact ties.
+    void plainAndTensorBayesDecisionsAgree()
+    {
+        const auto costs = asymmetricWithReferral();
+        std::vector<double> values;
+        for (int i = 0; i <= 40; ++i) {
+            const double p = i / 40.0;
+            values.push_back(1 - p);
+            values.push_back(p);
+        }
+        const auto plain = bayesDecisionsOf(rows(2, values), costs);
+        const auto tensor = bayesDecisions(at::tensor(values, at::kDouble).reshape({-1, 2}), costTensor(costs, at::kDouble))
+                                .contiguous();
+        QCOMPARE(static_cast<int64_t>(plain.size()), tensor.size(0));
+        const auto* fromTensor = tensor.data_ptr<int64_t>();
+        for (size_t i = 0; i < plain.size(); ++i)
+            QCOMPARE(plain[i], fromTensor[i]);
     }
 
     void bayesDecisionsWithReferral()

@@ -52,7 +52,7 @@ struct OwnEvidenceInputs {
 
 struct OwnCorrectionResult {
     CorrectionOutput correction;     ///< q (an MLP on D standardised features), its curve, collapse
-    InputStandardisationFit scaling; ///< what q applies to X first (empty: nothing)
+    InputStandardisation scaling; ///< what q applies to X first (empty: nothing)
     at::Tensor qProbabilities;       ///< [N, K]
     at::Tensor decisionsBefore;      ///< [N] Bayes decisions under P
     at::Tensor decisionsAfter;       ///< [N] Bayes decisions under q

@@ -1,5 +1,7 @@
 #include "decision/evidence.h"
 
+#include "decision/confusion.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -55,7 +57,6 @@ RuleScore scoreRule(const std::string& rule, const std::vector<int64_t>& decisio
     s.rule = rule;
     s.decisions = decisions;
     s.confusion.assign(static_cast<size_t>(c) * d, 0);
-    int64_t decided = 0, correct = 0, referred = 0;
     for (size_t i = 0; i < labels.size(); ++i) {
         const int64_t y = labels[i], dec = decisions[i];
         if (y < 0 || y >= c || dec < 0 || dec >= d)
@@ -63,17 +64,11 @@ RuleScore scoreRule(const std::string& rule, const std::vector<int64_t>& decisio
                                         " or decision " + std::to_string(dec) + " out of range");
         s.rowCosts.push_back(costs.at(static_cast<int>(y), static_cast<int>(dec)));
         ++s.confusion[static_cast<size_t>(y * d + dec)];
-        if (costs.hasReferral() && dec == c) {
-            ++referred;
-        } else {
-            ++decided;
-            correct += dec == y ? 1 : 0;
-        }
     }
+    const auto figures = confusionFigures(s.confusion, costs);
     s.cost = mean(s.rowCosts);
-    s.accuracy = decided ? static_cast<double>(correct) / static_cast<double>(decided)
-                         : std::numeric_limits<double>::quiet_NaN();
-    s.referralRate = labels.empty() ? 0.0 : static_cast<double>(referred) / static_cast<double>(labels.size());
+    s.accuracy = figures.accuracy;
+    s.referralRate = labels.empty() ? 0.0 : figures.referralRate;
     s.ece = probabilities.rows > 0 ? expectedCalibrationError(probabilities, labels)
                                    : std::numeric_limits<double>::quiet_NaN();
     return s;

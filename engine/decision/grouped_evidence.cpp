@@ -167,8 +167,8 @@ std::string groupedVerdictSentence(const GroupedComparison& c)
 {
     std::vector<std::string> better, worse;
     for (const auto& f : c.figures) {
-        const std::string moved = f.name + (f.higherIsBetter ? (f.verdict == Verdict::Better ? " up" : " down")
-                                                             : (f.verdict == Verdict::Better ? " down" : " up"));
+        const std::string moved = f.name + " (" + format("%+.4f", f.difference.mean) + ", 95% interval " +
+                                  format("%+.4f", f.difference.low) + " to " + format("%+.4f", f.difference.high) + ")";
         if (f.verdict == Verdict::Better)
             better.push_back(moved);
         else if (f.verdict == Verdict::Worse)
@@ -182,11 +182,11 @@ std::string groupedVerdictSentence(const GroupedComparison& c)
     };
     const std::string over = " over " + std::to_string(c.groups) + " " + c.unit;
     if (!worse.empty())
-        return c.candidate + " is worse than " + c.reference + " beyond the interval on " + join(worse) +
+        return c.candidate + " is worse than " + c.reference + " on " + join(worse) +
                (better.empty() ? "" : " (better on " + join(better) + ")") + over + ": keep " + c.reference +
                "'s decisions where these figures matter.";
     if (!better.empty())
-        return c.candidate + " is better than " + c.reference + " beyond the interval on " + join(better) + over +
+        return c.candidate + " is better than " + c.reference + " on " + join(better) + over +
                ", and worse on none.";
     return c.candidate + " and " + c.reference + " show no clear difference on any figure" + over + ".";
 }

@@ -1,5 +1,7 @@
 #include "experiments/own_predictive_experiment.h"
 
+#include "experiments/correction_settings.h"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -139,12 +141,9 @@ const std::vector<BoundSetting<OwnPredictiveChoices>>& ownPredictiveSettings()
                                    "whose objective there is lowest (0: the last epoch)", 0.2, 0, 0.9, false),
                      [](const C& c) { return J(c.correction.correction.heldOutShare); },
                      [](C& c, const J& v) { c.correction.correction.heldOutShare = v.get<double>(); }});
-        s.push_back({choiceSetting("q_form", "FORM",
-                                   "residual: q = P x exp(f(x)), starting as P everywhere, needs P where it decides; "
-                                   "standalone: the paper's q, an MLP on X alone distilled from P first",
-                                   "residual", {"residual", "standalone"}),
-                     [](const C& c) { return J(c.correction.correction.residual ? "residual" : "standalone"); },
-                     [](C& c, const J& v) { c.correction.correction.residual = v.get<std::string>() == "residual"; }});
+        s.push_back({qFormSettingSpec(true),
+                     [](const C& c) { return J(qFormName(c.correction.correction.residual)); },
+                     [](C& c, const J& v) { c.correction.correction.residual = qFormIsResidual(v.get<std::string>()); }});
         s.push_back({numberSetting("input_noise", "X",
                                    "std of the Gaussian noise added to q's inputs each step, in standardised units "
                                    "(P is the row's own)", 0.0, 0, 10, false),
@@ -188,11 +187,7 @@ const std::vector<BoundSetting<OwnPredictiveChoices>>& ownPredictiveSettings()
                                    "share of X's labelled rows held out to score the rules (without a test set)",
                                    0.25, 0, 0.8, true),
                      [](const C& c) { return J(c.testShare); }, [](C& c, const J& v) { c.testShare = v.get<double>(); }});
-        s.push_back({choiceSetting("select", "RULE",
-                                   "validation: use P's decisions where q's validation cost is above P's; clear: "
-                                   "keep q only where its validation cost is lower beyond the paired 95% interval; "
-                                   "none: keep q",
-                                   "validation", selectionNames()),
+        s.push_back({selectionSettingSpec(Selection::Validation),
                      [](const C& c) { return J(c.select); }, [](C& c, const J& v) { c.select = v.get<std::string>(); }});
         s.push_back({switchSetting("no_standardise", "q takes X as it is (by default it standardises each feature "
                                                      "with the mean and std of the rows it trains on)"),

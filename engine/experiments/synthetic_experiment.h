@@ -97,7 +97,7 @@ struct SyntheticPredictive {
     std::shared_ptr<torch::nn::Module> model;  ///< MAP net (KFAC), BBVI net, last SGHMC sample (on the CPU)
     /// The inputs' standardisation every network of this task applies (a table's
     /// training rows'; empty: the features as they are). `model` takes standardised rows.
-    InputStandardisationFit standardisation;
+    InputStandardisation standardisation;
     double seconds = 0;
 };
 

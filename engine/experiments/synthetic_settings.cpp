@@ -1,5 +1,7 @@
 #include "experiments/synthetic_settings.h"
 
+#include "experiments/correction_settings.h"
+
 #include <algorithm>
 #include <limits>
 #include <thread>
@@ -62,11 +64,7 @@ const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings()
                                      d.correction.warmStartSteps, 0, 1000000),
                      [](const C& c) { return J(c.correction.warmStartSteps); },
                      [](C& c, const J& v) { c.correction.warmStartSteps = v.get<int>(); }});
-        s.push_back({choiceSetting("select", "RULE",
-                                   "validation: use the uncorrected decisions where q's validation cost is above "
-                                   "theirs; clear: keep q only where its validation cost is lower beyond the "
-                                   "paired 95% interval; none: keep q",
-                                   selectionName(d.selection), selectionNames()),
+        s.push_back({selectionSettingSpec(d.selection),
                      [](const C& c) { return J(selectionName(c.selection)); },
                      [](C& c, const J& v) { c.selection = selectionFromName(v.get<std::string>()); }});
         s.push_back({integerSetting("validation_points", "N",
@@ -80,12 +78,9 @@ const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings()
                          c.data.validationPositive = n / 10;
                          c.data.validationNegative = n - n / 10;
                      }});
-        s.push_back({choiceSetting("q_form", "FORM",
-                                   "standalone: the paper's q, an MLP on x distilled from the predictive; residual: "
-                                   "q = p x exp(f(x)), starting as the predictive everywhere",
-                                   d.correction.residual ? "residual" : "standalone", {"standalone", "residual"}),
-                     [](const C& c) { return J(c.correction.residual ? "residual" : "standalone"); },
-                     [](C& c, const J& v) { c.correction.residual = v.get<std::string>() == "residual"; }});
+        s.push_back({qFormSettingSpec(d.correction.residual),
+                     [](const C& c) { return J(qFormName(c.correction.residual)); },
+                     [](C& c, const J& v) { c.correction.residual = qFormIsResidual(v.get<std::string>()); }});
         // The window draws decision regions: a grid by default there.
         auto grid = integerSetting("grid_resolution", "N",
                                    "decision-region grid points per side, for plots of the predictive and q (0: "

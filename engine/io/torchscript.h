@@ -6,6 +6,7 @@
 #include <torch/csrc/jit/api/module.h>
 
 #include "models/classifier.h"
+#include "models/mlp.h"
 
 /// Every network LC Studio saves is a TorchScript module that Python's
 /// `torch.jit.load(path)` loads and calls as `model(x)`: x holds raw inputs (points as
@@ -17,12 +18,6 @@
 /// Studio to run. The forward is the network in eval mode (BatchNorm on its running
 /// statistics, no dropout) after the input standardisation the network was trained with.
 namespace lcs {
-
-/// Per-channel standardisation applied before the network: (x - mean) / std along
-/// dimension 1. Empty means none (the synthetic experiment's points).
-struct InputStandardisation {
-    std::vector<double> mean, std;
-};
 
 /// The TorchScript module for `model` (built from `spec`), its parameters and buffers
 /// copied. Throws std::invalid_argument for an architecture it cannot write.

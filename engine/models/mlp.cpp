@@ -63,12 +63,12 @@ std::vector<torch::nn::Linear> MlpImpl::linearLayers() const
     return out;
 }
 
-InputStandardisationFit fitInputStandardisation(const torch::Tensor& x)
+InputStandardisation fitInputStandardisation(const torch::Tensor& x)
 {
     const auto xd = x.to(torch::kDouble).contiguous();
     const auto mean = xd.mean(0).contiguous();
     const auto std = xd.std(0, /*unbiased=*/false).contiguous();
-    InputStandardisationFit s;
+    InputStandardisation s;
     for (int64_t j = 0; j < x.size(1); ++j) {
         s.mean.push_back(mean.data_ptr<double>()[j]);
         const double v = std.data_ptr<double>()[j];
@@ -78,7 +78,7 @@ InputStandardisationFit fitInputStandardisation(const torch::Tensor& x)
     return s;
 }
 
-torch::Tensor applyInputStandardisation(const InputStandardisationFit& fit, const torch::Tensor& x)
+torch::Tensor applyInputStandardisation(const InputStandardisation& fit, const torch::Tensor& x)
 {
     if (fit.mean.empty())
         return x;

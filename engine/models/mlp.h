@@ -43,15 +43,18 @@ TORCH_MODULE(Mlp);
 /// in parallel threads).
 void initialiseFrom(torch::nn::Module& module, at::Generator& generator);
 
-/// Each column's mean and population std over the rows of x [N, D] (as scikit-learn's
-/// StandardScaler), a constant column's std set to 1: the standardisation a network on a
-/// table applies to its inputs, fitted on the rows it learns from.
-struct InputStandardisationFit {
+/// The standardisation a network applies to its raw inputs, (x - mean) / std along
+/// dimension 1: per column of a table, per channel of an image. Empty means none.
+/// Saved models carry it (sidecar and TorchScript forward alike).
+struct InputStandardisation {
     std::vector<double> mean, std;
 };
-InputStandardisationFit fitInputStandardisation(const torch::Tensor& x);
+/// Each column's mean and population std over the rows of x [N, D] (as scikit-learn's
+/// StandardScaler), a constant column's std set to 1: fitted on the rows a network on a
+/// table learns from.
+InputStandardisation fitInputStandardisation(const torch::Tensor& x);
 /// (x - mean) / std by column, float; x as it is when `fit` is empty.
-torch::Tensor applyInputStandardisation(const InputStandardisationFit& fit, const torch::Tensor& x);
+torch::Tensor applyInputStandardisation(const InputStandardisation& fit, const torch::Tensor& x);
 
 /// A generator seeded with `seed` (CPU; CUDA jobs draw on CPU and move the result).
 at::Generator makeGenerator(uint64_t seed);
