@@ -200,6 +200,34 @@ private Q_SLOTS:
         }
     }
 
+    // The baselines of each replicate, by hand. P says (0.6, 0.4) on every row and every
+    // label is 1: Bayes under 0/1 costs decides 0 and pays 1 per row. Offsets fitted on the
+    // validation rows move class 1 up by more than log(0.6/0.4) = 0.41, so the test rows
+    // are decided 1 (cost 0). Temperature only flattens (0.6, 0.4) towards (0.5, 0.5)
+    // without crossing it: still 0, cost 1. Without validation rows there are none.
+    void baselinesPerReplicateByHand()
+    {
+        const auto costs = CostMatrix::zeroOne(2);
+        SyntheticPredictive p;
+        p.data.testY = torch::ones({4}, torch::kLong);
+        p.data.validationY = torch::ones({3}, torch::kLong);
+        p.data.validationX = torch::zeros({3, 2});
+        p.testProbs = torch::tensor(std::vector<float>{0.6f, 0.4f}).repeat({4, 1});
+        p.validationProbs = torch::tensor(std::vector<float>{0.6f, 0.4f}).repeat({3, 1});
+        SyntheticCorrection c;
+        c.testProbs = p.testProbs;
+        c.validationProbs = p.validationProbs;
+        const auto o = evaluateSynthetic(p, c, costs, Selection::None);
+        QCOMPARE(o.uncorrected.averageCost, 1.0);
+        QCOMPARE(o.temperatureCost, 1.0);
+        QCOMPARE(o.offsetsCost, 0.0);
+        SyntheticPredictive unlabelled = p;
+        unlabelled.validationProbs = torch::Tensor();
+        unlabelled.data.validationY = torch::Tensor();
+        const auto none = evaluateSynthetic(unlabelled, c, costs, Selection::None);
+        QVERIFY(std::isnan(none.temperatureCost) && std::isnan(none.offsetsCost));
+    }
+
     // "clear" keeps q only where the paired interval over validation rows lies below 0:
     // q right where P is wrong on 10 of 20 rows is clear (a resample without any of the
     // 10 has probability 2^-20); on 1 of 20 it is not (a resample misses it with

@@ -338,6 +338,20 @@ ReplicateOutcome evaluateSynthetic(const SyntheticPredictive& predictive, const 
     r.uncorrected = evaluateDecisions(predictive.testProbs, bayesDecisions(predictive.testProbs, L), y, costs);
     r.corrected = evaluateDecisions(correction.testProbs, bayesDecisions(correction.testProbs, L), y, costs);
     r.qAlone = r.corrected;
+    if (predictive.validationProbs.defined() && predictive.data.validationY.defined() &&
+        predictive.data.validationY.numel() > 0) {
+        // Temperature and offsets fitted on the validation rows, scored on the test rows.
+        const auto yv = int64s(predictive.data.validationY);
+        const auto yt = int64s(y);
+        const auto logValidation = logOf(toClassProbabilities(predictive.validationProbs));
+        const auto logTest = logOf(toClassProbabilities(predictive.testProbs));
+        const double temperature = fitTemperature(logValidation, yv);
+        const auto offsets = fitClassOffsets(logValidation, yv, costs);
+        r.temperatureCost =
+            scoreRule("temperature", bayesDecisionsOf(adjustedProbabilities(logTest, temperature), costs), yt, costs).cost;
+        r.offsetsCost =
+            scoreRule("offsets", bayesDecisionsOf(adjustedProbabilities(logTest, 1.0, offsets), costs), yt, costs).cost;
+    }
     if (selection != Selection::None && predictive.validationProbs.defined() && correction.validationProbs.defined()) {
         // The choice between q and P, made on rows neither the networks nor q trained on,
         // by the rule `correct` uses (selectionKeepsQ).

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <limits>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
@@ -123,6 +124,11 @@ struct ReplicateOutcome {
     bool keptUncorrected = false;
     bool selected = false;            ///< a validation choice was made
     double validationCostUncorrected = 0, validationCostQ = 0;
+    /// The reviewer's baselines on the test rows, fitted on the validation rows (NaN
+    /// without them): the uncorrected predictive temperature-scaled, and with per-class
+    /// cost-tuned offsets, then decided by Bayes.
+    double temperatureCost = std::numeric_limits<double>::quiet_NaN();
+    double offsetsCost = std::numeric_limits<double>::quiet_NaN();
     double inferenceSeconds = 0;
     double correctionSeconds = 0;
     bool collapsed = false;  ///< q collapsed to one class (its "corrected" row is still reported)

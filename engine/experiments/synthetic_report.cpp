@@ -3,6 +3,8 @@
 #include "experiments/report_json.h"
 
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <cstdio>
 #include <sstream>
 
@@ -43,6 +45,64 @@ Comparison replicateComparison(const MethodSummary& m, uint64_t seed)
         corrected.push_back(o.corrected.averageCost);
     }
     return compareOverReplicates(uncorrected, corrected, seed);
+}
+
+/// A baseline's test costs over the replicates that fitted it, paired with P's there.
+struct BaselineSeries {
+    std::vector<double> uncorrected, baseline, corrected;
+};
+
+BaselineSeries baselineSeries(const MethodSummary& m, double ReplicateOutcome::*cost)
+{
+    BaselineSeries out;
+    for (const auto& o : m.replicates)
+        if (std::isfinite(o.*cost)) {
+            out.uncorrected.push_back(o.uncorrected.averageCost);
+            out.baseline.push_back(o.*cost);
+            out.corrected.push_back(o.corrected.averageCost);
+        }
+    return out;
+}
+
+double meanOf(const std::vector<double>& v)
+{
+    double sum = 0;
+    for (double x : v)
+        sum += x;
+    return v.empty() ? std::numeric_limits<double>::quiet_NaN() : sum / static_cast<double>(v.size());
+}
+
+/// The baselines a reviewer asks for, per method, as q is reported: each one's mean test
+/// cost, its change against P over the replicates with the interval and verdict (two or
+/// more replicates), and whether it costs less than the run's decisions.
+struct BaselineSummary {
+    std::string name;
+    int replicates = 0;
+    double cost = 0, corrected = 0;
+    std::optional<Comparison> againstP;
+};
+
+std::vector<BaselineSummary> baselineSummaries(const MethodSummary& m, uint64_t seed)
+{
+    std::vector<BaselineSummary> out;
+    for (const auto& [name, cost] : {std::pair{"temperature", &ReplicateOutcome::temperatureCost},
+                                     std::pair{"offsets", &ReplicateOutcome::offsetsCost}}) {
+        const auto series = baselineSeries(m, cost);
+        if (series.baseline.empty())
+            continue;
+        BaselineSummary b;
+        b.name = name;
+        b.replicates = static_cast<int>(series.baseline.size());
+        b.cost = meanOf(series.baseline);
+        b.corrected = meanOf(series.corrected);
+        if (series.baseline.size() >= 2) {
+            auto c = compareOverReplicates(series.uncorrected, series.baseline, seed);
+            c.candidate.rule = name;
+            b.againstP = c;
+        }
+        out.push_back(std::move(b));
+    }
+    return out;
 }
 
 std::vector<int> muchWorseReplicates(const MethodSummary& m)
@@ -111,6 +171,20 @@ std::string syntheticTable(const SyntheticResult& r)
              "used); q alone: "
           << meanStdText(meanStd(qAlone), 3) << "\n";
     }
+    for (const auto& m : r.methods)
+        for (const auto& b : baselineSummaries(m, r.seed)) {
+            char figure[64];
+            std::snprintf(figure, sizeof figure, "%.4f", b.cost);
+            s << "baseline: " << methodLabel(m.method) << ": " << b.name << " (fitted on the validation rows) "
+              << figure;
+            if (b.againstP)
+                s << "; " << verdictSentence(*b.againstP, "test", "replicates");
+            if (b.cost < b.corrected) {
+                std::snprintf(figure, sizeof figure, "%.4f", b.corrected);
+                s << (b.againstP ? " " : "; ") << "It costs less than the corrected decisions (" << figure << ").";
+            }
+            s << "\n";
+        }
     if (r.replicates > 1)
         for (const auto& m : r.methods) {
             if (m.replicates.size() < 2)
@@ -138,6 +212,8 @@ std::string syntheticJson(const SyntheticResult& r)
                             {"collapsed", o.collapsed},
                             {"kept", o.selected ? nlohmann::json(o.keptUncorrected ? "P" : "q") : nlohmann::json(nullptr)},
                             {"q_alone", metricsJson(o.qAlone)},
+                            {"temperature_cost", reportNumber(o.temperatureCost)},
+                            {"offsets_cost", reportNumber(o.offsetsCost)},
                             {"validation_cost", o.selected ? nlohmann::json{{"uncorrected", o.validationCostUncorrected},
                                                                              {"q", o.validationCostQ}}
                                                            : nlohmann::json(nullptr)}});
@@ -147,6 +223,18 @@ std::string syntheticJson(const SyntheticResult& r)
                                          {"collapsed_replicates", m.collapsedReplicates},
                                          {"much_worse_replicates", muchWorseReplicates(m)},
                                          {"replicates", reps}};
+        nlohmann::json baselines = nlohmann::json::object();
+        for (const auto& b : baselineSummaries(m, r.seed)) {
+            nlohmann::json entry = {{"cost", b.cost}, {"replicates", b.replicates}};
+            if (b.againstP)
+                entry["change_against_uncorrected"] = {{"mean", b.againstP->difference.mean},
+                                                       {"low", b.againstP->difference.low},
+                                                       {"high", b.againstP->difference.high},
+                                                       {"verdict", verdictName(b.againstP->verdict)}};
+            baselines[b.name] = entry;
+        }
+        if (!baselines.empty())
+            methods[methodName(m.method)]["baselines"] = baselines;
         if (m.replicates.size() >= 2) {
             const auto c = replicateComparison(m, r.seed);
             methods[methodName(m.method)]["change_over_replicates"] = {
@@ -165,7 +253,8 @@ std::string syntheticCsv(const SyntheticResult& r)
     // an undefined accuracy or NLL (every point referred) is an empty cell.
     std::ostringstream s;
     s << "method,replicate,uncorrected_cost,corrected_cost,paired_diff,uncorrected_accuracy,corrected_accuracy,"
-         "uncorrected_nll,corrected_nll,inference_seconds,correction_seconds,collapsed\n";
+         "uncorrected_nll,corrected_nll,inference_seconds,correction_seconds,collapsed,temperature_cost,"
+         "offsets_cost\n";
     for (const auto& m : r.methods)
         for (const auto& o : m.replicates)
             s << methodName(m.method) << ',' << o.replicate << ',' << formatNumber(o.uncorrected.averageCost) << ','
@@ -174,7 +263,8 @@ std::string syntheticCsv(const SyntheticResult& r)
               << reportCell(o.uncorrected.accuracy) << ',' << reportCell(o.corrected.accuracy) << ','
               << reportCell(o.uncorrected.nll) << ',' << reportCell(o.corrected.nll) << ','
               << formatNumber(o.inferenceSeconds) << ',' << formatNumber(o.correctionSeconds) << ','
-              << (o.collapsed ? 1 : 0) << '\n';
+              << (o.collapsed ? 1 : 0) << ',' << reportCell(o.temperatureCost) << ',' << reportCell(o.offsetsCost)
+              << '\n';
     return s.str();
 }
 
