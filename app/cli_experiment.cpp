@@ -114,8 +114,10 @@ int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** arg
 int executeExperiment(const lcs::Experiment& experiment, const nlohmann::json& settings,
                       const std::optional<lcs::CostMatrix>& costs, const CommandOutputs& outputs, bool quiet)
 {
-    // As every command: one intra-op thread and a single-threaded BLAS; an experiment
-    // that wants more runs its tasks in parallel (the synthetic one does).
+    // A registered experiment runs one intra-op thread and a single-threaded BLAS; one
+    // that wants more runs its tasks in parallel (the synthetic one does). The image and
+    // CamVid commands still choose their threads themselves (--threads, default the
+    // physical cores), so `run SESSION` of an image session can be slower than the command.
     lcs::configureThreads(1);
     ProgressLines lines(quiet);
     std::mutex linesMutex;  // an experiment may report from several threads

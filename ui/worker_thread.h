@@ -11,7 +11,7 @@
 
 #include "core/job.h"
 
-/// What the window's three job runners (synthetic, image experiments, CamVid) share:
+/// What the window's job runners (the registry's, synthetic, image experiments, CamVid) share:
 /// the worker thread's start and stop, the emit rate of live views, and the mapping of
 /// a job's way of ending (done, cancelled, failed, no data) to plain data for a signal.
 namespace lcs::ui {
