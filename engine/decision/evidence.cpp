@@ -21,15 +21,6 @@ double mean(const std::vector<double>& v)
     return v.empty() ? std::numeric_limits<double>::quiet_NaN() : s / static_cast<double>(v.size());
 }
 
-/// The value at quantile q of sorted values, linearly interpolated (numpy's default).
-double quantile(const std::vector<double>& sorted, double q)
-{
-    const double pos = q * static_cast<double>(sorted.size() - 1);
-    const auto lo = static_cast<size_t>(std::floor(pos));
-    const size_t hi = std::min(lo + 1, sorted.size() - 1);
-    return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
-}
-
 std::string fixed4(double v)
 {
     char b[32];
@@ -98,6 +89,14 @@ double expectedCalibrationError(const ClassProbabilities& p, const std::vector<i
     return ece;
 }
 
+double sortedQuantile(const std::vector<double>& sorted, double q)
+{
+    const double pos = q * static_cast<double>(sorted.size() - 1);
+    const auto lo = static_cast<size_t>(std::floor(pos));
+    const size_t hi = std::min(lo + 1, sorted.size() - 1);
+    return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
 PairedDifference pairedBootstrap(const std::vector<double>& reference, const std::vector<double>& candidate,
                                  uint64_t seed, int resamples)
 {
@@ -121,8 +120,8 @@ PairedDifference pairedBootstrap(const std::vector<double>& reference, const std
         means[static_cast<size_t>(r)] = s / static_cast<double>(n);
     }
     std::sort(means.begin(), means.end());
-    out.low = quantile(means, 0.025);
-    out.high = quantile(means, 0.975);
+    out.low = sortedQuantile(means, 0.025);
+    out.high = sortedQuantile(means, 0.975);
     return out;
 }
 

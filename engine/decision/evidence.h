@@ -53,6 +53,10 @@ struct PairedDifference {
     double high = 0;
     int64_t rows = 0;
 };
+/// The value at quantile q in [0, 1] of non-empty sorted values, linearly interpolated
+/// (numpy's default): every bootstrap interval's percentiles.
+double sortedQuantile(const std::vector<double>& sorted, double q);
+
 PairedDifference pairedBootstrap(const std::vector<double>& reference, const std::vector<double>& candidate,
                                  uint64_t seed, int resamples = 2000);
 

@@ -10,15 +10,6 @@
 namespace lcs {
 namespace {
 
-/// Numpy's default quantile (linear interpolation) of sorted values.
-double quantile(const std::vector<double>& sorted, double q)
-{
-    const double pos = q * static_cast<double>(sorted.size() - 1);
-    const auto lo = static_cast<size_t>(std::floor(pos));
-    const size_t hi = std::min(lo + 1, sorted.size() - 1);
-    return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
-}
-
 /// The figures compared, read from one confusion: cost, the chosen IoUs, mIoU.
 std::vector<double> figureValues(const std::vector<int64_t>& confusion, const CostMatrix& costs,
                                  const std::vector<int>& iouClasses)
@@ -129,8 +120,8 @@ GroupedComparison GroupedComparisonAccumulator::compare(const std::string& refer
             figure.difference.low = figure.difference.high = std::numeric_limits<double>::quiet_NaN();
         } else {
             std::sort(draws.begin(), draws.end());
-            figure.difference.low = quantile(draws, 0.025);
-            figure.difference.high = quantile(draws, 0.975);
+            figure.difference.low = sortedQuantile(draws, 0.025);
+            figure.difference.high = sortedQuantile(draws, 0.975);
             // verdictOf reads a negative change as better; an IoU is better when it rises.
             PairedDifference lowerIsBetter = figure.difference;
             if (figure.higherIsBetter) {

@@ -64,14 +64,6 @@ BaselineSeries baselineSeries(const MethodSummary& m, double ReplicateOutcome::*
     return out;
 }
 
-double meanOf(const std::vector<double>& v)
-{
-    double sum = 0;
-    for (double x : v)
-        sum += x;
-    return v.empty() ? std::numeric_limits<double>::quiet_NaN() : sum / static_cast<double>(v.size());
-}
-
 /// The baselines a reviewer asks for, per method, as q is reported: each one's mean test
 /// cost, its change against P over the replicates with the interval and verdict (two or
 /// more replicates), and whether it costs less than the run's decisions.
@@ -93,8 +85,8 @@ std::vector<BaselineSummary> baselineSummaries(const MethodSummary& m, uint64_t 
         BaselineSummary b;
         b.name = name;
         b.replicates = static_cast<int>(series.baseline.size());
-        b.cost = meanOf(series.baseline);
-        b.corrected = meanOf(series.corrected);
+        b.cost = meanStd(series.baseline).mean;
+        b.corrected = meanStd(series.corrected).mean;
         if (series.baseline.size() >= 2) {
             auto c = compareOverReplicates(series.uncorrected, series.baseline, seed);
             c.candidate.rule = name;
