@@ -1,6 +1,6 @@
-// lcstudio-cli NAME: any experiment in the registry, its flags and --help derived from
-// its declaration. The paper's experiments have commands of their own with a few more
-// flags (saved models, intra-op threads); every other registered experiment runs here.
+// lcstudio-cli NAME: every experiment in the registry, the paper's included, its flags and
+// --help derived from its declaration (settings, outputs, the help of --costs), run
+// through lcs::runExperiment like `run SESSION`, a sweep's cells and the window's jobs.
 #include <cstdio>
 #include <mutex>
 
@@ -15,13 +15,22 @@ namespace cli {
 
 namespace {
 
-/// The files-and-output help: --costs, the experiment's declared outputs, --quiet.
+/// Whether the command takes --preset NAME for a named cost matrix: where no setting of
+/// the experiment is called "preset" (the image and CamVid experiments' choose network
+/// sizes; their matrices come by --costs).
+bool takesCostPreset(const lcs::Experiment& experiment)
+{
+    return lcs::findSetting(experiment.settings(), "preset") == nullptr;
+}
+
+/// The files-and-output help: --costs (and --preset), the experiment's declared outputs,
+/// --write-session, --quiet.
 std::string filesHelp(const lcs::Experiment& experiment)
 {
-    return filesAndOutputHelp(
-        lcs::helpEntry("  --costs FILE", "cost matrix (.json or Weka .cost); default: the experiment's") +
-            writeSessionHelp(),
-        experiment.outputs());
+    std::string costs = lcs::helpEntry("  --costs FILE", experiment.costsHelp());
+    if (takesCostPreset(experiment))
+        costs += lcs::helpEntry("  --preset NAME", "a named preset instead of --costs (see \"lcstudio-cli presets\")");
+    return filesAndOutputHelp(costs + writeSessionHelp(), experiment.outputs());
 }
 
 } // namespace
@@ -68,6 +77,8 @@ std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Exper
     const auto specs = experiment.settings();
     auto own = outputFlagSpecs(outputs);
     own.push_back({"--costs", true});
+    if (takesCostPreset(experiment))
+        own.push_back({"--preset", true});
     own.push_back({"--quiet", false});
     own.push_back(kWriteSessionFlag);
     const auto parsed = parseFlags(argc, argv, first, experiment.command(), specs, own);
@@ -76,9 +87,29 @@ std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Exper
         return std::nullopt;
     }
     ExperimentCommandLine out;
+    if (parsed.values.count("--costs") && parsed.values.count("--preset"))
+        throw UsageError("give --costs or --preset, not both");
     if (parsed.values.count("--costs")) {
         out.costsPath = parsed.values.at("--costs");
-        out.costs = lcs::loadCostMatrix(out.costsPath);
+        out.costs = lcs::loadCostMatrix(out.costsPath);  // before any data: a bad file fails fast
+        out.costsSource = "--costs: " + out.costsPath;
+    } else if (parsed.values.count("--preset")) {
+        try {
+            out.costs = lcs::costPreset(parsed.values.at("--preset"));
+        } catch (const lcs::CostMatrixError& e) {
+            throw UsageError("--preset: " + std::string(e.what()));
+        }
+        out.costsSource = "--preset " + parsed.values.at("--preset");
+    }
+    if (out.costs) {
+        // The matrix must fit the experiment: said here, naming the file, before any work
+        // (a class count that depends on the data is checked once the data is read). The
+        // session keeps the matrix as the run takes it (selective drops a referral column).
+        try {
+            out.costs = experiment.acceptedCosts(*out.costs);
+        } catch (const std::exception& e) {
+            throw UsageError(out.costsSource + ": " + e.what());
+        }
     }
     out.settings = lcs::checkedSettings(specs, parsed.settings, experiment.name());
     if (parsed.settings.contains("device"))
@@ -96,29 +127,15 @@ int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** arg
 {
     const std::string help = experimentIntro(experiment) + "\nOptions (the experiment's settings):\n" +
                              lcs::settingsHelp(experiment.settings()) + "\n" + filesHelp(experiment);
-    auto line = parseExperimentCommandLine(experiment, argc, argv, first, experiment.outputs(), help);
+    const auto line = parseExperimentCommandLine(experiment, argc, argv, first, experiment.outputs(), help);
     if (!line)
         return kExitOk;
-    if (line->costs) {
-        // The matrix must fit the experiment: said here, naming the file, before any work
-        // (a class count that depends on the data is checked once the data is read).
-        try {
-            line->costs = experiment.acceptedCosts(*line->costs);
-        } catch (const std::exception& e) {
-            throw UsageError("--costs: " + line->costsPath + ": " + e.what());
-        }
-    }
     return executeExperiment(experiment, line->settings, line->costs, line->outputs, line->quiet);
 }
 
 int executeExperiment(const lcs::Experiment& experiment, const nlohmann::json& settings,
                       const std::optional<lcs::CostMatrix>& costs, const CommandOutputs& outputs, bool quiet)
 {
-    // A registered experiment runs one intra-op thread and a single-threaded BLAS; one
-    // that wants more runs its tasks in parallel (the synthetic one does). The image and
-    // CamVid commands still choose their threads themselves (--threads, default the
-    // physical cores), so `run SESSION` of an image session can be slower than the command.
-    lcs::configureThreads(1);
     ProgressLines lines(quiet);
     std::mutex linesMutex;  // an experiment may report from several threads
     lcs::JobContext ctx{[&](const lcs::Progress& p) {
@@ -127,7 +144,17 @@ int executeExperiment(const lcs::Experiment& experiment, const nlohmann::json& s
                         },
                         &g_cancel};
     ctx.plan = lines.planSink();
-    const auto run = experiment.run(settings, costs, ctx);
+    ctx.note = [&](lcs::NoteKind kind, const std::string& line) {
+        std::lock_guard<std::mutex> lock(linesMutex);
+        if (kind == lcs::NoteKind::Warning)
+            std::fprintf(stderr, "lcstudio-cli: warning: %s\n", line.c_str());
+        else if (!quiet)
+            std::fprintf(stderr, "%s\n", line.c_str());
+    };
+    lcs::OutputPaths paths;
+    for (const auto& spec : experiment.outputs())
+        paths[spec.name] = outputs.path(spec.name);
+    const auto run = lcs::runExperiment(experiment, settings, costs, ctx, paths);
     lines.finish();
     std::fputs(run.output.table.c_str(), stdout);
     outputs.writeResults(run.output.json, run.output.csv);

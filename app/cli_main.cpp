@@ -513,20 +513,12 @@ int cli::runCli(int argc, char** argv)
             std::printf("lcstudio-cli %s\n", lcs::programVersion());
             return kExitOk;
         }
-        if (command == lcs::kSyntheticExperiment)
-            return runSyntheticCommand(argc, argv);
-        if (command == lcs::kTabularExperiment)
-            return runTabularCommand(argc, argv);
         if (command == "decide")
             return runDecideCommand(argc, argv);
         if (command == "correct")
             return runCorrectCommand(argc, argv);
         if (command == "check")
             return runCheckCommand(argc, argv);
-        if (command == lcs::kCorruptionExperiment)
-            return runCorruptionCommand(argc, argv);
-        if (command == lcs::kSelectiveExperiment)
-            return runSelectiveCommand(argc, argv);
         if (command == "run")
             return runSessionCommand(argc, argv);
         if (command == lcs::kCamvidExperiment)

@@ -331,7 +331,7 @@ expect 2 "is missing" -- check "$d/camvid_listmissing"
 expect 2 "no such file or directory" -- check "$d/nowhere/"
 
 # ---------------------------------------------------------------- corruption flags
-expect 2 "--data is required" -- corruption
+expect 2 "setting \"data\" is required" -- corruption
 expect 2 "outside [0, 1]" -- corruption --data fashion-mnist --rates 0.5,1.5
 expect 2 "is not a finite number" -- corruption --data fashion-mnist --rates 0.5,nan
 expect 2 "not a comma-separated list" -- corruption --data fashion-mnist --rates 0.5,

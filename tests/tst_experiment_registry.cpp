@@ -157,8 +157,8 @@ public:
         // Missing class 2 is ten times as bad as any other error.
         return CostMatrix(3, {0, 1, 1, 1, 0, 1, 10, 10, 0}, false);
     }
-    ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
-                      const JobContext& ctx) const override
+    ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
+                      const OutputPaths&) const override
     {
         const CostMatrix L = costs ? *costs : defaultCosts(settings);
         L.validateFor(3);

@@ -429,7 +429,7 @@ private Q_SLOTS:
         QCOMPARE(data.calibrationX.size(0), int64_t{30});
         QVERIFY(!torch::equal(syntheticDataFor(config, 0).testY, data.testY) ||
                 !torch::equal(syntheticDataFor(config, 0).testX, data.testX));  // replicates split differently
-        const auto run = experiment.run(settings, std::nullopt, {});
+        const auto run = lcs::runExperiment(experiment, settings, std::nullopt, {});
         const auto json = nlohmann::json::parse(run.output.json);
         QCOMPARE(json.at("run").at("experiment").get<std::string>(), std::string("tabular"));
         QCOMPARE(json.at("run").at("settings").at("label").get<std::string>(), std::string("kind"));

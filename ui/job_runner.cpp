@@ -100,6 +100,11 @@ JobContext ProgressChannel::context(const CancelToken* cancel)
     ctx.cancel = cancel;
     ctx.progress = [this](const Progress& p) { (*this)(p); };
     ctx.plan = [this](const TaskPlan& plan, PlanProgress::Order order) { setPlan(plan, order); };
+    // A run's notes join the log (signals are thread-safe; the log is the GUI thread's).
+    ctx.note = [this](NoteKind kind, const std::string& line) {
+        Q_EMIT m_worker->logMessage((kind == NoteKind::Warning ? QStringLiteral("Warning: ") : QString()) +
+                                    QString::fromStdString(line));
+    };
     return ctx;
 }
 
@@ -216,8 +221,9 @@ void RegistryWorker::execute(JobKind job, const QVariant& settings, const CostMa
         m_cache.reset();
         Q_EMIT cacheDropped();
         ++runs;
-        auto run = m_experiment.run(values, costs.numClasses() > 0 ? std::optional<CostMatrix>(costs) : std::nullopt,
-                                    channel.context(cancelToken()));
+        auto run = runExperiment(m_experiment, values,
+                                 costs.numClasses() > 0 ? std::optional<CostMatrix>(costs) : std::nullopt,
+                                 channel.context(cancelToken()), {}, CoreShare::LeaveOneForGui);
         output = std::move(run.output);
         m_cache = std::move(run.cache);
         if (m_cache)

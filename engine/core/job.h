@@ -216,6 +216,11 @@ private:
 /// Receives a run's plan as soon as the run knows it (after its data are loaded).
 using PlanSink = std::function<void(const TaskPlan&, PlanProgress::Order)>;
 
+/// A line a run tells its user beside the progress: what it read (Info: the command line
+/// prints it unless --quiet, the window logs it) or a warning (printed always).
+enum class NoteKind { Info, Warning };
+using NoteSink = std::function<void(NoteKind, const std::string&)>;
+
 /// What a job receives besides its config: where to report, and when to stop.
 struct JobContext {
     JobContext() = default;
@@ -227,7 +232,13 @@ struct JobContext {
     ProgressSink progress;
     const CancelToken* cancel = nullptr;
     PlanSink plan;
+    NoteSink note;
 
+    void tell(NoteKind kind, const std::string& line) const
+    {
+        if (note)
+            note(kind, line);
+    }
     void declarePlan(const TaskPlan& tasks, PlanProgress::Order order = PlanProgress::Order::Sequential) const
     {
         if (plan)

@@ -7,10 +7,12 @@
 #include <cmath>
 #include <thread>
 
+#include "core/atomic_file.h"
 #include "core/input_error.h"
 #include "core/number_format.h"
 #include "experiments/corruption_experiment.h"
 #include "experiments/experiment.h"
+#include "experiments/image_experiment_support.h"
 #include "experiments/image_run_settings.h"
 #include "experiments/report_json.h"
 #include "image_data.h"
@@ -18,6 +20,7 @@
 #include "experiments/synthetic_experiment.h"
 #include "experiments/synthetic_report.h"
 #include "experiments/synthetic_settings.h"
+#include "io/model_io.h"
 
 namespace lcs {
 
@@ -30,6 +33,18 @@ double secondsSince(std::chrono::steady_clock::time_point t)
 
 // ---------------------------------------------------------------------------------------
 // Synthetic 2-D (Table 2)
+
+/// Saves one (replicate, method)'s q, and the MAP or last-sample network it corrects,
+/// as TorchScript with JSON sidecars: METHOD_rR_q.pt, METHOD_rR_ROLE.pt.
+void saveSyntheticNetworks(const std::string& dir, const SyntheticConfig& config, const ReplicateOutcome& o,
+                           const SyntheticPredictive& p, const SyntheticCorrection& c)
+{
+    const std::string stem = dir + "/" + methodName(o.method) + "_r" + std::to_string(o.replicate);
+    const auto infos = syntheticModelInfos(config, config.costs, p, c);
+    saveModel(c.q, infos.q, stem + "_q.pt");
+    if (infos.network)
+        saveModel(Mlp(std::dynamic_pointer_cast<MlpImpl>(p.model)), *infos.network, stem + "_" + infos.network->role + ".pt");
+}
 
 /// The cached posterior predictives of every (replicate, method): a cost edit re-trains
 /// only the corrections.
@@ -47,11 +62,12 @@ public:
     CostMatrix costs() const override { return m_config.costs; }
     ExperimentOutput recorrect(const CostMatrix& costs, const JobContext& ctx) override
     {
-        return correct(costs, ctx, std::chrono::steady_clock::now());
+        return correct(costs, ctx, std::chrono::steady_clock::now(), {});
     }
-    /// The corrections under `costs` and the table; its seconds count from `start`.
+    /// The corrections under `costs` and the table; its seconds count from `start`. With
+    /// `modelDir`, every q and the network it corrects are saved there.
     ExperimentOutput correct(const CostMatrix& costs, const JobContext& ctx,
-                             std::chrono::steady_clock::time_point start)
+                             std::chrono::steady_clock::time_point start, const std::string& modelDir)
     {
         costs.validateFor(static_cast<int>(classCount(m_config)));
         m_config.costs = costs;
@@ -62,8 +78,11 @@ public:
         ctx.declarePlan(plan, PlanProgress::Order::Parallel);
         const auto corrections = correctAll(m_config, m_predictives, costs, ctx);
         std::vector<ReplicateOutcome> outcomes;
-        for (size_t i = 0; i < corrections.size(); ++i)
+        for (size_t i = 0; i < corrections.size(); ++i) {
             outcomes.push_back(evaluateSynthetic(m_predictives[i], corrections[i], costs, m_config.selection, m_config.seed));
+            if (!modelDir.empty())
+                saveSyntheticNetworks(modelDir, m_config, outcomes.back(), m_predictives[i], corrections[i]);
+        }
         const auto result = tabulate(m_config, outcomes, secondsSince(start));
         return {syntheticJson(result), syntheticCsv(result), syntheticTable(result)};
     }
@@ -72,6 +91,30 @@ private:
     SyntheticConfig m_config;
     std::vector<SyntheticPredictive> m_predictives;
 };
+
+/// Sampling, then the corrections (the predictives cached for re-correction), with the
+/// streams of runSynthetic, so the table is the same. The synthetic and tabular
+/// experiments' run.
+ExperimentRun runSyntheticConfig(const SyntheticConfig& config, const JobContext& ctx, const OutputPaths& outputs)
+{
+    const auto start = std::chrono::steady_clock::now();
+    // The networks go into a staging folder moved into place once every one is saved:
+    // all of them, or none.
+    std::optional<StagedFolder> models;
+    if (const auto it = outputs.find("save_models"); it != outputs.end() && !it->second.empty())
+        models.emplace(it->second);
+    ctx.declarePlan(syntheticPlan(config), PlanProgress::Order::Parallel);
+    auto state = std::make_shared<SyntheticState>(config, sampleAll(config, ctx));
+    ExperimentRun out;
+    // The correction's plan would replace the run's: keep reporting into the run's.
+    JobContext correcting = ctx;
+    correcting.plan = nullptr;
+    out.output = state->correct(config.costs, correcting, start, models ? models->path() : std::string());
+    if (models)
+        models->commit();
+    out.cache = std::move(state);
+    return out;
+}
 
 class SyntheticExperiment : public Experiment {
 public:
@@ -84,33 +127,18 @@ public:
                "decide again with q. Prints Table 2 (mean ± std over replicates, paired difference).\n";
     }
     std::vector<SettingSpec> settings() const override { return specsOf(syntheticSettings()); }
-    std::vector<OutputSpec> outputs() const override { return syntheticResultsOutputs(); }
+    std::vector<OutputSpec> outputs() const override { return syntheticOutputs(); }
+    std::string costsHelp() const override { return "cost matrix (.json or Weka .cost, 2 classes); default: the paper's"; }
     CostMatrix defaultCosts(const nlohmann::json&) const override { return costPreset("synthetic"); }
     CostMatrix acceptedCosts(const CostMatrix& costs) const override
     {
         costs.validateFor(2);
         return costs;
     }
-    ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
-                      const JobContext& ctx) const override
+    ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
+                      const OutputPaths& outputs) const override
     {
-        return runSyntheticConfig(syntheticConfigFrom(settings, costs ? *costs : costPreset("synthetic")), ctx);
-    }
-
-    /// Sampling and correction in turn (the window's way), with the same streams as
-    /// runSynthetic, so the table is the same.
-    static ExperimentRun runSyntheticConfig(const SyntheticConfig& config, const JobContext& ctx)
-    {
-        const auto start = std::chrono::steady_clock::now();
-        ctx.declarePlan(syntheticPlan(config), PlanProgress::Order::Parallel);
-        auto state = std::make_shared<SyntheticState>(config, sampleAll(config, ctx));
-        ExperimentRun out;
-        // The correction's plan would replace the run's: keep reporting into the run's.
-        JobContext correcting = ctx;
-        correcting.plan = nullptr;
-        out.output = state->correct(config.costs, correcting, start);
-        out.cache = std::move(state);
-        return out;
+        return runSyntheticConfig(syntheticConfigFrom(settings, costs ? *costs : costPreset("synthetic")), ctx, outputs);
     }
 };
 
@@ -129,7 +157,12 @@ public:
                "unlabelled calibration set q is trained on. Prints the test cost with and without q.\n";
     }
     std::vector<SettingSpec> settings() const override { return specsOf(tabularSettings()); }
-    std::vector<OutputSpec> outputs() const override { return syntheticResultsOutputs(); }
+    std::vector<OutputSpec> outputs() const override { return syntheticOutputs(); }
+    std::string costsHelp() const override
+    {
+        return "cost matrix (.json or Weka .cost) over the table's classes (ordered by value when all are integers, "
+               "else by text); default 0/1";
+    }
     std::vector<std::string> methods() const override { return methodIdsFor(kSyntheticExperiment); }
     CostMatrix defaultCosts(const nlohmann::json& settings) const override
     {
@@ -137,10 +170,10 @@ public:
     }
     /// The classes are the table's: checked when the table is read.
     CostMatrix acceptedCosts(const CostMatrix& costs) const override { return costs; }
-    ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
-                      const JobContext& ctx) const override
+    ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
+                      const OutputPaths& outputs) const override
     {
-        return SyntheticExperiment::runSyntheticConfig(tabularConfigFrom(settings, costs), ctx);
+        return runSyntheticConfig(tabularConfigFrom(settings, costs), ctx, outputs);
     }
 };
 
@@ -206,6 +239,9 @@ private:
     std::vector<std::string> m_classNames;
 };
 
+double sweptValue(const CorruptionSummary& s) { return s.rate; }
+double sweptValue(const SelectiveSummary& s) { return s.referralCost; }
+
 /// The user's matrix for an image data set: as many classes as the data.
 void checkImageCosts(const std::string& experiment, const CostMatrix& costs, const ImageDataset& data)
 {
@@ -241,6 +277,14 @@ struct ImageExperimentParts {
     /// Whether a referral column in a user's matrix is dropped (the referral costs are a
     /// swept setting) or refused (the experiment decides classes only).
     bool sweepsReferral;
+    /// What the run sweeps, for the line it tells before the work: "3 rate(s) x 1 trial(s)".
+    std::string (*sweepSummary)(const Config&);
+    /// The line after the table for a (method, value) where q collapsed in some trials.
+    std::string (*collapseLine)(const std::string& methodLabel, double value, int trials);
+    /// Outputs of this experiment alone (selective: the risk-coverage curves) and their
+    /// writer; none by default.
+    std::vector<OutputSpec> ownOutputs = {};
+    void (*writeOwnOutputs)(const Result&, const OutputPaths&) = nullptr;
 };
 
 template <class Config, class Result>
@@ -253,7 +297,26 @@ public:
     std::vector<SettingSpec> settings() const override { return specsOf(m_parts.settings()); }
     std::vector<OutputSpec> outputs() const override
     {
-        return resultsOutputs("write one row per (setting, trial, method) as CSV (atomically)");
+        auto outputs = resultsOutputs("write one row per (setting, trial, method) as CSV (atomically)");
+        outputs.push_back({"save_models", "DIR", PathKind::Folder,
+                           "save every network the run trains (MAP, S, q, CW-SGD) as TorchScript with a JSON "
+                           "sidecar, NETWORK_SETTING_trialT.pt; all of them once the run ends, or none"});
+        outputs.insert(outputs.end(), m_parts.ownOutputs.begin(), m_parts.ownOutputs.end());
+        return outputs;
+    }
+    std::string costsHelp() const override
+    {
+        return "cost matrix (.json or .cost) with as many classes as the data; default: the paper's (mnist preset "
+               "for 1-channel data, cifar10 for colour)";
+    }
+    /// The physical cores unless the threads setting says otherwise. Two threads used to
+    /// run several times slower here: OpenBLAS's own pool spun against LibTorch's; with
+    /// BLAS single-threaded (configureThreads) the MLP's epoch takes the same time on one
+    /// or two (bench distill), and ResNet-18 gains from every core.
+    int intraOpThreads(const nlohmann::json& settings, int cores) const override
+    {
+        const auto asked = settings.find("threads");
+        return asked != settings.end() && asked->is_number_integer() ? asked->get<int>() : cores;
     }
     std::string inputFolder(const std::string& value) const override
     {
@@ -279,22 +342,45 @@ public:
         base.setReferral(std::nullopt);  // the referral costs are the swept setting
         return base;
     }
-    ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
-                      const JobContext& ctx) const override
+    ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
+                      const OutputPaths& outputs) const override
     {
         const auto choices = imageChoices(name(), m_parts.settings(), settings);
         const auto data = loadChosenData(choices);
         auto config = m_parts.configFor(choices, data);
         if (costs) {
+            if (costs->hasReferral() && m_parts.sweepsReferral)
+                ctx.tell(NoteKind::Warning, "the cost matrix's referral column (" +
+                                                formatNumber(*costs->referralCost()) + ") is not used: " + name() +
+                                                " decides under each of its referral costs in turn");
             const auto accepted = acceptedCosts(*costs);
             checkImageCosts(name(), accepted, data);
             config.*m_parts.costs = accepted;
         }
+        ctx.tell(NoteKind::Info, data.name + ": " + std::to_string(data.train.size()) + " training, " +
+                                     std::to_string(data.test.size()) + " test images; " + config.model.describe() +
+                                     "; " + m_parts.sweepSummary(config));
+        // Every network the run trains, saved into a staging folder that is moved into
+        // place once the run has finished: all of them, or none.
+        std::optional<StagedFolder> staged;
+        if (const auto it = outputs.find("save_models"); it != outputs.end() && !it->second.empty())
+            staged.emplace(it->second);
+        const ImageNetworkWriter writer(name(), data, config.seed);
+        if (staged)
+            config.onNetwork = [&](const TrainedNetwork& n) { writer.write(n, staged->path()); };
         ctx.declarePlan(m_parts.plan(config));
         auto result = m_parts.run(data, config, ctx);
+        if (staged)
+            staged->commit();
         const auto preview = notePreview(choices, result.seconds, data.train.size(), data.test.size(), result.record);
+        std::string warnings;
+        for (const auto& summary : result.summary)
+            if (summary.collapsed > 0)
+                warnings += m_parts.collapseLine(imageMethodLabel(summary.method), sweptValue(summary), summary.collapsed);
+        if (m_parts.writeOwnOutputs)
+            m_parts.writeOwnOutputs(result, outputs);
         ExperimentRun out;
-        out.output = {m_parts.json(result), m_parts.csv(result), m_parts.table(result) + preview};
+        out.output = {m_parts.json(result), m_parts.csv(result), m_parts.table(result) + preview + warnings};
         if (result.cache)
             out.cache = std::make_shared<ImageState>(result.cache, m_parts.cachedCosts(config, result.cache->rate),
                                                      result.record, data.classNames);
@@ -326,7 +412,14 @@ ImageExperimentParts<CorruptionConfig, CorruptionResult> corruptionParts()
             &corruptionCsv,
             &corruptionTable,
             [](const CorruptionConfig& c, double) { return c.costs; },
-            /*sweepsReferral=*/false};
+            /*sweepsReferral=*/false,
+            [](const CorruptionConfig& c) {
+                return std::to_string(c.rates.size()) + " rate(s) x " + std::to_string(c.trials) + " trial(s)";
+            },
+            [](const std::string& method, double rate, int trials) {
+                return "warning: " + method + " at rate " + formatNumber(rate) + ": q collapsed to one class in " +
+                       std::to_string(trials) + " trial(s)\n";
+            }};
 }
 
 ImageExperimentParts<SelectiveConfig, SelectiveResult> selectiveParts()
@@ -350,7 +443,22 @@ ImageExperimentParts<SelectiveConfig, SelectiveResult> selectiveParts()
             &selectiveCsv,
             &selectiveTable,
             [](const SelectiveConfig& c, double r) { return selectiveCosts(c.baseCosts, r); },
-            /*sweepsReferral=*/true};
+            /*sweepsReferral=*/true,
+            [](const SelectiveConfig& c) {
+                return std::to_string(c.referralCosts.size()) + " referral cost(s) x " + std::to_string(c.trials) +
+                       " trial(s)";
+            },
+            [](const std::string& method, double r, int trials) {
+                return "warning: " + method + " at r = " + formatNumber(r) + ": q collapsed to one class in " +
+                       std::to_string(trials) + " trial(s)\n";
+            },
+            {{"risk_coverage", "FILE", PathKind::File,
+              "write every run's risk-coverage curve as CSV (referral cost, trial, method, AURC, coverage, risk; "
+              "atomically)"}},
+            [](const SelectiveResult& result, const OutputPaths& outputs) {
+                if (const auto it = outputs.find("risk_coverage"); it != outputs.end() && !it->second.empty())
+                    writeFileAtomically(it->second, riskCoverageCsv(result));
+            }};
 }
 
 } // namespace

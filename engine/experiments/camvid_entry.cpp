@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "core/input_error.h"
+#include "core/threads.h"
 #include "experiments/camvid_experiment.h"
 #include "experiments/experiment.h"
 
@@ -70,9 +71,12 @@ public:
         camvidDecisionCosts(costs);  // 12 x 12 (void last) or 11 x 11, no referral
         return costs;
     }
-    ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
-                      const JobContext& ctx) const override
+    /// SegNet's convolutions gain from every core.
+    int intraOpThreads(const nlohmann::json&, int cores) const override { return cores; }
+    ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
+                      const OutputPaths&) const override
     {
+        keepFrameBuffers();  // frames' activations stay in the heap between frames
         CamvidWindowChoices choices;
         applySettings(camvidWindowSettings(), settings, choices);
         if (choices.data.empty())

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,6 +42,13 @@ public:
     /// Re-trains only q for `costs` and scores it.
     virtual ExperimentOutput recorrect(const CostMatrix& costs, const JobContext& ctx) = 0;
 };
+
+/// Where a run writes the outputs it declared beyond the results files (outputs() names
+/// them: saved networks, curves): output name -> path; a name absent or empty was not
+/// asked for. The front end checked every path with the output policy before the run;
+/// the run writes each one whole or not at all. The results files themselves (json, csv)
+/// are the front end's to write, from ExperimentRun::output.
+using OutputPaths = std::map<std::string, std::string>;
 
 struct ExperimentRun {
     ExperimentOutput output;
@@ -85,13 +93,38 @@ public:
     /// referral column only where that has one (experiments whose classes depend on
     /// their settings or data say their own).
     virtual CostMatrix acceptedCosts(const CostMatrix& costs) const;
+    /// The help of --costs for this experiment's command (which classes, the default).
+    virtual std::string costsHelp() const { return "cost matrix (.json or Weka .cost); default: the experiment's"; }
+    /// The intra-op threads a run of `settings` wants when `cores` are free for it: 1 by
+    /// default (small networks, or an experiment that runs its own tasks in parallel);
+    /// experiments of large products (ResNet-18, SegNet) take the cores. Read only by
+    /// runExperiment, the one place threads are configured for a run.
+    virtual int intraOpThreads(const nlohmann::json& settings, int cores) const { return 1; }
     /// Runs it. `settings` maps setting names to values (checkedSettings); `costs`
-    /// none: defaultCosts. Declares its plan through ctx.declarePlan before the work,
-    /// reports progress with task identities from that plan. Throws InputError for bad
-    /// settings or costs, Cancelled when ctx is cancelled.
+    /// none: defaultCosts; `outputs` the declared outputs asked for. Declares its plan
+    /// through ctx.declarePlan before the work, reports progress with task identities
+    /// from that plan. Throws InputError for bad settings or costs, Cancelled when ctx is
+    /// cancelled. Front ends call runExperiment, not this.
     virtual ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
-                              const JobContext& ctx) const = 0;
+                              const JobContext& ctx, const OutputPaths& outputs) const = 0;
 };
+
+/// Who else needs the cores while a run works: the window keeps one for its GUI thread.
+enum class CoreShare { AllCores, LeaveOneForGui };
+
+/// The intra-op threads a run of `experiment` with `settings` gets: its intraOpThreads
+/// over the physical cores, less one where the GUI shares them. The policy of every
+/// route; runExperiment applies it (and so, until they run through it, do the window's
+/// own image and CamVid jobs).
+int runThreads(const Experiment& experiment, const nlohmann::json& settings, CoreShare share);
+
+/// The one way every front end runs an experiment (a command, `run SESSION`, a sweep's
+/// cell, the window's job): configures the calling thread's intra-op threads for it
+/// (Experiment::intraOpThreads over the physical cores, less one where the GUI shares
+/// them), then runs it.
+ExperimentRun runExperiment(const Experiment& experiment, const nlohmann::json& settings,
+                            const std::optional<CostMatrix>& costs, const JobContext& ctx,
+                            const OutputPaths& outputs = {}, CoreShare share = CoreShare::AllCores);
 
 /// The experiments this program knows, by name. The built-in ones are there from the
 /// start; more can be added (a test adds one).

@@ -1,8 +1,10 @@
 #include "experiments/experiment.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "core/input_error.h"
+#include "core/threads.h"
 #include "inference/method_catalog.h"
 
 namespace lcs {
@@ -25,6 +27,20 @@ std::vector<CommandPath> Experiment::inputPaths(const nlohmann::json& values) co
                                 : CommandPath{settingFlag(spec), inputFolder(it->get<std::string>()), PathKind::Folder});
     }
     return paths;
+}
+
+int runThreads(const Experiment& experiment, const nlohmann::json& settings, CoreShare share)
+{
+    const int cores = std::max(1, physicalCores() - (share == CoreShare::LeaveOneForGui ? 1 : 0));
+    return std::clamp(experiment.intraOpThreads(settings, cores), 1, 256);
+}
+
+ExperimentRun runExperiment(const Experiment& experiment, const nlohmann::json& settings,
+                            const std::optional<CostMatrix>& costs, const JobContext& ctx, const OutputPaths& outputs,
+                            CoreShare share)
+{
+    configureThreads(runThreads(experiment, settings, share));  // the calling thread's (OpenMP): every run
+    return experiment.run(settings, costs, ctx, outputs);
 }
 
 CostMatrix Experiment::acceptedCosts(const CostMatrix& costs) const

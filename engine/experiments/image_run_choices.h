@@ -26,6 +26,7 @@ struct ImageRunChoices {
     int mapEpochs = 0;                    ///< epochs of the MAP start; 0: the preset's
     int width = 0;                        ///< ResNet-18 width multiplier; 0: the preset's
     int copies = 0;                       ///< selective: rotated copies of D'; 0: the preset's
+    int threads = 0;                      ///< intra-op threads; 0: the physical cores (Experiment::intraOpThreads)
     /// A preview: the same run on this fraction of the chosen training and test images,
     /// which ends by saying how long the whole run would take. 1: the whole run.
     double preview = 1;

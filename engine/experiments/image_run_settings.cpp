@@ -73,6 +73,10 @@ void addShared(std::vector<BoundSetting<C>>& s, const std::string& experiment, c
                  [](const C& c) { return J(c.seed); }, [](C& c, const J& v) { c.seed = v.get<uint64_t>(); }});
     s.push_back({deviceSetting(),
                  [](const C& c) { return J(c.device); }, [](C& c, const J& v) { c.device = v.get<std::string>(); }});
+    s.push_back({presetDefault(integerSetting("threads", "T", "intra-op threads (BLAS stays single-threaded, so no "
+                                              "idle thread spins)", nullptr, 1, 256),
+                               "the physical cores"),
+                 [](const C& c) { return c.threads > 0 ? J(c.threads) : J(); }, [](C& c, const J& v) { c.threads = v.get<int>(); }});
     s.push_back({dataSetting(),
                  [](const C& c) { return c.data.empty() ? J() : J(c.data); },
                  [](C& c, const J& v) { c.data = v.get<std::string>(); }});

@@ -86,8 +86,8 @@ public:
     }
     /// The classes are P's: checked when P is read.
     CostMatrix acceptedCosts(const CostMatrix& costs) const override { return costs; }
-    ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
-                      const JobContext& ctx) const override
+    ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
+                      const OutputPaths&) const override
     {
         auto choices = choicesFrom(settings);
         auto own = loadOwnPredictive(choices);

@@ -77,6 +77,15 @@ SelectiveConfig selectiveConfigFor(const ImageRunChoices& choices, const ImageDa
 {
     auto c = SelectiveConfig::preset(choices.preset, data);
     applySharedChoices(choices, c, c.referralCosts, c.sghmc.epochs);
+    // A session written by hand reaches here without the flag's checks.
+    const auto& r = c.referralCosts;
+    for (size_t i = 0; i < r.size(); ++i) {
+        if (!(r[i] >= 0))
+            throw InputError("referral_costs: " + formatNumber(r[i]) + " is negative");
+        for (size_t j = 0; j < i; ++j)
+            if (r[i] == r[j])
+                throw InputError("referral_costs: " + formatNumber(r[i]) + " is listed twice");
+    }
     if (choices.copies > 0)
         c.calibrationCopies = choices.copies;
     return c;

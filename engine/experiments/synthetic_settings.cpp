@@ -204,14 +204,9 @@ int windowRegionGrid(int requested)
     return windowValues(specsOf(syntheticSettings())).value("grid_resolution", 80);
 }
 
-std::vector<OutputSpec> syntheticResultsOutputs()
+std::vector<OutputSpec> syntheticOutputs()
 {
-    return resultsOutputs("write per-replicate results as CSV (atomically)");
-}
-
-std::vector<OutputSpec> syntheticCommandOutputs()
-{
-    auto outputs = syntheticResultsOutputs();
+    auto outputs = resultsOutputs("write per-replicate results as CSV (atomically)");
     outputs.push_back({"save_models", "DIR", PathKind::Folder,
                        "save each q (and the MAP / last-sample networks) with a JSON sidecar; the folder is "
                        "created once the run starts"});

@@ -13,11 +13,10 @@ namespace lcs {
 
 const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings();
 
-/// The synthetic experiment's results files (a CSV row per replicate and method).
-std::vector<OutputSpec> syntheticResultsOutputs();
-/// The synthetic command's outputs: those, and its own folder of the trained networks
-/// (each q, and the MAP / last-sample networks).
-std::vector<OutputSpec> syntheticCommandOutputs();
+/// The synthetic and tabular experiments' outputs: the results files (a CSV row per
+/// replicate and method) and the folder of the trained networks (each q, and the MAP /
+/// last-sample networks).
+std::vector<OutputSpec> syntheticOutputs();
 
 /// The config a run of `settings` (name -> value, checked) under `costs` uses, the
 /// window's and the command line's alike: tasks in parallel on every core unless the

@@ -1,5 +1,6 @@
 #include "camvid_job_runner.h"
 #include "core/threads.h"
+#include "experiments/experiment.h"
 
 #include <algorithm>
 #include <chrono>
@@ -329,12 +330,12 @@ private:
         return camvidWindowResults(m_lastComparison, m_lastConfig, *m_cache, m_lastFps);
     }
 
-    void setThreads()
+    /// The CamVid run's threads by the policy of every route (runThreads: one core stays
+    /// with the GUI thread), set on this thread, where the engine runs.
+    static void setThreads()
     {
-        // One core stays with the GUI thread. Set on this thread, where the engine runs.
-        const int want = std::max(1, physicalCores() - 1);
-        if (at::get_num_threads() != want)
-            configureThreads(want);
+        configureThreads(runThreads(ExperimentRegistry::global().get(kCamvidExperiment), nlohmann::json::object(),
+                                    CoreShare::LeaveOneForGui));
         keepFrameBuffers();
     }
 

@@ -1,5 +1,6 @@
 #include "image_job_runner.h"
 #include "core/threads.h"
+#include "experiments/experiment.h"
 
 #include <algorithm>
 #include <chrono>
@@ -182,14 +183,12 @@ private:
         return m_data;
     }
 
-    void setThreads(const ModelSpec& model)
+    /// The run's threads by the policy of every route (runThreads: one core stays with
+    /// the GUI thread), set on this thread, where the engine's operations run.
+    static void setThreads(const ImageRunRequest& s)
     {
-        // The MLP's small matrices run slower split across threads; ResNet-18 gains, but
-        // one core stays with the GUI thread. Set on this thread, where the engine's
-        // operations run.
-        const int want = model.architecture == "mlp" ? 1 : std::max(1, physicalCores() - 1);
-        if (at::get_num_threads() != want)
-            configureThreads(want);
+        configureThreads(runThreads(ExperimentRegistry::global().get(s.experiment.toStdString()), s.settings,
+                                    CoreShare::LeaveOneForGui));
     }
 
     ImageDataInfo info(const ImageDataset& data, const QString& experiment, const ModelSpec& model,
@@ -277,7 +276,7 @@ private:
                 throw InputError("label corruption decides classes only: turn the referral option off");
             if (m_hooks && m_hooks->tuneCorruption)
                 m_hooks->tuneCorruption(config);
-            setThreads(config.model);
+            setThreads(s);
             emitView(&ImageJobRunner::dataReady, info(data, s.experiment, config.model, config.costs));
             Q_EMIT logMessage(tr("Label corruption on %1: %2 training, %3 test images; %4; %5 rate(s) x %6 trial(s)")
                                   .arg(QString::fromStdString(data.name)).arg(data.train.size()).arg(data.test.size())
@@ -308,7 +307,7 @@ private:
             config.baseCosts = base;
             if (m_hooks && m_hooks->tuneSelective)
                 m_hooks->tuneSelective(config);
-            setThreads(config.model);
+            setThreads(s);
             emitView(&ImageJobRunner::dataReady, info(data, s.experiment, config.model, config.baseCosts));
             Q_EMIT logMessage(tr("Selective classification on %1 (rotated ±%2°): %3 training, %4 test images; %5; "
                                  "%6 referral cost(s) x %7 trial(s)")
