@@ -17,6 +17,7 @@
 #include "cli_commands.h"
 #include "core/input_error.h"
 #include "core/number_format.h"
+#include "core/threads.h"
 #include "decision/decisions.h"
 #include "experiments/experiment.h"
 #include "experiments/run_record.h"
@@ -241,6 +242,23 @@ private Q_SLOTS:
             names << QString::fromStdString(e->name());
         QCOMPARE(names, (QStringList{"synthetic", "corruption", "selective", "camvid", "tabular", "correct", "three_gaussians"}));
         QVERIFY_THROWS_EXCEPTION(InputError, ExperimentRegistry::global().get("four_gaussians"));
+    }
+
+    // Every route takes its threads from one policy: the experiment's own choice over the
+    // cores it may use, one core left to the window's GUI.
+    void threadsComeFromOnePolicy()
+    {
+        const auto& registry = ExperimentRegistry::global();
+        const int cores = physicalCores();
+        const auto none = nlohmann::json::object();
+        QCOMPARE(runThreads(registry.get("corruption"), none, CoreShare::AllCores), cores);
+        QCOMPARE(runThreads(registry.get("selective"), none, CoreShare::LeaveOneForGui), std::max(1, cores - 1));
+        QCOMPARE(runThreads(registry.get("corruption"), nlohmann::json{{"threads", 3}}, CoreShare::LeaveOneForGui), 3);
+        QCOMPARE(runThreads(registry.get("camvid"), none, CoreShare::AllCores), cores);
+        QCOMPARE(runThreads(registry.get("synthetic"), nlohmann::json{{"threads", 4}}, CoreShare::AllCores), 1);
+        QCOMPARE(runThreads(registry.get("three_gaussians"), none, CoreShare::AllCores), 1);
+        // The image command's --threads is its declared setting.
+        QVERIFY(findSetting(registry.get("selective").settings(), "threads") != nullptr);
     }
 
     // The command, its --help and its flag checks come from the declaration.

@@ -782,8 +782,9 @@ private Q_SLOTS:
                                     {"preset", "cpu"},       {"epochs", 2},                   {"map_epochs", 4},
                                     {"width", nullptr},      {"seed", 9},                     {"device", "cpu"},
                                     {"data", "fashion-mnist"}, {"max_train", 500},            {"max_test", nullptr},
-                                    {"preview", 0.25}};
+                                    {"preview", 0.25},       {"threads", 2}};
         applySettings(corruptionSettings(), values, choices);
+        QCOMPARE(choices.threads, 2);
         QCOMPARE(choices.values, (std::vector<double>{0.125, 0.5}));
         QCOMPARE(choices.methods, (std::vector<ImageMethod>{ImageMethod::CwSgd, ImageMethod::Ours}));
         QCOMPARE(choices.data, std::string("fashion-mnist"));
