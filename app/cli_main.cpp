@@ -98,7 +98,8 @@ Reads each file with the same checks the window and the other commands apply and
 prints one line per file: "ok: ..." with a summary, or the problem (naming the file
 and the field). Kinds, by name: *.cost (Weka cost matrix), *.lcsession (session),
 *.pt (saved network: its *.pt.json sidecar and the weights it is tied to), *.json
-(a cost matrix, or a session / model sidecar by its "format" field), IDX files
+(a cost matrix, a session / model sidecar by its "format" field, or a results file,
+checked as the session its run record replays), IDX files
 (*-ubyte, *-ubyte.gz), CIFAR-10 batches (*.bin), and data folders: MNIST-like IDX,
 CIFAR-10 binary, or CamVid (every frame of train, val and test is decoded and its
 labels checked).
@@ -126,7 +127,8 @@ const char* kRunHelp = R"(lcstudio-cli run - replay a session saved by the windo
 Usage: lcstudio-cli run SESSION.lcsession [--data D] [--json FILE] [--csv FILE] [--quiet]
 Runs the session's experiment with its settings, seeds and cost matrix, exactly as the
 experiment's own command runs them, and prints the same table. Sessions of the previous
-version (1) are read and converted.
+version (1) are read and converted. A results file (--json of any experiment) is a
+session too: its run record's experiment, settings and cost matrix repeat that run.
   --data D     the data folder or name, instead of the session's (experiments with data)
   --json FILE  write results as JSON (atomically)
   --csv FILE   write results as CSV (atomically)
@@ -407,6 +409,10 @@ std::string checkFile(const std::string& path)
             format = j["format"].get<std::string>();
         if (format == "lcstudio-session")
             return sessionSummary(lcs::sessionFromJson(text, path, lcs::sessionCatalogue()));
+        // A results file: checked as the session its run record is (what `run` replays).
+        if (format.empty() && j.is_object() && j.contains("run") && j["run"].is_object())
+            return "results file; its run replays as the " +
+                   sessionSummary(lcs::sessionFromJson(text, path, lcs::sessionCatalogue()));
         if (format == "lcstudio-camvid-models")
             return lcs::checkCamvidModelFolder(std::filesystem::path(path).has_parent_path()
                                                    ? std::filesystem::path(path).parent_path().string()

@@ -387,6 +387,16 @@ expect 2 "setting \"data\" is required" -- run "$f/img_nodata.lcsession"
 expect 2 "has 2 classes but" -- run "$f/img_classes.lcsession" --quiet
 expect 2 "unknown option" -- run "$f/img_good.lcsession" --replicates 3
 expect 2 "--data is for experiments that read data" -- run "$f/good.lcsession" --data fashion-mnist
+# A results file is read as the session its run record repeats, with a session's checks.
+printf '{"run": {"settings": {}, "cost_matrix": {"costs": [[0, 1], [1, 0]]}}}' > "$f/results_noexp.json"
+printf '{"run": {"experiment": "synthetic", "settings": {"replicates": 0}, "cost_matrix": {"costs": [[0, 1], [1, 0]]}}}' > "$f/results_badset.json"
+printf '{"run": {"experiment": "synthetic", "settings": {}, "cost_matrix": {"costs": [[0, 1, 2], [1, 0, 2], [1, 1, 0]]}}}' > "$f/results_costs.json"
+printf '{"run": {"experiment": "synthetic", "settings": {"replicates": 2}}}' > "$f/results_nocosts.json"
+expect 2 "missing field \"experiment\"" -- run "$f/results_noexp.json"
+expect 2 "setting --replicates: \"0\"" -- run "$f/results_badset.json"
+expect 2 "setting --replicates: \"0\"" -- check "$f/results_badset.json"
+expect 2 "results_costs.json (its run record) (cost_matrix)" -- run "$f/results_costs.json"
+expect 2 "missing field \"cost_matrix\"" -- check "$f/results_nocosts.json"
 
 # ---------------------------------------------------------------- help texts (each parser checks its help names every flag)
 expect 0 "--warm-start-steps" -- synthetic --help

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include <ATen/ATen.h>
@@ -187,6 +188,14 @@ nlohmann::json readJson(const QString& path)
 }
 
 /// The CLI in-process: exit status and what it printed.
+std::string readText(const std::string& path)
+{
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
 struct CliRun {
     int status = -1;
     std::string out, err;
@@ -469,6 +478,56 @@ private Q_SLOTS:
         QCOMPARE(again.at("recorrection").at("setting").get<double>(), experiment == "corruption" ? 0.5 : 0.2);
         QCOMPARE(runner.runs(), 1);
         QCOMPARE(runner.recorrections(), 1);
+    }
+
+    // A results file is the session that repeats its run: fed back to `run`, the paper's
+    // experiments give the same numbers (everything but the seconds).
+    void resultsReplayAsSessions_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("synthetic") << QStringList{"synthetic", "--replicates", "1", "--methods", "sghmc",
+                                                  "--correction-iterations", "40", "--warm-start-steps", "10"};
+        QTest::newRow("corruption") << QStringList{"corruption", "--data", "IDX", "--rates", "0.5", "--methods",
+                                                   "sgld_s,ours", "--epochs", "1", "--map-epochs", "1", "--seed", "3"};
+        QTest::newRow("selective") << QStringList{"selective", "--data", "IDX", "--referral-costs", "0.2,0.3",
+                                                  "--methods", "sghmc,ours", "--epochs", "1", "--map-epochs", "1",
+                                                  "--copies", "1"};
+    }
+    void resultsReplayAsSessions()
+    {
+        QFETCH(QStringList, args);
+        QTemporaryDir dir;
+        writeIdxFolder(dir.filePath("idx"), 40, 20);
+        std::vector<std::string> first;
+        for (const auto& a : args)
+            first.push_back(a == "IDX" ? dir.filePath("idx").toStdString() : a.toStdString());
+        const std::string original = dir.filePath("original.json").toStdString();
+        const std::string replayed = dir.filePath("replayed.json").toStdString();
+        first.insert(first.end(), {"--quiet", "--json", original});
+        const auto ran = runCommandLine(first);
+        QVERIFY2(ran.status == 0, ran.err.c_str());
+        const auto again = runCommandLine({"run", original, "--quiet", "--json", replayed});
+        QVERIFY2(again.status == 0, again.err.c_str());
+        std::function<nlohmann::json(const nlohmann::json&)> withoutSeconds = [&](const nlohmann::json& j) {
+            if (j.is_object()) {
+                auto out = nlohmann::json::object();
+                for (auto it = j.begin(); it != j.end(); ++it)
+                    if (it.key().find("second") == std::string::npos)
+                        out[it.key()] = withoutSeconds(it.value());
+                return out;
+            }
+            if (j.is_array()) {
+                auto out = nlohmann::json::array();
+                for (const auto& v : j)
+                    out.push_back(withoutSeconds(v));
+                return out;
+            }
+            return j;
+        };
+        const auto a = nlohmann::json::parse(readText(original)), b = nlohmann::json::parse(readText(replayed));
+        QCOMPARE(b.at("run").at("settings"), a.at("run").at("settings"));
+        QVERIFY(withoutSeconds(a) == withoutSeconds(b));
+        QVERIFY(a.contains("runs") || a.contains("methods"));  // the numbers were there to compare
     }
 
     void badSettingsFailTheJobNamingTheSetting()

@@ -501,7 +501,7 @@ private Q_SLOTS:
         QCOMPARE(*previews, std::vector<double>{kQuickPreviewFraction});
         const auto results = nlohmann::json::parse(finished.last().at(2).toString().toStdString());
         QCOMPARE(results["run"]["settings"]["preview"].get<double>(), kQuickPreviewFraction);
-        const double estimate = results["run"]["settings"]["whole_run_seconds_estimate"].get<double>();
+        const double estimate = results["run"]["resolved"]["whole_run_seconds_estimate"].get<double>();
         QVERIFY(estimate >= 0);
         QVERIFY(ended.last().at(0).toString().startsWith("Preview finished in "));
         QVERIFY(ended.last().at(0).toString().contains("the whole run would take about"));

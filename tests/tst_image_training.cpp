@@ -336,7 +336,7 @@ private Q_SLOTS:
         const auto json = nlohmann::json::parse(corruptionJson(result));
         QCOMPARE(json["experiment"].get<std::string>(), std::string("corruption"));
         QCOMPARE(costsOfResults(json, "results"), config.costs);
-        QCOMPARE(json["run"]["settings"]["rates"], nlohmann::json({0.0, 0.5}));
+        QCOMPARE(json["run"]["resolved"]["rates"], nlohmann::json({0.0, 0.5}));
         QCOMPARE(json["runs"].size(), size_t(20));
         QCOMPARE(json["summary"][0]["method"].get<std::string>(), std::string("sgld_s"));
         // Held-out evidence per run: the two halves partition the test set, so their
@@ -749,11 +749,10 @@ private Q_SLOTS:
         ImageRunChoices choices;
         RunRecord record;
         QCOMPARE(notePreview(choices, 40, 10, 5, record), std::string());  // the whole run: nothing noted
-        QVERIFY(!record.settings.contains("preview"));
+        QVERIFY(!record.resolved.contains("whole_run_seconds_estimate"));
         choices.preview = 0.25;
         QVERIFY(!notePreview(choices, 40, 10, 5, record).empty());
-        QCOMPARE(record.settings["preview"].get<double>(), 0.25);
-        QCOMPARE(record.settings["whole_run_seconds_estimate"].get<double>(), 160.0);
+        QCOMPARE(record.resolved["whole_run_seconds_estimate"].get<double>(), 160.0);
     }
 
     // Re-correcting with the run's own costs trains the run's q again: the same stream.
@@ -791,9 +790,10 @@ private Q_SLOTS:
         QCOMPARE(choices.maxTrain, int64_t(500));
         QCOMPARE(choices.maxTest, int64_t(0));  // all
         QCOMPARE(choices.preview, 0.25);
-        auto back = settingValues(corruptionSettings(), choices);
-        back["width"] = nullptr;  // 0: the preset's, written as the choices hold it
+        // Read back through the declared settings' own checks, as a results file's record is.
+        const auto back = settingValues(corruptionSettings(), choices);
         QCOMPARE(back, values);
+        QCOMPARE(checkedSettings(specsOf(corruptionSettings()), back, "record"), values);
         const auto data = tinyImages(10, 3);
         const auto config = corruptionConfigFor(choices, data);
         QCOMPARE(config.rates, choices.values);

@@ -106,6 +106,15 @@ std::string sessionToJson(const SessionData& s)
 SessionData sessionFromJson(const std::string& text, const std::string& source, const SessionCatalogue& experiments)
 {
     const auto j = parseJsonInput(text, source, JsonLimits{kMaxSessionBytes, 16});
+    // A results file (every experiment's starts with its "run" record) is the session that
+    // repeats it: its experiment, declared settings and cost matrix, checked as a session's.
+    if (j.is_object() && !j.contains("format") && j.contains("run") && j["run"].is_object()) {
+        const JsonObjectReader run(j["run"], source + " (run)");
+        nlohmann::json session{{"format", kFormat}, {"version", kSessionVersion}};
+        for (const char* field : {"experiment", "settings", "cost_matrix"})
+            session[field] = run.require(field);
+        return sessionFromJson(session.dump(), source + " (its run record)", experiments);
+    }
     const JsonObjectReader r(j, source);
     r.refuseUnknown({"format", "version", "experiment", "settings", "cost_matrix", "data_paths"});
     if (r.stringOr("format", "") != kFormat)

@@ -265,6 +265,10 @@ struct CamvidWindowConfig {
     bool trainMcDropout = false;      ///< also train an MC-dropout network (otherwise FPS times S's architecture)
     int64_t previewFrames = 3;        ///< validation frames previewed after each epoch of S and q (0: none)
     CamvidPreviewSink preview;        ///< receives the previews on the job's thread; empty: none are made
+    /// The declared settings this config came from (camvidWindowConfigFor), recorded as
+    /// the results' run.settings so that the file replays as a session; empty for a
+    /// config built in code.
+    nlohmann::json declaredSettings = nlohmann::json::object();
 
     /// "demo" (90 x 120, 60 training frames: about a minute on one core) or "cpu"
     /// (180 x 240, 120 frames: several minutes).

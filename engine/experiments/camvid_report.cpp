@@ -238,6 +238,8 @@ CamvidEvalResult camvidWindowResults(const CamvidComparison& c, const CamvidWind
     r.record = {kCamvidExperiment,
                 cache.costs,
                 {},
+                config.declaredSettings,
+                cache.seed,
                 {{"data", t.data},
                  {"split", cache.evalSplit},
                  {"height", cache.height},
@@ -249,8 +251,7 @@ CamvidEvalResult camvidWindowResults(const CamvidComparison& c, const CamvidWind
                  {"sghmc", trainingSettingsJson(t.sghmc.epochs, t.sghmc.batchSize, t.sghmc.learningRate)},
                  {"correction", trainingSettingsJson(t.correction.epochs, t.correction.batchSize,
                                                      t.correction.learningRate)},
-                 {"device", cache.device}},
-                cache.seed};
+                 {"device", cache.device}}};
     r.fps = fps;
     return r;
 }

@@ -134,6 +134,7 @@ CamvidWindowConfig camvidWindowConfigFor(const CamvidWindowChoices& choices)
     config.trainMcDropout = choices.mcDropout;
     config.train.seed = choices.seed;
     config.train.device = choices.device;
+    config.declaredSettings = settingValues(camvidWindowSettings(), choices);
     return config;
 }
 

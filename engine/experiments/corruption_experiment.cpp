@@ -1,6 +1,7 @@
 #include "experiments/corruption_experiment.h"
 
 #include "experiments/image_experiment_support.h"
+#include "experiments/image_run_settings.h"
 #include "experiments/report_json.h"
 
 #include <algorithm>
@@ -183,6 +184,7 @@ CorruptionConfig corruptionConfigFor(const ImageRunChoices& choices, const Image
 {
     auto c = CorruptionConfig::preset(choices.preset, data);
     applySharedChoices(choices, c, c.rates, c.sgld.epochs);
+    c.declaredSettings = settingValues(corruptionSettings(), choices);
     return c;
 }
 
@@ -295,14 +297,11 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
         throw InputError("trials must be at least 1");
     const c10::Device device(config.device);
     CorruptionResult result;
-    result.record = {kCorruptionExperiment,
-                     config.costs,
-                     {},
-                     imageSettingsJson(config, data.name, data.train.size(), data.test.size(), "sgld", config.sgld),
-                     config.seed};
-    result.record.settings["rates"] = config.rates;
-    result.record.settings["cw_weight"] = config.cwWeight;
-    result.record.settings["calibration_noise_std"] = config.sgld.calibrationNoiseStd;
+    result.record = {kCorruptionExperiment, config.costs, {}, config.declaredSettings, config.seed,
+                     imageSettingsJson(config, data.name, data.train.size(), data.test.size(), "sgld", config.sgld)};
+    result.record.resolved["rates"] = config.rates;
+    result.record.resolved["cw_weight"] = config.cwWeight;
+    result.record.resolved["calibration_noise_std"] = config.sgld.calibrationNoiseStd;
     result.dataset = data.name;
     result.model = config.model.describe();
     result.trials = config.trials;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "calibration/image_training.h"
 #include "core/job.h"
 #include "decision/correction_evidence.h"
@@ -59,6 +61,10 @@ struct CorruptionConfig {
     uint64_t seed = 0;
     std::vector<ImageMethod> methods{ImageMethod::SgldS, ImageMethod::LcSgld, ImageMethod::CwSgd, ImageMethod::Ours};
     ModelSpec model;
+    /// The declared settings this config came from (corruptionConfigFor: settingValues of
+    /// the choices), recorded as the results' run.settings so that the file replays as a
+    /// session; empty for a config built in code.
+    nlohmann::json declaredSettings = nlohmann::json::object();
     SgdConfig map;                  ///< the MAP network the chains start from
     SgldDistillationConfig sgld;    ///< SGLD + S (and LC-SGLD with lossCalibration set)
     SgdConfig cwSgd;                ///< classWeights filled from the cost matrix when empty

@@ -43,7 +43,7 @@ std::string previewSummary(double previewSeconds, double fraction, int64_t train
 
 struct RunRecord;
 /// After a run of `choices` on `trainImages` / `testImages` that took `seconds`: for a
-/// preview, records "preview" and "whole_run_seconds_estimate" in the run's settings and
+/// preview, records "whole_run_seconds_estimate" in the run record's resolved values and
 /// returns previewSummary's line; for a whole run, leaves the record and returns "".
 std::string notePreview(const ImageRunChoices& choices, double seconds, int64_t trainImages, int64_t testImages,
                         RunRecord& record);

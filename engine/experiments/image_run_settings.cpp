@@ -42,7 +42,9 @@ SettingSpec dataSetting()
 }
 
 /// The settings both image experiments take, after the swept values: `experiment` names
-/// the catalogue's method list, `defaults` the preset's methods, `chain` the sampler.
+/// the catalogue's method list, `defaults` the preset's methods, `chain` the sampler. A
+/// value the choices leave at 0 ("the preset's") is written as null, which reads back
+/// the same: a results file's record is a session.
 void addShared(std::vector<BoundSetting<C>>& s, const std::string& experiment, const std::vector<ImageMethod>& defaults,
                const std::string& chain)
 {
@@ -58,17 +60,17 @@ void addShared(std::vector<BoundSetting<C>>& s, const std::string& experiment, c
                                {"cpu", "paper"}),
                  [](const C& c) { return J(c.preset); }, [](C& c, const J& v) { c.preset = v.get<std::string>(); }});
     s.push_back({presetDefault(integerSetting("epochs", "N", chain + " epochs", nullptr, 1, 100000), "the preset's"),
-                 [](const C& c) { return J(c.epochs); }, [](C& c, const J& v) { c.epochs = v.get<int>(); }});
+                 [](const C& c) { return c.epochs > 0 ? J(c.epochs) : J(); }, [](C& c, const J& v) { c.epochs = v.get<int>(); }});
     s.push_back({withFormLabel(presetDefault(integerSetting("map_epochs", "N",
                                                        "epochs of the MAP network the chains start from", nullptr, 1,
                                                        100000),
                                         "the preset's"),
                           "MAP epochs"),
-                 [](const C& c) { return J(c.mapEpochs); }, [](C& c, const J& v) { c.mapEpochs = v.get<int>(); }});
+                 [](const C& c) { return c.mapEpochs > 0 ? J(c.mapEpochs) : J(); }, [](C& c, const J& v) { c.mapEpochs = v.get<int>(); }});
     s.push_back({presetDefault(integerSetting("width", "W", "ResNet-18 width multiplier, colour data only (64 = the "
                                               "paper's)", nullptr, 1, 512),
                                "the preset's"),
-                 [](const C& c) { return J(c.width); }, [](C& c, const J& v) { c.width = v.get<int>(); }});
+                 [](const C& c) { return c.width > 0 ? J(c.width) : J(); }, [](C& c, const J& v) { c.width = v.get<int>(); }});
     s.push_back({integerSetting("seed", "S", "base seed", 0, 0, std::numeric_limits<long long>::max()),
                  [](const C& c) { return J(c.seed); }, [](C& c, const J& v) { c.seed = v.get<uint64_t>(); }});
     s.push_back({deviceSetting(),
@@ -178,7 +180,7 @@ const std::vector<BoundSetting<ImageRunChoices>>& selectiveSettings()
                                                            nullptr, 1, 100),
                                             "the preset's"),
                               "Copies in D'"),
-                     [](const C& c) { return J(c.copies); }, [](C& c, const J& v) { c.copies = v.get<int>(); }});
+                     [](const C& c) { return c.copies > 0 ? J(c.copies) : J(); }, [](C& c, const J& v) { c.copies = v.get<int>(); }});
         using K = SelectiveConfig;
         declarePresetValues<K>(s, "epochs", [](const K& c) { return c.sghmc.epochs; });
         declarePresetValues<K>(s, "map_epochs", [](const K& c) { return c.map.epochs; });
@@ -210,8 +212,7 @@ std::string notePreview(const ImageRunChoices& choices, double seconds, int64_t 
 {
     if (choices.preview >= 1)
         return {};
-    record.settings["preview"] = choices.preview;
-    record.settings["whole_run_seconds_estimate"] = std::round(fullRunSecondsEstimate(seconds, choices.preview));
+    record.resolved["whole_run_seconds_estimate"] = std::round(fullRunSecondsEstimate(seconds, choices.preview));
     return previewSummary(seconds, choices.preview, trainImages, testImages);
 }
 

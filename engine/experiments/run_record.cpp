@@ -15,6 +15,8 @@ nlohmann::json runRecordJson(const RunRecord& r)
                      {"settings", r.settings}};
     if (!r.referralCosts.empty())
         j["referral_costs"] = r.referralCosts;
+    if (!r.resolved.empty())
+        j["resolved"] = r.resolved;
     return j;
 }
 

@@ -18,13 +18,21 @@ struct RunRecord {
     std::string experiment;
     CostMatrix costs;
     std::vector<double> referralCosts;                    ///< a sweep's referral costs (selective); else empty
-    nlohmann::json settings = nlohmann::json::object();  ///< name -> value
+    /// The declared settings (name -> value) the run was given, as the experiment's
+    /// settings() name them, so that the record read back as a session (checkedSettings)
+    /// repeats the run.
+    nlohmann::json settings = nlohmann::json::object();
     uint64_t seed = 0;
+    /// What the run resolved from those settings and its preset (epochs, batch sizes,
+    /// learning rates, image counts, estimates), for a reader; never read back.
+    nlohmann::json resolved = nlohmann::json::object();
 };
 
 /// {"program", "version", "experiment", "seed", "cost_matrix" (the cost-matrix file's own
 /// JSON object, so it reads back with the cost-matrix reader), "referral_cost" (the
-/// matrix's, or null), "referral_costs" (a sweep's, when set), "settings"}.
+/// matrix's, or null), "referral_costs" (a sweep's, when set), "settings", "resolved" (when
+/// not empty)}. A results file is also a session: the window and `lcstudio-cli run` read
+/// its run record's experiment, settings and cost matrix.
 nlohmann::json runRecordJson(const RunRecord& record);
 
 /// The cost matrix a results file's "run" record holds, read with the strict cost-matrix

@@ -1,6 +1,7 @@
 #include "experiments/selective_experiment.h"
 
 #include "experiments/image_experiment_support.h"
+#include "experiments/image_run_settings.h"
 #include "experiments/report_json.h"
 
 #include <algorithm>
@@ -88,6 +89,7 @@ SelectiveConfig selectiveConfigFor(const ImageRunChoices& choices, const ImageDa
     }
     if (choices.copies > 0)
         c.calibrationCopies = choices.copies;
+    c.declaredSettings = settingValues(selectiveSettings(), choices);
     return c;
 }
 
@@ -133,13 +135,10 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
         throw InputError("calibration copies must be at least 1");
     const c10::Device device(config.device);
     SelectiveResult result;
-    result.record = {kSelectiveExperiment,
-                     config.baseCosts,
-                     config.referralCosts,
-                     imageSettingsJson(config, data.name, data.train.size(), data.test.size(), "sghmc", config.sghmc),
-                     config.seed};
-    result.record.settings["max_rotation_degrees"] = config.maxRotationDegrees;
-    result.record.settings["calibration_copies"] = config.calibrationCopies;
+    result.record = {kSelectiveExperiment, config.baseCosts, config.referralCosts, config.declaredSettings, config.seed,
+                     imageSettingsJson(config, data.name, data.train.size(), data.test.size(), "sghmc", config.sghmc)};
+    result.record.resolved["max_rotation_degrees"] = config.maxRotationDegrees;
+    result.record.resolved["calibration_copies"] = config.calibrationCopies;
     result.dataset = data.name;
     result.model = config.model.describe();
     result.trials = config.trials;

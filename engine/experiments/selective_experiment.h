@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "calibration/image_training.h"
 #include "core/job.h"
 #include "decision/cost_matrix.h"
@@ -31,6 +33,10 @@ struct SelectiveConfig {
     std::vector<ImageMethod> methods{ImageMethod::Sghmc, ImageMethod::LcSghmc, ImageMethod::Ours,
                                      ImageMethod::OursNoS};
     ModelSpec model;
+    /// The declared settings this config came from (selectiveConfigFor: settingValues of
+    /// the choices), recorded as the results' run.settings so that the file replays as a
+    /// session; empty for a config built in code.
+    nlohmann::json declaredSettings = nlohmann::json::object();
     SgdConfig map;
     SgldDistillationConfig sghmc;          ///< momentum > 0: SGHMC, with online distillation
     CorrectionConfig correction;      ///< q on S (warm-started from S)

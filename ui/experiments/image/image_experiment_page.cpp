@@ -36,11 +36,11 @@ QList<const Experiment*> imageExperiments()
 QString wholeRunNote(const QString& resultsJson)
 {
     const auto j = nlohmann::json::parse(resultsJson.toStdString(), nullptr, /*allow_exceptions=*/false);
-    if (!j.is_object() || !j.contains("run") || !j["run"].contains("settings"))
+    if (!j.is_object() || !j.contains("run") || !j["run"].contains("resolved"))
         return {};
-    const auto& settings = j["run"]["settings"];
-    const auto it = settings.find("whole_run_seconds_estimate");
-    if (it == settings.end() || !it->is_number())
+    const auto& resolved = j["run"]["resolved"];
+    const auto it = resolved.find("whole_run_seconds_estimate");
+    if (it == resolved.end() || !it->is_number())
         return {};
     const double minutes = it->get<double>() / 60;
     return minutes >= 1 ? QObject::tr("; the whole run would take about %1 min here").arg(minutes, 0, 'f', 1)
