@@ -799,6 +799,13 @@ keeps "$sw/garbage/results/0001.json" 2 "$sw/garbage/results/0001.json" -- sweep
 cp -r "$sw/ok" "$sw/other"
 printf '{"run": {"experiment": "corruption"}, "runs": [], "summary": []}' > "$sw/other/results/0000.json"
 expect 2 "not a results file of a synthetic run" -- sweep collect "$sw/other"
+cp -r "$sw/ok" "$sw/nolong"
+printf '{"run": {"experiment": "synthetic"}, "methods": {}}' > "$sw/nolong/results/0000.json"
+expect 2 "$sw/nolong/results/0000.json: no \"observations\"" -- sweep collect "$sw/nolong"
+printf '{"run": {"experiment": "synthetic"}, "observations": [{"trial": 0, "method": "bbvi", "rule": "", "metric": "cost", "value": "x"}]}' > "$sw/nolong/results/0000.json"
+expect 2 "observations[0].value must be a number" -- sweep collect "$sw/nolong"
+printf '{"run": {"experiment": "synthetic"}, "observations": [{"trial": -1, "method": "bbvi", "rule": "", "metric": "cost", "value": 1}]}' > "$sw/nolong/results/0000.json"
+expect 2 "observations[0].trial must be a whole number" -- sweep collect "$sw/nolong"
 keeps "$sw/ok/sweep.json" 2 "--csv: $sw/ok/sweep.json" -- sweep collect "$sw/ok" --csv "$sw/ok/sweep.json"
 
 # ---------------------------------------------------------------- nothing left behind

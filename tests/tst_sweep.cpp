@@ -16,6 +16,7 @@
 #include "experiments/synthetic_report.h"
 #include "sweep/sweep_collect.h"
 #include "sweep/sweep_plan.h"
+#include "experiments/camvid_experiment.h"
 #include "sweep_fixtures.h"
 
 namespace {
@@ -271,6 +272,61 @@ private Q_SLOTS:
         QCOMPARE(observations[1].method, std::string("ours"));
         QCOMPARE(observations[1].metrics.at("cost"), 0.1);
         QCOMPARE(observations[1].metrics.at("referral_rate"), 0.25);
+    }
+
+    /// CamVid's results are collected like every other experiment's, from their long
+    /// table: per-class IoU and mIoU of S and q pooled over the seeds' cells.
+    void collectsACamvidSweep()
+    {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString() + "/sweep";
+        const auto& e = experimentNamed(lcs::kCamvidExperiment);
+        lcs::SessionData session;
+        session.experiment = lcs::kCamvidExperiment;
+        session.settings = lcs::checkedSettings(e.settings, {{"data", "camvid"}}, "test");
+        session.costs = lcs::costPreset("camvid");
+        lcs::writeSweepFolder(dir, session, e, lcs::parseSweepAxes({"seed=0,1"}, e));
+        const auto manifest = lcs::loadSweepManifest(dir, lcs::sessionCatalogue());
+        const auto& names = lcs::camvidClassNames();
+        for (int cell = 0; cell < 2; ++cell) {
+            lcs::CamvidEvalResult r;
+            r.record.experiment = lcs::kCamvidExperiment;
+            r.record.costs = lcs::costPreset("camvid");
+            r.classNames.assign(names.begin(), names.begin() + lcs::kCamvidRealClasses);
+            for (const char* rule : {"uncorrected", "corrected"}) {
+                lcs::CamvidMethodMetrics m;
+                m.method = std::string(rule) == "corrected" ? "ours" : "sghmc_s";
+                m.rule = rule;
+                m.metrics.averageCost = 0.3;
+                m.metrics.accuracy = 0.8;
+                m.metrics.nll = 0.6;
+                m.metrics.perClassIoU.assign(lcs::kCamvidRealClasses, std::nan(""));  // absent classes: no row
+                m.metrics.perClassIoU[8] = 0.2 + 0.1 * cell + (m.method == "ours" ? 0.05 : 0.0);  // Car
+                m.metrics.meanIoU = 0.4 + 0.02 * cell;
+                r.rows.push_back(m);
+            }
+            lcs::writeFileAtomically(lcs::sweep_paths::resultsJson(dir, cell), lcs::camvidEvalJson(r));
+        }
+        const auto table = lcs::collectSweep(dir, manifest);
+        QVERIFY(table.incomplete.empty());
+        const lcs::SweepTableRow* car = nullptr;
+        const lcs::SweepTableRow* miou = nullptr;
+        size_t iouRows = 0;
+        for (const auto& row : table.rows) {
+            if (row.metric.rfind("iou_", 0) == 0)
+                ++iouRows;
+            if (row.method == "ours" && row.rule == "corrected" && row.metric == "iou_Car")
+                car = &row;
+            if (row.method == "sghmc_s" && row.rule == "uncorrected" && row.metric == "mean_iou")
+                miou = &row;
+        }
+        QCOMPARE(iouRows, size_t{2});  // Car for S and q; the NaN classes have none
+        QVERIFY(car && miou);
+        // q's Car IoU: 0.25 and 0.35 over the two seeds: mean 0.3, se 0.05.
+        QCOMPARE(car->stats.n, size_t{2});
+        QVERIFY(std::abs(car->stats.mean - 0.3) < 1e-12);
+        QVERIFY(std::abs(car->stats.standardError - 0.05) < 1e-12);
+        QVERIFY(std::abs(miou->stats.mean - 0.41) < 1e-12);
     }
 
     void badFilesAreRefusedNamingThem()

@@ -161,8 +161,16 @@ std::string camvidEvalJson(const CamvidEvalResult& r)
                         {"pixels", row.metrics.count},
                         {"confusion", confusion}});
     }
+    // The long table: every scored rule's cost, accuracy, NLL, mIoU and per-class IoU.
+    std::vector<Observation> observations;
+    for (const auto& row : r.rows) {
+        Observation key;
+        key.method = row.method;
+        key.rule = row.rule;
+        appendObservations(observations, key, row.metrics, ObservedMetrics{false, r.classNames});
+    }
     nlohmann::json out{{"experiment", kCamvidExperiment}, {"run", runRecordJson(r.record)}, {"frames", r.frames},
-                       {"seconds", r.seconds}, {"methods", rows}};
+                       {"seconds", r.seconds}, {"methods", rows}, {"observations", observationsJson(observations)}};
     if (r.studentToCorrected) {
         const auto& c = *r.studentToCorrected;
         nlohmann::json kinds = nlohmann::json::array();

@@ -466,7 +466,8 @@ std::string corruptionJson(const CorruptionResult& r)
                         {"distillation_seconds_per_epoch", r.distillationSecondsPerEpoch},
                         {"summary", rates},
                         {"runs", trials},
-                        {"evidence", imageEvidenceJson(r.comparisons, "rate")}};
+                        {"evidence", imageEvidenceJson(r.comparisons, "rate")},
+                        {"observations", runRowsObservations(r.rows, "rate", rateOf, false)}};
     return j.dump(2) + "\n";
 }
 

@@ -12,6 +12,7 @@
 #include "decision/decisions.h"
 #include "experiments/synthetic_experiment.h"
 #include "inference/method_catalog.h"
+#include "experiments/report_json.h"
 #include "io/model_info.h"
 
 /// What the label-corruption and selective-classification experiments share: method
@@ -113,6 +114,24 @@ nlohmann::json runRowsJson(const std::vector<Row>& rows, const char* setting, Se
         out.push_back(runRowJson(setting, settingOf(row), row.trial, row.method, row.metrics, row.seconds, row.collapsed,
                                  withReferral));
     return out;
+}
+
+/// The same rows as the results' long table ("observations"): the swept setting, trial,
+/// method and each finite metric of the rows' JSON.
+template <class Row, class SettingOf>
+nlohmann::json runRowsObservations(const std::vector<Row>& rows, const char* setting, SettingOf settingOf,
+                                   bool withReferral)
+{
+    std::vector<Observation> out;
+    for (const auto& row : rows) {
+        Observation key;
+        key.setting = setting;
+        key.settingValue = settingOf(row);
+        key.trial = row.trial;
+        key.method = imageMethodName(row.method);
+        appendObservations(out, key, row.metrics, ObservedMetrics{withReferral, {}});
+    }
+    return observationsJson(out);
 }
 
 template <class Row, class SettingOf>

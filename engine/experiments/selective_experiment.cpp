@@ -374,7 +374,8 @@ std::string selectiveJson(const SelectiveResult& r)
                         {"sampling_seconds", r.samplingSeconds},          {"summary", summary},
                         {"runs", runs},             {"training_time", timing},
                         {"risk_coverage", curves},
-                        {"evidence", imageEvidenceJson(r.comparisons, "referral_cost")}};
+                        {"evidence", imageEvidenceJson(r.comparisons, "referral_cost")},
+                        {"observations", runRowsObservations(r.rows, "referral_cost", referralCostOf, true)}};
     return j.dump(2) + "\n";
 }
 

@@ -234,8 +234,27 @@ std::string syntheticJson(const SyntheticResult& r)
                 {"verdict", verdictName(c.verdict)}};
         }
     }
-    nlohmann::json j = {{"experiment", kSyntheticExperiment}, {"run", runRecordJson(r.record)}, {"replicates", r.replicates}, {"seconds", r.seconds},
-                        {"seed", r.seed}, {"bbvi_prior", BbviPrior::name(r.bbviPrior)}, {"methods", methods}};
+    // The long table: each replicate's uncorrected and corrected figures, and Table 2's
+    // paired difference (uncorrected - corrected cost of the same replicate).
+    std::vector<Observation> observations;
+    for (const auto& m : r.methods)
+        for (const auto& o : m.replicates) {
+            Observation key;
+            key.trial = o.replicate;
+            key.method = methodName(m.method);
+            key.rule = "uncorrected";
+            appendObservations(observations, key, o.uncorrected, ObservedMetrics{true, {}});
+            key.rule = "corrected";
+            appendObservations(observations, key, o.corrected, ObservedMetrics{true, {}});
+            key.rule = "paired_diff";
+            key.metric = "cost";
+            key.value = o.uncorrected.averageCost - o.corrected.averageCost;
+            if (std::isfinite(key.value))
+                observations.push_back(key);
+        }
+    nlohmann::json j = {{"experiment", r.record.experiment}, {"run", runRecordJson(r.record)}, {"replicates", r.replicates}, {"seconds", r.seconds},
+                        {"seed", r.seed}, {"bbvi_prior", BbviPrior::name(r.bbviPrior)}, {"methods", methods},
+                        {"observations", observationsJson(observations)}};
     return j.dump(2) + "\n";
 }
 

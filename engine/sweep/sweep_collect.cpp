@@ -2,12 +2,15 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include "core/atomic_file.h"
 #include "core/input_error.h"
 #include "core/json_input.h"
 #include "core/number_format.h"
+#include "io/observations.h"
 #include "io/table_csv.h"
 
 namespace lcs {
@@ -16,134 +19,33 @@ namespace {
 
 constexpr size_t kMaxResultsBytes = size_t{256} << 20;
 
-bool isMeanStd(const nlohmann::json& v) { return v.is_object() && v.contains("mean"); }
-
-/// A metric's value: a finite number, or nothing (null: undefined for want of points).
-std::optional<double> metricValue(const nlohmann::json& v, const std::string& source, const std::string& field)
-{
-    if (v.is_null())
-        return std::nullopt;
-    if (!v.is_number())
-        throw InputError(source + ": field \"" + field + "\" must be a number or null (is " + jsonExcerpt(v) + ")");
-    const double x = v.get<double>();
-    if (!std::isfinite(x))
-        throw InputError(source + ": field \"" + field + "\" is not finite");
-    return x;
-}
-
-std::string methodOf(const nlohmann::json& row, const std::string& source, const std::string& where)
-{
-    if (!row.contains("method") || !row.at("method").is_string())
-        throw InputError(source + ": " + where + " has no method name");
-    return row.at("method").get<std::string>();
-}
-
-/// The image experiments: runs: [{rate, trial, method, cost, ...}], summary: [{rate,
-/// method, cost: {mean, std}, ...}].
-std::vector<RunObservation> fromRunRows(const nlohmann::json& results, const std::string& source)
-{
-    const auto& summary = results.at("summary");
-    const auto& runs = results.at("runs");
-    if (!summary.is_array() || !runs.is_array())
-        throw InputError(source + ": fields \"summary\" and \"runs\" must be lists");
-    std::set<std::string> metrics, settings;
-    for (const auto& entry : summary) {
-        if (!entry.is_object())
-            throw InputError(source + ": field \"summary\" must hold objects");
-        for (const auto& [key, value] : entry.items()) {
-            if (isMeanStd(value))
-                metrics.insert(key);
-            else if (value.is_number() && key != "method")
-                settings.insert(key);
-        }
-    }
-    std::vector<RunObservation> out;
-    for (size_t i = 0; i < runs.size(); ++i) {
-        const auto& row = runs[i];
-        const std::string where = "runs[" + std::to_string(i) + "]";
-        if (!row.is_object())
-            throw InputError(source + ": " + where + " must be an object");
-        RunObservation o;
-        o.method = methodOf(row, source, where);
-        for (const auto& key : settings) {
-            // A field the summary also holds as a number and every run holds as one: the
-            // setting the run varied (the summary's counts are not in the rows).
-            if (!row.contains(key) || !row.at(key).is_number())
-                continue;
-            if (!o.setting.empty())
-                throw InputError(source + ": " + where + " varies both " + o.setting + " and " + key);
-            o.setting = key;
-            o.settingValue = *metricValue(row.at(key), source, where + "." + key);
-        }
-        for (const auto& key : metrics)
-            if (row.contains(key))
-                if (const auto v = metricValue(row.at(key), source, where + "." + key))
-                    o.metrics[key] = *v;
-        out.push_back(std::move(o));
-    }
-    return out;
-}
-
-/// The synthetic and tabular experiments: methods: {id: {uncorrected: {mean, std},
-/// corrected: {...}, replicates: [{uncorrected: {cost, ...}, corrected: {...}}]}}.
-std::vector<RunObservation> fromMethodReplicates(const nlohmann::json& results, const std::string& source)
-{
-    const auto& methods = results.at("methods");
-    if (!methods.is_object())
-        throw InputError(source + ": field \"methods\" must be an object");
-    std::vector<RunObservation> out;
-    for (const auto& [method, entry] : methods.items()) {
-        const std::string where = "methods." + method;
-        if (!entry.is_object() || !entry.contains("replicates") || !entry.at("replicates").is_array())
-            throw InputError(source + ": " + where + " has no list of replicates");
-        for (const auto& replicate : entry.at("replicates")) {
-            for (const auto& [rule, summary] : entry.items()) {
-                // A rule is what the summary holds as {mean, std} and each replicate as its
-                // metrics; the paired difference is a summary of two rules, not a rule.
-                if (!isMeanStd(summary) || !replicate.is_object() || !replicate.contains(rule) ||
-                    !replicate.at(rule).is_object())
-                    continue;
-                RunObservation o;
-                o.method = method;
-                o.rule = rule;
-                for (const auto& [key, value] : replicate.at(rule).items())
-                    if (const auto v = metricValue(value, source, where + ".replicates." + rule + "." + key))
-                        o.metrics[key] = *v;
-                out.push_back(std::move(o));
-            }
-            // Table 2's paired difference, uncorrected - corrected cost of the same replicate
-            // (what the summary's "paired_diff" holds): its error is the pairs' own.
-            const auto cost = [&](const char* rule) -> std::optional<double> {
-                if (!replicate.is_object() || !replicate.contains(rule) || !replicate.at(rule).is_object() ||
-                    !replicate.at(rule).contains("cost"))
-                    return std::nullopt;
-                return metricValue(replicate.at(rule).at("cost"), source, where + ".replicates." + rule + ".cost");
-            };
-            if (entry.contains("paired_diff") && isMeanStd(entry.at("paired_diff")) && cost("uncorrected") &&
-                cost("corrected")) {
-                RunObservation o;
-                o.method = method;
-                o.rule = "paired_diff";
-                o.metrics["cost"] = *cost("uncorrected") - *cost("corrected");
-                out.push_back(std::move(o));
-            }
-        }
-    }
-    return out;
-}
-
 } // namespace
 
 std::vector<RunObservation> runObservations(const nlohmann::json& results, const std::string& source)
 {
     if (!results.is_object())
         throw InputError(source + ": not a results file (not a JSON object)");
-    if (results.contains("runs") && results.contains("summary"))
-        return fromRunRows(results, source);
-    if (results.contains("methods"))
-        return fromMethodReplicates(results, source);
-    throw InputError(source + ": its results have neither \"runs\" with a \"summary\" nor \"methods\" with "
-                              "replicates; a sweep cannot merge this experiment's results");
+    if (!results.contains("observations"))
+        throw InputError(source + ": no \"observations\" (the long table every results file of this version "
+                                  "carries); run the cell again with this version");
+    // Rows of one (setting, trial, method, rule) are one run's metrics, in the file's order.
+    std::vector<RunObservation> out;
+    std::map<std::tuple<std::string, double, int, std::string, std::string>, size_t> runOf;
+    for (const auto& o : observationsFromJson(results.at("observations"), source)) {
+        const auto key = std::make_tuple(o.setting, o.settingValue, o.trial, o.method, o.rule);
+        auto it = runOf.find(key);
+        if (it == runOf.end()) {
+            RunObservation run;
+            run.method = o.method;
+            run.rule = o.rule;
+            run.setting = o.setting;
+            run.settingValue = o.settingValue;
+            it = runOf.emplace(key, out.size()).first;
+            out.push_back(std::move(run));
+        }
+        out[it->second].metrics[o.metric] = o.value;
+    }
+    return out;
 }
 
 MeanAndError meanAndStandardError(const std::vector<double>& values)

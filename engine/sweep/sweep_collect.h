@@ -25,14 +25,12 @@ struct RunObservation {
     std::map<std::string, double> metrics;  ///< the finite metrics ("cost", "accuracy", ...)
 };
 
-/// The runs in a results file, read from its own structure: either "runs" rows beside a
-/// "summary" (the image experiments: the fields the summary holds as plain numbers are the
-/// setting, those it holds as {mean, std} the metrics), or "methods" whose entries hold
-/// {mean, std} per decision rule and "replicates" with that rule's metrics (the synthetic
-/// and tabular experiments; with their "paired_diff" summary, each replicate's uncorrected
-/// minus corrected cost is an observation of rule "paired_diff", so that Table 2's paired
-/// difference gets the pairs' standard error). Throws InputError naming `source` for any
-/// other shape.
+/// The runs in a results file, read from its long table ("observations", the same shape
+/// for every experiment, CamVid included): the rows of one (setting, trial, method, rule)
+/// are one run's metrics. Synthetic and tabular results carry each replicate's
+/// uncorrected minus corrected cost as rule "paired_diff", so that Table 2's paired
+/// difference gets the pairs' standard error. Throws InputError naming `source` for a file
+/// without the table or with a bad row.
 std::vector<RunObservation> runObservations(const nlohmann::json& results, const std::string& source);
 
 /// The sample mean and its standard error s / sqrt(n), s the sample standard deviation
