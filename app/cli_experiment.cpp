@@ -7,6 +7,7 @@
 #include "cli_commands.h"
 #include "cli_flags.h"
 #include "cli_support.h"
+#include "core/number_format.h"
 #include "core/threads.h"
 #include "decision/cost_matrix.h"
 #include "experiments/experiment.h"
@@ -105,11 +106,18 @@ std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Exper
         // The matrix must fit the experiment: said here, naming the file, before any work
         // (a class count that depends on the data is checked once the data is read). The
         // session keeps the matrix as the run takes it (selective drops a referral column).
+        const auto given = *out.costs;
         try {
-            out.costs = experiment.acceptedCosts(*out.costs);
+            out.costs = experiment.acceptedCosts(given);
         } catch (const std::exception& e) {
             throw UsageError(out.costsSource + ": " + e.what());
         }
+        if (given.hasReferral() && !out.costs->hasReferral())
+            std::fprintf(stderr,
+                         "lcstudio-cli: warning: %s: its referral column (%s) is not used: %s decides under each of "
+                         "its referral costs in turn\n",
+                         out.costsSource.c_str(), lcs::formatNumber(*given.referralCost()).c_str(),
+                         experiment.name().c_str());
     }
     out.settings = lcs::checkedSettings(specs, parsed.settings, experiment.name());
     if (parsed.settings.contains("device"))

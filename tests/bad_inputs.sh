@@ -385,6 +385,10 @@ expect 2 "has a referral column" -- check "$f/img_referral.lcsession"
 expect 2 "setting \"data\" is required" -- check "$f/img_nodata.lcsession"
 expect 2 "setting \"data\" is required" -- run "$f/img_nodata.lcsession"
 expect 2 "has 2 classes but" -- run "$f/img_classes.lcsession" --quiet
+# A matrix whose referral column selective does not use (it sweeps its own) is taken, with a warning.
+printf '%s' "${ten%\}}, \"referral_cost\": 0.5}" > "$f/ten_referral.json"
+expect 0 "its referral column (0.5) is not used: selective decides" -- selective --data fashion-mnist --costs "$f/ten_referral.json" --write-session "$f/sel_referral.lcsession"
+expect 2 "referral column; corruption decides classes only" -- corruption --data fashion-mnist --costs "$f/ten_referral.json"
 expect 2 "unknown option" -- run "$f/img_good.lcsession" --replicates 3
 expect 2 "--data is for experiments that read data" -- run "$f/good.lcsession" --data fashion-mnist
 # A results file is read as the session its run record repeats, with a session's checks.
