@@ -411,7 +411,7 @@ std::string checkFile(const std::string& path)
             return sessionSummary(lcs::sessionFromJson(text, path, lcs::sessionCatalogue()));
         // A results file: checked as the session its run record is (what `run` replays).
         if (format.empty() && j.is_object() && j.contains("run") && j["run"].is_object())
-            return "results file; its run replays as the " +
+            return "results file, a replayable " +
                    sessionSummary(lcs::sessionFromJson(text, path, lcs::sessionCatalogue()));
         if (format == "lcstudio-camvid-models")
             return lcs::checkCamvidModelFolder(std::filesystem::path(path).has_parent_path()

@@ -392,6 +392,8 @@ expect 2 "referral column; corruption decides classes only" -- corruption --data
 expect 2 "unknown option" -- run "$f/img_good.lcsession" --replicates 3
 expect 2 "--data is for experiments that read data" -- run "$f/good.lcsession" --data fashion-mnist
 # A results file is read as the session its run record repeats, with a session's checks.
+expect 0 "Synthetic data: test decision cost" -- synthetic --replicates 1 --methods sghmc --correction-iterations 20 --warm-start-steps 5 --quiet --json "$f/results_good.json"
+expect 0 "results file, a replayable session: synthetic (replicates 1, methods sghmc" -- check "$f/results_good.json"
 printf '{"run": {"settings": {}, "cost_matrix": {"costs": [[0, 1], [1, 0]]}}}' > "$f/results_noexp.json"
 printf '{"run": {"experiment": "synthetic", "settings": {"replicates": 0}, "cost_matrix": {"costs": [[0, 1], [1, 0]]}}}' > "$f/results_badset.json"
 printf '{"run": {"experiment": "synthetic", "settings": {}, "cost_matrix": {"costs": [[0, 1, 2], [1, 0, 2], [1, 1, 0]]}}}' > "$f/results_costs.json"
