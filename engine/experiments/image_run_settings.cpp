@@ -77,7 +77,7 @@ void addShared(std::vector<BoundSetting<C>>& s, const std::string& experiment, c
                  [](const C& c) { return J(c.device); }, [](C& c, const J& v) { c.device = v.get<std::string>(); }});
     s.push_back({presetDefault(integerSetting("threads", "T", "intra-op threads (BLAS stays single-threaded, so no "
                                               "idle thread spins)", nullptr, 1, 256),
-                               "the physical cores"),
+                               "all cores; the window leaves one"),
                  [](const C& c) { return c.threads > 0 ? J(c.threads) : J(); }, [](C& c, const J& v) { c.threads = v.get<int>(); }});
     s.push_back({dataSetting(),
                  [](const C& c) { return c.data.empty() ? J() : J(c.data); },
