@@ -4,30 +4,40 @@
 
 #include <QString>
 
+#include "experiments/corruption_experiment.h"
 #include "experiments/experiment.h"
-#include "image_job_hooks.h"
+#include "experiments/image_experiments.h"
+#include "experiments/selective_experiment.h"
 #include "image_job_runner.h"
 #include "tiny_images.h"
 
 /// The image job runner's test fixtures: presets shrunk to seconds on the tiny images.
 namespace lcs::ui {
 
-/// Presets shrunk to seconds on the tiny images.
-inline std::shared_ptr<const ImageJobHooks> tinyHooks()
+/// The tiny images, and presets shrunk to seconds on them.
+inline ImageExperimentProviders tinyProviders()
 {
-    auto hooks = std::make_shared<ImageJobHooks>();
-    hooks->loadData = [](const ImageRunChoices&) { return tinyImages(40, 3); };
-    hooks->tuneCorruption = [](CorruptionConfig& c) {
+    ImageExperimentProviders p;
+    p.loadData = [](const ImageRunChoices&) { return tinyImages(40, 3); };
+    p.tuneCorruption = [](CorruptionConfig& c) {
         shrinkImageRun(c, c.sgld, 16, 3, 2);
         c.cwSgd = c.map;
     };
-    hooks->tuneSelective = [](SelectiveConfig& c) {
+    p.tuneSelective = [](SelectiveConfig& c) {
         shrinkImageRun(c, c.sghmc, 16, 3, 2);
         c.sghmc.keepSamples = 5;
         c.correctionNoS = c.correction;
         c.calibrationCopies = 1;
     };
-    return hooks;
+    return p;
+}
+
+/// Puts both image experiments, with `providers`, in the registry in place of the
+/// built-in ones: every route (the window's pages, runExperiment) then runs them.
+inline void useImageProviders(const ImageExperimentProviders& providers = tinyProviders())
+{
+    ExperimentRegistry::global().replace(makeCorruptionExperiment(providers));
+    ExperimentRegistry::global().replace(makeSelectiveExperiment(providers));
 }
 
 /// A small run of `experiment` on the tiny images, its settings checked as the window's.

@@ -174,7 +174,7 @@ private Q_SLOTS:
             c.maxEvalFrames = 0;
             c.epochEvalFrames = 2;
         };
-        m_window = std::make_unique<MainWindow>(nullptr, nullptr, hooks);
+        m_window = std::make_unique<MainWindow>(nullptr, hooks);
         m_window->setExperiment("camvid");
         QCOMPARE(m_window->experiment(), QString("camvid"));
         QCOMPARE(m_window->costModel()->matrix().numClasses(), 12);  // the paper's table, void last

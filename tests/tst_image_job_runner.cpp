@@ -6,12 +6,14 @@
 #include <cmath>
 
 #include <QPushButton>
+#include <QTemporaryDir>
 #include <QtTest/QtTest>
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "decision/decisions.h"
+#include "experiments/run_views.h"
 #include "gui_test_setup.h"
 #include "image_experiment_page.h"
 #include "image_job_fixtures.h"
@@ -67,7 +69,68 @@ QString writeMlpModel(const QString& path, std::vector<int64_t> inputShape, cons
 class TestImageJobRunner : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() { isolateWindowTest(); }
+    void initTestCase()
+    {
+        isolateWindowTest();
+        useImageProviders();
+    }
+
+    // The one run path publishes what the window draws, the same for every front end: the
+    // data once, one comparison per trained q, each under the matrix that q decided for
+    // (selective: the referral cost r of its run), the finished result; a re-correction
+    // one more comparison, marked, under the new matrix, and its q replaces the saved one.
+    void runPublishesItsViews()
+    {
+        const auto request = tinySettings("selective", {{"methods", {"sghmc", "ours"}}});  // r = 0.1, 0.3
+        int started = 0, finished = 0;
+        std::vector<std::pair<double, double>> rateAndReferral;  // per comparison: the run's r, the matrix's
+        std::vector<bool> recorrected;
+        std::vector<double> firstCost;  // per comparison: the matrix's cost of deciding 1 for class 0
+        RunViews views;
+        views.imageRunStarted = [&](const ImageRunStarted& e) {
+            ++started;
+            QCOMPARE(e.data.classes(), 3);
+            QVERIFY(!e.costs.hasReferral());  // the base the referral costs are added to
+        };
+        views.comparison = [&](const ComparisonShown& e) {
+            rateAndReferral.emplace_back(e.comparison.rate, e.comparison.costs.referralCost().value_or(-1));
+            recorrected.push_back(e.recorrected);
+            firstCost.push_back(e.comparison.costs.at(0, 1));
+            QCOMPARE(e.uncorrectedMethod, std::string(e.recorrected ? "sghmc_s" : "sghmc"));
+            QVERIFY(e.testImages.size(0) > 0);
+        };
+        size_t comparisonsInResult = 0;
+        views.selectiveFinished = [&](const SelectiveResult& r) {
+            ++finished;
+            comparisonsInResult = r.comparisons.size();
+        };
+        JobContext ctx;
+        ctx.views = &views;
+        QTemporaryDir tmp;
+        const std::string saved = tmp.path().toStdString() + "/networks";
+        auto run = runExperiment(ExperimentRegistry::global().get("selective"), request.settings,
+                                 CostMatrix::zeroOne(3), ctx, {{"save_models", saved}});
+        QCOMPARE(started, 1);
+        QCOMPARE(finished, 1);
+        QCOMPARE(rateAndReferral.size(), size_t(2));
+        QCOMPARE(comparisonsInResult, size_t(2));
+        for (const auto& [rate, referral] : rateAndReferral)
+            QCOMPARE(referral, rate);
+        QCOMPARE(recorrected, (std::vector<bool>{false, false}));
+        QVERIFY(run.cache);
+
+        // The cached run is the last r's; its q file is replaced by the re-corrected one.
+        const std::string qFile = saved + "/ours_r0.3_trial0.pt";
+        QVERIFY(QFileInfo::exists(QString::fromStdString(qFile)));
+        CostMatrix edited = run.cache->costs();
+        QCOMPARE(*edited.referralCost(), 0.3);
+        edited.set(0, 1, 4.0);
+        run.cache->recorrect(edited, ctx);
+        QCOMPARE(recorrected, (std::vector<bool>{false, false, true}));
+        QCOMPARE(firstCost.back(), 4.0);
+        QCOMPARE(rateAndReferral.back(), std::make_pair(0.3, 0.3));
+        QCOMPARE(loadClassifier(qFile).info.costs.at(0, 1), 4.0);
+    }
 
     void tinyJobRunsThenRecorrectsOnly_data()
     {
@@ -80,7 +143,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, experiment);
         const bool selective = experiment == "selective";
-        ImageJobRunner runner(nullptr, tinyHooks());
+        ImageJobRunner runner;
         QSignalSpy started(&runner, &ImageJobRunner::started);
         QSignalSpy progress(&runner, &ImageJobRunner::progress);
         QSignalSpy epochs(&runner, &ImageJobRunner::epochPoints);
@@ -238,7 +301,7 @@ private Q_SLOTS:
         const bool selective = experiment == "selective";
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
-        ImageJobRunner runner(nullptr, tinyHooks());
+        ImageJobRunner runner;
         QSignalSpy finished(&runner, &ImageJobRunner::finished);
         QSignalSpy failed(&runner, &ImageJobRunner::failed);
         QSignalSpy comparisons(&runner, &ImageJobRunner::comparison);
@@ -345,7 +408,7 @@ private Q_SLOTS:
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write("keep");
         file.close();
-        ImageJobRunner runner(nullptr, tinyHooks());
+        ImageJobRunner runner;
         QSignalSpy finished(&runner, &ImageJobRunner::finished);
         QSignalSpy saved(&runner, &ImageJobRunner::networksSaved);
         QVERIFY(startImageJob(runner, ImageJobRunner::Job::Run,
@@ -390,7 +453,7 @@ private Q_SLOTS:
         for (const auto& d : inputShape.split(','))
             shape.push_back(d.toLongLong());
         const QString path = writeMlpModel(tmp.path() + "/model.pt", shape, architecture.toStdString());
-        ImageJobRunner runner(nullptr, tinyHooks());
+        ImageJobRunner runner;
         QSignalSpy finished(&runner, &ImageJobRunner::finished);
         QSignalSpy failed(&runner, &ImageJobRunner::failed);
         CostMatrix costs = CostMatrix::zeroOne(windowClasses);
@@ -441,7 +504,7 @@ private Q_SLOTS:
     void imagePageSavesAndOpensModels()
     {
         QTemporaryDir tmp;
-        MainWindow window(nullptr, tinyHooks());
+        MainWindow window;
         window.setExperiment("corruption");
         auto* page = qobject_cast<ImageExperimentPage*>(window.currentPage());
         QVERIFY(page && page->hasModels() && !page->canSaveModel());
@@ -481,13 +544,17 @@ private Q_SLOTS:
     // long the whole run would take; experiments without a preview show no such button.
     void previewRunsAFractionAndEstimatesTheWholeRun()
     {
-        auto hooks = std::make_shared<ImageJobHooks>(*tinyHooks());
+        auto providers = tinyProviders();
         auto previews = std::make_shared<std::vector<double>>();
-        hooks->loadData = [previews](const ImageRunChoices& c) {
+        providers.loadData = [previews](const ImageRunChoices& c) {
             previews->push_back(c.preview);
             return tinyImages(40, 3);
         };
-        MainWindow window(nullptr, hooks);
+        useImageProviders(providers);
+        struct Restore {
+            ~Restore() { useImageProviders(); }
+        } restore;
+        MainWindow window;
         window.setExperiment("selective");
         auto* page = qobject_cast<ImageExperimentPage*>(window.currentPage());
         auto* preview = window.imagePanel()->findChild<QPushButton*>("imagePreview");
@@ -532,7 +599,7 @@ private Q_SLOTS:
     void progressReachesTheEndForEveryRate()
     {
         QFETCH(double, rate);
-        ImageJobRunner runner(nullptr, tinyHooks());
+        ImageJobRunner runner;
         QSignalSpy progress(&runner, &ImageJobRunner::progress);
         QSignalSpy finished(&runner, &ImageJobRunner::finished);
         const auto settings = tinySettings("corruption", {{"rates", {rate}}, {"methods", {"cw_sgd"}}});
@@ -545,7 +612,7 @@ private Q_SLOTS:
 
     void cancelStopsAnImageRun()
     {
-        ImageJobRunner runner(nullptr, tinyHooks());
+        ImageJobRunner runner;
         QSignalSpy cancelled(&runner, &ImageJobRunner::cancelled);
         QSignalSpy finished(&runner, &ImageJobRunner::finished);
         QVERIFY(startImageJob(runner, ImageJobRunner::Job::Run, tinySettings("corruption"), CostMatrix::zeroOne(3)));
@@ -564,6 +631,11 @@ private Q_SLOTS:
 
     void runnerReportsMissingData()
     {
+        // The built-in entries read the folder the settings name.
+        ExperimentRegistry::global().replace(makeCorruptionExperiment());
+        struct Restore {
+            ~Restore() { useImageProviders(); }
+        } restore;
         ImageJobRunner runner;
         QSignalSpy failed(&runner, &ImageJobRunner::failed);
         const auto s = tinySettings("corruption", {{"data", (QDir::tempPath() + "/lcs-no-such-image-folder").toStdString()}});

@@ -18,7 +18,6 @@
 #include "core/threads.h"
 #include "cost_matrix_model.h"
 #include "image_conversion.h"
-#include "image_job_hooks.h"
 #include "image_job_runner.h"
 #include "image_page.h"
 #include "evidence_panel.h"
@@ -83,7 +82,11 @@ CostMatrix tinyCosts(bool referral)
 class TestImageViews : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase() { isolateWindowTest(); }
+    void initTestCase()
+    {
+        isolateWindowTest();
+        useImageProviders();
+    }
 
     void heatMapsShowCountsAndDifference_data()
     {
@@ -578,7 +581,7 @@ private Q_SLOTS:
 
     void windowCostEditRecorrectsOnly()
     {
-        MainWindow window(nullptr, tinyHooks());
+        MainWindow window;
         window.resize(1500, 950);
         window.show();
         window.setExperiment("corruption");

@@ -24,15 +24,14 @@
 
 namespace lcs::ui {
 
-MainWindow::MainWindow(QWidget* parent, std::shared_ptr<const ImageJobHooks> imageHooks,
-                       std::shared_ptr<const CamvidJobHooks> camvidHooks)
+MainWindow::MainWindow(QWidget* parent, std::shared_ptr<const CamvidJobHooks> camvidHooks)
     : QMainWindow(parent)
 {
     setObjectName("LCStudioMainWindow");
     setWindowTitle(tr("LC Studio"));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
     m_costEditor = new CostEditor(&m_costs, this);
-    m_pages = makeExperimentPages(&m_costs, m_costEditor, std::move(imageHooks), std::move(camvidHooks), this);
+    m_pages = makeExperimentPages(&m_costs, m_costEditor, std::move(camvidHooks), this);
     m_centralStack = new QStackedWidget(this);
     for (auto* page : std::as_const(m_pages))
         m_centralStack->addWidget(page->centralWidget());

@@ -27,7 +27,6 @@ class ImageResultsPage;
 class SweepView;
 class SyntheticJobRunner;
 struct CamvidJobHooks;
-struct ImageJobHooks;
 
 /// LC Studio's main window: menus, the cost matrix, Experiment, results and log docks,
 /// the status bar, the experiment chooser and the current experiment's page. Everything
@@ -36,10 +35,9 @@ struct ImageJobHooks;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    /// `imageHooks` replace the image jobs' data loading and presets, `camvidHooks` the
-    /// CamVid preset (tests).
-    explicit MainWindow(QWidget* parent = nullptr, std::shared_ptr<const ImageJobHooks> imageHooks = {},
-                        std::shared_ptr<const CamvidJobHooks> camvidHooks = {});
+    /// `camvidHooks` replace the CamVid preset (tests; the other experiments' test data
+    /// are injected into the registry).
+    explicit MainWindow(QWidget* parent = nullptr, std::shared_ptr<const CamvidJobHooks> camvidHooks = {});
     ~MainWindow() override;
 
     CostMatrixModel* costModel() { return &m_costs; }

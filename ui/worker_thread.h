@@ -9,6 +9,7 @@
 
 #include <c10/util/Exception.h>
 
+#include "core/input_error.h"
 #include "core/job.h"
 
 /// What the window's job runners (the registry's, synthetic, image experiments, CamVid) share:
@@ -53,6 +54,9 @@ JobEnding runGuarded(Body&& body)
     } catch (const Cancelled&) {
         ending.cancelled = true;
     } catch (const DataUnavailable& e) {
+        ending.dataUnavailable = true;
+        ending.error = QString::fromStdString(e.what());
+    } catch (const DataError& e) {  // the engine's word for the same (a run through the registry)
         ending.dataUnavailable = true;
         ending.error = QString::fromStdString(e.what());
     } catch (const c10::Error& e) {

@@ -14,6 +14,14 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/// The data a run's settings name could not be read (no such folder, missing or bad
+/// files). An InputError (the CLI exits 2); the window tells it apart, so that it can
+/// say which data to install instead of blaming a setting.
+class DataError : public InputError {
+public:
+    using InputError::InputError;
+};
+
 /// An output that could not be written (disk full, no permission, a directory in the
 /// way). The message names the path. The earlier file at that path is left as it was.
 class OutputError : public std::runtime_error {

@@ -221,6 +221,11 @@ using PlanSink = std::function<void(const TaskPlan&, PlanProgress::Order)>;
 enum class NoteKind { Info, Warning };
 using NoteSink = std::function<void(NoteKind, const std::string&)>;
 
+/// The typed views a run publishes for a front end to draw (decision comparisons, the
+/// loaded data, the finished result), declared where the experiments are
+/// (experiments/run_views.h): this layer only carries them.
+struct RunViews;
+
 /// What a job receives besides its config: where to report, and when to stop.
 struct JobContext {
     JobContext() = default;
@@ -233,6 +238,9 @@ struct JobContext {
     const CancelToken* cancel = nullptr;
     PlanSink plan;
     NoteSink note;
+    /// Null where nobody draws (the command line, sweeps); the window's pages set the
+    /// views they show.
+    const RunViews* views = nullptr;
 
     void tell(NoteKind kind, const std::string& line) const
     {

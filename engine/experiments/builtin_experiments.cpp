@@ -13,8 +13,10 @@
 #include "experiments/corruption_experiment.h"
 #include "experiments/experiment.h"
 #include "experiments/image_experiment_support.h"
+#include "experiments/image_experiments.h"
 #include "experiments/image_run_settings.h"
 #include "experiments/report_json.h"
+#include "experiments/run_views.h"
 #include "image_data.h"
 #include "experiments/selective_experiment.h"
 #include "experiments/synthetic_experiment.h"
@@ -205,18 +207,31 @@ ExperimentOutput recorrectionOutput(const RunRecord& record, const Recorrection&
     return {j.dump(2) + "\n", csv, table};
 }
 
-/// The last run's student S: a cost edit re-trains only q.
+/// How an image experiment names its swept setting and its rules, for a cached run.
+struct ImageRuleNames {
+    const char* settingName;         ///< the networks' setting in file names: "rate", "r"
+    std::string liveUncorrected;     ///< the rule q is compared with during a run: "sgld_s", "sghmc"
+    std::string cachedUncorrected;   ///< the rule a re-corrected q is compared with: the student S
+};
+
+/// The last run's student S: a cost edit re-trains only q. Where the run saved its
+/// networks, a re-corrected q replaces the run's q file there, so that the saved set is
+/// always the networks behind the decisions last shown (the window's Export Model).
 class ImageState : public RecorrectionState {
 public:
-    ImageState(std::shared_ptr<const CorrectionCache> cache, CostMatrix costs, RunRecord record,
-               std::vector<std::string> classNames)
-        : m_cache(std::move(cache)), m_costs(std::move(costs)), m_record(std::move(record)),
-          m_classNames(std::move(classNames))
+    ImageState(std::string experiment, ImageRuleNames names, std::shared_ptr<const CorrectionCache> cache,
+               CostMatrix costs, RunRecord record, const ImageDataset& data, std::string savedFolder, uint64_t seed)
+        : m_experiment(std::move(experiment)), m_names(std::move(names)), m_cache(std::move(cache)),
+          m_costs(std::move(costs)), m_record(std::move(record)), m_classNames(data.classNames),
+          m_mean(data.channelMean), m_std(data.channelStd), m_savedFolder(std::move(savedFolder))
     {
+        if (!m_savedFolder.empty())
+            m_writer.emplace(m_experiment, data, seed);
     }
     std::string describe() const override
     {
-        return "Student S of " + formatNumber(m_cache->rate) + ", trial " + std::to_string(m_cache->trial + 1) +
+        return "Student S of " + std::string(m_names.settingName) + " " + formatNumber(m_cache->rate) + ", trial " +
+               std::to_string(m_cache->trial + 1) +
                " cached: editing costs re-trains only q.";
     }
     CostMatrix costs() const override { return m_costs; }
@@ -227,16 +242,36 @@ public:
             named.setClassNames(m_classNames);
         ctx.declarePlan({{TaskIdentity{"ours", m_cache->rate, m_cache->trial}, 1.0}});
         const auto r = lcs::recorrect(*m_cache, named, ctx);
+        if (m_writer && r.q) {
+            TrainedNetwork n;
+            n.network = "ours";
+            n.settingName = m_names.settingName;
+            n.setting = m_cache->rate;
+            n.trial = m_cache->trial;
+            n.model = r.q.get();
+            n.spec = &m_cache->spec;
+            n.costs = &named;
+            n.collapsed = r.collapsed;
+            m_writer->write(n, m_savedFolder);
+        }
+        showView(ctx, &RunViews::comparison,
+                 ComparisonShown{m_experiment, r.comparison, m_cache->testImages, m_classNames, m_mean, m_std,
+                                 m_names.cachedUncorrected, /*recorrected=*/true, r.seconds, r.collapsed});
         m_costs = named;
         m_record.costs = named;
         return recorrectionOutput(m_record, r);
     }
 
 private:
+    std::string m_experiment;
+    ImageRuleNames m_names;
     std::shared_ptr<const CorrectionCache> m_cache;
     CostMatrix m_costs;
     RunRecord m_record;
     std::vector<std::string> m_classNames;
+    std::vector<double> m_mean, m_std;
+    std::string m_savedFolder;
+    std::optional<ImageNetworkWriter> m_writer;
 };
 
 double sweptValue(const CorruptionSummary& s) { return s.rate; }
@@ -272,8 +307,9 @@ struct ImageExperimentParts {
     std::string (*json)(const Result&);
     std::string (*csv)(const Result&);
     std::string (*table)(const Result&);
-    /// The matrix the cached run's q was trained for.
-    CostMatrix (*cachedCosts)(const Config&, double cachedValue);
+    /// The matrix the run's q for a swept value was trained for (the cached one's, the
+    /// live comparisons').
+    CostMatrix (*costsAt)(const Config&, double sweptValue);
     /// Whether a referral column in a user's matrix is dropped (the referral costs are a
     /// swept setting) or refused (the experiment decides classes only).
     bool sweepsReferral;
@@ -281,6 +317,10 @@ struct ImageExperimentParts {
     std::string (*sweepSummary)(const Config&);
     /// The line after the table for a (method, value) where q collapsed in some trials.
     std::string (*collapseLine)(const std::string& methodLabel, double value, int trials);
+    ImageRuleNames rules;
+    /// The view of the finished result, and the provider's last word on the config.
+    std::function<void(const Result&)> RunViews::*finishedView;
+    std::function<void(Config&)> ImageExperimentProviders::*tune;
     /// Outputs of this experiment alone (selective: the risk-coverage curves) and their
     /// writer; none by default.
     std::vector<OutputSpec> ownOutputs = {};
@@ -288,9 +328,12 @@ struct ImageExperimentParts {
 };
 
 template <class Config, class Result>
-class ImageExperimentEntry : public Experiment {
+class ImageExperimentEntry : public ImageExperiment {
 public:
-    explicit ImageExperimentEntry(ImageExperimentParts<Config, Result> parts) : m_parts(std::move(parts)) {}
+    ImageExperimentEntry(ImageExperimentParts<Config, Result> parts, ImageExperimentProviders providers)
+        : m_parts(std::move(parts)), m_providers(std::move(providers))
+    {
+    }
     std::string name() const override { return m_parts.name; }
     std::string title() const override { return m_parts.title; }
     std::string description() const override { return m_parts.description; }
@@ -326,10 +369,14 @@ public:
             return value;  // no such folder: reading the data will say so
         }
     }
+    ImageDataset loadData(const nlohmann::json& settings) const override
+    {
+        return loadChoices(imageChoices(name(), m_parts.settings(), settings));
+    }
     CostMatrix defaultCosts(const nlohmann::json& settings) const override
     {
         const auto choices = imageChoices(name(), m_parts.settings(), settings);
-        return m_parts.configFor(choices, loadChosenData(choices)).*m_parts.costs;
+        return m_parts.configFor(choices, loadChoices(choices)).*m_parts.costs;
     }
     CostMatrix acceptedCosts(const CostMatrix& costs) const override
     {
@@ -343,53 +390,99 @@ public:
         return base;
     }
     ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
-                      const OutputPaths& outputs) const override
-    {
-        const auto choices = imageChoices(name(), m_parts.settings(), settings);
-        const auto data = loadChosenData(choices);
-        auto config = m_parts.configFor(choices, data);
-        if (costs) {
-            if (costs->hasReferral() && m_parts.sweepsReferral)
-                ctx.tell(NoteKind::Warning, "the cost matrix's referral column (" +
-                                                formatNumber(*costs->referralCost()) + ") is not used: " + name() +
-                                                " decides under each of its referral costs in turn");
-            const auto accepted = acceptedCosts(*costs);
-            checkImageCosts(name(), accepted, data);
-            config.*m_parts.costs = accepted;
-        }
-        ctx.tell(NoteKind::Info, data.name + ": " + std::to_string(data.train.size()) + " training, " +
-                                     std::to_string(data.test.size()) + " test images; " + config.model.describe() +
-                                     "; " + m_parts.sweepSummary(config));
-        // Every network the run trains, saved into a staging folder that is moved into
-        // place once the run has finished: all of them, or none.
-        std::optional<StagedFolder> staged;
-        if (const auto it = outputs.find("save_models"); it != outputs.end() && !it->second.empty())
-            staged.emplace(it->second);
-        const ImageNetworkWriter writer(name(), data, config.seed);
-        if (staged)
-            config.onNetwork = [&](const TrainedNetwork& n) { writer.write(n, staged->path()); };
-        ctx.declarePlan(m_parts.plan(config));
-        auto result = m_parts.run(data, config, ctx);
-        if (staged)
-            staged->commit();
-        const auto preview = notePreview(choices, result.seconds, data.train.size(), data.test.size(), result.record);
-        std::string warnings;
-        for (const auto& summary : result.summary)
-            if (summary.collapsed > 0)
-                warnings += m_parts.collapseLine(imageMethodLabel(summary.method), sweptValue(summary), summary.collapsed);
-        if (m_parts.writeOwnOutputs)
-            m_parts.writeOwnOutputs(result, outputs);
-        ExperimentRun out;
-        out.output = {m_parts.json(result), m_parts.csv(result), m_parts.table(result) + preview + warnings};
-        if (result.cache)
-            out.cache = std::make_shared<ImageState>(result.cache, m_parts.cachedCosts(config, result.cache->rate),
-                                                     result.record, data.classNames);
-        return out;
-    }
+                      const OutputPaths& outputs) const override;
 
 private:
+    /// The data of `choices`; any failure to read them is a DataError naming them.
+    ImageDataset loadChoices(const ImageRunChoices& choices) const
+    {
+        try {
+            return m_providers.loadData ? m_providers.loadData(choices) : loadChosenData(choices);
+        } catch (const DataError&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw DataError(e.what());
+        }
+    }
+    Config configFor(const ImageRunChoices& choices, const ImageDataset& data,
+                     const std::optional<CostMatrix>& costs, const JobContext& ctx) const;
+
     ImageExperimentParts<Config, Result> m_parts;
+    ImageExperimentProviders m_providers;
 };
+
+template <class Config, class Result>
+Config ImageExperimentEntry<Config, Result>::configFor(const ImageRunChoices& choices, const ImageDataset& data,
+                                                       const std::optional<CostMatrix>& costs,
+                                                       const JobContext& ctx) const
+{
+    auto config = m_parts.configFor(choices, data);
+    if (costs) {
+        if (costs->hasReferral() && m_parts.sweepsReferral)
+            ctx.tell(NoteKind::Warning, "the cost matrix's referral column (" + formatNumber(*costs->referralCost()) +
+                                            ") is not used: " + name() +
+                                            " decides under each of its referral costs in turn");
+        const auto accepted = acceptedCosts(*costs);
+        checkImageCosts(name(), accepted, data);
+        config.*m_parts.costs = accepted;
+    }
+    if (const auto& tune = m_providers.*m_parts.tune)
+        tune(config);
+    return config;
+}
+
+template <class Config, class Result>
+ExperimentRun ImageExperimentEntry<Config, Result>::run(const nlohmann::json& settings,
+                                                        const std::optional<CostMatrix>& costs, const JobContext& ctx,
+                                                        const OutputPaths& outputs) const
+{
+    const auto choices = imageChoices(name(), m_parts.settings(), settings);
+    const auto data = loadChoices(choices);
+    auto config = configFor(choices, data, costs, ctx);
+    const std::string experiment = name();
+    ctx.tell(NoteKind::Info, data.name + ": " + std::to_string(data.train.size()) + " training, " +
+                                 std::to_string(data.test.size()) + " test images; " + config.model.describe() + "; " +
+                                 m_parts.sweepSummary(config));
+    showView(ctx, &RunViews::imageRunStarted,
+             ImageRunStarted{experiment, data, config.model.describe(), config.*m_parts.costs});
+    // Every network the run trains, saved into a staging folder that is moved into
+    // place once the run has finished: all of them, or none.
+    std::optional<StagedFolder> staged;
+    std::string savedFolder;
+    if (const auto it = outputs.find("save_models"); it != outputs.end() && !it->second.empty()) {
+        staged.emplace(it->second);
+        savedFolder = it->second;
+    }
+    const ImageNetworkWriter writer(experiment, data, config.seed);
+    if (staged)
+        config.onNetwork = [&](const TrainedNetwork& n) { writer.write(n, staged->path()); };
+    // Heat maps and the gallery fill in as each run's q is trained, not at the end.
+    if (ctx.views && ctx.views->comparison)
+        config.onComparison = [&](const DecisionComparison& c, const at::Tensor& testImages) {
+            showView(ctx, &RunViews::comparison,
+                     ComparisonShown{experiment, c, testImages, data.classNames, data.channelMean, data.channelStd,
+                                     m_parts.rules.liveUncorrected});
+        };
+    ctx.declarePlan(m_parts.plan(config));
+    auto result = m_parts.run(data, config, ctx);
+    if (staged)
+        staged->commit();
+    const auto preview = notePreview(choices, result.seconds, data.train.size(), data.test.size(), result.record);
+    std::string warnings;
+    for (const auto& summary : result.summary)
+        if (summary.collapsed > 0)
+            warnings += m_parts.collapseLine(imageMethodLabel(summary.method), sweptValue(summary), summary.collapsed);
+    if (m_parts.writeOwnOutputs)
+        m_parts.writeOwnOutputs(result, outputs);
+    showView(ctx, m_parts.finishedView, result);
+    ExperimentRun out;
+    out.output = {m_parts.json(result), m_parts.csv(result), m_parts.table(result) + preview + warnings};
+    if (result.cache)
+        out.cache = std::make_shared<ImageState>(experiment, m_parts.rules, result.cache,
+                                                 m_parts.costsAt(config, result.cache->rate), result.record, data,
+                                                 savedFolder, config.seed);
+    return out;
+}
 
 ImageExperimentParts<CorruptionConfig, CorruptionResult> corruptionParts()
 {
@@ -419,7 +512,10 @@ ImageExperimentParts<CorruptionConfig, CorruptionResult> corruptionParts()
             [](const std::string& method, double rate, int trials) {
                 return "warning: " + method + " at rate " + formatNumber(rate) + ": q collapsed to one class in " +
                        std::to_string(trials) + " trial(s)\n";
-            }};
+            },
+            {"rate", "sgld_s", "sgld_s"},
+            &RunViews::corruptionFinished,
+            &ImageExperimentProviders::tuneCorruption};
 }
 
 ImageExperimentParts<SelectiveConfig, SelectiveResult> selectiveParts()
@@ -452,6 +548,9 @@ ImageExperimentParts<SelectiveConfig, SelectiveResult> selectiveParts()
                 return "warning: " + method + " at r = " + formatNumber(r) + ": q collapsed to one class in " +
                        std::to_string(trials) + " trial(s)\n";
             },
+            {"r", "sghmc", "sghmc_s"},
+            &RunViews::selectiveFinished,
+            &ImageExperimentProviders::tuneSelective,
             {{"risk_coverage", "FILE", PathKind::File,
               "write every run's risk-coverage curve as CSV (referral cost, trial, method, AURC, coverage, risk; "
               "atomically)"}},
@@ -463,14 +562,34 @@ ImageExperimentParts<SelectiveConfig, SelectiveResult> selectiveParts()
 
 } // namespace
 
+ImageModelEvaluation ImageExperiment::evaluateModel(const std::string& path, const nlohmann::json& settings,
+                                                   const CostMatrix& costs, const JobContext& ctx) const
+{
+    const ImageDataset data = loadData(settings);
+    ctx.checkCancelled();
+    return evaluateImageModel(path, data, costs, ctx);
+}
+
+std::shared_ptr<const Experiment> makeCorruptionExperiment(ImageExperimentProviders providers)
+{
+    return std::make_shared<ImageExperimentEntry<CorruptionConfig, CorruptionResult>>(corruptionParts(),
+                                                                                       std::move(providers));
+}
+
+std::shared_ptr<const Experiment> makeSelectiveExperiment(ImageExperimentProviders providers)
+{
+    return std::make_shared<ImageExperimentEntry<SelectiveConfig, SelectiveResult>>(selectiveParts(),
+                                                                                     std::move(providers));
+}
+
 std::shared_ptr<const Experiment> makeCamvidExperiment();  // camvid_entry.cpp
 std::shared_ptr<const Experiment> makeOwnPredictiveExperiment();  // own_predictive_experiment.cpp
 
 void addBuiltinExperiments(ExperimentRegistry& registry)
 {
     registry.add(std::make_shared<SyntheticExperiment>());
-    registry.add(std::make_shared<ImageExperimentEntry<CorruptionConfig, CorruptionResult>>(corruptionParts()));
-    registry.add(std::make_shared<ImageExperimentEntry<SelectiveConfig, SelectiveResult>>(selectiveParts()));
+    registry.add(makeCorruptionExperiment());
+    registry.add(makeSelectiveExperiment());
     registry.add(makeCamvidExperiment());
     registry.add(std::make_shared<TabularExperiment>());
     registry.add(makeOwnPredictiveExperiment());

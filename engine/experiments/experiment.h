@@ -135,6 +135,10 @@ public:
 
     /// Refuses (std::logic_error) an empty or duplicate name.
     void add(std::shared_ptr<const Experiment> experiment);
+    /// Puts `experiment` in place of the one with its name (throws std::logic_error when
+    /// there is none): how tests inject their data providers. The old entry is kept
+    /// alive, so references taken from get() before stay valid (and keep running it).
+    void replace(std::shared_ptr<const Experiment> experiment);
     /// The experiment called `name`, or nullptr.
     const Experiment* find(const std::string& name) const;
     /// The experiment called `name`; throws InputError listing the known names.
@@ -144,6 +148,7 @@ public:
 
 private:
     std::vector<std::shared_ptr<const Experiment>> m_experiments;
+    std::vector<std::shared_ptr<const Experiment>> m_replaced;
 };
 
 /// What session files need to know of the experiments in `registry` (their declared

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include "core/input_error.h"
 #include "core/threads.h"
@@ -77,6 +78,16 @@ void ExperimentRegistry::add(std::shared_ptr<const Experiment> experiment)
     if (find(experiment->name()))
         throw std::logic_error("experiment \"" + experiment->name() + "\" is registered twice");
     m_experiments.push_back(std::move(experiment));
+}
+
+void ExperimentRegistry::replace(std::shared_ptr<const Experiment> experiment)
+{
+    for (auto& e : m_experiments)
+        if (experiment && e->name() == experiment->name()) {
+            m_replaced.push_back(std::exchange(e, std::move(experiment)));
+            return;
+        }
+    throw std::logic_error("no experiment to replace by that name");
 }
 
 const Experiment* ExperimentRegistry::find(const std::string& name) const

@@ -12,11 +12,10 @@
 namespace lcs::ui {
 
 QList<ExperimentPage*> makeExperimentPages(CostMatrixModel* costs, CostEditor* costEditor,
-                                           std::shared_ptr<const ImageJobHooks> imageHooks,
                                            std::shared_ptr<const CamvidJobHooks> camvidHooks, QObject* parent)
 {
     QList<ExperimentPage*> pages{new SyntheticPage(costs, costEditor, parent),
-                                 new ImageExperimentPage(costs, costEditor, std::move(imageHooks), parent),
+                                 new ImageExperimentPage(costs, costEditor, parent),
                                  new CamvidExperimentPage(costs, costEditor, std::move(camvidHooks), parent)};
     // Every registered experiment without a page of its own gets the page derived from
     // its declaration.

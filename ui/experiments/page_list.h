@@ -13,13 +13,12 @@ class CostEditor;
 class CostMatrixModel;
 class ExperimentPage;
 struct CamvidJobHooks;
-struct ImageJobHooks;
 
 /// Every experiment page, in the chooser's order (the first is shown at start-up). The
 /// one place that names the experiments; the window only iterates over the list.
-/// `imageHooks` and `camvidHooks` replace data loading and presets (tests).
+/// `camvidHooks` replace CamVid's preset (tests; the other experiments' test data are
+/// injected into the registry, ExperimentRegistry::replace).
 QList<ExperimentPage*> makeExperimentPages(CostMatrixModel* costs, CostEditor* costEditor,
-                                           std::shared_ptr<const ImageJobHooks> imageHooks,
                                            std::shared_ptr<const CamvidJobHooks> camvidHooks, QObject* parent);
 
 /// The page serving `experiment`, or null.

@@ -58,10 +58,8 @@ ExperimentPanelOptions imagePanelOptions()
 
 } // namespace
 
-ImageExperimentPage::ImageExperimentPage(CostMatrixModel* costs, CostEditor* costEditor,
-                                         std::shared_ptr<const ImageJobHooks> hooks, QObject* parent)
-    : PanelExperimentPage(imageExperiments(), imagePanelOptions(), costs, costEditor, parent),
-      m_runner(nullptr, std::move(hooks))
+ImageExperimentPage::ImageExperimentPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent)
+    : PanelExperimentPage(imageExperiments(), imagePanelOptions(), costs, costEditor, parent)
 {
     m_page = new ImageResultsPage;
     m_table = new ImageSummaryTable;
@@ -186,7 +184,16 @@ void ImageExperimentPage::startJob(ImageJobRunner::Job job)
         }
         m_page->startRecorrection();
     }
-    m_runner.start(job, experiment(), *settings, costs()->matrix());
+    // A matrix nobody edited is the experiment's own: the run takes its preset for the
+    // data it loads (a folder of other classes included), as the command line does
+    // without --costs. An edited one must fit the data, or the run says why not.
+    CostMatrix matrix = costs()->matrix();
+    const bool untouched = job == ImageJobRunner::Job::Run && matrix == defaultCosts(experiment());
+    // The referral column the selective page shows is the cached q's r, for a
+    // re-correction; a run decides under each of its referral costs setting instead.
+    if (job == ImageJobRunner::Job::Run && experiment() == QLatin1String(kSelective))
+        matrix.setReferral(std::nullopt);
+    m_runner.start(job, experiment(), *settings, untouched ? CostMatrix() : matrix);
 }
 
 void ImageExperimentPage::connectRunner()
@@ -216,10 +223,7 @@ void ImageExperimentPage::connectRunner()
         if (costs()->matrix().hasReferral() && info.experiment == QLatin1String(kSelectiveExperiment))
             shown.setReferral(costs()->matrix().referralCost());  // keep the user's referral column in view
         setCostsQuietly(shown);
-        m_runCosts = costs()->matrix();
-        Q_EMIT logLine(tr("Data %1: %2 training, %3 test images of %4, %5 classes; model %6")
-                           .arg(info.name).arg(info.trainCount).arg(info.testCount).arg(info.inputShape)
-                           .arg(info.classNames.size()).arg(info.model));
+        m_runCosts = costs()->matrix();  // the run's own line says what it loaded (its note)
     });
     connect(&r, &ImageJobRunner::cacheReady, this, [this](const QString& description, const CostMatrix& trained) {
         panel()->setState(description);

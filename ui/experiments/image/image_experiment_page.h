@@ -10,7 +10,6 @@ namespace lcs::ui {
 class CostEditor;
 class ImageResultsPage;
 class ImageSummaryTable;
-struct ImageJobHooks;
 
 /// The image experiments, label corruption (the paper's Fig. 4) and selective
 /// classification (Fig. 3): one page serves both, since they share the runner (its
@@ -18,10 +17,9 @@ struct ImageJobHooks;
 class ImageExperimentPage : public PanelExperimentPage {
     Q_OBJECT
 public:
-    /// `hooks` replace the data loading and presets (tests); `costEditor` learns the
-    /// number of classes the data brings.
-    ImageExperimentPage(CostMatrixModel* costs, CostEditor* costEditor, std::shared_ptr<const ImageJobHooks> hooks,
-                        QObject* parent = nullptr);
+    /// `costEditor` learns the number of classes the data brings. Runs go through the
+    /// registry's entries (where tests inject tiny data).
+    ImageExperimentPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent = nullptr);
     ~ImageExperimentPage() override;
 
     ImageJobRunner* runner() { return &m_runner; }

@@ -1,17 +1,11 @@
 #include "image_job_runner.h"
-#include "core/threads.h"
-#include "experiments/experiment.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <utility>
 
-#include <ATen/Parallel.h>
-#include <torch/torch.h>
+#include <ATen/core/Tensor.h>
 
 #include <QDir>
 #include <QTemporaryDir>
@@ -19,31 +13,18 @@
 #include "core/atomic_file.h"
 #include "core/input_error.h"
 #include "experiments/corruption_experiment.h"
-#include "experiments/image_experiment_support.h"
-#include "experiments/image_run_settings.h"
+#include "experiments/image_experiments.h"
+#include "experiments/run_views.h"
 #include "experiments/selective_experiment.h"
 #include "image_data.h"
-#include "inference/method_catalog.h"
 
 #include "image_conversion.h"
 #include "method_style.h"
-#include "image_job_hooks.h"
 #include "worker_thread.h"
 
 namespace lcs::ui {
 
 namespace {
-
-using Clock = WorkerClock;
-
-/// The window's settings as the engine's choices, through the same declarations as the
-/// CLI's flags; one function per experiment then applies them to its preset.
-ImageRunChoices runChoices(const ImageRunRequest& r)
-{
-    ImageRunChoices c;
-    applySettings(r.isSelective() ? selectiveSettings() : corruptionSettings(), r.settings, c);
-    return c;
-}
 
 QString describeShape(const std::vector<int64_t>& shape)
 {
@@ -53,18 +34,38 @@ QString describeShape(const std::vector<int64_t>& shape)
     return parts.join(QStringLiteral(" x "));
 }
 
+/// The registry's entry for `experiment` as an image experiment (the registry is where
+/// tests inject their data).
+const ImageExperiment& imageEntry(const QString& experiment)
+{
+    const auto* entry = dynamic_cast<const ImageExperiment*>(&ExperimentRegistry::global().get(experiment.toStdString()));
+    if (!entry)
+        throw std::logic_error(experiment.toStdString() + " is not an image experiment");
+    return *entry;
+}
+
+/// The curve name of a cached run ("rate 0.5, trial 1"; selective: "trial 1"), as the
+/// engine's progress details name it, so that a re-correction's curve joins it.
+QString cachedRunName(const TaskPlan& plan, bool selective)
+{
+    if (plan.size() != 1 || !plan.front().task.setting)
+        return {};
+    const auto& task = plan.front().task;
+    const QString trial = QStringLiteral("trial %1").arg(task.trial + 1);
+    return selective ? trial
+                     : QStringLiteral("rate %1, %2").arg(QString::fromStdString(settingText(*task.setting)), trial);
+}
+
 } // namespace
 
-/// Lives on the runner's thread. Owns the loaded data set and the last run's
-/// CorrectionCache; everything it sends out is plain data.
+/// Lives on the runner's thread. A view adapter over the one run path: jobs run the
+/// registry's image experiment (runExperiment, re-corrections on the state it left), and
+/// the typed views the run publishes become this runner's signals with plain data. Keeps
+/// the last run's networks (saved by the run into a temporary folder) for Export Model.
 class ImageWorker : public ExperimentWorker {
     Q_OBJECT
 public:
-    explicit ImageWorker(std::shared_ptr<const ImageJobHooks> hooks)
-        : ExperimentWorker(tr("Image experiment")),
-          m_hooks(std::move(hooks))
-    {
-    }
+    ImageWorker() : ExperimentWorker(tr("Image experiment")) {}
 
     /// Copies the last finished run's model files into `dir` through a staging folder,
     /// so that a failure leaves `dir` as it was.
@@ -73,15 +74,14 @@ public:
         QStringList written;
         QString error;
         try {
-            if (!m_networks || m_networkFiles.empty())
+            if (!m_networks || m_networkFiles.isEmpty())
                 throw std::runtime_error("no networks to save: run the experiment first");
             StagedFolder staged(dir.toStdString());
             for (const auto& file : m_networkFiles)
                 for (const char* suffix : {"", ".json"}) {
-                    const std::string name = file + suffix;
+                    const std::string name = file.toStdString() + suffix;
                     std::error_code ec;
-                    std::filesystem::copy_file(m_networks->filePath(QString::fromStdString(name)).toStdString(),
-                                               staged.path() + "/" + name, ec);
+                    std::filesystem::copy_file(networksFolder() + "/" + name, staged.path() + "/" + name, ec);
                     if (ec)
                         throw OutputError("cannot write " + dir.toStdString() + "/" + name + ": " + ec.message());
                     written << QString::fromStdString(name);
@@ -98,7 +98,7 @@ protected:
     void execute(JobKind job, const QVariant& settings, const CostMatrix& costs, QString& json, QString& csv) override
     {
         if (job == JobKind::Recorrect)
-            recorrectCached(costs);
+            recorrectCached(costs, json, csv);
         else if (job == ImageJobRunner::kOpenModel)
             evaluateModel(settings.value<ImageModelRequest>(), costs, json, csv);
         else
@@ -111,10 +111,14 @@ private:
     /// it belongs to (a re-correction).
     class Reporter : public ProgressChannel {
     public:
-        Reporter(ImageWorker* worker, QString phasePrefix, QString run = {}, QString series = {})
-            : ProgressChannel(worker, std::move(phasePrefix)), m_worker(worker), m_run(std::move(run)),
-              m_series(std::move(series))
+        Reporter(ImageWorker* worker, QString phasePrefix, QString series = {})
+            : ProgressChannel(worker, std::move(phasePrefix)), m_worker(worker), m_series(std::move(series))
         {
+        }
+        void nameRun(QString run)
+        {
+            std::lock_guard lock(m_mutex);
+            m_run = std::move(run);
         }
 
     protected:
@@ -158,105 +162,56 @@ private:
         QVector<TrainingPoint> m_training;
     };
 
-    const ImageDataset& loadData(const ImageRunChoices& c)
-    {
-        const QString key = QStringLiteral("%1|%2|%3|%4|%5")
-                                .arg(QString::fromStdString(c.data)).arg(c.maxTrain).arg(c.maxTest).arg(c.seed)
-                                .arg(c.preview);
-        if (m_hooks && m_hooks->loadData) {
-            m_data = m_hooks->loadData(c);
-            m_dataKey.clear();
-            return m_data;
-        }
-        if (key == m_dataKey)
-            return m_data;
-        Q_EMIT logMessage(tr("Loading %1 ...").arg(QString::fromStdString(c.data)));
-        try {
-            m_data = loadChosenData(c);
-            m_dataKey = key;
-        } catch (const Cancelled&) {
-            throw;
-        } catch (const std::exception& e) {
-            m_dataKey.clear();
-            throw DataUnavailable(e.what());
-        }
-        return m_data;
-    }
+    std::string networksFolder() const { return m_networks->path().toStdString() + "/networks"; }
 
-    /// The run's threads by the policy of every route (runThreads: one core stays with
-    /// the GUI thread), set on this thread, where the engine's operations run.
-    static void setThreads(const ImageRunRequest& s)
+    /// The views this page draws, from the run's typed events (converted here, on the
+    /// job's thread, into plain data).
+    RunViews views(Reporter& reporter)
     {
-        configureThreads(runThreads(ExperimentRegistry::global().get(s.experiment.toStdString()), s.settings,
-                                    CoreShare::LeaveOneForGui));
-    }
-
-    ImageDataInfo info(const ImageDataset& data, const QString& experiment, const ModelSpec& model,
-                       const CostMatrix& costs) const
-    {
-        ImageDataInfo i;
-        i.experiment = experiment;
-        i.name = QString::fromStdString(data.name);
-        for (const auto& n : data.classNames)
-            i.classNames << QString::fromStdString(n);
-        i.inputShape = describeShape(data.inputShape);
-        i.trainCount = data.train.size();
-        i.testCount = data.test.size();
-        i.model = QString::fromStdString(model.describe());
-        i.costs = costs;
-        return i;
-    }
-
-    /// The window's matrix when it fits the data (class names from the data), else the
-    /// preset's.
-    static CostMatrix costsFor(const CostMatrix& window, const CostMatrix& preset, const ImageDataset& data)
-    {
-        if (window.numClasses() != data.classes())
-            return preset;
-        CostMatrix c = window;
-        c.setClassNames(data.classNames);
-        return c;
-    }
-
-    /// The folder a run writes its networks into as they are trained; kept (networks
-    /// announced) only when the run finishes.
-    struct RunNetworks {
-        std::unique_ptr<QTemporaryDir> dir;
-        std::vector<std::string> files;
-        std::optional<ImageNetworkWriter> writer;  ///< also writes a re-corrected q over the run's
-    };
-
-    /// Writes each network as the run reports it (on this thread, while it is valid).
-    NetworkSink networkSink(RunNetworks& out, const ImageRunRequest& s, const ImageDataset& data, uint64_t seed)
-    {
-        out.dir = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/lcs-networks-XXXXXX"));
-        if (!out.dir->isValid()) {
-            Q_EMIT logMessage(tr("Warning: no temporary folder for the run's networks (%1): Export Model will have "
-                                 "nothing to save.")
-                                  .arg(out.dir->errorString()));
-            out.dir.reset();
-            return {};
-        }
-        out.writer.emplace(s.experiment.toStdString(), data, seed);
-        return [&out](const TrainedNetwork& n) {
-            const auto file = out.writer->write(n, out.dir->path().toStdString());
-            if (std::find(out.files.begin(), out.files.end(), file) == out.files.end())
-                out.files.push_back(file);
+        RunViews v;
+        v.imageRunStarted = [this](const ImageRunStarted& e) {
+            ImageDataInfo i;
+            i.experiment = QString::fromStdString(e.experiment);
+            i.name = QString::fromStdString(e.data.name);
+            for (const auto& n : e.data.classNames)
+                i.classNames << QString::fromStdString(n);
+            i.inputShape = describeShape(e.data.inputShape);
+            i.trainCount = e.data.train.size();
+            i.testCount = e.data.test.size();
+            i.model = QString::fromStdString(e.model);
+            i.costs = e.costs;
+            if (i.costs.numClasses() == e.data.classes())
+                i.costs.setClassNames(e.data.classNames);
+            emitView(&ImageJobRunner::dataReady, i);
         };
+        v.comparison = [this, &reporter](const ComparisonShown& e) {
+            reporter.flush();  // the curves that led to this q first
+            auto view = comparisonView(e.comparison, e.classNames, e.comparison.costs, e.testImages, e.channelMean, e.channelStd);
+            const QString experiment = QString::fromStdString(e.experiment);
+            const QString uncorrected = QString::fromStdString(e.uncorrectedMethod);
+            view.experiment = experiment;
+            view.recorrected = e.recorrected;
+            view.seconds = e.seconds;
+            view.collapsed = e.collapsed;
+            view.uncorrectedLabel = uncorrected == QLatin1String("sghmc_s") ? tr("S (SGHMC student)")
+                                                                            : imageSeriesLabel(uncorrected);
+            view.uncorrectedMethod = methodIn(uncorrected, experiment);
+            view.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
+            emitView(&ImageJobRunner::comparison, view);
+        };
+        v.corruptionFinished = [this](const CorruptionResult& r) {
+            emitView(&ImageJobRunner::summary, summaryView(r));
+            emitView(&ImageJobRunner::trainingTime, TrainingTimeView{});
+        };
+        v.selectiveFinished = [this](const SelectiveResult& r) {
+            emitView(&ImageJobRunner::summary, summaryView(r));
+            emitView(&ImageJobRunner::trainingTime, trainingTimeView(r));
+            emitView(&ImageJobRunner::riskCoverage, riskCoverageView(r));
+        };
+        return v;
     }
 
-    void keepNetworks(RunNetworks& networks, const QString& experiment)
-    {
-        m_networks = std::move(networks.dir);
-        m_networkFiles = std::move(networks.files);
-        m_networkWriter = std::move(networks.writer);
-        QStringList files;
-        for (const auto& f : m_networkFiles)
-            files << QString::fromStdString(f);
-        emitView(&ImageJobRunner::networksChanged, files.isEmpty() ? QString() : experiment, files);
-    }
-
-    void runExperiment(const ImageRunRequest& s, const CostMatrix& costs, QString& json, QString& csv)
+    void dropLastRun()
     {
         m_cache.reset();
         Q_EMIT cacheDropped();
@@ -264,88 +219,87 @@ private:
         m_networks.reset();
         m_networkFiles.clear();
         emitView(&ImageJobRunner::networksChanged, QString(), QStringList());
+    }
+
+    /// The model files the run saved ("<stem>.pt", each beside its sidecar), announced.
+    void keepNetworks(const QString& experiment)
+    {
+        const QDir dir(QString::fromStdString(networksFolder()));
+        m_networkFiles = dir.entryList({QStringLiteral("*.pt")}, QDir::Files, QDir::Name);
+        emitView(&ImageJobRunner::networksChanged, m_networkFiles.isEmpty() ? QString() : experiment, m_networkFiles);
+    }
+
+    void runExperiment(const ImageRunRequest& s, const CostMatrix& costs, QString& json, QString& csv)
+    {
+        dropLastRun();
         ++runs;
-        const auto choices = runChoices(s);
-        const ImageDataset& data = loadData(choices);
-        throwIfCancelled();
-        RunNetworks networks;  // a failed or cancelled run takes its folder with it
-        if (!s.isSelective()) {
-            auto config = corruptionConfigFor(choices, data);
-            config.costs = costsFor(costs, config.costs, data);
-            if (config.costs.hasReferral())
-                throw InputError("label corruption decides classes only: turn the referral option off");
-            if (m_hooks && m_hooks->tuneCorruption)
-                m_hooks->tuneCorruption(config);
-            setThreads(s);
-            emitView(&ImageJobRunner::dataReady, info(data, s.experiment, config.model, config.costs));
-            Q_EMIT logMessage(tr("Label corruption on %1: %2 training, %3 test images; %4; %5 rate(s) x %6 trial(s)")
-                                  .arg(QString::fromStdString(data.name)).arg(data.train.size()).arg(data.test.size())
-                                  .arg(QString::fromStdString(config.model.describe())).arg(config.rates.size())
-                                  .arg(config.trials));
-            Reporter reporter(this, QString::fromLatin1(kCorruptionExperiment));
-            reporter.setPlan(corruptionPlan(config));
-            config.onNetwork = networkSink(networks, s, data, config.seed);
-            // Heat maps and the gallery fill in as each run's q is trained, not at the end.
-            config.onComparison = [&](const DecisionComparison& c, const at::Tensor& testImages) {
-                sendComparison(reporter, c, data, config.costs, testImages, s.experiment, "sgld_s");
-            };
-            auto result = runCorruptionExperiment(data, config, reporter.context(cancelToken()));
-            reporter.flush();
-            const auto preview = notePreview(choices, result.seconds, data.train.size(), data.test.size(), result.record);
-            emitView(&ImageJobRunner::summary, summaryView(result));
-            emitView(&ImageJobRunner::trainingTime, TrainingTimeView{});
-            Q_EMIT logMessage(QString::fromStdString(corruptionTable(result) + preview).trimmed());
-            json = QString::fromStdString(corruptionJson(result));
-            csv = QString::fromStdString(corruptionCsv(result));
-            keepCache(s, data, result.cache, config.costs);
+        const ImageExperiment& entry = imageEntry(s.experiment);
+        // Every network the run trains, saved by the run (all of them once it ends).
+        OutputPaths outputs;
+        m_networks = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/lcs-networks-XXXXXX"));
+        if (m_networks->isValid()) {
+            outputs["save_models"] = networksFolder();
         } else {
-            auto config = selectiveConfigFor(choices, data);
-            // The window's matrix without its referral column is the base the referral
-            // costs are added to.
-            CostMatrix base = costsFor(costs, config.baseCosts, data);
-            base.setReferral(std::nullopt);
-            config.baseCosts = base;
-            if (m_hooks && m_hooks->tuneSelective)
-                m_hooks->tuneSelective(config);
-            setThreads(s);
-            emitView(&ImageJobRunner::dataReady, info(data, s.experiment, config.model, config.baseCosts));
-            Q_EMIT logMessage(tr("Selective classification on %1 (rotated ±%2°): %3 training, %4 test images; %5; "
-                                 "%6 referral cost(s) x %7 trial(s)")
-                                  .arg(QString::fromStdString(data.name)).arg(config.maxRotationDegrees)
-                                  .arg(data.train.size()).arg(data.test.size())
-                                  .arg(QString::fromStdString(config.model.describe()))
-                                  .arg(config.referralCosts.size()).arg(config.trials));
-            Reporter reporter(this, QString::fromLatin1(kSelectiveExperiment));
-            reporter.setPlan(selectivePlan(config));
-            config.onNetwork = networkSink(networks, s, data, config.seed);
-            // Live, with the trial's own rotated test images (what the networks decided on).
-            config.onComparison = [&](const DecisionComparison& c, const at::Tensor& testImages) {
-                sendComparison(reporter, c, data, selectiveCosts(config.baseCosts, c.rate), testImages, s.experiment,
-                               "sghmc");
-            };
-            auto result = runSelectiveExperiment(data, config, reporter.context(cancelToken()));
-            reporter.flush();
-            const auto preview = notePreview(choices, result.seconds, data.train.size(), data.test.size(), result.record);
-            emitView(&ImageJobRunner::summary, summaryView(result));
-            emitView(&ImageJobRunner::trainingTime, trainingTimeView(result));
-            emitView(&ImageJobRunner::riskCoverage, riskCoverageView(result));
-            Q_EMIT logMessage(QString::fromStdString(selectiveTable(result) + preview).trimmed());
-            json = QString::fromStdString(selectiveJson(result));
-            csv = QString::fromStdString(selectiveCsv(result));
-            keepCache(s, data, result.cache,
-                      selectiveCosts(config.baseCosts, result.cache ? result.cache->rate : config.referralCosts.back()));
+            Q_EMIT logMessage(tr("Warning: no temporary folder for the run's networks (%1): Export Model will have "
+                                 "nothing to save.")
+                                  .arg(m_networks->errorString()));
+            m_networks.reset();
         }
-        keepNetworks(networks, s.experiment);
+        Reporter reporter(this, s.experiment);
+        const RunViews shown = views(reporter);
+        JobContext ctx = reporter.context(cancelToken());
+        ctx.views = &shown;
+        auto run = lcs::runExperiment(entry, s.settings,
+                                      costs.numClasses() > 0 ? std::optional<CostMatrix>(costs) : std::nullopt, ctx,
+                                      outputs, CoreShare::LeaveOneForGui);
+        reporter.flush();
+        Q_EMIT logMessage(QString::fromStdString(run.output.table).trimmed());
+        json = QString::fromStdString(run.output.json);
+        csv = QString::fromStdString(run.output.csv);
+        m_cache = std::move(run.cache);
+        m_cacheExperiment = s.experiment;
+        if (m_cache) {
+            emitView(&ImageJobRunner::cacheExperimentChanged, s.experiment);
+            Q_EMIT cacheReady(QString::fromStdString(m_cache->describe()), m_cache->costs());
+        } else {
+            Q_EMIT logMessage(tr("No student S to re-correct (\"ours\" did not run): a cost edit needs a new run."));
+        }
+        if (m_networks)
+            keepNetworks(s.experiment);
+    }
+
+    /// Re-trains only q on the cached S, through the state the run left (the one
+    /// re-correction of every route); its comparison arrives as a view like a run's.
+    void recorrectCached(const CostMatrix& costs, QString& json, QString& csv)
+    {
+        if (!m_cache)
+            throw std::runtime_error("no student S cached: run the experiment (with \"ours\") first");
+        const bool selective = m_cacheExperiment == QLatin1String(kSelectiveExperiment);
+        Reporter reporter(this, tr("re-correction"), QString::fromLatin1(kRecorrectedSeries));
+        const RunViews shown = views(reporter);
+        JobContext ctx = reporter.context(cancelToken());
+        ctx.views = &shown;
+        // The re-correction declares the one task it trains: its curve joins that run's.
+        ctx.plan = [&reporter, selective, declare = ctx.plan](const TaskPlan& plan, PlanProgress::Order order) {
+            reporter.nameRun(cachedRunName(plan, selective));
+            declare(plan, order);
+        };
+        Q_EMIT logMessage(tr("Re-training q for the new costs from the cached S (nothing re-sampled)"));
+        const auto output = m_cache->recorrect(costs, ctx);
+        reporter.flush();
+        ++recorrections;
+        Q_EMIT logMessage(QString::fromStdString(output.table).trimmed());
+        json = QString::fromStdString(output.json);
+        csv = QString::fromStdString(output.csv);
     }
 
     /// Decides the test images of the request's data with an exported classifier.
     void evaluateModel(const ImageModelRequest& r, const CostMatrix& costs, QString& json, QString& csv)
     {
-        const ImageDataset& data = loadData(runChoices(r.data));
-        throwIfCancelled();
         ProgressChannel channel(this, tr("model evaluation"));
         channel.setPlan({{TaskIdentity{"evaluate", std::nullopt, 0}, 1.0}});
-        const auto e = evaluateImageModel(r.path.toStdString(), data, costs, channel.context(cancelToken()));
+        const auto e = imageEntry(r.data.experiment)
+                           .evaluateModel(r.path.toStdString(), r.data.settings, costs, channel.context(cancelToken()));
         channel.flush();
         const QString matrix = e.sidecarCosts ? tr("its sidecar's cost matrix (the window's has %1 classes)")
                                                     .arg(costs.numClasses())
@@ -362,102 +316,14 @@ private:
         csv = QString::fromStdString(imageModelEvaluationCsv(e));
     }
 
-    /// One run's comparison of S (the `uncorrected` method) with q, after the curves that
-    /// led to it.
-    void sendComparison(Reporter& reporter, const DecisionComparison& c, const ImageDataset& data,
-                        const CostMatrix& costs, const at::Tensor& testImages, const QString& experiment,
-                        const char* uncorrected)
-    {
-        reporter.flush();
-        auto v = comparisonView(c, data.classNames, costs, testImages, data.channelMean, data.channelStd);
-        v.experiment = experiment;
-        v.uncorrectedLabel = imageSeriesLabel(QString::fromLatin1(uncorrected));
-        v.uncorrectedMethod = methodIn(QString::fromLatin1(uncorrected), experiment);
-        v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
-        emitView(&ImageJobRunner::comparison, v);
-    }
-
-    void keepCache(const ImageRunRequest& s, const ImageDataset& data,
-                   std::shared_ptr<const CorrectionCache> cache, const CostMatrix& costs)
-    {
-        m_cache = std::move(cache);
-        if (!m_cache) {
-            Q_EMIT logMessage(tr("No student S to re-correct (\"ours\" did not run): a cost edit needs a new run."));
-            return;
-        }
-        m_cacheExperiment = s.experiment;
-        m_classNames = data.classNames;
-        m_mean = data.channelMean;
-        m_std = data.channelStd;
-        const QString what = s.isSelective() ? tr("r %1").arg(m_cache->rate) : tr("rate %1").arg(m_cache->rate);
-        emitView(&ImageJobRunner::cacheExperimentChanged, s.experiment);
-        Q_EMIT cacheReady(tr("Student S of %1, trial %2 cached: editing costs re-trains only q.")
-                              .arg(what).arg(m_cache->trial + 1),
-                          costs);
-    }
-
-    void recorrectCached(const CostMatrix& costs)
-    {
-        if (!m_cache)
-            throw std::runtime_error("no student S cached: run the experiment (with \"ours\") first");
-        CostMatrix named = costs;
-        if (named.numClasses() == static_cast<int>(m_classNames.size()))
-            named.setClassNames(m_classNames);
-        const bool selective = m_cacheExperiment == QLatin1String(kSelectiveExperiment);
-        // The correction reports only "epoch N": its curve joins the cached run's.
-        const std::string run = selective ? "trial " + std::to_string(m_cache->trial + 1)
-                                          : "rate " + settingText(m_cache->rate) + ", trial " +
-                                                std::to_string(m_cache->trial + 1);
-        const TaskIdentity task{"ours", m_cache->rate, m_cache->trial};
-        Reporter reporter(this, tr("re-correction"), QString::fromStdString(run),
-                          QString::fromLatin1(kRecorrectedSeries));
-        reporter.setPlan({{task, 1.0}});
-        Q_EMIT logMessage(tr("Re-training q for the new costs from the cached S (nothing re-sampled)"));
-        const auto r = recorrect(*m_cache, named, reporter.context(cancelToken()));
-        reporter.flush();
-        auto v = comparisonView(r.comparison, m_classNames, named, m_cache->testImages, m_mean, m_std);
-        v.experiment = m_cacheExperiment;
-        v.recorrected = true;
-        v.seconds = r.seconds;
-        v.collapsed = r.collapsed;
-        v.uncorrectedLabel = selective ? tr("S (SGHMC student)") : imageSeriesLabel(QStringLiteral("sgld_s"));
-        v.uncorrectedMethod = methodIn(selective ? QStringLiteral("sghmc_s") : QStringLiteral("sgld_s"), m_cacheExperiment);
-        v.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
-        ++recorrections;
-        // Export Model saves the q the window shows: the new one replaces the run's file.
-        if (m_networks && m_networkWriter && r.q) {
-            TrainedNetwork n;
-            n.network = "ours";
-            n.settingName = selective ? "r" : "rate";
-            n.setting = m_cache->rate;
-            n.trial = m_cache->trial;
-            n.model = r.q.get();
-            n.spec = &m_cache->spec;
-            n.costs = &named;
-            n.collapsed = r.collapsed;
-            m_networkWriter->write(n, m_networks->path().toStdString());
-        }
-        emitView(&ImageJobRunner::comparison, v);
-        Q_EMIT logMessage(tr("Re-correction: q trained in %1 s; test cost %2 -> %3, %4 decision(s) changed%5")
-                              .arg(r.seconds, 0, 'f', 2).arg(v.costBefore, 0, 'f', 4).arg(v.costAfter, 0, 'f', 4)
-                              .arg(v.changedCount)
-                              .arg(r.collapsed ? tr(" (warning: q collapsed to one class)") : QString()));
-    }
-
-    std::shared_ptr<const ImageJobHooks> m_hooks;
-    ImageDataset m_data;
-    QString m_dataKey;
-    std::shared_ptr<const CorrectionCache> m_cache;
+    std::shared_ptr<RecorrectionState> m_cache;
     QString m_cacheExperiment;
-    std::vector<std::string> m_classNames;
-    std::vector<double> m_mean, m_std;
-    std::unique_ptr<QTemporaryDir> m_networks;  ///< the last finished run's model files
-    std::vector<std::string> m_networkFiles;
-    std::optional<ImageNetworkWriter> m_networkWriter;
+    std::unique_ptr<QTemporaryDir> m_networks;  ///< the last finished run's model files, in "networks/"
+    QStringList m_networkFiles;
 };
 
-ImageJobRunner::ImageJobRunner(QObject* parent, std::shared_ptr<const ImageJobHooks> hooks)
-    : JobRunner(new ImageWorker(std::move(hooks)), QStringLiteral("lcs-image-jobs"), parent)
+ImageJobRunner::ImageJobRunner(QObject* parent)
+    : JobRunner(new ImageWorker(), QStringLiteral("lcs-image-jobs"), parent)
 {
     qRegisterMetaType<ImageRunRequest>();
     qRegisterMetaType<ImageDataInfo>();

@@ -7,21 +7,22 @@
 
 namespace lcs::ui {
 
-struct ImageJobHooks;
 class ImageWorker;
 
 /// The image experiments (label corruption, selective classification) on the one
-/// JobRunner: engine progress becomes queued signals with plain data, throttled to about
-/// 10 Hz. The worker keeps the last run's student S (the engine's CorrectionCache), so a
-/// cost edit re-trains only q, and the model files of every network the run trained, so
-/// that they can be saved. Adds the page's views: data, curves, comparisons.
+/// JobRunner, a view adapter over the one run path: every job runs the registry's entry
+/// (runExperiment; a re-correction on the state its run left), and the run's typed views
+/// (data, comparisons, the finished result) and progress become queued signals with
+/// plain data, throttled to about 10 Hz. The worker keeps the last run's state to
+/// re-correct, so a cost edit re-trains only q, and the model files the run saved, so
+/// that they can be exported.
 class ImageJobRunner : public JobRunner {
     Q_OBJECT
 public:
     /// The job that decides the page's data with an opened model (File > Open Model).
     static constexpr Job kOpenModel = Job::Evaluate;
 
-    explicit ImageJobRunner(QObject* parent = nullptr, std::shared_ptr<const ImageJobHooks> hooks = {});
+    explicit ImageJobRunner(QObject* parent = nullptr);
 
     /// kCorruptionExperiment or kSelectiveExperiment: the experiment whose S is cached.
     QString cacheExperiment() const { return m_cacheExperiment; }

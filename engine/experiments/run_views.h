@@ -1,0 +1,63 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "core/job.h"
+#include "decision/cost_matrix.h"
+
+/// What a run shows while it runs, as typed events: a front end that draws (the window's
+/// pages) sets the callbacks it wants in a RunViews and hands it to the run through
+/// JobContext::views; the command line sets none. Each event is valid during the call
+/// only and arrives on the job's thread, so a receiver copies what it keeps into its own
+/// plain data before the call returns.
+namespace lcs {
+
+struct CorruptionResult;
+struct DecisionComparison;
+struct ImageDataset;
+struct SelectiveResult;
+
+/// An image run has loaded its data and fixed its network and matrix, before any training.
+struct ImageRunStarted {
+    const std::string& experiment;
+    const ImageDataset& data;
+    std::string model;        ///< the network, described ("MLP 784-200-10")
+    const CostMatrix& costs;  ///< the matrix the run decides under (selective: without referral)
+};
+
+/// q compared with the rule it corrects on the test images both decided: live after each
+/// trained q, and once after every re-correction.
+struct ComparisonShown {
+    const std::string& experiment;
+    const DecisionComparison& comparison;
+    const at::Tensor& testImages;      ///< the images the comparison's indices refer to, standardised
+    const std::vector<std::string>& classNames;
+    const std::vector<double>& channelMean;  ///< to undo the standardisation for display
+    const std::vector<double>& channelStd;
+    std::string uncorrectedMethod;     ///< catalogue id of the rule q is compared with ("sgld_s")
+    bool recorrected = false;          ///< q re-trained for new costs on the cached S
+    double seconds = 0;                ///< a re-correction's training time
+    bool collapsed = false;            ///< q collapsed to one decision
+};
+
+/// The views a front end draws; an unset callback is not called.
+struct RunViews {
+    std::function<void(const ImageRunStarted&)> imageRunStarted;
+    std::function<void(const ComparisonShown&)> comparison;
+    std::function<void(const CorruptionResult&)> corruptionFinished;
+    std::function<void(const SelectiveResult&)> selectiveFinished;
+};
+
+/// Calls `member` of the context's views with `event`, where both are set.
+template <class Event>
+void showView(const JobContext& ctx, std::function<void(const Event&)> RunViews::*member, const Event& event)
+{
+    if (ctx.views && ctx.views->*member)
+        (ctx.views->*member)(event);
+}
+
+} // namespace lcs
