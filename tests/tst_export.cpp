@@ -168,6 +168,24 @@ private Q_SLOTS:
                 QVERIFY2(QString(e.what()).contains(QString::fromStdString(message)), e.what());
             }
         }
+        // Only an MLP corrects a predictive as a residual: a ResNet sidecar that claims it
+        // is refused, whichever field the file lists first.
+        ModelInfo resnet;
+        resnet.architecture = "resnet18";
+        resnet.inputShape = {1, 8, 8};
+        resnet.width = 4;
+        resnet.classes = 3;
+        resnet.torchScript = true;
+        resnet.residualOnPredictive = true;
+        resnet.weightsBytes = 1 << 20;
+        resnet.weightsChecksum = "0123456789abcdef";
+        try {
+            modelInfoFromJson(modelInfoToJson(resnet), "resnet.pt.json");
+            QFAIL("a residual ResNet was accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).contains("residual_on_predictive") && QString(e.what()).contains("MLP only"),
+                     e.what());
+        }
     }
 
     void networksExportAsTorchScript_data()

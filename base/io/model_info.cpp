@@ -118,32 +118,23 @@ std::string modelInfoToJson(const ModelInfo& info)
     return j.dump(2) + "\n";
 }
 
-ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
+namespace {
+
+/// A name field (role, experiment, method, ...), capped.
+std::string nameField(const JsonObjectReader& r, const char* key)
 {
-    const auto j = parseJsonInput(text, source, JsonLimits{size_t{16} << 20, 16});
-    const JsonObjectReader r(j, source);
-    r.refuseUnknown({"format", "version", "role", "experiment", "method", "replicate", "seed", "architecture",
-                     "weights", "collapsed", "class_names", "cost_matrix", "preset", "input", "output", "program",
-                     "residual_on_predictive"});
-    if (r.stringOr("format", "") != kFormat)
-        r.fail("format", std::string("must be \"") + kFormat + "\"");
-    const auto version = r.integer("version", 1, 1000);
-    if (version < kOldestVersion || version > kVersion)
-        r.fail("version", "is " + std::to_string(version) + "; this LC Studio reads versions " +
-                              std::to_string(kOldestVersion) + " to " + std::to_string(kVersion) +
-                              (version < kOldestVersion ? " (older files carry no weights checksum: save the model again)"
-                                                        : ""));
-    ModelInfo info;
-    info.torchScript = version >= 3;
-    auto name = [&](const char* key) {
-        const auto s = r.stringOr(key, "");
-        if (s.size() > kMaxNameLength)
-            r.fail(key, "is longer than " + std::to_string(kMaxNameLength) + " characters");
-        return s;
-    };
-    info.role = name("role");
-    info.experiment = name("experiment");
-    info.method = name("method");
+    const auto s = r.stringOr(key, "");
+    if (s.size() > kMaxNameLength)
+        r.fail(key, "is longer than " + std::to_string(kMaxNameLength) + " characters");
+    return s;
+}
+
+/// What the network is for: role, experiment, method, replicate, seed, flags.
+void readIdentity(const JsonObjectReader& r, ModelInfo& info)
+{
+    info.role = nameField(r, "role");
+    info.experiment = nameField(r, "experiment");
+    info.method = nameField(r, "method");
     info.replicate = static_cast<int>(r.integerOr("replicate", -1, -1, 1 << 20));
     if (r.has("seed")) {
         const auto& s = r.require("seed");
@@ -156,13 +147,11 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
     }
     if (r.has("collapsed"))
         info.collapsed = r.boolean("collapsed");
-    if (r.has("residual_on_predictive")) {
-        info.residualOnPredictive = r.boolean("residual_on_predictive");
-        if (info.residualOnPredictive && info.architecture != "mlp")
-            r.fail("residual_on_predictive", "applies to an MLP only");
-    }
+}
 
-    const auto arch = r.object("architecture");
+/// The architecture object: type and sizes, each capped.
+void readArchitecture(const JsonObjectReader& arch, ModelInfo& info)
+{
     info.architecture = arch.string("type");
     if (info.architecture == "mlp") {
         arch.refuseUnknown({"type", "inputs", "hidden", "classes", "activation", "input_shape"});
@@ -201,63 +190,72 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
                                          " values, the MLP's inputs");
         info.inputShape.assign(shape.begin(), shape.end());
     }
-    if (info.torchScript) {
-        const auto input = r.object("input");
-        input.refuseUnknown({"shape", "dtype", "values", "standardisation", "columns"});
-        const auto shape = input.integers("shape", 3, 1, kMaxModelInputs);
-        if (std::vector<int64_t>(shape.begin(), shape.end()) != info.inputDims())
-            input.fail("shape", "does not match the architecture's input");
-        if (input.string("dtype") != "float32")
-            input.fail("dtype", "must be \"float32\"");
-        if (input.has("standardisation")) {
-            const auto st = input.object("standardisation");
-            st.refuseUnknown({"mean", "std"});
-            // One per channel of an image, one per feature of a table.
-            const auto channels = info.inputDims().front();
-            info.inputMean = st.numbers("mean", static_cast<size_t>(channels));
-            info.inputStd = st.numbers("std", static_cast<size_t>(channels));
-            if (info.inputMean.size() != info.inputStd.size() ||
-                static_cast<int64_t>(info.inputMean.size()) != channels)
-                st.fail("mean", "needs one mean and one std per input channel (image) or feature (table)");
-            for (double s : info.inputStd)
-                if (!(s >= 1e-6))
-                    st.fail("std", "must be at least 1e-6 for every channel");
-        }
-        if (input.has("columns")) {
-            const auto& columns = input.require("columns");
-            if (!columns.is_array() || columns.empty() || static_cast<int64_t>(columns.size()) > info.inputs)
-                input.fail("columns", "must be an array of 1 to " + std::to_string(info.inputs) +
-                                          " columns (the network's inputs)");
-            size_t width = 0;
-            for (size_t i = 0; i < columns.size(); ++i) {
-                const JsonObjectReader c(columns[i], source, "input.columns[" + std::to_string(i) + "].");
-                c.refuseUnknown({"name", "levels"});
-                InputColumn column{c.string("name"), {}};
-                if (column.name.size() > kMaxColumnTextLength)
-                    c.fail("name", "is longer than " + std::to_string(kMaxColumnTextLength) + " characters");
-                if (c.has("levels")) {
-                    column.levels = c.strings("levels", kMaxCategoryLevels);
-                    if (column.levels.empty())
-                        c.fail("levels", "is empty (a numeric column has no levels field)");
-                    for (size_t k = 0; k < column.levels.size(); ++k) {
-                        if (column.levels[k].empty() || column.levels[k].size() > kMaxColumnTextLength)
-                            c.fail("levels", "holds a level that is empty or longer than " +
-                                                 std::to_string(kMaxColumnTextLength) + " characters");
-                        if (k > 0 && !(column.levels[k - 1] < column.levels[k]))
-                            c.fail("levels", "must be sorted and distinct (\"" + column.levels[k].substr(0, 40) +
-                                                 "\" is out of place)");
-                    }
-                }
-                width += column.categorical() ? column.levels.size() : 1;
-                info.inputColumns.push_back(std::move(column));
-            }
-            if (static_cast<int64_t>(width) != info.inputs)
-                input.fail("columns", "encode to " + std::to_string(width) + " features, the network takes " +
-                                          std::to_string(info.inputs));
-        }
-    }
+}
 
-    const auto weights = r.object("weights");
+/// input.columns: a table's columns, which must encode to the network's inputs.
+void readInputColumns(const JsonObjectReader& input, const std::string& source, ModelInfo& info)
+{
+    const auto& columns = input.require("columns");
+    if (!columns.is_array() || columns.empty() || static_cast<int64_t>(columns.size()) > info.inputs)
+        input.fail("columns", "must be an array of 1 to " + std::to_string(info.inputs) +
+                                  " columns (the network's inputs)");
+    size_t width = 0;
+    for (size_t i = 0; i < columns.size(); ++i) {
+        const JsonObjectReader c(columns[i], source, "input.columns[" + std::to_string(i) + "].");
+        c.refuseUnknown({"name", "levels"});
+        InputColumn column{c.string("name"), {}};
+        if (column.name.size() > kMaxColumnTextLength)
+            c.fail("name", "is longer than " + std::to_string(kMaxColumnTextLength) + " characters");
+        if (c.has("levels")) {
+            column.levels = c.strings("levels", kMaxCategoryLevels);
+            if (column.levels.empty())
+                c.fail("levels", "is empty (a numeric column has no levels field)");
+            for (size_t k = 0; k < column.levels.size(); ++k) {
+                if (column.levels[k].empty() || column.levels[k].size() > kMaxColumnTextLength)
+                    c.fail("levels", "holds a level that is empty or longer than " +
+                                         std::to_string(kMaxColumnTextLength) + " characters");
+                if (k > 0 && !(column.levels[k - 1] < column.levels[k]))
+                    c.fail("levels", "must be sorted and distinct (\"" + column.levels[k].substr(0, 40) +
+                                         "\" is out of place)");
+            }
+        }
+        width += column.categorical() ? column.levels.size() : 1;
+        info.inputColumns.push_back(std::move(column));
+    }
+    if (static_cast<int64_t>(width) != info.inputs)
+        input.fail("columns", "encode to " + std::to_string(width) + " features, the network takes " +
+                                  std::to_string(info.inputs));
+}
+
+/// The input object of a TorchScript file: shape, dtype, standardisation, columns.
+void readInput(const JsonObjectReader& input, const std::string& source, ModelInfo& info)
+{
+    input.refuseUnknown({"shape", "dtype", "values", "standardisation", "columns"});
+    const auto shape = input.integers("shape", 3, 1, kMaxModelInputs);
+    if (std::vector<int64_t>(shape.begin(), shape.end()) != info.inputDims())
+        input.fail("shape", "does not match the architecture's input");
+    if (input.string("dtype") != "float32")
+        input.fail("dtype", "must be \"float32\"");
+    if (input.has("standardisation")) {
+        const auto st = input.object("standardisation");
+        st.refuseUnknown({"mean", "std"});
+        // One per channel of an image, one per feature of a table.
+        const auto channels = info.inputDims().front();
+        info.inputMean = st.numbers("mean", static_cast<size_t>(channels));
+        info.inputStd = st.numbers("std", static_cast<size_t>(channels));
+        if (info.inputMean.size() != info.inputStd.size() || static_cast<int64_t>(info.inputMean.size()) != channels)
+            st.fail("mean", "needs one mean and one std per input channel (image) or feature (table)");
+        for (double s : info.inputStd)
+            if (!(s >= 1e-6))
+                st.fail("std", "must be at least 1e-6 for every channel");
+    }
+    if (input.has("columns"))
+        readInputColumns(input, source, info);
+}
+
+/// The weights object, checked against the architecture before anything is allocated.
+void readWeights(const JsonObjectReader& weights, const JsonObjectReader& arch, ModelInfo& info)
+{
     weights.refuseUnknown({"format", "bytes", "fnv1a64"});
     if (info.torchScript && weights.string("format") != "torchscript")
         weights.fail("format", "must be \"torchscript\"");
@@ -271,7 +269,11 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
     if (info.architecture == "mlp" && static_cast<uint64_t>(info.parameterCount()) * 4 > info.weightsBytes)
         arch.fail("hidden", "describes " + std::to_string(info.parameterCount()) + " parameters, more than the "
                                 + std::to_string(info.weightsBytes) + "-byte weights file can hold");
+}
 
+/// The matrix the network decides for and its class names, which must fit its classes.
+void readDecisions(const JsonObjectReader& r, const std::string& source, ModelInfo& info)
+{
     if (r.hasValue("cost_matrix"))
         info.costs = costMatrixFromJson(r.require("cost_matrix").dump(), source + " (cost_matrix)");
     if (r.has("class_names")) {
@@ -287,12 +289,43 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
     if (!info.costs.empty() && info.costs.numClasses() != info.classes)
         r.fail("cost_matrix", "has " + std::to_string(info.costs.numClasses()) + " classes, the network "
                                   + std::to_string(info.classes));
-    if (r.has("preset"))
-        name("preset");
-    if (r.has("output"))
-        name("output");
-    if (r.has("program"))
-        name("program");
+}
+
+} // namespace
+
+ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
+{
+    const auto j = parseJsonInput(text, source, JsonLimits{size_t{16} << 20, 16});
+    const JsonObjectReader r(j, source);
+    r.refuseUnknown({"format", "version", "role", "experiment", "method", "replicate", "seed", "architecture",
+                     "weights", "collapsed", "class_names", "cost_matrix", "preset", "input", "output", "program",
+                     "residual_on_predictive"});
+    if (r.stringOr("format", "") != kFormat)
+        r.fail("format", std::string("must be \"") + kFormat + "\"");
+    const auto version = r.integer("version", 1, 1000);
+    if (version < kOldestVersion || version > kVersion)
+        r.fail("version", "is " + std::to_string(version) + "; this LC Studio reads versions " +
+                              std::to_string(kOldestVersion) + " to " + std::to_string(kVersion) +
+                              (version < kOldestVersion ? " (older files carry no weights checksum: save the model again)"
+                                                        : ""));
+    ModelInfo info;
+    info.torchScript = version >= 3;
+    readIdentity(r, info);
+    const auto arch = r.object("architecture");
+    readArchitecture(arch, info);
+    // After the architecture: only an MLP can be a residual on the predictive.
+    if (r.has("residual_on_predictive")) {
+        info.residualOnPredictive = r.boolean("residual_on_predictive");
+        if (info.residualOnPredictive && info.architecture != "mlp")
+            r.fail("residual_on_predictive", "applies to an MLP only");
+    }
+    if (info.torchScript)
+        readInput(r.object("input"), source, info);
+    readWeights(r.object("weights"), arch, info);
+    readDecisions(r, source, info);
+    for (const char* key : {"preset", "output", "program"})
+        if (r.has(key))
+            nameField(r, key);
     return info;
 }
 
