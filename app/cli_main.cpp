@@ -165,10 +165,146 @@ int runSessionCommand(int argc, char** argv)
     return executeExperiment(experiment, settings, session.costs, outputs, parsed.switches.count("--quiet") > 0);
 }
 
+namespace {
+
+/// The rows `decide` was given, as the network's inputs, and each row as it was given
+/// (a table's cells) where that differs from the numbers.
+struct DecidePoints {
+    std::vector<std::vector<double>> rows;
+    std::vector<std::string> shown;  ///< empty for numeric inputs (printed from `rows`)
+};
+
+/// Rows of a table with categorical columns: read by the sidecar's column names and
+/// encoded as training encoded them.
+DecidePoints encodedPoints(const std::vector<lcs::InputColumn>& columns, const std::vector<std::string>& pointFlags,
+                           const std::string& pointsPath, const std::string& modelPath)
+{
+    DecidePoints out;
+    std::vector<double> encoded;
+    auto encode = [&](const std::vector<std::string>& cells, const std::string& where) {
+        std::string shown;
+        for (const auto& c : cells)
+            shown += (shown.empty() ? "" : ",") + lcs::csvText(c);
+        lcs::appendEncodedRow(columns, cells, where, encoded);
+        out.rows.emplace_back(encoded.begin(), encoded.end());
+        encoded.clear();
+        out.shown.push_back(shown);
+    };
+    for (const auto& value : pointFlags) {
+        std::vector<std::string> cells;
+        for (const auto& c : lcs::splitCsvLine(value))
+            cells.push_back(lcs::trimmedField(c));
+        encode(cells, "--point " + value.substr(0, 80));
+    }
+    if (pointsPath.empty())
+        return out;
+    std::vector<size_t> at;  // the file's column of each of the model's columns
+    lcs::forEachCsvRow(lcs::readFile(pointsPath, size_t{256} << 20), [&](size_t line, const std::vector<std::string>& fields) {
+        if (out.rows.size() >= (size_t{1} << 22))
+            throw lcs::InputError(pointsPath + ": more than " + std::to_string(size_t{1} << 22) + " rows");
+        if (at.empty()) {
+            for (const auto& column : columns) {
+                size_t c = 0;
+                while (c < fields.size() && lcs::trimmedField(fields[c]) != column.name)
+                    ++c;
+                if (c == fields.size())
+                    throw lcs::InputError(pointsPath + " line " + std::to_string(line) + ": no column named \"" +
+                                          column.name.substr(0, 40) + "\"; " + modelPath +
+                                          " reads its rows by the header's names (the training table's)");
+                at.push_back(c);
+            }
+            return;
+        }
+        std::vector<std::string> cells;
+        for (size_t c : at) {
+            if (c >= fields.size())
+                throw lcs::InputError(pointsPath + " line " + std::to_string(line) + ": " +
+                                      std::to_string(fields.size()) + " columns, fewer than the header's");
+            cells.push_back(lcs::trimmedField(fields[c]));
+        }
+        encode(cells, pointsPath + " line " + std::to_string(line));
+    });
+    return out;
+}
+
+/// Numeric rows: --point X,Y,... and a headed numeric CSV.
+DecidePoints numericPoints(const std::vector<std::string>& pointFlags, const std::string& pointsPath)
+{
+    DecidePoints out;
+    for (const auto& value : pointFlags)
+        out.rows.push_back(parseNumbers("--point", value));
+    if (!pointsPath.empty()) {
+        const auto table = lcs::parseNumericCsv(lcs::readFile(pointsPath, size_t{256} << 20), pointsPath,
+                                                size_t{64} << 20);
+        const auto columnCount = static_cast<size_t>(table.values.dim(1));
+        for (size_t i = 0; i < table.values.values.size(); i += columnCount)
+            out.rows.emplace_back(table.values.values.begin() + static_cast<std::ptrdiff_t>(i),
+                                  table.values.values.begin() + static_cast<std::ptrdiff_t>(i + columnCount));
+    }
+    return out;
+}
+
+/// The matrix `decide` decides under: --costs, else the sidecar's; it must fit the network.
+lcs::CostMatrix decideCosts(const lcs::LoadedClassifier& loaded, const std::string& modelPath,
+                            const std::string& costsPath)
+{
+    lcs::CostMatrix costs = loaded.info.costs;
+    if (!costsPath.empty())
+        costs = lcs::loadCostMatrix(costsPath);
+    if (costs.empty())
+        throw UsageError("decide: " + modelPath + ".json has no cost matrix; pass --costs FILE");
+    if (costs.numClasses() != loaded.info.classes)
+        throw UsageError((costsPath.empty() ? modelPath + ".json: its cost matrix" : "--costs " + costsPath) +
+                         " has " + std::to_string(costs.numClasses()) + " classes, the network " + modelPath +
+                         " decides " + std::to_string(loaded.info.classes));
+    return costs;
+}
+
+/// The rows as one input tensor [N, *inputDims], each row checked for its width and the
+/// float range.
+torch::Tensor decideInputs(const std::vector<std::vector<double>>& rows, const std::vector<int64_t>& inputDims)
+{
+    int64_t features = 1;
+    for (auto d : inputDims)
+        features *= d;
+    std::vector<float> flat;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        if (static_cast<int64_t>(rows[i].size()) != features)
+            throw UsageError("decide: point " + std::to_string(i + 1) + " has " + std::to_string(rows[i].size()) +
+                             " features, the model takes " + std::to_string(features));
+        for (double v : rows[i])
+            if (std::abs(v) > std::numeric_limits<float>::max())
+                throw UsageError("decide: point " + std::to_string(i + 1) + ": " + lcs::formatNumber(v) +
+                                 " is beyond the network's float range");
+        flat.insert(flat.end(), rows[i].begin(), rows[i].end());
+    }
+    std::vector<int64_t> shape{static_cast<int64_t>(rows.size())};
+    shape.insert(shape.end(), inputDims.begin(), inputDims.end());
+    return torch::tensor(flat).reshape(shape);
+}
+
+/// One CSV line per row: the row as given, each class's probability, the decision.
+void printDecisions(const DecidePoints& points, const torch::Tensor& probs, const lcs::CostMatrix& costs)
+{
+    auto decisions = lcs::bayesDecisions(probs, lcs::costTensor(costs));
+    const auto probsCpu = probs.to(torch::kDouble).contiguous();
+    const double* p = probsCpu.data_ptr<double>();
+    for (size_t i = 0; i < points.rows.size(); ++i) {
+        std::string row = points.shown.empty() ? std::string() : points.shown[i] + ",";
+        if (points.shown.empty())
+            for (double v : points.rows[i])
+                row += lcs::formatNumber(v) + ",";
+        for (int64_t c = 0; c < probs.size(1); ++c)
+            row += lcs::formatNumber(p[static_cast<int64_t>(i) * probs.size(1) + c]) + ",";
+        row += costs.decisionName(static_cast<int>(decisions[i].item<int64_t>()));
+        std::puts(row.c_str());
+    }
+}
+
+} // namespace
+
 int runDecideCommand(int argc, char** argv)
 {
-    std::string modelPath, pointsPath, costsPath;
-    std::vector<std::vector<double>> points;
     const auto parsed = parseFlags(argc, argv, 2, "decide", {},
                                    {{"--model", true}, {"--points", true}, {"--point", true, /*repeatable=*/true},
                                     {"--costs", true}},
@@ -181,78 +317,17 @@ int runDecideCommand(int argc, char** argv)
         const auto it = parsed.values.find(flag);
         return it == parsed.values.end() ? std::string() : it->second;
     };
-    modelPath = given("--model");
-    pointsPath = given("--points");
-    costsPath = given("--costs");
+    const std::string modelPath = given("--model"), pointsPath = given("--points"), costsPath = given("--costs");
     if (modelPath.empty())
         throw UsageError("decide: --model FILE is required");
     const auto loaded = lcs::loadClassifier(modelPath);
-    // A table with categorical columns: rows are read by the sidecar's column names and
-    // encoded as training encoded them; each printed row shows the cells as given.
-    const auto& columns = loaded.info.inputColumns;
-    std::vector<std::string> shownRows;
-    if (!columns.empty()) {
-        std::vector<double> encoded;
-        auto encode = [&](const std::vector<std::string>& cells, const std::string& where) {
-            std::string shown;
-            for (const auto& c : cells)
-                shown += (shown.empty() ? "" : ",") + lcs::csvText(c);
-            lcs::appendEncodedRow(columns, cells, where, encoded);
-            points.emplace_back(encoded.begin(), encoded.end());
-            encoded.clear();
-            shownRows.push_back(shown);
-        };
-        if (parsed.repeated.count("--point"))
-            for (const auto& value : parsed.repeated.at("--point")) {
-                std::vector<std::string> cells;
-                for (const auto& c : lcs::splitCsvLine(value))
-                    cells.push_back(lcs::trimmedField(c));
-                encode(cells, "--point " + value.substr(0, 80));
-            }
-        if (!pointsPath.empty()) {
-            std::vector<size_t> at;  // the file's column of each of the model's columns
-            lcs::forEachCsvRow(lcs::readFile(pointsPath, size_t{256} << 20), [&](size_t line, const std::vector<std::string>& fields) {
-                if (points.size() >= (size_t{1} << 22))
-                    throw lcs::InputError(pointsPath + ": more than " + std::to_string(size_t{1} << 22) + " rows");
-                if (at.empty()) {
-                    for (const auto& column : columns) {
-                        size_t c = 0;
-                        while (c < fields.size() && lcs::trimmedField(fields[c]) != column.name)
-                            ++c;
-                        if (c == fields.size())
-                            throw lcs::InputError(pointsPath + " line " + std::to_string(line) + ": no column named \"" +
-                                                  column.name.substr(0, 40) + "\"; " + modelPath +
-                                                  " reads its rows by the header's names (the training table's)");
-                        at.push_back(c);
-                    }
-                    return;
-                }
-                std::vector<std::string> cells;
-                for (size_t c : at) {
-                    if (c >= fields.size())
-                        throw lcs::InputError(pointsPath + " line " + std::to_string(line) + ": " +
-                                              std::to_string(fields.size()) + " columns, fewer than the header's");
-                    cells.push_back(lcs::trimmedField(fields[c]));
-                }
-                encode(cells, pointsPath + " line " + std::to_string(line));
-            });
-        }
-    } else {
-        if (parsed.repeated.count("--point"))
-            for (const auto& value : parsed.repeated.at("--point"))
-                points.push_back(parseNumbers("--point", value));
-        if (!pointsPath.empty()) {
-            const auto table = lcs::parseNumericCsv(lcs::readFile(pointsPath, size_t{256} << 20), pointsPath,
-                                                    size_t{64} << 20);
-            const auto columnCount = static_cast<size_t>(table.values.dim(1));
-            for (size_t i = 0; i < table.values.values.size(); i += columnCount)
-                points.emplace_back(table.values.values.begin() + static_cast<std::ptrdiff_t>(i),
-                                    table.values.values.begin() + static_cast<std::ptrdiff_t>(i + columnCount));
-        }
-    }
-    if (points.empty() && !pointsPath.empty())
+    const auto pointFlags = parsed.repeated.count("--point") ? parsed.repeated.at("--point") : std::vector<std::string>{};
+    const auto points = loaded.info.inputColumns.empty()
+                            ? numericPoints(pointFlags, pointsPath)
+                            : encodedPoints(loaded.info.inputColumns, pointFlags, pointsPath, modelPath);
+    if (points.rows.empty() && !pointsPath.empty())
         throw UsageError("decide: " + pointsPath + " has no data row (at most a header line without numbers)");
-    if (points.empty())
+    if (points.rows.empty())
         throw UsageError("decide: no points (use --points FILE or --point X,Y)");
 
     if (lcs::isSegNetArchitecture(loaded.info.architecture))
@@ -262,55 +337,18 @@ int runDecideCommand(int argc, char** argv)
         throw UsageError("decide: " + modelPath + " is a residual q: it corrects a predictive and needs P at every "
                          "row (forward(x, p) in PyTorch); decide with `lcstudio-cli correct`'s decisions.csv, or "
                          "train it with --q-form standalone");
-    const auto inputDims = loaded.info.inputDims();
-    int64_t features = 1;
-    for (auto d : inputDims)
-        features *= d;
     if (loaded.info.collapsed)
         std::fprintf(stderr, "lcstudio-cli: warning: %s collapsed to one class when it was trained\n",
                      modelPath.c_str());
-    lcs::CostMatrix costs = loaded.info.costs;
-    if (!costsPath.empty())
-        costs = lcs::loadCostMatrix(costsPath);
-    if (costs.empty())
-        throw UsageError("decide: " + modelPath + ".json has no cost matrix; pass --costs FILE");
-    if (costs.numClasses() != loaded.info.classes)
-        throw UsageError((costsPath.empty() ? modelPath + ".json: its cost matrix" : "--costs " + costsPath) +
-                         " has " + std::to_string(costs.numClasses()) + " classes, the network " + modelPath +
-                         " decides " + std::to_string(loaded.info.classes));
-    std::vector<float> flat;
-    for (size_t i = 0; i < points.size(); ++i) {
-        if (static_cast<int64_t>(points[i].size()) != features)
-            throw UsageError("decide: point " + std::to_string(i + 1) + " has " + std::to_string(points[i].size())
-                             + " features, the model takes " + std::to_string(features));
-        for (double v : points[i])
-            if (std::abs(v) > std::numeric_limits<float>::max())
-                throw UsageError("decide: point " + std::to_string(i + 1) + ": " + lcs::formatNumber(v) +
-                                 " is beyond the network's float range");
-        flat.insert(flat.end(), points[i].begin(), points[i].end());
-    }
-    std::vector<int64_t> shape{static_cast<int64_t>(points.size())};
-    shape.insert(shape.end(), inputDims.begin(), inputDims.end());
-    const auto probs = loaded.probabilities(torch::tensor(flat).reshape(shape));
+    const auto costs = decideCosts(loaded, modelPath, costsPath);
+    const auto probs = loaded.probabilities(decideInputs(points.rows, loaded.info.inputDims()));
     // A result that is not finite is an error, never printed as a decision.
     const auto finiteRows = torch::isfinite(probs).all(1);
     for (int64_t i = 0; i < finiteRows.size(0); ++i)
         if (!finiteRows[i].item<bool>())
             throw lcs::InputError("decide: " + modelPath + " gives non-finite probabilities for point " +
                                   std::to_string(i + 1) + " (its weights or the input overflow)");
-    auto decisions = lcs::bayesDecisions(probs, lcs::costTensor(costs));
-    const auto probsCpu = probs.to(torch::kDouble).contiguous();
-    const double* p = probsCpu.data_ptr<double>();
-    for (size_t i = 0; i < points.size(); ++i) {
-        std::string row = shownRows.empty() ? std::string() : shownRows[i] + ",";
-        if (shownRows.empty())
-            for (double v : points[i])
-                row += lcs::formatNumber(v) + ",";
-        for (int64_t c = 0; c < probs.size(1); ++c)
-            row += lcs::formatNumber(p[static_cast<int64_t>(i) * probs.size(1) + c]) + ",";
-        row += costs.decisionName(static_cast<int>(decisions[i].item<int64_t>()));
-        std::puts(row.c_str());
-    }
+    printDecisions(points, probs, costs);
     return kExitOk;
 }
 

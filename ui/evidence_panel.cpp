@@ -119,6 +119,13 @@ void EvidencePanel::showCorrection(const CorrectionEvidence& e, const CostMatrix
         showNoEvidence(tr("No held-out evidence in this run."));
         return;
     }
+    showVerdictOf(e);
+    fillRules(e);
+    fillConfusion(e, costs);
+}
+
+void EvidencePanel::showVerdictOf(const CorrectionEvidence& e)
+{
     const auto& first = e.comparisons[0];
     QStringList sentences{tr("Verdict on the %1 rows: %2")
                               .arg(QString::fromStdString(e.setName))
@@ -135,7 +142,10 @@ void EvidencePanel::showCorrection(const CorrectionEvidence& e, const CostMatrix
                              .arg(e.comparisons[k].candidate.cost, 0, 'f', 4)
                              .arg(first.candidate.cost, 0, 'f', 4);
     setVerdict(sentences, first.verdict == Verdict::Worse, first.verdict == Verdict::Better);
+}
 
+void EvidencePanel::fillRules(const CorrectionEvidence& e)
+{
     m_rules->clear();
     m_rules->setColumnCount(7);
     m_rules->setHorizontalHeaderLabels({tr("rule"), tr("cost"), tr("accuracy"), tr("referral"), tr("ECE"),
@@ -163,7 +173,10 @@ void EvidencePanel::showCorrection(const CorrectionEvidence& e, const CostMatrix
         }
     }
     m_rules->show();
+}
 
+void EvidencePanel::fillConfusion(const CorrectionEvidence& e, const CostMatrix& costs)
+{
     // P's and q's decisions on the same rows, side by side in each cell: where q moves
     // rows between classes (how many malignant tumours were missed) reads at a glance.
     const auto& p = e.rules[0];

@@ -45,6 +45,12 @@ public:
 
 private:
     void setVerdict(const QStringList& sentences, bool worse, bool better);
+    /// The verdict on q, the rule kept and why, and each baseline that costs less.
+    void showVerdictOf(const CorrectionEvidence& e);
+    /// One row per rule: its figures and its paired change against P.
+    void fillRules(const CorrectionEvidence& e);
+    /// P's and q's confusion on the held-out rows, side by side in each cell.
+    void fillConfusion(const CorrectionEvidence& e, const CostMatrix& costs);
 
     QLabel* m_verdict = nullptr;
     QTableWidget* m_rules = nullptr;

@@ -17,6 +17,8 @@
 
 namespace lcs::ui {
 
+// Long by design: the menus as a table, menu by menu in the order they show, so that
+// each action's text, shortcut and slot read in one place.
 void MainWindow::buildActions()
 {
     auto* file = menuBar()->addMenu(tr("&File"));

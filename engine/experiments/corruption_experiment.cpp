@@ -284,6 +284,162 @@ std::string TrainedNetwork::stem() const
            std::to_string(trial);
 }
 
+namespace {
+
+/// One (rate, trial) of the label-corruption experiment: its streams, named by the task's
+/// coordinates (the rate's value, not its place in the list, and the trial; each network
+/// adds its catalogue seed tag), its corrupted training set, and the networks of the
+/// methods asked for, recorded into the result.
+class CorruptionTrial {
+public:
+    CorruptionTrial(const ImageDataset& data, const CorruptionConfig& config, const JobContext& ctx, double rate,
+                    int trial, CorruptionResult& result)
+        : m_data(data), m_config(config), m_ctx(ctx), m_rate(rate), m_trial(trial), m_result(result),
+          m_detail("rate " + settingText(rate) + ", trial " + std::to_string(trial + 1)),
+          m_taskSeed(corruptionTaskSeed(config.seed, rate, trial)),
+          // Live test-set curves: cost, accuracy and NLL of the network being trained
+          // after every epoch, on up to 2,000 test images.
+          m_probe(TestProbe::firstOf(data.test.images, data.test.labels)), m_device(config.device)
+    {
+        auto labelStream = makeGenerator(m_taskSeed);
+        m_train = {data.train.images, corruptLabels(data.train.labels, rate, data.classes(), labelStream)};
+    }
+
+    /// Trains every network the methods need; returns whether a chain was distilled.
+    bool run()
+    {
+        bool distilled = false;
+        const bool needsChain = wants(m_config, ImageMethod::SgldS) || wants(m_config, ImageMethod::Sgld) ||
+                                wants(m_config, ImageMethod::Ours) || wants(m_config, ImageMethod::OursNoS) ||
+                                wants(m_config, ImageMethod::LcSgld);
+        Classifier map;
+        if (needsChain)
+            map = trainMap();
+        if (wants(m_config, ImageMethod::SgldS) || wants(m_config, ImageMethod::Sgld) ||
+            wants(m_config, ImageMethod::Ours) || wants(m_config, ImageMethod::OursNoS)) {
+            runChainAndCorrection(*map);
+            distilled = true;
+        }
+        if (wants(m_config, ImageMethod::LcSgld))
+            runLcSgld(*map);
+        if (wants(m_config, ImageMethod::CwSgd))
+            runCwSgd();
+        return distilled;
+    }
+
+private:
+    void record(ImageMethod m, const at::Tensor& probs, double seconds, bool collapsed)
+    {
+        m_result.rows.push_back(
+            {m_rate, m_trial, m, bayesMetrics(probs, m_data.test.labels, m_config.costs), seconds, collapsed});
+    }
+    TaskIdentity identity(const char* network) const { return TaskIdentity{network, m_rate, m_trial}; }
+    void trained(const char* network, const ClassifierImpl& model, bool collapsed = false) const
+    {
+        if (m_config.onNetwork)
+            m_config.onNetwork({network, "rate", m_rate, true, m_trial, &model, &m_config.model, &m_config.costs,
+                                collapsed});
+    }
+    JobContext progress(const char* network, const std::string& what) const
+    {
+        return taskContext(m_ctx, identity(network), m_detail, what);
+    }
+    EpochCallback curve(const char* network) const
+    {
+        return testCurve(m_ctx, m_probe, m_config.costs, identity(network), network, m_detail);
+    }
+
+    Classifier trainMap()
+    {
+        auto stream = networkStream(m_taskSeed, "map");
+        Classifier map = m_config.model.build(stream);
+        map->to(m_device);
+        trainSgd(*map, m_train, m_config.map, stream, progress("map", "map"), "map", curve("map"));
+        trained("map", *map);
+        return map;
+    }
+
+    /// SGLD from the MAP with the student S distilled online (SGLD + S, SGLD), then q on S.
+    void runChainAndCorrection(const ClassifierImpl& map)
+    {
+        const auto& c = m_config;
+        auto stream = networkStream(m_taskSeed, "sgld_s");
+        auto chain = runSgldDistillation(c.model, map, m_train, m_train.x, m_data.test.images, c.sgld, stream,
+                                         progress("sgld_s", "sgld + S"), "sgld", curve("sgld_s"));
+        trained("sgld_s", *chain.student);
+        m_result.distillationSecondsPerEpoch += chain.secondsPerEpoch;
+        const auto studentProbs = predictClassProbabilities(*chain.student, m_data.test.images);
+        auto cache = std::make_shared<CorrectionCache>();
+        *cache = {c.model,         chain.student, m_train.x, m_data.test.images, m_data.test.labels, studentProbs,
+                  c.correction,    mixSeed(m_taskSeed, methodInfo("ours").seedTag), m_rate, m_trial};
+        m_result.cache = cache;
+        if (wants(c, ImageMethod::SgldS))
+            record(ImageMethod::SgldS, studentProbs, chain.seconds, false);
+        if (wants(c, ImageMethod::Sgld))
+            record(ImageMethod::Sgld, chain.evalPredictive, chain.seconds, false);
+        if (!wants(c, ImageMethod::Ours))
+            return;
+        auto qStream = makeGenerator(cache->correctionSeed);
+        auto q = trainImageCorrection(c.model, *chain.student, m_train.x, {chain.student.get(), {}}, c.costs,
+                                      c.correction, qStream, progress("ours", "ours"), "correction", curve("ours"));
+        const auto qProbs = predictClassProbabilities(*q.q, m_data.test.images);
+        record(ImageMethod::Ours, qProbs, q.seconds, q.collapsed);
+        trained("ours", *q.q, q.collapsed);
+        auto comparison = compareDecisions(studentProbs, qProbs, m_data.test.labels, c.costs,
+                                           mixSeed(cache->correctionSeed, kEvidenceStream));
+        comparison.rate = m_rate;
+        comparison.trial = m_trial;
+        if (c.onComparison)
+            c.onComparison(comparison, m_data.test.images);
+        m_result.comparisons.push_back(std::move(comparison));
+    }
+
+    /// Loss-calibrated SGLD: a chain of its own from the MAP, no student.
+    void runLcSgld(const ClassifierImpl& map)
+    {
+        auto lc = m_config.sgld;
+        lc.distil = false;
+        lc.lossCalibration = &m_config.costs;
+        auto stream = networkStream(m_taskSeed, "lc_sgld");
+        auto chain = runSgldDistillation(m_config.model, map, m_train, {}, m_data.test.images, lc, stream,
+                                         progress("lc_sgld", "lc-sgld"), "lc_sgld", curve("lc_sgld"));
+        record(ImageMethod::LcSgld, chain.evalPredictive, chain.seconds, false);
+    }
+
+    /// SGD with the important classes (those the cost matrix favours) weighted up.
+    void runCwSgd()
+    {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto cw = m_config.cwSgd;
+        if (cw.classWeights.empty()) {
+            cw.classWeights.assign(static_cast<size_t>(m_data.classes()), 1.0);
+            for (auto k : importantClasses(m_config.costs))
+                cw.classWeights[static_cast<size_t>(k)] = m_config.cwWeight;
+        }
+        auto stream = networkStream(m_taskSeed, "cw_sgd");
+        auto net = m_config.model.build(stream);
+        net->to(m_device);
+        trainSgd(*net, m_train, cw, stream, progress("cw_sgd", "cw-sgd"), "cw_sgd", curve("cw_sgd"));
+        trained("cw_sgd", *net);
+        record(ImageMethod::CwSgd, predictClassProbabilities(*net, m_data.test.images),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), false);
+    }
+
+    const ImageDataset& m_data;
+    const CorruptionConfig& m_config;
+    const JobContext& m_ctx;
+    const double m_rate;
+    const int m_trial;
+    CorruptionResult& m_result;
+    const std::string m_detail;
+    const uint64_t m_taskSeed;
+    const TestProbe m_probe;
+    const c10::Device m_device;
+    TrainingSet m_train;
+};
+
+} // namespace
+
 CorruptionResult runCorruptionExperiment(const ImageDataset& data, const CorruptionConfig& config,
                                          const JobContext& ctx)
 {
@@ -295,7 +451,6 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                          " has " + std::to_string(data.classes()));
     if (config.trials < 1)
         throw InputError("trials must be at least 1");
-    const c10::Device device(config.device);
     CorruptionResult result;
     result.record = {kCorruptionExperiment, config.costs, {}, config.declaredSettings, config.seed,
                      imageSettingsJson(config, data.name, data.train.size(), data.test.size(), "sgld", config.sgld)};
@@ -307,104 +462,9 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
     result.trials = config.trials;
     result.seed = config.seed;
     int distillationRuns = 0;
-    for (const double rate : config.rates) {
-        for (int trial = 0; trial < config.trials; ++trial) {
-            const std::string detail = "rate " + settingText(rate) + ", trial " + std::to_string(trial + 1);
-            // The task's coordinates name every stream: the rate's value (not its place in
-            // the list) and the trial; each network adds its catalogue seed tag.
-            const uint64_t taskSeed = corruptionTaskSeed(config.seed, rate, trial);
-            auto labelStream = makeGenerator(taskSeed);
-            TrainingSet train{data.train.images, corruptLabels(data.train.labels, rate, data.classes(), labelStream)};
-            auto record = [&](ImageMethod m, const at::Tensor& probs, double seconds, bool collapsed) {
-                result.rows.push_back({rate, trial, m, bayesMetrics(probs, data.test.labels, config.costs), seconds, collapsed});
-            };
-            auto identity = [&](const char* network) { return TaskIdentity{network, rate, trial}; };
-            auto trained = [&](const char* network, const ClassifierImpl& model, bool collapsed = false) {
-                if (config.onNetwork)
-                    config.onNetwork({network, "rate", rate, true, trial, &model, &config.model, &config.costs, collapsed});
-            };
-            auto progress = [&](const char* network, const std::string& what) {
-                return taskContext(ctx, identity(network), detail, what);
-            };
-            // Live test-set curves: cost, accuracy and NLL of the network being trained
-            // after every epoch, on up to 2,000 test images.
-            const auto probe = TestProbe::firstOf(data.test.images, data.test.labels);
-            auto curve = [&](const char* network) {
-                return testCurve(ctx, probe, config.costs, identity(network), network, detail);
-            };
-            const bool needsChain = wants(config, ImageMethod::SgldS) || wants(config, ImageMethod::Sgld) ||
-                                    wants(config, ImageMethod::Ours) || wants(config, ImageMethod::OursNoS) ||
-                                    wants(config, ImageMethod::LcSgld);
-            Classifier map;
-            if (needsChain) {
-                auto stream = networkStream(taskSeed, "map");
-                map = config.model.build(stream);
-                map->to(device);
-                trainSgd(*map, train, config.map, stream, progress("map", "map"), "map", curve("map"));
-                trained("map", *map);
-            }
-            if (wants(config, ImageMethod::SgldS) || wants(config, ImageMethod::Sgld) ||
-                wants(config, ImageMethod::Ours) || wants(config, ImageMethod::OursNoS)) {
-                auto stream = networkStream(taskSeed, "sgld_s");
-                auto chain = runSgldDistillation(config.model, *map, train, train.x, data.test.images,
-                                                 config.sgld, stream, progress("sgld_s", "sgld + S"), "sgld",
-                                                 curve("sgld_s"));
-                trained("sgld_s", *chain.student);
-                result.distillationSecondsPerEpoch += chain.secondsPerEpoch;
-                ++distillationRuns;
-                const auto studentProbs = predictClassProbabilities(*chain.student, data.test.images);
-                auto cache = std::make_shared<CorrectionCache>();
-                *cache = {config.model, chain.student, train.x, data.test.images, data.test.labels, studentProbs,
-                          config.correction, mixSeed(taskSeed, methodInfo("ours").seedTag), rate, trial};
-                result.cache = cache;
-                if (wants(config, ImageMethod::SgldS))
-                    record(ImageMethod::SgldS, studentProbs, chain.seconds, false);
-                if (wants(config, ImageMethod::Sgld))
-                    record(ImageMethod::Sgld, chain.evalPredictive, chain.seconds, false);
-                if (wants(config, ImageMethod::Ours)) {
-                    auto qStream = makeGenerator(cache->correctionSeed);
-                    auto q = trainImageCorrection(config.model, *chain.student, train.x, {chain.student.get(), {}},
-                                                  config.costs, config.correction, qStream, progress("ours", "ours"),
-                                                  "correction", curve("ours"));
-                    const auto qProbs = predictClassProbabilities(*q.q, data.test.images);
-                    record(ImageMethod::Ours, qProbs, q.seconds, q.collapsed);
-                    trained("ours", *q.q, q.collapsed);
-                    auto comparison = compareDecisions(studentProbs, qProbs, data.test.labels, config.costs,
-                                                       mixSeed(cache->correctionSeed, kEvidenceStream));
-                    comparison.rate = rate;
-                    comparison.trial = trial;
-                    if (config.onComparison)
-                        config.onComparison(comparison, data.test.images);
-                    result.comparisons.push_back(std::move(comparison));
-                }
-            }
-            if (wants(config, ImageMethod::LcSgld)) {
-                auto lc = config.sgld;
-                lc.distil = false;
-                lc.lossCalibration = &config.costs;
-                auto stream = networkStream(taskSeed, "lc_sgld");
-                auto chain = runSgldDistillation(config.model, *map, train, {}, data.test.images, lc, stream,
-                                                 progress("lc_sgld", "lc-sgld"), "lc_sgld", curve("lc_sgld"));
-                record(ImageMethod::LcSgld, chain.evalPredictive, chain.seconds, false);
-            }
-            if (wants(config, ImageMethod::CwSgd)) {
-                const auto t0 = std::chrono::steady_clock::now();
-                auto cw = config.cwSgd;
-                if (cw.classWeights.empty()) {
-                    cw.classWeights.assign(static_cast<size_t>(data.classes()), 1.0);
-                    for (auto k : importantClasses(config.costs))
-                        cw.classWeights[static_cast<size_t>(k)] = config.cwWeight;
-                }
-                auto stream = networkStream(taskSeed, "cw_sgd");
-                auto net = config.model.build(stream);
-                net->to(device);
-                trainSgd(*net, train, cw, stream, progress("cw_sgd", "cw-sgd"), "cw_sgd", curve("cw_sgd"));
-                trained("cw_sgd", *net);
-                record(ImageMethod::CwSgd, predictClassProbabilities(*net, data.test.images),
-                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), false);
-            }
-        }
-    }
+    for (const double rate : config.rates)
+        for (int trial = 0; trial < config.trials; ++trial)
+            distillationRuns += CorruptionTrial(data, config, ctx, rate, trial, result).run() ? 1 : 0;
     if (distillationRuns > 0)
         result.distillationSecondsPerEpoch /= distillationRuns;
     for (double rate : config.rates)

@@ -110,6 +110,8 @@ private:
 
 } // namespace
 
+// Long by design: a declaration table, one entry per setting in the order the form and
+// --help list them. Split, the one place a setting is declared would be scattered.
 const std::vector<BoundSetting<OwnPredictiveChoices>>& ownPredictiveSettings()
 {
     using C = OwnPredictiveChoices;

@@ -121,176 +121,210 @@ TaskPlan selectivePlan(const SelectiveConfig& c)
     return plan;
 }
 
-SelectiveResult runSelectiveExperiment(const ImageDataset& data, const SelectiveConfig& config, const JobContext& ctx)
-{
-    const auto start = Clock::now();
-    if (config.referralCosts.empty())
-        throw InputError("no referral costs given");
-    if (config.baseCosts.numClasses() == data.classes())
-        requireClassNames(config.baseCosts, data.classNames, data.name);
-    if (config.baseCosts.numClasses() != data.classes() || config.baseCosts.hasReferral())
-        throw InputError("the base cost matrix must be " + std::to_string(data.classes()) + " x " +
-                         std::to_string(data.classes()) + " without a referral column");
-    if (config.calibrationCopies < 1)
-        throw InputError("calibration copies must be at least 1");
-    const c10::Device device(config.device);
-    SelectiveResult result;
-    result.record = {kSelectiveExperiment, config.baseCosts, config.referralCosts, config.declaredSettings, config.seed,
-                     imageSettingsJson(config, data.name, data.train.size(), data.test.size(), "sghmc", config.sghmc)};
-    result.record.resolved["max_rotation_degrees"] = config.maxRotationDegrees;
-    result.record.resolved["calibration_copies"] = config.calibrationCopies;
-    result.dataset = data.name;
-    result.model = config.model.describe();
-    result.trials = config.trials;
-    result.seed = config.seed;
-    std::vector<CostMatrix> costs;
-    for (double r : config.referralCosts)
-        costs.push_back(selectiveCosts(config.baseCosts, r));
-    const size_t K = costs.size();
-    std::vector<double> oursSeconds(K, 0), noSSeconds(K, 0), lcSeconds(K, 0);
-    double chainSeconds = 0;
+namespace {
 
-    for (int trial = 0; trial < config.trials; ++trial) {
-        const std::string detail = "trial " + std::to_string(trial + 1);
-        // Streams: the trial's own (the rotations), and one per network named by its
-        // catalogue seed tag and, for the networks trained per cost, the referral cost.
-        const uint64_t taskSeed = seedFor(config.seed, {static_cast<uint64_t>(trial)});
-        auto generator = makeGenerator(taskSeed);
-        auto identity = [&](const char* network, std::optional<double> r) { return TaskIdentity{network, r, trial}; };
-        auto progress = [&](const char* network, std::optional<double> r, const std::string& what) {
-            return taskContext(ctx, identity(network, r), detail, what);
-        };
-        auto perCostSeed = [&](const char* network, double r) {
-            return mixSeed(mixSeed(taskSeed, methodInfo(network).seedTag), settingCoordinate(r));
-        };
+/// Seconds of the first trial's networks, for the training time against the number of
+/// cost functions (per referral cost where a network is trained per cost).
+struct FirstTrialSeconds {
+    explicit FirstTrialSeconds(size_t costs) : ours(costs, 0), noS(costs, 0), lc(costs, 0) {}
+    double chain = 0;  ///< MAP + SGHMC (+ S): shared by every cost
+    std::vector<double> ours, noS, lc;
+};
+
+/// One trial of the selective-classification experiment. Streams: the trial's own (the
+/// rotations), and one per network named by its catalogue seed tag and, for the networks
+/// trained per cost, the referral cost. The MAP and S serve every referral cost; q is
+/// per cost.
+class SelectiveTrial {
+public:
+    SelectiveTrial(const ImageDataset& data, const SelectiveConfig& config, const std::vector<CostMatrix>& costs,
+                   const JobContext& ctx, int trial, SelectiveResult& result, FirstTrialSeconds& seconds)
+        : m_data(data), m_config(config), m_costs(costs), m_ctx(ctx), m_trial(trial), m_result(result),
+          m_seconds(seconds), m_detail("trial " + std::to_string(trial + 1)),
+          m_taskSeed(seedFor(config.seed, {static_cast<uint64_t>(trial)}))
+    {
         // The contamination: every training and test image rotated once; D' holds
         // `calibrationCopies` further random rotations of every training image.
-        TrainingSet train{rotateImages(data.train.images,
-                                       randomAngles(data.train.size(), config.maxRotationDegrees, generator)),
-                          data.train.labels};
-        const auto testImages =
-            rotateImages(data.test.images, randomAngles(data.test.size(), config.maxRotationDegrees, generator));
-        const auto calibration = rotatedCopies(data.train.images, config.calibrationCopies,
-                                               config.maxRotationDegrees, generator);
-        const auto& testLabels = data.test.labels;
+        auto generator = makeGenerator(m_taskSeed);
+        m_train = {rotateImages(data.train.images, randomAngles(data.train.size(), config.maxRotationDegrees, generator)),
+                   data.train.labels};
+        m_testImages = rotateImages(data.test.images, randomAngles(data.test.size(), config.maxRotationDegrees, generator));
+        m_calibration = rotatedCopies(data.train.images, config.calibrationCopies, config.maxRotationDegrees, generator);
         // Live test curves on up to 2,000 rotated test images, named as the phases'
         // progress is, so the window draws a network's test and training curves alike.
         // The networks that serve every cost function (MAP, S) are scored under the first.
-        const auto probe = TestProbe::firstOf(testImages, testLabels);
-        auto curve = [&](const char* network, std::optional<double> r, const std::string& name, const CostMatrix& L) {
-            return testCurve(ctx, probe, L, identity(network, r), name, detail);
-        };
+        m_probe = TestProbe::firstOf(m_testImages, data.test.labels);
+    }
 
-        auto t0 = Clock::now();
-        auto mapStream = networkStream(taskSeed, "map");
-        auto map = config.model.build(mapStream);
-        map->to(device);
-        trainSgd(*map, train, config.map, mapStream, progress("map", {}, "map"), "map",
-                 curve("map", {}, "map", costs.front()));
-        const double mapSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
-        // The MAP and S serve every referral cost of the trial; q is per cost.
-        auto trained = [&](const char* network, const ClassifierImpl& model, std::optional<double> r,
-                           const CostMatrix& L, bool collapsed = false) {
-            if (config.onNetwork)
-                config.onNetwork({network, "r", r.value_or(0.0), r.has_value(), trial, &model, &config.model, &L,
-                                  collapsed});
-        };
-        trained("map", *map, {}, config.baseCosts);
+    void run()
+    {
+        const auto t0 = Clock::now();
+        auto mapStream = networkStream(m_taskSeed, "map");
+        m_map = m_config.model.build(mapStream);
+        m_map->to(c10::Device(m_config.device));
+        trainSgd(*m_map, m_train, m_config.map, mapStream, progress("map", {}, "map"), "map",
+                 curve("map", {}, "map", m_costs.front()));
+        m_mapSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        trained("map", *m_map, {}, m_config.baseCosts);
+        runChain();
+        for (size_t k = 0; k < m_costs.size(); ++k)
+            runCost(k);
+    }
 
-        const bool needsS = wants(config, ImageMethod::Ours);
-        const bool needsStored = wants(config, ImageMethod::OursNoS);
-        auto sampler = config.sghmc;
-        sampler.distil = needsS;
-        // The MC predictive on the test set and, for ours_no_s, on D' as well.
-        const auto evalInputs = needsStored ? at::cat({testImages, calibration}, 0) : testImages;
-        SgldDistillationResult chain;
-        if (wants(config, ImageMethod::Sghmc) || needsS || needsStored) {
-            auto chainStream = networkStream(taskSeed, "sghmc_s");
-            chain = runSgldDistillation(config.model, *map, train, calibration, evalInputs, sampler, chainStream,
-                                        progress("sghmc_s", {}, "sghmc + S"), "sghmc",
-                                        curve("sghmc_s", {}, "sghmc + S", costs.front()));
-            if (chain.student)
-                trained("sghmc_s", *chain.student, {}, config.baseCosts);
-            if (trial == 0) {
-                chainSeconds = mapSeconds + chain.seconds;
-                result.samplingSeconds = chainSeconds;
+private:
+    bool needsS() const { return wants(m_config, ImageMethod::Ours); }
+    bool needsStored() const { return wants(m_config, ImageMethod::OursNoS); }
+    TaskIdentity identity(const char* network, std::optional<double> r) const { return {network, r, m_trial}; }
+    JobContext progress(const char* network, std::optional<double> r, const std::string& what) const
+    {
+        return taskContext(m_ctx, identity(network, r), m_detail, what);
+    }
+    EpochCallback curve(const char* network, std::optional<double> r, const std::string& name,
+                        const CostMatrix& L) const
+    {
+        return testCurve(m_ctx, m_probe, L, identity(network, r), name, m_detail);
+    }
+    uint64_t perCostSeed(const char* network, double r) const
+    {
+        return mixSeed(mixSeed(m_taskSeed, methodInfo(network).seedTag), settingCoordinate(r));
+    }
+    void trained(const char* network, const ClassifierImpl& model, std::optional<double> r, const CostMatrix& L,
+                 bool collapsed = false) const
+    {
+        if (m_config.onNetwork)
+            m_config.onNetwork({network, "r", r.value_or(0.0), r.has_value(), m_trial, &model, &m_config.model, &L,
+                                collapsed});
+    }
+
+    /// SGHMC from the MAP, S distilled online where q needs it; its Monte Carlo
+    /// predictive on the test set and, for ours_no_s, on D' as well.
+    void runChain()
+    {
+        const auto& c = m_config;
+        auto sampler = c.sghmc;
+        sampler.distil = needsS();
+        const auto evalInputs = needsStored() ? at::cat({m_testImages, m_calibration}, 0) : m_testImages;
+        if (wants(c, ImageMethod::Sghmc) || needsS() || needsStored()) {
+            auto chainStream = networkStream(m_taskSeed, "sghmc_s");
+            m_chain = runSgldDistillation(c.model, *m_map, m_train, m_calibration, evalInputs, sampler, chainStream,
+                                          progress("sghmc_s", {}, "sghmc + S"), "sghmc",
+                                          curve("sghmc_s", {}, "sghmc + S", m_costs.front()));
+            if (m_chain.student)
+                trained("sghmc_s", *m_chain.student, {}, c.baseCosts);
+            if (m_trial == 0) {
+                m_seconds.chain = m_mapSeconds + m_chain.seconds;
+                m_result.samplingSeconds = m_seconds.chain;
             }
         }
-        const auto testPredictive = chain.evalPredictive.defined()
-                                        ? chain.evalPredictive.slice(0, 0, testImages.size(0))
-                                        : at::Tensor();
-        const auto storedPredictive = needsStored ? chain.evalPredictive.slice(0, testImages.size(0)) : at::Tensor();
-        if (needsS) {
+        const auto tests = m_testImages.size(0);
+        if (m_chain.evalPredictive.defined())
+            m_testPredictive = m_chain.evalPredictive.slice(0, 0, tests);
+        if (needsStored())
+            m_storedPredictive = m_chain.evalPredictive.slice(0, tests);
+        if (needsS()) {
             auto cache = std::make_shared<CorrectionCache>();
             // Re-correction compares q with S's own decisions (the amortised predictive).
-            *cache = {config.model, chain.student, calibration, testImages, testLabels,
-                      predictClassProbabilities(*chain.student, testImages), config.correction,
-                      perCostSeed("ours", config.referralCosts.back()),
-                      config.referralCosts.back(), trial};
-            result.cache = cache;
-        }
-
-        for (size_t k = 0; k < K; ++k) {
-            const double r = config.referralCosts[k];
-            const auto& L = costs[k];
-            const std::string at = "r " + settingText(r);
-            auto record = [&](ImageMethod m, const at::Tensor& probs, double seconds, bool collapsed) {
-                result.rows.push_back(
-                    {r, trial, m, bayesMetrics(probs, testLabels, L), seconds, collapsed, riskCoverage(probs, testLabels)});
-            };
-            if (wants(config, ImageMethod::Sghmc))
-                record(ImageMethod::Sghmc, testPredictive, 0.0, false);
-            if (needsS) {
-                auto qStream = makeGenerator(perCostSeed("ours", r));
-                auto q = trainImageCorrection(config.model, *chain.student, calibration, {chain.student.get(), {}}, L,
-                                              config.correction, qStream, progress("ours", r, "ours, " + at),
-                                              "correction", curve("ours", r, "ours, " + at, L));
-                const auto qProbs = predictClassProbabilities(*q.q, testImages);
-                record(ImageMethod::Ours, qProbs, q.seconds, q.collapsed);
-                trained("ours", *q.q, r, L, q.collapsed);
-                if (trial == 0)
-                    oursSeconds[k] = q.seconds;
-                auto comparison = compareDecisions(testPredictive, qProbs, testLabels, L,
-                                                   mixSeed(perCostSeed("ours", r), kEvidenceStream));
-                comparison.rate = r;
-                comparison.trial = trial;
-                if (config.onComparison)
-                    config.onComparison(comparison, testImages);
-                result.comparisons.push_back(std::move(comparison));
-            }
-            if (needsStored) {
-                auto qStream = makeGenerator(perCostSeed("ours_no_s", r));
-                auto q = trainImageCorrection(config.model, *map, calibration, {nullptr, storedPredictive}, L,
-                                              config.correctionNoS, qStream, progress("ours_no_s", r, "ours (no S), " + at),
-                                              "correction", curve("ours_no_s", r, "ours (no S), " + at, L));
-                record(ImageMethod::OursNoS, predictClassProbabilities(*q.q, testImages), q.seconds, q.collapsed);
-                trained("ours_no_s", *q.q, r, L, q.collapsed);
-                if (trial == 0)
-                    noSSeconds[k] = q.seconds;
-            }
-            if (wants(config, ImageMethod::LcSghmc)) {
-                auto lc = config.sghmc;
-                lc.distil = false;
-                lc.lossCalibration = &L;
-                auto lcStream = makeGenerator(perCostSeed("lc_sghmc", r));
-                const auto lcChain = runSgldDistillation(config.model, *map, train, {}, testImages, lc, lcStream,
-                                                         progress("lc_sghmc", r, "lc-sghmc, " + at), "lc_sghmc",
-                                                         curve("lc_sghmc", r, "lc-sghmc, " + at, L));
-                record(ImageMethod::LcSghmc, lcChain.evalPredictive, lcChain.seconds, false);
-                if (trial == 0)
-                    lcSeconds[k] = mapSeconds + lcChain.seconds;
-            }
+            *cache = {c.model, m_chain.student, m_calibration, m_testImages, m_data.test.labels,
+                      predictClassProbabilities(*m_chain.student, m_testImages), c.correction,
+                      perCostSeed("ours", c.referralCosts.back()), c.referralCosts.back(), m_trial};
+            m_result.cache = cache;
         }
     }
-    double ours = chainSeconds, noS = chainSeconds, lc = 0;
-    for (size_t k = 0; k < K; ++k) {
-        ours += oursSeconds[k];
-        noS += noSSeconds[k];
-        lc += lcSeconds[k];
+
+    void record(double r, const CostMatrix& L, ImageMethod m, const at::Tensor& probs, double seconds, bool collapsed)
+    {
+        const auto& labels = m_data.test.labels;
+        m_result.rows.push_back(
+            {r, m_trial, m, bayesMetrics(probs, labels, L), seconds, collapsed, riskCoverage(probs, labels)});
+    }
+
+    /// Every method trained or decided under the k-th referral cost.
+    void runCost(size_t k)
+    {
+        const auto& c = m_config;
+        const double r = c.referralCosts[k];
+        const auto& L = m_costs[k];
+        const std::string at = "r " + settingText(r);
+        if (wants(c, ImageMethod::Sghmc))
+            record(r, L, ImageMethod::Sghmc, m_testPredictive, 0.0, false);
+        if (needsS()) {
+            auto qStream = makeGenerator(perCostSeed("ours", r));
+            auto q = trainImageCorrection(c.model, *m_chain.student, m_calibration, {m_chain.student.get(), {}}, L,
+                                          c.correction, qStream, progress("ours", r, "ours, " + at), "correction",
+                                          curve("ours", r, "ours, " + at, L));
+            const auto qProbs = predictClassProbabilities(*q.q, m_testImages);
+            record(r, L, ImageMethod::Ours, qProbs, q.seconds, q.collapsed);
+            trained("ours", *q.q, r, L, q.collapsed);
+            if (m_trial == 0)
+                m_seconds.ours[k] = q.seconds;
+            auto comparison = compareDecisions(m_testPredictive, qProbs, m_data.test.labels, L,
+                                               mixSeed(perCostSeed("ours", r), kEvidenceStream));
+            comparison.rate = r;
+            comparison.trial = m_trial;
+            if (c.onComparison)
+                c.onComparison(comparison, m_testImages);
+            m_result.comparisons.push_back(std::move(comparison));
+        }
+        if (needsStored()) {
+            auto qStream = makeGenerator(perCostSeed("ours_no_s", r));
+            auto q = trainImageCorrection(c.model, *m_map, m_calibration, {nullptr, m_storedPredictive}, L,
+                                          c.correctionNoS, qStream, progress("ours_no_s", r, "ours (no S), " + at),
+                                          "correction", curve("ours_no_s", r, "ours (no S), " + at, L));
+            record(r, L, ImageMethod::OursNoS, predictClassProbabilities(*q.q, m_testImages), q.seconds, q.collapsed);
+            trained("ours_no_s", *q.q, r, L, q.collapsed);
+            if (m_trial == 0)
+                m_seconds.noS[k] = q.seconds;
+        }
+        if (wants(c, ImageMethod::LcSghmc)) {
+            auto lc = c.sghmc;
+            lc.distil = false;
+            lc.lossCalibration = &L;
+            auto lcStream = makeGenerator(perCostSeed("lc_sghmc", r));
+            const auto lcChain = runSgldDistillation(c.model, *m_map, m_train, {}, m_testImages, lc, lcStream,
+                                                     progress("lc_sghmc", r, "lc-sghmc, " + at), "lc_sghmc",
+                                                     curve("lc_sghmc", r, "lc-sghmc, " + at, L));
+            record(r, L, ImageMethod::LcSghmc, lcChain.evalPredictive, lcChain.seconds, false);
+            if (m_trial == 0)
+                m_seconds.lc[k] = m_mapSeconds + lcChain.seconds;
+        }
+    }
+
+    const ImageDataset& m_data;
+    const SelectiveConfig& m_config;
+    const std::vector<CostMatrix>& m_costs;  ///< the base matrix with each referral cost
+    const JobContext& m_ctx;
+    const int m_trial;
+    SelectiveResult& m_result;
+    FirstTrialSeconds& m_seconds;
+    const std::string m_detail;
+    const uint64_t m_taskSeed;
+    TrainingSet m_train;
+    at::Tensor m_testImages, m_calibration;
+    TestProbe m_probe;
+    Classifier m_map;
+    double m_mapSeconds = 0;
+    SgldDistillationResult m_chain;
+    at::Tensor m_testPredictive, m_storedPredictive;
+};
+
+/// Training time against the number of cost functions: the first trial's shared chain
+/// plus each cost's own networks, cumulated.
+void tabulateTrainingTime(const SelectiveConfig& config, const FirstTrialSeconds& s, SelectiveResult& result)
+{
+    double ours = s.chain, noS = s.chain, lc = 0;
+    for (size_t k = 0; k < s.ours.size(); ++k) {
+        ours += s.ours[k];
+        noS += s.noS[k];
+        lc += s.lc[k];
         result.trainingTime.push_back({static_cast<int>(k + 1), wants(config, ImageMethod::Ours) ? ours : 0.0,
                                        wants(config, ImageMethod::OursNoS) ? noS : 0.0,
                                        wants(config, ImageMethod::LcSghmc) ? lc : 0.0});
     }
+}
+
+/// Mean ± std over trials per (referral cost, method).
+void summariseSelective(const SelectiveConfig& config, SelectiveResult& result)
+{
     for (double r : config.referralCosts)
         for (auto m : config.methods) {
             const auto cell =
@@ -303,6 +337,39 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
                 result.summary.push_back({m, r, meanStd(cell.cost), meanStd(cell.accuracy), meanStd(cell.referralRate),
                                           meanStd(cell.nll), cell.collapsed, meanStd(aurc)});
         }
+}
+
+} // namespace
+
+SelectiveResult runSelectiveExperiment(const ImageDataset& data, const SelectiveConfig& config, const JobContext& ctx)
+{
+    const auto start = Clock::now();
+    if (config.referralCosts.empty())
+        throw InputError("no referral costs given");
+    if (config.baseCosts.numClasses() == data.classes())
+        requireClassNames(config.baseCosts, data.classNames, data.name);
+    if (config.baseCosts.numClasses() != data.classes() || config.baseCosts.hasReferral())
+        throw InputError("the base cost matrix must be " + std::to_string(data.classes()) + " x " +
+                         std::to_string(data.classes()) + " without a referral column");
+    if (config.calibrationCopies < 1)
+        throw InputError("calibration copies must be at least 1");
+    SelectiveResult result;
+    result.record = {kSelectiveExperiment, config.baseCosts, config.referralCosts, config.declaredSettings, config.seed,
+                     imageSettingsJson(config, data.name, data.train.size(), data.test.size(), "sghmc", config.sghmc)};
+    result.record.resolved["max_rotation_degrees"] = config.maxRotationDegrees;
+    result.record.resolved["calibration_copies"] = config.calibrationCopies;
+    result.dataset = data.name;
+    result.model = config.model.describe();
+    result.trials = config.trials;
+    result.seed = config.seed;
+    std::vector<CostMatrix> costs;
+    for (double r : config.referralCosts)
+        costs.push_back(selectiveCosts(config.baseCosts, r));
+    FirstTrialSeconds seconds(costs.size());
+    for (int trial = 0; trial < config.trials; ++trial)
+        SelectiveTrial(data, config, costs, ctx, trial, result, seconds).run();
+    tabulateTrainingTime(config, seconds, result);
+    summariseSelective(config, result);
     result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return result;
 }

@@ -20,6 +20,8 @@ SettingSpec threadsSetting()
 
 } // namespace
 
+// Long by design: a declaration table, one entry per setting in the order the form and
+// --help list them. Split, the one place a setting is declared would be scattered.
 const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings()
 {
     using C = SyntheticConfig;

@@ -203,32 +203,37 @@ void SweepView::refresh()
         m_refresh->stop();
 }
 
-void SweepView::plotMetric()
-{
-    const auto& table = m_data->table;
-    const std::string metric = m_metric->currentText().toStdString();
-    // x: the setting a run varies inside itself, else the first numeric swept setting, else
-    // the methods side by side.
-    std::string x = table.setting;
-    if (x.empty())
-        for (const auto& axis : table.axes) {
-            bool numeric = true;
-            for (const auto& row : table.rows)
-                numeric = numeric && axisNumber(row.axisValues.at(axis)).has_value();
-            if (numeric && !table.rows.empty()) {
-                x = axis;
-                break;
-            }
-        }
-    m_xName = x.empty() ? QStringLiteral("method") : QString::fromStdString(x);
+namespace {
 
-    struct Series {
-        std::string method, rule;
-        QString label;
-        QString tick;  ///< the label on the x axis when the methods stand side by side
-        QVector<double> keys, values, errors;
-    };
-    std::vector<Series> series;
+/// One line of the sweep figure: a (method, rule, other swept values), its points
+/// sorted by x.
+struct SweepSeries {
+    std::string method, rule;
+    QString label;
+    QString tick;  ///< the label on the x axis when the methods stand side by side
+    QVector<double> keys, values, errors;
+};
+
+/// x: the setting a run varies inside itself, else the first numeric swept setting,
+/// else none (the methods side by side).
+std::string sweepXAxis(const SweepTable& table)
+{
+    if (!table.setting.empty() || table.rows.empty())
+        return table.setting;
+    for (const auto& axis : table.axes) {
+        bool numeric = true;
+        for (const auto& row : table.rows)
+            numeric = numeric && axisNumber(row.axisValues.at(axis)).has_value();
+        if (numeric)
+            return axis;
+    }
+    return {};
+}
+
+/// The table's rows of `metric` as series against `x`.
+std::vector<SweepSeries> sweepSeries(const SweepTable& table, const std::string& metric, const std::string& x)
+{
+    std::vector<SweepSeries> series;
     for (const auto& row : table.rows) {
         if (row.metric != metric)
             continue;
@@ -237,15 +242,13 @@ void SweepView::plotMetric()
         for (const auto& axis : table.axes)
             if (axis != x)
                 others += QStringLiteral(", %1 %2").arg(words(axis), QString::fromStdString(sweepValueText(row.axisValues.at(axis))));
-        const QString label = methodLabelOf(QString::fromStdString(row.method)) +
-                              (row.rule.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(row.rule))) +
-                              others;
-        auto it = std::find_if(series.begin(), series.end(), [&](const Series& s) { return s.label == label; });
+        const QString method = methodLabelOf(QString::fromStdString(row.method));
+        const QString rule = QString::fromStdString(row.rule);
+        const QString label = method + (rule.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(rule)) + others;
+        auto it = std::find_if(series.begin(), series.end(), [&](const SweepSeries& s) { return s.label == label; });
         if (it == series.end()) {
             // The rule on a line of its own under the method: one method's rules side by side.
-            const QString tick = methodLabelOf(QString::fromStdString(row.method)) +
-                                 (row.rule.empty() ? QString() : QStringLiteral("\n") + QString::fromStdString(row.rule)) +
-                                 others;
+            const QString tick = method + (rule.isEmpty() ? QString() : QStringLiteral("\n") + rule) + others;
             series.push_back({row.method, row.rule, label, tick, {}, {}, {}});
             it = series.end() - 1;
         }
@@ -258,6 +261,34 @@ void SweepView::plotMetric()
         it->values << row.stats.mean;
         it->errors << (std::isfinite(row.stats.standardError) ? row.stats.standardError : 0.0);
     }
+    for (auto& s : series) {
+        // Sorted by x, errors with their points.
+        std::vector<int> order(static_cast<size_t>(s.keys.size()));
+        for (size_t k = 0; k < order.size(); ++k)
+            order[k] = static_cast<int>(k);
+        std::sort(order.begin(), order.end(), [&](int a, int b) { return s.keys[a] < s.keys[b]; });
+        QVector<double> keys, values, errors;
+        for (int k : order) {
+            keys << s.keys[k];
+            values << s.values[k];
+            errors << s.errors[k];
+        }
+        s.keys = keys;
+        s.values = values;
+        s.errors = errors;
+    }
+    return series;
+}
+
+} // namespace
+
+void SweepView::plotMetric()
+{
+    const auto& table = m_data->table;
+    const std::string metric = m_metric->currentText().toStdString();
+    const std::string x = sweepXAxis(table);
+    m_xName = x.empty() ? QStringLiteral("method") : QString::fromStdString(x);
+    const auto series = sweepSeries(table, metric, x);
 
     m_plot->clearPlottables();
     m_plot->plotLayout()->clear();
@@ -275,27 +306,18 @@ void SweepView::plotMetric()
     }
     double lo = 1e300, hi = -1e300, bottom = 1e300, top = -1e300;
     for (size_t i = 0; i < series.size(); ++i) {
-        auto& s = series[i];
-        // Sorted by x, errors with their points.
-        std::vector<size_t> order(static_cast<size_t>(s.keys.size()));
-        for (size_t k = 0; k < order.size(); ++k)
-            order[k] = k;
-        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return s.keys[int(a)] < s.keys[int(b)]; });
-        QVector<double> keys, values, errors;
-        for (size_t k : order) {
-            keys << s.keys[int(k)];
-            values << s.values[int(k)];
-            errors << s.errors[int(k)];
-            lo = std::min(lo, keys.back());
-            hi = std::max(hi, keys.back());
-            bottom = std::min(bottom, values.back() - errors.back());
-            top = std::max(top, values.back() + errors.back());
+        const auto& s = series[i];
+        for (int k = 0; k < s.keys.size(); ++k) {
+            lo = std::min(lo, s.keys[k]);
+            hi = std::max(hi, s.keys[k]);
+            bottom = std::min(bottom, s.values[k] - s.errors[k]);
+            top = std::max(top, s.values[k] + s.errors[k]);
         }
         const QString method = QString::fromStdString(s.method);
         const QColor colour = methodColourOf(methodIn(method, m_experiment));
         auto* graph = new QCPGraph(xAxis, yAxis);
         graph->setName(s.label);
-        graph->setData(keys, values, /*alreadySorted=*/true);
+        graph->setData(s.keys, s.values, /*alreadySorted=*/true);
         QPen pen(colour, 1.6);
         if (s.rule == "uncorrected")
             pen.setStyle(Qt::DashLine);
@@ -305,7 +327,7 @@ void SweepView::plotMetric()
         markMethod(graph, method);
         auto* bars = new QCPErrorBars(xAxis, yAxis);
         bars->setDataPlottable(graph);
-        bars->setData(errors);
+        bars->setData(s.errors);
         bars->setPen(QPen(colour, 1.2));
         bars->setWhiskerWidth(8);
         markMethod(bars, method);

@@ -212,7 +212,8 @@ void ImageExperimentPage::connectRunner()
     connect(&r, &ImageJobRunner::summary, m_table, &ImageSummaryTable::setSummary);
     connect(&r, &ImageJobRunner::trainingTime, m_page, &ImageResultsPage::setTrainingTime);
     connect(&r, &ImageJobRunner::riskCoverage, m_page, &ImageResultsPage::setRiskCoverage);
-    // The data decides the class names (and, for a mismatching matrix, the preset).
+    // The data decide the class names; the run's matrix (the preset's where the window's
+    // was untouched) becomes the editor's.
     connect(&r, &ImageJobRunner::dataReady, this, [this](const ImageDataInfo& info) {
         std::vector<std::string> names;
         for (const auto& n : info.classNames)
@@ -236,26 +237,7 @@ void ImageExperimentPage::connectRunner()
         }
         Q_EMIT stateChanged();
     });
-    connect(&r, &ImageJobRunner::finished, this,
-            [this](ImageJobRunner::Job job, double seconds, const QString& json, const QString& csv) {
-                if (!json.isEmpty())
-                    setResults(json, csv,
-                               job == ImageJobRunner::kOpenModel
-                                   ? QFileInfo(m_openedModel).completeBaseName() + QStringLiteral("_evaluation")
-                                   : experiment());
-                if (job == ImageJobRunner::Job::Recorrect) {
-                    setLastRecorrectionSeconds(seconds);
-                    Q_EMIT timingChanged(tr("re-correction on the cached S: %1 s").arg(seconds, 0, 'f', 2));
-                } else {
-                    Q_EMIT timingChanged(tr("%1: %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 1));
-                }
-                const QString preview = job == ImageJobRunner::Job::Run ? wholeRunNote(json) : QString();
-                ended(preview.isEmpty()
-                          ? tr("%1 finished in %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 2)
-                          : tr("Preview finished in %1 s%2").arg(seconds, 0, 'f', 1).arg(preview));
-                if (job == ImageJobRunner::Job::Run && demoMode())
-                    Q_EMIT demoDone();
-            });
+    connect(&r, &ImageJobRunner::finished, this, &ImageExperimentPage::jobFinished);
     connect(&r, &ImageJobRunner::networksChanged, this, &ImageExperimentPage::stateChanged);
     connect(&r, &ImageJobRunner::networksSaved, this,
             [this](const QString& dir, const QStringList& files, const QString& error) {
@@ -283,6 +265,27 @@ void ImageExperimentPage::connectRunner()
                              "Debian's dataset-fashion-mnist"),
                           message, noData);
     });
+}
+
+void ImageExperimentPage::jobFinished(ImageJobRunner::Job job, double seconds, const QString& json,
+                                      const QString& csv)
+{
+    if (!json.isEmpty())
+        setResults(json, csv,
+                   job == ImageJobRunner::kOpenModel
+                       ? QFileInfo(m_openedModel).completeBaseName() + QStringLiteral("_evaluation")
+                       : experiment());
+    if (job == ImageJobRunner::Job::Recorrect) {
+        setLastRecorrectionSeconds(seconds);
+        Q_EMIT timingChanged(tr("re-correction on the cached S: %1 s").arg(seconds, 0, 'f', 2));
+    } else {
+        Q_EMIT timingChanged(tr("%1: %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 1));
+    }
+    const QString preview = job == ImageJobRunner::Job::Run ? wholeRunNote(json) : QString();
+    ended(preview.isEmpty() ? tr("%1 finished in %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 2)
+                            : tr("Preview finished in %1 s%2").arg(seconds, 0, 'f', 1).arg(preview));
+    if (job == ImageJobRunner::Job::Run && demoMode())
+        Q_EMIT demoDone();
 }
 
 void ImageExperimentPage::ended(const QString& status)

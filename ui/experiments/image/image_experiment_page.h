@@ -56,6 +56,7 @@ protected:
 private:
     void connectRunner();
     void startJob(ImageJobRunner::Job job);
+    void jobFinished(ImageJobRunner::Job job, double seconds, const QString& json, const QString& csv);
     void ended(const QString& status);
 
     ImageJobRunner m_runner;
