@@ -143,35 +143,36 @@ std::vector<int> parseEnsembles(const std::string& value)
 
 } // namespace
 
-int runCamvidCommand(int argc, char** argv)
-{
-    if (argc < 3 || std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h") {
-        std::fputs(kCamvidHelp, argc < 3 ? stderr : stdout);
-        return argc < 3 ? kExitUsage : kExitOk;
-    }
-    const std::string sub = argv[2];
-    if (sub == "run")  // the window's job headless, from the registry's declaration
-        return runExperimentCommand(lcs::ExperimentRegistry::global().get(lcs::kCamvidExperiment), argc, argv, 3);
-    if (sub != "train" && sub != "correct" && sub != "eval" && sub != "fps")
-        throw UsageError("camvid: unknown subcommand \"" + sub.substr(0, 40) + "\" (run, train, correct, eval or fps)");
-    std::string data, out, model, split, preset = "cpu", costsPath, overlays, device = "cpu", ensembles;
+namespace {
+
+/// The flags of the model-folder subcommands (train, correct, eval, fps), as given.
+struct CamvidFlags {
+    std::string data, model, split, preset = "cpu", costsPath, device = "cpu", ensembles, decisionStep;
     std::vector<std::string> methods;
     long long maxFrames = 0, epochs = 0, passes = 30, frames = 20, threads = 0;
     uint64_t seed = 0;
     bool quiet = false;
-    std::string decisionStep;
     std::optional<double> classBalance, cropScale, jitter;
     CorrectionOverrides correction;
-    // Each subcommand's outputs, declared once: their flags and the output policy's checks.
-    std::vector<lcs::OutputSpec> declared;
+};
+
+/// Each subcommand's outputs, declared once: their flags and the output policy's checks.
+std::vector<lcs::OutputSpec> camvidOutputs(const std::string& sub)
+{
     if (sub == "train")
-        declared = {{"out", "DIR", lcs::PathKind::Folder, "the model folder"}};
-    else if (sub == "eval") {
-        declared = lcs::resultsOutputs();
+        return {{"out", "DIR", lcs::PathKind::Folder, "the model folder"}};
+    if (sub == "eval") {
+        auto declared = lcs::resultsOutputs();
         declared.push_back({"overlays", "DIR", lcs::PathKind::Folder, "overlay PNGs"});
+        return declared;
     }
-    else if (sub == "fps")
-        declared = {lcs::resultsOutputs().front()};
+    if (sub == "fps")
+        return {lcs::resultsOutputs().front()};
+    return {};
+}
+
+std::vector<FlagSpec> camvidFlagSpecs(const std::string& sub, const std::vector<lcs::OutputSpec>& declared)
+{
     std::vector<FlagSpec> specs = outputFlagSpecs(declared);
     specs.insert(specs.end(), {{"--threads", true}, {"--device", true}});
     if (sub == "train")
@@ -191,184 +192,228 @@ int runCamvidCommand(int argc, char** argv)
                                    {"--passes", true}, {"--max-frames", true}, {"--quiet", false}});
     else
         specs.insert(specs.end(), {{"--model", true}, {"--ensemble", true}, {"--frames", true}});
-    const auto parsed = parseFlags(argc, argv, 3, "camvid " + sub, {}, specs, kCamvidHelp);
+    return specs;
+}
+
+std::vector<std::string> camvidMethodList(const std::string& value)
+{
+    auto methods = splitNames(value);
+    const auto& known = lcs::camvidMethods();
+    for (size_t i = 0; i < methods.size(); ++i) {
+        if (std::find(known.begin(), known.end(), methods[i]) == known.end())
+            throw UsageError("--methods: unknown method \"" + methods[i].substr(0, 40) +
+                             "\" (choose from mc_dropout, lc_mc_dropout, cw_sgd, sghmc_s, ours)");
+        if (std::find(methods.begin(), methods.begin() + static_cast<long>(i), methods[i]) !=
+            methods.begin() + static_cast<long>(i))
+            throw UsageError("--methods: method \"" + methods[i] + "\" is listed twice");
+    }
+    return methods;
+}
+
+/// The given flags' values, each checked.
+CamvidFlags readCamvidFlags(const ParsedFlags& parsed)
+{
+    CamvidFlags f;
+    f.quiet = parsed.switches.count("--quiet") > 0;
+    for (const auto& [flag, value] : parsed.values) {
+        if (flag == "--data") {
+            f.data = value;
+        } else if (flag == "--model") {
+            f.model = value;
+        } else if (flag == "--split") {
+            f.split = value;
+        } else if (flag == "--preset") {
+            if (value != "cpu" && value != "paper")
+                throw UsageError("--preset: \"" + value.substr(0, 40) + "\" is not cpu or paper");
+            f.preset = value;
+        } else if (flag == "--methods") {
+            f.methods = camvidMethodList(value);
+        } else if (flag == "--max-frames") {
+            f.maxFrames = parseIntegerFlag(flag, value, 1, 1000000);
+        } else if (flag == "--epochs") {
+            f.epochs = parseIntegerFlag(flag, value, 1, 100000);
+        } else if (flag == "--passes") {
+            f.passes = parseIntegerFlag(flag, value, 1, 1000);
+        } else if (flag == "--frames") {
+            f.frames = parseIntegerFlag(flag, value, 1, 100000);
+        } else if (flag == "--seed") {
+            f.seed = static_cast<uint64_t>(parseIntegerFlag(flag, value, 0, std::numeric_limits<long long>::max()));
+        } else if (flag == "--threads") {
+            f.threads = parseIntegerFlag(flag, value, 1, 256);
+        } else if (flag == "--device") {
+            f.device = value;
+            checkDeviceFlag(value);
+        } else if (flag == "--costs") {
+            f.costsPath = value;
+        } else if (flag == "--ensemble") {
+            f.ensembles = value;
+        } else if (flag == "--class-balance") {
+            f.classBalance = parseNumberInRange(flag, value, 0, 1, "a number in [0, 1]");
+        } else if (flag == "--crop-scale") {
+            f.cropScale = parseNumberInRange(flag, value, 0.1, 1, "a share in [0.1, 1]");
+        } else if (flag == "--jitter") {
+            f.jitter = parseNumberInRange(flag, value, 0, 1, "a number in [0, 1]");
+        } else if (flag == "--correction-epochs") {
+            f.correction.epochs = static_cast<int>(parseIntegerFlag(flag, value, 0, 100000));
+        } else if (flag == "--correction-lr") {
+            f.correction.learningRate = parseNumberInRange(flag, value, 0, 10, "a learning rate in [0, 10]");
+        } else if (flag == "--calibration-noise") {
+            f.correction.noise = parseNumberInRange(flag, value, 0, 10, "a standard deviation in [0, 10]");
+        } else if (flag == "--held-out") {
+            f.correction.heldOut = parseNumberInRange(flag, value, 0, 0.5, "a share in [0, 0.5]");
+        } else if (flag == "--decision-step") {
+            if (value != "joint" && value != "coordinate")
+                throw UsageError("--decision-step: \"" + value.substr(0, 40) + "\" is not joint or coordinate");
+            f.decisionStep = value;
+        }
+    }
+    return f;
+}
+
+/// The preset with what train and correct share: data, split, frames, seed, device and
+/// the correction's flags.
+lcs::CamvidTrainConfig camvidConfigFrom(const CamvidFlags& f)
+{
+    auto config = lcs::CamvidTrainConfig::preset(f.preset);
+    config.data = f.data;
+    if (!f.split.empty())
+        config.split = f.split;
+    config.maxFrames = f.maxFrames;
+    config.seed = f.seed;
+    config.device = f.device;
+    if (!f.decisionStep.empty())
+        config.correction.jointDecision = f.decisionStep == "joint";
+    f.correction.applyTo(config.correction);
+    return config;
+}
+
+int camvidTrain(const CamvidFlags& f, const std::string& out, ProgressLines& lines)
+{
+    if (f.data.empty() || out.empty())
+        throw UsageError("camvid train: --data DIR and --out MODEL_DIR are required");
+    // A model folder is one run's: training some methods into another run's folder
+    // would rewrite its camvid.json and orphan the networks it no longer lists.
+    if (std::error_code ec; std::filesystem::exists(out + "/camvid.json", ec))
+        throw UsageError("--out: " + out + " already holds a CamVid model (camvid.json); train into a new "
+                         "folder, or remove that one first");
+    auto config = camvidConfigFrom(f);
+    if (!f.methods.empty())
+        config.methods = f.methods;
+    if (f.epochs > 0)
+        config.sgd.epochs = static_cast<int>(f.epochs);
+    if (f.classBalance)
+        config.classBalancePower = *f.classBalance;
+    if (f.cropScale || f.jitter) {
+        // The SGD networks' batches and the student's D' batches, one augmentation.
+        auto& augmentation = config.sgd.augmentation;
+        if (f.cropScale)
+            augmentation.cropScale = *f.cropScale;
+        if (f.jitter)
+            augmentation.jitter = *f.jitter;
+        augmentation.flips = true;
+        config.sghmc.student.augmentation = augmentation;
+    }
+    lcs::StagedFolder staged(out);  // every network and the manifest, or nothing
+    const auto result = lcs::trainCamvid(config, staged.path(), lines.context());
+    staged.commit();
+    lines.finish();
+    // The text names the files where they are now, not where they were staged.
+    std::string text = lcs::camvidTrainText(result);
+    for (auto at = text.find(staged.path()); at != std::string::npos; at = text.find(staged.path(), at))
+        text.replace(at, staged.path().size(), out);
+    std::fputs(text.c_str(), stdout);
+    return kExitOk;
+}
+
+int camvidCorrect(const CamvidFlags& f, ProgressLines& lines)
+{
+    if (f.data.empty() || f.model.empty())
+        throw UsageError("camvid correct: --data DIR and --model MODEL_DIR are required");
+    auto config = camvidConfigFrom(f);
+    if (!f.costsPath.empty())
+        config.costs = lcs::camvidDecisionCosts(lcs::loadCostMatrix(f.costsPath));
+    const auto result = lcs::correctCamvidModels(config, f.model, lines.context());
+    lines.finish();
+    std::printf("q retrained on %lld unlabelled frames in %.1f s%s: %s\n", static_cast<long long>(result.frames),
+                result.seconds, result.collapsed ? " (its decisions collapsed to one class)" : "",
+                result.path.c_str());
+    std::fputs(lcs::camvidHeldOutText(result.heldOut).c_str(), stdout);
+    return kExitOk;
+}
+
+int camvidEval(const CamvidFlags& f, const CommandOutputs& outputs, ProgressLines& lines)
+{
+    if (f.data.empty() || f.model.empty())
+        throw UsageError("camvid eval: --data DIR and --model MODEL_DIR are required");
+    lcs::CamvidEvalConfig config;
+    config.data = f.data;
+    config.split = f.split.empty() ? "val" : f.split;
+    config.modelDir = f.model;
+    if (!f.costsPath.empty())
+        config.costs = lcs::loadCostMatrix(f.costsPath);
+    config.mcPasses = static_cast<int>(f.passes);
+    std::optional<lcs::StagedFolder> staged;  // every overlay, or none
+    if (const auto overlays = outputs.path("overlays"); !overlays.empty()) {
+        staged.emplace(overlays);
+        config.overlayDir = staged->path();
+    }
+    config.maxFrames = f.maxFrames;
+    config.device = f.device;
+    const auto result = lcs::evaluateCamvid(config, lines.context());
+    if (staged)
+        staged->commit();
+    lines.finish();
+    std::fputs(lcs::camvidEvalTable(result).c_str(), stdout);
+    outputs.writeResults(lcs::camvidEvalJson(result), lcs::camvidEvalCsv(result));
+    return kExitOk;
+}
+
+int camvidFps(const CamvidFlags& f, const CommandOutputs& outputs)
+{
+    if (f.model.empty())
+        throw UsageError("camvid fps: --model MODEL_DIR is required");
+    const auto result = lcs::camvidFramesPerSecond(
+        f.model, f.ensembles.empty() ? std::vector<int>{1, 2, 5, 10, 20, 30} : parseEnsembles(f.ensembles),
+        static_cast<int>(f.frames), f.device);
+    std::fputs(lcs::camvidFpsTable(result).c_str(), stdout);
+    outputs.writeResults(lcs::camvidFpsJson(result), {});
+    return kExitOk;
+}
+
+} // namespace
+
+int runCamvidCommand(int argc, char** argv)
+{
+    if (argc < 3 || std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h") {
+        std::fputs(kCamvidHelp, argc < 3 ? stderr : stdout);
+        return argc < 3 ? kExitUsage : kExitOk;
+    }
+    const std::string sub = argv[2];
+    if (sub == "run")  // the window's job headless, from the registry's declaration
+        return runExperimentCommand(lcs::ExperimentRegistry::global().get(lcs::kCamvidExperiment), argc, argv, 3);
+    if (sub != "train" && sub != "correct" && sub != "eval" && sub != "fps")
+        throw UsageError("camvid: unknown subcommand \"" + sub.substr(0, 40) + "\" (run, train, correct, eval or fps)");
+    const auto declared = camvidOutputs(sub);
+    const auto parsed = parseFlags(argc, argv, 3, "camvid " + sub, {}, camvidFlagSpecs(sub, declared), kCamvidHelp);
     if (parsed.help) {
         std::fputs(kCamvidHelp, stdout);
         return kExitOk;
     }
-    quiet = parsed.switches.count("--quiet") > 0;
-    for (const auto& [flag, value] : parsed.values) {
-        if (flag == "--data") {
-            data = value;
-        } else if (flag == "--model") {
-            model = value;
-        } else if (flag == "--split") {
-            split = value;
-        } else if (flag == "--preset") {
-            if (value != "cpu" && value != "paper")
-                throw UsageError("--preset: \"" + value.substr(0, 40) + "\" is not cpu or paper");
-            preset = value;
-        } else if (flag == "--methods") {
-            methods = splitNames(value);
-            const auto& known = lcs::camvidMethods();
-            for (size_t i = 0; i < methods.size(); ++i) {
-                if (std::find(known.begin(), known.end(), methods[i]) == known.end())
-                    throw UsageError("--methods: unknown method \"" + methods[i].substr(0, 40) +
-                                     "\" (choose from mc_dropout, lc_mc_dropout, cw_sgd, sghmc_s, ours)");
-                if (std::find(methods.begin(), methods.begin() + static_cast<long>(i), methods[i]) !=
-                    methods.begin() + static_cast<long>(i))
-                    throw UsageError("--methods: method \"" + methods[i] + "\" is listed twice");
-            }
-        } else if (flag == "--max-frames") {
-            maxFrames = parseIntegerFlag(flag, value, 1, 1000000);
-        } else if (flag == "--epochs") {
-            epochs = parseIntegerFlag(flag, value, 1, 100000);
-        } else if (flag == "--passes") {
-            passes = parseIntegerFlag(flag, value, 1, 1000);
-        } else if (flag == "--frames") {
-            frames = parseIntegerFlag(flag, value, 1, 100000);
-        } else if (flag == "--seed") {
-            seed = static_cast<uint64_t>(parseIntegerFlag(flag, value, 0, std::numeric_limits<long long>::max()));
-        } else if (flag == "--threads") {
-            threads = parseIntegerFlag(flag, value, 1, 256);
-        } else if (flag == "--device") {
-            device = value;
-            checkDeviceFlag(value);
-        } else if (flag == "--costs") {
-            costsPath = value;
-        } else if (flag == "--ensemble") {
-            ensembles = value;
-        } else if (flag == "--class-balance") {
-            classBalance = parseNumberInRange(flag, value, 0, 1, "a number in [0, 1]");
-        } else if (flag == "--crop-scale") {
-            cropScale = parseNumberInRange(flag, value, 0.1, 1, "a share in [0.1, 1]");
-        } else if (flag == "--jitter") {
-            jitter = parseNumberInRange(flag, value, 0, 1, "a number in [0, 1]");
-        } else if (flag == "--correction-epochs") {
-            correction.epochs = static_cast<int>(parseIntegerFlag(flag, value, 0, 100000));
-        } else if (flag == "--correction-lr") {
-            correction.learningRate = parseNumberInRange(flag, value, 0, 10, "a learning rate in [0, 10]");
-        } else if (flag == "--calibration-noise") {
-            correction.noise = parseNumberInRange(flag, value, 0, 10, "a standard deviation in [0, 10]");
-        } else if (flag == "--held-out") {
-            correction.heldOut = parseNumberInRange(flag, value, 0, 0.5, "a share in [0, 0.5]");
-        } else if (flag == "--decision-step") {
-            if (value != "joint" && value != "coordinate")
-                throw UsageError("--decision-step: \"" + value.substr(0, 40) + "\" is not joint or coordinate");
-            decisionStep = value;
-        }
-    }
+    const CamvidFlags f = readCamvidFlags(parsed);
     const CommandOutputs outputs(declared, parsed.values,
-                                 {{"--data", data, lcs::PathKind::Folder},
-                                  {"--model", model, lcs::PathKind::Folder},
-                                  {"--costs", costsPath, lcs::PathKind::File}});
-    out = outputs.path("out");
-    overlays = outputs.path("overlays");
-    lcs::configureThreads(static_cast<int>(threads > 0 ? threads : defaultThreads()));
+                                 {{"--data", f.data, lcs::PathKind::Folder},
+                                  {"--model", f.model, lcs::PathKind::Folder},
+                                  {"--costs", f.costsPath, lcs::PathKind::File}});
+    lcs::configureThreads(static_cast<int>(f.threads > 0 ? f.threads : defaultThreads()));
     lcs::keepFrameBuffers();
-    ProgressLines lines(quiet);
-    const auto ctx = lines.context();
-    if (sub == "train") {
-        if (data.empty() || out.empty())
-            throw UsageError("camvid train: --data DIR and --out MODEL_DIR are required");
-        // A model folder is one run's: training some methods into another run's folder
-        // would rewrite its camvid.json and orphan the networks it no longer lists.
-        if (std::error_code ec; std::filesystem::exists(out + "/camvid.json", ec))
-            throw UsageError("--out: " + out + " already holds a CamVid model (camvid.json); train into a new "
-                             "folder, or remove that one first");
-        auto config = lcs::CamvidTrainConfig::preset(preset);
-        config.data = data;
-        if (!split.empty())
-            config.split = split;
-        if (!methods.empty())
-            config.methods = methods;
-        config.maxFrames = maxFrames;
-        if (epochs > 0)
-            config.sgd.epochs = static_cast<int>(epochs);
-        config.seed = seed;
-        config.device = device;
-        if (!decisionStep.empty())
-            config.correction.jointDecision = decisionStep == "joint";
-        correction.applyTo(config.correction);
-        if (classBalance)
-            config.classBalancePower = *classBalance;
-        if (cropScale || jitter) {
-            // The SGD networks' batches and the student's D' batches, one augmentation.
-            auto& augmentation = config.sgd.augmentation;
-            if (cropScale)
-                augmentation.cropScale = *cropScale;
-            if (jitter)
-                augmentation.jitter = *jitter;
-            augmentation.flips = true;
-            config.sghmc.student.augmentation = augmentation;
-        }
-        lcs::StagedFolder staged(out);  // every network and the manifest, or nothing
-        const auto result = lcs::trainCamvid(config, staged.path(), ctx);
-        staged.commit();
-        lines.finish();
-        // The text names the files where they are now, not where they were staged.
-        std::string text = lcs::camvidTrainText(result);
-        for (auto at = text.find(staged.path()); at != std::string::npos; at = text.find(staged.path(), at))
-            text.replace(at, staged.path().size(), out);
-        std::fputs(text.c_str(), stdout);
-        return kExitOk;
-    }
-    if (sub == "correct") {
-        if (data.empty() || model.empty())
-            throw UsageError("camvid correct: --data DIR and --model MODEL_DIR are required");
-        auto config = lcs::CamvidTrainConfig::preset(preset);
-        config.data = data;
-        if (!split.empty())
-            config.split = split;
-        config.maxFrames = maxFrames;
-        config.seed = seed;
-        config.device = device;
-        if (!decisionStep.empty())
-            config.correction.jointDecision = decisionStep == "joint";
-        correction.applyTo(config.correction);
-        if (!costsPath.empty())
-            config.costs = lcs::camvidDecisionCosts(lcs::loadCostMatrix(costsPath));
-        const auto result = lcs::correctCamvidModels(config, model, ctx);
-        lines.finish();
-        std::printf("q retrained on %lld unlabelled frames in %.1f s%s: %s\n", static_cast<long long>(result.frames),
-                    result.seconds, result.collapsed ? " (its decisions collapsed to one class)" : "",
-                    result.path.c_str());
-        std::fputs(lcs::camvidHeldOutText(result.heldOut).c_str(), stdout);
-        return kExitOk;
-    }
-    if (sub == "eval") {
-        if (data.empty() || model.empty())
-            throw UsageError("camvid eval: --data DIR and --model MODEL_DIR are required");
-        lcs::CamvidEvalConfig config;
-        config.data = data;
-        config.split = split.empty() ? "val" : split;
-        config.modelDir = model;
-        if (!costsPath.empty())
-            config.costs = lcs::loadCostMatrix(costsPath);
-        config.mcPasses = static_cast<int>(passes);
-        std::optional<lcs::StagedFolder> staged;  // every overlay, or none
-        if (!overlays.empty()) {
-            staged.emplace(overlays);
-            config.overlayDir = staged->path();
-        }
-        config.maxFrames = maxFrames;
-        config.device = device;
-        const auto result = lcs::evaluateCamvid(config, ctx);
-        if (staged)
-            staged->commit();
-        lines.finish();
-        std::fputs(lcs::camvidEvalTable(result).c_str(), stdout);
-        outputs.writeResults(lcs::camvidEvalJson(result), lcs::camvidEvalCsv(result));
-        return kExitOk;
-    }
-    if (model.empty())
-        throw UsageError("camvid fps: --model MODEL_DIR is required");
-    const auto result = lcs::camvidFramesPerSecond(
-        model, ensembles.empty() ? std::vector<int>{1, 2, 5, 10, 20, 30} : parseEnsembles(ensembles),
-        static_cast<int>(frames), device);
-    std::fputs(lcs::camvidFpsTable(result).c_str(), stdout);
-    outputs.writeResults(lcs::camvidFpsJson(result), {});
-    return kExitOk;
+    ProgressLines lines(f.quiet);
+    if (sub == "train")
+        return camvidTrain(f, outputs.path("out"), lines);
+    if (sub == "correct")
+        return camvidCorrect(f, lines);
+    if (sub == "eval")
+        return camvidEval(f, outputs, lines);
+    return camvidFps(f, outputs);
 }
 
 } // namespace cli

@@ -467,6 +467,104 @@ std::string slurmScript(const SweepRunOptions& o, const SlurmOptions& s)
     return script;
 }
 
+namespace {
+
+/// Submits `cells` as one job array (the script written first), records the job and
+/// returns its id.
+std::string submitCells(const SweepRunOptions& o, const SlurmOptions& s, const std::string& script,
+                        const std::vector<int>& cells, std::vector<RecordedJob>& jobs)
+{
+    ::mkdir(slurmDir(o.dir).c_str(), 0755);
+    writeFileAtomically(scriptFile(o.dir), script);
+    for (int cell : cells)
+        clearCell(o.dir, cell);
+    const std::string array = cellList(cells) + (s.maxRunning > 0 ? "%" + std::to_string(s.maxRunning) : "");
+    const auto out = slurmTool({"sbatch", "--parsable", "--array=" + array, scriptFile(o.dir)});
+    const std::string id = trimmed(out.output.substr(0, out.output.find(';')));
+    if (out.status != 0 || id.empty() || !parseInteger(id, 0, 1LL << 62))
+        throw InputError("sbatch refused the sweep's job array: " + trimmed(out.output).substr(0, 400));
+    jobs.push_back({id, cells});
+    writeJobs(o.dir, jobs);
+    say(o, "submitted Slurm job array " + id + ": cell(s) " + cellList(cells) + " (script " + scriptFile(o.dir) + ")");
+    return id;
+}
+
+/// How the cells that left the queue without results ended (each as its latest
+/// submission ran it: an earlier, cancelled try of a cell rerun since is past).
+void recordEndedCells(const SweepManifest& manifest, const SweepRunOptions& o, const std::vector<RecordedJob>& jobs,
+                      const std::vector<std::string>& followed)
+{
+    std::map<int, std::string> latest;
+    for (const auto& job : jobs)
+        for (int cell : job.cells)
+            latest[cell] = job.id;
+    for (const auto& job : followed) {
+        for (const auto& [cell, end] : endedTasks(job, o)) {
+            if (cell >= static_cast<int>(manifest.cells.size()) || latest[cell] != job)
+                continue;
+            const auto status = cellStatus(o.dir, cell);
+            if (status.state == CellState::Done)
+                continue;
+            if (status.state != CellState::Failed) {
+                // Killed before its script could write a status (scancel, a time limit):
+                // the status Slurm gives, so that the window shows it failed.
+                const size_t colon = end.exitCode.find(':');
+                const int code = static_cast<int>(parseInteger(end.exitCode.substr(0, colon), 0, 255).value_or(0));
+                const int signal = colon == std::string::npos
+                                       ? 0
+                                       : static_cast<int>(parseInteger(end.exitCode.substr(colon + 1), 0, 255).value_or(0));
+                writeFileAtomically(sweep_paths::exitStatus(o.dir, cell),
+                                    std::to_string(code != 0 ? code : signal != 0 ? 128 + signal : 1) + "\n");
+            }
+            say(o, cellLabel(manifest, cell) + ": Slurm says " + end.state + " (exit code " + end.exitCode +
+                       "); log: " + sweep_paths::log(o.dir, cell));
+        }
+    }
+}
+
+/// Polls the queue for `follow`'s jobs, a line each time the counts change, until none
+/// is queued (then records how the cells without results ended) or the run is cancelled.
+void followJobs(const SweepManifest& manifest, const SweepRunOptions& o, const SlurmOptions& s,
+                const std::vector<RecordedJob>& jobs, std::vector<std::string> follow, SweepRunReport& report)
+{
+    std::string lastLine;
+    while (!follow.empty()) {
+        if (isCancelled(o)) {
+            say(o, "stopped following; the job array keeps running (scancel " + follow.front() +
+                       " stops it); sweep run again to follow it");
+            report.cancelled = true;
+            return;
+        }
+        std::map<std::string, int> states;
+        std::vector<std::string> still;
+        for (const auto& job : follow) {
+            const auto tasks = queuedTasks(job);
+            for (const auto& [cell, state] : tasks)
+                ++states[state];
+            if (!tasks.empty())
+                still.push_back(job);
+        }
+        int done = 0;
+        for (const auto& cell : manifest.cells)
+            done += cellStatus(o.dir, cell.id).state == CellState::Done ? 1 : 0;
+        std::string line = "Slurm: ";
+        for (const auto& [state, count] : states)
+            line += std::to_string(count) + " " + state + ", ";
+        line += std::to_string(done) + " of " + std::to_string(manifest.cells.size()) + " cells done";
+        if (line != lastLine)
+            say(o, line);
+        lastLine = line;
+        if (still.empty()) {
+            recordEndedCells(manifest, o, jobs, follow);
+            return;
+        }
+        follow = still;
+        std::this_thread::sleep_for(std::chrono::duration<double>(s.pollSeconds));
+    }
+}
+
+} // namespace
+
 SweepRunReport runSweepOnSlurm(const SweepManifest& manifest, const SweepRunOptions& o, const SlurmOptions& s)
 {
     if (!s.partition.empty())
@@ -498,89 +596,12 @@ SweepRunReport runSweepOnSlurm(const SweepManifest& manifest, const SweepRunOpti
     if (!report.followed.empty())
         say(o, "cell(s) " + cellList(report.followed) + " still queued from an earlier submission: followed");
     if (!submit.empty()) {
-        ::mkdir(slurmDir(o.dir).c_str(), 0755);
-        writeFileAtomically(scriptFile(o.dir), script);
-        for (int cell : submit)
-            clearCell(o.dir, cell);
-        const std::string array = cellList(submit) + (s.maxRunning > 0 ? "%" + std::to_string(s.maxRunning) : "");
-        const auto out = slurmTool({"sbatch", "--parsable", "--array=" + array, scriptFile(o.dir)});
-        const std::string id = trimmed(out.output.substr(0, out.output.find(';')));
-        if (out.status != 0 || id.empty() || !parseInteger(id, 0, 1LL << 62))
-            throw InputError("sbatch refused the sweep's job array: " + trimmed(out.output).substr(0, 400));
-        report.jobId = id;
+        report.jobId = submitCells(o, s, script, submit, jobs);
         report.started = submit;
-        jobs.push_back({id, submit});
-        writeJobs(o.dir, jobs);
-        follow.push_back(id);
-        say(o, "submitted Slurm job array " + id + ": cell(s) " + cellList(submit) + " (script " + scriptFile(o.dir) +
-                   ")");
+        follow.push_back(report.jobId);
     }
-    if (!s.follow) {
-        finishReport(manifest, o, report);
-        return report;
-    }
-    std::string lastLine;
-    while (!follow.empty()) {
-        if (isCancelled(o)) {
-            say(o, "stopped following; the job array keeps running (scancel " + follow.front() +
-                       " stops it); sweep run again to follow it");
-            report.cancelled = true;
-            break;
-        }
-        std::map<std::string, int> states;
-        std::vector<std::string> still;
-        for (const auto& job : follow) {
-            const auto tasks = queuedTasks(job);
-            for (const auto& [cell, state] : tasks)
-                ++states[state];
-            if (!tasks.empty())
-                still.push_back(job);
-        }
-        int done = 0;
-        for (const auto& cell : manifest.cells)
-            done += cellStatus(o.dir, cell.id).state == CellState::Done ? 1 : 0;
-        std::string line = "Slurm: ";
-        for (const auto& [state, count] : states)
-            line += std::to_string(count) + " " + state + ", ";
-        line += std::to_string(done) + " of " + std::to_string(manifest.cells.size()) + " cells done";
-        if (line != lastLine)
-            say(o, line);
-        lastLine = line;
-        if (still.empty()) {
-            // How the cells that left the queue without results ended (each as its latest
-            // submission ran it: an earlier, cancelled try of a cell rerun since is past).
-            std::map<int, std::string> latest;
-            for (const auto& job : jobs)
-                for (int cell : job.cells)
-                    latest[cell] = job.id;
-            for (const auto& job : follow) {
-                const auto ends = endedTasks(job, o);
-                for (const auto& [cell, end] : ends) {
-                    if (cell >= static_cast<int>(manifest.cells.size()) || latest[cell] != job)
-                        continue;
-                    const auto status = cellStatus(o.dir, cell);
-                    if (status.state == CellState::Done)
-                        continue;
-                    if (status.state != CellState::Failed) {
-                        // Killed before its script could write a status (scancel, a time
-                        // limit): the status Slurm gives, so that the window shows it failed.
-                        const size_t colon = end.exitCode.find(':');
-                        const int code = static_cast<int>(parseInteger(end.exitCode.substr(0, colon), 0, 255).value_or(0));
-                        const int signal = colon == std::string::npos
-                                               ? 0
-                                               : static_cast<int>(parseInteger(end.exitCode.substr(colon + 1), 0, 255).value_or(0));
-                        writeFileAtomically(sweep_paths::exitStatus(o.dir, cell),
-                                            std::to_string(code != 0 ? code : signal != 0 ? 128 + signal : 1) + "\n");
-                    }
-                    say(o, cellLabel(manifest, cell) + ": Slurm says " + end.state + " (exit code " + end.exitCode +
-                               "); log: " + sweep_paths::log(o.dir, cell));
-                }
-            }
-            break;
-        }
-        follow = still;
-        std::this_thread::sleep_for(std::chrono::duration<double>(s.pollSeconds));
-    }
+    if (s.follow)
+        followJobs(manifest, o, s, jobs, follow, report);
     finishReport(manifest, o, report);
     return report;
 }
