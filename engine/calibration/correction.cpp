@@ -119,6 +119,132 @@ at::Tensor correctedProbabilities(MlpImpl& q, const at::Tensor& x, const at::Ten
     return torch::softmax(q.forward(x.to(device)) + logP, 1).cpu();
 }
 
+namespace {
+
+std::unique_ptr<torch::optim::Optimizer> correctionOptimizer(const std::vector<at::Tensor>& params,
+                                                             const CorrectionConfig& config)
+{
+    if (config.optimiser == Optimiser::Adam)
+        return std::make_unique<torch::optim::Adam>(
+            params, torch::optim::AdamOptions(config.learningRate).weight_decay(config.weightDecay));
+    return std::make_unique<torch::optim::SGD>(
+        params, torch::optim::SGDOptions(config.learningRate).momentum(config.momentum).weight_decay(config.weightDecay));
+}
+
+/// The held-out rows and the rows q trains on (both sorted), drawn only when a held-out
+/// share is asked for, so that a run without one draws exactly what it always did; else
+/// both undefined (q trains on every row).
+std::pair<at::Tensor, at::Tensor> heldOutSplit(const at::Tensor& x, const CorrectionConfig& config,
+                                               at::Generator& generator)
+{
+    TORCH_CHECK(config.heldOutShare >= 0 && config.heldOutShare < 1,
+                "correction: the held-out share must be in [0, 1), got ", config.heldOutShare);
+    if (config.heldOutShare <= 0)
+        return {};
+    TORCH_CHECK(x.size(0) >= 2, "correction: a held-out share needs at least 2 calibration inputs");
+    const auto order = at::randperm(x.size(0), generator, at::kLong);
+    const auto held = std::clamp<int64_t>(std::llround(config.heldOutShare * static_cast<double>(x.size(0))), 1,
+                                          x.size(0) - 1);
+    return {std::get<0>(order.slice(0, held).sort()), std::get<0>(order.slice(0, 0, held).sort())};
+}
+
+/// The predictive q is trained against, at a batch of inputs (rows `index` of the
+/// calibration set, or all of it where `index` is undefined).
+struct PredictiveAt {
+    const PredictiveSource& source;
+    c10::Device device;
+    at::Tensor operator()(const at::Tensor& inputs, const at::Tensor& index) const
+    {
+        if (source.student) {
+            torch::NoGradGuard noGrad;
+            return torch::softmax(source.student->forward(inputs), 1);
+        }
+        if (source.teacherAt) {
+            torch::NoGradGuard noGrad;
+            return source.teacherAt(inputs.to(device)).to(device, at::kFloat);
+        }
+        return (index.defined() ? source.stored.index_select(0, index) : source.stored).to(device, at::kFloat);
+    }
+};
+
+/// What every step of one correction run shares.
+struct CorrectionProblem {
+    CorrectionNetwork& q;
+    const at::Tensor& x;
+    const PredictiveSource& source;
+    const CorrectionConfig& config;
+    PredictiveAt predictive;
+    at::Tensor L;
+    double M;
+    at::Tensor optimumCosts;
+};
+
+/// The objective on the held-out rows, q as it decides (inference mode), in chunks of a
+/// training batch: no gradient, no noise.
+double heldOutObjective(const CorrectionProblem& c, const at::Tensor& heldOutRows)
+{
+    torch::NoGradGuard noGrad;
+    const int64_t rows = heldOutRows.size(0);
+    const int64_t chunk = c.config.batchSize > 0 ? c.config.batchSize : rows;
+    double sum = 0;
+    for (int64_t b = 0; b < rows; b += chunk) {
+        const auto index = heldOutRows.slice(0, b, std::min(b + chunk, rows));
+        const auto xb = c.x.index_select(0, index.to(c.x.device())).to(c.predictive.device);
+        // At the rows themselves a stored predictive is the truth; a student teacher
+        // only stands in for it between them.
+        const auto p = classRows(c.source.stored.defined() && !c.source.student
+                                     ? c.source.stored.index_select(0, index).to(c.predictive.device, at::kFloat)
+                                     : c.predictive(xb, index));
+        const auto qLogits = classRows(c.q.probabilities(xb, p)).to(c.predictive.device).clamp_min(1e-30).log();
+        const auto decisions = c.config.jointDecision ? bayesDecisions(p, c.optimumCosts) : at::Tensor();
+        const auto terms = correctionObjective(qLogits, p, c.L, c.M, decisions);
+        sum += terms.loss.item<double>() * static_cast<double>(index.size(0));
+    }
+    return sum / static_cast<double>(rows);
+}
+
+/// One optimiser step on the batch `index`: the inputs (with noise, where asked for, in
+/// the units q sees), the predictive, the decisions for the joint step, the scheduled
+/// learning rate.
+CorrectionStep correctionStep(const CorrectionProblem& c, torch::optim::Optimizer& optimizer, const at::Tensor& index,
+                              long long step, long long total, at::Generator& generator)
+{
+    const auto& config = c.config;
+    auto xb = index.defined() ? c.x.index_select(0, index.to(c.x.device())) : c.x;
+    if (config.inputNoiseStd > 0) {
+        auto noise = config.inputNoiseStd * standardNormalLike(xb, generator);
+        // A q that standardises its inputs gets noise in the units it sees.
+        if (!config.inputStd.empty() && xb.dim() == 2)
+            noise = noise * torch::tensor(config.inputStd, torch::kDouble).to(noise.options());
+        xb = xb + noise;
+    }
+    xb = xb.to(c.predictive.device);
+    const auto p = c.predictive(xb, index);
+    at::Tensor decisions;
+    if (config.jointDecision)
+        decisions = bayesDecisions(classRows(p), c.optimumCosts);
+    setLearningRate(optimizer, scheduledLearningRate(config.schedule, config.learningRate, step, total));
+    optimizer.zero_grad();
+    const auto terms = c.q.objectiveAndGradient(xb, p, c.L, c.M, decisions);
+    optimizer.step();
+    return {static_cast<int>(step + 1), terms.loss.item<double>(), terms.kl.item<double>(),
+            terms.expectedCost.item<double>()};
+}
+
+/// Whether q decides one thing on (up to) 2,000 calibration inputs.
+bool correctionCollapsed(const CorrectionProblem& c, int64_t n, const CostMatrix& costs)
+{
+    const auto probe = c.x.slice(0, 0, std::min<int64_t>(n, 2000));
+    at::Tensor pProbe;
+    if (c.source.student)
+        pProbe = predictClassProbabilities(*c.source.student, probe);
+    else
+        pProbe = c.source.stored.slice(0, 0, probe.size(0)).to(torch::kCPU, torch::kFloat);
+    return decisionsCollapsed(classRows(c.q.probabilities(probe, pProbe)), classRows(pProbe), costTensor(costs));
+}
+
+} // namespace
+
 CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const PredictiveSource& source,
                             const CostMatrix& costs, const CorrectionConfig& config, at::Generator& generator,
                             const JobContext& ctx, const std::string& phase, const CorrectionStepCallback& onStep,
@@ -134,69 +260,17 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
     const auto device = params.front().device();
     const auto L = costTensor(costs, at::kFloat, device);
     const double M = costs.utilityConstant();
-    const auto optimumCosts = correctionOptimumCosts(L, M);
+    const CorrectionProblem problem{q, x, source, config, PredictiveAt{source, device}, L, M,
+                                    correctionOptimumCosts(L, M)};
     if (source.student)
         source.student->eval();
-    std::unique_ptr<torch::optim::Optimizer> optimizer;
-    if (config.optimiser == Optimiser::Adam)
-        optimizer = std::make_unique<torch::optim::Adam>(
-            params, torch::optim::AdamOptions(config.learningRate).weight_decay(config.weightDecay));
-    else
-        optimizer = std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(config.learningRate)
-                                                                    .momentum(config.momentum)
-                                                                    .weight_decay(config.weightDecay));
-    TORCH_CHECK(config.heldOutShare >= 0 && config.heldOutShare < 1, "correction: the held-out share must be in [0, 1), got ",
-                config.heldOutShare);
-    // The held-out inputs (drawn only when asked for, so that a run without them draws
-    // exactly what it always did) and the rows q trains on.
-    at::Tensor trainRows, heldOutRows;
-    if (config.heldOutShare > 0) {
-        TORCH_CHECK(x.size(0) >= 2, "correction: a held-out share needs at least 2 calibration inputs");
-        const auto order = at::randperm(x.size(0), generator, at::kLong);
-        const auto held = std::clamp<int64_t>(std::llround(config.heldOutShare * static_cast<double>(x.size(0))), 1,
-                                              x.size(0) - 1);
-        heldOutRows = std::get<0>(order.slice(0, 0, held).sort());
-        trainRows = std::get<0>(order.slice(0, held).sort());
-    }
+    const auto optimizer = correctionOptimizer(params, config);
+    const auto [trainRows, heldOutRows] = heldOutSplit(x, config, generator);
     const int64_t n = trainRows.defined() ? trainRows.size(0) : x.size(0);
     const long long perEpoch = stepsPerEpoch(n, config.batchSize);
     const long long total = perEpoch * config.epochs;
     ReportPacer pacer(total);
-    const auto predictive = [&](const at::Tensor& inputs, const at::Tensor& index) {
-        if (source.student) {
-            torch::NoGradGuard noGrad;
-            return torch::softmax(source.student->forward(inputs), 1);
-        }
-        if (source.teacherAt) {
-            torch::NoGradGuard noGrad;
-            return source.teacherAt(inputs.to(device)).to(device, at::kFloat);
-        }
-        return (index.defined() ? source.stored.index_select(0, index) : source.stored).to(device, at::kFloat);
-    };
-
-    // The objective on the held-out inputs, q as it decides (inference mode), in chunks
-    // of a training batch: no gradient, no noise.
-    const auto heldOutObjective = [&]() {
-        torch::NoGradGuard noGrad;
-        const int64_t rows = heldOutRows.size(0);
-        const int64_t chunk = config.batchSize > 0 ? config.batchSize : rows;
-        double sum = 0;
-        for (int64_t b = 0; b < rows; b += chunk) {
-            const auto index = heldOutRows.slice(0, b, std::min(b + chunk, rows));
-            const auto xb = x.index_select(0, index.to(x.device())).to(device);
-            // At the rows themselves a stored predictive is the truth; a student teacher
-            // only stands in for it between them.
-            const auto p = classRows(source.stored.defined() && !source.student
-                                         ? source.stored.index_select(0, index).to(device, at::kFloat)
-                                         : predictive(xb, index));
-            const auto qLogits = classRows(q.probabilities(xb, p)).to(device).clamp_min(1e-30).log();
-            const auto decisions = config.jointDecision ? bayesDecisions(p, optimumCosts) : at::Tensor();
-            const auto terms = correctionObjective(qLogits, p, L, M, decisions);
-            sum += terms.loss.item<double>() * static_cast<double>(index.size(0));
-        }
-        return sum / static_cast<double>(rows);
-    };
-    std::vector<at::Tensor> kept;
+    std::vector<at::Tensor> kept;  // q's parameters at its best held-out epoch
     const auto keep = [&]() {
         torch::NoGradGuard noGrad;
         kept.clear();
@@ -208,7 +282,7 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
     out.curve.reserve(static_cast<size_t>(total));
     if (heldOutRows.defined()) {
         out.heldOutInputs = heldOutRows.size(0);
-        out.heldOutObjective.push_back(heldOutObjective());
+        out.heldOutObjective.push_back(heldOutObjective(problem, heldOutRows));
         out.keptEpoch = 0;
         keep();
     }
@@ -223,26 +297,8 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
         CorrectionStep sums{epoch, 0, 0, 0};
         for (const auto& index : batches) {
             ctx.checkCancelled();
-            auto xb = index.defined() ? x.index_select(0, index.to(x.device())) : x;
-            if (config.inputNoiseStd > 0) {
-                auto noise = config.inputNoiseStd * standardNormalLike(xb, generator);
-                // A q that standardises its inputs gets noise in the units it sees.
-                if (!config.inputStd.empty() && xb.dim() == 2)
-                    noise = noise * torch::tensor(config.inputStd, torch::kDouble).to(noise.options());
-                xb = xb + noise;
-            }
-            xb = xb.to(device);
-            const auto p = predictive(xb, index);
-            at::Tensor decisions;
-            if (config.jointDecision)
-                decisions = bayesDecisions(classRows(p), optimumCosts);
-            setLearningRate(*optimizer, scheduledLearningRate(config.schedule, config.learningRate, step, total));
-            optimizer->zero_grad();
-            const auto terms = q.objectiveAndGradient(xb, p, L, M, decisions);
-            optimizer->step();
+            const CorrectionStep s = correctionStep(problem, *optimizer, index, step, total, generator);
             ++step;
-            const CorrectionStep s{static_cast<int>(step), terms.loss.item<double>(), terms.kl.item<double>(),
-                                   terms.expectedCost.item<double>()};
             requireFiniteLoss(s.loss, phase.c_str(), step);
             out.curve.push_back(s);
             sums.loss += s.loss;
@@ -262,7 +318,7 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
         const double k = static_cast<double>(batches.size());
         out.epochCurve.push_back({epoch, sums.loss / k, sums.kl / k, sums.expectedCost / k});
         if (heldOutRows.defined()) {
-            out.heldOutObjective.push_back(heldOutObjective());
+            out.heldOutObjective.push_back(heldOutObjective(problem, heldOutRows));
             if (out.heldOutObjective.back() < out.heldOutObjective[static_cast<size_t>(out.keptEpoch)]) {
                 out.keptEpoch = epoch;
                 keep();
@@ -279,14 +335,7 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
         for (size_t i = 0; i < params.size(); ++i)
             params[i].copy_(kept[i]);
     }
-    // Collapse check on (up to) 2,000 calibration inputs.
-    const auto probe = x.slice(0, 0, std::min<int64_t>(n, 2000));
-    at::Tensor pProbe;
-    if (source.student)
-        pProbe = predictClassProbabilities(*source.student, probe);
-    else
-        pProbe = source.stored.slice(0, 0, probe.size(0)).to(torch::kCPU, torch::kFloat);
-    out.collapsed = decisionsCollapsed(classRows(q.probabilities(probe, pProbe)), classRows(pProbe), costTensor(costs));
+    out.collapsed = correctionCollapsed(problem, n, costs);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
 }
