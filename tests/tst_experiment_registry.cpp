@@ -9,6 +9,8 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include <ATen/ATen.h>
@@ -22,6 +24,8 @@
 #include "decision/decisions.h"
 #include "experiments/experiment.h"
 #include "experiments/run_record.h"
+#include "experiments/run_views.h"
+#include "experiments/synthetic_experiment.h"
 #include "cost_matrix_model.h"
 #include "experiments/registry/registry_page.h"
 #include "gui_test_setup.h"
@@ -528,6 +532,46 @@ private Q_SLOTS:
         QCOMPARE(b.at("run").at("settings"), a.at("run").at("settings"));
         QVERIFY(withoutSeconds(a) == withoutSeconds(b));
         QVERIFY(a.contains("runs") || a.contains("methods"));  // the numbers were there to compare
+    }
+
+    // The synthetic run publishes what its page draws: each task's predictive once, q's
+    // steps in order while it trains, and each finished task's scores, the same numbers
+    // the results file gives that replicate (the table is made of these outcomes).
+    void syntheticRunPublishesItsViews()
+    {
+        const auto& entry = ExperimentRegistry::global().get("synthetic");
+        const auto settings = checkedSettings(entry.settings(),
+                                              {{"replicates", 2}, {"methods", {"sghmc"}},
+                                               {"correction_iterations", 40}, {"warm_start_steps", 10}},
+                                              "test");
+        std::mutex lock;  // the correction views come from one thread per task
+        std::map<int, int> sampled, lastStep, corrected;
+        std::map<int, double> correctedCost;
+        bool stepsInOrder = true;
+        RunViews views;
+        views.syntheticSampled = [&](const SyntheticSampled& e) { ++sampled[e.predictive.replicate]; };
+        views.syntheticCorrecting = [&](const SyntheticCorrecting& e) {
+            std::lock_guard guard(lock);
+            stepsInOrder = stepsInOrder && e.step.step > lastStep[e.predictive.replicate];
+            lastStep[e.predictive.replicate] = e.step.step;
+        };
+        views.syntheticCorrected = [&](const SyntheticCorrected& e) {
+            std::lock_guard guard(lock);
+            ++corrected[e.outcome.replicate];
+            correctedCost[e.outcome.replicate] = e.outcome.corrected.averageCost;
+        };
+        JobContext ctx;
+        ctx.views = &views;
+        const auto run = runExperiment(entry, settings, std::nullopt, ctx, {});
+        QCOMPARE(sampled, (std::map<int, int>{{0, 1}, {1, 1}}));
+        QCOMPARE(corrected, (std::map<int, int>{{0, 1}, {1, 1}}));
+        QVERIFY(stepsInOrder);
+        QCOMPARE(lastStep.size(), size_t(2));
+        for (const auto& [replicate, step] : lastStep)
+            QVERIFY2(step >= 40, qPrintable(QString("replicate %1 ended at step %2").arg(replicate).arg(step)));
+        const auto json = nlohmann::json::parse(run.output.json);
+        for (const auto& r : json.at("methods").at("sghmc").at("replicates"))
+            QCOMPARE(r.at("corrected").at("cost").get<double>(), correctedCost.at(r.at("replicate").get<int>()));
     }
 
     void badSettingsFailTheJobNamingTheSetting()

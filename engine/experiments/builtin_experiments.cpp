@@ -78,13 +78,25 @@ public:
             if (t.task.stage == kCorrectionStage)
                 plan.push_back(t);
         ctx.declarePlan(plan, PlanProgress::Order::Parallel);
-        const auto corrections = correctAll(m_config, m_predictives, costs, ctx);
-        std::vector<ReplicateOutcome> outcomes;
-        for (size_t i = 0; i < corrections.size(); ++i) {
-            outcomes.push_back(evaluateSynthetic(m_predictives[i], corrections[i], costs, m_config.selection, m_config.seed));
+        // Each task is scored as it finishes (on its own thread), so that a view of it
+        // need not wait for the others.
+        std::vector<ReplicateOutcome> outcomes(m_predictives.size());
+        ObserverFactory observers;
+        if (ctx.views && ctx.views->syntheticCorrecting)
+            observers = [this, &ctx](const SyntheticPredictive& p) -> CorrectionObserver {
+                return [this, &ctx, &p](const CorrectionStep& step, MlpImpl& q) {
+                    showView(ctx, &RunViews::syntheticCorrecting, SyntheticCorrecting{m_config, p, step, q});
+                };
+            };
+        const auto corrections = correctAll(
+            m_config, m_predictives, costs, ctx, observers, [&](size_t i, const SyntheticCorrection& c) {
+                outcomes[i] = evaluateSynthetic(m_predictives[i], c, costs, m_config.selection, m_config.seed);
+                showView(ctx, &RunViews::syntheticCorrected,
+                         SyntheticCorrected{m_config, m_predictives[i], c, outcomes[i]});
+            });
+        for (size_t i = 0; i < corrections.size(); ++i)
             if (!modelDir.empty())
-                saveSyntheticNetworks(modelDir, m_config, outcomes.back(), m_predictives[i], corrections[i]);
-        }
+                saveSyntheticNetworks(modelDir, m_config, outcomes[i], m_predictives[i], corrections[i]);
         const auto result = tabulate(m_config, outcomes, secondsSince(start));
         return {syntheticJson(result), syntheticCsv(result), syntheticTable(result)};
     }
@@ -106,7 +118,10 @@ ExperimentRun runSyntheticConfig(const SyntheticConfig& config, const JobContext
     if (const auto it = outputs.find("save_models"); it != outputs.end() && !it->second.empty())
         models.emplace(it->second);
     ctx.declarePlan(syntheticPlan(config), PlanProgress::Order::Parallel);
-    auto state = std::make_shared<SyntheticState>(config, sampleAll(config, ctx));
+    auto predictives = sampleAll(config, ctx);
+    for (const auto& p : predictives)
+        showView(ctx, &RunViews::syntheticSampled, SyntheticSampled{config, p});
+    auto state = std::make_shared<SyntheticState>(config, std::move(predictives));
     ExperimentRun out;
     // The correction's plan would replace the run's: keep reporting into the run's.
     JobContext correcting = ctx;

@@ -16,10 +16,16 @@
 /// plain data before the call returns.
 namespace lcs {
 
+struct CorrectionStep;
 struct CorruptionResult;
 struct DecisionComparison;
 struct ImageDataset;
+struct MlpImpl;
+struct ReplicateOutcome;
 struct SelectiveResult;
+struct SyntheticConfig;
+struct SyntheticCorrection;
+struct SyntheticPredictive;
 
 /// An image run has loaded its data and fixed its network and matrix, before any training.
 struct ImageRunStarted {
@@ -44,12 +50,40 @@ struct ComparisonShown {
     bool collapsed = false;            ///< q collapsed to one decision
 };
 
-/// The views a front end draws; an unset callback is not called.
+/// A synthetic or tabular task (replicate, method) has its posterior predictive: the
+/// data, the predictive on test points and, on the plane, on the region grid.
+struct SyntheticSampled {
+    const SyntheticConfig& config;
+    const SyntheticPredictive& predictive;
+};
+
+/// A step of a task's correction, with q as it stands (for live decision regions): q is
+/// the training thread's, read it there and only during the call.
+struct SyntheticCorrecting {
+    const SyntheticConfig& config;
+    const SyntheticPredictive& predictive;
+    const CorrectionStep& step;
+    MlpImpl& q;
+};
+
+/// A task's correction finished, scored on its test points.
+struct SyntheticCorrected {
+    const SyntheticConfig& config;
+    const SyntheticPredictive& predictive;
+    const SyntheticCorrection& correction;
+    const ReplicateOutcome& outcome;
+};
+
+/// The views a front end draws; an unset callback is not called. The synthetic ones may
+/// come from several training threads at once (one per task).
 struct RunViews {
     std::function<void(const ImageRunStarted&)> imageRunStarted;
     std::function<void(const ComparisonShown&)> comparison;
     std::function<void(const CorruptionResult&)> corruptionFinished;
     std::function<void(const SelectiveResult&)> selectiveFinished;
+    std::function<void(const SyntheticSampled&)> syntheticSampled;
+    std::function<void(const SyntheticCorrecting&)> syntheticCorrecting;
+    std::function<void(const SyntheticCorrected&)> syntheticCorrected;
 };
 
 /// Calls `member` of the context's views with `event`, where both are set.
