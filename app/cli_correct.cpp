@@ -106,15 +106,7 @@ int runCorrectCommand(int argc, char** argv)
         curve += std::to_string(s.step) + "," + lcs::formatNumber(s.loss) + "," + lcs::formatNumber(s.kl) + "," +
                  lcs::formatNumber(s.expectedCost) + "\n";
     lcs::writeFileAtomically(staged.path() + "/curve.csv", curve);
-    lcs::ModelInfo info;
-    info.role = "q";
-    info.experiment = lcs::kOwnPredictiveExperiment;
-    info.method = "ours";
-    info.seed = correction.seed;
-    info.costs = costs;
-    info.collapsed = result.correction.collapsed;
-    info.residualOnPredictive = result.correction.residual;
-    lcs::saveModel(result.correction.q, info, staged.path() + "/q.pt");
+    lcs::saveModel(result.correction.q, lcs::ownQInfo(result, costs, correction.seed), staged.path() + "/q.pt");
     staged.commit();
 
     std::fputs(lcs::ownPredictiveTable(result, costs, predictive.samples).c_str(), stdout);

@@ -25,6 +25,19 @@ nlohmann::json smallSettings(nlohmann::json changes = nlohmann::json::object())
     return checkedSettings(ExperimentRegistry::global().get("synthetic").settings(), s, "test");
 }
 
+/// A results CSV without its timing columns (inference_seconds, correction_seconds).
+QStringList untimedRows(const QString& csv)
+{
+    QStringList rows;
+    for (const auto& line : csv.split('\n', Qt::SkipEmptyParts)) {
+        auto cells = line.split(',');
+        cells.removeAt(10);
+        cells.removeAt(9);
+        rows << cells.join(',');
+    }
+    return rows;
+}
+
 } // namespace
 
 class TestJobRunner : public QObject {
@@ -108,6 +121,56 @@ private Q_SLOTS:
         QCOMPARE(runner.inferenceRuns(), 2);  // the posterior was reused, not re-sampled
         QCOMPARE(rows.count(), 2);
         QVERIFY(finished.last().at(2).toString().contains("\"corrected\""));
+    }
+
+    void windowRunIsTheCommandsRun()
+    {
+        // The window's run is the registry's: its rows are those of runExperiment, as the
+        // command line runs it, to the last digit.
+        SyntheticJobRunner runner;
+        QSignalSpy finished(&runner, &SyntheticJobRunner::finished);
+        QVERIFY(runner.start(JobRunner::Job::Run, smallSettings(), costPreset("synthetic")));
+        QVERIFY(finished.wait(120000));
+        const auto direct = lcs::runExperiment(ExperimentRegistry::global().get("synthetic"), smallSettings(),
+                                               costPreset("synthetic"), JobContext{});
+        QCOMPARE(untimedRows(finished.first().at(3).toString()), untimedRows(QString::fromStdString(direct.output.csv)));
+    }
+
+    void sampleThenCorrectIsTheRun()
+    {
+        SyntheticJobRunner whole, halves;
+        QSignalSpy wholeDone(&whole, &SyntheticJobRunner::finished);
+        QVERIFY(whole.start(JobRunner::Job::Run, smallSettings(), costPreset("synthetic")));
+        QVERIFY(wholeDone.wait(120000));
+
+        // Sampling alone: the predictives cached, no q trained, no results yet.
+        QSignalSpy done(&halves, &SyntheticJobRunner::finished);
+        QSignalSpy rows(&halves, &SyntheticJobRunner::resultRow);
+        QSignalSpy tasks(&halves, &SyntheticJobRunner::taskUpdated);
+        QVERIFY(halves.start(JobRunner::Job::Sample, smallSettings(), costPreset("synthetic")));
+        QVERIFY(done.wait(120000));
+        QVERIFY(halves.hasPosterior());
+        QCOMPARE(halves.inferenceRuns(), 2);
+        QCOMPARE(rows.count(), 0);
+        QCOMPARE(tasks.count(), 2);  // each task's predictive, drawn uncorrected
+        QVERIFY(!tasks.first().at(0).value<TaskView>().correctionDone);
+        QVERIFY(done.first().at(3).toString().isEmpty());
+
+        // The correction on that cache gives the whole run's rows.
+        QVERIFY(halves.start(JobRunner::Job::Recorrect, smallSettings(), costPreset("synthetic")));
+        QVERIFY(done.wait(60000));
+        QCOMPARE(halves.inferenceRuns(), 2);
+        QCOMPARE(untimedRows(done.last().at(3).toString()), untimedRows(wholeDone.first().at(3).toString()));
+
+        // New settings for q reach the re-correction (and its record); the cache stays.
+        tasks.clear();
+        QVERIFY(halves.start(JobRunner::Job::Recorrect, smallSettings({{"correction_iterations", 40}}),
+                             costPreset("synthetic")));
+        QVERIFY(done.wait(60000));
+        QCOMPARE(halves.inferenceRuns(), 2);
+        QCOMPARE(tasks.last().at(0).value<TaskView>().curve.size(), 40);
+        const auto record = nlohmann::json::parse(done.last().at(2).toString().toStdString());
+        QCOMPARE(record["run"]["settings"]["correction_iterations"].get<int>(), 40);
     }
 
     void savedModelLoadsBackAndDecides()

@@ -18,6 +18,7 @@
 #include "experiments/page_list.h"
 #include "experiments/experiment.h"
 #include "file_dialogs.h"
+#include "io/model_io.h"
 #include "main_window.h"
 #include "plot_export.h"
 #include "qcustomplot_compat.h"
@@ -393,6 +394,15 @@ private Q_SLOTS:
         QCOMPARE(finished.last().at(0).value<JobRunner::Job>(), JobRunner::Job::Recorrect);
         QCOMPARE(window.runner()->runs(), runs);  // X and P not read again
         QVERIFY(page->resultsJson().contains("\"experiment\": \"correct\""));
+        // Save Model writes the q behind the decisions shown: the re-corrected one.
+        QSignalSpy saved(window.runner(), &SyntheticJobRunner::modelSaved);
+        const QString qPath = dir.filePath("q.pt");
+        QVERIFY(window.runner()->saveModel(0, kOwnPredictiveSeries, qPath));
+        QVERIFY(saved.wait(10000));
+        QVERIFY2(saved.first().at(1).toString().isEmpty(), qPrintable(saved.first().at(1).toString()));
+        const auto q = loadMlp(qPath.toStdString());
+        QCOMPARE(q.info.experiment, std::string("correct"));
+        QCOMPARE(q.info.costs.at(1, 0), 2.0);
     }
 
     void sessionRoundTrip()

@@ -22,118 +22,17 @@
 #include "experiments/synthetic_experiment.h"
 #include "experiments/synthetic_report.h"
 #include "experiments/synthetic_settings.h"
+#include "experiments/synthetic_state.h"
 #include "io/model_io.h"
 
 namespace lcs {
 
 namespace {
 
-double secondsSince(std::chrono::steady_clock::time_point t)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
 // ---------------------------------------------------------------------------------------
 // Synthetic 2-D (Table 2)
 
-/// Saves one (replicate, method)'s q, and the MAP or last-sample network it corrects,
-/// as TorchScript with JSON sidecars: METHOD_rR_q.pt, METHOD_rR_ROLE.pt.
-void saveSyntheticNetworks(const std::string& dir, const SyntheticConfig& config, const ReplicateOutcome& o,
-                           const SyntheticPredictive& p, const SyntheticCorrection& c)
-{
-    const std::string stem = dir + "/" + methodName(o.method) + "_r" + std::to_string(o.replicate);
-    const auto infos = syntheticModelInfos(config, config.costs, p, c);
-    saveModel(c.q, infos.q, stem + "_q.pt");
-    if (infos.network)
-        saveModel(Mlp(std::dynamic_pointer_cast<MlpImpl>(p.model)), *infos.network, stem + "_" + infos.network->role + ".pt");
-}
-
-/// The cached posterior predictives of every (replicate, method): a cost edit re-trains
-/// only the corrections.
-class SyntheticState : public RecorrectionState {
-public:
-    SyntheticState(SyntheticConfig config, std::vector<SyntheticPredictive> predictives)
-        : m_config(std::move(config)), m_predictives(std::move(predictives))
-    {
-    }
-    std::string describe() const override
-    {
-        return "Posterior predictives of " + std::to_string(m_config.replicates) + " replicate(s) x " +
-               std::to_string(m_config.methods.size()) + " method(s) cached: editing costs re-trains only q.";
-    }
-    CostMatrix costs() const override { return m_config.costs; }
-    ExperimentOutput recorrect(const CostMatrix& costs, const JobContext& ctx) override
-    {
-        return correct(costs, ctx, std::chrono::steady_clock::now(), {});
-    }
-    /// The corrections under `costs` and the table; its seconds count from `start`. With
-    /// `modelDir`, every q and the network it corrects are saved there.
-    ExperimentOutput correct(const CostMatrix& costs, const JobContext& ctx,
-                             std::chrono::steady_clock::time_point start, const std::string& modelDir)
-    {
-        costs.validateFor(static_cast<int>(classCount(m_config)));
-        m_config.costs = costs;
-        TaskPlan plan;
-        for (const auto& t : syntheticPlan(m_config))
-            if (t.task.stage == kCorrectionStage)
-                plan.push_back(t);
-        ctx.declarePlan(plan, PlanProgress::Order::Parallel);
-        // Each task is scored as it finishes (on its own thread), so that a view of it
-        // need not wait for the others.
-        std::vector<ReplicateOutcome> outcomes(m_predictives.size());
-        ObserverFactory observers;
-        if (ctx.views && ctx.views->syntheticCorrecting)
-            observers = [this, &ctx](const SyntheticPredictive& p) -> CorrectionObserver {
-                return [this, &ctx, &p](const CorrectionStep& step, MlpImpl& q) {
-                    showView(ctx, &RunViews::syntheticCorrecting, SyntheticCorrecting{m_config, p, step, q});
-                };
-            };
-        const auto corrections = correctAll(
-            m_config, m_predictives, costs, ctx, observers, [&](size_t i, const SyntheticCorrection& c) {
-                outcomes[i] = evaluateSynthetic(m_predictives[i], c, costs, m_config.selection, m_config.seed);
-                showView(ctx, &RunViews::syntheticCorrected,
-                         SyntheticCorrected{m_config, m_predictives[i], c, outcomes[i]});
-            });
-        for (size_t i = 0; i < corrections.size(); ++i)
-            if (!modelDir.empty())
-                saveSyntheticNetworks(modelDir, m_config, outcomes[i], m_predictives[i], corrections[i]);
-        const auto result = tabulate(m_config, outcomes, secondsSince(start));
-        return {syntheticJson(result), syntheticCsv(result), syntheticTable(result)};
-    }
-
-private:
-    SyntheticConfig m_config;
-    std::vector<SyntheticPredictive> m_predictives;
-};
-
-/// Sampling, then the corrections (the predictives cached for re-correction), with the
-/// streams of runSynthetic, so the table is the same. The synthetic and tabular
-/// experiments' run.
-ExperimentRun runSyntheticConfig(const SyntheticConfig& config, const JobContext& ctx, const OutputPaths& outputs)
-{
-    const auto start = std::chrono::steady_clock::now();
-    // The networks go into a staging folder moved into place once every one is saved:
-    // all of them, or none.
-    std::optional<StagedFolder> models;
-    if (const auto it = outputs.find("save_models"); it != outputs.end() && !it->second.empty())
-        models.emplace(it->second);
-    ctx.declarePlan(syntheticPlan(config), PlanProgress::Order::Parallel);
-    auto predictives = sampleAll(config, ctx);
-    for (const auto& p : predictives)
-        showView(ctx, &RunViews::syntheticSampled, SyntheticSampled{config, p});
-    auto state = std::make_shared<SyntheticState>(config, std::move(predictives));
-    ExperimentRun out;
-    // The correction's plan would replace the run's: keep reporting into the run's.
-    JobContext correcting = ctx;
-    correcting.plan = nullptr;
-    out.output = state->correct(config.costs, correcting, start, models ? models->path() : std::string());
-    if (models)
-        models->commit();
-    out.cache = std::move(state);
-    return out;
-}
-
-class SyntheticExperiment : public Experiment {
+class SyntheticExperiment : public PosteriorExperiment {
 public:
     std::string name() const override { return kSyntheticExperiment; }
     std::string title() const override { return "synthetic 2-D (paper Table 2)"; }
@@ -155,14 +54,25 @@ public:
     ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
                       const OutputPaths& outputs) const override
     {
-        return runSyntheticConfig(syntheticConfigFrom(settings, costs ? *costs : costPreset("synthetic")), ctx, outputs);
+        return runSyntheticConfig(configFor(settings, costs), ctx, outputs, syntheticSettings());
+    }
+    std::shared_ptr<SyntheticState> sample(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
+                                           const JobContext& ctx) const override
+    {
+        return sampleSyntheticConfig(configFor(settings, costs), ctx, syntheticSettings());
+    }
+
+private:
+    static SyntheticConfig configFor(const nlohmann::json& settings, const std::optional<CostMatrix>& costs)
+    {
+        return syntheticConfigFrom(settings, costs ? *costs : costPreset("synthetic"));
     }
 };
 
 // ---------------------------------------------------------------------------------------
 // Your own data: the synthetic experiment's methods on a CSV table
 
-class TabularExperiment : public Experiment {
+class TabularExperiment : public PosteriorExperiment {
 public:
     std::string name() const override { return kTabularExperiment; }
     std::string title() const override { return "your own data (a CSV table)"; }
@@ -190,7 +100,12 @@ public:
     ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
                       const OutputPaths& outputs) const override
     {
-        return runSyntheticConfig(tabularConfigFrom(settings, costs), ctx, outputs);
+        return runSyntheticConfig(tabularConfigFrom(settings, costs), ctx, outputs, tabularSettings());
+    }
+    std::shared_ptr<SyntheticState> sample(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
+                                           const JobContext& ctx) const override
+    {
+        return sampleSyntheticConfig(tabularConfigFrom(settings, costs), ctx, tabularSettings());
     }
 };
 

@@ -10,6 +10,8 @@
 #include "core/number_format.h"
 #include "experiments/experiment.h"
 #include "experiments/run_record.h"
+#include "experiments/run_views.h"
+#include "io/model_io.h"
 #include "experiments/synthetic_settings.h"
 #include "io/labels_file.h"
 #include "io/table_csv.h"
@@ -29,42 +31,6 @@ CostMatrix predictiveDefaultCosts(const OwnPredictiveChoices& choices)
     const auto p = readNumericArray(choices.predictivePath, "--predictive", 2, 3, kMaxArrayValues);
     return CostMatrix::zeroOne(static_cast<int>(p.shape.back()));
 }
-
-/// What a run leaves: the predictive, so that a cost edit re-trains only q.
-class OwnPredictiveState : public RecorrectionState {
-public:
-    OwnPredictiveState(OwnPredictiveChoices choices, OwnPredictive own, CostMatrix costs)
-        : m_choices(std::move(choices)), m_own(std::move(own)), m_costs(std::move(costs))
-    {
-    }
-    std::string describe() const override
-    {
-        return "Your predictive (" + std::to_string(m_own.features.size(0)) + " rows) cached: editing costs "
-               "re-trains only q.";
-    }
-    CostMatrix costs() const override { return m_costs; }
-    ExperimentOutput recorrect(const CostMatrix& costs, const JobContext& ctx) override
-    {
-        m_costs = costs;
-        return correct(ctx);
-    }
-    ExperimentOutput correct(const JobContext& ctx) const
-    {
-        if (m_costs.numClasses() != m_own.probabilities.size(1))
-            throw CostMatrixError("cost matrix has " + std::to_string(m_costs.numClasses()) + " classes, " +
-                                  m_choices.predictivePath + " " + std::to_string(m_own.probabilities.size(1)));
-        const auto evidence = loadEvidenceInputs(m_choices, m_own, m_costs);
-        const auto r = correctOwnPredictive(m_own, m_costs, m_choices.correction.correction,
-                                            m_choices.correction.seed, ctx, {}, evidence);
-        return {ownPredictiveResultsJson(r, m_costs, m_choices), ownCorrectionCsv(r, m_costs),
-                ownPredictiveTable(r, m_costs, m_own.samples)};
-    }
-
-private:
-    OwnPredictiveChoices m_choices;
-    OwnPredictive m_own;
-    CostMatrix m_costs;
-};
 
 class OwnPredictiveExperiment : public Experiment {
 public:
@@ -109,6 +75,73 @@ private:
 };
 
 } // namespace
+
+ModelInfo ownQInfo(const OwnCorrectionResult& result, const CostMatrix& costs, uint64_t seed)
+{
+    ModelInfo info;
+    info.role = "q";
+    info.experiment = kOwnPredictiveExperiment;
+    info.method = "ours";
+    info.seed = seed;
+    info.costs = costs;
+    info.collapsed = result.correction.collapsed;
+    info.residualOnPredictive = result.correction.residual;
+    return info;
+}
+
+OwnPredictiveState::OwnPredictiveState(OwnPredictiveChoices choices, OwnPredictive own, CostMatrix costs)
+    : m_choices(std::move(choices)), m_own(std::move(own)), m_costs(std::move(costs))
+{
+}
+
+std::string OwnPredictiveState::describe() const
+{
+    return "Your predictive (" + std::to_string(m_own.features.size(0)) + " rows) cached: editing costs re-trains only q.";
+}
+
+ExperimentOutput OwnPredictiveState::recorrect(const CostMatrix& costs, const JobContext& ctx)
+{
+    m_costs = costs;
+    return correct(ctx);
+}
+
+ExperimentOutput OwnPredictiveState::recorrect(const CostMatrix& costs, const nlohmann::json& settings,
+                                               const JobContext& ctx)
+{
+    OwnPredictiveChoices asked;
+    applySettings(ownPredictiveSettings(), settings, asked);
+    // X and P are the cache: the files the run read, whatever the form says now.
+    asked.featuresPath = m_choices.featuresPath;
+    asked.predictivePath = m_choices.predictivePath;
+    m_choices = std::move(asked);
+    return recorrect(costs, ctx);
+}
+
+ExperimentOutput OwnPredictiveState::correct(const JobContext& ctx)
+{
+    if (m_costs.numClasses() != m_own.probabilities.size(1))
+        throw CostMatrixError("cost matrix has " + std::to_string(m_costs.numClasses()) + " classes, " +
+                              m_choices.predictivePath + " " + std::to_string(m_own.probabilities.size(1)));
+    const auto evidence = loadEvidenceInputs(m_choices, m_own, m_costs);
+    const auto& correction = m_choices.correction.correction;
+    CorrectionObserver observer;
+    if (ctx.views && ctx.views->ownCorrecting)
+        observer = [&](const CorrectionStep& step, MlpImpl& q) {
+            showView(ctx, &RunViews::ownCorrecting, OwnCorrecting{m_own, step, q, correction.residual});
+        };
+    m_last.reset();
+    m_last = correctOwnPredictive(m_own, m_costs, correction, m_choices.correction.seed, ctx, observer, evidence);
+    showView(ctx, &RunViews::ownCorrected, OwnCorrected{m_own, *m_last, m_costs});
+    return {ownPredictiveResultsJson(*m_last, m_costs, m_choices), ownCorrectionCsv(*m_last, m_costs),
+            ownPredictiveTable(*m_last, m_costs, m_own.samples)};
+}
+
+void OwnPredictiveState::saveQ(const std::string& path) const
+{
+    if (!m_last)
+        throw InputError("no corrected model yet: run the correction first");
+    saveModel(m_last->correction.q, ownQInfo(*m_last, m_costs, m_choices.correction.seed), path);
+}
 
 // Long by design: a declaration table, one entry per setting in the order the form and
 // --help list them. Split, the one place a setting is declared would be scattered.

@@ -8,7 +8,9 @@
 #include "calibration/own_predictive.h"
 #include "core/settings.h"
 #include "decision/cost_matrix.h"
+#include "experiments/experiment.h"
 #include "experiments/synthetic_experiment.h"
+#include "io/model_info.h"
 
 /// The correction on a predictive made anywhere, as a registered experiment ("correct"):
 /// its settings (the two files and the correction's settings, shared with the synthetic
@@ -57,5 +59,35 @@ std::string ownPredictiveResultsJson(const OwnCorrectionResult& result, const Co
 /// The text table a run prints: changed decisions and the mean expected cost under P.
 /// With labels, the held-out evidence follows (correctionEvidenceText).
 std::string ownPredictiveTable(const OwnCorrectionResult& result, const CostMatrix& costs, int64_t samples);
+
+/// The sidecar of q trained on a user's predictive under `costs` (the q.pt every route saves).
+ModelInfo ownQInfo(const OwnCorrectionResult& result, const CostMatrix& costs, uint64_t seed);
+
+/// What a run of the "correct" experiment leaves: X and P as read, and q as last trained
+/// on them, so that a cost edit (or new settings for q) re-trains only q. Publishes the
+/// correction's views (RunViews::ownCorrecting, ownCorrected) through the context.
+class OwnPredictiveState : public RecorrectionState {
+public:
+    OwnPredictiveState(OwnPredictiveChoices choices, OwnPredictive own, CostMatrix costs);
+    std::string describe() const override;
+    CostMatrix costs() const override { return m_costs; }
+    ExperimentOutput recorrect(const CostMatrix& costs, const JobContext& ctx) override;
+    /// As recorrect(costs, ctx), with q's settings and the evidence files (labels, test
+    /// set, shares) taken from `settings`, the experiment's settings checked. X and P stay
+    /// the ones read by the run.
+    ExperimentOutput recorrect(const CostMatrix& costs, const nlohmann::json& settings, const JobContext& ctx);
+    /// Trains q under the state's costs and scores it.
+    ExperimentOutput correct(const JobContext& ctx);
+    const OwnPredictive& own() const { return m_own; }
+    /// Saves the last q at `path` with its sidecar (ownQInfo); throws InputError before
+    /// any correction.
+    void saveQ(const std::string& path) const;
+
+private:
+    OwnPredictiveChoices m_choices;
+    OwnPredictive m_own;
+    CostMatrix m_costs;
+    std::optional<OwnCorrectionResult> m_last;
+};
 
 } // namespace lcs

@@ -21,6 +21,8 @@ struct CorruptionResult;
 struct DecisionComparison;
 struct ImageDataset;
 struct MlpImpl;
+struct OwnCorrectionResult;
+struct OwnPredictive;
 struct ReplicateOutcome;
 struct SelectiveResult;
 struct SyntheticConfig;
@@ -74,6 +76,23 @@ struct SyntheticCorrected {
     const ReplicateOutcome& outcome;
 };
 
+/// A step of the correction of a user's own predictive (the "correct" experiment), with q
+/// as it stands: q is the training thread's, read it there and only during the call.
+struct OwnCorrecting {
+    const OwnPredictive& own;
+    const CorrectionStep& step;
+    MlpImpl& q;
+    bool residual = false;  ///< q is residual on P: it decides only where P is known
+};
+
+/// The correction of a user's own predictive finished (decisions before and after, the
+/// held-out evidence where X came with labels).
+struct OwnCorrected {
+    const OwnPredictive& own;
+    const OwnCorrectionResult& result;
+    const CostMatrix& costs;
+};
+
 /// The views a front end draws; an unset callback is not called. The synthetic ones may
 /// come from several training threads at once (one per task).
 struct RunViews {
@@ -84,6 +103,8 @@ struct RunViews {
     std::function<void(const SyntheticSampled&)> syntheticSampled;
     std::function<void(const SyntheticCorrecting&)> syntheticCorrecting;
     std::function<void(const SyntheticCorrected&)> syntheticCorrected;
+    std::function<void(const OwnCorrecting&)> ownCorrecting;
+    std::function<void(const OwnCorrected&)> ownCorrected;
 };
 
 /// Calls `member` of the context's views with `event`, where both are set.

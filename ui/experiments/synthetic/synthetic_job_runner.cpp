@@ -13,6 +13,8 @@
 #include "experiments/synthetic_experiment.h"
 #include "experiments/synthetic_report.h"
 #include "experiments/synthetic_settings.h"
+#include "experiments/synthetic_state.h"
+#include "experiments/run_views.h"
 #include "io/model_io.h"
 #include "worker_thread.h"
 
@@ -75,211 +77,168 @@ TaskView baseView(const SyntheticConfig& config, const SyntheticPredictive& p, c
 
 } // namespace
 
-/// Lives on the runner's thread. Owns the cache of posterior predictives and the last
-/// corrections; everything it sends out is plain data.
-class SyntheticWorker : public ExperimentWorker {
-    Q_OBJECT
+/// The synthetic page's views of one job, from the run's typed events: each task's
+/// predictive, its q as it trains (curve and, on the plane, live regions, at most every
+/// kEmitInterval) and its scores when done. Events come from the tasks' threads at once:
+/// each task's live view is touched by its own thread only, the map of them under a lock.
+class SyntheticViews {
 public:
-    SyntheticWorker() : ExperimentWorker(tr("Run (sample + correct)"), tr("Correction")) {}
+    /// Where the views go (the worker's signals).
+    struct Emit {
+        std::function<void(const TaskView&)> task;
+        std::function<void(const ResultRow&)> row;
+        std::function<void(const CorrectionEvidence&, const CostMatrix&)> evidence;
+        std::function<void(const QString&)> log;
+    };
 
-    std::atomic<int> inferenceRuns{0};
-
-protected:
-    void execute(JobKind job, const QVariant& settingsValue, const CostMatrix& costs, QString& json,
-                 QString& csv) override
+    /// `ownCosts`: the matrix a user's predictive is corrected under (its live view decides with it).
+    SyntheticViews(Emit emit, const CostMatrix& ownCosts) : m_emit(std::move(emit)), m_ownCosts(costTensor(ownCosts))
     {
-            const auto start = Clock::now();
-            const auto request = settingsValue.value<SyntheticRequest>();
-            if (request.experiment == QLatin1String(kOwnPredictiveExperiment)) {
-                correctOwn(job, request, costs, json, csv);
-                return;
-            }
-            const auto& settings = request.settings;
-            const bool sampling = job != JobKind::Recorrect;
-            const bool tabular = request.experiment == QLatin1String(kTabularExperiment);
-            // Sampling reads the data (a table: from its file); a re-correction takes only
-            // the correction's settings and keeps the cached data.
-            SyntheticConfig config = [&] {
-                if (sampling)
-                    return tabular ? tabularConfigFrom(settings, costs) : syntheticConfigFrom(settings, costs);
-                SyntheticConfig c;
-                applySettings(tabular ? tabularSettings() : syntheticSettings(), settings, c);
-                return c;
-            }();
-            // The window draws the decision regions whatever grid a session asks for.
-            config.gridResolution = windowRegionGrid(config.gridResolution);
-            const auto L = costTensor(costs);
-            const bool correcting = job != JobKind::Sample;
-            // One plan over the job's stages: sampling, correction or both.
-            TaskPlan plan;
-            for (const auto& t : syntheticPlan(sampling ? config : m_cacheConfig))
-                if ((sampling && t.task.stage == kSamplingStage) || (correcting && t.task.stage == kCorrectionStage))
-                    plan.push_back(t);
-            ProgressChannel channel(this, sampling ? tr("sampling") : tr("correcting"));
-            channel.setPlan(plan, PlanProgress::Order::Parallel);
-            if (sampling) {
-                Q_EMIT logMessage(tr("Sampling %1 replicate(s) x %2 method(s) on %3 thread(s)")
-                                      .arg(config.replicates).arg(config.methods.size()).arg(config.threads));
-                ++runs;
-                auto predictives = sampleAll(config, channel.context(cancelToken()));
-                channel.flush();
-                inferenceRuns += static_cast<int>(predictives.size());
-                m_own.reset();
-                m_cache = std::move(predictives);
-                m_cacheConfig = config;
-                for (const auto& p : m_cache)
-                    emitView(&SyntheticJobRunner::taskUpdated, baseView(config, p, L));
-                emitView(&SyntheticJobRunner::posteriorReady, settings);
-                Q_EMIT cacheReady(tr("Posterior of %1 replicate(s) x %2 method(s) cached: a cost edit re-runs only "
-                                     "the correction.").arg(config.replicates).arg(config.methods.size()),
-                                  costs);
-                Q_EMIT logMessage(tr("Posterior sampled in %1 s").arg(secondsSince(start), 0, 'f', 2));
-            }
-            if (correcting) {
-                if (m_cache.empty())
-                    throw std::runtime_error("no posterior yet: run sampling first (Run > Sample Posterior Only)");
-                // The cached posterior fixes data, replicates and methods; the correction
-                // settings and the costs come from this request.
-                SyntheticConfig cc = m_cacheConfig;
-                cc.costs = costs;
-                cc.correction.epochs = config.correction.epochs;
-                cc.correction.residual = config.correction.residual;
-                cc.threads = config.threads;
-                cc.device = config.device;
-                const auto correctionStart = Clock::now();
-                Q_EMIT logMessage(tr("Correcting %1 cached predictive(s)").arg(m_cache.size()));
-                const bool regions = hasRegionGrid(cc);
-                const auto grid = regions ? syntheticGrid(cc.data, cc.gridResolution) : at::Tensor();
-                std::mutex emitMutex;
-                std::vector<ReplicateOutcome> outcomes(m_cache.size());
-                auto observers = [&](const SyntheticPredictive& p) -> CorrectionObserver {
-                    auto last = std::make_shared<Clock::time_point>(Clock::time_point{});
-                    auto view = std::make_shared<TaskView>(baseView(cc, p, L));
-                    return [this, last, view, regions, &cc, &grid, &L, &p](const CorrectionStep& s, MlpImpl& q) {
-                        view->curve.push_back({s.step, s.loss, s.kl, s.expectedCost});
-                        const auto now = Clock::now();
-                        if (now - *last < kEmitInterval)
-                            return;
-                        *last = now;
-                        if (regions)
-                            view->corrected = regionGrid(
-                                cc, correctedProbabilities(q, grid, p.gridProbs, cc.correction.residual), L);
-                        emitView(&SyntheticJobRunner::taskUpdated, *view);
-                    };
-                };
-                m_corrections = correctAll(
-                    cc, m_cache, costs, channel.context(cancelToken()), observers,
-                    [&](size_t i, const SyntheticCorrection& c) {
-                        const auto& p = m_cache[i];
-                        outcomes[i] = evaluateSynthetic(p, c, costs, cc.selection, cc.seed);
-                        TaskView v = baseView(cc, p, L);
-                        if (c.gridProbs.defined())
-                            v.corrected = regionGrid(cc, c.gridProbs, L);
-                        v.testDecisionsCorrected = ints(bayesDecisions(c.testProbs, L));
-                        for (const auto& s : c.curve)
-                            v.curve.push_back({s.step, s.loss, s.kl, s.expectedCost});
-                        v.correctionDone = true;
-                        ResultRow row;
-                        row.replicate = p.replicate;
-                        row.method = v.method;
-                        row.uncorrectedCost = outcomes[i].uncorrected.averageCost;
-                        row.correctedCost = outcomes[i].corrected.averageCost;
-                        row.collapsed = c.collapsed;
-                        std::lock_guard<std::mutex> lock(emitMutex);
-                        if (c.collapsed)
-                            Q_EMIT logMessage(tr("Warning: replicate %1, %2: q collapsed to one class everywhere "
-                                                 "(its corrected decisions are shown but should not be trusted)")
-                                                  .arg(p.replicate + 1).arg(v.method));
-                        emitView(&SyntheticJobRunner::taskUpdated, v);
-                        emitView(&SyntheticJobRunner::resultRow, row);
-                    });
-                m_correctionCosts = costs;
-                const double correctionSeconds = secondsSince(correctionStart);
-                Q_EMIT logMessage(tr("Correction of %1 model(s) took %2 s (posterior reused, not re-sampled)")
-                                      .arg(m_cache.size()).arg(correctionSeconds, 0, 'f', 2));
-                const auto result = tabulate(cc, outcomes, secondsSince(start));
-                json = QString::fromStdString(syntheticJson(result));
-                csv = QString::fromStdString(syntheticCsv(result));
-                Q_EMIT logMessage(QString::fromStdString(syntheticTable(result)).trimmed());
-                channel.flush();
-            }
     }
 
-    /// The correction on the user's predictive (the "correct" experiment): a run reads X
-    /// and P and keeps them, a re-correction re-trains q from them. The view is one task:
-    /// X's points coloured by P's and q's decisions, q's regions when X has 2 features.
-    void correctOwn(JobKind job, const SyntheticRequest& request, const CostMatrix& costs, QString& json, QString& csv)
+    RunViews views()
     {
-        OwnPredictiveChoices choices;
-        applySettings(ownPredictiveSettings(), request.settings, choices);
-        if (job != JobKind::Recorrect) {
-            Q_EMIT logMessage(tr("Reading %1 and %2").arg(QString::fromStdString(choices.featuresPath),
-                                                          QString::fromStdString(choices.predictivePath)));
-            m_own = loadOwnPredictive(choices);
-            m_ownChoices = choices;
-            m_cache.clear();
-            m_corrections.clear();
-            ++runs;
-            emitView(&SyntheticJobRunner::posteriorReady, request.settings);
-            Q_EMIT cacheReady(tr("Your predictive cached (%1 rows): a cost edit re-trains only q.")
-                                  .arg(m_own->features.size(0)), costs);
-        } else if (!m_own) {
-            throw std::runtime_error("no predictive yet: run the experiment first");
-        } else {
-            // The files read at the run; the correction's settings from this request.
-            choices.featuresPath = m_ownChoices.featuresPath;
-            choices.predictivePath = m_ownChoices.predictivePath;
-        }
-        const auto& own = *m_own;
-        const int64_t classes = own.probabilities.size(1), features = own.features.size(1);
-        if (costs.numClasses() != classes)
-            throw InputError("the cost matrix has " + std::to_string(costs.numClasses()) + " classes, " +
-                             choices.predictivePath + " " + std::to_string(classes));
-        const auto L = costTensor(costs);
-        // The plane: X's range, padded, square (equal scales on both axes).
+        RunViews v;
+        v.syntheticSampled = [this](const SyntheticSampled& e) {
+            m_emit.task(baseView(e.config, e.predictive, costTensor(e.config.costs)));
+        };
+        v.syntheticCorrecting = [this](const SyntheticCorrecting& e) { correcting(e); };
+        v.syntheticCorrected = [this](const SyntheticCorrected& e) { corrected(e); };
+        v.ownCorrecting = [this](const OwnCorrecting& e) { ownCorrecting(e); };
+        v.ownCorrected = [this](const OwnCorrected& e) { ownCorrected(e); };
+        return v;
+    }
+
+private:
+    struct LiveTask {
+        WorkerClock::time_point last{};
+        TaskView view;
+    };
+
+    LiveTask& liveTask(const SyntheticConfig& config, const SyntheticPredictive& p)
+    {
+        std::lock_guard lock(m_mutex);
+        auto [it, added] = m_live.try_emplace({p.replicate, static_cast<int>(p.method)});
+        if (added)
+            it->second.view = baseView(config, p, costTensor(config.costs));
+        return it->second;
+    }
+
+    /// The region grid's points (one grid per job: every task shares the plane).
+    const at::Tensor& grid(const SyntheticDataConfig& box, int resolution)
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_grid.defined())
+            m_grid = syntheticGrid(box, resolution);
+        return m_grid;
+    }
+
+    void correcting(const SyntheticCorrecting& e)
+    {
+        auto& live = liveTask(e.config, e.predictive);
+        live.view.curve.push_back({e.step.step, e.step.loss, e.step.kl, e.step.expectedCost});
+        const auto now = WorkerClock::now();
+        if (now - live.last < kEmitInterval)
+            return;
+        live.last = now;
+        if (hasRegionGrid(e.config))
+            live.view.corrected = regionGrid(e.config,
+                                             correctedProbabilities(e.q, grid(e.config.data, e.config.gridResolution),
+                                                                    e.predictive.gridProbs,
+                                                                    e.config.correction.residual),
+                                             costTensor(e.config.costs));
+        m_emit.task(live.view);
+    }
+
+    void corrected(const SyntheticCorrected& e)
+    {
+        const auto& p = e.predictive;
+        const auto& c = e.correction;
+        const auto L = costTensor(e.config.costs);
+        TaskView v = baseView(e.config, p, L);
+        if (c.gridProbs.defined())
+            v.corrected = regionGrid(e.config, c.gridProbs, L);
+        v.testDecisionsCorrected = ints(bayesDecisions(c.testProbs, L));
+        for (const auto& s : c.curve)
+            v.curve.push_back({s.step, s.loss, s.kl, s.expectedCost});
+        v.correctionDone = true;
+        ResultRow row;
+        row.replicate = p.replicate;
+        row.method = v.method;
+        row.uncorrectedCost = e.outcome.uncorrected.averageCost;
+        row.correctedCost = e.outcome.corrected.averageCost;
+        row.collapsed = c.collapsed;
+        std::lock_guard lock(m_mutex);
+        m_live.erase({p.replicate, static_cast<int>(p.method)});
+        if (c.collapsed)
+            m_emit.log(QObject::tr("Warning: replicate %1, %2: q collapsed to one class everywhere (its corrected "
+                                   "decisions are shown but should not be trusted)")
+                           .arg(p.replicate + 1).arg(v.method));
+        m_emit.task(v);
+        m_emit.row(row);
+    }
+
+    /// The user's X on the plane (2 features): its range, padded, square.
+    static SyntheticConfig ownPlane(const OwnPredictive& own)
+    {
         SyntheticConfig plane;
         plane.gridResolution = windowRegionGrid(0);
-        const bool plotted = features == 2;
-        // A residual q is P x exp(f(x)): off X's points there is no P, so no regions.
-        const bool regions = plotted && !choices.correction.correction.residual;
-        if (plotted) {
-            const double lo = own.features.min().item<double>(), hi = own.features.max().item<double>();
-            const double pad = std::max(1e-6, (hi - lo) * 0.1);
-            plane.data.boxMin = lo - pad;
-            plane.data.boxMax = hi + pad;
-        }
-        const auto grid = regions ? syntheticGrid(plane.data, plane.gridResolution) : at::Tensor();
+        const double lo = own.features.min().item<double>(), hi = own.features.max().item<double>();
+        const double pad = std::max(1e-6, (hi - lo) * 0.1);
+        plane.data.boxMin = lo - pad;
+        plane.data.boxMax = hi + pad;
+        return plane;
+    }
+
+    /// The one task of a user's predictive: X's points coloured by P's decisions.
+    static TaskView ownView(const OwnPredictive& own, const at::Tensor& L)
+    {
         TaskView view;
         view.method = QString::fromLatin1(kOwnPredictiveSeries);
-        view.numClasses = static_cast<int>(classes);
-        if (plotted)
+        view.numClasses = static_cast<int>(own.probabilities.size(1));
+        if (own.features.size(1) == 2)
             view.test = points(own.features);
         view.testDecisionsUncorrected = ints(bayesDecisions(own.probabilities, L));
-        ProgressChannel channel(this, tr("correcting"));
-        auto last = Clock::time_point{};
-        const auto observer = [&](const CorrectionStep& step, MlpImpl& q) {
-            view.curve.push_back({step.step, step.loss, step.kl, step.expectedCost});
-            const auto now = Clock::now();
-            if (now - last < kEmitInterval)
-                return;
-            last = now;
-            if (regions)
-                view.corrected = regionGrid(plane, predictProbabilities(q, grid), L);
-            emitView(&SyntheticJobRunner::taskUpdated, view);
-        };
-        const auto& c = choices.correction;
-        const auto evidence = loadEvidenceInputs(choices, own, costs);
-        auto r = correctOwnPredictive(own, costs, c.correction, c.seed, channel.context(cancelToken()), observer,
-                                      evidence);
-        channel.flush();
-        view.curve.clear();
+        return view;
+    }
+
+    void ownCorrecting(const OwnCorrecting& e)
+    {
+        // One task on one thread: no lock needed for its view.
+        if (!m_own) {
+            m_own.emplace();
+            m_own->view = ownView(e.own, m_ownCosts);
+        }
+        auto& live = *m_own;
+        live.view.curve.push_back({e.step.step, e.step.loss, e.step.kl, e.step.expectedCost});
+        const auto now = WorkerClock::now();
+        if (now - live.last < kEmitInterval)
+            return;
+        live.last = now;
+        // A residual q is P x exp(f(x)): off X's points there is no P, so no regions.
+        if (e.own.features.size(1) == 2 && !e.residual) {
+            const auto plane = ownPlane(e.own);
+            live.view.corrected = regionGrid(plane, predictProbabilities(e.q, grid(plane.data, plane.gridResolution)),
+                                             m_ownCosts);
+        }
+        m_emit.task(live.view);
+    }
+
+    void ownCorrected(const OwnCorrected& e)
+    {
+        const auto& r = e.result;
+        const auto L = costTensor(e.costs);
+        TaskView view = ownView(e.own, L);
         for (const auto& step : r.correction.curve)
             view.curve.push_back({step.step, step.loss, step.kl, step.expectedCost});
-        if (regions)
-            view.corrected = regionGrid(plane, predictProbabilities(*r.correction.q, grid), L);
+        if (e.own.features.size(1) == 2 && !r.correction.residual) {
+            const auto plane = ownPlane(e.own);
+            view.corrected = regionGrid(
+                plane, predictProbabilities(*r.correction.q.ptr(), grid(plane.data, plane.gridResolution)), L);
+        }
         view.testDecisionsCorrected = ints(r.decisionsAfter);
         view.correctionDone = true;
-        emitView(&SyntheticJobRunner::taskUpdated, view);
+        m_emit.task(view);
         ResultRow row;
         row.method = view.method;
         row.collapsed = r.correction.collapsed;
@@ -293,59 +252,124 @@ protected:
             row.uncorrectedCost = r.expectedCostBefore.mean().item<double>();
             row.correctedCost = r.expectedCostAfter.mean().item<double>();
         }
-        emitView(&SyntheticJobRunner::resultRow, row);
+        m_emit.row(row);
         if (r.hasEvidence)
-            emitView(&SyntheticJobRunner::correctionEvidence, r.evidence, costs);
-        m_ownQ = r.correction.q;
-        m_ownCosts = costs;
-        m_ownCollapsed = r.correction.collapsed;
-        m_ownResidual = r.correction.residual;
-        json = QString::fromStdString(ownPredictiveResultsJson(r, costs, choices));
-        csv = QString::fromStdString(ownCorrectionCsv(r, costs));
-        Q_EMIT logMessage(QString::fromStdString(ownPredictiveTable(r, costs, own.samples)).trimmed());
+            m_emit.evidence(r.evidence, e.costs);
+    }
+
+    Emit m_emit;
+    std::mutex m_mutex;
+    std::map<std::pair<int, int>, LiveTask> m_live;
+    at::Tensor m_grid;
+    std::optional<LiveTask> m_own;
+    at::Tensor m_ownCosts;
+};
+
+/// Lives on the runner's thread. A view adapter over the one run path: a run is the
+/// registry's experiment (runExperiment), "Sample Posterior Only" its sampling half
+/// (samplePosterior), a re-correction the state the last job left; the typed views they
+/// publish become this runner's signals with plain data. Saving and loading q go through
+/// that state too.
+class SyntheticWorker : public ExperimentWorker {
+    Q_OBJECT
+public:
+    SyntheticWorker() : ExperimentWorker(tr("Run (sample + correct)"), tr("Correction")) {}
+
+    std::atomic<int> inferenceRuns{0};
+
+protected:
+    void execute(JobKind job, const QVariant& settingsValue, const CostMatrix& costs, QString& json,
+                 QString& csv) override
+    {
+        const auto request = settingsValue.value<SyntheticRequest>();
+        SyntheticViews::Emit emit;
+        emit.task = [this](const TaskView& v) { emitView(&SyntheticJobRunner::taskUpdated, v); };
+        emit.row = [this](const ResultRow& r) { emitView(&SyntheticJobRunner::resultRow, r); };
+        emit.evidence = [this](const CorrectionEvidence& e, const CostMatrix& c) {
+            emitView(&SyntheticJobRunner::correctionEvidence, e, c);
+        };
+        emit.log = [this](const QString& line) { Q_EMIT logMessage(line); };
+        SyntheticViews live(emit, costs);
+        const RunViews shown = live.views();
+        const bool sampling = job != JobKind::Recorrect;
+        ProgressChannel channel(this, sampling ? tr("sampling") : tr("correcting"));
+        JobContext ctx = channel.context(cancelToken());
+        ctx.views = &shown;
+        ExperimentOutput output;
+        if (sampling)
+            output = runOrSample(job, request, costs, ctx);
+        else
+            output = recorrectCached(request, costs, ctx);
+        channel.flush();
+        json = QString::fromStdString(output.json);
+        csv = QString::fromStdString(output.csv);
+        if (!output.table.empty())
+            Q_EMIT logMessage(QString::fromStdString(output.table).trimmed());
+    }
+
+private:
+    /// A new run (sampling and correction) or sampling alone: the last job's state is
+    /// dropped first, and the new one kept for re-corrections.
+    ExperimentOutput runOrSample(JobKind job, const SyntheticRequest& request, const CostMatrix& costs,
+                                 const JobContext& ctx)
+    {
+        m_state.reset();
+        const auto& entry = ExperimentRegistry::global().get(request.experiment.toStdString());
+        auto settings = request.settings;
+        // The window draws the decision regions whatever grid a session asks for.
+        if (const auto grid = settings.find("grid_resolution"); grid != settings.end() && grid->is_number_integer())
+            *grid = windowRegionGrid(grid->get<int>());
+        ++runs;
+        ExperimentOutput output;
+        const auto* posterior = dynamic_cast<const PosteriorExperiment*>(&entry);
+        if (job == JobKind::Sample && posterior) {
+            m_state = samplePosterior(*posterior, settings, costs, ctx, CoreShare::LeaveOneForGui);
+        } else {
+            auto run = lcs::runExperiment(entry, settings, costs, ctx, {}, CoreShare::LeaveOneForGui);
+            output = std::move(run.output);
+            m_state = std::move(run.cache);
+        }
+        if (const auto* state = dynamic_cast<const SyntheticState*>(m_state.get()))
+            inferenceRuns += static_cast<int>(state->predictives().size());
+        emitView(&SyntheticJobRunner::posteriorReady, request.settings);
+        if (m_state)
+            Q_EMIT cacheReady(QString::fromStdString(m_state->describe()), m_state->costs());
+        return output;
+    }
+
+    /// q re-trained on the cached predictive for `costs`, with q's settings from the request.
+    ExperimentOutput recorrectCached(const SyntheticRequest& request, const CostMatrix& costs, const JobContext& ctx)
+    {
+        if (auto* state = dynamic_cast<SyntheticState*>(m_state.get())) {
+            Q_EMIT logMessage(tr("Correcting %1 cached predictive(s)").arg(state->predictives().size()));
+            return state->recorrect(costs, request.settings, ctx);
+        }
+        if (auto* state = dynamic_cast<OwnPredictiveState*>(m_state.get()))
+            return state->recorrect(costs, request.settings, ctx);
+        throw std::runtime_error("no posterior yet: run sampling first (Run > Sample Posterior Only)");
     }
 
 public:
-
-    /// Saves the correction network of (replicate, method) and, where one exists, the
-    /// MAP network / last posterior sample.
+    /// Saves q of (replicate, method) from the last correction and, where one exists, the
+    /// MAP network / last posterior sample it corrects.
     void saveModel(int replicate, const QString& method, const QString& path)
     {
         try {
-            if (method == QLatin1String(kOwnPredictiveSeries) && m_ownQ) {
-                ModelInfo info;
-                info.experiment = kOwnPredictiveExperiment;
-                info.method = "ours";
-                info.role = "q";
-                info.seed = m_ownChoices.correction.seed;
-                info.costs = m_ownCosts;
-                info.collapsed = m_ownCollapsed;
-                info.residualOnPredictive = m_ownResidual;
-                lcs::saveModel(m_ownQ, info, path.toStdString());
-                emitView(&SyntheticJobRunner::modelSaved, path, QString());
-                return;
+            QStringList written;
+            if (const auto* own = dynamic_cast<const OwnPredictiveState*>(m_state.get());
+                own && method == QLatin1String(kOwnPredictiveSeries)) {
+                own->saveQ(path.toStdString());
+                written << path;
+            } else if (const auto* state = dynamic_cast<const SyntheticState*>(m_state.get());
+                       state && parseMethod(method.toStdString())) {
+                for (const auto& file : state->saveNetworks(replicate, *parseMethod(method.toStdString()),
+                                                            path.toStdString()))
+                    written << QString::fromStdString(file);
+            } else {
+                throw std::runtime_error(tr("no corrected model for replicate %1, %2: run the correction first")
+                                             .arg(replicate + 1).arg(method).toStdString());
             }
-            for (size_t i = 0; i < m_cache.size() && i < m_corrections.size(); ++i) {
-                const auto& p = m_cache[i];
-                if (p.replicate != replicate || QString::fromStdString(methodName(p.method)) != method)
-                    continue;
-                const auto infos = syntheticModelInfos(m_cacheConfig, m_correctionCosts, p, m_corrections[i]);
-                lcs::saveModel(m_corrections[i].q, infos.q, path.toStdString());
-                QStringList written{path};
-                if (infos.network) {
-                    QString other = path;
-                    if (other.endsWith(".pt"))
-                        other.chop(3);
-                    other += "_" + QString::fromStdString(infos.network->role) + ".pt";
-                    lcs::saveModel(Mlp(std::dynamic_pointer_cast<MlpImpl>(p.model)), *infos.network,
-                                   other.toStdString());
-                    written << other;
-                }
-                emitView(&SyntheticJobRunner::modelSaved, written.join(", "), QString());
-                return;
-            }
-            emitView(&SyntheticJobRunner::modelSaved, QString(), tr("no corrected model for replicate %1, %2: run the correction first")
-                                             .arg(replicate + 1).arg(method));
+            emitView(&SyntheticJobRunner::modelSaved, written.join(QStringLiteral(", ")), QString());
         } catch (const std::exception& e) {
             emitView(&SyntheticJobRunner::modelSaved, QString(), QString::fromStdString(e.what()));
         }
@@ -361,9 +385,9 @@ public:
                                          "P at every point, which a plane of points does not have");
             // The plane of the cached run (a 2-feature table's range), else the synthetic one.
             SyntheticConfig config;
-            if (!m_cache.empty()) {
-                config.data = m_cacheConfig.data;
-                config.table = m_cacheConfig.table;
+            if (const auto* state = dynamic_cast<const SyntheticState*>(m_state.get())) {
+                config.data = state->config().data;
+                config.table = state->config().table;
             }
             config.gridResolution = gridResolution;
             if (loaded.info.inputs != 2 || featureCount(config) != 2)
@@ -384,18 +408,10 @@ public:
         }
     }
 
-
 private:
-    std::optional<OwnPredictive> m_own;   ///< the user's predictive ("correct" experiment)
-    OwnPredictiveChoices m_ownChoices;
-    Mlp m_ownQ{nullptr};
-    CostMatrix m_ownCosts;
-    bool m_ownCollapsed = false;
-    bool m_ownResidual = false;           ///< m_ownQ is a residual q (needs P to decide)
-    std::vector<SyntheticPredictive> m_cache;
-    SyntheticConfig m_cacheConfig;
-    std::vector<SyntheticCorrection> m_corrections;
-    CostMatrix m_correctionCosts;
+    /// What the last run or sampling left: a SyntheticState (synthetic, tabular) or an
+    /// OwnPredictiveState (correct).
+    std::shared_ptr<RecorrectionState> m_state;
 };
 
 SyntheticJobRunner::SyntheticJobRunner(QObject* parent)

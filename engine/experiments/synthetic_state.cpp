@@ -1,0 +1,167 @@
+#include "experiments/synthetic_state.h"
+
+#include "core/atomic_file.h"
+#include "core/input_error.h"
+#include "core/threads.h"
+#include "experiments/run_views.h"
+#include "experiments/synthetic_report.h"
+#include "io/model_io.h"
+
+namespace lcs {
+
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point t)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+/// Saves q, and the MAP or last-sample network it corrects, as TorchScript with JSON
+/// sidecars: Q_PATH and NETWORK_STEM_ROLE.pt. Returns the paths written.
+std::vector<std::string> saveTaskNetworks(const SyntheticConfig& config, const SyntheticPredictive& p,
+                                          const SyntheticCorrection& c, const std::string& qPath,
+                                          const std::string& networkStem)
+{
+    const auto infos = syntheticModelInfos(config, config.costs, p, c);
+    saveModel(c.q, infos.q, qPath);
+    std::vector<std::string> written{qPath};
+    if (infos.network) {
+        written.push_back(networkStem + "_" + infos.network->role + ".pt");
+        saveModel(Mlp(std::dynamic_pointer_cast<MlpImpl>(p.model)), *infos.network, written.back());
+    }
+    return written;
+}
+
+} // namespace
+
+SyntheticState::SyntheticState(SyntheticConfig config, std::vector<SyntheticPredictive> predictives,
+                               const std::vector<BoundSetting<SyntheticConfig>>& bindings)
+    : m_config(std::move(config)), m_predictives(std::move(predictives)), m_bindings(&bindings)
+{
+}
+
+std::string SyntheticState::describe() const
+{
+    return "Posterior predictives of " + std::to_string(m_config.replicates) + " replicate(s) x " +
+           std::to_string(m_config.methods.size()) + " method(s) cached: editing costs re-trains only q.";
+}
+
+ExperimentOutput SyntheticState::recorrect(const CostMatrix& costs, const JobContext& ctx)
+{
+    return correct(costs, ctx, std::chrono::steady_clock::now(), {});
+}
+
+ExperimentOutput SyntheticState::recorrect(const CostMatrix& costs, const nlohmann::json& settings,
+                                           const JobContext& ctx)
+{
+    SyntheticConfig asked;
+    applySettings(*m_bindings, settings, asked);
+    m_config.correction = asked.correction;
+    m_config.threads = asked.threads;
+    m_config.device = asked.device;
+    // The record names what the table was made with: q's new settings, the cache's rest.
+    if (m_config.table)
+        m_config.recordSettings = settingValues(*m_bindings, m_config);
+    return recorrect(costs, ctx);
+}
+
+ExperimentOutput SyntheticState::correct(const CostMatrix& costs, const JobContext& ctx,
+                                         std::chrono::steady_clock::time_point start, const std::string& modelDir)
+{
+    costs.validateFor(static_cast<int>(classCount(m_config)));
+    m_config.costs = costs;
+    TaskPlan plan;
+    for (const auto& t : syntheticPlan(m_config))
+        if (t.task.stage == kCorrectionStage)
+            plan.push_back(t);
+    ctx.declarePlan(plan, PlanProgress::Order::Parallel);
+    // Each task is scored as it finishes (on its own thread), so that a view of it need
+    // not wait for the others.
+    std::vector<ReplicateOutcome> outcomes(m_predictives.size());
+    ObserverFactory observers;
+    if (ctx.views && ctx.views->syntheticCorrecting)
+        observers = [this, &ctx](const SyntheticPredictive& p) -> CorrectionObserver {
+            return [this, &ctx, &p](const CorrectionStep& step, MlpImpl& q) {
+                showView(ctx, &RunViews::syntheticCorrecting, SyntheticCorrecting{m_config, p, step, q});
+            };
+        };
+    auto corrections = correctAll(
+        m_config, m_predictives, costs, ctx, observers, [&](size_t i, const SyntheticCorrection& c) {
+            outcomes[i] = evaluateSynthetic(m_predictives[i], c, costs, m_config.selection, m_config.seed);
+            showView(ctx, &RunViews::syntheticCorrected, SyntheticCorrected{m_config, m_predictives[i], c, outcomes[i]});
+        });
+    if (!modelDir.empty())
+        for (size_t i = 0; i < corrections.size(); ++i) {
+            const std::string stem =
+                modelDir + "/" + methodName(outcomes[i].method) + "_r" + std::to_string(outcomes[i].replicate);
+            saveTaskNetworks(m_config, m_predictives[i], corrections[i], stem + "_q.pt", stem);
+        }
+    m_corrections = std::move(corrections);
+    const auto result = tabulate(m_config, outcomes, secondsSince(start));
+    return {syntheticJson(result), syntheticCsv(result), syntheticTable(result)};
+}
+
+std::vector<std::string> SyntheticState::saveNetworks(int replicate, InferenceMethod method,
+                                                      const std::string& path) const
+{
+    for (size_t i = 0; i < m_corrections.size(); ++i) {
+        const auto& p = m_predictives[i];
+        if (p.replicate != replicate || p.method != method)
+            continue;
+        const std::string stem = path.size() > 3 && path.compare(path.size() - 3, 3, ".pt") == 0
+                                     ? path.substr(0, path.size() - 3)
+                                     : path;
+        return saveTaskNetworks(m_config, p, m_corrections[i], path, stem);
+    }
+    throw InputError("no corrected model for replicate " + std::to_string(replicate + 1) + ", " + methodName(method) +
+                     ": run the correction first");
+}
+
+ExperimentRun runSyntheticConfig(const SyntheticConfig& config, const JobContext& ctx, const OutputPaths& outputs,
+                                 const std::vector<BoundSetting<SyntheticConfig>>& bindings)
+{
+    const auto start = std::chrono::steady_clock::now();
+    // The networks go into a staging folder moved into place once every one is saved:
+    // all of them, or none.
+    std::optional<StagedFolder> models;
+    if (const auto it = outputs.find("save_models"); it != outputs.end() && !it->second.empty())
+        models.emplace(it->second);
+    ctx.declarePlan(syntheticPlan(config), PlanProgress::Order::Parallel);
+    auto predictives = sampleAll(config, ctx);
+    for (const auto& p : predictives)
+        showView(ctx, &RunViews::syntheticSampled, SyntheticSampled{config, p});
+    auto state = std::make_shared<SyntheticState>(config, std::move(predictives), bindings);
+    ExperimentRun out;
+    // The correction's plan would replace the run's: keep reporting into the run's.
+    JobContext correcting = ctx;
+    correcting.plan = nullptr;
+    out.output = state->correct(config.costs, correcting, start, models ? models->path() : std::string());
+    if (models)
+        models->commit();
+    out.cache = std::move(state);
+    return out;
+}
+
+std::shared_ptr<SyntheticState> sampleSyntheticConfig(const SyntheticConfig& config, const JobContext& ctx,
+                                                      const std::vector<BoundSetting<SyntheticConfig>>& bindings)
+{
+    TaskPlan plan;
+    for (const auto& t : syntheticPlan(config))
+        if (t.task.stage == kSamplingStage)
+            plan.push_back(t);
+    ctx.declarePlan(plan, PlanProgress::Order::Parallel);
+    auto predictives = sampleAll(config, ctx);
+    for (const auto& p : predictives)
+        showView(ctx, &RunViews::syntheticSampled, SyntheticSampled{config, p});
+    return std::make_shared<SyntheticState>(config, std::move(predictives), bindings);
+}
+
+std::shared_ptr<SyntheticState> samplePosterior(const PosteriorExperiment& experiment, const nlohmann::json& settings,
+                                                const std::optional<CostMatrix>& costs, const JobContext& ctx,
+                                                CoreShare share)
+{
+    configureThreads(runThreads(experiment, settings, share));  // as runExperiment: the one policy
+    return experiment.sample(settings, costs, ctx);
+}
+
+} // namespace lcs
