@@ -373,7 +373,7 @@ int camvidFps(const CamvidFlags& f, const CommandOutputs& outputs)
     if (f.model.empty())
         throw UsageError("camvid fps: --model MODEL_DIR is required");
     const auto result = lcs::camvidFramesPerSecond(
-        f.model, f.ensembles.empty() ? std::vector<int>{1, 2, 5, 10, 20, 30} : parseEnsembles(f.ensembles),
+        f.model, f.ensembles.empty() ? lcs::camvidFpsEnsembles() : parseEnsembles(f.ensembles),
         static_cast<int>(f.frames), f.device);
     std::fputs(lcs::camvidFpsTable(result).c_str(), stdout);
     outputs.writeResults(lcs::camvidFpsJson(result), {});

@@ -471,7 +471,7 @@ session img_mc "{$cor, \"settings\": {\"data\": \"$d/mnist_ok\", \"mc_dropout\":
 # A version 1 camvid session: its max_test is the validation frames (max_eval now).
 session cv_v1 "{\"format\": \"lcstudio-session\", \"version\": 1, \"experiment\": \"camvid\", \"settings\": {\"data\": \"$d/camvid_good\", \"max_train\": 4, \"max_test\": 2, \"methods\": [\"cw_sgd\", \"sghmc_s\", \"ours\"]}, \"cost_matrix\": $twelve}"
 expect 0 "session: camvid (data " -- check "$f/cv_good.lcsession"
-expect 0 "max_eval 2, mc_dropout true, seed 7" -- check "$f/cv_good.lcsession"
+expect 0 "max_eval 2, mc_dropout true, measure_fps false, seed 7" -- check "$f/cv_good.lcsession"
 expect 0 "max_train 4, max_eval 2" -- check "$f/cv_v1.lcsession"
 expect 2 "setting --preset: \"paper\" is not demo or cpu" -- check "$f/cv_preset.lcsession"
 expect 2 "setting --preset: \"paper\" is not demo or cpu" -- run "$f/cv_preset.lcsession" --quiet

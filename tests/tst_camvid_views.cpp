@@ -19,7 +19,7 @@
 #include "qcustomplot_compat.h"
 
 #include "camvid_experiment_page.h"
-#include "camvid_job_hooks.h"
+#include "experiments/camvid_entry.h"
 #include "camvid_job_runner.h"
 #include "camvid_page.h"
 #include "experiment_panel.h"
@@ -36,6 +36,7 @@
 #include "main_window.h"
 #include "plot_export.h"
 #include "gui_test_setup.h"
+#include "window_pages.h"
 #include "tiny_camvid.h"
 
 using namespace lcs;
@@ -168,13 +169,15 @@ private Q_SLOTS:
         for (int i = 0; i < 3; ++i)
             writeFrame(m_data, "val", QString("v%1.png").arg(i), quint32(100 + i));
         QDir().mkpath(m_tmp.path() + "/not-camvid");
-        auto hooks = std::make_shared<CamvidJobHooks>();
-        hooks->tuneConfig = [](CamvidWindowConfig& c) {
+        // The preset shrunk to seconds on the tiny frames, in the registry's entry.
+        CamvidProviders providers;
+        providers.tune = [](CamvidWindowConfig& c) {
             shrinkCamvidTraining(c.train, kSide, 8, 4, 2);
             c.maxEvalFrames = 0;
             c.epochEvalFrames = 2;
         };
-        m_window = std::make_unique<MainWindow>(nullptr, hooks);
+        ExperimentRegistry::global().replace(makeCamvidExperiment(providers));
+        m_window = std::make_unique<MainWindow>();
         m_window->setExperiment("camvid");
         QCOMPARE(m_window->experiment(), QString("camvid"));
         QCOMPARE(m_window->costModel()->matrix().numClasses(), 12);  // the paper's table, void last
@@ -286,7 +289,7 @@ private Q_SLOTS:
         {
             MainWindow a;
             a.setExperiment("camvid");
-            a.camvidPanel()->applySettings(s);
+            camvidPanel(a)->applySettings(s);
             // An edited cell (no run yet, so nothing re-trains) and a second one by hand.
             QVERIFY(a.costModel()->setData(a.costModel()->index(8, 3), 4.25));
             QVERIFY(a.costModel()->setData(a.costModel()->index(0, 1), 0.5));
@@ -296,7 +299,7 @@ private Q_SLOTS:
             // A CamVid session without a data folder cannot be replayed: refused by name.
             auto noData = s;
             noData.erase("data");
-            a.camvidPanel()->applySettings(noData);
+            camvidPanel(a)->applySettings(noData);
             QVERIFY(!a.saveSessionFile(m_tmp.path() + "/nodata.lcsession"));
             QVERIFY2(a.lastError().contains("\"data\" is required"), qPrintable(a.lastError()));
             QVERIFY(!QFileInfo::exists(m_tmp.path() + "/nodata.lcsession"));
@@ -312,22 +315,22 @@ private Q_SLOTS:
         QCOMPARE(b.experiment(), QString("synthetic"));
         QVERIFY2(b.openSessionFile(path), qPrintable(b.lastError()));
         QCOMPARE(b.experiment(), QString("camvid"));
-        QVERIFY(b.camvidPanel()->settings() == data.settings);
+        QVERIFY(camvidPanel(b)->settings() == data.settings);
         QVERIFY(b.costModel()->matrix() == edited);
         QCOMPARE(b.costModel()->matrix().at(8, 3), 4.25);
         QCOMPARE(b.costModel()->matrix().at(0, 1), 0.5);
-        QVERIFY(!b.camvidRunner()->isBusy());  // opening a session does not start a run
+        QVERIFY(!camvidRunner(b)->isBusy());  // opening a session does not start a run
     }
 
     void trainingFillsViewerBarsAndCurves()
     {
-        auto& r = *m_window->camvidRunner();
+        auto& r = *camvidRunner(*m_window);
         QSignalSpy finished(&r, &CamvidJobRunner::finished);
         QSignalSpy comparisons(&r, &CamvidJobRunner::comparison);
         QSignalSpy frames(&r, &CamvidJobRunner::frames);
         // Live overlays: every preview that reaches the window is on the viewer's panels
         // (checked as it arrives, after the window's own handler), before the job finishes.
-        auto* viewer = m_window->camvidPage()->viewer();
+        auto* viewer = camvidPage(*m_window)->viewer();
         viewer->setCurrentFrame(0);
         viewer->setOpacity(1.0);
         QSignalSpy previews(&r, &CamvidJobRunner::preview);
@@ -376,7 +379,7 @@ private Q_SLOTS:
             ++(p.network == "ours" ? checkedQ : checkedS);
         });
         const auto onFinish = connect(&r, &CamvidJobRunner::finished, this, [&] { previewsBeforeFinish = int(previews.size()); });
-        m_window->camvidPanel()->applySettings({{"data", m_data.toStdString()}});
+        camvidPanel(*m_window)->applySettings({{"data", m_data.toStdString()}, {"measure_fps", true}});
         m_window->runAll();
         QVERIFY(r.isBusy());
         QVERIFY(finished.wait(120000));
@@ -422,7 +425,7 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(readFile(exportedCsv.toStdString(), 1 << 20)), finished.first().at(3).toString());
         QCOMPARE(costsOfResults(nlohmann::json::parse(readFile(exportedJson.toStdString(), 1 << 20)), "export"),
                  camvidDecisionCosts(m_window->costModel()->matrix()));
-        auto* page = m_window->camvidPage();
+        auto* page = camvidPage(*m_window);
         QCOMPARE(page->viewer()->frameCount(), 3);
         // The bars hold the engine's IoU; the engine's IoU is what the frames' decisions give.
         QVector<CamvidFrameView> shown;
@@ -478,9 +481,9 @@ private Q_SLOTS:
 
     void costEditRecorrectsOnlyQAndRefreshesTheViewer()
     {
-        auto& r = *m_window->camvidRunner();
+        auto& r = *camvidRunner(*m_window);
         QVERIFY(r.hasCache() && !r.isBusy());
-        auto* viewer = m_window->camvidPage()->viewer();
+        auto* viewer = camvidPage(*m_window)->viewer();
         viewer->setCurrentFrame(2);
         const int refreshesBefore = viewer->refreshes();
         const auto beforeFrame = *viewer->frame(2);
@@ -528,16 +531,16 @@ private Q_SLOTS:
         for (int i = 0; i < 3; ++i)
             shown << *viewer->frame(i);
         QString why;
-        QVERIFY2(sameIou(barValues(m_window->camvidPage()->iou()->bars(1)), view.iouAfter, &why), qPrintable(why));
+        QVERIFY2(sameIou(barValues(camvidPage(*m_window)->iou()->bars(1)), view.iouAfter, &why), qPrintable(why));
         QVERIFY2(sameIou(iouByHand(shown, true), view.iouAfter, &why), qPrintable(why));
-        QVERIFY(m_window->camvidPage()->epochs()->graph(0, "ours, re-corrected"));
+        QVERIFY(camvidPage(*m_window)->epochs()->graph(0, "ours, re-corrected"));
     }
 
     // Save Model: the cached networks (q as last re-corrected) as a folder `camvid eval`
     // reads; Open Model: a folder evaluated and shown like a run's evaluation.
     void saveModelWritesAFolderTheCommandsRead()
     {
-        auto& r = *m_window->camvidRunner();
+        auto& r = *camvidRunner(*m_window);
         auto* page = qobject_cast<CamvidExperimentPage*>(m_window->currentPage());
         QVERIFY(page && r.hasCache() && page->canSaveModel() && page->hasModels());
         QSignalSpy saved(&r, &CamvidJobRunner::modelsSaved);
@@ -566,7 +569,7 @@ private Q_SLOTS:
             if (row.method == "ours")
                 qIou = QVector<double>(row.metrics.perClassIoU.begin(), row.metrics.perClassIoU.end());
         QString why;
-        QVERIFY2(sameIou(barValues(m_window->camvidPage()->iou()->bars(1)), qIou, &why), qPrintable(why));
+        QVERIFY2(sameIou(barValues(camvidPage(*m_window)->iou()->bars(1)), qIou, &why), qPrintable(why));
 
         // A folder holding a model already, or a file in the way: refused, nothing left behind.
         const QString blocker = m_tmp.path() + "/blocker";
@@ -586,7 +589,7 @@ private Q_SLOTS:
         QSignalSpy finished(&r, &CamvidJobRunner::finished);
         QSignalSpy failed(&r, &CamvidJobRunner::failed);
         QSignalSpy comparisons(&r, &CamvidJobRunner::comparison);
-        m_window->camvidPanel()->applySettings({{"data", m_data.toStdString()}});
+        camvidPanel(*m_window)->applySettings({{"data", m_data.toStdString()}});
         page->openModelFrom(dir + "/camvid.json");
         QVERIFY(r.isBusy() && !page->canSaveModel());
         QVERIFY(finished.wait(60000));
@@ -595,7 +598,7 @@ private Q_SLOTS:
         QCOMPARE(comparisons.size(), 1);
         const auto view = comparisons.first().at(0).value<CamvidIouView>();
         QVERIFY2(sameIou(view.iouAfter, qIou, &why), qPrintable(why));
-        auto* viewer = m_window->camvidPage()->viewer();
+        auto* viewer = camvidPage(*m_window)->viewer();
         QCOMPARE(viewer->frameCount(), 3);
         QVector<CamvidFrameView> shown;
         for (int i = 0; i < 3; ++i)
@@ -616,13 +619,13 @@ private Q_SLOTS:
 
     void badFolderLeavesTheLastRunOnScreen()
     {
-        auto& r = *m_window->camvidRunner();
-        auto* viewer = m_window->camvidPage()->viewer();
+        auto& r = *camvidRunner(*m_window);
+        auto* viewer = camvidPage(*m_window)->viewer();
         const int shownFrames = viewer->frameCount();
         QVERIFY(shownFrames > 0);
         QSignalSpy failed(&r, &CamvidJobRunner::failed);
         const QString notCamvid = m_tmp.path() + "/not-camvid";  // a folder, but no train/ or val/
-        m_window->camvidPanel()->applySettings({{"data", notCamvid.toStdString()}});
+        camvidPanel(*m_window)->applySettings({{"data", notCamvid.toStdString()}});
         m_window->runAll();
         QVERIFY(failed.wait(30000));
         QVERIFY(failed.first().at(2).toBool());  // data unavailable
@@ -633,7 +636,7 @@ private Q_SLOTS:
         QVERIFY(!r.isBusy());
         // A missing folder is refused before any job starts.
         QSignalSpy started(&r, &CamvidJobRunner::started);
-        m_window->camvidPanel()->applySettings({{"data", (m_tmp.path() + "/missing").toStdString()}});
+        camvidPanel(*m_window)->applySettings({{"data", (m_tmp.path() + "/missing").toStdString()}});
         m_window->runAll();
         QCOMPARE(started.size(), 0);
         QCOMPARE(viewer->frameCount(), shownFrames);
@@ -641,8 +644,8 @@ private Q_SLOTS:
 
     void cancellingTrainingLeavesTheWindowUsable()
     {
-        auto& r = *m_window->camvidRunner();
-        m_window->camvidPanel()->applySettings({{"data", m_data.toStdString()}});
+        auto& r = *camvidRunner(*m_window);
+        camvidPanel(*m_window)->applySettings({{"data", m_data.toStdString()}});
         QSignalSpy cancelled(&r, &CamvidJobRunner::cancelled);
         QSignalSpy progress(&r, &CamvidJobRunner::progress);
         m_window->runAll();
@@ -662,15 +665,15 @@ private Q_SLOTS:
         m_window->runAll();
         QVERIFY(finished.wait(120000));
         QVERIFY(r.hasCache());
-        QCOMPARE(m_window->camvidPage()->viewer()->frameCount(), 3);
+        QCOMPARE(camvidPage(*m_window)->viewer()->frameCount(), 3);
     }
 
     // A run with an MC-dropout network saves it too, so `camvid fps` times the folder.
     void savedFolderWithMcDropoutServesFramesPerSecond()
     {
-        auto& r = *m_window->camvidRunner();
+        auto& r = *camvidRunner(*m_window);
         auto* page = qobject_cast<CamvidExperimentPage*>(m_window->currentPage());
-        m_window->camvidPanel()->applySettings({{"data", m_data.toStdString()}, {"mc_dropout", true}});
+        camvidPanel(*m_window)->applySettings({{"data", m_data.toStdString()}, {"mc_dropout", true}});
         QSignalSpy finished(&r, &CamvidJobRunner::finished);
         m_window->runAll();
         QVERIFY(r.isBusy() && !page->canSaveModel());

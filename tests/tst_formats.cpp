@@ -119,8 +119,8 @@ private Q_SLOTS:
         SessionData s;
         s.experiment = "camvid";
         s.settings = {{"data", "/data/camvid"}, {"preset", "cpu"},      {"max_train", 17},
-                      {"max_eval", 5},          {"mc_dropout", true},   {"seed", 9223372036854775807LL},
-                      {"device", "cpu"}};
+                      {"max_eval", 5},          {"mc_dropout", true},   {"measure_fps", true},
+                      {"seed", 9223372036854775807LL}, {"device", "cpu"}};
         s.costs = costPreset("camvid");
         QCOMPARE(s.costs.numClasses(), 12);
         s.costs.set(8, 3, 4.5);  // an edited cell survives
@@ -137,6 +137,7 @@ private Q_SLOTS:
             "m.lcsession", catalogue);
         QCOMPARE(minimal.settings.at("preset").get<std::string>(), std::string("demo"));
         QCOMPARE(minimal.settings.at("mc_dropout").get<bool>(), false);
+        QCOMPARE(minimal.settings.at("measure_fps").get<bool>(), false);  // the command line's default
         QVERIFY(minimal.settings.at("max_train").is_null());  // the preset's, decided at run time
     }
 

@@ -15,6 +15,7 @@
 #include "decision/decisions.h"
 #include "experiments/run_views.h"
 #include "gui_test_setup.h"
+#include "window_pages.h"
 #include "image_experiment_page.h"
 #include "image_job_fixtures.h"
 #include "image_job_runner.h"
@@ -508,11 +509,11 @@ private Q_SLOTS:
         window.setExperiment("corruption");
         auto* page = qobject_cast<ImageExperimentPage*>(window.currentPage());
         QVERIFY(page && page->hasModels() && !page->canSaveModel());
-        auto& r = *window.imageRunner();
+        auto& r = *imageRunner(window);
         QSignalSpy finished(&r, &ImageJobRunner::finished);
         QSignalSpy saved(&r, &ImageJobRunner::networksSaved);
         QSignalSpy log(page, &ExperimentPage::logLine);
-        window.imagePanel()->applySettings(tinySettings("corruption", {{"methods", {"cw_sgd"}}}).settings);
+        imagePanel(window)->applySettings(tinySettings("corruption", {{"methods", {"cw_sgd"}}}).settings);
         window.runAll();
         QVERIFY(r.isBusy() && !page->canSaveModel());
         QVERIFY(finished.wait(120000));
@@ -557,12 +558,12 @@ private Q_SLOTS:
         MainWindow window;
         window.setExperiment("selective");
         auto* page = qobject_cast<ImageExperimentPage*>(window.currentPage());
-        auto* preview = window.imagePanel()->findChild<QPushButton*>("imagePreview");
-        QVERIFY(page && preview && preview->isVisibleTo(window.imagePanel()));
-        QSignalSpy finished(window.imageRunner(), &ImageJobRunner::finished);
+        auto* preview = imagePanel(window)->findChild<QPushButton*>("imagePreview");
+        QVERIFY(page && preview && preview->isVisibleTo(imagePanel(window)));
+        QSignalSpy finished(imageRunner(window), &ImageJobRunner::finished);
         QSignalSpy ended(page, &ExperimentPage::jobEnded);
         QSignalSpy log(page, &ExperimentPage::logLine);
-        window.imagePanel()->applySettings(tinySettings("selective", {{"methods", {"sghmc"}}}).settings);
+        imagePanel(window)->applySettings(tinySettings("selective", {{"methods", {"sghmc"}}}).settings);
         preview->click();
         QVERIFY(finished.wait(120000));
         QCOMPARE(*previews, std::vector<double>{kQuickPreviewFraction});

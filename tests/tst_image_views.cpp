@@ -12,6 +12,7 @@
 #include <QtTest/QtTest>
 
 #include "gui_test_setup.h"
+#include "window_pages.h"
 
 #include <torch/torch.h>
 
@@ -499,8 +500,8 @@ private Q_SLOTS:
         QCOMPARE(window.costModel()->matrix().at(0, 10), 0.3);
         // Nothing ran, so nothing re-corrects.
         QTest::qWait(500);
-        QVERIFY(!window.imageRunner()->isBusy());
-        QCOMPARE(window.imageRunner()->runs(), 0);
+        QVERIFY(!imageRunner(window)->isBusy());
+        QCOMPARE(imageRunner(window)->runs(), 0);
     }
 
     void imageSessionRoundTrip_data()
@@ -526,7 +527,7 @@ private Q_SLOTS:
         {
             MainWindow a;
             a.setExperiment(experiment);
-            a.imagePanel()->applySettings(s.settings);
+            imagePanel(a)->applySettings(s.settings);
             QVERIFY(a.costModel()->setData(a.costModel()->index(3, 8), 0.25));
             costs = a.costModel()->matrix();
             costs.setReferral(std::nullopt);  // a selective session keeps the base matrix
@@ -535,9 +536,9 @@ private Q_SLOTS:
         MainWindow b;
         QVERIFY2(b.openSessionFile(path), qPrintable(b.lastError()));
         QCOMPARE(b.experiment(), experiment);
-        QCOMPARE(b.imagePanel()->experiment(), experiment);
+        QCOMPARE(imagePanel(b)->experiment(), experiment);
         // Every declared setting comes back.
-        QVERIFY2(b.imagePanel()->settings() == s.settings, b.imagePanel()->settings().dump().c_str());
+        QVERIFY2(imagePanel(b)->settings() == s.settings, imagePanel(b)->settings().dump().c_str());
         QVERIFY(b.costModel()->matrix() == costs);
         QCOMPARE(b.costModel()->matrix().at(3, 8), 0.25);
     }
@@ -585,28 +586,28 @@ private Q_SLOTS:
         window.resize(1500, 950);
         window.show();
         window.setExperiment("corruption");
-        window.imagePanel()->applySettings(tinySettings("corruption").settings);
-        QSignalSpy finished(window.imageRunner(), &ImageJobRunner::finished);
+        imagePanel(window)->applySettings(tinySettings("corruption").settings);
+        QSignalSpy finished(imageRunner(window), &ImageJobRunner::finished);
         window.runAll();
         QVERIFY(finished.wait(120000));
-        QCOMPARE(window.imageRunner()->runs(), 1);
+        QCOMPARE(imageRunner(window)->runs(), 1);
         // The data's classes replaced the 10-class default.
         QCOMPARE(window.costModel()->matrix().numClasses(), 3);
         QCOMPARE(window.costModel()->matrix().classNames(), std::vector<std::string>({"a", "b", "c"}));
-        QCOMPARE(window.imagePage()->comparisons().size(), 1);
+        QCOMPARE(imagePage(window)->comparisons().size(), 1);
 
         auto* model = window.costModel();
         QVERIFY(model->setData(model->index(1, 0), 3.0));
         QVERIFY(finished.wait(60000));  // the re-correction the edit started
         QCOMPARE(finished.last().at(0).value<ImageJobRunner::Job>(), ImageJobRunner::Job::Recorrect);
-        QCOMPARE(window.imageRunner()->runs(), 1);
-        QCOMPARE(window.imageRunner()->recorrections(), 1);
+        QCOMPARE(imageRunner(window)->runs(), 1);
+        QCOMPARE(imageRunner(window)->recorrections(), 1);
         QVERIFY(window.lastRecorrectionSeconds() > 0);
-        const auto& shown = window.imagePage()->comparisons();
+        const auto& shown = imagePage(window)->comparisons();
         QCOMPARE(shown.size(), 2);
         QVERIFY(shown.last().recorrected);
         // The heat maps show the re-correction.
-        const auto* confusion = window.imagePage()->confusion();
+        const auto* confusion = imagePage(window)->confusion();
         for (int y = 0; y < 3; ++y)
             for (int d = 0; d < 3; ++d)
                 QCOMPARE(confusion->shownCell(1, y, d), double(shown.last().after[y * 3 + d]));
@@ -614,7 +615,7 @@ private Q_SLOTS:
         // Every image view exports to PNG, SVG and PDF.
         QTest::qWait(200);
         QTemporaryDir dir;
-        for (auto* plot : window.imagePage()->plots())
+        for (auto* plot : imagePage(window)->plots())
             for (const QString format : {"png", "svg", "pdf"}) {
                 const QString path = dir.path() + "/" + plot->objectName() + "." + format;
                 const QString error = exportPlot(plot, path);

@@ -14,6 +14,7 @@
 #include <QtTest/QtTest>
 
 #include "gui_test_setup.h"
+#include "window_pages.h"
 
 #include "evidence_panel.h"
 
@@ -45,7 +46,7 @@ bool fillSynthetic(MainWindow& window)
                   {"grid_resolution", 30}, {"threads", 2}};
     s.costs = costPreset("synthetic");
     window.applySession(s);
-    QSignalSpy finished(window.runner(), &SyntheticJobRunner::finished);
+    QSignalSpy finished(syntheticRunner(window), &SyntheticJobRunner::finished);
     window.runAll();
     return finished.wait(120000);
 }
@@ -55,7 +56,7 @@ bool fillSynthetic(MainWindow& window)
 void fillImage(MainWindow& window, const QString& experiment)
 {
     window.setExperiment(experiment);
-    auto* page = window.imagePage();
+    auto* page = imagePage(window);
     const bool selective = experiment == QLatin1String(kSelectiveExperiment);
     const QString run = selective ? QStringLiteral("trial 1") : QStringLiteral("rate 0.5, trial 1");
     const QStringList networks = selective ? QStringList{"map", "sghmc_s", "lc_sghmc", "ours"}
@@ -118,7 +119,7 @@ void fillImage(MainWindow& window, const QString& experiment)
 void fillCamvid(MainWindow& window)
 {
     window.setExperiment("camvid");
-    auto* page = window.camvidPage();
+    auto* page = camvidPage(window);
     QVector<CamvidEpochPoint> epochs;
     const QStringList series{"cw_sgd", "mc_dropout", "sghmc_s", "ours"};
     for (int s = 0; s < series.size(); ++s)
@@ -394,10 +395,10 @@ private Q_SLOTS:
         QVERIFY(showAt(window, screen));
         QList<QPair<QCPAxis*, QStringList>> axes;
         if (experiment == QLatin1String("camvid")) {
-            auto* iou = window.camvidPage()->iou()->plot();
+            auto* iou = camvidPage(window)->iou()->plot();
             axes.append({iou->axisRect()->axis(QCPAxis::atBottom), camvidClassNameList().mid(0, 11)});
         } else {
-            auto* confusion = window.imagePage()->confusion()->plot();
+            auto* confusion = imagePage(window)->confusion()->plot();
             QStringList decisions = kFashion;
             if (experiment == QLatin1String("selective"))
                 decisions << "refer";
@@ -465,7 +466,7 @@ private Q_SLOTS:
     {
         MainWindow window;
         fillCamvid(window);
-        auto* iou = window.camvidPage()->iou();
+        auto* iou = camvidPage(window)->iou();
         const QStringList names = camvidClassNameList().mid(0, 11);
         iou->setParent(nullptr);  // alone, at the widths its column may get
         for (int width : {260, 320, 400, 520}) {
@@ -532,7 +533,7 @@ private Q_SLOTS:
     {
         MainWindow window;
         fillCamvid(window);
-        auto* epochs = window.camvidPage()->epochs();
+        auto* epochs = camvidPage(window)->epochs();
         for (int panel = 0; panel < 2; ++panel) {
             auto* cw = epochs->graph(panel, "cw_sgd");
             auto* s = epochs->graph(panel, "sghmc_s");

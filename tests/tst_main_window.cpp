@@ -3,6 +3,7 @@
 #include <QtTest/QtTest>
 
 #include "gui_test_setup.h"
+#include "window_pages.h"
 
 #include <QColor>
 #include <QDockWidget>
@@ -54,7 +55,7 @@ bool showAndRun(MainWindow& window)
     window.applySession(smallSession());
     window.resize(1400, 900);
     window.show();
-    QSignalSpy finished(window.runner(), &SyntheticJobRunner::finished);
+    QSignalSpy finished(syntheticRunner(window), &SyntheticJobRunner::finished);
     window.runAll();
     return finished.wait(120000);
 }
@@ -166,21 +167,21 @@ private Q_SLOTS:
     {
         MainWindow window;
         window.applySession(smallSession());
-        QSignalSpy finished(window.runner(), &SyntheticJobRunner::finished);
+        QSignalSpy finished(syntheticRunner(window), &SyntheticJobRunner::finished);
         window.runAll();
         QVERIFY(finished.wait(120000));
-        const int sampled = window.runner()->inferenceRuns();
+        const int sampled = syntheticRunner(window)->inferenceRuns();
         QCOMPARE(sampled, 1);
         auto* model = window.costModel();
         QVERIFY(model->setData(model->index(1, 0), 3.0));
         QVERIFY(finished.wait(60000));  // the re-correction, started by the edit
         QCOMPARE(finished.last().at(0).value<JobRunner::Job>(), JobRunner::Job::Recorrect);
-        QCOMPARE(window.runner()->inferenceRuns(), sampled);
+        QCOMPARE(syntheticRunner(window)->inferenceRuns(), sampled);
         QVERIFY(window.lastRecorrectionSeconds() > 0);
         // Undo is another edit: another correction, still no sampling.
         model->undoStack()->undo();
         QVERIFY(finished.wait(60000));
-        QCOMPARE(window.runner()->inferenceRuns(), sampled);
+        QCOMPARE(syntheticRunner(window)->inferenceRuns(), sampled);
     }
 
     void fitsSmallScreen_data()
@@ -293,7 +294,7 @@ private Q_SLOTS:
         page->form()->setValues({{"data", plane.toStdString()}, {"label", "kind"}, {"replicates", 1},
                                  {"methods", {"kfac_laplace"}}, {"correction_iterations", 60},
                                  {"grid_resolution", 30}, {"threads", 1}});
-        QSignalSpy finished(window.runner(), &SyntheticJobRunner::finished);
+        QSignalSpy finished(syntheticRunner(window), &SyntheticJobRunner::finished);
         window.runAll();
         QVERIFY(finished.wait(120000));
         QCOMPARE(window.costModel()->matrix().classNames(), (std::vector<std::string>{"cat", "dog", "emu"}));
@@ -369,8 +370,8 @@ private Q_SLOTS:
         CostMatrix costs = CostMatrix::zeroOne(2);
         costs.set(1, 0, 5.0);
         window.costModel()->setMatrixDirect(costs);
-        QSignalSpy finished(window.runner(), &SyntheticJobRunner::finished);
-        QSignalSpy failed(window.runner(), &SyntheticJobRunner::failed);
+        QSignalSpy finished(syntheticRunner(window), &SyntheticJobRunner::finished);
+        QSignalSpy failed(syntheticRunner(window), &SyntheticJobRunner::failed);
         window.runAll();
         QVERIFY2(finished.wait(120000), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
         const auto results = nlohmann::json::parse(page->resultsJson().toStdString());
@@ -388,16 +389,16 @@ private Q_SLOTS:
             for (int j = 0; j < map->data()->valueSize(); ++j)
                 decided.insert(static_cast<int>(map->data()->cell(i, j)));
         QCOMPARE(decided.size(), 2);
-        const int runs = window.runner()->runs();
+        const int runs = syntheticRunner(window)->runs();
         QVERIFY(window.costModel()->setData(window.costModel()->index(1, 0), 2.0));
         QVERIFY(finished.wait(60000));
         QCOMPARE(finished.last().at(0).value<JobRunner::Job>(), JobRunner::Job::Recorrect);
-        QCOMPARE(window.runner()->runs(), runs);  // X and P not read again
+        QCOMPARE(syntheticRunner(window)->runs(), runs);  // X and P not read again
         QVERIFY(page->resultsJson().contains("\"experiment\": \"correct\""));
         // Save Model writes the q behind the decisions shown: the re-corrected one.
-        QSignalSpy saved(window.runner(), &SyntheticJobRunner::modelSaved);
+        QSignalSpy saved(syntheticRunner(window), &SyntheticJobRunner::modelSaved);
         const QString qPath = dir.filePath("q.pt");
-        QVERIFY(window.runner()->saveModel(0, kOwnPredictiveSeries, qPath));
+        QVERIFY(syntheticRunner(window)->saveModel(0, kOwnPredictiveSeries, qPath));
         QVERIFY(saved.wait(10000));
         QVERIFY2(saved.first().at(1).toString().isEmpty(), qPrintable(saved.first().at(1).toString()));
         const auto q = loadMlp(qPath.toStdString());

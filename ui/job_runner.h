@@ -73,7 +73,7 @@ Q_SIGNALS:
 
 protected:
     /// The job's work, on this thread: fill `json` / `csv` with the results (empty for a
-    /// job that has none) or throw (DataUnavailable, InputError, Cancelled, ...).
+    /// job that has none) or throw (DataError, InputError, Cancelled, ...).
     virtual void execute(JobKind job, const QVariant& settings, const CostMatrix& costs, QString& json,
                          QString& csv) = 0;
     const CancelToken* cancelToken() const { return m_cancel; }

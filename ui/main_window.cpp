@@ -24,14 +24,14 @@
 
 namespace lcs::ui {
 
-MainWindow::MainWindow(QWidget* parent, std::shared_ptr<const CamvidJobHooks> camvidHooks)
+MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
 {
     setObjectName("LCStudioMainWindow");
     setWindowTitle(tr("LC Studio"));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
     m_costEditor = new CostEditor(&m_costs, this);
-    m_pages = makeExperimentPages(&m_costs, m_costEditor, std::move(camvidHooks), this);
+    m_pages = makeExperimentPages(&m_costs, m_costEditor, this);
     m_centralStack = new QStackedWidget(this);
     for (auto* page : std::as_const(m_pages))
         m_centralStack->addWidget(page->centralWidget());
@@ -58,6 +58,11 @@ MainWindow::MainWindow(QWidget* parent, std::shared_ptr<const CamvidJobHooks> ca
     updateActions();
     if (const QString welcome = m_page->welcomeText(); !welcome.isEmpty())
         log(welcome);
+}
+
+QStringList MainWindow::experiments() const
+{
+    return experimentIds(m_pages);
 }
 
 MainWindow::~MainWindow()

@@ -17,16 +17,9 @@ class QStackedWidget;
 
 namespace lcs::ui {
 
-class CamvidJobRunner;
-class CamvidResultsPage;
 class CostEditor;
 class ExperimentChooser;
-class ExperimentPanel;
-class ImageJobRunner;
-class ImageResultsPage;
 class SweepView;
-class SyntheticJobRunner;
-struct CamvidJobHooks;
 
 /// LC Studio's main window: menus, the cost matrix, Experiment, results and log docks,
 /// the status bar, the experiment chooser and the current experiment's page. Everything
@@ -35,24 +28,14 @@ struct CamvidJobHooks;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    /// `camvidHooks` replace the CamVid preset (tests; the other experiments' test data
-    /// are injected into the registry).
-    explicit MainWindow(QWidget* parent = nullptr, std::shared_ptr<const CamvidJobHooks> camvidHooks = {});
+    /// Tests inject their data into the experiment registry (ExperimentRegistry::replace).
+    explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
     CostMatrixModel* costModel() { return &m_costs; }
     const QList<ExperimentPage*>& pages() const { return m_pages; }
     /// The page shown now.
     ExperimentPage* currentPage() const { return m_page; }
-    /// Typed access to single pages' parts, for tests and the command line's demo set-up
-    /// (defined with the list of pages).
-    SyntheticJobRunner* runner() const;
-    ImageJobRunner* imageRunner() const;
-    ExperimentPanel* imagePanel() const;
-    ImageResultsPage* imagePage() const;
-    CamvidJobRunner* camvidRunner() const;
-    ExperimentPanel* camvidPanel() const;
-    CamvidResultsPage* camvidPage() const;
     /// The current experiment's id, as sessions and the command line name it.
     QString experiment() const { return m_experiment; }
     /// Every experiment id the pages serve, in the chooser's order.

@@ -28,12 +28,6 @@ inline double secondsSince(WorkerClock::time_point t)
     return std::chrono::duration<double>(WorkerClock::now() - t).count();
 }
 
-/// Thrown by a worker when the data a job needs cannot be read (the screenshot mode
-/// exits 2 for this).
-class DataUnavailable : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
 
 /// How a job ended.
 struct JobEnding {
@@ -53,10 +47,7 @@ JobEnding runGuarded(Body&& body)
         body();
     } catch (const Cancelled&) {
         ending.cancelled = true;
-    } catch (const DataUnavailable& e) {
-        ending.dataUnavailable = true;
-        ending.error = QString::fromStdString(e.what());
-    } catch (const DataError& e) {  // the engine's word for the same (a run through the registry)
+    } catch (const DataError& e) {  // the data a job needs cannot be read (the screenshot mode exits 2)
         ending.dataUnavailable = true;
         ending.error = QString::fromStdString(e.what());
     } catch (const c10::Error& e) {

@@ -10,6 +10,7 @@
 #include "core/atomic_file.h"
 #include "core/input_error.h"
 #include "core/number_format.h"
+#include "experiments/camvid_entry.h"
 #include "experiments/corruption_experiment.h"
 #include "experiments/experiment.h"
 #include "experiments/image_experiment_support.h"
@@ -512,7 +513,6 @@ std::shared_ptr<const Experiment> makeSelectiveExperiment(ImageExperimentProvide
                                                                                      std::move(providers));
 }
 
-std::shared_ptr<const Experiment> makeCamvidExperiment();  // camvid_entry.cpp
 std::shared_ptr<const Experiment> makeOwnPredictiveExperiment();  // own_predictive_experiment.cpp
 
 void addBuiltinExperiments(ExperimentRegistry& registry)

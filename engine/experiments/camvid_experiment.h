@@ -224,6 +224,16 @@ CamvidFpsResult camvidFramesPerSecond(ClassifierImpl& ensembleNet, ClassifierImp
                                       int height, int width, const std::vector<int>& ensembles, int frames,
                                       const std::string& device);
 
+/// The ensemble sizes frames per second are measured at (paper Fig. 5 right), by a run
+/// that measures them and by `camvid fps` unless told others.
+inline const std::vector<int>& camvidFpsEnsembles()
+{
+    static const std::vector<int> sizes{1, 2, 5, 10, 20, 30};
+    return sizes;
+}
+/// Timed frames per ensemble size in a run's measurement (fewer are noisy on a shared machine).
+inline constexpr int kCamvidRunFpsFrames = 10;
+
 // ---------------------------------------------------------------------------------
 // The window's CamVid job: everything in memory, so that a cost edit retrains only q.
 // ---------------------------------------------------------------------------------
@@ -264,6 +274,7 @@ struct CamvidWindowConfig {
     int64_t epochEvalFrames = 8;      ///< validation frames held in memory for the per-epoch figures
     bool trainMcDropout = false;      ///< also train an MC-dropout network (otherwise FPS times S's architecture)
     int64_t previewFrames = 3;        ///< validation frames previewed after each epoch of S and q (0: none)
+    bool measureFps = false;          ///< after the evaluation, frames per second of ensembles against q
     CamvidPreviewSink preview;        ///< receives the previews on the job's thread; empty: none are made
     /// The declared settings this config came from (camvidWindowConfigFor), recorded as
     /// the results' run.settings so that the file replays as a session; empty for a
@@ -282,6 +293,7 @@ struct CamvidWindowChoices {
     int64_t maxFrames = 0;        ///< training frames; 0: the preset's
     int64_t maxEvalFrames = 0;    ///< validation frames evaluated; 0: the preset's
     bool mcDropout = false;       ///< also train an MC-dropout network
+    bool measureFps = false;      ///< measure frames per second after the evaluation
     uint64_t seed = 0;
     std::string device = "cpu";
 };

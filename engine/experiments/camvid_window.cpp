@@ -132,6 +132,7 @@ CamvidWindowConfig camvidWindowConfigFor(const CamvidWindowChoices& choices)
     if (choices.maxEvalFrames > 0)
         config.maxEvalFrames = choices.maxEvalFrames;
     config.trainMcDropout = choices.mcDropout;
+    config.measureFps = choices.measureFps;
     config.train.seed = choices.seed;
     config.train.device = choices.device;
     config.declaredSettings = settingValues(camvidWindowSettings(), choices);
@@ -172,6 +173,13 @@ const std::vector<BoundSetting<CamvidWindowChoices>>& camvidWindowSettings()
                                                           "real MC dropout against q)"),
                               "MC dropout too"),
                      [](const C& c) { return J(c.mcDropout); }, [](C& c, const J& v) { c.mcDropout = v.get<bool>(); }});
+        // The window shows frames per second after every run; the command line asks.
+        s.push_back({withWindowValue(withFormLabel(switchSetting("measure_fps", "after the evaluation, measure frames "
+                                                                              "per second of 1-30 dropout passes "
+                                                                              "against one pass of q"),
+                                                   "Frames per second"),
+                                     true),
+                     [](const C& c) { return J(c.measureFps); }, [](C& c, const J& v) { c.measureFps = v.get<bool>(); }});
         s.push_back({integerSetting("seed", "S", "base seed", 0, 0, std::numeric_limits<long long>::max()),
                      [](const C& c) { return J(c.seed); }, [](C& c, const J& v) { c.seed = v.get<uint64_t>(); }});
         s.push_back({deviceSetting(d.device), [](const C& c) { return J(c.device); },

@@ -16,6 +16,11 @@
 /// plain data before the call returns.
 namespace lcs {
 
+struct CamvidComparison;
+struct CamvidFpsResult;
+struct CamvidPreview;
+struct CamvidVisitedFrame;
+struct CamvidWindowConfig;
 struct CorrectionStep;
 struct CorruptionResult;
 struct DecisionComparison;
@@ -93,6 +98,39 @@ struct OwnCorrected {
     const CostMatrix& costs;
 };
 
+/// A CamVid run has checked its data and fixed its networks, before any training.
+struct CamvidRunStarted {
+    const CamvidWindowConfig& config;
+};
+
+/// The validation frames are about to be decided by S and q (after a run, a
+/// re-correction or for a saved model folder): `frames` CamvidVisitedFrame views follow.
+struct CamvidEvaluating {
+    int frames = 0;
+};
+
+/// S against q on the validation frames of a run (recorrected: q re-trained on the
+/// cached S for new costs, in `correctionSeconds`).
+struct CamvidEvaluated {
+    const CamvidComparison& comparison;
+    bool recorrected = false;
+    double correctionSeconds = 0;
+};
+
+/// A saved model folder checked out, before its evaluation (File > Open Model):
+/// `description` says what it holds.
+struct CamvidModelsOpened {
+    const std::string& folder;
+    const std::string& description;
+};
+
+/// Frames per second of the run's ensemble network (MC dropout where trained, else S's
+/// dropout passes) against one pass of q.
+struct CamvidFpsMeasured {
+    const CamvidFpsResult& fps;
+    bool mcDropout = false;
+};
+
 /// The views a front end draws; an unset callback is not called. The synthetic ones may
 /// come from several training threads at once (one per task).
 struct RunViews {
@@ -105,6 +143,13 @@ struct RunViews {
     std::function<void(const SyntheticCorrected&)> syntheticCorrected;
     std::function<void(const OwnCorrecting&)> ownCorrecting;
     std::function<void(const OwnCorrected&)> ownCorrected;
+    std::function<void(const CamvidRunStarted&)> camvidStarted;
+    std::function<void(const CamvidPreview&)> camvidPreview;  ///< after each epoch of S and q
+    std::function<void(const CamvidEvaluating&)> camvidEvaluating;
+    std::function<void(const CamvidVisitedFrame&)> camvidFrame;  ///< each evaluated frame
+    std::function<void(const CamvidEvaluated&)> camvidEvaluated;
+    std::function<void(const CamvidModelsOpened&)> camvidModelsOpened;
+    std::function<void(const CamvidFpsMeasured&)> camvidFps;
 };
 
 /// Calls `member` of the context's views with `event`, where both are set.

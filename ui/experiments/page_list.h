@@ -12,14 +12,11 @@ namespace lcs::ui {
 class CostEditor;
 class CostMatrixModel;
 class ExperimentPage;
-struct CamvidJobHooks;
 
 /// Every experiment page, in the chooser's order (the first is shown at start-up). The
 /// one place that names the experiments; the window only iterates over the list.
-/// `camvidHooks` replace CamVid's preset (tests; the other experiments' test data are
-/// injected into the registry, ExperimentRegistry::replace).
-QList<ExperimentPage*> makeExperimentPages(CostMatrixModel* costs, CostEditor* costEditor,
-                                           std::shared_ptr<const CamvidJobHooks> camvidHooks, QObject* parent);
+/// Tests inject their data into the registry (ExperimentRegistry::replace).
+QList<ExperimentPage*> makeExperimentPages(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent);
 
 /// The page serving `experiment`, or null.
 ExperimentPage* pageFor(const QList<ExperimentPage*>& pages, const QString& experiment);

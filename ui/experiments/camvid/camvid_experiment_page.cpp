@@ -35,10 +35,8 @@ ExperimentPanelOptions camvidPanelOptions()
 
 } // namespace
 
-CamvidExperimentPage::CamvidExperimentPage(CostMatrixModel* costs, CostEditor* costEditor,
-                                           std::shared_ptr<const CamvidJobHooks> hooks, QObject* parent)
-    : PanelExperimentPage({&experiment()}, camvidPanelOptions(), costs, costEditor, parent),
-      m_runner(nullptr, std::move(hooks))
+CamvidExperimentPage::CamvidExperimentPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent)
+    : PanelExperimentPage({&experiment()}, camvidPanelOptions(), costs, costEditor, parent)
 {
     m_page = new CamvidResultsPage;
     m_table = new CamvidIouTable;

@@ -14,7 +14,6 @@ namespace lcs::ui {
 class CamvidIouTable;
 class CamvidResultsPage;
 class CostEditor;
-struct CamvidJobHooks;
 
 /// The CamVid segmentation experiment (the paper's Fig. 5): data folder and preset in
 /// the Experiment dock; the overlay viewer, IoU bars, live curves and frames per second
@@ -23,9 +22,8 @@ struct CamvidJobHooks;
 class CamvidExperimentPage : public PanelExperimentPage {
     Q_OBJECT
 public:
-    /// `hooks` replace the preset (tests); `costEditor` learns the 12 classes.
-    CamvidExperimentPage(CostMatrixModel* costs, CostEditor* costEditor, std::shared_ptr<const CamvidJobHooks> hooks,
-                         QObject* parent = nullptr);
+    /// `costEditor` learns the 12 classes.
+    CamvidExperimentPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent = nullptr);
     ~CamvidExperimentPage() override;
 
     CamvidJobRunner* runner() { return &m_runner; }

@@ -17,21 +17,14 @@
 
 #include "camvid_reader.h"
 #include "core/input_error.h"
-#include "experiments/camvid_experiment.h"
+#include "experiments/camvid_entry.h"
+#include "experiments/run_views.h"
 
-#include "camvid_job_hooks.h"
 #include "worker_thread.h"
 
 namespace lcs::ui {
 
 namespace {
-
-using Clock = WorkerClock;
-
-/// The ensemble sizes of the frames-per-second plot (paper Fig. 5 right).
-const std::vector<int> kEnsembles{1, 2, 5, 10, 20, 30};
-constexpr int kFpsFrames = 10;  ///< timed frames per point (fewer are noisy on a shared machine)
-
 
 QVector<double> toQVector(const std::vector<double>& v)
 {
@@ -76,14 +69,15 @@ Q_DECLARE_METATYPE(lcs::ui::CamvidModelRequest)
 
 namespace lcs::ui {
 
-/// Lives on the runner's thread. Owns the last run's CamvidWindowCache; everything it
-/// sends out is plain data.
+/// Lives on the runner's thread. A view adapter over the one run path: a run is the
+/// registry's CamVid experiment (runExperiment), a re-correction the state it left, Open
+/// Model the entry's evaluateModels; the CamVid views they publish become this runner's
+/// signals with plain data. Save Models writes the state's networks.
 class CamvidWorker : public ExperimentWorker {
     Q_OBJECT
 public:
-    explicit CamvidWorker(std::shared_ptr<const CamvidJobHooks> hooks)
-        : ExperimentWorker(tr("CamVid training"), tr("CamVid re-correction"), tr("Sampling"), tr("CamVid model evaluation")),
-          m_hooks(std::move(hooks))
+    CamvidWorker()
+        : ExperimentWorker(tr("CamVid training"), tr("CamVid re-correction"), tr("Sampling"), tr("CamVid model evaluation"))
     {
     }
 
@@ -93,9 +87,10 @@ public:
         QStringList written;
         QString error;
         const JobEnding ending = runGuarded([&] {
-            if (!m_cache)
+            const auto* state = dynamic_cast<const CamvidState*>(m_state.get());
+            if (!state)
                 throw std::runtime_error("no networks to save: train CamVid first");
-            for (const auto& f : saveCamvidWindowModels(*m_cache, dir.toStdString()))
+            for (const auto& f : state->saveModels(dir.toStdString()))
                 written << QString::fromStdString(f);
         });
         if (!ending.succeeded())
@@ -110,13 +105,30 @@ protected:
             evaluateFolder(settings.value<CamvidModelRequest>(), costs, json, csv);
             return;
         }
-        if (job == JobKind::Recorrect)
-            recorrect(costs);
-        else
-            train(settings.value<nlohmann::json>(), costs);
-        const auto results = currentResults();
-        json = QString::fromStdString(camvidEvalJson(results));
-        csv = QString::fromStdString(camvidEvalCsv(results));
+        const bool recorrecting = job == JobKind::Recorrect;
+        if (recorrecting && !m_state)
+            throw std::runtime_error("no S cached: train CamVid first");
+        Reporter reporter(this, recorrecting ? tr("re-correction") : tr("CamVid"),
+                          recorrecting ? QStringLiteral(", re-corrected") : QString());
+        const RunViews shown = views(reporter);
+        JobContext ctx = reporter.context(cancelToken());
+        ctx.views = &shown;
+        ExperimentOutput output;
+        if (recorrecting) {
+            Q_EMIT logMessage(tr("Re-training q for the new costs from the cached S (nothing else retrained)"));
+            output = m_state->recorrect(costs, ctx);
+            ++recorrections;
+        } else {
+            auto run = lcs::runExperiment(ExperimentRegistry::global().get(kCamvidExperiment), settings.value<nlohmann::json>(),
+                                          costs, ctx, {}, CoreShare::LeaveOneForGui);
+            output = std::move(run.output);
+            m_state = std::move(run.cache);
+            Q_EMIT cacheReady(QString::fromStdString(m_state->describe()), costs);
+        }
+        reporter.flush();
+        Q_EMIT logMessage(QString::fromStdString(output.table).trimmed());
+        json = QString::fromStdString(output.json);
+        csv = QString::fromStdString(output.csv);
     }
 
 private:
@@ -145,16 +157,6 @@ private:
             m_hasPreview = true;
             maybeFlushLocked();
         }
-        /// A phase the engine does not report (frames per second).
-        void phase(const std::string& name, const std::string& detail)
-        {
-            Progress p;
-            p.phase = name;
-            p.detail = detail;
-            p.total = 1;
-            (*this)(p);
-            flush();
-        }
 
     protected:
         void collect(const Progress& p) override
@@ -173,12 +175,13 @@ private:
         {
             if (!m_epochs.isEmpty())
                 m_worker->emitView(&CamvidJobRunner::epochPoints, std::exchange(m_epochs, {}));
-            if (!m_frames.isEmpty())
-                m_worker->emitView(&CamvidJobRunner::frames, std::exchange(m_frames, {}));
+            // Previews come from training, frames from the evaluation after it.
             if (m_hasPreview) {
                 m_worker->emitView(&CamvidJobRunner::preview, std::exchange(m_preview, {}));
                 m_hasPreview = false;
             }
+            if (!m_frames.isEmpty())
+                m_worker->emitView(&CamvidJobRunner::frames, std::exchange(m_frames, {}));
         }
 
     private:
@@ -190,23 +193,61 @@ private:
         bool m_hasPreview = false;
     };
 
-    /// Refuses a missing folder or one without the train (where `training`) and
-    /// evaluation splits, naming the path, before anything is dropped or trained.
-    static void checkData(const CamvidWindowConfig& config, bool training = true)
+    /// The views this page draws, from the run's typed events (converted here, on the
+    /// job's thread, into plain data).
+    RunViews views(Reporter& reporter)
     {
-        const QString dir = QString::fromStdString(config.train.data);
-        if (dir.trimmed().isEmpty())
-            throw DataUnavailable("no CamVid folder given (set the data folder, --data or LCS_CAMVID_DIR)");
-        if (!QFileInfo(dir).isDir())
-            throw DataUnavailable(config.train.data + ": no such folder (expected CamVid's train/, trainannot/, " +
-                                  config.evalSplit + "/ and " + config.evalSplit + "annot/)");
-        try {
-            if (training)
-                findCamvidSplit(config.train.data, config.train.split);
-            findCamvidSplit(config.train.data, config.evalSplit);
-        } catch (const InputError& e) {
-            throw DataUnavailable(e.what());
-        }
+        RunViews v;
+        v.camvidStarted = [this](const CamvidRunStarted& e) {
+            // The data checked out: from here on the previous run is replaced.
+            m_state.reset();
+            Q_EMIT cacheDropped();
+            ++runs;
+            emitView(&CamvidJobRunner::trainingStarted);
+            const auto& t = e.config.train;
+            Q_EMIT logMessage(tr("CamVid from %1: up to %2 training frames at %3x%4, %5; CW-SGD %6 epochs, SGHMC + S "
+                                 "%7 epochs, q %8 epochs%9")
+                                  .arg(QString::fromStdString(t.data)).arg(t.maxFrames).arg(t.width).arg(t.height)
+                                  .arg(QString::fromStdString(t.model.architecture)).arg(t.sgd.epochs)
+                                  .arg(t.sghmc.epochs).arg(t.correction.epochs)
+                                  .arg(e.config.trainMcDropout ? tr(", MC dropout too") : QString()));
+        };
+        v.camvidPreview = [&reporter](const CamvidPreview& p) { reporter.setPreview(previewView(p)); };
+        v.camvidEvaluating = [this, &reporter](const CamvidEvaluating& e) {
+            reporter.flush();  // the last previews before the evaluated frames replace them
+            emitView(&CamvidJobRunner::evaluationStarted, e.frames);
+        };
+        v.camvidFrame = [&reporter](const CamvidVisitedFrame& f) { reporter.addFrame(frameView(f)); };
+        v.camvidEvaluated = [this, &reporter](const CamvidEvaluated& e) {
+            reporter.flush();  // every frame before the figures
+            const auto& c = e.comparison;
+            CamvidIouView view =
+                iouView(c.classNames, c.uncorrected, c.corrected, c.optimum.averageCost, c.changes, c.frames);
+            view.recorrected = e.recorrected;
+            view.correctionSeconds = e.correctionSeconds;
+            sendComparison(view);
+        };
+        v.camvidModelsOpened = [this](const CamvidModelsOpened& e) {
+            const QString description = QString::fromStdString(e.description);
+            Q_EMIT logMessage(description);
+            emitView(&CamvidJobRunner::modelEvaluationStarted, QString::fromStdString(e.folder), description);
+        };
+        v.camvidFps = [this](const CamvidFpsMeasured& e) {
+            CamvidFpsView f;
+            for (const auto& p : e.fps.points) {
+                f.ensembles << p.ensemble;
+                f.ensembleFps << p.ensembleFps;
+            }
+            f.qFps = e.fps.qFps;
+            f.rawFps = e.fps.rawFps;
+            f.width = e.fps.width;
+            f.height = e.fps.height;
+            f.ensembleLabel = e.mcDropout ? tr("MC dropout, k passes") : tr("k dropout passes of S (ensemble cost)");
+            f.ensembleMethod = e.mcDropout ? QStringLiteral("mc_dropout") : QStringLiteral("sghmc_s");
+            emitView(&CamvidJobRunner::framesPerSecond, f);
+            Q_EMIT logMessage(QString::fromStdString(camvidFpsTable(e.fps)).trimmed());
+        };
+        return v;
     }
 
     /// A preview as plain data for the GUI thread (QImages own their pixels).
@@ -219,11 +260,6 @@ private:
         for (const auto& f : p.frames)
             v.frames.push_back(frameView(f));
         return v;
-    }
-
-    static CamvidPreviewSink previewSink(Reporter& reporter)
-    {
-        return [&reporter](const CamvidPreview& p) { reporter.setPreview(previewView(p)); };
     }
 
     static CamvidFrameView frameView(const CamvidVisitedFrame& f)
@@ -240,28 +276,6 @@ private:
         return v;
     }
 
-    /// Streams the validation frames to the viewer and sends the IoU comparison.
-    CamvidIouView evaluate(bool recorrected, double correctionSeconds)
-    {
-        Reporter reporter(this, recorrected ? tr("re-correction") : tr("evaluation"));
-        reporter.setPlan({{TaskIdentity{"eval", std::nullopt, 0}, 1.0}});
-        auto pairs = findCamvidSplit(m_cache->data, m_cache->evalSplit);
-        const int count = static_cast<int>(m_cache->maxEvalFrames > 0
-                                                ? std::min<int64_t>(m_cache->maxEvalFrames, int64_t(pairs.size()))
-                                                : int64_t(pairs.size()));
-        emitView(&CamvidJobRunner::evaluationStarted, count);
-        const auto result = evaluateCamvidWindow(
-            *m_cache, [&](const CamvidVisitedFrame& f) { reporter.addFrame(frameView(f)); }, reporter.context(cancelToken()));
-        reporter.flush();
-        m_lastComparison = result;
-        CamvidIouView v = iouView(result.classNames, result.uncorrected, result.corrected, result.optimum.averageCost,
-                                  result.changes, result.frames);
-        v.recorrected = recorrected;
-        v.correctionSeconds = correctionSeconds;
-        sendComparison(v);
-        return v;
-    }
-
     void sendComparison(const CamvidIouView& v)
     {
         emitView(&CamvidJobRunner::comparison, v);
@@ -273,40 +287,19 @@ private:
                               .arg(100.0 * v.changedShare, 0, 'f', 2).arg(v.costAtOptimum, 0, 'f', 4));
     }
 
-    /// Checks a model folder and evaluates it as `camvid eval` does, on the validation
-    /// frames the settings name; where it holds S and q, the viewer and the IoU views show
-    /// them as after a run.
+    /// Evaluates a model folder as `camvid eval` does, on the validation frames the
+    /// settings name (the entry's evaluateModels); where it holds S and q, the viewer and
+    /// the IoU views show them as after a run.
     void evaluateFolder(const CamvidModelRequest& r, const CostMatrix& costs, QString& json, QString& csv)
     {
-        CamvidWindowChoices s;
-        applySettings(camvidWindowSettings(), r.settings, s);
-        auto config = camvidWindowConfigFor(s);
-        if (m_hooks && m_hooks->tuneConfig)
-            m_hooks->tuneConfig(config);
-        checkData(config, /*training=*/false);
-        const std::string dir = r.dir.toStdString();
-        const auto description = QString::fromStdString(checkCamvidModelFolder(dir));
-        Q_EMIT logMessage(description);
-        emitView(&CamvidJobRunner::modelEvaluationStarted, r.dir, description);
-        setThreads();
-        CamvidEvalConfig ec;
-        ec.data = config.train.data;
-        ec.split = config.evalSplit;
-        ec.modelDir = dir;
-        ec.costs = costs;
-        ec.maxFrames = config.maxEvalFrames;
-        ec.device = config.train.device;
-        auto pairs = findCamvidSplit(ec.data, ec.split);
-        const int count = static_cast<int>(ec.maxFrames > 0 ? std::min<int64_t>(ec.maxFrames, int64_t(pairs.size()))
-                                                             : int64_t(pairs.size()));
+        const auto& entry = dynamic_cast<const CamvidEntry&>(ExperimentRegistry::global().get(kCamvidExperiment));
+        // The CamVid run's threads by the policy of every route (one core stays with the GUI).
+        configureThreads(runThreads(entry, r.settings, CoreShare::LeaveOneForGui));
         Reporter reporter(this, tr("model evaluation"));
-        reporter.setPlan({{TaskIdentity{"eval", std::nullopt, 0}, 1.0}});
-        bool viewerStarted = false;
-        const auto result = evaluateCamvid(ec, reporter.context(cancelToken()), [&](const CamvidVisitedFrame& f) {
-            if (!std::exchange(viewerStarted, true))
-                emitView(&CamvidJobRunner::evaluationStarted, count);
-            reporter.addFrame(frameView(f));
-        });
+        const RunViews shown = views(reporter);
+        JobContext ctx = reporter.context(cancelToken());
+        ctx.views = &shown;
+        const auto result = entry.evaluateModels(r.dir.toStdString(), r.settings, costs, ctx);
         reporter.flush();
         const CamvidMethodMetrics *student = nullptr, *q = nullptr, *optimum = nullptr;
         for (const auto& row : result.rows) {
@@ -323,105 +316,12 @@ private:
         csv = QString::fromStdString(camvidEvalCsv(result));
     }
 
-    /// The last evaluation in CamVid's one results format (the CLI's `camvid eval` writes
-    /// the same), with the run's costs, settings, seed and frames per second.
-    CamvidEvalResult currentResults() const
-    {
-        return camvidWindowResults(m_lastComparison, m_lastConfig, *m_cache, m_lastFps);
-    }
-
-    /// The CamVid run's threads by the policy of every route (runThreads: one core stays
-    /// with the GUI thread), set on this thread, where the engine runs.
-    static void setThreads()
-    {
-        configureThreads(runThreads(ExperimentRegistry::global().get(kCamvidExperiment), nlohmann::json::object(),
-                                    CoreShare::LeaveOneForGui));
-        keepFrameBuffers();
-    }
-
-    void train(const nlohmann::json& settings, const CostMatrix& costs)
-    {
-        CamvidWindowChoices s;
-        applySettings(camvidWindowSettings(), settings, s);
-        auto config = camvidWindowConfigFor(s);
-        config.train.costs = camvidDecisionCosts(costs);  // refuses a matrix of the wrong size first
-        if (m_hooks && m_hooks->tuneConfig)
-            m_hooks->tuneConfig(config);
-        checkData(config);
-        // From here on the previous run is replaced.
-        m_cache.reset();
-        Q_EMIT cacheDropped();
-        ++runs;
-        emitView(&CamvidJobRunner::trainingStarted);
-        setThreads();
-        // SegNet's dropout draws from LibTorch's global generator, not the job's: seed it
-        // so that the same settings give the same run.
-        torch::manual_seed(s.seed);
-        const auto& t = config.train;
-        Q_EMIT logMessage(tr("CamVid from %1: up to %2 training frames at %3x%4, %5; CW-SGD %6 epochs, SGHMC + S %7 "
-                             "epochs, q %8 epochs%9")
-                              .arg(QString::fromStdString(s.data)).arg(t.maxFrames).arg(t.width).arg(t.height)
-                              .arg(QString::fromStdString(t.model.architecture)).arg(t.sgd.epochs).arg(t.sghmc.epochs)
-                              .arg(t.correction.epochs).arg(config.trainMcDropout ? tr(", MC dropout too") : QString()));
-        Reporter reporter(this, tr("CamVid"));
-        reporter.setPlan(camvidWindowPlan(config, /*withFps=*/true));
-        config.preview = previewSink(reporter);
-        auto run = trainCamvidWindow(config, reporter.context(cancelToken()));
-        reporter.flush();
-        m_cache = run.cache;
-        for (const auto& [m, sec] : run.seconds)
-            Q_EMIT logMessage(tr("  %1: %2 s").arg(QString::fromStdString(m), -10).arg(sec, 0, 'f', 1));
-        if (run.collapsed)
-            Q_EMIT logMessage(tr("Warning: q collapsed to one decision on the unlabelled frames."));
-        Q_EMIT cacheReady(tr("S and %1 unlabelled frames cached: editing costs re-trains only q.").arg(run.trainFrames),
-                          costs);
-        evaluate(false, run.seconds.back().second);
-        reporter.phase("fps", "ensembles 1..30");
-        auto& ensembleNet = m_cache->mcDropout ? *m_cache->mcDropout : *m_cache->student;
-        const auto fps = camvidFramesPerSecond(ensembleNet, *m_cache->q, m_cache->costs, m_cache->height,
-                                               m_cache->width, kEnsembles, kFpsFrames, m_cache->device);
-        CamvidFpsView f;
-        for (const auto& p : fps.points) {
-            f.ensembles << p.ensemble;
-            f.ensembleFps << p.ensembleFps;
-        }
-        f.qFps = fps.qFps;
-        f.rawFps = fps.rawFps;
-        f.width = fps.width;
-        f.height = fps.height;
-        f.ensembleLabel = m_cache->mcDropout ? tr("MC dropout, k passes") : tr("k dropout passes of S (ensemble cost)");
-        f.ensembleMethod = m_cache->mcDropout ? QStringLiteral("mc_dropout") : QStringLiteral("sghmc_s");
-        emitView(&CamvidJobRunner::framesPerSecond, f);
-        Q_EMIT logMessage(QString::fromStdString(camvidFpsTable(fps)).trimmed());
-        m_lastFps = fps;
-        m_lastConfig = config;
-        m_lastConfig.preview = nullptr;  // holds this job's reporter
-    }
-
-    void recorrect(const CostMatrix& costs)
-    {
-        if (!m_cache)
-            throw std::runtime_error("no S cached: train CamVid first");
-        Reporter reporter(this, tr("re-correction"), QStringLiteral(", re-corrected"));
-        reporter.setPlan({{TaskIdentity{"correction", std::nullopt, 0}, 1.0}});
-        Q_EMIT logMessage(tr("Re-training q for the new costs from the cached S (nothing else retrained)"));
-        const auto r = recorrectCamvid(*m_cache, costs, reporter.context(cancelToken()), previewSink(reporter));
-        reporter.flush();
-        ++recorrections;
-        Q_EMIT logMessage(tr("Re-correction: q trained in %1 s%2").arg(r.seconds, 0, 'f', 2)
-                              .arg(r.collapsed ? tr(" (warning: q collapsed to one decision)") : QString()));
-        evaluate(true, r.seconds);
-    }
-
-    std::shared_ptr<const CamvidJobHooks> m_hooks;
-    std::shared_ptr<CamvidWindowCache> m_cache;
-    CamvidFpsResult m_lastFps;
-    CamvidComparison m_lastComparison;
-    CamvidWindowConfig m_lastConfig;
+    /// What the last run left (a CamvidState: S, q, the unlabelled frames).
+    std::shared_ptr<RecorrectionState> m_state;
 };
 
-CamvidJobRunner::CamvidJobRunner(QObject* parent, std::shared_ptr<const CamvidJobHooks> hooks)
-    : JobRunner(new CamvidWorker(std::move(hooks)), QStringLiteral("lcs-camvid-jobs"), parent)
+CamvidJobRunner::CamvidJobRunner(QObject* parent)
+    : JobRunner(new CamvidWorker, QStringLiteral("lcs-camvid-jobs"), parent)
 {
     qRegisterMetaType<nlohmann::json>();
     qRegisterMetaType<QVector<CamvidEpochPoint>>();

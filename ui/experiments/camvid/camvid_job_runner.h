@@ -7,7 +7,6 @@
 
 namespace lcs::ui {
 
-struct CamvidJobHooks;
 class CamvidWorker;
 
 /// The CamVid segmentation experiment on the one JobRunner: training (with live
@@ -20,7 +19,7 @@ public:
     /// The job that decides the page's data with an opened model (File > Open Model).
     static constexpr Job kOpenModel = Job::Evaluate;
 
-    explicit CamvidJobRunner(QObject* parent = nullptr, std::shared_ptr<const CamvidJobHooks> hooks = {});
+    explicit CamvidJobRunner(QObject* parent = nullptr);
 
     /// False (and nothing done) while another job runs.
     /// `settings`: the experiment's declared settings, checked (checkedSettings).

@@ -1,0 +1,29 @@
+#pragma once
+
+#include "camvid/camvid_experiment_page.h"
+#include "image/image_experiment_page.h"
+#include "main_window.h"
+#include "synthetic/synthetic_page.h"
+
+/// The window tests' typed way to a page's runner, form and views: the window itself
+/// names no experiment, so the tests find the page by its type.
+namespace lcs::ui {
+
+template <class Page>
+Page* pageOf(const MainWindow& window)
+{
+    for (auto* page : window.pages())
+        if (auto* p = qobject_cast<Page*>(page))
+            return p;
+    return nullptr;
+}
+
+inline SyntheticJobRunner* syntheticRunner(const MainWindow& w) { return pageOf<SyntheticPage>(w)->runner(); }
+inline ImageJobRunner* imageRunner(const MainWindow& w) { return pageOf<ImageExperimentPage>(w)->runner(); }
+inline ExperimentPanel* imagePanel(const MainWindow& w) { return pageOf<ImageExperimentPage>(w)->panel(); }
+inline ImageResultsPage* imagePage(const MainWindow& w) { return pageOf<ImageExperimentPage>(w)->page(); }
+inline CamvidJobRunner* camvidRunner(const MainWindow& w) { return pageOf<CamvidExperimentPage>(w)->runner(); }
+inline ExperimentPanel* camvidPanel(const MainWindow& w) { return pageOf<CamvidExperimentPage>(w)->panel(); }
+inline CamvidResultsPage* camvidPage(const MainWindow& w) { return pageOf<CamvidExperimentPage>(w)->page(); }
+
+} // namespace lcs::ui
