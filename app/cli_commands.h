@@ -22,7 +22,6 @@ namespace cli {
 
 /// `lcstudio-cli bench distill`: figures against the machine's own peak.
 int runBenchCommand(int argc, char** argv);
-int runCorrectCommand(int argc, char** argv);
 int runCamvidCommand(int argc, char** argv);
 /// `lcstudio-cli sweep plan|run|collect` (app/cli_sweep.cpp).
 int runSweepCommand(int argc, char** argv);

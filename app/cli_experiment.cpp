@@ -29,8 +29,11 @@ bool takesCostPreset(const lcs::Experiment& experiment)
 std::string filesHelp(const lcs::Experiment& experiment)
 {
     std::string costs = lcs::helpEntry("  --costs FILE", experiment.costsHelp());
-    if (takesCostPreset(experiment))
+    if (takesCostPreset(experiment)) {
         costs += lcs::helpEntry("  --preset NAME", "a named preset instead of --costs (see \"lcstudio-cli presets\")");
+        costs += lcs::helpEntry("  --referral R", "add a referral decision of cost R >= 0 to the matrix (--costs, "
+                                                 "--preset or the experiment's own)");
+    }
     return filesAndOutputHelp(costs + writeSessionHelp(), experiment.outputs());
 }
 
@@ -78,8 +81,10 @@ std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Exper
     const auto specs = experiment.settings();
     auto own = outputFlagSpecs(outputs);
     own.push_back({"--costs", true});
-    if (takesCostPreset(experiment))
+    if (takesCostPreset(experiment)) {
         own.push_back({"--preset", true});
+        own.push_back({"--referral", true});
+    }
     own.push_back({"--quiet", false});
     own.push_back(kWriteSessionFlag);
     const auto parsed = parseFlags(argc, argv, first, experiment.command(), specs, own);
@@ -102,6 +107,21 @@ std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Exper
         }
         out.costsSource = "--preset " + parsed.values.at("--preset");
     }
+    std::optional<double> referral;
+    if (const auto it = parsed.values.find("--referral"); it != parsed.values.end()) {
+        referral = lcs::parseFiniteNumber(it->second);
+        if (!referral || *referral < 0)
+            throw UsageError("--referral: \"" + it->second.substr(0, 40) + "\" is not a number >= 0");
+    }
+    out.settings = lcs::checkedSettings(specs, parsed.settings, experiment.name());
+    if (referral) {
+        if (!out.costs) {
+            out.costs = experiment.defaultCosts(out.settings);
+            out.costsSource = "the experiment's matrix";
+        }
+        out.costs->setReferral(*referral);
+        out.costsSource += " with --referral " + parsed.values.at("--referral");
+    }
     if (out.costs) {
         // The matrix must fit the experiment: said here, naming the file, before any work
         // (a class count that depends on the data is checked once the data is read). The
@@ -119,7 +139,6 @@ std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Exper
                          out.costsSource.c_str(), lcs::formatNumber(*given.referralCost()).c_str(),
                          experiment.name().c_str());
     }
-    out.settings = lcs::checkedSettings(specs, parsed.settings, experiment.name());
     if (parsed.settings.contains("device"))
         checkDeviceFlag(out.settings.at("device").get<std::string>());
     auto inputs = experiment.inputPaths(out.settings);

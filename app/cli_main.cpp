@@ -559,8 +559,6 @@ int cli::runCli(int argc, char** argv)
         }
         if (command == "decide")
             return runDecideCommand(argc, argv);
-        if (command == "correct")
-            return runCorrectCommand(argc, argv);
         if (command == "check")
             return runCheckCommand(argc, argv);
         if (command == "run")

@@ -496,15 +496,31 @@ private Q_SLOTS:
         QTest::newRow("selective") << QStringList{"selective", "--data", "IDX", "--referral-costs", "0.2,0.3",
                                                   "--methods", "sghmc,ours", "--epochs", "1", "--map-epochs", "1",
                                                   "--copies", "1"};
+        // A user's predictive: its optional files left empty must replay too.
+        QTest::newRow("correct") << QStringList{"correct", "--features", "X", "--predictive", "P",
+                                                "--correction-iterations", "20", "--referral", "0.2"};
     }
     void resultsReplayAsSessions()
     {
         QFETCH(QStringList, args);
         QTemporaryDir dir;
         writeIdxFolder(dir.filePath("idx"), 40, 20);
+        QFile x(dir.filePath("x.csv")), p(dir.filePath("p.csv"));
+        QVERIFY(x.open(QIODevice::WriteOnly) && p.open(QIODevice::WriteOnly));
+        x.write("x1,x2\n");
+        p.write("p0,p1\n");
+        for (int i = 0; i < 40; ++i) {
+            const double a = -2 + 0.1 * i, p1 = 1 / (1 + std::exp(-a));
+            x.write(QByteArray::number(a) + "," + QByteArray::number(0.05 * (i % 7)) + "\n");
+            p.write(QByteArray::number(1 - p1, 'g', 17) + "," + QByteArray::number(p1, 'g', 17) + "\n");
+        }
+        x.close();
+        p.close();
+        const std::map<QString, QString> files{
+            {"IDX", dir.filePath("idx")}, {"X", x.fileName()}, {"P", p.fileName()}};
         std::vector<std::string> first;
         for (const auto& a : args)
-            first.push_back(a == "IDX" ? dir.filePath("idx").toStdString() : a.toStdString());
+            first.push_back((files.count(a) ? files.at(a) : a).toStdString());
         const std::string original = dir.filePath("original.json").toStdString();
         const std::string replayed = dir.filePath("replayed.json").toStdString();
         first.insert(first.end(), {"--quiet", "--json", original});
@@ -531,7 +547,7 @@ private Q_SLOTS:
         const auto a = nlohmann::json::parse(readText(original)), b = nlohmann::json::parse(readText(replayed));
         QCOMPARE(b.at("run").at("settings"), a.at("run").at("settings"));
         QVERIFY(withoutSeconds(a) == withoutSeconds(b));
-        QVERIFY(a.contains("runs") || a.contains("methods"));  // the numbers were there to compare
+        QVERIFY(a.contains("runs") || a.contains("methods") || a.contains("rows"));  // numbers to compare
     }
 
     // The synthetic run publishes what its page draws: each task's predictive once, q's

@@ -382,6 +382,12 @@ nlohmann::json checkedSettings(const std::vector<SettingSpec>& specs, const nloh
             out[spec.name] = spec.defaultValue;
             continue;
         }
+        // The default reads back as itself, whatever its kind allows a user to type (an
+        // optional file's "" is no file): checked settings always check again.
+        if (values.at(spec.name) == spec.defaultValue) {
+            out[spec.name] = spec.defaultValue;
+            continue;
+        }
         const auto text = flagText(spec, values.at(spec.name));
         if (!text)
             throw InputError(source + ": setting \"" + spec.name + "\" must be " + kindName(spec.kind));

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/atomic_file.h"
 #include "core/input_error.h"
 #include "core/number_format.h"
 #include "experiments/experiment.h"
@@ -43,9 +44,29 @@ public:
                "or T x N x K of T posterior samples, averaged), each as .npy (float32/float64,\n"
                "little-endian) or CSV. q, an MLP on the features as they are, trains exactly as in the\n"
                "synthetic experiment. Prints how many decisions q changed and the mean expected cost\n"
-               "under P before and after.\n";
+               "under P before and after.\n"
+               "Every row of P must sum to 1 within 0.001. q standardises X itself (the statistics are stored in\n"
+               "q.pt). By default q is a residual on P (q = P x exp(f(x)), f starting at 0), so it needs P\n"
+               "wherever it decides: q.pt's forward takes (x, p). --q-form standalone trains the paper's q, a\n"
+               "network of x alone. With --labels the run splits X's rows into rows q trains on, validation\n"
+               "rows (temperature and class offsets are fitted there, and P's decisions replace q's if q costs\n"
+               "more there) and test rows, and prints the held-out evidence: cost, accuracy, referral rate,\n"
+               "ECE and confusion of P, q and the baselines, the paired change against P with a bootstrap 95%\n"
+               "interval, and a verdict.\n";
     }
     std::vector<SettingSpec> settings() const override { return specsOf(ownPredictiveSettings()); }
+    std::vector<OutputSpec> outputs() const override
+    {
+        auto outputs = resultsOutputs("write one row per row of X (its decisions before and after) as CSV");
+        outputs.push_back({"out", "DIR", PathKind::Folder,
+                           "write results.json, decisions.csv, curve.csv and q.pt (TorchScript) with q.pt.json; "
+                           "all of them or none"});
+        return outputs;
+    }
+    std::string costsHelp() const override
+    {
+        return "cost matrix with K classes, P's (.json or Weka .cost); default 0/1";
+    }
     CostMatrix defaultCosts(const nlohmann::json& settings) const override
     {
         return predictiveDefaultCosts(choicesFrom(settings));
@@ -53,7 +74,7 @@ public:
     /// The classes are P's: checked when P is read.
     CostMatrix acceptedCosts(const CostMatrix& costs) const override { return costs; }
     ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
-                      const OutputPaths&) const override
+                      const OutputPaths& outputs) const override
     {
         auto choices = choicesFrom(settings);
         auto own = loadOwnPredictive(choices);
@@ -61,6 +82,10 @@ public:
         auto state = std::make_shared<OwnPredictiveState>(std::move(choices), std::move(own), matrix);
         ExperimentRun out;
         out.output = state->correct(ctx);
+        if (const auto dir = outputs.find("out"); dir != outputs.end() && !dir->second.empty()) {
+            state->writeFolder(dir->second);
+            out.output.table += "written to " + dir->second + ": results.json, decisions.csv, curve.csv, q.pt (+ q.pt.json)\n";
+        }
         out.cache = std::move(state);
         return out;
     }
@@ -120,8 +145,8 @@ ExperimentOutput OwnPredictiveState::recorrect(const CostMatrix& costs, const nl
 ExperimentOutput OwnPredictiveState::correct(const JobContext& ctx)
 {
     if (m_costs.numClasses() != m_own.probabilities.size(1))
-        throw CostMatrixError("cost matrix has " + std::to_string(m_costs.numClasses()) + " classes, " +
-                              m_choices.predictivePath + " " + std::to_string(m_own.probabilities.size(1)));
+        throw CostMatrixError("the cost matrix has " + std::to_string(m_costs.numClasses()) + " classes but --predictive " +
+                              m_choices.predictivePath + " has " + std::to_string(m_own.probabilities.size(1)));
     const auto evidence = loadEvidenceInputs(m_choices, m_own, m_costs);
     const auto& correction = m_choices.correction.correction;
     CorrectionObserver observer;
@@ -141,6 +166,22 @@ void OwnPredictiveState::saveQ(const std::string& path) const
     if (!m_last)
         throw InputError("no corrected model yet: run the correction first");
     saveModel(m_last->correction.q, ownQInfo(*m_last, m_costs, m_choices.correction.seed), path);
+}
+
+void OwnPredictiveState::writeFolder(const std::string& dir) const
+{
+    if (!m_last)
+        throw InputError("no corrected model yet: run the correction first");
+    StagedFolder staged(dir);  // every file, or none
+    writeFileAtomically(staged.path() + "/results.json", ownPredictiveResultsJson(*m_last, m_costs, m_choices));
+    writeFileAtomically(staged.path() + "/decisions.csv", ownCorrectionCsv(*m_last, m_costs));
+    std::string curve = "step,loss,kl,expected_cost\n";
+    for (const auto& s : m_last->correction.curve)
+        curve += std::to_string(s.step) + "," + formatNumber(s.loss) + "," + formatNumber(s.kl) + "," +
+                 formatNumber(s.expectedCost) + "\n";
+    writeFileAtomically(staged.path() + "/curve.csv", curve);
+    saveQ(staged.path() + "/q.pt");
+    staged.commit();
 }
 
 // Long by design: a declaration table, one entry per setting in the order the form and

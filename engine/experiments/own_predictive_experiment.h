@@ -82,6 +82,9 @@ public:
     /// Saves the last q at `path` with its sidecar (ownQInfo); throws InputError before
     /// any correction.
     void saveQ(const std::string& path) const;
+    /// Writes the last correction into `dir` (created): results.json, decisions.csv,
+    /// curve.csv and q.pt with its sidecar, all of them or none.
+    void writeFolder(const std::string& dir) const;
 
 private:
     OwnPredictiveChoices m_choices;
