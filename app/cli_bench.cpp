@@ -131,6 +131,34 @@ void printBlasKernels()
                     __builtin_cpu_supports("avx512f") ? "SkylakeX" : "Haswell");
 }
 
+/// Decisions per second on the test set: q (one network of `model`) against a
+/// 30-member ensemble of the same, each decided by Bayes under the data's preset.
+void printDecisionRates(const lcs::ModelSpec& model, const lcs::ImageDataset& data, at::Generator& generator)
+{
+    torch::NoGradGuard noGrad;
+    const auto L = lcs::costTensor(lcs::costPreset(data.classes() == 10 ? "mnist" : "cifar10"));
+    const auto& x = data.test.images;
+    std::vector<lcs::Classifier> ensemble;
+    for (int k = 0; k < 30; ++k) {
+        ensemble.push_back(model.build(generator));
+        ensemble.back()->eval();
+    }
+    int64_t decided = 0;
+    auto start = std::chrono::steady_clock::now();
+    for (int rep = 0; rep < 5; ++rep)
+        decided += lcs::bayesDecisions(lcs::predictClassProbabilities(*ensemble.front(), x), L).size(0);
+    const double qRate = static_cast<double>(decided) / secondsSince(start);
+    decided = 0;
+    start = std::chrono::steady_clock::now();
+    lcs::PredictiveAverage average;
+    for (auto& m : ensemble)
+        average.add(lcs::predictClassProbabilities(*m, x));
+    decided += lcs::bayesDecisions(average.mean(), L).size(0);
+    const double ensembleRate = static_cast<double>(decided) / secondsSince(start);
+    std::printf("decisions per second: q %.0f, a 30-network ensemble %.0f (%.1fx)\n", qRate, ensembleRate,
+                qRate / ensembleRate);
+}
+
 int benchDistill(int argc, char** argv)
 {
     const auto parsed =
@@ -188,31 +216,7 @@ int benchDistill(int argc, char** argv)
                 "%.2f s at the peak\n",
                 result.secondsPerEpoch, gflop, gflop / result.secondsPerEpoch,
                 100.0 * gflop / result.secondsPerEpoch / peak, limit);
-    // Decisions per second on the test set: q (one network) against a 30-member ensemble.
-    {
-        torch::NoGradGuard noGrad;
-        const auto L = lcs::costTensor(lcs::costPreset(data.classes() == 10 ? "mnist" : "cifar10"));
-        const auto& x = data.test.images;
-        std::vector<lcs::Classifier> ensemble;
-        for (int k = 0; k < 30; ++k) {
-            ensemble.push_back(model.build(generator));
-            ensemble.back()->eval();
-        }
-        int64_t decided = 0;
-        start = std::chrono::steady_clock::now();
-        for (int rep = 0; rep < 5; ++rep)
-            decided += lcs::bayesDecisions(lcs::predictClassProbabilities(*ensemble.front(), x), L).size(0);
-        const double qRate = static_cast<double>(decided) / secondsSince(start);
-        decided = 0;
-        start = std::chrono::steady_clock::now();
-        lcs::PredictiveAverage average;
-        for (auto& m : ensemble)
-            average.add(lcs::predictClassProbabilities(*m, x));
-        decided += lcs::bayesDecisions(average.mean(), L).size(0);
-        const double ensembleRate = static_cast<double>(decided) / secondsSince(start);
-        std::printf("decisions per second: q %.0f, a 30-network ensemble %.0f (%.1fx)\n", qRate, ensembleRate,
-                    qRate / ensembleRate);
-    }
+    printDecisionRates(model, data, generator);
     std::printf("peak resident memory: %.0f MB\n", rss);
     std::printf("limit_ratio=%.2f peak_rss_mb=%.0f\n", result.secondsPerEpoch / limit, rss);
     return kExitOk;

@@ -58,6 +58,84 @@ bool mentions(const std::string& text, const std::string& name)
     return false;
 }
 
+std::vector<std::string> switchNames(const std::vector<lcs::SettingSpec>& settings, const std::vector<FlagSpec>& own)
+{
+    std::vector<std::string> switches;
+    for (const auto& f : own)
+        if (!f.takesValue)
+            switches.push_back(f.name);
+    for (const auto& s : settings)
+        if (s.kind == lcs::SettingKind::Switch)
+            switches.push_back(lcs::settingFlag(s));
+    return switches;
+}
+
+[[noreturn]] void throwMismatch(const CLI::ArgumentMismatch& e, const std::vector<std::string>& args,
+                   const std::vector<std::string>& switches)
+{
+    // A switch given a value ("--quiet=no"), or an option without one.
+    for (const auto& arg : args) {
+        const auto eq = arg.find('=');
+        for (const auto& name : switches)
+            if (eq != std::string::npos && arg.substr(0, eq) == name)
+                throw UsageError(name + " takes no value (got \"" + arg.substr(eq + 1, 40) + "\")");
+    }
+    const std::string what = e.what();
+    throw UsageError(what.substr(0, what.find(':')) + " needs a value");
+}
+
+void refuseExtras(const std::vector<std::string>& extras, const std::string& command)
+{
+    if (extras.empty())
+        return;
+    const std::string& arg = extras.front();
+    if (arg.rfind("--", 0) == 0)
+        throw UsageError(command + ": unknown option \"" + arg.substr(0, std::min(arg.find('='), size_t{40})) +
+                         "\" (see lcstudio-cli " + command + " --help)");
+    throw UsageError(command + ": unexpected argument \"" + arg.substr(0, 40) + "\" (see lcstudio-cli " + command +
+                     " --help)");
+}
+
+void readSettingOptions(const std::vector<std::pair<const lcs::SettingSpec*, CLI::Option*>>& settingOptions,
+                        ParsedFlags& parsed)
+{
+    for (const auto& [spec, option] : settingOptions) {
+        if (option->count() == 0)
+            continue;
+        if (spec->kind == lcs::SettingKind::Switch) {
+            if (option->count() > 1)
+                throw UsageError(lcs::settingFlag(*spec) + " is given twice");
+            parsed.settings[spec->name] = true;
+        } else {
+            parsed.settings[spec->name] = lcs::parseSettingValue(*spec, onlyValue(*option, lcs::settingFlag(*spec)));
+        }
+    }
+}
+
+void readOwnOptions(const std::vector<std::pair<const FlagSpec*, CLI::Option*>>& ownOptions, ParsedFlags& parsed)
+{
+    for (const auto& [flag, option] : ownOptions) {
+        if (option->count() == 0)
+            continue;
+        if (!flag->takesValue) {
+            if (option->count() > 1)
+                throw UsageError(std::string(flag->name) + " is given twice");
+            parsed.switches.insert(flag->name);
+        } else if (flag->repeatable) {
+            const auto& values = option->results();  // in the order given
+            for (const auto& v : values) {
+                if (v.empty())
+                    throw UsageError(std::string(flag->name) + " needs a non-empty value");
+                refuseFlagLikeValue(flag->name, v);
+            }
+            parsed.repeated[flag->name] = values;
+        } else {
+            parsed.values[flag->name] = onlyValue(*option, flag->name);
+        }
+    }
+}
+
+
 } // namespace
 
 ParsedFlags parseFlags(int argc, char** argv, int first, const std::string& command,
@@ -88,67 +166,15 @@ ParsedFlags parseFlags(int argc, char** argv, int first, const std::string& comm
     try {
         app.parse(args);
     } catch (const CLI::ArgumentMismatch& e) {
-        // A switch given a value ("--quiet=no"), or an option without one.
-        for (int i = first; i < argc; ++i) {
-            const std::string arg = argv[i];
-            const auto eq = arg.find('=');
-            std::vector<std::string> switches;
-            for (const auto& f : own)
-                if (!f.takesValue)
-                    switches.push_back(f.name);
-            for (const auto& s : settings)
-                if (s.kind == lcs::SettingKind::Switch)
-                    switches.push_back(lcs::settingFlag(s));
-            for (const auto& name : switches)
-                if (eq != std::string::npos && arg.substr(0, eq) == name)
-                    throw UsageError(name + " takes no value (got \"" + arg.substr(eq + 1, 40) + "\")");
-        }
-        const std::string what = e.what();
-        throw UsageError(what.substr(0, what.find(':')) + " needs a value");
+        throwMismatch(e, std::vector<std::string>(argv + first, argv + argc), switchNames(settings, own));
     } catch (const CLI::ParseError& e) {
         throw UsageError(command + ": " + e.what());
     }
-    const auto extras = app.remaining();
-    if (!extras.empty()) {
-        const std::string& arg = extras.front();
-        if (arg.rfind("--", 0) == 0)
-            throw UsageError(command + ": unknown option \"" + arg.substr(0, std::min(arg.find('='), size_t{40})) +
-                             "\" (see lcstudio-cli " + command + " --help)");
-        throw UsageError(command + ": unexpected argument \"" + arg.substr(0, 40) + "\" (see lcstudio-cli " + command +
-                         " --help)");
-    }
+    refuseExtras(app.remaining(), command);
     if (parsed.help)
         return parsed;
-    for (const auto& [spec, option] : settingOptions) {
-        if (option->count() == 0)
-            continue;
-        if (spec->kind == lcs::SettingKind::Switch) {
-            if (option->count() > 1)
-                throw UsageError(lcs::settingFlag(*spec) + " is given twice");
-            parsed.settings[spec->name] = true;
-        } else {
-            parsed.settings[spec->name] = lcs::parseSettingValue(*spec, onlyValue(*option, lcs::settingFlag(*spec)));
-        }
-    }
-    for (const auto& [flag, option] : ownOptions) {
-        if (option->count() == 0)
-            continue;
-        if (!flag->takesValue) {
-            if (option->count() > 1)
-                throw UsageError(std::string(flag->name) + " is given twice");
-            parsed.switches.insert(flag->name);
-        } else if (flag->repeatable) {
-            const auto& values = option->results();  // in the order given
-            for (const auto& v : values) {
-                if (v.empty())
-                    throw UsageError(std::string(flag->name) + " needs a non-empty value");
-                refuseFlagLikeValue(flag->name, v);
-            }
-            parsed.repeated[flag->name] = values;
-        } else {
-            parsed.values[flag->name] = onlyValue(*option, flag->name);
-        }
-    }
+    readSettingOptions(settingOptions, parsed);
+    readOwnOptions(ownOptions, parsed);
     return parsed;
 }
 

@@ -167,6 +167,42 @@ std::vector<int> parseCellList(const std::string& text)
     return cells;
 }
 
+/// --backend (local or slurm), with every flag given checked to belong to it.
+std::string backendOf(const ParsedFlags& parsed)
+{
+    const std::string backend = parsed.values.count("--backend") ? parsed.values.at("--backend") : "local";
+    if (backend != "local" && backend != "slurm")
+        throw UsageError("--backend: \"" + backend.substr(0, 40) + "\" is not local or slurm");
+    for (const char* flag : {"--partition", "--time", "--cpus", "--gpus", "--max-running"})
+        if (backend == "local" && parsed.values.count(flag))
+            throw UsageError(std::string(flag) + " is for --backend slurm");
+    if (backend == "local" && parsed.switches.count("--no-follow"))
+        throw UsageError("--no-follow is for --backend slurm");
+    if (backend == "slurm" && parsed.values.count("-j"))
+        throw UsageError("-j is for --backend local (on Slurm, --max-running M limits the cells at once)");
+    return backend;
+}
+
+/// The Slurm flags of `sweep run`, checked.
+lcs::SlurmOptions slurmOptions(const ParsedFlags& parsed)
+{
+    lcs::SlurmOptions slurm;
+    auto given = [&](const char* flag) {
+        const auto it = parsed.values.find(flag);
+        return it == parsed.values.end() ? std::string() : it->second;
+    };
+    slurm.partition = given("--partition");
+    slurm.time = given("--time");
+    if (!given("--cpus").empty())
+        slurm.cpusPerTask = static_cast<int>(parseIntegerFlag("--cpus", given("--cpus"), 1, 4096));
+    if (!given("--gpus").empty())
+        slurm.gpus = static_cast<int>(parseIntegerFlag("--gpus", given("--gpus"), 1, 64));
+    if (!given("--max-running").empty())
+        slurm.maxRunning = static_cast<int>(parseIntegerFlag("--max-running", given("--max-running"), 1, 1000000));
+    slurm.follow = parsed.switches.count("--no-follow") == 0;
+    return slurm;
+}
+
 int runRun(int argc, char** argv)
 {
     const auto parsed = parseFlags(argc, argv, 3, "sweep run", {},
@@ -187,16 +223,7 @@ int runRun(int argc, char** argv)
         return kExitOk;
     }
     const std::string dir = absolute(sweepDirOf(parsed, "run"));
-    const std::string backend = parsed.values.count("--backend") ? parsed.values.at("--backend") : "local";
-    if (backend != "local" && backend != "slurm")
-        throw UsageError("--backend: \"" + backend.substr(0, 40) + "\" is not local or slurm");
-    for (const char* flag : {"--partition", "--time", "--cpus", "--gpus", "--max-running"})
-        if (backend == "local" && parsed.values.count(flag))
-            throw UsageError(std::string(flag) + " is for --backend slurm");
-    if (backend == "local" && parsed.switches.count("--no-follow"))
-        throw UsageError("--no-follow is for --backend slurm");
-    if (backend == "slurm" && parsed.values.count("-j"))
-        throw UsageError("-j is for --backend local (on Slurm, --max-running M limits the cells at once)");
+    const std::string backend = backendOf(parsed);
     const auto manifest = lcs::loadSweepManifest(dir, lcs::sessionCatalogue());
     const bool quiet = parsed.switches.count("--quiet") > 0;
     lcs::SweepRunOptions options;
@@ -217,20 +244,7 @@ int runRun(int argc, char** argv)
             pool.jobs = static_cast<int>(parseIntegerFlag("-j", parsed.values.at("-j"), 1, 1024));
         report = lcs::runSweepLocally(manifest, options, pool);
     } else {
-        lcs::SlurmOptions slurm;
-        auto given = [&](const char* flag) {
-            const auto it = parsed.values.find(flag);
-            return it == parsed.values.end() ? std::string() : it->second;
-        };
-        slurm.partition = given("--partition");
-        slurm.time = given("--time");
-        if (!given("--cpus").empty())
-            slurm.cpusPerTask = static_cast<int>(parseIntegerFlag("--cpus", given("--cpus"), 1, 4096));
-        if (!given("--gpus").empty())
-            slurm.gpus = static_cast<int>(parseIntegerFlag("--gpus", given("--gpus"), 1, 64));
-        if (!given("--max-running").empty())
-            slurm.maxRunning = static_cast<int>(parseIntegerFlag("--max-running", given("--max-running"), 1, 1000000));
-        slurm.follow = parsed.switches.count("--no-follow") == 0;
+        const auto slurm = slurmOptions(parsed);
         report = lcs::runSweepOnSlurm(manifest, options, slurm);
         if (!report.jobId.empty())
             std::printf("submitted: job %s, cell(s)", report.jobId.c_str());

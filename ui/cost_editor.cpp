@@ -24,8 +24,27 @@ namespace lcs::ui {
 CostEditor::CostEditor(CostMatrixModel* model, QWidget* parent) : QWidget(parent), m_model(model)
 {
     auto* layout = new QVBoxLayout(this);
+    layout->addLayout(presetRow());
+    layout->addWidget(new QLabel(tr("<small>rows: true class &nbsp;·&nbsp; columns: decision</small>"), this));
+    layout->addWidget(matrixTable());
+    auto* form = new QFormLayout;
+    form->addRow(referralRow());
+    form->addRow(utilityRow());
+    layout->addLayout(form);
+    m_status = new QLabel(this);
+    m_status->setWordWrap(true);
+    m_status->setObjectName("costStatus");
+    layout->addWidget(m_status);
+    layout->addStretch(1);
 
-    auto* presetRow = new QHBoxLayout;
+    connect(m_model, &CostMatrixModel::matrixChanged, this, &CostEditor::syncFromModel);
+    connect(m_model, &CostMatrixModel::errorOccurred, this, [this](const QString& msg) { showMessage(msg, true); });
+    syncFromModel();
+}
+
+QHBoxLayout* CostEditor::presetRow()
+{
+    auto* row = new QHBoxLayout;
     m_presets = new QComboBox(this);
     m_presets->setObjectName("costPresets");
     m_presets->addItem(tr("Preset..."));
@@ -43,14 +62,15 @@ CostEditor::CostEditor(CostMatrixModel* model, QWidget* parent) : QWidget(parent
     auto* exportButton = new QPushButton(tr("Export..."), this);
     connect(importButton, &QPushButton::clicked, this, &CostEditor::importMatrix);
     connect(exportButton, &QPushButton::clicked, this, &CostEditor::exportMatrix);
-    presetRow->addWidget(m_presets, 1);
-    presetRow->addWidget(reset);
-    presetRow->addWidget(importButton);
-    presetRow->addWidget(exportButton);
-    layout->addLayout(presetRow);
+    row->addWidget(m_presets, 1);
+    row->addWidget(reset);
+    row->addWidget(importButton);
+    row->addWidget(exportButton);
+    return row;
+}
 
-    auto* caption = new QLabel(tr("<small>rows: true class &nbsp;·&nbsp; columns: decision</small>"), this);
-    layout->addWidget(caption);
+QTableView* CostEditor::matrixTable()
+{
     m_table = new QTableView(this);
     m_table->setObjectName("costTable");
     m_table->setModel(m_model);
@@ -64,10 +84,12 @@ CostEditor::CostEditor(CostMatrixModel* model, QWidget* parent) : QWidget(parent
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
     m_table->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Maximum);
-    layout->addWidget(m_table);
+    return m_table;
+}
 
-    auto* form = new QFormLayout;
-    auto* referralRow = new QHBoxLayout;
+QHBoxLayout* CostEditor::referralRow()
+{
+    auto* row = new QHBoxLayout;
     m_referral = new QCheckBox(tr("Referral option"), this);
     m_referral->setToolTip(tr("Adds a decision \"refer\" with a constant cost"));
     m_referralCost = new QDoubleSpinBox(this);
@@ -76,27 +98,29 @@ CostEditor::CostEditor(CostMatrixModel* model, QWidget* parent) : QWidget(parent
     m_referralCost->setSingleStep(0.05);
     m_referralCost->setValue(0.05);
     m_referralCost->setKeyboardTracking(false);
-    referralRow->addWidget(m_referral);
-    referralRow->addWidget(new QLabel(tr("cost"), this));
-    referralRow->addWidget(m_referralCost, 1);
-    form->addRow(referralRow);
+    row->addWidget(m_referral);
+    row->addWidget(new QLabel(tr("cost"), this));
+    row->addWidget(m_referralCost, 1);
     connect(m_referral, &QCheckBox::toggled, this, [this](bool on) { m_model->setReferral(on, m_referralCost->value()); });
     connect(m_referralCost, &QDoubleSpinBox::valueChanged, this, [this](double v) {
         if (m_model->matrix().hasReferral())
             m_model->setReferralCost(v);
     });
+    return row;
+}
 
-    auto* mRow = new QHBoxLayout;
+QHBoxLayout* CostEditor::utilityRow()
+{
+    auto* row = new QHBoxLayout;
     m_autoM = new QCheckBox(tr("M = largest cost"), this);
     m_m = new QDoubleSpinBox(this);
     m_m->setRange(0.0, 1e6);
     m_m->setDecimals(3);
     m_m->setKeyboardTracking(false);
     m_m->setToolTip(tr("Utilities are M - L; M must be at least the largest cost"));
-    mRow->addWidget(m_autoM);
-    mRow->addWidget(new QLabel(tr("M"), this));
-    mRow->addWidget(m_m, 1);
-    form->addRow(mRow);
+    row->addWidget(m_autoM);
+    row->addWidget(new QLabel(tr("M"), this));
+    row->addWidget(m_m, 1);
     connect(m_autoM, &QCheckBox::toggled, this, [this](bool automatic) {
         m_model->setUtilityConstant(automatic ? std::nullopt : std::optional<double>(m_m->value()));
     });
@@ -104,17 +128,7 @@ CostEditor::CostEditor(CostMatrixModel* model, QWidget* parent) : QWidget(parent
         if (!m_autoM->isChecked() && !m_model->setUtilityConstant(v))
             syncFromModel();
     });
-    layout->addLayout(form);
-
-    m_status = new QLabel(this);
-    m_status->setWordWrap(true);
-    m_status->setObjectName("costStatus");
-    layout->addWidget(m_status);
-    layout->addStretch(1);
-
-    connect(m_model, &CostMatrixModel::matrixChanged, this, &CostEditor::syncFromModel);
-    connect(m_model, &CostMatrixModel::errorOccurred, this, [this](const QString& msg) { showMessage(msg, true); });
-    syncFromModel();
+    return row;
 }
 
 void CostEditor::syncFromModel()

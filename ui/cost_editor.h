@@ -5,6 +5,7 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QHBoxLayout;
 class QLabel;
 class QTableView;
 
@@ -32,6 +33,12 @@ Q_SIGNALS:
     void fileUsed(const QString& path);
 
 private:
+    /// The parts of the editor, top to bottom: presets and files, the matrix, the
+    /// referral option, the utility constant M.
+    QHBoxLayout* presetRow();
+    QTableView* matrixTable();
+    QHBoxLayout* referralRow();
+    QHBoxLayout* utilityRow();
     void syncFromModel();
     void showMessage(const QString& text, bool error);
 

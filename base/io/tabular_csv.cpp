@@ -16,6 +16,40 @@ namespace {
 
 const auto trimmed = trimmedField;
 
+/// Where the label column is in the header; refuses a header without it (listing the
+/// columns it has) or without a feature column beside it.
+size_t labelColumnIndex(const std::vector<std::string>& header, const std::string& labelColumn,
+                        const std::string& where)
+{
+    const auto it = std::find(header.begin(), header.end(), labelColumn);
+    if (it == header.end()) {
+        std::string names;
+        for (const auto& h : header)
+            names += (names.empty() ? "" : ", ") + h.substr(0, 40);
+        throw InputError(where + ": no column named \"" + labelColumn.substr(0, 40) +
+                         "\" in the header (its columns: " + names.substr(0, 400) + ")");
+    }
+    if (header.size() < 2)
+        throw InputError(where + ": the header names no feature column beside the label");
+    return static_cast<size_t>(it - header.begin());
+}
+
+/// The distinct labels in a stable order: integers by value ("2" before "10"), else by text.
+std::vector<std::string> orderedClasses(const std::vector<std::string>& rawLabels)
+{
+    std::vector<std::string> names = rawLabels;
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    const bool integers = std::all_of(names.begin(), names.end(), [](const std::string& n) {
+        return parseInteger(n, -1000000000, 1000000000).has_value();
+    });
+    if (integers)
+        std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+            return *parseInteger(a, -1000000000, 1000000000) < *parseInteger(b, -1000000000, 1000000000);
+        });
+    return names;
+}
+
 } // namespace
 
 TabularData parseTabularCsv(const std::string& text, const std::string& source, const std::string& labelColumn,
@@ -36,17 +70,7 @@ TabularData parseTabularCsv(const std::string& text, const std::string& source, 
         if (header.empty()) {
             for (const auto& f : fields)
                 header.push_back(trimmed(f));
-            const auto it = std::find(header.begin(), header.end(), labelColumn);
-            if (it == header.end()) {
-                std::string names;
-                for (const auto& h : header)
-                    names += (names.empty() ? "" : ", ") + h.substr(0, 40);
-                throw InputError(where + ": no column named \"" + labelColumn.substr(0, 40) +
-                                 "\" in the header (its columns: " + names.substr(0, 400) + ")");
-            }
-            if (header.size() < 2)
-                throw InputError(where + ": the header names no feature column beside the label");
-            labelAt = static_cast<size_t>(it - header.begin());
+            labelAt = labelColumnIndex(header, labelColumn, where);
             for (size_t c = 0; c < header.size(); ++c)
                 if (c != labelAt)
                     inputNames.push_back(header[c]);
@@ -85,17 +109,7 @@ TabularData parseTabularCsv(const std::string& text, const std::string& source, 
             rawLabels.push_back(rowLabels[r]);
     }
     const auto d = static_cast<int64_t>(out.featureNames.size());
-    // Classes in a stable order: integers by value ("2" before "10"), else by text.
-    std::vector<std::string> names = rawLabels;
-    std::sort(names.begin(), names.end());
-    names.erase(std::unique(names.begin(), names.end()), names.end());
-    const bool integers = std::all_of(names.begin(), names.end(), [](const std::string& n) {
-        return parseInteger(n, -1000000000, 1000000000).has_value();
-    });
-    if (integers)
-        std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
-            return *parseInteger(a, -1000000000, 1000000000) < *parseInteger(b, -1000000000, 1000000000);
-        });
+    const auto names = orderedClasses(rawLabels);
     if (names.size() < 2)
         throw InputError(source + ": column \"" + labelColumn.substr(0, 40) + "\" holds " +
                          std::to_string(names.size()) + " class(es) among its labelled rows; at least 2 are needed");

@@ -243,6 +243,39 @@ bool correctionCollapsed(const CorrectionProblem& c, int64_t n, const CostMatrix
     return decisionsCollapsed(classRows(c.q.probabilities(probe, pProbe)), classRows(pProbe), costTensor(costs));
 }
 
+/// A copy of q's parameters (its best held-out epoch so far), put back at the end.
+class KeptParameters {
+public:
+    explicit KeptParameters(std::vector<at::Tensor> params) : m_params(std::move(params)) {}
+    void keep()
+    {
+        torch::NoGradGuard noGrad;
+        m_kept.clear();
+        for (const auto& t : m_params)
+            m_kept.push_back(t.detach().clone());
+    }
+    void restore()
+    {
+        torch::NoGradGuard noGrad;
+        for (size_t i = 0; i < m_params.size(); ++i)
+            m_params[i].copy_(m_kept[i]);
+    }
+
+private:
+    std::vector<at::Tensor> m_params, m_kept;
+};
+
+/// A step of q's training as a progress report (step of total, with its loss terms).
+void reportCorrectionStep(const JobContext& ctx, const std::string& phase, const std::string& detail,
+                          const CorrectionStep& s, long long step, long long total)
+{
+    auto pr = Progress::at(phase, detail, step, total);
+    pr.training.loss = s.loss;
+    pr.training.kl = s.kl;
+    pr.training.expectedCost = s.expectedCost;
+    ctx.report(pr);
+}
+
 } // namespace
 
 CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const PredictiveSource& source,
@@ -270,13 +303,7 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
     const long long perEpoch = stepsPerEpoch(n, config.batchSize);
     const long long total = perEpoch * config.epochs;
     ReportPacer pacer(total);
-    std::vector<at::Tensor> kept;  // q's parameters at its best held-out epoch
-    const auto keep = [&]() {
-        torch::NoGradGuard noGrad;
-        kept.clear();
-        for (const auto& t : params)
-            kept.push_back(t.detach().clone());
-    };
+    KeptParameters kept(params);  // q's parameters at its best held-out epoch
 
     CorrectionRun out;
     out.curve.reserve(static_cast<size_t>(total));
@@ -284,7 +311,7 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
         out.heldOutInputs = heldOutRows.size(0);
         out.heldOutObjective.push_back(heldOutObjective(problem, heldOutRows));
         out.keptEpoch = 0;
-        keep();
+        kept.keep();
     }
     long long step = 0;
     q.setTraining(!config.inferenceMode);
@@ -306,14 +333,9 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
             sums.expectedCost += s.expectedCost;
             if (onStep)
                 onStep(s);
-            if (ctx.progress && pacer.due(step)) {
-                auto pr = Progress::at(phase, perEpoch > 1 ? "epoch " + std::to_string(epoch) : std::string(), step,
-                                       total);
-                pr.training.loss = s.loss;
-                pr.training.kl = s.kl;
-                pr.training.expectedCost = s.expectedCost;
-                ctx.report(pr);
-            }
+            if (ctx.progress && pacer.due(step))
+                reportCorrectionStep(ctx, phase, perEpoch > 1 ? "epoch " + std::to_string(epoch) : std::string(), s,
+                                     step, total);
         }
         const double k = static_cast<double>(batches.size());
         out.epochCurve.push_back({epoch, sums.loss / k, sums.kl / k, sums.expectedCost / k});
@@ -321,7 +343,7 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
             out.heldOutObjective.push_back(heldOutObjective(problem, heldOutRows));
             if (out.heldOutObjective.back() < out.heldOutObjective[static_cast<size_t>(out.keptEpoch)]) {
                 out.keptEpoch = epoch;
-                keep();
+                kept.keep();
             }
             q.setTraining(!config.inferenceMode);
         }
@@ -330,11 +352,8 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
             q.setTraining(!config.inferenceMode);
         }
     }
-    if (heldOutRows.defined() && out.keptEpoch < config.epochs) {
-        torch::NoGradGuard noGrad;
-        for (size_t i = 0; i < params.size(); ++i)
-            params[i].copy_(kept[i]);
-    }
+    if (heldOutRows.defined() && out.keptEpoch < config.epochs)
+        kept.restore();
     out.collapsed = correctionCollapsed(problem, n, costs);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;

@@ -216,6 +216,55 @@ Mlp fastPathMlp(ClassifierImpl& model)
     return flat && deviceOf(model).is_cpu() ? flat->mlp : Mlp(nullptr);
 }
 
+/// The student's step where the fast path cannot take it: one SGD step on a noisy
+/// (augmented) minibatch of D' against the teacher's current sample, through autograd.
+class AutogradStudentStep {
+public:
+    AutogradStudentStep(ClassifierImpl& teacher, ClassifierImpl& student, const at::Tensor& calibration,
+                        const SgldDistillationConfig& config, at::Generator& generator)
+        : m_teacher(teacher), m_student(student), m_calibration(calibration), m_config(config),
+          m_generator(generator), m_device(deviceOf(teacher)),
+          m_optimizer(student.parameters(), torch::optim::SGDOptions(config.student.learningRate)
+                                                .momentum(config.student.momentum)
+                                                .weight_decay(config.student.weightDecay))
+    {
+    }
+    /// A step on `rows` inputs of D' at `learningRate`; returns the student's loss.
+    double operator()(int64_t rows, double learningRate)
+    {
+        const auto pick = at::randint(m_calibration.size(0), {rows}, m_generator, at::kLong);
+        auto xPrime = m_calibration.index_select(0, pick);
+        if (m_config.student.augmentation.active()) {
+            at::Tensor noLabels;
+            augmentBatch(xPrime, noLabels, m_config.student.augmentation, m_generator);
+        }
+        if (m_config.calibrationNoiseStd > 0)
+            xPrime = xPrime +
+                     at::empty(xPrime.sizes(), xPrime.options()).normal_(0, m_config.calibrationNoiseStd, m_generator);
+        xPrime = xPrime.to(m_device);
+        at::Tensor target;
+        {
+            torch::NoGradGuard noGrad;
+            target = torch::softmax(m_teacher.forward(xPrime), 1);
+        }
+        setLearningRate(m_optimizer, learningRate);
+        m_optimizer.zero_grad();
+        auto studentLoss = -(target * torch::log_softmax(m_student.forward(xPrime), 1)).sum(1).mean();
+        studentLoss.backward();
+        m_optimizer.step();
+        return studentLoss.item<double>();
+    }
+
+private:
+    ClassifierImpl& m_teacher;
+    ClassifierImpl& m_student;
+    const at::Tensor& m_calibration;
+    const SgldDistillationConfig& m_config;
+    at::Generator& m_generator;
+    c10::Device m_device;
+    torch::optim::SGD m_optimizer;
+};
+
 } // namespace
 
 SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const ClassifierImpl& initial,
@@ -252,7 +301,7 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
 
     ChainHooks hooks;
     std::unique_ptr<MlpStudentSteps> fastStudent;
-    std::unique_ptr<torch::optim::SGD> studentOptimizer;
+    std::unique_ptr<AutogradStudentStep> autogradStudent;
     // With two cores or more the teacher and the student take one each (the student a
     // step behind); LibTorch's own threads would only contend with them.
     const bool overlap = fast && config.distil && configuredThreads() >= 2;
@@ -269,33 +318,10 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
             return fastStudent->submit(rows, studentRate(step, total));
         };
     } else if (config.distil) {
-        studentOptimizer = std::make_unique<torch::optim::SGD>(
-            out.student->parameters(), torch::optim::SGDOptions(config.student.learningRate)
-                                           .momentum(config.student.momentum)
-                                           .weight_decay(config.student.weightDecay));
-        // Student: one step on a noisy minibatch of D' against the current sample.
+        autogradStudent = std::make_unique<AutogradStudentStep>(teacher, *out.student, calibration, config, generator);
         hooks.afterStep = [&](const at::Tensor& index, long long step, long long total) {
             const int64_t rows = index.defined() ? index.size(0) : data.x.size(0);
-            const auto pick = at::randint(calibration.size(0), {rows}, generator, at::kLong);
-            auto xPrime = calibration.index_select(0, pick);
-            if (config.student.augmentation.active()) {
-                at::Tensor noLabels;
-                augmentBatch(xPrime, noLabels, config.student.augmentation, generator);
-            }
-            if (config.calibrationNoiseStd > 0)
-                xPrime = xPrime + at::empty(xPrime.sizes(), xPrime.options()).normal_(0, config.calibrationNoiseStd, generator);
-            xPrime = xPrime.to(device);
-            at::Tensor target;
-            {
-                torch::NoGradGuard noGrad;
-                target = torch::softmax(teacher.forward(xPrime), 1);
-            }
-            setLearningRate(*studentOptimizer, studentRate(step, total));
-            studentOptimizer->zero_grad();
-            auto studentLoss = -(target * torch::log_softmax(out.student->forward(xPrime), 1)).sum(1).mean();
-            studentLoss.backward();
-            studentOptimizer->step();
-            return studentLoss.item<double>();
+            return (*autogradStudent)(rows, studentRate(step, total));
         };
     }
     hooks.onEpoch = [&](int epoch) {

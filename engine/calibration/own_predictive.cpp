@@ -89,62 +89,50 @@ std::vector<int64_t> pick(const std::vector<int64_t>& values, const std::vector<
 
 } // namespace
 
-OwnCorrectionResult correctOwnPredictive(const OwnPredictive& own, const CostMatrix& costs,
-                                         const CorrectionConfig& config, uint64_t seed, const JobContext& ctx,
-                                         const CorrectionObserver& observer, const OwnEvidenceInputs& evidence)
-{
-    costs.validateFor(static_cast<int>(own.probabilities.size(1)));
-    const int64_t n = own.features.size(0);
-    const bool labelled = !evidence.labels.empty();
-    const bool separateTest = evidence.test.features.defined();
-    if (labelled && static_cast<int64_t>(evidence.labels.size()) != n)
-        throw InputError("labels: " + std::to_string(evidence.labels.size()) + " for " + std::to_string(n) + " rows");
-    if (separateTest && !labelled)
-        throw InputError("a test set needs labels of X's rows too: they choose between q and P and fit the baselines");
+namespace {
 
-    OwnCorrectionResult r;
-    r.labels = evidence.labels;
-    r.rowRole.assign(static_cast<size_t>(n), "fit");
+/// X's rows by part: q trains on `fit`; with labels, `validation` chooses between q and
+/// P and fits the baselines, `test` (without a separate test set) scores them.
+struct RowSplit {
     std::vector<int64_t> fit, validation, test;
-    if (labelled) {
-        // Drawn from a stream of its own, so the split does not move q's initialisation.
-        auto splitGenerator = makeGenerator(mixSeed(seed, 13));
-        const auto order = torch::randperm(n, splitGenerator, torch::TensorOptions().dtype(torch::kLong));
-        const double testShare = separateTest ? 0.0 : evidence.testShare;
-        const auto nTest = static_cast<int64_t>(std::llround(testShare * static_cast<double>(n)));
-        const auto nValidation = static_cast<int64_t>(std::llround(evidence.validationShare * static_cast<double>(n)));
-        if (nValidation < 1 || (!separateTest && nTest < 1) || n - nTest - nValidation < 2)
-            throw InputError("labels: " + std::to_string(n) + " rows are too few to split into rows q trains on, " +
-                             "validation rows and test rows (shares " + formatNumber(evidence.validationShare) +
-                             " and " + formatNumber(testShare) + ")");
-        const auto o = order.accessor<int64_t, 1>();
-        for (int64_t i = 0; i < n; ++i) {
-            auto& part = i < nTest ? test : i < nTest + nValidation ? validation : fit;
-            part.push_back(o[i]);
-            r.rowRole[static_cast<size_t>(o[i])] = i < nTest ? "test" : i < nTest + nValidation ? "validation" : "fit";
-        }
-        for (auto* part : {&fit, &validation, &test})
-            std::sort(part->begin(), part->end());
-    } else {
-        for (int64_t i = 0; i < n; ++i)
-            fit.push_back(i);
-    }
+};
 
-    const auto fitRows = indexTensor(fit);
-    const auto xFit = own.features.index_select(0, fitRows);
-    CorrectionConfig qConfig = config;
-    if (evidence.standardise) {
-        r.scaling = fitInputStandardisation(xFit);
-        qConfig.inputMean = r.scaling.mean;
-        qConfig.inputStd = r.scaling.std;
+/// The split of X's rows, each row's role written into `rowRole`. Without labels every
+/// row is fitted; with labels the rows are shuffled from a stream of their own (so the
+/// split does not move q's initialisation) and cut by the evidence's shares.
+RowSplit splitRows(int64_t n, const OwnEvidenceInputs& evidence, uint64_t seed, std::vector<std::string>& rowRole)
+{
+    RowSplit split;
+    rowRole.assign(static_cast<size_t>(n), "fit");
+    if (evidence.labels.empty()) {
+        for (int64_t i = 0; i < n; ++i)
+            split.fit.push_back(i);
+        return split;
     }
-    auto generator = correctionGenerator(seed);
-    // q standardises its raw inputs itself (MlpImpl::standardise), so every caller of q,
-    // the observer's region grid and the saved file included, gives it rows as they are.
-    r.correction = trainCorrection(xFit, own.probabilities.index_select(0, fitRows), costs, qConfig, generator, ctx,
-                                   observer);
-    const bool residual = r.correction.residual;
-    r.qProbabilities = correctedProbabilities(*r.correction.q, own.features, own.probabilities, residual);
+    const bool separateTest = evidence.test.features.defined();
+    auto splitGenerator = makeGenerator(mixSeed(seed, 13));
+    const auto order = torch::randperm(n, splitGenerator, torch::TensorOptions().dtype(torch::kLong));
+    const double testShare = separateTest ? 0.0 : evidence.testShare;
+    const auto nTest = static_cast<int64_t>(std::llround(testShare * static_cast<double>(n)));
+    const auto nValidation = static_cast<int64_t>(std::llround(evidence.validationShare * static_cast<double>(n)));
+    if (nValidation < 1 || (!separateTest && nTest < 1) || n - nTest - nValidation < 2)
+        throw InputError("labels: " + std::to_string(n) + " rows are too few to split into rows q trains on, " +
+                         "validation rows and test rows (shares " + formatNumber(evidence.validationShare) + " and " +
+                         formatNumber(testShare) + ")");
+    const auto o = order.accessor<int64_t, 1>();
+    for (int64_t i = 0; i < n; ++i) {
+        auto& part = i < nTest ? split.test : i < nTest + nValidation ? split.validation : split.fit;
+        part.push_back(o[i]);
+        rowRole[static_cast<size_t>(o[i])] = i < nTest ? "test" : i < nTest + nValidation ? "validation" : "fit";
+    }
+    for (auto* part : {&split.fit, &split.validation, &split.test})
+        std::sort(part->begin(), part->end());
+    return split;
+}
+
+/// Both rules' Bayes decisions on every row of X and what P expects each to cost.
+void decideBothRules(const OwnPredictive& own, const CostMatrix& costs, OwnCorrectionResult& r)
+{
     const auto L = costTensor(costs);
     r.decisionsBefore = bayesDecisions(own.probabilities, L);
     r.decisionsAfter = bayesDecisions(r.qProbabilities, L);
@@ -157,37 +145,79 @@ OwnCorrectionResult correctOwnPredictive(const OwnPredictive& own, const CostMat
         if (!torch::isfinite(*t).all().item<bool>())
             throw ResultError("an expected cost is not finite: the predictive or q is broken");
     r.decisionsKept = r.decisionsAfter;
+}
 
-    if (labelled) {
-        if (separateTest && evidence.test.features.size(1) != own.features.size(1))
-            throw InputError("the test features have " + std::to_string(evidence.test.features.size(1)) +
-                             " columns, X has " + std::to_string(own.features.size(1)));
-        if (separateTest && evidence.test.probabilities.size(1) != own.probabilities.size(1))
-            throw InputError("the test predictive has " + std::to_string(evidence.test.probabilities.size(1)) +
-                             " classes, P has " + std::to_string(own.probabilities.size(1)));
-        const auto validationRows = indexTensor(validation);
-        at::Tensor testP, testQ;
-        std::vector<int64_t> testLabels;
-        if (separateTest) {
-            testP = evidence.test.probabilities;
-            testQ = correctedProbabilities(*r.correction.q, evidence.test.features, testP, residual);
-            testLabels = evidence.testLabels;
-        } else {
-            const auto testRows = indexTensor(test);
-            testP = own.probabilities.index_select(0, testRows);
-            testQ = r.qProbabilities.index_select(0, testRows);
-            testLabels = pick(evidence.labels, test);
-        }
-        r.evidence = gatherCorrectionEvidence(
-            toClassProbabilities(own.probabilities.index_select(0, validationRows)),
-            toClassProbabilities(r.qProbabilities.index_select(0, validationRows)), pick(evidence.labels, validation),
-            toClassProbabilities(testP), toClassProbabilities(testQ), testLabels, costs, evidence.selection,
-            mixSeed(seed, kEvidenceStream));
-        r.evidence.setName = separateTest ? "test" : "held-out test";
-        r.hasEvidence = true;
-        if (r.evidence.kept == "P")
-            r.decisionsKept = r.decisionsBefore;
+/// The held-out evidence: q against P (and the baselines fitted on the validation rows)
+/// on the test rows, or on the separate test set; P's decisions are kept where the
+/// evidence's choice says so.
+void gatherEvidence(const OwnPredictive& own, const CostMatrix& costs, const OwnEvidenceInputs& evidence,
+                    const RowSplit& split, uint64_t seed, OwnCorrectionResult& r)
+{
+    const bool separateTest = evidence.test.features.defined();
+    if (separateTest && evidence.test.features.size(1) != own.features.size(1))
+        throw InputError("the test features have " + std::to_string(evidence.test.features.size(1)) +
+                         " columns, X has " + std::to_string(own.features.size(1)));
+    if (separateTest && evidence.test.probabilities.size(1) != own.probabilities.size(1))
+        throw InputError("the test predictive has " + std::to_string(evidence.test.probabilities.size(1)) +
+                         " classes, P has " + std::to_string(own.probabilities.size(1)));
+    const auto validationRows = indexTensor(split.validation);
+    at::Tensor testP, testQ;
+    std::vector<int64_t> testLabels;
+    if (separateTest) {
+        testP = evidence.test.probabilities;
+        testQ = correctedProbabilities(*r.correction.q, evidence.test.features, testP, r.correction.residual);
+        testLabels = evidence.testLabels;
+    } else {
+        const auto testRows = indexTensor(split.test);
+        testP = own.probabilities.index_select(0, testRows);
+        testQ = r.qProbabilities.index_select(0, testRows);
+        testLabels = pick(evidence.labels, split.test);
     }
+    r.evidence = gatherCorrectionEvidence(
+        toClassProbabilities(own.probabilities.index_select(0, validationRows)),
+        toClassProbabilities(r.qProbabilities.index_select(0, validationRows)), pick(evidence.labels, split.validation),
+        toClassProbabilities(testP), toClassProbabilities(testQ), testLabels, costs, evidence.selection,
+        mixSeed(seed, kEvidenceStream));
+    r.evidence.setName = separateTest ? "test" : "held-out test";
+    r.hasEvidence = true;
+    if (r.evidence.kept == "P")
+        r.decisionsKept = r.decisionsBefore;
+}
+
+} // namespace
+
+OwnCorrectionResult correctOwnPredictive(const OwnPredictive& own, const CostMatrix& costs,
+                                         const CorrectionConfig& config, uint64_t seed, const JobContext& ctx,
+                                         const CorrectionObserver& observer, const OwnEvidenceInputs& evidence)
+{
+    costs.validateFor(static_cast<int>(own.probabilities.size(1)));
+    const int64_t n = own.features.size(0);
+    const bool labelled = !evidence.labels.empty();
+    if (labelled && static_cast<int64_t>(evidence.labels.size()) != n)
+        throw InputError("labels: " + std::to_string(evidence.labels.size()) + " for " + std::to_string(n) + " rows");
+    if (evidence.test.features.defined() && !labelled)
+        throw InputError("a test set needs labels of X's rows too: they choose between q and P and fit the baselines");
+
+    OwnCorrectionResult r;
+    r.labels = evidence.labels;
+    const auto split = splitRows(n, evidence, seed, r.rowRole);
+    const auto fitRows = indexTensor(split.fit);
+    const auto xFit = own.features.index_select(0, fitRows);
+    CorrectionConfig qConfig = config;
+    if (evidence.standardise) {
+        r.scaling = fitInputStandardisation(xFit);
+        qConfig.inputMean = r.scaling.mean;
+        qConfig.inputStd = r.scaling.std;
+    }
+    auto generator = correctionGenerator(seed);
+    // q standardises its raw inputs itself (MlpImpl::standardise), so every caller of q,
+    // the observer's region grid and the saved file included, gives it rows as they are.
+    r.correction = trainCorrection(xFit, own.probabilities.index_select(0, fitRows), costs, qConfig, generator, ctx,
+                                   observer);
+    r.qProbabilities = correctedProbabilities(*r.correction.q, own.features, own.probabilities, r.correction.residual);
+    decideBothRules(own, costs, r);
+    if (labelled)
+        gatherEvidence(own, costs, evidence, split, seed, r);
     return r;
 }
 

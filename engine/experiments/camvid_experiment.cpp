@@ -199,6 +199,51 @@ at::Tensor lcMcDropoutLoss(const std::vector<at::Tensor>& passLogits, const at::
     return (crossEntropy - expectedUtility.log()).mean();
 }
 
+namespace {
+
+/// The MC-dropout network fine-tuned with the loss-calibrated objective (T dropout
+/// passes per batch, lcMcDropoutLoss): the paper's LC-MC-dropout baseline.
+Classifier fineTuneLossCalibrated(const ModelSpec& spec, const ClassifierImpl& mc, const TrainingSet& train,
+                                  const CamvidTrainConfig& config, at::Generator& generator, const JobContext& ctx)
+{
+    const c10::Device device(config.device);
+    auto lc = cloneClassifier(spec, mc);
+    const auto L = costTensor(config.costs, at::kFloat, device);
+    torch::optim::SGD optimizer(lc->parameters(), torch::optim::SGDOptions(config.lcFineTune.learningRate)
+                                                      .momentum(config.lcFineTune.momentum));
+    const auto n = train.x.size(0);
+    const long long total = ((n + config.lcFineTune.batchSize - 1) / config.lcFineTune.batchSize) *
+                            config.lcFineTune.epochs;
+    long long step = 0;
+    ReportPacer pacer(total);
+    lc->train();
+    for (int epoch = 0; epoch < config.lcFineTune.epochs; ++epoch) {
+        const auto order = at::randperm(n, generator, at::kLong);
+        for (int64_t b = 0; b < n; b += config.lcFineTune.batchSize) {
+            ctx.checkCancelled();
+            const auto index = order.slice(0, b, std::min<int64_t>(b + config.lcFineTune.batchSize, n));
+            const auto x = train.x.index_select(0, index).to(device);
+            const auto y = train.y.index_select(0, index).to(device);
+            std::vector<at::Tensor> passes;
+            for (int t = 0; t < config.lcPasses; ++t)
+                passes.push_back(lc->forward(x));  // train mode: dropout on in every pass
+            optimizer.zero_grad();
+            auto loss = lcMcDropoutLoss(passes, y, L, config.costs.utilityConstant(), kCamvidVoid);
+            loss.backward();
+            optimizer.step();
+            ++step;
+            if (ctx.progress && pacer.due(step)) {
+                auto p = Progress::at("lc_mc_dropout", "epoch " + std::to_string(epoch + 1), step, total);
+                p.training.loss = loss.item<double>();
+                ctx.report(p);
+            }
+        }
+    }
+    return lc;
+}
+
+} // namespace
+
 CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string& outDir, const JobContext& ctx)
 {
     const auto start = Clock::now();
@@ -238,38 +283,7 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
     }
     if (wants(config, "lc_mc_dropout")) {
         auto t0 = Clock::now();
-        auto lc = cloneClassifier(spec, *mc);
-        const auto L = costTensor(config.costs, at::kFloat, device);
-        torch::optim::SGD optimizer(lc->parameters(), torch::optim::SGDOptions(config.lcFineTune.learningRate)
-                                                          .momentum(config.lcFineTune.momentum));
-        const auto n = train.x.size(0);
-        const long long total = ((n + config.lcFineTune.batchSize - 1) / config.lcFineTune.batchSize) *
-                                config.lcFineTune.epochs;
-        long long step = 0;
-        ReportPacer pacer(total);
-        lc->train();
-        for (int epoch = 0; epoch < config.lcFineTune.epochs; ++epoch) {
-            const auto order = at::randperm(n, generator, at::kLong);
-            for (int64_t b = 0; b < n; b += config.lcFineTune.batchSize) {
-                ctx.checkCancelled();
-                const auto index = order.slice(0, b, std::min<int64_t>(b + config.lcFineTune.batchSize, n));
-                const auto x = train.x.index_select(0, index).to(device);
-                const auto y = train.y.index_select(0, index).to(device);
-                std::vector<at::Tensor> passes;
-                for (int t = 0; t < config.lcPasses; ++t)
-                    passes.push_back(lc->forward(x));  // train mode: dropout on in every pass
-                optimizer.zero_grad();
-                auto loss = lcMcDropoutLoss(passes, y, L, config.costs.utilityConstant(), kCamvidVoid);
-                loss.backward();
-                optimizer.step();
-                ++step;
-                if (ctx.progress && pacer.due(step)) {
-                    auto p = Progress::at("lc_mc_dropout", "epoch " + std::to_string(epoch + 1), step, total);
-                    p.training.loss = loss.item<double>();
-                    ctx.report(p);
-                }
-            }
-        }
+        auto lc = fineTuneLossCalibrated(spec, *mc, train, config, generator, ctx);
         result.seconds.emplace_back("lc_mc_dropout", secondsSince(t0));
         save("lc_mc_dropout", *lc, "network", false);
     }
@@ -348,35 +362,112 @@ CamvidCorrectResult correctCamvidModels(const CamvidTrainConfig& config, const s
     return out;
 }
 
-CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext& ctx,
-                                const std::function<void(const CamvidVisitedFrame&)>& visit)
+namespace {
+
+/// One evaluated frame as plain data: the frame, its truth, S's and q's decisions.
+CamvidVisitedFrame visitedFrame(int64_t index, const CamvidPair& pair, const CamvidFrame& frame,
+                                const at::Tensor& uncorrected, const at::Tensor& corrected)
 {
-    const auto start = Clock::now();
-    checkIsDirectory(config.modelDir, "--model");
-    const auto manifest = readCamvidManifest(config.modelDir);
+    CamvidVisitedFrame v;
+    v.index = index;
+    v.name = std::filesystem::path(pair.image).filename().string();
+    v.height = frame.height;
+    v.width = frame.width;
+    v.rgb = frame.rgb;
+    v.truth = frame.labels;
+    for (auto [rule, decisions] : {std::pair{&v.uncorrected, &uncorrected}, std::pair{&v.corrected, &corrected}}) {
+        const auto bytes = decisions->to(at::kByte).contiguous();
+        rule->assign(bytes.data_ptr<uint8_t>(), bytes.data_ptr<uint8_t>() + bytes.numel());
+    }
+    return v;
+}
+
+/// frame | truth | uncorrected (S) | corrected (q) | where they differ (white), as a PNG
+/// with titles and the class legend: DIR/NAME_overlay.png.
+void writeOverlay(const std::string& dir, const CamvidPair& pair, const at::Tensor& image, const at::Tensor& labels,
+                  const at::Tensor& before, const at::Tensor& after, const CamvidManifest& manifest)
+{
+    const auto differ = before.ne(after).to(at::kByte).mul(255).unsqueeze(-1).expand({-1, -1, 3});
+    const auto strip = at::cat({camvidDisplayImage(image, manifest.norm), camvidColourise(labels),
+                                camvidColourise(before), camvidColourise(after), differ},
+                               1)
+                           .contiguous();
+    std::vector<uint8_t> rgb(strip.data_ptr<uint8_t>(), strip.data_ptr<uint8_t>() + strip.numel());
+    const auto name = std::filesystem::path(pair.image).stem().string();
+    writeFileAtomically(dir + "/" + name + "_overlay.png",
+                        encodeTitledStripPng(rgb, manifest.height, manifest.width * 5, kOverlayTitles, camvidLegend()));
+}
+
+/// Every network the folder's manifest lists, loaded with its checks and moved to the device.
+std::map<std::string, LoadedClassifier> loadFolderNetworks(const CamvidEvalConfig& config,
+                                                           const CamvidManifest& manifest)
+{
     std::map<std::string, LoadedClassifier> nets;
     for ([[maybe_unused]] const auto& [method, file] : manifest.files) {
         auto loaded = loadManifestNetwork(config.modelDir, manifest, method);
         loaded.model->to(c10::Device(config.device));
         nets.emplace(method, std::move(loaded));
     }
-    CostMatrix costs;
+    return nets;
+}
+
+/// The 11-class matrix an evaluation decides under: the one given, else q's (its
+/// sidecar's), else the paper's table without void.
+CostMatrix evaluationCosts(const CamvidEvalConfig& config, const std::map<std::string, LoadedClassifier>& nets)
+{
     if (config.costs)
-        costs = camvidDecisionCosts(*config.costs);
-    else if (nets.count("ours") && !nets.at("ours").info.costs.empty())
-        costs = nets.at("ours").info.costs;
-    else
-        costs = camvidDecisionCosts(costPreset("camvid"));
+        return camvidDecisionCosts(*config.costs);
+    if (nets.count("ours") && !nets.at("ours").info.costs.empty())
+        return nets.at("ours").info.costs;
+    return camvidDecisionCosts(costPreset("camvid"));
+}
+
+/// (method, rule) of every network the folder holds, in the catalogue's order: q's
+/// decisions are the corrected ones.
+std::vector<std::pair<std::string, std::string>> evaluatedRules(const std::map<std::string, LoadedClassifier>& nets)
+{
+    std::vector<std::pair<std::string, std::string>> order;
+    for (const auto& m : camvidMethods())
+        if (nets.count(m))
+            order.emplace_back(m, m == "ours" ? "corrected" : "uncorrected");
+    return order;
+}
+
+/// The evaluation's run record; its seed is the one the networks were trained with.
+RunRecord evaluationRecord(const CamvidEvalConfig& config, const CamvidManifest& manifest, const CostMatrix& costs,
+                           uint64_t trainingSeed)
+{
+    return {kCamvidExperiment,
+            costs,
+            {},
+            {{"data", config.data},
+             {"split", config.split},
+             {"model", config.modelDir},
+             {"height", manifest.height},
+             {"width", manifest.width},
+             {"max_frames", config.maxFrames},
+             {"mc_passes", config.mcPasses},
+             {"device", config.device}},
+            trainingSeed};
+}
+
+} // namespace
+
+CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext& ctx,
+                                const std::function<void(const CamvidVisitedFrame&)>& visit)
+{
+    const auto start = Clock::now();
+    checkIsDirectory(config.modelDir, "--model");
+    const auto manifest = readCamvidManifest(config.modelDir);
+    const auto nets = loadFolderNetworks(config, manifest);
+    const CostMatrix costs = evaluationCosts(config, nets);
     auto pairs = findCamvidSplit(config.data, config.split);
     if (config.maxFrames > 0 && static_cast<int64_t>(pairs.size()) > config.maxFrames)
         pairs.resize(static_cast<size_t>(config.maxFrames));
     if (!config.overlayDir.empty())
         ensureOutputFolder(config.overlayDir, "--overlays");
     const auto L = costTensor(costs);
-    std::vector<std::pair<std::string, std::string>> order;  // (method, rule)
-    for (const auto& m : camvidMethods())
-        if (nets.count(m))
-            order.emplace_back(m, m == "ours" ? "corrected" : "uncorrected");
+    const auto order = evaluatedRules(nets);
     std::map<std::string, MetricsAccumulator> accumulators;
     for (const auto& [m, rule] : order)
         accumulators.emplace(m, MetricsAccumulator(costs, kCamvidVoid));
@@ -419,34 +510,11 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
             changes->add(decisions.at("sghmc_s"), decisions.at("ours"), y[0]);
             frameEvidence->add(frameConfusion.at("sghmc_s"), frameConfusion.at("ours"));
         }
-        if (visit && changes) {
-            CamvidVisitedFrame v;
-            v.index = index;
-            v.name = std::filesystem::path(pair.image).filename().string();
-            v.height = frame.height;
-            v.width = frame.width;
-            v.rgb = frame.rgb;
-            v.truth = frame.labels;
-            for (auto [rule, method] : {std::pair{&v.uncorrected, "sghmc_s"}, std::pair{&v.corrected, "ours"}}) {
-                const auto bytes = decisions.at(method).to(at::kByte).contiguous();
-                rule->assign(bytes.data_ptr<uint8_t>(), bytes.data_ptr<uint8_t>() + bytes.numel());
-            }
-            visit(v);
-        }
+        if (visit && changes)
+            visit(visitedFrame(index, pair, frame, decisions.at("sghmc_s"), decisions.at("ours")));
         if (!config.overlayDir.empty() && decisions.count("sghmc_s") && decisions.count("ours")) {
-            // frame | truth | uncorrected (S) | corrected (q) | where they differ (white)
-            const auto& before = decisions.at("sghmc_s");
-            const auto& after = decisions.at("ours");
-            const auto differ = before.ne(after).to(at::kByte).mul(255).unsqueeze(-1).expand({-1, -1, 3});
-            const auto strip = at::cat({camvidDisplayImage(image, manifest.norm), camvidColourise(labels),
-                                        camvidColourise(before), camvidColourise(after), differ},
-                                       1)
-                                   .contiguous();
-            std::vector<uint8_t> rgb(strip.data_ptr<uint8_t>(), strip.data_ptr<uint8_t>() + strip.numel());
-            const auto name = std::filesystem::path(pair.image).stem().string();
-            writeFileAtomically(config.overlayDir + "/" + name + "_overlay.png",
-                                encodeTitledStripPng(rgb, manifest.height, manifest.width * 5, kOverlayTitles,
-                                                     camvidLegend()));
+            writeOverlay(config.overlayDir, pair, image, labels, decisions.at("sghmc_s"), decisions.at("ours"),
+                         manifest);
             ++result.overlays;
         }
         ++index;
@@ -463,18 +531,7 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
         result.evidence = camvidEvidence(*frameEvidence, trainingSeed);
     result.classNames = costs.classNames();
     result.frames = index;
-    result.record = {kCamvidExperiment,
-                     costs,
-                     {},
-                     {{"data", config.data},
-                      {"split", config.split},
-                      {"model", config.modelDir},
-                      {"height", manifest.height},
-                      {"width", manifest.width},
-                      {"max_frames", config.maxFrames},
-                      {"mc_passes", config.mcPasses},
-                      {"device", config.device}},
-                     trainingSeed};  // the seed the networks were trained with
+    result.record = evaluationRecord(config, manifest, costs, trainingSeed);
     result.seconds = secondsSince(start);
     return result;
 }

@@ -121,6 +121,38 @@ EpochCallback reportEpochs(const std::string& model, int mcPasses, const CamvidW
 
 constexpr int kEpochMcPasses = 5;  ///< MC-dropout passes for its per-epoch figures (30 would dominate the run)
 
+/// The previewed frames as the evaluation reads them (RGB and labels at the networks'
+/// size), so the live overlays match the final ones frame for frame.
+void readPreviewFrames(const CamvidWindowConfig& config, CamvidWindowCache& cache)
+{
+    const auto& tc = config.train;
+    auto pairs = findCamvidSplit(tc.data, config.evalSplit);
+    const auto n = std::min<size_t>(pairs.size(), static_cast<size_t>(config.previewFrames));
+    for (size_t i = 0; i < n; ++i) {
+        cache.previewFrames.push_back(readCamvidFrame(pairs[i], tc.height, tc.width));
+        cache.previewNames.push_back(std::filesystem::path(pairs[i].image).filename().string());
+    }
+}
+
+/// What the cache records of the run besides its tensors: the networks' spec, the
+/// decision costs, q's settings and where the evaluation reads its frames.
+void describeRun(const CamvidWindowConfig& config, const CostMatrix& costs, CamvidWindowCache& cache)
+{
+    const auto& tc = config.train;
+    cache.spec = tc.model;
+    cache.spec.classes = kCamvidRealClasses;
+    cache.spec.inputShape = {3, tc.height, tc.width};
+    cache.costs = costs;
+    cache.correction = tc.correction;
+    cache.data = tc.data;
+    cache.evalSplit = config.evalSplit;
+    cache.device = tc.device;
+    cache.maxEvalFrames = config.maxEvalFrames;
+    cache.height = tc.height;
+    cache.width = tc.width;
+    cache.seed = tc.seed;
+}
+
 } // namespace
 
 CamvidWindowConfig camvidWindowConfigFor(const CamvidWindowChoices& choices)
@@ -261,32 +293,13 @@ CamvidWindowRun trainCamvidWindow(const CamvidWindowConfig& config, const JobCon
     // Loading the validation frames now also refuses a missing split before any training.
     const auto held = loadCamvidSplit(tc.data, config.evalSplit, tc.height, tc.width, cache->norm,
                                       std::max<int64_t>(1, config.epochEvalFrames));
-    if (config.preview && config.previewFrames > 0) {
-        // The previewed frames as the evaluation reads them (RGB and labels at the
-        // networks' size), so the live overlays match the final ones frame for frame.
-        auto pairs = findCamvidSplit(tc.data, config.evalSplit);
-        const auto n = std::min<size_t>(pairs.size(), static_cast<size_t>(config.previewFrames));
-        for (size_t i = 0; i < n; ++i) {
-            cache->previewFrames.push_back(readCamvidFrame(pairs[i], tc.height, tc.width));
-            cache->previewNames.push_back(std::filesystem::path(pairs[i].image).filename().string());
-        }
-    }
+    if (config.preview && config.previewFrames > 0)
+        readPreviewFrames(config, *cache);
     ctx.report(Progress::at("load", tc.data, 3, 3));
-    cache->spec = tc.model;
-    cache->spec.classes = kCamvidRealClasses;
-    cache->spec.inputShape = {3, tc.height, tc.width};
+    describeRun(config, costs, *cache);
     cache->unlabelled = set.images;
     cache->epochImages = held.images;
     cache->epochLabels = held.labels;
-    cache->costs = costs;
-    cache->correction = tc.correction;
-    cache->data = tc.data;
-    cache->evalSplit = config.evalSplit;
-    cache->device = tc.device;
-    cache->maxEvalFrames = config.maxEvalFrames;
-    cache->height = tc.height;
-    cache->width = tc.width;
-    cache->seed = tc.seed;
     const TrainingSet train{set.images, set.labels};
     auto generator = makeGenerator(mixSeed(tc.seed, 0xca3, 2));
     CamvidWindowRun run;

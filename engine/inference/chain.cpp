@@ -34,6 +34,36 @@ private:
     FlatParameters m_flat;
 };
 
+/// The chain's predictions on the evaluation inputs: all of them averaged as they come,
+/// or only the last `keepLast` (> 0).
+class KeptSamples {
+public:
+    explicit KeptSamples(int keepLast) : m_keepLast(keepLast) {}
+    void add(const at::Tensor& probs)
+    {
+        if (m_keepLast == 0) {
+            m_all.add(probs);
+            return;
+        }
+        m_last.push_back(probs);
+        if (static_cast<int>(m_last.size()) > m_keepLast)
+            m_last.pop_front();
+    }
+    int count() const { return m_keepLast > 0 ? static_cast<int>(m_last.size()) : m_all.count(); }
+    PredictiveAverage average() const
+    {
+        PredictiveAverage average = m_all;
+        for (const auto& probs : m_last)
+            average.add(probs);
+        return average;
+    }
+
+private:
+    int m_keepLast;
+    PredictiveAverage m_all;          // keepLast == 0
+    std::deque<at::Tensor> m_last;    // keepLast > 0
+};
+
 } // namespace
 
 std::unique_ptr<ChainNetwork> mlpChainNetwork(Mlp model)
@@ -61,9 +91,7 @@ ChainRun runChain(ChainNetwork& network, const TrainingSet& data, const at::Tens
     const auto device = network.parameters().front().device();
 
     ChainRun out;
-    PredictiveAverage all;                 // keepLast == 0
-    std::deque<at::Tensor> last;           // keepLast > 0
-    const auto kept = [&] { return config.keepLast > 0 ? static_cast<int>(last.size()) : all.count(); };
+    KeptSamples samples(config.keepLast);
     long long step = 0;
     for (int epoch = 1; step < config.steps; ++epoch) {
         const auto batches = epochBatches(n, config.batchSize, generator);
@@ -91,13 +119,7 @@ ChainRun runChain(ChainNetwork& network, const TrainingSet& data, const at::Tens
             }
             if (step > config.burnIn && (step - config.burnIn) % config.thinning == 0) {
                 const auto probs = network.probabilities(evalInputs);
-                if (config.keepLast > 0) {
-                    last.push_back(probs);
-                    if (static_cast<int>(last.size()) > config.keepLast)
-                        last.pop_front();
-                } else {
-                    all.add(probs);
-                }
+                samples.add(probs);
                 if (hooks.onSample)
                     hooks.onSample(step, probs);
             }
@@ -107,7 +129,7 @@ ChainRun runChain(ChainNetwork& network, const TrainingSet& data, const at::Tens
                 p.training.nll = sums.nll / static_cast<double>(inEpoch);
                 if (extras > 0)
                     p.training.studentLoss = sums.extra / static_cast<double>(extras);
-                p.training.keptSamples = kept();
+                p.training.keptSamples = samples.count();
                 ctx.report(p);
             }
         }
@@ -117,10 +139,7 @@ ChainRun runChain(ChainNetwork& network, const TrainingSet& data, const at::Tens
         if (hooks.onEpoch)
             hooks.onEpoch(epoch);
     }
-    PredictiveAverage average = all;
-    if (config.keepLast > 0)
-        for (const auto& probs : last)
-            average.add(probs);
+    PredictiveAverage average = samples.average();
     if (average.count() == 0)
         average.add(network.probabilities(evalInputs));  // too short a chain: the last state
     out.predictive = average.mean();
