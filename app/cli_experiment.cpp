@@ -119,8 +119,17 @@ std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Exper
             out.costs = experiment.defaultCosts(out.settings);
             out.costsSource = "the experiment's matrix";
         }
+        if (out.costs->hasReferral())
+            std::fprintf(stderr, "lcstudio-cli: warning: %s: its referral column (%s) is replaced by --referral %s\n",
+                         out.costsSource.c_str(), lcs::formatNumber(*out.costs->referralCost()).c_str(),
+                         parsed.values.at("--referral").c_str());
         out.costs->setReferral(*referral);
         out.costsSource += " with --referral " + parsed.values.at("--referral");
+        try {
+            out.costs->validate();  // M against the new column, before any work
+        } catch (const std::exception& e) {
+            throw UsageError(out.costsSource + ": " + e.what());
+        }
     }
     if (out.costs) {
         // The matrix must fit the experiment: said here, naming the file, before any work

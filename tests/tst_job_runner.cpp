@@ -6,6 +6,7 @@
 
 #include "core/threads.h"
 #include "experiments/experiment.h"
+#include "io/model_io.h"
 #include "synthetic_job_runner.h"
 
 using namespace lcs;
@@ -171,6 +172,45 @@ private Q_SLOTS:
         QCOMPARE(tasks.last().at(0).value<TaskView>().curve.size(), 40);
         const auto record = nlohmann::json::parse(done.last().at(2).toString().toStdString());
         QCOMPARE(record["run"]["settings"]["correction_iterations"].get<int>(), 40);
+    }
+
+    // A correction cancelled part-way changes nothing it had: after a Run cancelled in its
+    // correction the posteriors are cached (a re-correction samples nothing); after a
+    // re-correction cancelled, Save Model writes the last finished q with its own costs.
+    void cancelledCorrectionKeepsWhatItHad()
+    {
+        SyntheticJobRunner runner;
+        QSignalSpy finished(&runner, &SyntheticJobRunner::finished);
+        QSignalSpy cancelled(&runner, &SyntheticJobRunner::cancelled);
+        QSignalSpy saved(&runner, &SyntheticJobRunner::modelSaved);
+        bool cancelOnCorrection = false;
+        connect(&runner, &SyntheticJobRunner::taskUpdated, this, [&](const TaskView& v) {
+            if (cancelOnCorrection && !v.curve.isEmpty() && !v.correctionDone) {
+                cancelOnCorrection = false;
+                runner.cancel();
+            }
+        });
+        const auto slow = smallSettings({{"correction_iterations", 100000}});
+        cancelOnCorrection = true;
+        QVERIFY(runner.start(JobRunner::Job::Run, slow, costPreset("synthetic")));
+        QVERIFY(cancelled.wait(120000));
+        QVERIFY(runner.hasPosterior());
+        QCOMPARE(runner.inferenceRuns(), 2);
+        QVERIFY(runner.start(JobRunner::Job::Recorrect, smallSettings(), costPreset("synthetic")));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(runner.inferenceRuns(), 2);  // the cancelled run's posteriors, not new ones
+
+        auto harsher = costPreset("synthetic");
+        harsher.set(1, 0, 10.0);
+        cancelOnCorrection = true;
+        QVERIFY(runner.start(JobRunner::Job::Recorrect, slow, harsher));
+        QVERIFY(cancelled.wait(60000));
+        QTemporaryDir dir;
+        QVERIFY(runner.saveModel(0, "kfac_laplace", dir.filePath("q.pt")));
+        QVERIFY(saved.wait(10000));
+        QVERIFY2(saved.last().at(1).toString().isEmpty(), qPrintable(saved.last().at(1).toString()));
+        const auto q = loadMlp(dir.filePath("q.pt").toStdString());
+        QCOMPARE(q.info.costs.at(1, 0), costPreset("synthetic").at(1, 0));  // the q saved is the one trained for it
     }
 
     void savedModelLoadsBackAndDecides()

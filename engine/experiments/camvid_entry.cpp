@@ -145,15 +145,19 @@ public:
         if (ctx.views && ctx.views->camvidPreview)
             training.preview = ctx.views->camvidPreview;
         const auto run = trainCamvidWindow(training, ctx);
+        auto state = std::make_shared<CamvidState>(config, run.cache, table);
+        showView(ctx, &RunViews::stateCached, std::shared_ptr<RecorrectionState>(state));
         const auto comparison = evaluateAndShow(*run.cache, ctx, false, run.seconds.back().second);
         std::optional<CamvidFpsResult> fps;
-        if (config.measureFps)
+        if (config.measureFps) {
             fps = measureFps(*run.cache, ctx);
+            state->setFps(*fps);
+        }
         auto result = camvidWindowResults(comparison, config, *run.cache, fps);
         result.seconds = run.totalSeconds + comparison.seconds;
         ExperimentRun out;
         out.output = camvidOutput(result, runHeading(choices, config, run));
-        out.cache = std::make_shared<CamvidState>(config, run.cache, table, fps);
+        out.cache = std::move(state);
         return out;
     }
 
@@ -204,9 +208,8 @@ private:
 
 } // namespace
 
-CamvidState::CamvidState(CamvidWindowConfig config, std::shared_ptr<CamvidWindowCache> cache, CostMatrix table,
-                         std::optional<CamvidFpsResult> fps)
-    : m_config(std::move(config)), m_cache(std::move(cache)), m_table(std::move(table)), m_fps(std::move(fps))
+CamvidState::CamvidState(CamvidWindowConfig config, std::shared_ptr<CamvidWindowCache> cache, CostMatrix table)
+    : m_config(std::move(config)), m_cache(std::move(cache)), m_table(std::move(table))
 {
     m_config.preview = nullptr;  // a run's sink belongs to that run's front end
 }

@@ -36,8 +36,9 @@ public:
 /// re-correction publishes q's previews, the frames and the comparison as the run did.
 class CamvidState : public RecorrectionState {
 public:
-    CamvidState(CamvidWindowConfig config, std::shared_ptr<CamvidWindowCache> cache, CostMatrix table,
-                std::optional<CamvidFpsResult> fps);
+    CamvidState(CamvidWindowConfig config, std::shared_ptr<CamvidWindowCache> cache, CostMatrix table);
+    /// The run's frames per second, reported again with every re-correction.
+    void setFps(CamvidFpsResult fps) { m_fps = std::move(fps); }
     std::string describe() const override;
     CostMatrix costs() const override { return m_table; }
     ExperimentOutput recorrect(const CostMatrix& costs, const JobContext& ctx) override;

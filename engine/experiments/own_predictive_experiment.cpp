@@ -80,6 +80,7 @@ public:
         auto own = loadOwnPredictive(choices);
         const CostMatrix matrix = costs ? *costs : CostMatrix::zeroOne(static_cast<int>(own.probabilities.size(1)));
         auto state = std::make_shared<OwnPredictiveState>(std::move(choices), std::move(own), matrix);
+        showView(ctx, &RunViews::stateCached, std::shared_ptr<RecorrectionState>(state));
         ExperimentRun out;
         out.output = state->correct(ctx);
         if (const auto dir = outputs.find("out"); dir != outputs.end() && !dir->second.empty()) {
@@ -126,8 +127,7 @@ std::string OwnPredictiveState::describe() const
 
 ExperimentOutput OwnPredictiveState::recorrect(const CostMatrix& costs, const JobContext& ctx)
 {
-    m_costs = costs;
-    return correct(ctx);
+    return correctWith(m_choices, costs, ctx);
 }
 
 ExperimentOutput OwnPredictiveState::recorrect(const CostMatrix& costs, const nlohmann::json& settings,
@@ -138,24 +138,31 @@ ExperimentOutput OwnPredictiveState::recorrect(const CostMatrix& costs, const nl
     // X and P are the cache: the files the run read, whatever the form says now.
     asked.featuresPath = m_choices.featuresPath;
     asked.predictivePath = m_choices.predictivePath;
-    m_choices = std::move(asked);
-    return recorrect(costs, ctx);
+    return correctWith(std::move(asked), costs, ctx);
 }
 
 ExperimentOutput OwnPredictiveState::correct(const JobContext& ctx)
 {
-    if (m_costs.numClasses() != m_own.probabilities.size(1))
-        throw CostMatrixError("the cost matrix has " + std::to_string(m_costs.numClasses()) + " classes but --predictive " +
-                              m_choices.predictivePath + " has " + std::to_string(m_own.probabilities.size(1)));
-    const auto evidence = loadEvidenceInputs(m_choices, m_own, m_costs);
-    const auto& correction = m_choices.correction.correction;
+    return correctWith(m_choices, m_costs, ctx);
+}
+
+ExperimentOutput OwnPredictiveState::correctWith(OwnPredictiveChoices choices, CostMatrix costs, const JobContext& ctx)
+{
+    if (costs.numClasses() != m_own.probabilities.size(1))
+        throw CostMatrixError("the cost matrix has " + std::to_string(costs.numClasses()) + " classes but --predictive " +
+                              choices.predictivePath + " has " + std::to_string(m_own.probabilities.size(1)));
+    const auto evidence = loadEvidenceInputs(choices, m_own, costs);
+    const auto& correction = choices.correction.correction;
     CorrectionObserver observer;
     if (ctx.views && ctx.views->ownCorrecting)
         observer = [&](const CorrectionStep& step, MlpImpl& q) {
             showView(ctx, &RunViews::ownCorrecting, OwnCorrecting{m_own, step, q, correction.residual});
         };
-    m_last.reset();
-    m_last = correctOwnPredictive(m_own, m_costs, correction, m_choices.correction.seed, ctx, observer, evidence);
+    auto result = correctOwnPredictive(m_own, costs, correction, choices.correction.seed, ctx, observer, evidence);
+    // Only a finished correction replaces the last one: its q, costs and settings go together.
+    m_choices = std::move(choices);
+    m_costs = std::move(costs);
+    m_last = std::move(result);
     showView(ctx, &RunViews::ownCorrected, OwnCorrected{m_own, *m_last, m_costs});
     return {ownPredictiveResultsJson(*m_last, m_costs, m_choices), ownCorrectionCsv(*m_last, m_costs),
             ownPredictiveTable(*m_last, m_costs, m_own.samples)};

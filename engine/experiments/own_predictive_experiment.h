@@ -87,6 +87,9 @@ public:
     void writeFolder(const std::string& dir) const;
 
 private:
+    /// Trains q with `choices` under `costs`; the state takes them, with q, once q is trained.
+    ExperimentOutput correctWith(OwnPredictiveChoices choices, CostMatrix costs, const JobContext& ctx);
+
     OwnPredictiveChoices m_choices;
     OwnPredictive m_own;
     CostMatrix m_costs;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct CamvidPreview;
 struct CamvidVisitedFrame;
 struct CamvidWindowConfig;
 struct CorrectionStep;
+class RecorrectionState;
 struct CorruptionResult;
 struct DecisionComparison;
 struct ImageDataset;
@@ -150,6 +152,10 @@ struct RunViews {
     std::function<void(const CamvidEvaluated&)> camvidEvaluated;
     std::function<void(const CamvidModelsOpened&)> camvidModelsOpened;
     std::function<void(const CamvidFpsMeasured&)> camvidFps;
+    /// The run's state for re-correction exists (the posteriors sampled, S trained, X and
+    /// P read), before the run's remaining work: a front end that keeps it can re-correct
+    /// even when that work fails or is cancelled. The run still returns the same state.
+    std::function<void(const std::shared_ptr<RecorrectionState>&)> stateCached;
 };
 
 /// Calls `member` of the context's views with `event`, where both are set.

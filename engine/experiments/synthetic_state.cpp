@@ -51,27 +51,34 @@ ExperimentOutput SyntheticState::recorrect(const CostMatrix& costs, const JobCon
     return correct(costs, ctx, std::chrono::steady_clock::now(), {});
 }
 
+ExperimentOutput SyntheticState::correct(const CostMatrix& costs, const JobContext& ctx,
+                                         std::chrono::steady_clock::time_point start, const std::string& modelDir)
+{
+    return correctWith(m_config, costs, ctx, start, modelDir);
+}
+
 ExperimentOutput SyntheticState::recorrect(const CostMatrix& costs, const nlohmann::json& settings,
                                            const JobContext& ctx)
 {
     SyntheticConfig asked;
     applySettings(*m_bindings, settings, asked);
-    m_config.correction = asked.correction;
-    m_config.threads = asked.threads;
-    m_config.device = asked.device;
+    SyntheticConfig next = m_config;
+    next.correction = asked.correction;
+    next.threads = asked.threads;
+    next.device = asked.device;
     // The record names what the table was made with: q's new settings, the cache's rest.
-    if (m_config.table)
-        m_config.recordSettings = settingValues(*m_bindings, m_config);
-    return recorrect(costs, ctx);
+    if (next.table)
+        next.recordSettings = settingValues(*m_bindings, next);
+    return correctWith(std::move(next), costs, ctx, std::chrono::steady_clock::now(), {});
 }
 
-ExperimentOutput SyntheticState::correct(const CostMatrix& costs, const JobContext& ctx,
-                                         std::chrono::steady_clock::time_point start, const std::string& modelDir)
+ExperimentOutput SyntheticState::correctWith(SyntheticConfig next, const CostMatrix& costs, const JobContext& ctx,
+                                             std::chrono::steady_clock::time_point start, const std::string& modelDir)
 {
-    costs.validateFor(static_cast<int>(classCount(m_config)));
-    m_config.costs = costs;
+    costs.validateFor(static_cast<int>(classCount(next)));
+    next.costs = costs;
     TaskPlan plan;
-    for (const auto& t : syntheticPlan(m_config))
+    for (const auto& t : syntheticPlan(next))
         if (t.task.stage == kCorrectionStage)
             plan.push_back(t);
     ctx.declarePlan(plan, PlanProgress::Order::Parallel);
@@ -80,22 +87,24 @@ ExperimentOutput SyntheticState::correct(const CostMatrix& costs, const JobConte
     std::vector<ReplicateOutcome> outcomes(m_predictives.size());
     ObserverFactory observers;
     if (ctx.views && ctx.views->syntheticCorrecting)
-        observers = [this, &ctx](const SyntheticPredictive& p) -> CorrectionObserver {
-            return [this, &ctx, &p](const CorrectionStep& step, MlpImpl& q) {
-                showView(ctx, &RunViews::syntheticCorrecting, SyntheticCorrecting{m_config, p, step, q});
+        observers = [&next, &ctx](const SyntheticPredictive& p) -> CorrectionObserver {
+            return [&next, &ctx, &p](const CorrectionStep& step, MlpImpl& q) {
+                showView(ctx, &RunViews::syntheticCorrecting, SyntheticCorrecting{next, p, step, q});
             };
         };
     auto corrections = correctAll(
-        m_config, m_predictives, costs, ctx, observers, [&](size_t i, const SyntheticCorrection& c) {
-            outcomes[i] = evaluateSynthetic(m_predictives[i], c, costs, m_config.selection, m_config.seed);
-            showView(ctx, &RunViews::syntheticCorrected, SyntheticCorrected{m_config, m_predictives[i], c, outcomes[i]});
+        next, m_predictives, costs, ctx, observers, [&](size_t i, const SyntheticCorrection& c) {
+            outcomes[i] = evaluateSynthetic(m_predictives[i], c, costs, next.selection, next.seed);
+            showView(ctx, &RunViews::syntheticCorrected, SyntheticCorrected{next, m_predictives[i], c, outcomes[i]});
         });
     if (!modelDir.empty())
         for (size_t i = 0; i < corrections.size(); ++i) {
             const std::string stem =
                 modelDir + "/" + methodName(outcomes[i].method) + "_r" + std::to_string(outcomes[i].replicate);
-            saveTaskNetworks(m_config, m_predictives[i], corrections[i], stem + "_q.pt", stem);
+            saveTaskNetworks(next, m_predictives[i], corrections[i], stem + "_q.pt", stem);
         }
+    // Only a finished correction replaces the last one: its q, costs and settings go together.
+    m_config = std::move(next);
     m_corrections = std::move(corrections);
     const auto result = tabulate(m_config, outcomes, secondsSince(start));
     return {syntheticJson(result), syntheticCsv(result), syntheticTable(result)};
@@ -131,6 +140,7 @@ ExperimentRun runSyntheticConfig(const SyntheticConfig& config, const JobContext
     for (const auto& p : predictives)
         showView(ctx, &RunViews::syntheticSampled, SyntheticSampled{config, p});
     auto state = std::make_shared<SyntheticState>(config, std::move(predictives), bindings);
+    showView(ctx, &RunViews::stateCached, std::shared_ptr<RecorrectionState>(state));
     ExperimentRun out;
     // The correction's plan would replace the run's: keep reporting into the run's.
     JobContext correcting = ctx;

@@ -52,6 +52,11 @@ public:
     std::vector<std::string> saveNetworks(int replicate, InferenceMethod method, const std::string& path) const;
 
 private:
+    /// The corrections under `costs` with `next` (the cached run's config, q's settings
+    /// perhaps changed); the state takes `next` only once every q is trained.
+    ExperimentOutput correctWith(SyntheticConfig next, const CostMatrix& costs, const JobContext& ctx,
+                                 std::chrono::steady_clock::time_point start, const std::string& modelDir);
+
     SyntheticConfig m_config;
     std::vector<SyntheticPredictive> m_predictives;
     std::vector<SyntheticCorrection> m_corrections;

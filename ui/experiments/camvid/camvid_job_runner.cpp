@@ -110,7 +110,12 @@ protected:
             throw std::runtime_error("no S cached: train CamVid first");
         Reporter reporter(this, recorrecting ? tr("re-correction") : tr("CamVid"),
                           recorrecting ? QStringLiteral(", re-corrected") : QString());
-        const RunViews shown = views(reporter);
+        RunViews shown = views(reporter);
+        // Kept once S and q are trained: a cancelled evaluation keeps them for re-correction.
+        shown.stateCached = [&](const std::shared_ptr<RecorrectionState>& state) {
+            m_state = state;
+            Q_EMIT cacheReady(QString::fromStdString(m_state->describe()), costs);
+        };
         JobContext ctx = reporter.context(cancelToken());
         ctx.views = &shown;
         ExperimentOutput output;
@@ -122,8 +127,10 @@ protected:
             auto run = lcs::runExperiment(ExperimentRegistry::global().get(kCamvidExperiment), settings.value<nlohmann::json>(),
                                           costs, ctx, {}, CoreShare::LeaveOneForGui);
             output = std::move(run.output);
-            m_state = std::move(run.cache);
-            Q_EMIT cacheReady(QString::fromStdString(m_state->describe()), costs);
+            if (run.cache != m_state) {
+                m_state = std::move(run.cache);
+                Q_EMIT cacheReady(QString::fromStdString(m_state->describe()), costs);
+            }
         }
         reporter.flush();
         Q_EMIT logMessage(QString::fromStdString(output.table).trimmed());

@@ -290,7 +290,9 @@ protected:
         };
         emit.log = [this](const QString& line) { Q_EMIT logMessage(line); };
         SyntheticViews live(emit, costs);
-        const RunViews shown = live.views();
+        RunViews shown = live.views();
+        // Kept as soon as it exists: a correction cancelled after sampling keeps the posteriors.
+        shown.stateCached = [&](const std::shared_ptr<RecorrectionState>& state) { keepState(state, request.settings); };
         const bool sampling = job != JobKind::Recorrect;
         ProgressChannel channel(this, sampling ? tr("sampling") : tr("correcting"));
         JobContext ctx = channel.context(cancelToken());
@@ -313,7 +315,10 @@ private:
     ExperimentOutput runOrSample(JobKind job, const SyntheticRequest& request, const CostMatrix& costs,
                                  const JobContext& ctx)
     {
-        m_state.reset();
+        if (m_state) {
+            m_state.reset();
+            Q_EMIT cacheDropped();
+        }
         const auto& entry = ExperimentRegistry::global().get(request.experiment.toStdString());
         auto settings = request.settings;
         // The window draws the decision regions whatever grid a session asks for.
@@ -322,19 +327,30 @@ private:
         ++runs;
         ExperimentOutput output;
         const auto* posterior = dynamic_cast<const PosteriorExperiment*>(&entry);
+        std::shared_ptr<RecorrectionState> state;
         if (job == JobKind::Sample && posterior) {
-            m_state = samplePosterior(*posterior, settings, costs, ctx, CoreShare::LeaveOneForGui);
+            state = samplePosterior(*posterior, settings, costs, ctx, CoreShare::LeaveOneForGui);
         } else {
             auto run = lcs::runExperiment(entry, settings, costs, ctx, {}, CoreShare::LeaveOneForGui);
             output = std::move(run.output);
-            m_state = std::move(run.cache);
+            state = std::move(run.cache);
         }
-        if (const auto* state = dynamic_cast<const SyntheticState*>(m_state.get()))
-            inferenceRuns += static_cast<int>(state->predictives().size());
-        emitView(&SyntheticJobRunner::posteriorReady, request.settings);
-        if (m_state)
-            Q_EMIT cacheReady(QString::fromStdString(m_state->describe()), m_state->costs());
+        if (state != m_state)  // a run that did not publish its state as it made it
+            keepState(state, request.settings);
         return output;
+    }
+
+    /// Keeps what a run left for re-correction and tells the page (the posterior's
+    /// settings, the cache's line and the matrix q is trained for).
+    void keepState(const std::shared_ptr<RecorrectionState>& state, const nlohmann::json& settings)
+    {
+        m_state = state;
+        if (!m_state)
+            return;
+        if (const auto* s = dynamic_cast<const SyntheticState*>(m_state.get()))
+            inferenceRuns += static_cast<int>(s->predictives().size());
+        emitView(&SyntheticJobRunner::posteriorReady, settings);
+        Q_EMIT cacheReady(QString::fromStdString(m_state->describe()), m_state->costs());
     }
 
     /// q re-trained on the cached predictive for `costs`, with q's settings from the request.
@@ -346,7 +362,7 @@ private:
         }
         if (auto* state = dynamic_cast<OwnPredictiveState*>(m_state.get()))
             return state->recorrect(costs, request.settings, ctx);
-        throw std::runtime_error("no posterior yet: run sampling first (Run > Sample Posterior Only)");
+        throw std::runtime_error("no posterior yet: run the experiment first (or Run > Sample Posterior Only)");
     }
 
 public:
