@@ -185,9 +185,7 @@ SyntheticConfig tabularConfigFrom(const nlohmann::json& settings, const std::opt
                 lo = std::min(lo, v);
                 hi = std::max(hi, v);
             }
-        const double pad = std::max(1e-6, (hi - lo) * 0.1);
-        config.data.boxMin = lo - pad;
-        config.data.boxMax = hi + pad;
+        setPlaneAround(config.data, lo, hi);
     }
     const int classes = static_cast<int>(t.classNames.size());
     config.costs = costs ? *costs : CostMatrix::zeroOne(classes, t.classNames);
@@ -197,6 +195,13 @@ SyntheticConfig tabularConfigFrom(const nlohmann::json& settings, const std::opt
     requireClassNames(config.costs, t.classNames, t.source);
     config.costs.validate();
     return config;
+}
+
+void setPlaneAround(SyntheticDataConfig& box, double lo, double hi)
+{
+    const double pad = std::max(1e-6, (hi - lo) * 0.1);
+    box.boxMin = lo - pad;
+    box.boxMax = hi + pad;
 }
 
 int windowRegionGrid(int requested)

@@ -33,6 +33,10 @@ const std::vector<BoundSetting<SyntheticConfig>>& tabularSettings();
 /// features, and `costs` (none: 0/1 costs over the table's classes) checked against it.
 SyntheticConfig tabularConfigFrom(const nlohmann::json& settings, const std::optional<CostMatrix>& costs);
 
+/// Sets `box` to the square plane over values from `lo` to `hi`, padded by a tenth of
+/// the range on each side: where a table's (or a user's X's) decision regions are drawn.
+void setPlaneAround(SyntheticDataConfig& box, double lo, double hi);
+
 /// The region grid a window draws with: `requested`, or the setting's window value (80)
 /// where a session asks for none (the command line's 0).
 int windowRegionGrid(int requested);

@@ -183,10 +183,7 @@ private:
     {
         SyntheticConfig plane;
         plane.gridResolution = windowRegionGrid(0);
-        const double lo = own.features.min().item<double>(), hi = own.features.max().item<double>();
-        const double pad = std::max(1e-6, (hi - lo) * 0.1);
-        plane.data.boxMin = lo - pad;
-        plane.data.boxMax = hi + pad;
+        setPlaneAround(plane.data, own.features.min().item<double>(), own.features.max().item<double>());
         return plane;
     }
 
