@@ -14,6 +14,7 @@
 namespace lcs {
 struct ModelSpec;
 class Experiment;
+struct ExperimentAction;
 }
 
 /// The lcstudio-cli commands that live outside cli_main.cpp, and the option sets that
@@ -22,7 +23,6 @@ namespace cli {
 
 /// `lcstudio-cli bench distill`: figures against the machine's own peak.
 int runBenchCommand(int argc, char** argv);
-int runCamvidCommand(int argc, char** argv);
 /// `lcstudio-cli sweep plan|run|collect` (app/cli_sweep.cpp).
 int runSweepCommand(int argc, char** argv);
 
@@ -38,20 +38,33 @@ struct ExperimentCommandLine {
     CommandOutputs outputs;
     bool quiet = false;
 };
-/// Parses it with `outputs`' flags; prints `help` and gives nothing for --help (or after
+/// What a command line of an experiment takes: its run's declaration, or an action's.
+struct CommandDeclaration {
+    std::string command;                     ///< "synthetic", "camvid eval": for messages
+    std::string action;                      ///< empty: the run (which may be written as a session)
+    std::vector<lcs::SettingSpec> settings;
+    std::vector<lcs::OutputSpec> outputs;
+    bool takesCosts = true;                  ///< --costs (and --preset / --referral where no setting is "preset")
+};
+CommandDeclaration runDeclaration(const lcs::Experiment& experiment);
+/// Parses it as `declared` says; prints `help` and gives nothing for --help (or after
 /// --write-session).
 std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Experiment& experiment, int argc,
                                                                 char** argv, int first,
-                                                                const std::vector<lcs::OutputSpec>& outputs,
+                                                                const CommandDeclaration& declared,
                                                                 const std::string& help);
 /// Runs a registered experiment from its declared settings plus --costs (or --preset),
 /// its declared outputs, --write-session and --quiet.
 int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** argv, int first = 2);
+/// `lcstudio-cli NAME run|ACTION ...` for an experiment with actions (camvid): the run, or
+/// one action from its declaration (ExperimentAction), through lcs::runExperimentAction.
+int runExperimentGroupCommand(const lcs::Experiment& experiment, int argc, char** argv);
 /// Runs `experiment` with checked `settings` (checkedSettings) through lcs::runExperiment
 /// (which configures the threads), its notes and progress on stderr, prints its table
 /// and writes its results: what every command that runs an experiment ends in.
 int executeExperiment(const lcs::Experiment& experiment, const nlohmann::json& settings,
-                      const std::optional<lcs::CostMatrix>& costs, const CommandOutputs& outputs, bool quiet);
+                      const std::optional<lcs::CostMatrix>& costs, const CommandOutputs& outputs, bool quiet,
+                      const lcs::ExperimentAction* action = nullptr);
 /// The whole command line (argv[1] is the command); returns the exit status. Every
 /// error is caught and reported on stderr.
 int runCli(int argc, char** argv);

@@ -73,21 +73,35 @@ std::string experimentIntro(const lcs::Experiment& experiment)
     return "lcstudio-cli " + experiment.command() + " - " + experiment.title() + "\n\n" + experiment.description();
 }
 
+CommandDeclaration runDeclaration(const lcs::Experiment& experiment)
+{
+    return {experiment.command(), "", experiment.settings(), experiment.outputs(), true};
+}
+
+CommandDeclaration actionDeclaration(const lcs::Experiment& experiment, const lcs::ExperimentAction& action)
+{
+    return {experiment.name() + " " + action.name, action.name, action.settings, action.outputs, action.takesCosts};
+}
+
 std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Experiment& experiment, int argc,
                                                                 char** argv, int first,
-                                                                const std::vector<lcs::OutputSpec>& outputs,
+                                                                const CommandDeclaration& declared,
                                                                 const std::string& help)
 {
-    const auto specs = experiment.settings();
+    const auto& specs = declared.settings;
+    const auto& outputs = declared.outputs;
+    const bool isRun = declared.action.empty();  // a run's settings can be a session
     auto own = outputFlagSpecs(outputs);
-    own.push_back({"--costs", true});
-    if (takesCostPreset(experiment)) {
+    if (declared.takesCosts)
+        own.push_back({"--costs", true});
+    if (declared.takesCosts && takesCostPreset(experiment)) {
         own.push_back({"--preset", true});
         own.push_back({"--referral", true});
     }
     own.push_back({"--quiet", false});
-    own.push_back(kWriteSessionFlag);
-    const auto parsed = parseFlags(argc, argv, first, experiment.command(), specs, own);
+    if (isRun)
+        own.push_back(kWriteSessionFlag);
+    const auto parsed = parseFlags(argc, argv, first, declared.command, specs, own);
     if (parsed.help) {
         std::fputs(help.c_str(), stdout);
         return std::nullopt;
@@ -113,7 +127,7 @@ std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Exper
         if (!referral || *referral < 0)
             throw UsageError("--referral: \"" + it->second.substr(0, 40) + "\" is not a number >= 0");
     }
-    out.settings = lcs::checkedSettings(specs, parsed.settings, experiment.name());
+    out.settings = lcs::checkedSettings(specs, parsed.settings, declared.command);
     if (referral) {
         if (!out.costs) {
             out.costs = experiment.defaultCosts(out.settings);
@@ -150,9 +164,9 @@ std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Exper
     }
     if (parsed.settings.contains("device"))
         checkDeviceFlag(out.settings.at("device").get<std::string>());
-    auto inputs = experiment.inputPaths(out.settings);
+    auto inputs = experiment.inputPaths(out.settings, specs);
     inputs.push_back({"--costs", out.costsPath, lcs::PathKind::File});
-    if (writeSessionInstead(experiment, parsed.values, out.settings, out.costs, inputs))
+    if (isRun && writeSessionInstead(experiment, parsed.values, out.settings, out.costs, inputs))
         return std::nullopt;
     out.outputs = CommandOutputs(outputs, parsed.values, inputs);
     out.quiet = parsed.switches.count("--quiet") > 0;
@@ -163,14 +177,63 @@ int runExperimentCommand(const lcs::Experiment& experiment, int argc, char** arg
 {
     const std::string help = experimentIntro(experiment) + "\nOptions (the experiment's settings):\n" +
                              lcs::settingsHelp(experiment.settings()) + "\n" + filesHelp(experiment);
-    const auto line = parseExperimentCommandLine(experiment, argc, argv, first, experiment.outputs(), help);
+    const auto line = parseExperimentCommandLine(experiment, argc, argv, first, runDeclaration(experiment), help);
     if (!line)
         return kExitOk;
     return executeExperiment(experiment, line->settings, line->costs, line->outputs, line->quiet);
 }
 
+namespace {
+
+/// "lcstudio-cli camvid - ..." with the run and every action, one line each.
+std::string groupHelp(const lcs::Experiment& experiment)
+{
+    std::string out = "lcstudio-cli " + experiment.name() + " - " + experiment.title() + "\n\nUsage:\n";
+    out += lcs::helpEntry("  lcstudio-cli " + experiment.command() + " [options]",
+                          "train, decide and score in memory (what the window runs)");
+    for (const auto& action : experiment.actions())
+        out += lcs::helpEntry("  lcstudio-cli " + experiment.name() + " " + action.name + " [options]", action.summary);
+    return out + "\nRun \"lcstudio-cli " + experiment.name() + " ACTION --help\" for an action's options.\n";
+}
+
+int runActionCommand(const lcs::Experiment& experiment, const lcs::ExperimentAction& action, int argc, char** argv,
+                     int first)
+{
+    std::string files;
+    if (action.takesCosts)
+        files = lcs::helpEntry("  --costs FILE", action.costsHelp.empty() ? experiment.costsHelp() : action.costsHelp);
+    const std::string help = "lcstudio-cli " + experiment.name() + " " + action.name + " - " + action.summary +
+                             "\n\n" + action.description + "\nOptions:\n" + lcs::settingsHelp(action.settings) +
+                             "\n" + filesAndOutputHelp(files, action.outputs);
+    const auto line =
+        parseExperimentCommandLine(experiment, argc, argv, first, actionDeclaration(experiment, action), help);
+    if (!line)
+        return kExitOk;
+    return executeExperiment(experiment, line->settings, line->costs, line->outputs, line->quiet, &action);
+}
+
+} // namespace
+
+int runExperimentGroupCommand(const lcs::Experiment& experiment, int argc, char** argv)
+{
+    const std::string sub = argc > 2 ? argv[2] : "";
+    if (sub.empty() || sub == "--help" || sub == "-h") {
+        std::fputs(groupHelp(experiment).c_str(), sub.empty() ? stderr : stdout);
+        return sub.empty() ? kExitUsage : kExitOk;
+    }
+    if (sub == "run")
+        return runExperimentCommand(experiment, argc, argv, 3);
+    if (const auto action = lcs::findAction(experiment, sub))
+        return runActionCommand(experiment, *action, argc, argv, 3);
+    std::string names = "run";
+    for (const auto& action : experiment.actions())
+        names += ", " + action.name;
+    throw UsageError(experiment.name() + ": unknown action \"" + sub.substr(0, 40) + "\" (" + names + ")");
+}
+
 int executeExperiment(const lcs::Experiment& experiment, const nlohmann::json& settings,
-                      const std::optional<lcs::CostMatrix>& costs, const CommandOutputs& outputs, bool quiet)
+                      const std::optional<lcs::CostMatrix>& costs, const CommandOutputs& outputs, bool quiet,
+                      const lcs::ExperimentAction* action)
 {
     ProgressLines lines(quiet);
     std::mutex linesMutex;  // an experiment may report from several threads
@@ -188,9 +251,10 @@ int executeExperiment(const lcs::Experiment& experiment, const nlohmann::json& s
             std::fprintf(stderr, "%s\n", line.c_str());
     };
     lcs::OutputPaths paths;
-    for (const auto& spec : experiment.outputs())
+    for (const auto& spec : action ? action->outputs : experiment.outputs())
         paths[spec.name] = outputs.path(spec.name);
-    const auto run = lcs::runExperiment(experiment, settings, costs, ctx, paths);
+    const auto run = action ? lcs::runExperimentAction(experiment, action->name, settings, costs, ctx, paths)
+                            : lcs::runExperiment(experiment, settings, costs, ctx, paths);
     lines.finish();
     std::fputs(run.output.table.c_str(), stdout);
     outputs.writeResults(run.output.json, run.output.csv);

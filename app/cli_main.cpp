@@ -73,9 +73,14 @@ std::string topHelp()
         if (usage.size() >= 23)  // a long usage: its help on a line of its own
             out.insert(out.size() - what.size() - 2, "\n" + std::string(37, ' '));
     };
-    for (const auto* e : lcs::ExperimentRegistry::global().all())
+    for (const auto* e : lcs::ExperimentRegistry::global().all()) {
         line(e->command() + " [options]", e->title());
-    line("camvid train|eval|fps|correct", "CamVid on saved models (SegNet, IoU, overlays, frames/s)");
+        std::string actions;
+        for (const auto& action : e->actions())
+            actions += (actions.empty() ? "" : "|") + action.name;
+        if (!actions.empty())
+            line(e->name() + " " + actions, "its actions (see lcstudio-cli " + e->name() + " --help)");
+    }
     line("run SESSION", "replay a session saved by the window");
     line("sweep plan|run|collect", "a session over a grid of settings, local or on Slurm");
     line("decide [options]", "decisions from a saved network (q, S, MAP, any exported classifier)");
@@ -563,8 +568,6 @@ int cli::runCli(int argc, char** argv)
             return runCheckCommand(argc, argv);
         if (command == "run")
             return runSessionCommand(argc, argv);
-        if (command == lcs::kCamvidExperiment)
-            return runCamvidCommand(argc, argv);
         if (command == "bench")
             return runBenchCommand(argc, argv);
         if (command == "sweep")
@@ -572,7 +575,8 @@ int cli::runCli(int argc, char** argv)
         if (command == "presets")
             return runPresetsCommand(argc, argv);
         if (const auto* experiment = lcs::ExperimentRegistry::global().find(command))
-            return runExperimentCommand(*experiment, argc, argv);
+            return experiment->actions().empty() ? runExperimentCommand(*experiment, argc, argv)
+                                                 : runExperimentGroupCommand(*experiment, argc, argv);
         throw UsageError("unknown command \"" + command + "\" (see lcstudio-cli --help)");
     } catch (const lcs::InputError& e) {  // UsageError included
         std::fprintf(stderr, "lcstudio-cli: %s\n", e.what());

@@ -403,6 +403,9 @@ expect 2 "setting --replicates: \"0\"" -- run "$f/results_badset.json"
 expect 2 "setting --replicates: \"0\"" -- check "$f/results_badset.json"
 expect 2 "results_costs.json (its run record) (cost_matrix)" -- run "$f/results_costs.json"
 expect 2 "missing field \"cost_matrix\"" -- check "$f/results_nocosts.json"
+# An action's results (camvid eval on a model folder) are no session of a run.
+printf '{"run": {"experiment": "camvid", "action": "eval", "settings": {}, "cost_matrix": {"costs": [[0, 1], [1, 0]]}}}' > "$f/results_action.json"
+expect 2 "field \"action\" is \"eval\": the record of an action on saved models" -- run "$f/results_action.json"
 
 # ---------------------------------------------------------------- help texts (each parser checks its help names every flag)
 expect 0 "--warm-start-steps" -- synthetic --help
@@ -415,36 +418,37 @@ expect 0 "--point X,Y" -- decide --help
 expect 0 "--data D" -- run --help
 
 # ---------------------------------------------------------------- camvid flags and data
-expect 0 "--overlays DIR" -- camvid --help
-expect 2 "unknown subcommand" -- camvid predict
-expect 2 "--data DIR and --out MODEL_DIR are required" -- camvid train --data "$d/camvid_good"
+expect 0 "lcstudio-cli camvid eval [options]" -- camvid --help
+expect 0 "--overlays DIR" -- camvid eval --help
+expect 2 "unknown action \"predict\" (run, train, correct, eval, fps)" -- camvid predict
+expect 2 "camvid train: --out MODEL_DIR is required" -- camvid train --data "$d/camvid_good"
 expect 2 "unknown method \"sgld\"" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --methods sgld
 expect 2 "listed twice" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --methods ours,ours
 expect 2 "unknown option \"--model\"" -- camvid train --data "$d/camvid_good" --model x
 expect 2 "has no label image" -- camvid train --data "$d/camvid_pair" --out "$tmp/m" --quiet
-expect 2 "label 12 at pixel" -- camvid train --data "$d/camvid_range" --split val --out "$tmp/m" --quiet
-expect 2 "split \"test\" not found" -- camvid train --data "$d/camvid_good" --split test --out "$tmp/m" --quiet
+expect 2 "label 12 at pixel" -- camvid train --data "$d/camvid_range" --train-split val --out "$tmp/m" --quiet
+expect 2 "split \"test\" not found" -- camvid train --data "$d/camvid_good" --train-split test --out "$tmp/m" --quiet
 expect 2 "no such folder" -- camvid eval --data "$d/camvid_good" --model "$tmp/none"
 expect 2 "camvid.json" -- camvid eval --data "$d/camvid_good" --model "$d"
 expect 2 "--ensemble: 2.5 is not a whole number" -- camvid fps --model "$d" --ensemble 1,2.5
 expect 2 "--passes: \"0\"" -- camvid eval --data "$d/camvid_good" --model "$d" --passes 0
-expect 2 "--data DIR and --model MODEL_DIR are required" -- camvid correct --data "$d/camvid_good"
-expect 2 "--decision-step: \"greedy\" is not joint or coordinate" -- camvid correct --data "$d/camvid_good" --model "$d" --decision-step greedy
+expect 2 "camvid correct: setting \"model\" is required" -- camvid correct --data "$d/camvid_good"
+expect 2 "--decision-step: \"greedy\" is not coordinate or joint" -- camvid correct --data "$d/camvid_good" --model "$d" --decision-step greedy
 expect 2 "--decision-step: \"greedy\"" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --decision-step greedy
 expect 2 "--class-balance: \"1.5\" is not a number in [0, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --class-balance 1.5
 expect 2 "--class-balance: \"-0.5\" is not a number in [0, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --class-balance -0.5
 expect 2 "--class-balance: \"half\" is not a number in [0, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --class-balance half
 expect 2 "--class-balance needs a value" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --class-balance
-expect 2 "--crop-scale: \"0.05\" is not a share in [0.1, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --crop-scale 0.05
-expect 2 "--crop-scale: \"1.2\" is not a share in [0.1, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --crop-scale 1.2
-expect 2 "--crop-scale: \"nan\" is not a share in [0.1, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --crop-scale nan
+expect 2 "--crop-scale: \"0.05\" is not a number in [0.1, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --crop-scale 0.05
+expect 2 "--crop-scale: \"1.2\" is not a number in [0.1, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --crop-scale 1.2
+expect 2 "--crop-scale: \"nan\" is not a number in [0.1, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --crop-scale nan
 expect 2 "--jitter: \"-0.1\" is not a number in [0, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --jitter -0.1
 expect 2 "--jitter: \"2\" is not a number in [0, 1]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --jitter 2
 expect 2 "--jitter needs a value" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --jitter
-expect 2 "--held-out: \"0.7\" is not a share in [0, 0.5]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --held-out 0.7
-expect 2 "--held-out: \"nan\" is not a share in [0, 0.5]" -- camvid correct --data "$d/camvid_good" --model "$tmp/m" --held-out nan
-expect 2 "--correction-lr: \"-1\" is not a learning rate in [0, 10]" -- camvid correct --data "$d/camvid_good" --model "$tmp/m" --correction-lr -1
-expect 2 "--calibration-noise: \"1e999\" is not a standard deviation in [0, 10]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --calibration-noise 1e999
+expect 2 "--held-out: \"0.7\" is not a number in [0, 0.5]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --held-out 0.7
+expect 2 "--held-out: \"nan\" is not a number in [0, 0.5]" -- camvid correct --data "$d/camvid_good" --model "$tmp/m" --held-out nan
+expect 2 "--correction-lr: \"-1\" is not a number in [0, 10]" -- camvid correct --data "$d/camvid_good" --model "$tmp/m" --correction-lr -1
+expect 2 "--calibration-noise: \"1e999\" is not a number in [0, 10]" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --calibration-noise 1e999
 expect 2 "--correction-epochs: \"2.5\" is not an integer in 0..100000" -- camvid correct --data "$d/camvid_good" --model "$tmp/m" --correction-epochs 2.5
 expect 2 "no such folder (--model)" -- camvid correct --data "$d/camvid_good" --model "$tmp/none" --quiet
 expect 2 "camvid.json" -- camvid correct --data "$d/camvid_good" --model "$d" --quiet
@@ -459,7 +463,7 @@ cvs() {  # cvs NAME SETTINGS [MATRIX]
   session "$1" "{$v2, \"experiment\": \"camvid\", \"settings\": $2, \"cost_matrix\": ${3:-$twelve}}"
 }
 cvs cv_good "{\"data\": \"$d/camvid_good\", \"preset\": \"demo\", \"max_train\": 4, \"max_eval\": 2, \"mc_dropout\": true, \"seed\": 7}"
-cvs cv_preset "{\"data\": \"$d/camvid_good\", \"preset\": \"paper\"}"
+cvs cv_preset "{\"data\": \"$d/camvid_good\", \"preset\": \"huge\"}"
 cvs cv_train_negative "{\"data\": \"$d/camvid_good\", \"max_train\": -5}"
 cvs cv_eval_negative "{\"data\": \"$d/camvid_good\", \"max_eval\": -1}"
 cvs cv_nodata "{\"preset\": \"demo\"}"
@@ -473,8 +477,8 @@ session cv_v1 "{\"format\": \"lcstudio-session\", \"version\": 1, \"experiment\"
 expect 0 "session: camvid (data " -- check "$f/cv_good.lcsession"
 expect 0 "max_eval 2, mc_dropout true, measure_fps false, seed 7" -- check "$f/cv_good.lcsession"
 expect 0 "max_train 4, max_eval 2" -- check "$f/cv_v1.lcsession"
-expect 2 "setting --preset: \"paper\" is not demo or cpu" -- check "$f/cv_preset.lcsession"
-expect 2 "setting --preset: \"paper\" is not demo or cpu" -- run "$f/cv_preset.lcsession" --quiet
+expect 2 "setting --preset: \"huge\" is not one of demo, cpu, paper" -- check "$f/cv_preset.lcsession"
+expect 2 "setting --preset: \"huge\" is not one of demo, cpu, paper" -- run "$f/cv_preset.lcsession" --quiet
 expect 2 "setting --max-train: \"-5\"" -- check "$f/cv_train_negative.lcsession"
 expect 2 "setting --max-train: \"-5\"" -- run "$f/cv_train_negative.lcsession" --quiet
 expect 2 "setting --max-eval: \"-1\"" -- run "$f/cv_eval_negative.lcsession" --quiet
@@ -610,8 +614,8 @@ expect 2 "is not in $s2/cv_abs" -- check "$s2/cv_abs"
 printf '../outside/a.png ../outside/a.png\n' > "$s2/cv_up/val.txt"
 expect 2 "leaves the data folder" -- check "$s2/cv_up"
 # A model folder is one run's; its methods are checked against the sidecars.
-expect 0 "cw_sgd" -- camvid train --data "$d/camvid_good" --out "$s2/m" --preset cpu --max-frames 1 --epochs 1 --methods cw_sgd,sghmc_s --quiet
-keeps "$s2/m/camvid.json" 2 "already holds a CamVid model (camvid.json)" -- camvid train --data "$d/camvid_good" --out "$s2/m" --preset cpu --max-frames 1 --epochs 1 --methods cw_sgd --quiet
+expect 0 "cw_sgd" -- camvid train --data "$d/camvid_good" --out "$s2/m" --preset cpu --max-train 1 --epochs 1 --methods cw_sgd,sghmc_s --quiet
+keeps "$s2/m/camvid.json" 2 "already holds a CamVid model (camvid.json)" -- camvid train --data "$d/camvid_good" --out "$s2/m" --preset cpu --max-train 1 --epochs 1 --methods cw_sgd --quiet
 expect 0 "every network matches its sidecar" -- check "$s2/m"
 cp -r "$s2/m" "$s2/swapped"
 python3 - "$s2/swapped/camvid.json" <<'PY'

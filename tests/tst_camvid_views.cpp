@@ -617,6 +617,90 @@ private Q_SLOTS:
         QVERIFY(r.hasCache() && page->canSaveModel());
     }
 
+    /// train, correct, eval and fps are the entry's actions on one model folder: their
+    /// settings come from the one declaration, and each result records them so that
+    /// they check again as that action's.
+    void actionsActOnOneModelFolder()
+    {
+        const auto& entry = ExperimentRegistry::global().get(kCamvidExperiment);
+        auto settingsFor = [](const char* action, const nlohmann::json& given) {
+            return checkedSettings(camvidActionSettings(action), given, action);
+        };
+        auto recordChecksAgain = [](const char* action, const std::string& json) {
+            const auto run = nlohmann::json::parse(json).at("run");
+            QCOMPARE(run.at("action").get<std::string>(), std::string(action));
+            QVERIFY2(checkedSettings(camvidActionSettings(action), run.at("settings"), action) == run.at("settings"),
+                     run.dump().c_str());
+        };
+        const QString dir = m_tmp.path() + "/models-actions";
+        const auto train = settingsFor("train", {{"data", m_data.toStdString()},
+                                                 {"methods", {"mc_dropout", "cw_sgd", "sghmc_s", "ours"}},
+                                                 {"seed", 5}});
+        ExperimentRun trained;
+        QCOMPARE(thrown([&] {
+                     trained = runExperimentAction(entry, "train", train, std::nullopt, {}, {{"out", dir.toStdString()}});
+                 }),
+                 QString());
+        recordChecksAgain("train", trained.output.json);
+        QVERIFY2(trained.output.table.find("saved ours: " + dir.toStdString() + "/ours.pt") != std::string::npos,
+                 trained.output.table.c_str());
+        QCOMPARE(QDir(dir).entryList({"*.pt"}, QDir::Files, QDir::Name),
+                 (QStringList{"cw_sgd.pt", "mc_dropout.pt", "ours.pt", "sghmc_s.pt"}));
+        // The same folder again: refused before any training, the folder as it was.
+        QVERIFY(thrown([&] { runExperimentAction(entry, "train", train, std::nullopt, {}, {{"out", dir.toStdString()}}); })
+                    .contains("already holds a CamVid model"));
+
+        // correct: q re-trained for an edited matrix, which its sidecar then records.
+        auto edited = costPreset("camvid");
+        edited.set(8, 3, 3.0);
+        ExperimentRun corrected;
+        const auto correct = settingsFor("correct", {{"data", m_data.toStdString()}, {"model", dir.toStdString()}});
+        QCOMPARE(thrown([&] { corrected = runExperimentAction(entry, "correct", correct, edited, {}); }), QString());
+        recordChecksAgain("correct", corrected.output.json);
+        QCOMPARE(loadClassifier((dir + "/ours.pt").toStdString()).info.costs, camvidDecisionCosts(edited));
+
+        // eval: the figures evaluateCamvid gives for the folder, recorded as the action's,
+        // under a matrix other than the one q was trained for (which eval takes by default).
+        auto scored = costPreset("camvid");
+        scored.set(0, 3, 2.0);
+        ExperimentRun evaluated;
+        const auto eval = settingsFor("eval", {{"data", m_data.toStdString()}, {"model", dir.toStdString()}, {"passes", 3}});
+        QCOMPARE(thrown([&] { evaluated = runExperimentAction(entry, "eval", eval, scored, {}); }), QString());
+        recordChecksAgain("eval", evaluated.output.json);
+        CamvidEvalConfig direct;
+        direct.data = m_data.toStdString();
+        direct.modelDir = dir.toStdString();
+        direct.costs = scored;
+        direct.mcPasses = 3;
+        const auto expected = evaluateCamvid(direct, {});
+        // Every row the same but MC dropout's, whose passes are random (and drawn per
+        // thread: the action runs under the thread policy): there, the same columns.
+        auto lines = [](const std::string& csv) {
+            QStringList out = QString::fromStdString(csv).split('\n');
+            for (auto& line : out)
+                if (line.startsWith("mc_dropout,"))
+                    line = line.section(',', 0, 1) + QString(",").repeated(line.count(','));
+            return out;
+        };
+        QCOMPARE(lines(evaluated.output.csv), lines(camvidEvalCsv(expected)));
+        // Its results are no session of the run: refused, naming the action.
+        QVERIFY(thrown([&] { sessionFromJson(evaluated.output.json, "eval.json", sessionCatalogue()); })
+                    .contains("the record of an action"));
+
+        // fps: the folder's MC-dropout net at each ensemble size against one pass of q.
+        ExperimentRun timed;
+        const auto fps = settingsFor("fps", {{"model", dir.toStdString()}, {"ensemble", {1, 2}}, {"fps_frames", 2}});
+        QCOMPARE(thrown([&] { timed = runExperimentAction(entry, "fps", fps, std::nullopt, {}); }), QString());
+        const auto figures = nlohmann::json::parse(timed.output.json);
+        QCOMPARE(figures.at("ensemble").size(), size_t(2));
+        QVERIFY(figures.at("q_fps").get<double>() > 0);
+        QVERIFY(thrown([&] { runExperimentAction(entry, "fps", settingsFor("fps", {{"model", dir.toStdString()},
+                                                                                 {"ensemble", {1, 2.5}}}),
+                                                 std::nullopt, {}); })
+                    .contains("--ensemble: 2.5 is not a whole number"));
+        QVERIFY(thrown([&] { runExperimentAction(entry, "deploy", fps, std::nullopt, {}); }).contains("no action"));
+    }
+
     void badFolderLeavesTheLastRunOnScreen()
     {
         auto& r = *camvidRunner(*m_window);

@@ -22,6 +22,7 @@
 #include "decision/decisions.h"
 #include "io/model_io.h"
 #include "experiments/experiment.h"
+#include "experiments/camvid_experiment.h"
 #include "experiments/experiment_names.h"
 #include "experiments/image_experiment_support.h"
 #include "io/session_file.h"
@@ -130,12 +131,13 @@ private Q_SLOTS:
         QVERIFY(back.costs == s.costs);
         QCOMPARE(back.costs.at(8, 3), 4.5);
         QVERIFY(sessionToJson(s).find("\"version\": 2") != std::string::npos);
-        // Without preset and mc_dropout: the declared defaults (demo, no MC dropout).
+        // Without preset and mc_dropout: the declared defaults (cpu, as for every CamVid
+        // action; the window's form starts at demo; no MC dropout).
         const auto minimal = sessionFromJson(
             R"({"format": "lcstudio-session", "version": 2, "experiment": "camvid", "settings": {"data": "d"}, "cost_matrix": )" +
                 costMatrixToJson(costPreset("camvid")) + "}",
             "m.lcsession", catalogue);
-        QCOMPARE(minimal.settings.at("preset").get<std::string>(), std::string("demo"));
+        QCOMPARE(minimal.settings.at("preset").get<std::string>(), std::string("cpu"));
         QCOMPARE(minimal.settings.at("mc_dropout").get<bool>(), false);
         QCOMPARE(minimal.settings.at("measure_fps").get<bool>(), false);  // the command line's default
         QVERIFY(minimal.settings.at("max_train").is_null());  // the preset's, decided at run time
@@ -223,8 +225,13 @@ private Q_SLOTS:
         QVERIFY(spec(corruption, "width").presetValues == nlohmann::json({{"cpu", {{"colour", 8}}},
                                                                          {"paper", {{"colour", 64}}}}));
         const auto camvid = ExperimentRegistry::global().get(kCamvidExperiment).settings();
-        QCOMPARE(presetValuesText(spec(camvid, "max_train")), std::string("cpu 120; demo 60"));
-        QCOMPARE(presetValuesText(spec(camvid, "max_eval")), std::string("cpu all; demo 24"));
+        QCOMPARE(presetValuesText(spec(camvid, "max_train")), std::string("cpu all; demo 60; paper all"));
+        QCOMPARE(presetValuesText(spec(camvid, "max_eval")), std::string("cpu all; demo 24; paper all"));
+        // Every action's settings come from the one declaration: the same spec in each.
+        for (const char* action : {"train", "correct"})
+            QVERIFY(spec(camvidActionSettings(action), "max_train").presetValues == spec(camvid, "max_train").presetValues);
+        QCOMPARE(presetValuesText(spec(camvidActionSettings("train"), "epochs")), std::string("cpu 40; demo 30; paper 160"));
+        QCOMPARE(presetValuesText(spec(camvidActionSettings("train"), "held_out")), std::string("cpu 0.1; demo 0; paper 0"));
     }
 
     void badCamvidSessionsNameTheField_data()
@@ -232,7 +239,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("settings");
         QTest::addColumn<int>("classes");
         QTest::addColumn<QString>("fragment");
-        QTest::newRow("preset") << R"({"data": "d", "preset": "paper"})" << 12 << R"(setting --preset: "paper" is not demo or cpu)";
+        QTest::newRow("preset") << R"({"data": "d", "preset": "huge"})" << 12 << R"(setting --preset: "huge" is not one of demo, cpu, paper)";
         QTest::newRow("negative training frames") << R"({"data": "d", "max_train": -1})" << 12 << R"(setting --max-train: "-1")";
         QTest::newRow("negative validation frames") << R"({"data": "d", "max_eval": -3})" << 12 << R"(setting --max-eval: "-3")";
         QTest::newRow("no data") << R"({"preset": "cpu"})" << 12 << R"(setting "data" is required)";

@@ -110,6 +110,12 @@ SessionData sessionFromJson(const std::string& text, const std::string& source, 
     // repeats it: its experiment, declared settings and cost matrix, checked as a session's.
     if (j.is_object() && !j.contains("format") && j.contains("run") && j["run"].is_object()) {
         const JsonObjectReader run(j["run"], source + " (run)");
+        // An action's figures (camvid eval on a model folder) are not a run of the
+        // experiment: its settings are the action's, which a session does not hold.
+        if (run.has("action"))
+            run.fail("action", "is " + jsonExcerpt(run.require("action")) +
+                                   ": the record of an action on saved models, not of a run; repeat it with "
+                                   "lcstudio-cli EXPERIMENT ACTION and the settings under run.settings");
         nlohmann::json session{{"format", kFormat}, {"version", kSessionVersion}};
         for (const char* field : {"experiment", "settings", "cost_matrix"})
             session[field] = run.require(field);

@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <utility>
 
 #include <torch/torch.h>
 
 #include "camvid_reader.h"
+#include "core/atomic_file.h"
 #include "core/input_error.h"
 #include "core/threads.h"
 #include "experiments/run_views.h"
@@ -86,8 +88,77 @@ CamvidFpsResult measureFps(const CamvidWindowCache& cache, const JobContext& ctx
     return fps;
 }
 
+/// train, correct, eval and fps: what each does and writes. Their settings come from
+/// the one declaration (camvidActionSettings).
+std::vector<ExperimentAction> camvidActions()
+{
+    auto withJson = [](std::vector<OutputSpec> outputs, const char* what) {
+        outputs.push_back({"json", "FILE", PathKind::File, what});
+        return outputs;
+    };
+    std::vector<ExperimentAction> actions;
+    actions.push_back(
+        {"train", "train and save every method's network into a model folder",
+         "Trains the methods and saves each network (TorchScript, with a JSON sidecar) and the\n"
+         "manifest camvid.json (frame size, normalisation, networks) into the folder --out names,\n"
+         "all or nothing. Networks predict the 11 real classes; void pixels are left out of\n"
+         "losses and metrics. q (ours) trains on the training frames without their labels.\n",
+         camvidActionSettings("train"),
+         withJson({{"out", "DIR", PathKind::Folder, "the model folder to write (required; created, all files or none)"}},
+                  "write what was trained, with the run record, as JSON (atomically)"),
+         true});
+    actions.push_back({"correct", "re-train only q on the S a model folder holds (after a cost edit, say)",
+                       "Re-trains q on the S saved in --model (sghmc_s), on the frames of --train-split without\n"
+                       "their labels, under the cost table; replaces the folder's ours.pt and its sidecar.\n",
+                       camvidActionSettings("correct"),
+                       withJson({}, "write q's training record as JSON (atomically)"), true});
+    auto evalOutputs = resultsOutputs("one row per method and decision rule, with per-class IoU, as CSV (atomically)");
+    evalOutputs.push_back({"overlays", "DIR", PathKind::Folder,
+                           "write frame | truth | S | q | where they differ, one PNG per frame"});
+    actions.push_back({"eval", "per-class IoU, mIoU, pixel accuracy and decision cost of a model folder's networks",
+                       "Streams the frames of --eval-split one at a time through every network the folder\n"
+                       "holds (q's decisions are the corrected ones) and prints per-class IoU, mIoU, pixel\n"
+                       "accuracy and decision cost; each network's expected cost under its own predictive; S\n"
+                       "decided at the correction objective's optimum (a reference row); where q changed S's\n"
+                       "decisions, what each kind of change gained or lost on the labels, and q against S\n"
+                       "frame by frame with intervals. Without --costs, the matrix the folder's q was\n"
+                       "trained for.\n",
+                       camvidActionSettings("eval"), evalOutputs, true,
+                       "cost matrix (.json or .cost; 12 classes with void last, or the 11 real ones); default: "
+                       "the matrix the folder's q was trained for"});
+    actions.push_back({"fps", "frames per second of MC-dropout ensembles against q",
+                       "Times the folder's MC-dropout predictive (or S's dropout passes) at each ensemble size,\n"
+                       "one pass of q with its Bayes decision, and the raw network's forward pass, on random\n"
+                       "frames of the folder's size.\n",
+                       camvidActionSettings("fps"), withJson({}, "write the figures as JSON (atomically)"), false});
+    return actions;
+}
+
+/// The record of an action's figures: its settings as given (checked), the costs, the seed.
+RunRecord actionRecord(const std::string& action, const nlohmann::json& settings, const CostMatrix& costs,
+                       uint64_t seed)
+{
+    RunRecord record{kCamvidExperiment, costs, {}, settings, seed};
+    record.action = action;
+    return record;
+}
+
+/// The output `name` asked for, or "" when it was not.
+std::string outputPath(const OutputPaths& outputs, const std::string& name)
+{
+    const auto it = outputs.find(name);
+    return it == outputs.end() ? std::string() : it->second;
+}
+
+nlohmann::json heldOutJson(const CamvidHeldOutCheck& check)
+{
+    if (check.objective.empty())
+        return nullptr;
+    return {{"objective", check.objective}, {"kept_epoch", check.keptEpoch}};
+}
+
 /// The run's heading: data, preset, training time per network, q's collapse.
-std::string runHeading(const CamvidWindowChoices& choices, const CamvidWindowConfig& config, const CamvidWindowRun& run)
+std::string runHeading(const CamvidChoices& choices, const CamvidWindowConfig& config, const CamvidWindowRun& run)
 {
     char line[200];
     std::snprintf(line, sizeof line, "CamVid: %s preset, %lld training frames at %dx%d, seed %llu\n",
@@ -117,21 +188,27 @@ public:
                "every validation pixel with S and with q under the cost table and prints per-class\n"
                "IoU, mIoU and decision cost of both, and the pixels where they differ.\n";
     }
-    std::vector<SettingSpec> settings() const override { return specsOf(camvidWindowSettings()); }
+    std::vector<SettingSpec> settings() const override { return camvidActionSettings("run"); }
+    std::vector<ExperimentAction> actions() const override { return camvidActions(); }
     CostMatrix defaultCosts(const nlohmann::json&) const override { return costPreset("camvid"); }
     CostMatrix acceptedCosts(const CostMatrix& costs) const override
     {
         camvidDecisionCosts(costs);  // 12 x 12 (void last) or 11 x 11, no referral
         return costs;
     }
-    /// SegNet's convolutions gain from every core.
-    int intraOpThreads(const nlohmann::json&, int cores) const override { return cores; }
+    /// SegNet's convolutions gain from every core, unless the threads setting says otherwise.
+    int intraOpThreads(const nlohmann::json& settings, int cores) const override
+    {
+        const auto asked = settings.find("threads");
+        return asked != settings.end() && asked->is_number_integer() ? asked->get<int>() : cores;
+    }
 
     ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
                       const OutputPaths&) const override
     {
         const auto choices = choicesFrom(settings);
         auto config = configFor(choices);
+        config.declaredSettings = settings;
         const CostMatrix table = costs ? *costs : costPreset("camvid");
         config.train.costs = camvidDecisionCosts(table);  // refuses a matrix of the wrong size first
         checkCamvidData(config, /*training=*/true);
@@ -161,43 +238,158 @@ public:
         return out;
     }
 
+    ExperimentRun act(const std::string& action, const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
+                      const JobContext& ctx, const OutputPaths& outputs) const override
+    {
+        keepFrameBuffers();  // frames' activations stay in the heap between frames
+        ExperimentRun out;
+        if (action == "train")
+            out.output = trainModels(settings, costs, ctx, outputPath(outputs, "out"));
+        else if (action == "correct")
+            out.output = correctModels(settings, costs, ctx);
+        else if (action == "eval")
+            out.output = camvidOutput(evaluateFolder(settings, costs, ctx, outputPath(outputs, "overlays")), "");
+        else if (action == "fps")
+            out.output = measureFolder(settings);
+        else
+            return Experiment::act(action, settings, costs, ctx, outputs);
+        return out;
+    }
+
     CamvidEvalResult evaluateModels(const std::string& dir, const nlohmann::json& settings, const CostMatrix& costs,
                                     const JobContext& ctx) const override
     {
-        const auto config = configFor(choicesFrom(settings));
-        checkCamvidData(config, /*training=*/false);
-        const auto description = checkCamvidModelFolder(dir);
-        showView(ctx, &RunViews::camvidModelsOpened, CamvidModelsOpened{dir, description});
+        // The run's form names the data, preset and frames; the eval action's settings
+        // record them with the folder, so `camvid eval` repeats this evaluation.
+        auto asked = nlohmann::json::object();
+        for (const auto& spec : camvidActionSettings("eval"))
+            if (settings.contains(spec.name) && !settings.at(spec.name).is_null())
+                asked[spec.name] = settings.at(spec.name);
+        asked["model"] = dir;
+        const auto evalSettings = checkedSettings(camvidActionSettings("eval"), asked, "camvid eval");
         keepFrameBuffers();
+        return evaluateFolder(evalSettings, costs, ctx, "");
+    }
+
+private:
+    /// train: the networks into a new model folder, all files or none.
+    ExperimentOutput trainModels(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
+                                 const JobContext& ctx, const std::string& dir) const
+    {
+        if (dir.empty())
+            throw InputError("camvid train: --out MODEL_DIR is required (the model folder to write)");
+        // A model folder is one run's: training some methods into another run's folder
+        // would rewrite its camvid.json and orphan the networks it no longer lists.
+        if (std::error_code ec; std::filesystem::exists(dir + "/" + kCamvidManifestFile, ec))
+            throw InputError("--out: " + dir + " already holds a CamVid model (camvid.json); train into a new "
+                             "folder, or remove that one first");
+        auto config = configFor(choicesFrom(settings));
+        const CostMatrix table = costs ? *costs : costPreset("camvid");
+        config.train.costs = camvidDecisionCosts(table);
+        StagedFolder staged(dir);  // every network and the manifest, or nothing
+        const auto result = trainCamvid(config.train, staged.path(), ctx);
+        staged.commit();
+        // The text names the files where they are now, not where they were staged.
+        std::string text = camvidTrainText(result);
+        for (auto at = text.find(staged.path()); at != std::string::npos; at = text.find(staged.path(), at))
+            text.replace(at, staged.path().size(), dir);
+        nlohmann::json saved = nlohmann::json::object(), seconds = nlohmann::json::object();
+        for (const auto& [method, path] : result.saved)
+            saved[method] = std::filesystem::path(path).filename().string();
+        for (const auto& [method, s] : result.seconds)
+            seconds[method] = s;
+        const nlohmann::json json{{"experiment", kCamvidExperiment},
+                                  {"run", runRecordJson(actionRecord("train", settings, table, config.train.seed))},
+                                  {"model", dir},
+                                  {"frames", result.frames},
+                                  {"saved", saved},
+                                  {"seconds", seconds},
+                                  {"total_seconds", result.totalSeconds},
+                                  {"held_out", heldOutJson(result.heldOut)}};
+        return {json.dump(2) + "\n", {}, text};
+    }
+
+    /// correct: q re-trained on the folder's S, replacing its ours.pt.
+    ExperimentOutput correctModels(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
+                                   const JobContext& ctx) const
+    {
+        const auto choices = choicesFrom(settings);
+        auto config = configFor(choices);
+        const CostMatrix table = costs ? *costs : costPreset("camvid");
+        config.train.costs = camvidDecisionCosts(table);
+        const auto result = correctCamvidModels(config.train, choices.model, ctx);
+        char line[600];
+        std::snprintf(line, sizeof line, "q retrained on %lld unlabelled frames in %.1f s%s: %s\n",
+                      static_cast<long long>(result.frames), result.seconds,
+                      result.collapsed ? " (its decisions collapsed to one class)" : "", result.path.c_str());
+        const nlohmann::json json{{"experiment", kCamvidExperiment},
+                                  {"run", runRecordJson(actionRecord("correct", settings, table, config.train.seed))},
+                                  {"model", choices.model},
+                                  {"q", result.path},
+                                  {"frames", result.frames},
+                                  {"collapsed", result.collapsed},
+                                  {"seconds", result.seconds},
+                                  {"held_out", heldOutJson(result.heldOut)}};
+        return {json.dump(2) + "\n", {}, line + camvidHeldOutText(result.heldOut)};
+    }
+
+    /// eval: every network of the folder on the evaluation split, streaming; the frames
+    /// (where the folder holds S and q) go to the views; overlays where asked.
+    CamvidEvalResult evaluateFolder(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
+                                    const JobContext& ctx, const std::string& overlays) const
+    {
+        const auto choices = choicesFrom(settings);
+        const auto config = configFor(choices);
+        const auto description = checkCamvidModelFolder(choices.model);  // the folder first: no frame is read for a bad one
+        checkCamvidData(config, /*training=*/false);
+        showView(ctx, &RunViews::camvidModelsOpened, CamvidModelsOpened{choices.model, description});
         CamvidEvalConfig ec;
         ec.data = config.train.data;
         ec.split = config.evalSplit;
-        ec.modelDir = dir;
+        ec.modelDir = choices.model;
         ec.costs = costs;
+        ec.mcPasses = choices.passes;
         ec.maxFrames = config.maxEvalFrames;
         ec.device = config.train.device;
+        std::optional<StagedFolder> staged;  // every overlay, or none
+        if (!overlays.empty()) {
+            staged.emplace(overlays);
+            ec.overlayDir = staged->path();
+        }
         ctx.declarePlan({{TaskIdentity{"eval", std::nullopt, 0}, 1.0}});
         // Frames come only where the folder holds S and q: the viewer starts at the first.
         bool started = false;
-        const auto result = evaluateCamvid(ec, ctx, [&](const CamvidVisitedFrame& f) {
+        auto result = evaluateCamvid(ec, ctx, [&](const CamvidVisitedFrame& f) {
             if (!std::exchange(started, true))
                 showView(ctx, &RunViews::camvidEvaluating,
                          CamvidEvaluating{evaluatedFrames(ec.data, ec.split, ec.maxFrames)});
             showView(ctx, &RunViews::camvidFrame, f);
         });
+        if (staged)
+            staged->commit();
+        result.record.settings = settings;
         return result;
     }
 
-private:
-    static CamvidWindowChoices choicesFrom(const nlohmann::json& settings)
+    /// fps: the folder's networks timed on random frames of its size.
+    static ExperimentOutput measureFolder(const nlohmann::json& settings)
     {
-        CamvidWindowChoices choices;
-        applySettings(camvidWindowSettings(), settings, choices);
+        const auto choices = choicesFrom(settings);
+        const auto fps = camvidFramesPerSecond(
+            choices.model, choices.ensembles.empty() ? camvidFpsEnsembles() : choices.ensembles, choices.fpsFrames,
+            choices.device);
+        return {camvidFpsJson(fps), {}, camvidFpsTable(fps)};
+    }
+
+    static CamvidChoices choicesFrom(const nlohmann::json& settings)
+    {
+        CamvidChoices choices;
+        applySettings(camvidSettings(), settings, choices);
         return choices;
     }
-    CamvidWindowConfig configFor(const CamvidWindowChoices& choices) const
+    CamvidWindowConfig configFor(const CamvidChoices& choices) const
     {
-        auto config = camvidWindowConfigFor(choices);
+        auto config = camvidConfigFor(choices);
         if (m_providers.tune)
             m_providers.tune(config);
         return config;

@@ -433,22 +433,26 @@ std::vector<std::pair<std::string, std::string>> evaluatedRules(const std::map<s
     return order;
 }
 
-/// The evaluation's run record; its seed is the one the networks were trained with.
+/// The evaluation's run record; its seed is the one the networks were trained with. The
+/// declared settings are the caller's (the eval action's, camvid_entry.cpp); here what
+/// they resolved to.
 RunRecord evaluationRecord(const CamvidEvalConfig& config, const CamvidManifest& manifest, const CostMatrix& costs,
                            uint64_t trainingSeed)
 {
-    return {kCamvidExperiment,
-            costs,
-            {},
-            {{"data", config.data},
-             {"split", config.split},
-             {"model", config.modelDir},
-             {"height", manifest.height},
-             {"width", manifest.width},
-             {"max_frames", config.maxFrames},
-             {"mc_passes", config.mcPasses},
-             {"device", config.device}},
-            trainingSeed};
+    RunRecord record;
+    record.experiment = kCamvidExperiment;
+    record.action = "eval";
+    record.costs = costs;
+    record.seed = trainingSeed;
+    record.resolved = {{"data", config.data},
+                       {"split", config.split},
+                       {"model", config.modelDir},
+                       {"height", manifest.height},
+                       {"width", manifest.width},
+                       {"max_frames", config.maxFrames},
+                       {"mc_passes", config.mcPasses},
+                       {"device", config.device}};
+    return record;
 }
 
 } // namespace

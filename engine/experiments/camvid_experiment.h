@@ -276,34 +276,56 @@ struct CamvidWindowConfig {
     int64_t previewFrames = 3;        ///< validation frames previewed after each epoch of S and q (0: none)
     bool measureFps = false;          ///< after the evaluation, frames per second of ensembles against q
     CamvidPreviewSink preview;        ///< receives the previews on the job's thread; empty: none are made
-    /// The declared settings this config came from (camvidWindowConfigFor), recorded as
+    /// The declared settings this config came from (camvidConfigFor), recorded as
     /// the results' run.settings so that the file replays as a session; empty for a
     /// config built in code.
     nlohmann::json declaredSettings = nlohmann::json::object();
 
-    /// "demo" (90 x 120, 60 training frames: about a minute on one core) or "cpu"
-    /// (180 x 240, 120 frames: several minutes).
+    /// "demo" (90 x 120, 60 training frames, the light SegNet: about a minute on one core),
+    /// "cpu" (CamvidTrainConfig's cpu preset: 180 x 240, every frame) or "paper" (SegNet
+    /// at 360 x 480, the paper's schedules).
     static CamvidWindowConfig preset(const std::string& name);
 };
 
-/// What a user chooses for a window run, from the window's form or a session file.
-struct CamvidWindowChoices {
-    std::string preset = "demo";  ///< see CamvidWindowConfig::preset
+/// What a user chooses for any CamVid action (the run, or train / correct / eval / fps
+/// on a model folder), from the window's form, a command line or a session file. Each
+/// action reads the fields its declaration lists (camvidActionSettings).
+struct CamvidChoices {
+    std::string preset = "cpu";   ///< see CamvidWindowConfig::preset
     std::string data;             ///< a folder laid out like CamVid
-    int64_t maxFrames = 0;        ///< training frames; 0: the preset's
+    std::string model;            ///< a model folder, as train writes it (correct, eval and fps read it)
+    std::string trainSplit = "train";
+    std::string evalSplit = "val";
+    int64_t maxFrames = 0;        ///< training (and unlabelled) frames; 0: the preset's
     int64_t maxEvalFrames = 0;    ///< validation frames evaluated; 0: the preset's
-    bool mcDropout = false;       ///< also train an MC-dropout network
-    bool measureFps = false;      ///< measure frames per second after the evaluation
+    std::vector<std::string> methods;  ///< networks train trains; empty: the preset's
+    int epochs = 0;               ///< SGD epochs of mc_dropout and cw_sgd; 0: the preset's
+    std::optional<double> classBalance, cropScale, jitter;  ///< unset: the preset's
+    std::string decisionStep = "coordinate";  ///< how q's training picks decisions: coordinate or joint
+    std::optional<int> correctionEpochs;
+    std::optional<double> correctionLr, calibrationNoise, heldOut;
+    bool mcDropout = false;       ///< the run: also train an MC-dropout network
+    bool measureFps = false;      ///< the run: measure frames per second after the evaluation
+    int passes = 30;              ///< MC-dropout passes at test time (eval)
+    std::vector<int> ensembles;   ///< fps's ensemble sizes; empty: camvidFpsEnsembles()
+    int fpsFrames = 20;           ///< timed frames per ensemble size (fps)
+    int threads = 0;              ///< intra-op threads; 0: every physical core
     uint64_t seed = 0;
     std::string device = "cpu";
 };
 
-/// The preset with the choices applied (the window and `lcstudio-cli run` alike).
-CamvidWindowConfig camvidWindowConfigFor(const CamvidWindowChoices& choices);
+/// The preset with the choices applied: the run's config, whose `train` the train and
+/// correct actions take and whose data, evaluation split and frame cap eval reads.
+CamvidWindowConfig camvidConfigFor(const CamvidChoices& choices);
 
-/// The window run's settings, declared once: the registry's "camvid" entry, its command
-/// (`lcstudio-cli camvid run`), its session files and the window's form derive from them.
-const std::vector<BoundSetting<CamvidWindowChoices>>& camvidWindowSettings();
+/// CamVid's settings, declared once for every action: the registry's "camvid" entry and
+/// its actions, their commands (`lcstudio-cli camvid run|train|correct|eval|fps`), session
+/// files and the window's form derive from them.
+const std::vector<BoundSetting<CamvidChoices>>& camvidSettings();
+
+/// The declarations of the settings the action `action` (run, train, correct, eval, fps)
+/// reads, in declaration order; the model folder is required where it is read.
+std::vector<SettingSpec> camvidActionSettings(const std::string& action);
 
 /// The phases of a window run, each weighted by its measured share of the work (one SGD
 /// epoch = 1; an SGHMC epoch also trains S, about twice; a correction epoch runs S and q,

@@ -155,79 +155,6 @@ void describeRun(const CamvidWindowConfig& config, const CostMatrix& costs, Camv
 
 } // namespace
 
-CamvidWindowConfig camvidWindowConfigFor(const CamvidWindowChoices& choices)
-{
-    auto config = CamvidWindowConfig::preset(choices.preset);
-    config.train.data = choices.data;
-    if (choices.maxFrames > 0)
-        config.train.maxFrames = choices.maxFrames;
-    if (choices.maxEvalFrames > 0)
-        config.maxEvalFrames = choices.maxEvalFrames;
-    config.trainMcDropout = choices.mcDropout;
-    config.measureFps = choices.measureFps;
-    config.train.seed = choices.seed;
-    config.train.device = choices.device;
-    config.declaredSettings = settingValues(camvidWindowSettings(), choices);
-    return config;
-}
-
-const std::vector<BoundSetting<CamvidWindowChoices>>& camvidWindowSettings()
-{
-    using C = CamvidWindowChoices;
-    using J = nlohmann::json;
-    static const std::vector<BoundSetting<C>> settings = [] {
-        const C d;
-        auto presetDefault = [](SettingSpec s) {
-            s.defaultText = "the preset's";
-            return s;
-        };
-        auto data = textSetting(kDataSetting, "D", "a folder laid out like CamVid (train/, trainannot/, val/, valannot/)",
-                                nullptr);
-        data.required = true;
-        data.browse = SettingBrowse::Folder;
-        std::vector<BoundSetting<C>> s;
-        s.push_back({data, [](const C& c) { return c.data.empty() ? J() : J(c.data); },
-                     [](C& c, const J& v) { c.data = v.get<std::string>(); }});
-        s.push_back({choiceSetting("preset", "P", "frame size and epochs: demo 90 x 120 (about a minute), cpu 180 x 240 (minutes)",
-                                   d.preset, {"demo", "cpu"}),
-                     [](const C& c) { return J(c.preset); }, [](C& c, const J& v) { c.preset = v.get<std::string>(); }});
-        s.push_back({withFormLabel(presetDefault(integerSetting("max_train", "N", "training frames (also the unlabelled "
-                                                           "frames q trains on)", nullptr, 1, 100000)),
-                              "Training frames"),
-                     [](const C& c) { return c.maxFrames > 0 ? J(c.maxFrames) : J(); },
-                     [](C& c, const J& v) { c.maxFrames = v.get<int64_t>(); }});
-        s.push_back({withFormLabel(presetDefault(integerSetting("max_eval", "N", "validation frames evaluated and shown",
-                                                           nullptr, 1, 100000)),
-                              "Validation frames"),
-                     [](const C& c) { return c.maxEvalFrames > 0 ? J(c.maxEvalFrames) : J(); },
-                     [](C& c, const J& v) { c.maxEvalFrames = v.get<int64_t>(); }});
-        s.push_back({withFormLabel(switchSetting("mc_dropout", "also train an MC-dropout network (frames per second of "
-                                                          "real MC dropout against q)"),
-                              "MC dropout too"),
-                     [](const C& c) { return J(c.mcDropout); }, [](C& c, const J& v) { c.mcDropout = v.get<bool>(); }});
-        // The window shows frames per second after every run; the command line asks.
-        s.push_back({withWindowValue(withFormLabel(switchSetting("measure_fps", "after the evaluation, measure frames "
-                                                                              "per second of 1-30 dropout passes "
-                                                                              "against one pass of q"),
-                                                   "Frames per second"),
-                                     true),
-                     [](const C& c) { return J(c.measureFps); }, [](C& c, const J& v) { c.measureFps = v.get<bool>(); }});
-        s.push_back({integerSetting("seed", "S", "base seed", 0, 0, std::numeric_limits<long long>::max()),
-                     [](const C& c) { return J(c.seed); }, [](C& c, const J& v) { c.seed = v.get<uint64_t>(); }});
-        s.push_back({deviceSetting(d.device), [](const C& c) { return J(c.device); },
-                     [](C& c, const J& v) { c.device = v.get<std::string>(); }});
-        // The presets' frame counts, read off the presets (0: all frames).
-        for (const char* preset : {"demo", "cpu"}) {
-            const auto p = CamvidWindowConfig::preset(preset);
-            auto count = [](int64_t n) { return n > 0 ? J(n) : J(); };
-            s[2].spec.presetValues[preset] = count(p.train.maxFrames);
-            s[3].spec.presetValues[preset] = count(p.maxEvalFrames);
-        }
-        return s;
-    }();
-    return settings;
-}
-
 TaskPlan camvidWindowPlan(const CamvidWindowConfig& config, bool withFps)
 {
     const auto& t = config.train;
@@ -243,39 +170,6 @@ TaskPlan camvidWindowPlan(const CamvidWindowConfig& config, bool withFps)
     if (withFps)
         add("fps", 1.5);
     return plan;
-}
-
-CamvidWindowConfig CamvidWindowConfig::preset(const std::string& name)
-{
-    if (name != "demo" && name != "cpu")
-        throw InputError("CamVid window preset \"" + name + "\" is not demo or cpu");
-    const bool demo = name == "demo";
-    CamvidWindowConfig c;
-    c.train = CamvidTrainConfig::preset("cpu");
-    c.train.methods = {"cw_sgd", "sghmc_s", "ours"};
-    c.train.height = demo ? 90 : 180;
-    c.train.width = demo ? 120 : 240;
-    c.train.model.inputShape = {3, c.train.height, c.train.width};
-    c.train.maxFrames = demo ? 60 : 120;
-    c.train.sgd.epochs = demo ? 30 : 40;
-    // The window's short runs keep the light layout and CW-SGD's plain weights, and train
-    // q on every frame: segnet_light2, the balanced weights and the held-out frames were
-    // measured on the whole train split only, and the light layout keeps the demo at
-    // about a minute.
-    c.train.model.architecture = "segnet_light";
-    c.train.classBalancePower = 0;
-    c.train.correction.heldOutShare = 0;
-    c.train.correction.learningRate = 0.01;
-    // The chain: frames / batch steps per epoch; burn-in for the first epoch, then a
-    // sample every other step.
-    const long long stepsPerEpoch = (c.train.maxFrames + c.train.sghmc.batchSize - 1) / c.train.sghmc.batchSize;
-    c.train.sghmc.epochs = demo ? 8 : 10;
-    c.train.sghmc.burnInSteps = stepsPerEpoch;
-    c.train.sghmc.thinning = 2;  // the chain stays cold (temperature 0.01), as in the cpu preset
-    c.train.correction.epochs = demo ? 3 : 4;
-    c.maxEvalFrames = demo ? 24 : 0;
-    c.epochEvalFrames = demo ? 6 : 12;
-    return c;
 }
 
 CamvidWindowRun trainCamvidWindow(const CamvidWindowConfig& config, const JobContext& ctx)

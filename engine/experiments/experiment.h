@@ -55,6 +55,21 @@ struct ExperimentRun {
     std::shared_ptr<RecorrectionState> cache;  ///< null: nothing to re-correct
 };
 
+/// Something an experiment does besides its run, on what a run leaves (CamVid's model
+/// folder: train one, re-train its q, evaluate it, time it). Declared like the run: its
+/// settings, drawn from the experiment's one declaration so that a setting means the same
+/// in every action, and its outputs. `lcstudio-cli COMMAND ACTION`, its flags and --help
+/// are derived from it; runExperimentAction runs it under the same thread policy.
+struct ExperimentAction {
+    std::string name;          ///< "train"
+    std::string summary;       ///< one line for the command list
+    std::string description;   ///< a paragraph for --help
+    std::vector<SettingSpec> settings;
+    std::vector<OutputSpec> outputs;
+    bool takesCosts = true;    ///< whether it decides under a cost matrix (--costs)
+    std::string costsHelp;     ///< the help of --costs; empty: the experiment's
+};
+
 /// One experiment, declared once.
 class Experiment {
 public:
@@ -79,6 +94,8 @@ public:
     /// The paths among `settings` (checked) that a run reads: the settings a form browses
     /// for (data folders). The output policy keeps outputs off them.
     std::vector<CommandPath> inputPaths(const nlohmann::json& settings) const;
+    /// The same among the declarations `specs` (an action's).
+    std::vector<CommandPath> inputPaths(const nlohmann::json& settings, const std::vector<SettingSpec>& specs) const;
     /// The folder a browsed setting's value reads: the value itself, or the folder a name
     /// stands for ("mnist" -> $LCS_MNIST_DIR), so that a name protects its folder too.
     virtual std::string inputFolder(const std::string& value) const { return value; }
@@ -107,7 +124,18 @@ public:
     /// cancelled. Front ends call runExperiment, not this.
     virtual ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
                               const JobContext& ctx, const OutputPaths& outputs) const = 0;
+    /// Its further actions (none by default).
+    virtual std::vector<ExperimentAction> actions() const { return {}; }
+    /// Runs the action called `action` with `settings` checked against its declaration,
+    /// as run() does. Front ends call runExperimentAction, not this. By default: there is
+    /// no such action (InputError).
+    virtual ExperimentRun act(const std::string& action, const nlohmann::json& settings,
+                              const std::optional<CostMatrix>& costs, const JobContext& ctx,
+                              const OutputPaths& outputs) const;
 };
+
+/// The action of `experiment` called `name`, or nullptr.
+std::optional<ExperimentAction> findAction(const Experiment& experiment, const std::string& name);
 
 /// Who else needs the cores while a run works: the window keeps one for its GUI thread.
 enum class CoreShare { AllCores, LeaveOneForGui };
@@ -125,6 +153,11 @@ int runThreads(const Experiment& experiment, const nlohmann::json& settings, Cor
 ExperimentRun runExperiment(const Experiment& experiment, const nlohmann::json& settings,
                             const std::optional<CostMatrix>& costs, const JobContext& ctx,
                             const OutputPaths& outputs = {}, CoreShare share = CoreShare::AllCores);
+/// The same for one of the experiment's actions: the threads policy, then Experiment::act.
+ExperimentRun runExperimentAction(const Experiment& experiment, const std::string& action,
+                                  const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
+                                  const JobContext& ctx, const OutputPaths& outputs = {},
+                                  CoreShare share = CoreShare::AllCores);
 
 /// The experiments this program knows, by name. The built-in ones are there from the
 /// start; more can be added (a test adds one).

@@ -17,8 +17,13 @@ std::vector<std::string> Experiment::methods() const
 
 std::vector<CommandPath> Experiment::inputPaths(const nlohmann::json& values) const
 {
+    return inputPaths(values, settings());
+}
+
+std::vector<CommandPath> Experiment::inputPaths(const nlohmann::json& values, const std::vector<SettingSpec>& specs) const
+{
     std::vector<CommandPath> paths;
-    for (const auto& spec : settings()) {
+    for (const auto& spec : specs) {
         if (spec.browse == SettingBrowse::None)
             continue;
         const auto it = values.find(spec.name);
@@ -42,6 +47,28 @@ ExperimentRun runExperiment(const Experiment& experiment, const nlohmann::json& 
 {
     configureThreads(runThreads(experiment, settings, share));  // the calling thread's (OpenMP): every run
     return experiment.run(settings, costs, ctx, outputs);
+}
+
+ExperimentRun runExperimentAction(const Experiment& experiment, const std::string& action,
+                                  const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
+                                  const JobContext& ctx, const OutputPaths& outputs, CoreShare share)
+{
+    configureThreads(runThreads(experiment, settings, share));
+    return experiment.act(action, settings, costs, ctx, outputs);
+}
+
+ExperimentRun Experiment::act(const std::string& action, const nlohmann::json&, const std::optional<CostMatrix>&,
+                              const JobContext&, const OutputPaths&) const
+{
+    throw InputError(name() + ": no action \"" + action.substr(0, 40) + "\"");
+}
+
+std::optional<ExperimentAction> findAction(const Experiment& experiment, const std::string& name)
+{
+    for (auto& action : experiment.actions())
+        if (action.name == name)
+            return action;
+    return std::nullopt;
 }
 
 CostMatrix Experiment::acceptedCosts(const CostMatrix& costs) const

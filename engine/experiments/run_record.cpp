@@ -13,6 +13,8 @@ nlohmann::json runRecordJson(const RunRecord& r)
                      {"cost_matrix", nlohmann::json::parse(costMatrixToJson(r.costs))},
                      {"referral_cost", r.costs.referralCost() ? nlohmann::json(*r.costs.referralCost()) : nlohmann::json()},
                      {"settings", r.settings}};
+    if (!r.action.empty())
+        j["action"] = r.action;
     if (!r.referralCosts.empty())
         j["referral_costs"] = r.referralCosts;
     if (!r.resolved.empty())

@@ -26,9 +26,12 @@ struct RunRecord {
     /// What the run resolved from those settings and its preset (epochs, batch sizes,
     /// learning rates, image counts, estimates), for a reader; never read back.
     nlohmann::json resolved = nlohmann::json::object();
+    /// The experiment's action that made the figures (ExperimentAction: "eval", "train"),
+    /// empty for its run; `settings` are then that action's.
+    std::string action;
 };
 
-/// {"program", "version", "experiment", "seed", "cost_matrix" (the cost-matrix file's own
+/// {"program", "version", "experiment", "action" (an action's only), "seed", "cost_matrix" (the cost-matrix file's own
 /// JSON object, so it reads back with the cost-matrix reader), "referral_cost" (the
 /// matrix's, or null), "referral_costs" (a sweep's, when set), "settings", "resolved" (when
 /// not empty)}. A results file is also a session: the window and `lcstudio-cli run` read
