@@ -1,7 +1,8 @@
 // CamVid segmentation (paper Fig. 5) as a registry entry: the window's run (CW-SGD, SGHMC
 // with the student S, q on S, all in memory), then S against q on the validation frames.
-// `lcstudio-cli camvid run`, camvid session files and the window's page run it; the
-// separate train / correct / eval / fps commands work on saved model folders.
+// `lcstudio-cli camvid run`, camvid session files and the window's page run it. Its
+// declared actions (train, correct, eval, fps) work on a saved model folder, with
+// settings from the same declaration (camvid_settings.cpp).
 #include "experiments/camvid_entry.h"
 
 #include <algorithm>
@@ -266,6 +267,8 @@ public:
             if (settings.contains(spec.name) && !settings.at(spec.name).is_null())
                 asked[spec.name] = settings.at(spec.name);
         asked["model"] = dir;
+        // Data that cannot be read is the window's "data unavailable", said before the folder.
+        checkCamvidData(configFor(choicesFrom(settings)), /*training=*/false);
         const auto evalSettings = checkedSettings(camvidActionSettings("eval"), asked, "camvid eval");
         keepFrameBuffers();
         return evaluateFolder(evalSettings, costs, ctx, "");
@@ -318,10 +321,11 @@ private:
         const CostMatrix table = costs ? *costs : costPreset("camvid");
         config.train.costs = camvidDecisionCosts(table);
         const auto result = correctCamvidModels(config.train, choices.model, ctx);
-        char line[600];
-        std::snprintf(line, sizeof line, "q retrained on %lld unlabelled frames in %.1f s%s: %s\n",
+        char head[160];
+        std::snprintf(head, sizeof head, "q retrained on %lld unlabelled frames in %.1f s%s: ",
                       static_cast<long long>(result.frames), result.seconds,
-                      result.collapsed ? " (its decisions collapsed to one class)" : "", result.path.c_str());
+                      result.collapsed ? " (its decisions collapsed to one class)" : "");
+        const std::string line = head + result.path + "\n";
         const nlohmann::json json{{"experiment", kCamvidExperiment},
                                   {"run", runRecordJson(actionRecord("correct", settings, table, config.train.seed))},
                                   {"model", choices.model},

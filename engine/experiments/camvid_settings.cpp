@@ -17,7 +17,8 @@ namespace {
 using C = CamvidChoices;
 using J = nlohmann::json;
 
-/// The names of the settings each action reads, in the order its help and form list them.
+/// The names of the settings each action reads (help and form list them in the order of
+/// the declaration, camvidSettings).
 const std::map<std::string, std::vector<std::string>>& actionSettingNames()
 {
     static const std::map<std::string, std::vector<std::string>> names{

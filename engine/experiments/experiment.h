@@ -134,7 +134,7 @@ public:
                               const OutputPaths& outputs) const;
 };
 
-/// The action of `experiment` called `name`, or nullptr.
+/// The action of `experiment` called `name`, or nothing.
 std::optional<ExperimentAction> findAction(const Experiment& experiment, const std::string& name);
 
 /// Who else needs the cores while a run works: the window keeps one for its GUI thread.

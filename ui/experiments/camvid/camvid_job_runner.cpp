@@ -212,9 +212,11 @@ private:
             ++runs;
             emitView(&CamvidJobRunner::trainingStarted);
             const auto& t = e.config.train;
-            Q_EMIT logMessage(tr("CamVid from %1: up to %2 training frames at %3x%4, %5; CW-SGD %6 epochs, SGHMC + S "
+            Q_EMIT logMessage(tr("CamVid from %1: %2 training frames at %3x%4, %5; CW-SGD %6 epochs, SGHMC + S "
                                  "%7 epochs, q %8 epochs%9")
-                                  .arg(QString::fromStdString(t.data)).arg(t.maxFrames).arg(t.width).arg(t.height)
+                                  .arg(QString::fromStdString(t.data))
+                                  .arg(t.maxFrames > 0 ? tr("up to %1").arg(t.maxFrames) : tr("every"))
+                                  .arg(t.width).arg(t.height)
                                   .arg(QString::fromStdString(t.model.architecture)).arg(t.sgd.epochs)
                                   .arg(t.sghmc.epochs).arg(t.correction.epochs)
                                   .arg(e.config.trainMcDropout ? tr(", MC dropout too") : QString()));
