@@ -84,14 +84,62 @@ std::vector<std::string> switchNames(const std::vector<lcs::SettingSpec>& settin
     throw UsageError(what.substr(0, what.find(':')) + " needs a value");
 }
 
-void refuseExtras(const std::vector<std::string>& extras, const std::string& command)
+/// Edits (insert, delete, replace) between a and b.
+size_t editDistance(const std::string& a, const std::string& b)
+{
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    return row[b.size()];
+}
+
+/// The flags among `known` a mistyped or renamed `given` most likely meant: within two
+/// edits (--replicate), else those that end in it (--split: --train-split) or share its
+/// first word (--max-frames: --max-train, --max-eval); at most three, nearest first.
+std::vector<std::string> nearFlags(const std::string& given, const std::vector<std::string>& known)
+{
+    std::vector<std::pair<size_t, std::string>> near, related;
+    const std::string body = given.substr(2);
+    const std::string firstWord = body.substr(0, body.find('-'));
+    for (const auto& flag : known) {
+        const size_t distance = editDistance(given, flag);
+        if (distance <= 2)
+            near.emplace_back(distance, flag);
+        else if ((flag.size() > given.size() && flag.compare(flag.size() - body.size() - 1, std::string::npos, "-" + body) == 0) ||
+                 (firstWord.size() >= 3 && firstWord.size() < body.size() && flag.rfind("--" + firstWord + "-", 0) == 0))
+            related.emplace_back(distance, flag);
+    }
+    auto& chosen = near.empty() ? related : near;
+    std::sort(chosen.begin(), chosen.end());
+    std::vector<std::string> out;
+    for (size_t i = 0; i < chosen.size() && i < 3; ++i)
+        out.push_back(chosen[i].second);
+    return out;
+}
+
+void refuseExtras(const std::vector<std::string>& extras, const std::string& command,
+                  const std::vector<std::string>& known)
 {
     if (extras.empty())
         return;
     const std::string& arg = extras.front();
-    if (arg.rfind("--", 0) == 0)
-        throw UsageError(command + ": unknown option \"" + arg.substr(0, std::min(arg.find('='), size_t{40})) +
-                         "\" (see lcstudio-cli " + command + " --help)");
+    if (arg.rfind("--", 0) == 0) {
+        const std::string given = arg.substr(0, std::min(arg.find('='), size_t{40}));
+        std::string hint;
+        for (const auto& flag : nearFlags(given, known))
+            hint += (hint.empty() ? "did you mean " : " or ") + flag;
+        throw UsageError(command + ": unknown option \"" + given + "\" (" + (hint.empty() ? "" : hint + "? ") +
+                         "see lcstudio-cli " + command + " --help)");
+    }
     throw UsageError(command + ": unexpected argument \"" + arg.substr(0, 40) + "\" (see lcstudio-cli " + command +
                      " --help)");
 }
@@ -170,7 +218,13 @@ ParsedFlags parseFlags(int argc, char** argv, int first, const std::string& comm
     } catch (const CLI::ParseError& e) {
         throw UsageError(command + ": " + e.what());
     }
-    refuseExtras(app.remaining(), command);
+    std::vector<std::string> known;
+    for (const auto& s : settings)
+        known.push_back(lcs::settingFlag(s));
+    for (const auto& f : own)
+        if (f.name.rfind("--", 0) == 0)
+            known.push_back(f.name);
+    refuseExtras(app.remaining(), command, known);
     if (parsed.help)
         return parsed;
     readSettingOptions(settingOptions, parsed);

@@ -421,6 +421,10 @@ expect 0 "--data D" -- run --help
 expect 0 "lcstudio-cli camvid eval [options]" -- camvid --help
 expect 0 "--overlays DIR" -- camvid eval --help
 expect 2 "unknown action \"predict\" (run, train, correct, eval, fps)" -- camvid predict
+# A mistyped or renamed flag: the nearest of the command's own flags.
+expect 2 "unknown option \"--split\" (did you mean --eval-split?" -- camvid eval --data "$d/camvid_good" --model "$d" --split val
+expect 2 "unknown option \"--max-frames\" (did you mean --max-train?" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --max-frames 2
+expect 2 "unknown option \"--replicate\" (did you mean --replicates?" -- synthetic --replicate 3
 expect 2 "camvid train: --out MODEL_DIR is required" -- camvid train --data "$d/camvid_good"
 expect 2 "unknown method \"sgld\"" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --methods sgld
 expect 2 "listed twice" -- camvid train --data "$d/camvid_good" --out "$tmp/m" --methods ours,ours
