@@ -107,12 +107,12 @@ std::vector<ExperimentAction> camvidActions()
          camvidActionSettings("train"),
          withJson({{"out", "DIR", PathKind::Folder, "the model folder to write (required; created, all files or none)"}},
                   "write what was trained, with the run record, as JSON (atomically)"),
-         true});
+         true, ""});
     actions.push_back({"correct", "re-train only q on the S a model folder holds (after a cost edit, say)",
                        "Re-trains q on the S saved in --model (sghmc_s), on the frames of --train-split without\n"
                        "their labels, under the cost table; replaces the folder's ours.pt and its sidecar.\n",
                        camvidActionSettings("correct"),
-                       withJson({}, "write q's training record as JSON (atomically)"), true});
+                       withJson({}, "write q's training record as JSON (atomically)"), true, ""});
     auto evalOutputs = resultsOutputs("one row per method and decision rule, with per-class IoU, as CSV (atomically)");
     evalOutputs.push_back({"overlays", "DIR", PathKind::Folder,
                            "write frame | truth | S | q | where they differ, one PNG per frame"});
@@ -131,7 +131,7 @@ std::vector<ExperimentAction> camvidActions()
                        "Times the folder's MC-dropout predictive (or S's dropout passes) at each ensemble size,\n"
                        "one pass of q with its Bayes decision, and the raw network's forward pass, on random\n"
                        "frames of the folder's size.\n",
-                       camvidActionSettings("fps"), withJson({}, "write the figures as JSON (atomically)"), false});
+                       camvidActionSettings("fps"), withJson({}, "write the figures as JSON (atomically)"), false, ""});
     return actions;
 }
 
@@ -139,8 +139,7 @@ std::vector<ExperimentAction> camvidActions()
 RunRecord actionRecord(const std::string& action, const nlohmann::json& settings, const CostMatrix& costs,
                        uint64_t seed)
 {
-    RunRecord record{kCamvidExperiment, costs, {}, settings, seed};
-    record.action = action;
+    RunRecord record{kCamvidExperiment, costs, {}, settings, seed, nlohmann::json::object(), action};
     return record;
 }
 

@@ -259,7 +259,8 @@ CamvidEvalResult camvidWindowResults(const CamvidComparison& c, const CamvidWind
                  {"sghmc", trainingSettingsJson(t.sghmc.epochs, t.sghmc.batchSize, t.sghmc.learningRate)},
                  {"correction", trainingSettingsJson(t.correction.epochs, t.correction.batchSize,
                                                      t.correction.learningRate)},
-                 {"device", cache.device}}};
+                 {"device", cache.device}},
+                ""};
     r.fps = fps;
     return r;
 }

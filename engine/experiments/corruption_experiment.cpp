@@ -453,7 +453,8 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
         throw InputError("trials must be at least 1");
     CorruptionResult result;
     result.record = {kCorruptionExperiment, config.costs, {}, config.declaredSettings, config.seed,
-                     imageSettingsJson(config, data.name, data.train.size(), data.test.size(), "sgld", config.sgld)};
+                     imageSettingsJson(config, data.name, data.train.size(), data.test.size(), "sgld", config.sgld),
+                     ""};
     result.record.resolved["rates"] = config.rates;
     result.record.resolved["cw_weight"] = config.cwWeight;
     result.record.resolved["calibration_noise_std"] = config.sgld.calibrationNoiseStd;

@@ -355,7 +355,8 @@ SelectiveResult runSelectiveExperiment(const ImageDataset& data, const Selective
         throw InputError("calibration copies must be at least 1");
     SelectiveResult result;
     result.record = {kSelectiveExperiment, config.baseCosts, config.referralCosts, config.declaredSettings, config.seed,
-                     imageSettingsJson(config, data.name, data.train.size(), data.test.size(), "sghmc", config.sghmc)};
+                     imageSettingsJson(config, data.name, data.train.size(), data.test.size(), "sghmc", config.sghmc),
+                     ""};
     result.record.resolved["max_rotation_degrees"] = config.maxRotationDegrees;
     result.record.resolved["calibration_copies"] = config.calibrationCopies;
     result.dataset = data.name;
