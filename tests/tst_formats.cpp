@@ -294,6 +294,36 @@ private Q_SLOTS:
         QCOMPARE(*back, value);
     }
 
+    void wideCsvIsAViewOfTheLongTable()
+    {
+        // Lines in the order the long table first names their keys, a column per (rule,
+        // metric), an absent figure an empty cell, counts whole, text quoted.
+        auto row = [](double setting, int trial, std::string method, std::string rule, std::string metric,
+                      double value) {
+            return Observation{"rate", setting, trial, std::move(method), std::move(rule), std::move(metric), value};
+        };
+        const std::vector<Observation> rows{row(0.5, 1, "ours", "corrected", "cost", 0.25),
+                                            row(0.5, 1, "ours", "uncorrected", "cost", 0.5),
+                                            row(0.1, 0, "sghmc", "uncorrected", "cost", 0.75),
+                                            row(0.5, 1, "ours", "", "pixels", 12000000),
+                                            row(0.5, 1, "a,b", "corrected", "cost", 1)};
+        WideLayout layout;
+        layout.setting = "rate";
+        layout.columns = {{"before", "uncorrected", "cost"}, {"after", "corrected", "cost"}, {"pixels", "", "pixels", true}};
+        QCOMPARE(QString::fromStdString(wideCsv(rows, layout)),
+                 QString("rate,trial,method,before,after,pixels\n"
+                         "0.5,1,ours,0.5,0.25,12000000\n"
+                         "0.1,0,sghmc,0.75,,\n"
+                         "0.5,1,\"a,b\",,1,\n"));
+        // With the rule as a key column, each rule is a line of its own.
+        WideLayout byRule;
+        byRule.trial.clear();
+        byRule.rule = "decisions";
+        byRule.columns = {{"cost", "", "cost"}};
+        QCOMPARE(QString::fromStdString(wideCsv({rows[0], rows[1]}, byRule)),
+                 QString("method,decisions,cost\nours,corrected,0.25\nours,uncorrected,0.5\n"));
+    }
+
     void undefinedMetricsAreEmptyCellsAndNulls()
     {
         // Everything referred: accuracy and NLL are undefined. The CSV row leaves their
@@ -302,8 +332,21 @@ private Q_SLOTS:
         costs.setReferral(0.25);
         const auto m = evaluateDecisions(at::full({2, 2}, 0.5, at::kDouble), at::tensor({2, 2}, at::kLong),
                                          at::tensor({0, 1}, at::kLong), costs);
-        const auto csv = runRowCsv(0.5, 0, ImageMethod::Ours, m, 1.5, false, true);
-        QCOMPARE(QString::fromStdString(csv), QString("0.5,0,ours,0.25,,1,,1.5,0\n"));
+        struct Row {
+            double referralCost;
+            int trial;
+            ImageMethod method;
+            DecisionMetrics metrics;
+            double seconds;
+            bool collapsed;
+        };
+        const std::vector<Row> rows{{0.5, 0, ImageMethod::Ours, m, 1.5, false}};
+        const auto observations =
+            runRowsObservations(rows, "referral_cost", [](const Row& r) { return r.referralCost; }, true);
+        const auto csv = runRowsCsv(observations, "referral_cost", true);
+        QCOMPARE(QString::fromStdString(csv),
+                 QString("referral_cost,trial,method,cost,accuracy,referral_rate,nll,seconds,collapsed\n"
+                         "0.5,0,ours,0.25,,1,,1.5,0\n"));
         const auto json = runRowJson("referral_cost", 0.5, 0, ImageMethod::Ours, m, 1.5, false, true);
         QVERIFY(json["accuracy"].is_null() && json["nll"].is_null());
         QCOMPARE(json["cost"].get<double>(), 0.25);

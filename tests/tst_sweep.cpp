@@ -223,7 +223,8 @@ private Q_SLOTS:
         }
         r.methods.push_back(m);
         const auto observations = lcs::runObservations(nlohmann::json::parse(lcs::syntheticJson(r)), "test");
-        QCOMPARE(observations.size(), size_t{6});  // 2 replicates x {uncorrected, corrected, paired_diff}
+        // 2 replicates x {uncorrected, corrected, paired_diff, the replicate's own figures}
+        QCOMPARE(observations.size(), size_t{8});
         int uncorrected = 0;
         std::vector<double> differences;
         for (const auto& o : observations) {
@@ -235,6 +236,9 @@ private Q_SLOTS:
             } else if (o.rule == "paired_diff") {
                 QCOMPARE(o.metrics.size(), size_t{1});
                 differences.push_back(o.metrics.at("cost"));
+            } else if (o.rule.empty()) {
+                QCOMPARE(o.metrics.at("collapsed"), 0.0);
+                QVERIFY(o.metrics.count("inference_seconds") && o.metrics.count("correction_seconds"));
             } else {
                 QCOMPARE(o.rule, std::string("corrected"));
                 QCOMPARE(o.metrics.at("cost"), 0.02);

@@ -1,9 +1,13 @@
 #include "io/observations.h"
 
 #include <cmath>
+#include <map>
+#include <tuple>
 
 #include "core/input_error.h"
 #include "core/json_input.h"
+#include "core/number_format.h"
+#include "io/table_csv.h"
 
 namespace lcs {
 
@@ -71,6 +75,66 @@ std::vector<Observation> observationsFromJson(const nlohmann::json& rows, const 
         o.metric = text("metric", true);
         o.value = number("value");
         out.push_back(std::move(o));
+    }
+    return out;
+}
+
+std::string wideCsv(const std::vector<Observation>& rows, const WideLayout& layout)
+{
+    const bool ruleIsKey = !layout.rule.empty();
+    using Key = std::tuple<double, int, std::string, std::string>;
+    auto keyOf = [&](const Observation& o) {
+        return Key{o.settingValue, o.trial, o.method, ruleIsKey ? o.rule : std::string()};
+    };
+    // Each line's figures by (rule, metric); lines in the order the long table first names them.
+    std::vector<Key> lines;
+    std::map<Key, std::map<std::pair<std::string, std::string>, double>> figures;
+    for (const auto& o : rows) {
+        const Key key = keyOf(o);
+        auto [it, added] = figures.try_emplace(key);
+        if (added)
+            lines.push_back(key);
+        it->second[{ruleIsKey ? std::string() : o.rule, o.metric}] = o.value;
+    }
+
+    std::vector<std::string> header;
+    for (const auto* name : {&layout.setting, &layout.trial, &layout.method, &layout.rule})
+        if (!name->empty())
+            header.push_back(*name);
+    for (const auto& c : layout.columns)
+        header.push_back(c.header);
+    std::string out;
+    auto writeLine = [&out](const std::vector<std::string>& cells) {
+        for (size_t i = 0; i < cells.size(); ++i)
+            out += (i ? "," : "") + cells[i];
+        out += '\n';
+    };
+    std::vector<std::string> cells;
+    for (const auto& h : header)
+        cells.push_back(csvText(h));
+    writeLine(cells);
+    for (const auto& key : lines) {
+        const auto& [settingValue, trial, method, rule] = key;
+        cells.clear();
+        if (!layout.setting.empty())
+            cells.push_back(formatNumber(settingValue));
+        if (!layout.trial.empty())
+            cells.push_back(std::to_string(trial));
+        if (!layout.method.empty())
+            cells.push_back(csvText(method));
+        if (ruleIsKey)
+            cells.push_back(csvText(rule));
+        const auto& line = figures.at(key);
+        for (const auto& c : layout.columns) {
+            const auto it = line.find({ruleIsKey ? std::string() : c.rule, c.metric});
+            if (it == line.end())
+                cells.emplace_back();
+            else if (c.whole && std::abs(it->second) < 9.0e15)
+                cells.push_back(std::to_string(static_cast<long long>(it->second)));
+            else
+                cells.push_back(formatNumber(it->second));
+        }
+        writeLine(cells);
     }
     return out;
 }

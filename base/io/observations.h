@@ -27,4 +27,28 @@ nlohmann::json observationsJson(const std::vector<Observation>& rows);
 /// 10,000,000 rows.
 std::vector<Observation> observationsFromJson(const nlohmann::json& rows, const std::string& source);
 
+/// One column of a wide CSV: the rows' `metric` under decision rule `rule`.
+struct WideColumn {
+    std::string header;
+    std::string rule;
+    std::string metric;
+    bool whole = false;  ///< a count: written as a whole number ("12000000", never "1.2e+07")
+};
+
+/// How a wide CSV lays the long table out. Its lines are the distinct (setting value,
+/// trial, method[, rule]) keys in the order the long table first names them; its columns
+/// are the key columns (a header left empty is no column) then `columns`.
+struct WideLayout {
+    std::string setting;             ///< header of the setting's column ("rate"); "" for none
+    std::string trial = "trial";     ///< header of the trial column; "" for none
+    std::string method = "method";   ///< header of the method column; "" for none
+    std::string rule;                ///< header of a rule column ("decisions"); "" when rules are columns
+    std::vector<WideColumn> columns;
+};
+
+/// The long table as a wide CSV: every experiment's CSV is this view of its results'
+/// observations, so the two never disagree. A figure the long table lacks (undefined) is an
+/// empty cell; every number is the shortest text that reads back exactly.
+std::string wideCsv(const std::vector<Observation>& rows, const WideLayout& layout);
+
 } // namespace lcs

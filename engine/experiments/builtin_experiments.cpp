@@ -128,10 +128,23 @@ ExperimentOutput recorrectionOutput(const RunRecord& record, const Recorrection&
                          {"uncorrected", metrics(c.uncorrected)}, {"corrected", metrics(c.corrected)},
                          {"changed_decisions", c.changedCount},  {"collapsed", r.collapsed},
                          {"seconds", reportNumber(r.seconds)}};
-    std::string csv = "setting,trial,rule,cost,accuracy,referral_rate\n";
-    for (const auto& [rule, m] : {std::pair{"uncorrected", &c.uncorrected}, std::pair{"corrected", &c.corrected}})
-        csv += formatNumber(c.rate) + "," + std::to_string(c.trial) + "," + rule + "," + reportCell(m->averageCost) +
-               "," + reportCell(m->accuracy) + "," + reportCell(m->referralRate) + "\n";
+    // The long table, and the CSV as its view.
+    std::vector<Observation> observations;
+    for (const auto& [rule, m] : {std::pair{"uncorrected", &c.uncorrected}, std::pair{"corrected", &c.corrected}}) {
+        Observation key;
+        key.setting = "setting";
+        key.settingValue = c.rate;
+        key.trial = c.trial;
+        key.rule = rule;
+        appendObservations(observations, key, *m, ObservedMetrics{true, {}});
+    }
+    j["observations"] = observationsJson(observations);
+    WideLayout layout;
+    layout.setting = "setting";
+    layout.method.clear();
+    layout.rule = "rule";
+    layout.columns = {{"cost", "", "cost"}, {"accuracy", "", "accuracy"}, {"referral_rate", "", "referral_rate"}};
+    const std::string csv = wideCsv(observations, layout);
     const std::string table = "Re-correction: test cost " + formatNumber(c.uncorrected.averageCost) + " (S) -> " +
                               formatNumber(c.corrected.averageCost) + " (q), " + std::to_string(c.changedCount) +
                               " decision(s) changed" + (r.collapsed ? " (q collapsed to one class)" : "") + "\n";

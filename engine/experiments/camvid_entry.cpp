@@ -354,6 +354,7 @@ private:
         ec.mcPasses = choices.passes;
         ec.maxFrames = config.maxEvalFrames;
         ec.device = config.train.device;
+        ec.seed = choices.seed;
         std::optional<StagedFolder> staged;  // every overlay, or none
         if (!overlays.empty()) {
             staged.emplace(overlays);

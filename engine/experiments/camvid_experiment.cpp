@@ -260,6 +260,7 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
     auto spec = config.model;
     spec.inputShape = {3, config.height, config.width};
     auto generator = makeGenerator(mixSeed(config.seed, 0xca3, 1));
+    torch::manual_seed(config.seed);  // dropout's masks come from LibTorch's global generator
     CamvidTrainResult result;
     result.frames = set.size();
     CamvidModelFolderWriter folder(outDir, spec, norm, config.seed, config.costs);
@@ -338,6 +339,7 @@ CamvidCorrectResult correctCamvidModels(const CamvidTrainConfig& config, const s
     if (!manifest.files.count("sghmc_s"))
         throw InputError(modelDir + "/" + kManifest + ": lists no sghmc_s network (train it with --methods sghmc_s)");
     auto student = loadManifestNetwork(modelDir, manifest, "sghmc_s");
+    torch::manual_seed(config.seed);  // dropout's masks come from LibTorch's global generator
     const auto& spec = student.spec;
     const c10::Device device(config.device);
     student.model->to(device);
@@ -464,6 +466,7 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
     checkIsDirectory(config.modelDir, "--model");
     const auto manifest = readCamvidManifest(config.modelDir);
     const auto nets = loadFolderNetworks(config, manifest);
+    torch::manual_seed(config.seed);  // MC dropout's masks come from LibTorch's global generator
     const CostMatrix costs = evaluationCosts(config, nets);
     auto pairs = findCamvidSplit(config.data, config.split);
     if (config.maxFrames > 0 && static_cast<int64_t>(pairs.size()) > config.maxFrames)

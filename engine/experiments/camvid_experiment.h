@@ -162,6 +162,9 @@ struct CamvidEvalConfig {
     std::string overlayDir;           ///< empty: no overlays
     int64_t maxFrames = 0;
     std::string device = "cpu";
+    /// Seeds LibTorch's global generator, from which MC dropout draws its masks: the same
+    /// seed gives the same MC-dropout rows, whatever ran before in the process.
+    uint64_t seed = 0;
 };
 
 struct FpsPoint {

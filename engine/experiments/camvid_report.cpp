@@ -134,6 +134,32 @@ std::string camvidEvalTable(const CamvidEvalResult& r)
     return s.str();
 }
 
+namespace {
+
+std::vector<Observation> camvidObservations(const CamvidEvalResult& r)
+{
+    // Every scored rule's cost, expected cost, accuracy, NLL, mIoU, per-class IoU and pixels.
+    std::vector<Observation> out;
+    for (const auto& row : r.rows) {
+        Observation key;
+        key.method = row.method;
+        key.rule = row.rule;
+        appendObservations(out, key, row.metrics, ObservedMetrics{false, r.classNames});
+        for (const auto& [metric, value] :
+             {std::pair{"expected_cost", row.metrics.expectedCost}, {"pixels", double(row.metrics.count)}}) {
+            if (!std::isfinite(value))
+                continue;
+            Observation o = key;
+            o.metric = metric;
+            o.value = value;
+            out.push_back(std::move(o));
+        }
+    }
+    return out;
+}
+
+} // namespace
+
 std::string camvidEvalJson(const CamvidEvalResult& r)
 {
     nlohmann::json rows = nlohmann::json::array();
@@ -161,16 +187,8 @@ std::string camvidEvalJson(const CamvidEvalResult& r)
                         {"pixels", row.metrics.count},
                         {"confusion", confusion}});
     }
-    // The long table: every scored rule's cost, accuracy, NLL, mIoU and per-class IoU.
-    std::vector<Observation> observations;
-    for (const auto& row : r.rows) {
-        Observation key;
-        key.method = row.method;
-        key.rule = row.rule;
-        appendObservations(observations, key, row.metrics, ObservedMetrics{false, r.classNames});
-    }
     nlohmann::json out{{"experiment", kCamvidExperiment}, {"run", runRecordJson(r.record)}, {"frames", r.frames},
-                       {"seconds", r.seconds}, {"methods", rows}, {"observations", observationsJson(observations)}};
+                       {"seconds", r.seconds}, {"methods", rows}, {"observations", observationsJson(camvidObservations(r))}};
     if (r.studentToCorrected) {
         const auto& c = *r.studentToCorrected;
         nlohmann::json kinds = nlohmann::json::array();
@@ -210,23 +228,16 @@ std::string camvidEvalJson(const CamvidEvalResult& r)
 
 std::string camvidEvalCsv(const CamvidEvalResult& r)
 {
-    // One row per (method, decision rule); per-class IoU in the classes' order. Shortest
-    // round-trip text for every number, empty for an undefined one.
-    const auto number = reportCell;
-    std::ostringstream s;
-    s << "method,decisions,cost,expected_cost,mean_iou,pixel_accuracy,nll,pixels";
+    // One line per (method, decision rule); per-class IoU in the classes' order.
+    WideLayout layout;
+    layout.trial.clear();
+    layout.rule = "decisions";
+    layout.columns = {{"cost", "", "cost"},       {"expected_cost", "", "expected_cost"},
+                      {"mean_iou", "", "mean_iou"}, {"pixel_accuracy", "", "accuracy"},
+                      {"nll", "", "nll"},         {"pixels", "", "pixels", true}};
     for (const auto& name : r.classNames)
-        s << ",iou_" << csvText(name);
-    s << '\n';
-    for (const auto& row : r.rows) {
-        const auto& m = row.metrics;
-        s << row.method << ',' << row.rule << ',' << number(m.averageCost) << ',' << number(m.expectedCost) << ','
-          << number(m.meanIoU) << ',' << number(m.accuracy) << ',' << number(m.nll) << ',' << m.count;
-        for (size_t c = 0; c < r.classNames.size(); ++c)
-            s << ',' << (c < m.perClassIoU.size() ? number(m.perClassIoU[c]) : std::string());
-        s << '\n';
-    }
-    return s.str();
+        layout.columns.push_back({"iou_" + name, "", "iou_" + name});
+    return wideCsv(camvidObservations(r), layout);
 }
 
 CamvidEvalResult camvidWindowResults(const CamvidComparison& c, const CamvidWindowConfig& config,

@@ -30,7 +30,7 @@ const std::map<std::string, std::vector<std::string>>& actionSettingNames()
         {"correct",
          {"data", "model", "preset", "train_split", "max_train", "decision_step", "correction_epochs", "correction_lr",
           "calibration_noise", "held_out", "seed", "device", "threads"}},
-        {"eval", {"data", "model", "preset", "eval_split", "max_eval", "passes", "device", "threads"}},
+        {"eval", {"data", "model", "preset", "eval_split", "max_eval", "passes", "seed", "device", "threads"}},
         {"fps", {"model", "ensemble", "fps_frames", "device", "threads"}},
     };
     return names;
@@ -289,7 +289,7 @@ const std::vector<BoundSetting<CamvidChoices>>& camvidSettings()
         addTraining(s);
         addCorrection(s);
         addMeasurement(s);
-        s.push_back({integerSetting("seed", "S", "base seed", 0, 0, std::numeric_limits<long long>::max()),
+        s.push_back({integerSetting("seed", "S", "base seed (initialisation, shuffles and dropout's masks)", 0, 0, std::numeric_limits<long long>::max()),
                      [](const C& c) { return J(c.seed); }, [](C& c, const J& v) { c.seed = v.get<uint64_t>(); }});
         s.push_back({deviceSetting("cpu"), [](const C& c) { return J(c.device); },
                      [](C& c, const J& v) { c.device = v.get<std::string>(); }});

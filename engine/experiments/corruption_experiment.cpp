@@ -528,13 +528,13 @@ std::string corruptionJson(const CorruptionResult& r)
                         {"summary", rates},
                         {"runs", trials},
                         {"evidence", imageEvidenceJson(r.comparisons, "rate")},
-                        {"observations", runRowsObservations(r.rows, "rate", rateOf, false)}};
+                        {"observations", observationsJson(runRowsObservations(r.rows, "rate", rateOf, false))}};
     return j.dump(2) + "\n";
 }
 
 std::string corruptionCsv(const CorruptionResult& r)
 {
-    return runRowsCsv(r.rows, "rate", rateOf, false);
+    return runRowsCsv(runRowsObservations(r.rows, "rate", rateOf, false), "rate", false);
 }
 
 } // namespace lcs

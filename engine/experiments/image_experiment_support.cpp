@@ -100,21 +100,17 @@ nlohmann::json runRowJson(const char* setting, double value, int trial, ImageMet
     return j;
 }
 
-std::string runRowsCsvHeader(const char* setting, bool withReferral)
+std::string runRowsCsv(const std::vector<Observation>& observations, const char* setting, bool withReferral)
 {
-    return std::string(setting) + ",trial,method,cost,accuracy," + (withReferral ? "referral_rate," : "") +
-           "nll,seconds,collapsed\n";
-}
-
-std::string runRowCsv(double value, int trial, ImageMethod method, const DecisionMetrics& m, double seconds,
-                      bool collapsed, bool withReferral)
-{
-    // Shortest round-trip text for every number: a CSV reader gets back the exact doubles.
-    std::string s = formatNumber(value) + ',' + std::to_string(trial) + ',' + imageMethodName(method) + ',' +
-                    reportCell(m.averageCost) + ',' + reportCell(m.accuracy) + ',';
+    WideLayout layout;
+    layout.setting = setting;
+    layout.columns = {{"cost", "", "cost"}, {"accuracy", "", "accuracy"}};
     if (withReferral)
-        s += reportCell(m.referralRate) + ',';
-    return s + reportCell(m.nll) + ',' + formatNumber(seconds) + ',' + (collapsed ? "1" : "0") + '\n';
+        layout.columns.push_back({"referral_rate", "", "referral_rate"});
+    layout.columns.push_back({"nll", "", "nll"});
+    layout.columns.push_back({"seconds", "", "seconds"});
+    layout.columns.push_back({"collapsed", "", "collapsed", true});
+    return wideCsv(observations, layout);
 }
 
 ImageNetworkWriter::ImageNetworkWriter(const std::string& experiment, const ImageDataset& data, uint64_t seed)
@@ -223,7 +219,7 @@ std::string imageModelEvaluationJson(const ImageModelEvaluation& e)
                            {"nll", reportNumber(m.nll)}};
     if (e.costs.hasReferral())
         metrics["referral_rate"] = reportNumber(m.referralRate);
-    const RunRecord record{e.info.experiment, e.costs, {}, {{"model", e.path}, {"data", e.dataset}}, e.info.seed};
+    const RunRecord record{e.info.experiment, e.costs, {}, {{"model", e.path}, {"data", e.dataset}}, e.info.seed, nlohmann::json::object(), ""};
     const nlohmann::json j{{"evaluation", "model"},
                            {"run", runRecordJson(record)},
                            {"model",

@@ -102,9 +102,6 @@ nlohmann::json imageSettingsJson(const Config& c, const std::string& dataName, i
 /// method, metrics, seconds and collapsed.
 nlohmann::json runRowJson(const char* setting, double value, int trial, ImageMethod method, const DecisionMetrics& m,
                           double seconds, bool collapsed, bool withReferral);
-std::string runRowsCsvHeader(const char* setting, bool withReferral);
-std::string runRowCsv(double value, int trial, ImageMethod method, const DecisionMetrics& m, double seconds,
-                      bool collapsed, bool withReferral);
 
 template <class Row, class SettingOf>
 nlohmann::json runRowsJson(const std::vector<Row>& rows, const char* setting, SettingOf settingOf, bool withReferral)
@@ -117,10 +114,10 @@ nlohmann::json runRowsJson(const std::vector<Row>& rows, const char* setting, Se
 }
 
 /// The same rows as the results' long table ("observations"): the swept setting, trial,
-/// method and each finite metric of the rows' JSON.
+/// method, each finite metric of the rows' JSON, seconds and collapse (0 or 1).
 template <class Row, class SettingOf>
-nlohmann::json runRowsObservations(const std::vector<Row>& rows, const char* setting, SettingOf settingOf,
-                                   bool withReferral)
+std::vector<Observation> runRowsObservations(const std::vector<Row>& rows, const char* setting, SettingOf settingOf,
+                                             bool withReferral)
 {
     std::vector<Observation> out;
     for (const auto& row : rows) {
@@ -130,18 +127,18 @@ nlohmann::json runRowsObservations(const std::vector<Row>& rows, const char* set
         key.trial = row.trial;
         key.method = imageMethodName(row.method);
         appendObservations(out, key, row.metrics, ObservedMetrics{withReferral, {}});
+        for (const auto& [metric, value] : {std::pair{"seconds", row.seconds}, {"collapsed", row.collapsed ? 1.0 : 0.0}}) {
+            Observation o = key;
+            o.metric = metric;
+            o.value = value;
+            out.push_back(std::move(o));
+        }
     }
-    return observationsJson(out);
-}
-
-template <class Row, class SettingOf>
-std::string runRowsCsv(const std::vector<Row>& rows, const char* setting, SettingOf settingOf, bool withReferral)
-{
-    std::string out = runRowsCsvHeader(setting, withReferral);
-    for (const auto& row : rows)
-        out += runRowCsv(settingOf(row), row.trial, row.method, row.metrics, row.seconds, row.collapsed, withReferral);
     return out;
 }
+
+/// The rows as CSV: a view of their long table.
+std::string runRowsCsv(const std::vector<Observation>& observations, const char* setting, bool withReferral);
 
 /// The model files of the networks an image run trains, as `--save-models` and the
 /// window's Save Model write them: `<stem>.pt` (TorchScript) and its sidecar

@@ -443,7 +443,7 @@ std::string selectiveJson(const SelectiveResult& r)
                         {"runs", runs},             {"training_time", timing},
                         {"risk_coverage", curves},
                         {"evidence", imageEvidenceJson(r.comparisons, "referral_cost")},
-                        {"observations", runRowsObservations(r.rows, "referral_cost", referralCostOf, true)}};
+                        {"observations", observationsJson(runRowsObservations(r.rows, "referral_cost", referralCostOf, true))}};
     return j.dump(2) + "\n";
 }
 
@@ -462,7 +462,7 @@ std::string riskCoverageCsv(const SelectiveResult& r)
 
 std::string selectiveCsv(const SelectiveResult& r)
 {
-    return runRowsCsv(r.rows, "referral_cost", referralCostOf, true);
+    return runRowsCsv(runRowsObservations(r.rows, "referral_cost", referralCostOf, true), "referral_cost", true);
 }
 
 } // namespace lcs

@@ -234,49 +234,65 @@ std::string syntheticJson(const SyntheticResult& r)
                 {"verdict", verdictName(c.verdict)}};
         }
     }
-    // The long table: each replicate's uncorrected and corrected figures, and Table 2's
-    // paired difference (uncorrected - corrected cost of the same replicate).
-    std::vector<Observation> observations;
+    nlohmann::json j = {{"experiment", r.record.experiment}, {"run", runRecordJson(r.record)}, {"replicates", r.replicates}, {"seconds", r.seconds},
+                        {"seed", r.seed}, {"bbvi_prior", BbviPrior::name(r.bbviPrior)}, {"methods", methods},
+                        {"observations", observationsJson(syntheticObservations(r))}};
+    return j.dump(2) + "\n";
+}
+
+std::vector<Observation> syntheticObservations(const SyntheticResult& r)
+{
+    // Each replicate's uncorrected and corrected figures, Table 2's paired difference
+    // (uncorrected - corrected cost of the same replicate), the reviewer's baselines as
+    // rules of their own, and the replicate's seconds and collapse.
+    std::vector<Observation> out;
     for (const auto& m : r.methods)
         for (const auto& o : m.replicates) {
             Observation key;
             key.trial = o.replicate;
             key.method = methodName(m.method);
             key.rule = "uncorrected";
-            appendObservations(observations, key, o.uncorrected, ObservedMetrics{true, {}});
+            appendObservations(out, key, o.uncorrected, ObservedMetrics{true, {}});
             key.rule = "corrected";
-            appendObservations(observations, key, o.corrected, ObservedMetrics{true, {}});
-            key.rule = "paired_diff";
-            key.metric = "cost";
-            key.value = o.uncorrected.averageCost - o.corrected.averageCost;
-            if (std::isfinite(key.value))
-                observations.push_back(key);
+            appendObservations(out, key, o.corrected, ObservedMetrics{true, {}});
+            auto add = [&](const char* rule, const char* metric, double value) {
+                if (!std::isfinite(value))
+                    return;
+                Observation row = key;
+                row.rule = rule;
+                row.metric = metric;
+                row.value = value;
+                out.push_back(std::move(row));
+            };
+            add("paired_diff", "cost", o.uncorrected.averageCost - o.corrected.averageCost);
+            add("temperature", "cost", o.temperatureCost);
+            add("offsets", "cost", o.offsetsCost);
+            add("", "inference_seconds", o.inferenceSeconds);
+            add("", "correction_seconds", o.correctionSeconds);
+            add("", "collapsed", o.collapsed ? 1 : 0);
         }
-    nlohmann::json j = {{"experiment", r.record.experiment}, {"run", runRecordJson(r.record)}, {"replicates", r.replicates}, {"seconds", r.seconds},
-                        {"seed", r.seed}, {"bbvi_prior", BbviPrior::name(r.bbviPrior)}, {"methods", methods},
-                        {"observations", observationsJson(observations)}};
-    return j.dump(2) + "\n";
+    return out;
 }
 
 std::string syntheticCsv(const SyntheticResult& r)
 {
-    // Shortest round-trip text for every number: a CSV reader gets back the exact doubles;
-    // an undefined accuracy or NLL (every point referred) is an empty cell.
-    std::ostringstream s;
-    s << "method,replicate,uncorrected_cost,corrected_cost,paired_diff,uncorrected_accuracy,corrected_accuracy,"
-         "uncorrected_nll,corrected_nll,inference_seconds,correction_seconds,collapsed,temperature_cost,"
-         "offsets_cost\n";
-    for (const auto& m : r.methods)
-        for (const auto& o : m.replicates)
-            s << methodName(m.method) << ',' << o.replicate << ',' << formatNumber(o.uncorrected.averageCost) << ','
-              << formatNumber(o.corrected.averageCost) << ','
-              << formatNumber(o.uncorrected.averageCost - o.corrected.averageCost) << ','
-              << reportCell(o.uncorrected.accuracy) << ',' << reportCell(o.corrected.accuracy) << ','
-              << reportCell(o.uncorrected.nll) << ',' << reportCell(o.corrected.nll) << ','
-              << formatNumber(o.inferenceSeconds) << ',' << formatNumber(o.correctionSeconds) << ','
-              << (o.collapsed ? 1 : 0) << ',' << reportCell(o.temperatureCost) << ',' << reportCell(o.offsetsCost)
-              << '\n';
-    return s.str();
+    WideLayout layout;
+    layout.trial = "replicate";
+    layout.columns = {{"uncorrected_cost", "uncorrected", "cost"},
+                      {"corrected_cost", "corrected", "cost"},
+                      {"paired_diff", "paired_diff", "cost"},
+                      {"uncorrected_accuracy", "uncorrected", "accuracy"},
+                      {"corrected_accuracy", "corrected", "accuracy"},
+                      {"uncorrected_nll", "uncorrected", "nll"},
+                      {"corrected_nll", "corrected", "nll"},
+                      {"inference_seconds", "", "inference_seconds"},
+                      {"correction_seconds", "", "correction_seconds"},
+                      {"collapsed", "", "collapsed", true},
+                      {"temperature_cost", "temperature", "cost"},
+                      {"offsets_cost", "offsets", "cost"},
+                      {"uncorrected_referral_rate", "uncorrected", "referral_rate"},
+                      {"corrected_referral_rate", "corrected", "referral_rate"}};
+    return wideCsv(syntheticObservations(r), layout);
 }
 
 } // namespace lcs

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "experiments/synthetic_experiment.h"
+#include "io/observations.h"
 
 namespace lcs {
 
@@ -15,7 +16,11 @@ std::string syntheticTable(const SyntheticResult& result);
 ///                     "paired_diff": {...}, "replicates": [...]}}}
 std::string syntheticJson(const SyntheticResult& result);
 
-/// One row per (method, replicate) with both decision rules' metrics.
+/// The results' long table: per replicate, both decision rules' figures, the paired
+/// difference, the baselines (rules "temperature", "offsets"), seconds and collapse.
+std::vector<Observation> syntheticObservations(const SyntheticResult& result);
+
+/// One row per (method, replicate) with both decision rules' metrics: a view of the long table.
 std::string syntheticCsv(const SyntheticResult& result);
 
 } // namespace lcs
