@@ -1,6 +1,7 @@
 // File formats and file writing: numbers that read back, atomic writes that survive a
 // full disk, model files tied to their sidecar, collapse detection by hand.
 #include <cmath>
+#include <functional>
 #include <csignal>
 #include <limits>
 #include <map>
@@ -28,6 +29,19 @@
 #include "io/session_file.h"
 
 using namespace lcs;
+
+namespace {
+/// What `f` throws (an empty string when it returns).
+QString thrown(const std::function<void()>& f)
+{
+    try {
+        f();
+    } catch (const std::exception& e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
+}
+} // namespace
 
 namespace {
 
@@ -130,14 +144,32 @@ private Q_SLOTS:
         QVERIFY2(back.settings == s.settings, back.settings.dump().c_str());
         QVERIFY(back.costs == s.costs);
         QCOMPARE(back.costs.at(8, 3), 4.5);
-        QVERIFY(sessionToJson(s).find("\"version\": 2") != std::string::npos);
+        QVERIFY(sessionToJson(s).find("\"version\": 3") != std::string::npos);
         // Without preset and mc_dropout: the declared defaults (cpu, as for every CamVid
         // action; the window's form starts at demo; no MC dropout).
-        const auto minimal = sessionFromJson(
-            R"({"format": "lcstudio-session", "version": 2, "experiment": "camvid", "settings": {"data": "d"}, "cost_matrix": )" +
-                costMatrixToJson(costPreset("camvid")) + "}",
-            "m.lcsession", catalogue);
+        auto camvidSession = [&](int version, const std::string& settings) {
+            return sessionFromJson(R"({"format": "lcstudio-session", "version": )" + std::to_string(version) +
+                                       R"(, "experiment": "camvid", "settings": )" + settings + R"(, "cost_matrix": )" +
+                                       costMatrixToJson(costPreset("camvid")) + "}",
+                                   "m.lcsession", catalogue);
+        };
+        const auto minimal = camvidSession(3, R"({"data": "d"})");
         QCOMPARE(minimal.settings.at("preset").get<std::string>(), std::string("cpu"));
+        // Version 2: no preset meant demo, and its "cpu" named another run (120 frames of
+        // SegNet-light), so it is refused rather than repeated as the new cpu preset; the
+        // same holds for a results record that names no session version (written before 3).
+        QCOMPARE(camvidSession(2, R"({"data": "d"})").settings.at("preset").get<std::string>(), std::string("demo"));
+        QCOMPARE(camvidSession(2, R"({"data": "d", "preset": "demo"})").settings.at("preset").get<std::string>(),
+                 std::string("demo"));
+        QVERIFY(thrown([&] { camvidSession(2, R"({"data": "d", "preset": "cpu"})"); }).contains("120-frame"));
+        nlohmann::json record{{"run",
+                               {{"experiment", "camvid"},
+                                {"settings", {{"data", "d"}, {"preset", "cpu"}}},
+                                {"cost_matrix", nlohmann::json::parse(costMatrixToJson(costPreset("camvid")))}}}};
+        QVERIFY(thrown([&] { sessionFromJson(record.dump(), "old.json", catalogue); }).contains("120-frame"));
+        record["run"]["session_version"] = kSessionVersion;
+        QCOMPARE(sessionFromJson(record.dump(), "new.json", catalogue).settings.at("preset").get<std::string>(),
+                 std::string("cpu"));
         QCOMPARE(minimal.settings.at("mc_dropout").get<bool>(), false);
         QCOMPARE(minimal.settings.at("measure_fps").get<bool>(), false);  // the command line's default
         QVERIFY(minimal.settings.at("max_train").is_null());  // the preset's, decided at run time
@@ -187,8 +219,11 @@ private Q_SLOTS:
         QVERIFY(sel.settings.at("referral_costs") == nlohmann::json({0.1, 0.2}));
         QVERIFY(!sel.costs.hasReferral());  // the referral costs are the swept setting
 
-        const auto cam = v1("camvid", fill(R"(["cw_sgd", "sghmc_s", "ours"])", R"("/data/camvid")"),
-                            costPreset("camvid"));
+        // (Version 1's camvid "cpu" preset is version 2's, refused as there: see above.)
+        auto camvidV1 = fill(R"(["cw_sgd", "sghmc_s", "ours"])", R"("/data/camvid")");
+        camvidV1.replace(camvidV1.find(R"("preset": "cpu")"), 15, R"("preset": "paper")");
+        const auto cam = v1("camvid", camvidV1, costPreset("camvid"));
+        QCOMPARE(cam.settings.at("preset").get<std::string>(), std::string("paper"));
         QCOMPARE(cam.settings.at("max_eval").get<long long>(), 5LL);  // version 1's max_test
         QVERIFY(cam.settings.at("max_train").is_null());
         QCOMPARE(cam.settings.at("mc_dropout").get<bool>(), true);
@@ -197,12 +232,12 @@ private Q_SLOTS:
         QVERIFY(camZero.settings.at("max_eval").is_null());
         // And a file from a newer program is refused, naming the version.
         try {
-            sessionFromJson(R"({"format": "lcstudio-session", "version": 3, "experiment": "synthetic", "cost_matrix": )" +
+            sessionFromJson(R"({"format": "lcstudio-session", "version": 4, "experiment": "synthetic", "cost_matrix": )" +
                                 costMatrixToJson(costPreset("synthetic")) + "}",
                             "new.lcsession", catalogue);
             QFAIL("accepted");
         } catch (const InputError& e) {
-            QVERIFY2(QString(e.what()).contains("version") && QString(e.what()).contains("is 3"), e.what());
+            QVERIFY2(QString(e.what()).contains("version") && QString(e.what()).contains("is 4"), e.what());
         }
     }
 
@@ -254,7 +289,7 @@ private Q_SLOTS:
         QFETCH(QString, settings);
         QFETCH(int, classes);
         QFETCH(QString, fragment);
-        const std::string text = R"({"format": "lcstudio-session", "version": 2, "experiment": "camvid", "settings": )" +
+        const std::string text = R"({"format": "lcstudio-session", "version": 3, "experiment": "camvid", "settings": )" +
                                  settings.toStdString() + R"(, "cost_matrix": )" +
                                  costMatrixToJson(CostMatrix::zeroOne(classes)) + "}";
         try {

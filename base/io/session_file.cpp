@@ -90,6 +90,22 @@ nlohmann::json version1Settings(const JsonObjectReader& o, const std::string& ex
     return out;
 }
 
+/// Version 2 CamVid sessions: "cpu" named another run than it does now (kSessionVersion),
+/// so such a session is refused rather than repeated as a different run; without a preset
+/// it meant "demo", which it keeps.
+void version2CamvidSettings(const JsonObjectReader& r, nlohmann::json& settings)
+{
+    if (!settings.contains("preset") || settings.at("preset").is_null()) {
+        settings["preset"] = "demo";
+        return;
+    }
+    if (settings.at("preset") == "cpu")
+        r.fail("settings", "preset is \"cpu\", which in version 2 files named a 120-frame SegNet-light run; "
+                           "version 3 names the measured CPU preset (SegNet-light2 at 180x240, every training "
+                           "frame) \"cpu\": say \"preset\": \"demo\" for a short run, or \"version\": 3 for "
+                           "the new cpu preset");
+}
+
 } // namespace
 
 std::string sessionToJson(const SessionData& s)
@@ -116,7 +132,17 @@ SessionData sessionFromJson(const std::string& text, const std::string& source, 
             run.fail("action", "is " + jsonExcerpt(run.require("action")) +
                                    ": the record of an action on saved models, not of a run; repeat it with "
                                    "lcstudio-cli EXPERIMENT ACTION and the settings under run.settings");
-        nlohmann::json session{{"format", kFormat}, {"version", kSessionVersion}};
+        // Records name the session version their settings mean (records before version 3
+        // name none: they are version 2's).
+        long long recordVersion = 2;
+        if (run.has("session_version")) {
+            const auto& v = run.require("session_version");
+            if (!v.is_number_integer() || v.get<long long>() < 2 || v.get<long long>() > kSessionVersion)
+                run.fail("session_version", "is " + jsonExcerpt(v) + "; this program reads 2 to " +
+                                                std::to_string(kSessionVersion));
+            recordVersion = v.get<long long>();
+        }
+        nlohmann::json session{{"format", kFormat}, {"version", recordVersion}};
         for (const char* field : {"experiment", "settings", "cost_matrix"})
             session[field] = run.require(field);
         return sessionFromJson(session.dump(), source + " (its run record)", experiments);
@@ -131,7 +157,7 @@ SessionData sessionFromJson(const std::string& text, const std::string& source, 
                                                      : 0
                                                : 1;
     if (version < 1 || version > kSessionVersion)
-        r.fail("version", "is " + jsonExcerpt(r.require("version")) + "; this program reads session versions 1 and " +
+        r.fail("version", "is " + jsonExcerpt(r.require("version")) + "; this program reads session versions 1 to " +
                               std::to_string(kSessionVersion) + (version > kSessionVersion ? " (the file is newer)" : ""));
     SessionData s;
     if (!r.has("experiment") && version == 1)
@@ -160,6 +186,8 @@ SessionData sessionFromJson(const std::string& text, const std::string& source, 
         const auto o = r.object("settings");
         given = version == 1 ? version1Settings(o, s.experiment, s.dataPaths) : o.json();
     }
+    if (version <= 2 && s.experiment == "camvid")
+        version2CamvidSettings(r, given);
     s.settings = checkedSettings(experiment->settings, given,
                                  source + (version == 1 ? " (version 1 settings)" : " (settings)"));
 

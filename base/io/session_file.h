@@ -19,8 +19,12 @@
 /// derives it from the experiment registry).
 namespace lcs {
 
-/// The session file version this program writes (it reads this one and version 1).
-constexpr int kSessionVersion = 2;
+/// The session file version this program writes; it reads versions 1 to this one.
+/// Version 3: CamVid's preset "cpu" names the measured CPU preset (SegNet-light2 at
+/// 180x240, every training frame), as for every CamVid action, and a CamVid session
+/// without a preset runs "cpu"; in version 2 "cpu" named a 120-frame SegNet-light run
+/// and the default was "demo".
+constexpr int kSessionVersion = 3;
 
 /// What the session format needs to know of one experiment.
 struct SessionExperiment {
@@ -41,7 +45,7 @@ struct SessionData {
     std::map<std::string, std::string> dataPaths;
 };
 
-/// Writes version 2. The settings are written as they are: check them first
+/// Writes kSessionVersion. The settings are written as they are: check them first
 /// (checkedSettings), as sessionFromJson will.
 std::string sessionToJson(const SessionData& session);
 /// Strict reader: unknown fields refused; the experiment must be in `experiments`; its

@@ -1,6 +1,7 @@
 #include "experiments/run_record.h"
 
 #include "core/version.h"
+#include "io/session_file.h"
 
 namespace lcs {
 
@@ -12,7 +13,10 @@ nlohmann::json runRecordJson(const RunRecord& r)
                      {"seed", r.seed},
                      {"cost_matrix", nlohmann::json::parse(costMatrixToJson(r.costs))},
                      {"referral_cost", r.costs.referralCost() ? nlohmann::json(*r.costs.referralCost()) : nlohmann::json()},
-                     {"settings", r.settings}};
+                     {"settings", r.settings},
+                     // What the settings mean is the session format's: a record read back
+                     // as a session is read as a file of this version.
+                     {"session_version", kSessionVersion}};
     if (!r.action.empty())
         j["action"] = r.action;
     if (!r.referralCosts.empty())
