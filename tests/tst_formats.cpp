@@ -359,6 +359,32 @@ private Q_SLOTS:
                  QString("method,decisions,cost\nours,corrected,0.25\nours,uncorrected,0.5\n"));
     }
 
+    void summaryCellsAreReadOffTheLongTable()
+    {
+        // Two trials of ours at r = 0.5: costs 0.2 and 0.4 (mean 0.3, sample std
+        // sqrt(0.02) = 0.1414...), the second trial's accuracy undefined (every image
+        // referred), its q collapsed; a row of another method and r stays out.
+        auto row = [](double r, int trial, const char* method, const char* metric, double value) {
+            return Observation{"referral_cost", r, trial, method, "", metric, value};
+        };
+        const std::vector<Observation> rows{
+            row(0.5, 0, "ours", "cost", 0.2),      row(0.5, 0, "ours", "accuracy", 0.9),
+            row(0.5, 0, "ours", "collapsed", 0),   row(0.5, 1, "ours", "cost", 0.4),
+            row(0.5, 1, "ours", "collapsed", 1),   row(0.5, 0, "sghmc", "cost", 9),
+            row(0.5, 0, "sghmc", "collapsed", 0),  row(0.1, 0, "ours", "cost", 7),
+            row(0.1, 0, "ours", "collapsed", 0)};
+        const ObservedCell cell(rows, 0.5, ImageMethod::Ours);
+        QVERIFY(!cell.empty());
+        QCOMPARE(cell.collapsed(), 1);
+        const auto cost = cell.figure("cost");
+        QCOMPARE(cost.count, 2);
+        QVERIFY(std::abs(cost.mean - 0.3) < 1e-15);
+        QVERIFY(std::abs(cost.std - std::sqrt(0.02)) < 1e-15);
+        const auto accuracy = cell.figure("accuracy");
+        QVERIFY(std::isnan(accuracy.mean) && std::isnan(accuracy.std));
+        QVERIFY(ObservedCell(rows, 0.2, ImageMethod::Ours).empty());
+    }
+
     void undefinedMetricsAreEmptyCellsAndNulls()
     {
         // Everything referred: accuracy and NLL are undefined. The CSV row leaves their

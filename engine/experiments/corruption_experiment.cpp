@@ -440,6 +440,18 @@ private:
 
 } // namespace
 
+namespace {
+
+double rateOf(const CorruptionRow& row) { return row.rate; }
+
+/// The results' long table: the CSV, the JSON's observations and the summary read it.
+std::vector<Observation> corruptionObservations(const CorruptionResult& r)
+{
+    return runRowsObservations(r.rows, "rate", rateOf, false);
+}
+
+} // namespace
+
 CorruptionResult runCorruptionExperiment(const ImageDataset& data, const CorruptionConfig& config,
                                          const JobContext& ctx)
 {
@@ -468,12 +480,14 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
             distillationRuns += CorruptionTrial(data, config, ctx, rate, trial, result).run() ? 1 : 0;
     if (distillationRuns > 0)
         result.distillationSecondsPerEpoch /= distillationRuns;
+    // Mean ± std over trials per (rate, method), read off the long table.
+    const auto observed = corruptionObservations(result);
     for (double rate : config.rates)
         for (auto m : config.methods) {
-            const auto cell = gatherCell(result.rows, [&](const auto& row) { return row.rate == rate && row.method == m; });
+            const ObservedCell cell(observed, rate, m);
             if (!cell.empty())
-                result.summary.push_back(
-                    {m, rate, meanStd(cell.cost), meanStd(cell.accuracy), meanStd(cell.nll), cell.collapsed});
+                result.summary.push_back({m, rate, cell.figure("cost"), cell.figure("accuracy"), cell.figure("nll"),
+                                          cell.collapsed()});
         }
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
@@ -502,9 +516,6 @@ std::string corruptionTable(const CorruptionResult& r)
     return s.str();
 }
 
-namespace {
-double rateOf(const CorruptionRow& row) { return row.rate; }
-} // namespace
 
 std::string corruptionJson(const CorruptionResult& r)
 {
@@ -528,13 +539,13 @@ std::string corruptionJson(const CorruptionResult& r)
                         {"summary", rates},
                         {"runs", trials},
                         {"evidence", imageEvidenceJson(r.comparisons, "rate")},
-                        {"observations", observationsJson(runRowsObservations(r.rows, "rate", rateOf, false))}};
+                        {"observations", observationsJson(corruptionObservations(r))}};
     return j.dump(2) + "\n";
 }
 
 std::string corruptionCsv(const CorruptionResult& r)
 {
-    return runRowsCsv(runRowsObservations(r.rows, "rate", rateOf, false), "rate", false);
+    return runRowsCsv(corruptionObservations(r), "rate", false);
 }
 
 } // namespace lcs

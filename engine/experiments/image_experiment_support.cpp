@@ -1,5 +1,7 @@
 #include "experiments/image_experiment_support.h"
 
+#include <limits>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -100,7 +102,34 @@ nlohmann::json runRowJson(const char* setting, double value, int trial, ImageMet
     return j;
 }
 
-std::string runRowsCsv(const std::vector<Observation>& observations, const char* setting, bool withReferral)
+ObservedCell::ObservedCell(const std::vector<Observation>& rows, double settingValue, ImageMethod method)
+{
+    const std::string id = imageMethodName(method);
+    for (const auto& o : rows)
+        if (o.settingValue == settingValue && o.method == id) {
+            m_rows.push_back(o);
+            if (o.metric == "collapsed") {  // every trial has one
+                ++m_trials;
+                m_collapsed += o.value != 0 ? 1 : 0;
+            }
+        }
+}
+
+MeanStd ObservedCell::figure(const std::string& metric) const
+{
+    std::vector<double> values;
+    for (const auto& o : m_rows)
+        if (o.metric == metric)
+            values.push_back(o.value);
+    if (static_cast<int>(values.size()) < m_trials) {
+        const double undefined = std::numeric_limits<double>::quiet_NaN();
+        return {undefined, m_trials > 1 ? undefined : 0.0, m_trials};
+    }
+    return meanStd(values);
+}
+
+std::string runRowsCsv(const std::vector<Observation>& observations, const char* setting, bool withReferral,
+                       const std::vector<WideColumn>& extra)
 {
     WideLayout layout;
     layout.setting = setting;
@@ -110,6 +139,7 @@ std::string runRowsCsv(const std::vector<Observation>& observations, const char*
     layout.columns.push_back({"nll", "", "nll"});
     layout.columns.push_back({"seconds", "", "seconds"});
     layout.columns.push_back({"collapsed", "", "collapsed", true});
+    layout.columns.insert(layout.columns.end(), extra.begin(), extra.end());
     return wideCsv(observations, layout);
 }
 

@@ -48,28 +48,22 @@ struct TestProbe {
 EpochCallback testCurve(const JobContext& ctx, const TestProbe& probe, const CostMatrix& costs,
                         const TaskIdentity& task, const std::string& model, const std::string& run);
 
-/// The per-trial figures of one (setting, method) cell, in row order.
-struct CellSeries {
-    std::vector<double> cost, accuracy, referralRate, nll;
-    int collapsed = 0;
-    bool empty() const { return cost.empty(); }
-};
+/// One (setting, method) cell of the results' long table across its trials: what the
+/// summary tables and the JSON's "summary" show, read off the same rows as the CSV.
+class ObservedCell {
+public:
+    ObservedCell(const std::vector<Observation>& rows, double settingValue, ImageMethod method);
+    bool empty() const { return m_trials == 0; }
+    /// Mean ± std of `metric` over the trials; NaN where a trial lacks it (an undefined
+    /// accuracy: every image referred), as one undefined value makes the mean undefined.
+    MeanStd figure(const std::string& metric) const;
+    /// Trials whose q collapsed to one class.
+    int collapsed() const { return m_collapsed; }
 
-/// Gathers the rows for which `inCell(row)` holds; Row has `metrics` and `collapsed`.
-template <class Row, class Predicate>
-CellSeries gatherCell(const std::vector<Row>& rows, Predicate inCell)
-{
-    CellSeries s;
-    for (const auto& row : rows)
-        if (inCell(row)) {
-            s.cost.push_back(row.metrics.averageCost);
-            s.accuracy.push_back(row.metrics.accuracy);
-            s.referralRate.push_back(row.metrics.referralRate);
-            s.nll.push_back(row.metrics.nll);
-            s.collapsed += row.collapsed ? 1 : 0;
-        }
-    return s;
-}
+private:
+    std::vector<Observation> m_rows;
+    int m_trials = 0, m_collapsed = 0;
+};
 
 /// The catalogue ids of `methods`, in order (results records, tables).
 std::vector<std::string> methodIds(const std::vector<ImageMethod>& methods);
@@ -137,8 +131,9 @@ std::vector<Observation> runRowsObservations(const std::vector<Row>& rows, const
     return out;
 }
 
-/// The rows as CSV: a view of their long table.
-std::string runRowsCsv(const std::vector<Observation>& observations, const char* setting, bool withReferral);
+/// The rows as CSV: a view of their long table; `extra` columns after the common ones.
+std::string runRowsCsv(const std::vector<Observation>& observations, const char* setting, bool withReferral,
+                       const std::vector<WideColumn>& extra = {});
 
 /// The model files of the networks an image run trains, as `--save-models` and the
 /// window's Save Model write them: `<stem>.pt` (TorchScript) and its sidecar

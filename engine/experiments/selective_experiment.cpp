@@ -322,20 +322,31 @@ void tabulateTrainingTime(const SelectiveConfig& config, const FirstTrialSeconds
     }
 }
 
-/// Mean ± std over trials per (referral cost, method).
+double referralCostOf(const SelectiveRow& row) { return row.referralCost; }
+
+/// The results' long table, the area under each row's risk-coverage curve included: the
+/// CSV, the JSON's observations and the summary read it.
+std::vector<Observation> selectiveObservations(const SelectiveResult& r)
+{
+    auto out = runRowsObservations(r.rows, "referral_cost", referralCostOf, true);
+    for (const auto& row : r.rows)
+        if (std::isfinite(row.riskCoverage.aurc))
+            out.push_back({"referral_cost", row.referralCost, row.trial, imageMethodName(row.method), "", "aurc",
+                           row.riskCoverage.aurc});
+    return out;
+}
+
+/// Mean ± std over trials per (referral cost, method), read off the long table.
 void summariseSelective(const SelectiveConfig& config, SelectiveResult& result)
 {
+    const auto observed = selectiveObservations(result);
     for (double r : config.referralCosts)
         for (auto m : config.methods) {
-            const auto cell =
-                gatherCell(result.rows, [&](const auto& row) { return row.referralCost == r && row.method == m; });
-            std::vector<double> aurc;
-            for (const auto& row : result.rows)
-                if (row.referralCost == r && row.method == m)
-                    aurc.push_back(row.riskCoverage.aurc);
+            const ObservedCell cell(observed, r, m);
             if (!cell.empty())
-                result.summary.push_back({m, r, meanStd(cell.cost), meanStd(cell.accuracy), meanStd(cell.referralRate),
-                                          meanStd(cell.nll), cell.collapsed, meanStd(aurc)});
+                result.summary.push_back({m, r, cell.figure("cost"), cell.figure("accuracy"),
+                                          cell.figure("referral_rate"), cell.figure("nll"), cell.collapsed(),
+                                          cell.figure("aurc")});
         }
 }
 
@@ -406,9 +417,6 @@ std::string selectiveTable(const SelectiveResult& r)
     return s.str();
 }
 
-namespace {
-double referralCostOf(const SelectiveRow& row) { return row.referralCost; }
-} // namespace
 
 std::string selectiveJson(const SelectiveResult& r)
 {
@@ -443,7 +451,7 @@ std::string selectiveJson(const SelectiveResult& r)
                         {"runs", runs},             {"training_time", timing},
                         {"risk_coverage", curves},
                         {"evidence", imageEvidenceJson(r.comparisons, "referral_cost")},
-                        {"observations", observationsJson(runRowsObservations(r.rows, "referral_cost", referralCostOf, true))}};
+                        {"observations", observationsJson(selectiveObservations(r))}};
     return j.dump(2) + "\n";
 }
 
@@ -462,7 +470,7 @@ std::string riskCoverageCsv(const SelectiveResult& r)
 
 std::string selectiveCsv(const SelectiveResult& r)
 {
-    return runRowsCsv(runRowsObservations(r.rows, "referral_cost", referralCostOf, true), "referral_cost", true);
+    return runRowsCsv(selectiveObservations(r), "referral_cost", true, {{"aurc", "", "aurc"}});
 }
 
 } // namespace lcs
