@@ -214,7 +214,7 @@ expect 2 "3 classes but the experiment has 2" -- check "$f/three_classes.lcsessi
 expect 2 "unknown experiment \"chess\" (known: synthetic, corruption, selective, camvid, tabular, correct)" -- check "$f/experiment.lcsession"
 expect 2 "field \"experiment\"" -- check "$f/no_experiment.lcsession"
 expect 2 "field \"version\" is 4; this program reads session versions 1 to 3" -- check "$f/newer.lcsession"
-expect 2 "which in version 2 files named a 120-frame SegNet-light run" -- check "$f/camvid_v2_cpu.lcsession"
+expect 2 "which before session version 3 named a 120-frame SegNet-light run" -- check "$f/camvid_v2_cpu.lcsession"
 expect 2 "field \"format\" must be \"lcstudio-session\"" -- check "$f/wrong_format.lcsession"
 expect 2 "field \"data_paths.camvid\" must be a path string" -- check "$f/paths.lcsession"
 expect 0 "session: synthetic (replicates 2, methods bbvi,sghmc,kfac_laplace, seed 5" -- check "$f/v1_good.lcsession"

@@ -664,7 +664,8 @@ private Q_SLOTS:
         auto scored = costPreset("camvid");
         scored.set(0, 3, 2.0);
         ExperimentRun evaluated;
-        const auto eval = settingsFor("eval", {{"data", m_data.toStdString()}, {"model", dir.toStdString()}, {"passes", 3}});
+        const auto eval = settingsFor("eval", {{"data", m_data.toStdString()}, {"model", dir.toStdString()}, {"passes", 3},
+                                               {"seed", 7}});
         QCOMPARE(thrown([&] { evaluated = runExperimentAction(entry, "eval", eval, scored, {}); }), QString());
         recordChecksAgain("eval", evaluated.output.json);
         CamvidEvalConfig direct;

@@ -26,6 +26,7 @@
 #include "experiments/camvid_experiment.h"
 #include "experiments/experiment_names.h"
 #include "experiments/image_experiment_support.h"
+#include "experiments/synthetic_report.h"
 #include "io/session_file.h"
 
 using namespace lcs;
@@ -220,6 +221,8 @@ private Q_SLOTS:
         QVERIFY(!sel.costs.hasReferral());  // the referral costs are the swept setting
 
         // (Version 1's camvid "cpu" preset is version 2's, refused as there: see above.)
+        QCOMPARE(v1("camvid", R"({"data": "/d"})", costPreset("camvid")).settings.at("preset").get<std::string>(),
+                 std::string("demo"));  // version 1's default
         auto camvidV1 = fill(R"(["cw_sgd", "sghmc_s", "ours"])", R"("/data/camvid")");
         camvidV1.replace(camvidV1.find(R"("preset": "cpu")"), 15, R"("preset": "paper")");
         const auto cam = v1("camvid", camvidV1, costPreset("camvid"));
@@ -357,6 +360,30 @@ private Q_SLOTS:
         byRule.columns = {{"cost", "", "cost"}};
         QCOMPARE(QString::fromStdString(wideCsv({rows[0], rows[1]}, byRule)),
                  QString("method,decisions,cost\nours,corrected,0.25\nours,uncorrected,0.5\n"));
+    }
+
+    void syntheticCsvKeepsTableTwosColumns()
+    {
+        // method before replicate, and the paired difference uncorrected - corrected.
+        SyntheticResult r;
+        MethodSummary m;
+        m.method = InferenceMethod::Bbvi;
+        ReplicateOutcome o;
+        o.replicate = 1;
+        o.method = m.method;
+        o.uncorrected.averageCost = 0.5;
+        o.corrected.averageCost = 0.125;
+        o.uncorrected.accuracy = o.corrected.accuracy = 0.75;
+        o.collapsed = true;
+        m.replicates.push_back(o);
+        r.methods.push_back(m);
+        const auto lines = QString::fromStdString(syntheticCsv(r)).split('\n');
+        QVERIFY2(lines[0].startsWith("method,replicate,uncorrected_cost,corrected_cost,paired_diff,uncorrected_accuracy,"),
+                 qPrintable(lines[0]));
+        QVERIFY2(lines[1].startsWith("bbvi,1,0.5,0.125,0.375,0.75,0.75,"), qPrintable(lines[1]));
+        const auto header = lines[0].split(','), cells = lines[1].split(',');
+        QCOMPARE(cells[header.indexOf("collapsed")], QString("1"));
+        QCOMPARE(cells[header.indexOf("temperature_cost")], QString());  // no baseline fitted: an empty cell
     }
 
     void summaryCellsAreReadOffTheLongTable()

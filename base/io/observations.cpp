@@ -98,7 +98,10 @@ std::string wideCsv(const std::vector<Observation>& rows, const WideLayout& layo
     }
 
     std::vector<std::string> header;
-    for (const auto* name : {&layout.setting, &layout.trial, &layout.method, &layout.rule})
+    const auto keyHeaders = layout.methodBeforeTrial
+                                ? std::vector<const std::string*>{&layout.setting, &layout.method, &layout.trial, &layout.rule}
+                                : std::vector<const std::string*>{&layout.setting, &layout.trial, &layout.method, &layout.rule};
+    for (const auto* name : keyHeaders)
         if (!name->empty())
             header.push_back(*name);
     for (const auto& c : layout.columns)
@@ -118,9 +121,11 @@ std::string wideCsv(const std::vector<Observation>& rows, const WideLayout& layo
         cells.clear();
         if (!layout.setting.empty())
             cells.push_back(formatNumber(settingValue));
+        if (!layout.method.empty() && layout.methodBeforeTrial)
+            cells.push_back(csvText(method));
         if (!layout.trial.empty())
             cells.push_back(std::to_string(trial));
-        if (!layout.method.empty())
+        if (!layout.method.empty() && !layout.methodBeforeTrial)
             cells.push_back(csvText(method));
         if (ruleIsKey)
             cells.push_back(csvText(rule));

@@ -37,12 +37,14 @@ struct WideColumn {
 
 /// How a wide CSV lays the long table out. Its lines are the distinct (setting value,
 /// trial, method[, rule]) keys in the order the long table first names them; its columns
-/// are the key columns (a header left empty is no column) then `columns`.
+/// are the key columns (a header left empty is no column; setting, trial, method, rule
+/// unless methodBeforeTrial) then `columns`.
 struct WideLayout {
     std::string setting;             ///< header of the setting's column ("rate"); "" for none
     std::string trial = "trial";     ///< header of the trial column; "" for none
     std::string method = "method";   ///< header of the method column; "" for none
     std::string rule;                ///< header of a rule column ("decisions"); "" when rules are columns
+    bool methodBeforeTrial = false;  ///< key columns setting, method, trial (Table 2's CSV) rather than setting, trial, method
     std::vector<WideColumn> columns;
 };
 

@@ -90,7 +90,7 @@ nlohmann::json version1Settings(const JsonObjectReader& o, const std::string& ex
     return out;
 }
 
-/// Version 2 CamVid sessions: "cpu" named another run than it does now (kSessionVersion),
+/// CamVid sessions before version 3: "cpu" named another run than it does now (kSessionVersion),
 /// so such a session is refused rather than repeated as a different run; without a preset
 /// it meant "demo", which it keeps.
 void version2CamvidSettings(const JsonObjectReader& r, nlohmann::json& settings)
@@ -100,10 +100,11 @@ void version2CamvidSettings(const JsonObjectReader& r, nlohmann::json& settings)
         return;
     }
     if (settings.at("preset") == "cpu")
-        r.fail("settings", "preset is \"cpu\", which in version 2 files named a 120-frame SegNet-light run; "
-                           "version 3 names the measured CPU preset (SegNet-light2 at 180x240, every training "
-                           "frame) \"cpu\": say \"preset\": \"demo\" for a short run, or \"version\": 3 for "
-                           "the new cpu preset");
+        r.fail("settings", "preset is \"cpu\", which before session version 3 named a 120-frame SegNet-light "
+                           "run; version 3's \"cpu\" is the measured CPU preset (SegNet-light2 at 180x240, every "
+                           "training frame): say \"preset\": \"demo\" for a short run, or mark the file version 3 "
+                           "for the new cpu preset (\"version\": 3 in a session file, \"session_version\": 3 in a "
+                           "results file's run record)");
 }
 
 } // namespace

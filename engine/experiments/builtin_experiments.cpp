@@ -129,19 +129,21 @@ ExperimentOutput recorrectionOutput(const RunRecord& record, const Recorrection&
                          {"changed_decisions", c.changedCount},  {"collapsed", r.collapsed},
                          {"seconds", reportNumber(r.seconds)}};
     // The long table, and the CSV as its view.
+    // Labelled as the run's own table labels q's rows, so the two can be matched.
+    const std::string setting = record.experiment == kSelectiveExperiment ? "referral_cost" : "rate";
     std::vector<Observation> observations;
     for (const auto& [rule, m] : {std::pair{"uncorrected", &c.uncorrected}, std::pair{"corrected", &c.corrected}}) {
         Observation key;
-        key.setting = "setting";
+        key.setting = setting;
         key.settingValue = c.rate;
         key.trial = c.trial;
+        key.method = imageMethodName(ImageMethod::Ours);
         key.rule = rule;
         appendObservations(observations, key, *m, ObservedMetrics{true, {}});
     }
     j["observations"] = observationsJson(observations);
     WideLayout layout;
-    layout.setting = "setting";
-    layout.method.clear();
+    layout.setting = setting;
     layout.rule = "rule";
     layout.columns = {{"cost", "", "cost"}, {"accuracy", "", "accuracy"}, {"referral_rate", "", "referral_rate"}};
     const std::string csv = wideCsv(observations, layout);

@@ -54,8 +54,9 @@ class ObservedCell {
 public:
     ObservedCell(const std::vector<Observation>& rows, double settingValue, ImageMethod method);
     bool empty() const { return m_trials == 0; }
-    /// Mean ± std of `metric` over the trials; NaN where a trial lacks it (an undefined
-    /// accuracy: every image referred), as one undefined value makes the mean undefined.
+    /// Mean ± std of `metric` over the trials. Where a trial lacks it (an undefined
+    /// accuracy: every image referred) the mean is NaN, and so is the std of two or more
+    /// trials (one trial's std is 0): one undefined value makes the figure undefined.
     MeanStd figure(const std::string& metric) const;
     /// Trials whose q collapsed to one class.
     int collapsed() const { return m_collapsed; }

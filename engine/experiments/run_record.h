@@ -33,9 +33,10 @@ struct RunRecord {
 
 /// {"program", "version", "experiment", "action" (an action's only), "seed", "cost_matrix" (the cost-matrix file's own
 /// JSON object, so it reads back with the cost-matrix reader), "referral_cost" (the
-/// matrix's, or null), "referral_costs" (a sweep's, when set), "settings", "resolved" (when
-/// not empty)}. A results file is also a session: the window and `lcstudio-cli run` read
-/// its run record's experiment, settings and cost matrix.
+/// matrix's, or null), "referral_costs" (a sweep's, when set), "settings", "session_version"
+/// (the session format whose meaning the settings have), "resolved" (when not empty)}. A
+/// results file is also a session: the window and `lcstudio-cli run` read its run record's
+/// experiment, settings and cost matrix.
 nlohmann::json runRecordJson(const RunRecord& record);
 
 /// The cost matrix a results file's "run" record holds, read with the strict cost-matrix

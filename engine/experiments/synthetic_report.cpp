@@ -278,6 +278,7 @@ std::string syntheticCsv(const SyntheticResult& r)
 {
     WideLayout layout;
     layout.trial = "replicate";
+    layout.methodBeforeTrial = true;  // Table 2's order, as this CSV always had it
     layout.columns = {{"uncorrected_cost", "uncorrected", "cost"},
                       {"corrected_cost", "corrected", "cost"},
                       {"paired_diff", "paired_diff", "cost"},
