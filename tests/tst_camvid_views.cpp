@@ -37,6 +37,7 @@
 #include "plot_export.h"
 #include "gui_test_setup.h"
 #include "window_pages.h"
+#include "thrown.h"
 #include "tiny_camvid.h"
 
 using namespace lcs;
@@ -139,18 +140,6 @@ bool sameIou(const QVector<double>& a, const QVector<double>& b, QString* why)
         }
     }
     return true;
-}
-
-/// What `body` threw ("" when nothing): an engine error fails the test, not the program.
-template <class Body>
-QString thrown(Body&& body)
-{
-    try {
-        body();
-    } catch (const std::exception& e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
 }
 
 } // namespace

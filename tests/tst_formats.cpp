@@ -28,21 +28,9 @@
 #include "experiments/image_experiment_support.h"
 #include "experiments/synthetic_report.h"
 #include "io/session_file.h"
+#include "thrown.h"
 
 using namespace lcs;
-
-namespace {
-/// What `f` throws (an empty string when it returns).
-QString thrown(const std::function<void()>& f)
-{
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return QString::fromUtf8(e.what());
-    }
-    return {};
-}
-} // namespace
 
 namespace {
 
