@@ -411,7 +411,7 @@ std::string sessionSummary(const lcs::SessionData& s)
     std::string given;
     for (const auto& spec : lcs::ExperimentRegistry::global().get(s.experiment).settings()) {
         const auto& v = s.settings.at(spec.name);
-        if (v.is_null())
+        if (v.is_null() || (v.is_string() && v.get<std::string>().empty()))  // an unset path
             continue;
         std::string text = v.is_string() ? v.get<std::string>() : v.dump();
         if (v.is_array()) {

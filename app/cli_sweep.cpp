@@ -303,9 +303,7 @@ int runCollect(int argc, char** argv)
         if (row.settingValue)
             line += lcs::formatNumber(*row.settingValue) + "  ";
         line += row.method + "  " + (row.rule.empty() ? "-" : row.rule) + "  " + row.metric + "  " +
-                std::to_string(row.stats.n) + "  " + lcs::formatNumber(row.stats.mean) +
-                (std::isfinite(row.stats.standardError) ? " ± " + lcs::formatNumber(row.stats.standardError)
-                                                         : std::string(" (one run: no error)"));
+                std::to_string(row.stats.n) + "  " + lcs::meanErrorText(row.stats);
         std::printf("%s\n", line.c_str());
     }
     for (const auto& c : table.incomplete)

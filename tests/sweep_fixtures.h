@@ -35,7 +35,7 @@ inline lcs::SessionData corruptionSession()
 inline lcs::CorruptionRow corruptionRow(double rate, int trial, lcs::ImageMethod method, double cost, double accuracy)
 {
     lcs::CorruptionRow r;
-    r.rate = rate;
+    r.setting = rate;
     r.trial = trial;
     r.method = method;
     r.metrics.averageCost = cost;

@@ -403,9 +403,9 @@ private Q_SLOTS:
         QCOMPARE(comparisons.size(), 1);
         const auto view = comparisons.first().at(0).value<CamvidIouView>();
         QCOMPARE(view.frames, 3);
-        QCOMPARE(qRow[2].toDouble(), view.costAfter);
-        QCOMPARE(qRow[4].toDouble(), view.meanIouAfter);
-        QCOMPARE(csvLines[1].split(',')[4].toDouble(), view.meanIouBefore);
+        QCOMPARE(qRow[2].toDouble(), view.after.cost);
+        QCOMPARE(qRow[4].toDouble(), view.after.meanIou);
+        QCOMPARE(csvLines[1].split(',')[4].toDouble(), view.before.meanIou);
         // File > Export Results writes the same files (the CSV was once empty).
         const QString exportedCsv = m_tmp.path() + "/camvid_results.csv";
         const QString exportedJson = m_tmp.path() + "/camvid_results.json";
@@ -421,10 +421,10 @@ private Q_SLOTS:
         for (int i = 0; i < 3; ++i)
             shown << *page->viewer()->frame(i);
         QString why;
-        QVERIFY2(sameIou(barValues(page->iou()->bars(0)), view.iouBefore, &why), qPrintable(why));
-        QVERIFY2(sameIou(barValues(page->iou()->bars(1)), view.iouAfter, &why), qPrintable(why));
-        QVERIFY2(sameIou(iouByHand(shown, false), view.iouBefore, &why), qPrintable(why));
-        QVERIFY2(sameIou(iouByHand(shown, true), view.iouAfter, &why), qPrintable(why));
+        QVERIFY2(sameIou(barValues(page->iou()->bars(0)), view.before.iou, &why), qPrintable(why));
+        QVERIFY2(sameIou(barValues(page->iou()->bars(1)), view.after.iou, &why), qPrintable(why));
+        QVERIFY2(sameIou(iouByHand(shown, false), view.before.iou, &why), qPrintable(why));
+        QVERIFY2(sameIou(iouByHand(shown, true), view.after.iou, &why), qPrintable(why));
         // The share of changed decisions, counted by hand on the labelled pixels, is what the
         // engine reports and the results table shows.
         qint64 scored = 0, changed = 0;
@@ -436,7 +436,7 @@ private Q_SLOTS:
                 }
         QCOMPARE(scored, view.pixels);
         QVERIFY(std::abs(view.changedShare - double(changed) / double(scored)) < 1e-12);
-        QVERIFY(std::isfinite(view.costAtOptimum) && std::isfinite(view.expectedBefore) && std::isfinite(view.expectedAfter));
+        QVERIFY(std::isfinite(view.costAtOptimum) && std::isfinite(view.before.expected) && std::isfinite(view.after.expected));
         auto* table = m_window->findChild<QTableWidget*>("camvidIouTable");
         QVERIFY(table);
         bool rowFound = false;
@@ -520,8 +520,8 @@ private Q_SLOTS:
         for (int i = 0; i < 3; ++i)
             shown << *viewer->frame(i);
         QString why;
-        QVERIFY2(sameIou(barValues(camvidPage(*m_window)->iou()->bars(1)), view.iouAfter, &why), qPrintable(why));
-        QVERIFY2(sameIou(iouByHand(shown, true), view.iouAfter, &why), qPrintable(why));
+        QVERIFY2(sameIou(barValues(camvidPage(*m_window)->iou()->bars(1)), view.after.iou, &why), qPrintable(why));
+        QVERIFY2(sameIou(iouByHand(shown, true), view.after.iou, &why), qPrintable(why));
         QVERIFY(camvidPage(*m_window)->epochs()->graph(0, "ours, re-corrected"));
     }
 
@@ -586,7 +586,7 @@ private Q_SLOTS:
         QCOMPARE(r.runs(), 1);  // nothing trained
         QCOMPARE(comparisons.size(), 1);
         const auto view = comparisons.first().at(0).value<CamvidIouView>();
-        QVERIFY2(sameIou(view.iouAfter, qIou, &why), qPrintable(why));
+        QVERIFY2(sameIou(view.after.iou, qIou, &why), qPrintable(why));
         auto* viewer = camvidPage(*m_window)->viewer();
         QCOMPARE(viewer->frameCount(), 3);
         QVector<CamvidFrameView> shown;

@@ -132,8 +132,8 @@ private Q_SLOTS:
     void importExportRoundTrip_data()
     {
         QTest::addColumn<QString>("suffix");
-        QTest::newRow("json") << "json";
-        QTest::newRow("weka") << "cost";
+        for (const char* suffix : {"json", "cost"})  // LC Studio's JSON, Weka's .cost
+            QTest::newRow(suffix) << QString(suffix);
     }
     void importExportRoundTrip()
     {

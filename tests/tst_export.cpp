@@ -22,6 +22,7 @@
 #include "io/npy.h"
 #include "io/torchscript.h"
 #include "models/segnet.h"
+#include "tiny_models.h"
 
 using namespace lcs;
 
@@ -265,10 +266,7 @@ private Q_SLOTS:
 
     void aTamperedExportIsRefused()
     {
-        ModelSpec spec;
-        spec.inputShape = {2};
-        spec.hidden = {4};
-        spec.classes = 2;
+        auto spec = mlpSpec({2}, 2, {4});
         auto generator = makeGenerator(1);
         auto net = spec.build(generator);
         QTemporaryDir tmp;
@@ -302,10 +300,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, forward);
         QFETCH(QString, message);
-        ModelSpec spec;
-        spec.inputShape = {2};
-        spec.hidden = {4};
-        spec.classes = 2;
+        auto spec = mlpSpec({2}, 2, {4});
         auto generator = makeGenerator(3);
         auto net = spec.build(generator);
         QTemporaryDir tmp;

@@ -24,6 +24,7 @@
 #include "io/model_io.h"
 #include "experiments/experiment.h"
 #include "experiments/camvid_experiment.h"
+#include "experiments/corruption_experiment.h"
 #include "experiments/experiment_names.h"
 #include "experiments/image_experiment_support.h"
 #include "experiments/synthetic_report.h"
@@ -372,6 +373,16 @@ private Q_SLOTS:
         const auto header = lines[0].split(','), cells = lines[1].split(',');
         QCOMPARE(cells[header.indexOf("collapsed")], QString("1"));
         QCOMPARE(cells[header.indexOf("temperature_cost")], QString());  // no baseline fitted: an empty cell
+        // A referral rate only with a referral decision: without one it is 0 by construction.
+        QVERIFY(!lines[0].contains("referral_rate"));
+        r.record.costs = CostMatrix::zeroOne(2);
+        r.record.costs.setReferral(0.2);
+        r.methods[0].replicates[0].uncorrected.referralRate = 0.25;
+        r.methods[0].replicates[0].corrected.referralRate = 0.5;
+        const auto withReferral = QString::fromStdString(syntheticCsv(r)).split('\n');
+        const auto h = withReferral[0].split(','), c = withReferral[1].split(',');
+        QCOMPARE(c[h.indexOf("uncorrected_referral_rate")], QString("0.25"));
+        QCOMPARE(c[h.indexOf("corrected_referral_rate")], QString("0.5"));
     }
 
     void summaryCellsAreReadOffTheLongTable()
@@ -388,7 +399,7 @@ private Q_SLOTS:
             row(0.5, 1, "ours", "collapsed", 1),   row(0.5, 0, "sghmc", "cost", 9),
             row(0.5, 0, "sghmc", "collapsed", 0),  row(0.1, 0, "ours", "cost", 7),
             row(0.1, 0, "ours", "collapsed", 0)};
-        const ObservedCell cell(rows, 0.5, ImageMethod::Ours);
+        const ObservedCell cell(rows, 0.5, "ours");
         QVERIFY(!cell.empty());
         QCOMPARE(cell.collapsed(), 1);
         const auto cost = cell.figure("cost");
@@ -397,7 +408,7 @@ private Q_SLOTS:
         QVERIFY(std::abs(cost.std - std::sqrt(0.02)) < 1e-15);
         const auto accuracy = cell.figure("accuracy");
         QVERIFY(std::isnan(accuracy.mean) && std::isnan(accuracy.std));
-        QVERIFY(ObservedCell(rows, 0.2, ImageMethod::Ours).empty());
+        QVERIFY(ObservedCell(rows, 0.2, "ours").empty());
     }
 
     void undefinedMetricsAreEmptyCellsAndNulls()
@@ -408,17 +419,8 @@ private Q_SLOTS:
         costs.setReferral(0.25);
         const auto m = evaluateDecisions(at::full({2, 2}, 0.5, at::kDouble), at::tensor({2, 2}, at::kLong),
                                          at::tensor({0, 1}, at::kLong), costs);
-        struct Row {
-            double referralCost;
-            int trial;
-            ImageMethod method;
-            DecisionMetrics metrics;
-            double seconds;
-            bool collapsed;
-        };
-        const std::vector<Row> rows{{0.5, 0, ImageMethod::Ours, m, 1.5, false}};
-        const auto observations =
-            runRowsObservations(rows, "referral_cost", [](const Row& r) { return r.referralCost; }, true);
+        const std::vector<ImageRunRow> rows{{0.5, 0, ImageMethod::Ours, m, 1.5, false}};
+        const auto observations = runRowsObservations(rows, "referral_cost", true);
         const auto csv = runRowsCsv(observations, "referral_cost", true);
         QCOMPARE(QString::fromStdString(csv),
                  QString("referral_cost,trial,method,cost,accuracy,referral_rate,nll,seconds,collapsed\n"

@@ -24,6 +24,7 @@
 #include "experiments/run_record.h"
 #include "models/classifier.h"
 #include "tiny_images.h"
+#include "tiny_models.h"
 
 using namespace lcs;
 
@@ -32,15 +33,6 @@ namespace {
 double scalar(const at::Tensor& t)
 {
     return t.item<double>();
-}
-
-ModelSpec mlpSpec(std::vector<int64_t> inputShape, int64_t classes, std::vector<int64_t> hidden)
-{
-    ModelSpec spec;
-    spec.inputShape = std::move(inputShape);
-    spec.classes = classes;
-    spec.hidden = std::move(hidden);
-    return spec;
 }
 
 ModelSpec resnetSpec(std::vector<int64_t> inputShape, int64_t classes, int64_t width)
@@ -165,15 +157,10 @@ private Q_SLOTS:
         const auto spec = mlpSpec({1, 1, 1}, 2, {});
         auto start = spec.build(g);
         const auto costs = costPreset("synthetic");
-        SgldDistillationConfig config;
-        config.epochs = 400;
-        config.batchSize = 200;
-        config.learningRate = 1.0;
+        auto config = distillationSchedule(400, 200, 1.0, 399, 1);
         config.temperature = 0.0;
         config.priorPrecision = 0.0;
         config.distil = false;
-        config.burnInSteps = 399;
-        config.thinning = 1;
         for (bool calibrated : {false, true}) {
             config.lossCalibration = calibrated ? &costs : nullptr;
             const auto result = runSgldDistillation(spec, *start, data, {}, data.x.slice(0, 0, 1), config, g, {});
@@ -195,13 +182,8 @@ private Q_SLOTS:
             for (auto& p : teacher->parameters())
                 p.mul_(3.0);  // a confident, non-trivial teacher
         }
-        SgldDistillationConfig config;
-        config.epochs = 500;
-        config.batchSize = 30;
-        config.learningRate = 1e-12;
+        auto config = distillationSchedule(500, 30, 1e-12, 0, 1);
         config.temperature = 0.0;
-        config.burnInSteps = 0;
-        config.thinning = 1;
         config.student = {0, 30, 0.1, LrSchedule::OneCycle, 0.9, 0.0, {}};
         TrainingSet train{data.train.images, data.train.labels};
         const auto result = runSgldDistillation(spec, *teacher, train, train.x, data.test.images, config, g, {});
@@ -229,11 +211,7 @@ private Q_SLOTS:
         const auto data = tinyImages(20, 2);
         const auto spec = mlpSpec(data.inputShape, 3, {16});
         auto initial = spec.build(g);
-        SgldDistillationConfig config;
-        config.epochs = 2;
-        config.batchSize = 20;
-        config.burnInSteps = 0;
-        config.thinning = 1;
+        auto config = distillationSchedule(2, 20, SgldDistillationConfig().learningRate, 0, 1);
         config.student = {0, 20, 0.0, LrSchedule::Constant, 0.0, 0.0, {}};
         config.studentFromInitial = fromInitial;
         TrainingSet train{data.train.images, data.train.labels};
@@ -252,10 +230,7 @@ private Q_SLOTS:
         const auto p = torch::tensor({{0.7, 0.2, 0.1}, {0.3, 0.4, 0.3}, {0.1, 0.1, 0.8}, {0.45, 0.1, 0.45}});
         CostMatrix costs(3, {0, 1, 0.5, 1, 0, 1, 0.2, 1, 0}, false);
         costs.setUtilityConstant(2.0);
-        ModelSpec spec;
-        spec.inputShape = {1, 2, 2};
-        spec.classes = 3;
-        spec.hidden = {};
+        const auto spec = mlpSpec({1, 2, 2}, 3, {});
         auto start = spec.build(g);
         auto config = sgdCorrectionConfig(3000, 4, 0.5, LrSchedule::Constant, 0.0);
         const auto result = trainImageCorrection(spec, *start, x, {nullptr, p}, costs, config, g, {});
@@ -330,7 +305,7 @@ private Q_SLOTS:
             QVERIFY(row.metrics.averageCost >= 0 && row.metrics.averageCost <= 1);
             QCOMPARE(row.metrics.count, data.test.size());
             // Rows of separable classes are learnt by every method without corruption.
-            if (row.rate == 0.0)
+            if (row.setting == 0.0)
                 QVERIFY2(row.metrics.accuracy > 0.9, imageMethodName(row.method).c_str());
         }
         const auto json = nlohmann::json::parse(corruptionJson(result));
@@ -405,7 +380,7 @@ private Q_SLOTS:
         // row's own referral cost (not the first one's).
         for (double r : config.referralCosts)
             for (const auto& row : result.rows)
-                if (row.referralCost == r && (row.method == ImageMethod::Ours || row.method == ImageMethod::OursNoS)) {
+                if (row.setting == r && (row.method == ImageMethod::Ours || row.method == ImageMethod::OursNoS)) {
                     const std::string model = std::string(row.method == ImageMethod::Ours ? "ours" : "ours (no S)") +
                                               ", r " + (r == 0.02 ? "0.02" : "0.4");
                     QCOMPARE(curves[model].back().cost, row.metrics.averageCost);
@@ -419,12 +394,12 @@ private Q_SLOTS:
             // Average cost is at most r when referring everything would cost r.
             QVERIFY(row.metrics.averageCost <= 1.0);
             // Referring costs r per point: the average cost is at least r times the referral rate.
-            QVERIFY(row.metrics.averageCost >= row.referralCost * row.metrics.referralRate - 1e-12);
+            QVERIFY(row.metrics.averageCost >= row.setting * row.metrics.referralRate - 1e-12);
         }
         // Cheaper referral, more referrals (same predictive, two cost matrices).
         auto referral = [&](double r) {
             for (const auto& row : result.rows)
-                if (row.method == ImageMethod::Sghmc && row.referralCost == r)
+                if (row.method == ImageMethod::Sghmc && row.setting == r)
                     return row.metrics.referralRate;
             return -1.0;
         };
@@ -465,7 +440,7 @@ private Q_SLOTS:
         const auto together = runCorruptionExperiment(data, config, {});
         auto cost = [](const CorruptionResult& r, ImageMethod m, double rate) {
             for (const auto& row : r.rows)
-                if (row.method == m && row.rate == rate)
+                if (row.method == m && row.setting == rate)
                     return row.metrics.nll;
             return -1.0;
         };
@@ -487,7 +462,7 @@ private Q_SLOTS:
         const auto lcTogether = runSelectiveExperiment(data, selective, {});
         auto lcFigure = [](const SelectiveResult& r, double referral) {
             for (const auto& row : r.rows)
-                if (row.method == ImageMethod::LcSghmc && row.referralCost == referral)
+                if (row.method == ImageMethod::LcSghmc && row.setting == referral)
                     return row.metrics.averageCost + 10 * row.metrics.referralRate;
             return -1.0;
         };

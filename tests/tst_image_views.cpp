@@ -186,7 +186,7 @@ private Q_SLOTS:
         for (double cost : {0.1, 0.2})
             for (auto method : {ImageMethod::Sghmc, ImageMethod::Ours}) {
                 SelectiveRow row;
-                row.referralCost = cost;
+                row.setting = cost;
                 row.method = method;
                 row.riskCoverage = riskCoverage(probs, torch::tensor({1, 0, 0, 0}, torch::kLong), 4);
                 r.rows.push_back(row);

@@ -129,15 +129,15 @@ void fillCamvid(MainWindow& window)
     CamvidIouView v;
     v.classNames = camvidClassNameList().mid(0, 11);
     for (int c = 0; c < v.classNames.size(); ++c) {
-        v.iouBefore << 0.6 - 0.05 * c;
-        v.iouAfter << 0.62 - 0.05 * c;
+        v.before.iou << 0.6 - 0.05 * c;
+        v.after.iou << 0.62 - 0.05 * c;
     }
-    v.meanIouBefore = 0.35;
-    v.meanIouAfter = 0.37;
-    v.costBefore = 0.268;
-    v.costAfter = 0.251;
-    v.expectedBefore = 0.19;
-    v.expectedAfter = 0.15;
+    v.before.meanIou = 0.35;
+    v.after.meanIou = 0.37;
+    v.before.cost = 0.268;
+    v.after.cost = 0.251;
+    v.before.expected = 0.19;
+    v.after.expected = 0.15;
     v.costAtOptimum = 0.27;
     v.changedShare = 0.0992;
     v.frames = 24;

@@ -19,6 +19,7 @@
 #include "inference/methods.h"
 #include "inference/sghmc.h"
 #include "models/mlp.h"
+#include "tiny_models.h"
 
 using namespace lcs;
 
@@ -211,19 +212,11 @@ private Q_SLOTS:
     /// and the student of the one-core run: the overlap changes the timing, not the maths.
     void overlappedDistillationEqualsTheSequentialOne()
     {
-        ModelSpec spec;
-        spec.inputShape = {1, 4, 4};
-        spec.classes = 3;
-        spec.hidden = {8};
+        const auto spec = mlpSpec({1, 4, 4}, 3, {8});
         auto g0 = makeGenerator(30);
         const TrainingSet train{torch::randn({90, 1, 4, 4}, g0), torch::randint(3, {90}, g0)};
         auto initial = spec.build(g0);
-        SgldDistillationConfig config;
-        config.epochs = 3;
-        config.batchSize = 16;
-        config.learningRate = 1e-2;
-        config.burnInSteps = 5;
-        config.thinning = 3;
+        auto config = distillationSchedule(3, 16, 1e-2, 5, 3);
         config.calibrationNoiseStd = 0.1;
         config.student = {0, 16, 0.1, LrSchedule::OneCycle, 0.9, 1e-4, {}};
         std::vector<std::vector<at::Tensor>> students, teachers;

@@ -3,6 +3,7 @@
 // read from results files written by the experiments' own writers.
 #include <cmath>
 #include <fstream>
+#include <limits>
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -135,6 +136,32 @@ private Q_SLOTS:
         QVERIFY(std::abs(m.mean - mean) < 1e-12);
         QVERIFY2(std::abs(m.standardError - se) < 1e-12, qPrintable(QString::number(m.standardError, 'g', 17)));
     }
+    // Rounded as a reader would by hand: se to two significant digits, the mean to its place.
+    void meanErrorTextRoundsToTheError_data()
+    {
+        QTest::addColumn<double>("mean");
+        QTest::addColumn<double>("se");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("issue's example") << 0.8775000000000001 << 0.036827 << "0.878 ± 0.037";
+        QTest::newRow("se above one") << 123.456 << 2.345 << "123.5 ± 2.3";
+        QTest::newRow("se above ten") << 1234.5 << 56.7 << "1234 ± 57";
+        QTest::newRow("trailing zeros kept") << 0.0160 << 0.0010 << "0.0160 ± 0.0010";
+        QTest::newRow("negative mean") << -0.01234 << 0.00456 << "-0.0123 ± 0.0046";
+        QTest::newRow("runs agree") << 0.2 << 0.0 << "0.2 ± 0";
+        QTest::newRow("one run") << 0.8775000000000001 << std::numeric_limits<double>::quiet_NaN()
+                                 << "0.8775 (one run: no error)";
+    }
+    void meanErrorTextRoundsToTheError()
+    {
+        QFETCH(double, mean);
+        QFETCH(double, se);
+        QFETCH(QString, text);
+        lcs::MeanAndError stats;
+        stats.mean = mean;
+        stats.standardError = se;
+        QCOMPARE(QString::fromStdString(lcs::meanErrorText(stats)), text);
+    }
+
     void oneValueHasNoError()
     {
         const auto m = lcs::meanAndStandardError({0.7});
@@ -259,7 +286,7 @@ private Q_SLOTS:
         r.record.costs = lcs::CostMatrix::zeroOne(10);
         for (double cost : {0.1, 0.2}) {
             lcs::SelectiveRow row;
-            row.referralCost = cost;
+            row.setting = cost;
             row.method = lcs::ImageMethod::Ours;
             row.metrics.averageCost = cost / 2;
             row.metrics.referralRate = 0.25;

@@ -589,12 +589,30 @@ private Q_SLOTS:
         QVERIFY(table[2].startsWith("KFAC-Laplace"));
         QVERIFY(!table.join('\n').contains(QStringLiteral("±")));
         QVERIFY(table[2].mid(table[1].indexOf("w/ correction")).startsWith(QString::number(r.methods[0].corrected.mean, 'f', 3) + " "));
+        // The table reads the replicates' rows (the long table), not the summary fields:
+        // two replicates whose uncorrected costs are 0.1 and 0.2, accuracies 0.8 and 0.9.
         SyntheticResult two = r;
         two.replicates = 2;
-        two.methods[0].uncorrected = meanStd({0.1, 0.2});
+        auto& reps = two.methods[0].replicates;
+        reps.push_back(reps[0]);
+        reps[1].replicate = 1;
+        reps[0].uncorrected.averageCost = 0.1;
+        reps[1].uncorrected.averageCost = 0.2;
+        reps[0].uncorrected.accuracy = 0.8;
+        reps[1].uncorrected.accuracy = 0.9;
+        reps[0].corrected.accuracy = reps[1].corrected.accuracy = 0.7;
+        reps[0].uncorrected.referralRate = 0.1;
+        reps[1].uncorrected.referralRate = 0.2;
+        reps[0].corrected.referralRate = reps[1].corrected.referralRate = 0.25;
+        two.methods[0].uncorrected = {};  // not what the table shows
         const auto twoTable = QString::fromStdString(syntheticTable(two)).split('\n');
-        QVERIFY(twoTable[2].contains(QStringLiteral("0.150 ± 0.071")));
+        QVERIFY2(twoTable[2].contains(QStringLiteral("0.150 ± 0.071")), qPrintable(twoTable[2]));
         QVERIFY(twoTable[0].endsWith(QStringLiteral("mean ± std")));
+        // Accuracy and the referral rate, without -> with correction, means over replicates.
+        QVERIFY2(twoTable[1].contains(QStringLiteral("accuracy")) && twoTable[1].contains(QStringLiteral("referred")),
+                 qPrintable(twoTable[1]));
+        QVERIFY2(twoTable[2].contains(QStringLiteral("0.850 -> 0.700")), qPrintable(twoTable[2]));
+        QVERIFY2(twoTable[2].endsWith(QStringLiteral("0.150 -> 0.250")), qPrintable(twoTable[2]));
     }
 
     // The declared settings write into the config and read back from it: every one of

@@ -46,10 +46,9 @@ private:
     int m_expectedClasses = 2;
     QTableView* m_table = nullptr;
     QComboBox* m_presets = nullptr;
-    QCheckBox* m_referral = nullptr;
-    QDoubleSpinBox* m_referralCost = nullptr;
-    QCheckBox* m_autoM = nullptr;
-    QDoubleSpinBox* m_m = nullptr;
+    // Referral offered and its cost; M automatic, or the spin box's.
+    QCheckBox *m_referral = nullptr, *m_autoM = nullptr;
+    QDoubleSpinBox *m_referralCost = nullptr, *m_m = nullptr;
     QLabel* m_status = nullptr;
 };
 

@@ -71,10 +71,7 @@ private:
     QHash<QString, const Experiment*> m_experiments;
     QHash<QString, SettingsForm*> m_forms;
     QStackedWidget* m_stack = nullptr;
-    QPushButton* m_run = nullptr;
-    QPushButton* m_preview = nullptr;
-    QPushButton* m_recorrect = nullptr;
-    QPushButton* m_cancel = nullptr;
+    QPushButton *m_run = nullptr, *m_preview = nullptr, *m_recorrect = nullptr, *m_cancel = nullptr;
     QLabel* m_state = nullptr;
 };
 

@@ -149,6 +149,8 @@ class JobRunner : public QObject {
     Q_OBJECT
 public:
     using Job = JobKind;
+    /// The job that decides a page's data with an opened model (File > Open Model).
+    static constexpr Job kOpenModel = Job::Evaluate;
 
     /// Takes `worker` (no parent) and moves it to a new thread called `threadName`.
     JobRunner(ExperimentWorker* worker, const QString& threadName, QObject* parent = nullptr);

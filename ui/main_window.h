@@ -93,10 +93,9 @@ private:
     ExperimentChooser* m_chooser = nullptr;
     QStackedWidget* m_centralStack = nullptr;
     QStackedWidget* m_resultsStack = nullptr;
-    QDockWidget* m_costDock = nullptr;
-    QDockWidget* m_experimentDock = nullptr;
-    QDockWidget* m_resultsDock = nullptr;
-    QDockWidget* m_logDock = nullptr;
+    // Cost matrix over experiment on the left, results over log on the right.
+    QDockWidget *m_costDock = nullptr, *m_experimentDock = nullptr;
+    QDockWidget *m_resultsDock = nullptr, *m_logDock = nullptr;
     QPlainTextEdit* m_log = nullptr;
 
     QAction* m_runAction = nullptr;

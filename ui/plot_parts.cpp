@@ -27,6 +27,11 @@ QCustomPlot* makePlot(QWidget* owner, const QString& objectName, int minimumHeig
     return plot;
 }
 
+PlotView::PlotView(const QString& objectName, int minimumHeight, QWidget* parent)
+    : QWidget(parent), m_plot(makePlot(this, objectName, minimumHeight))
+{
+}
+
 QCPAxisRect* makeRect(QCustomPlot* plot)
 {
     auto* rect = new QCPAxisRect(plot);

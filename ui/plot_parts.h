@@ -18,6 +18,19 @@ namespace lcs::ui {
 /// rects and legends) and the PNG/SVG/PDF export menu.
 QCustomPlot* makePlot(QWidget* owner, const QString& objectName, int minimumHeight);
 
+/// A view that is one plot (makePlot's, with the export menu): the base of the window's
+/// plots, each of which lays out its own axis rects, legends and titles in it.
+class PlotView : public QWidget {
+    Q_OBJECT
+public:
+    QCustomPlot* plot() const { return m_plot; }
+
+protected:
+    PlotView(const QString& objectName, int minimumHeight, QWidget* parent);
+
+    QCustomPlot* const m_plot;
+};
+
 /// An axis rect with the window's small tick and label fonts.
 QCPAxisRect* makeRect(QCustomPlot* plot);
 

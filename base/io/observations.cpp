@@ -1,6 +1,8 @@
 #include "io/observations.h"
 
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -142,6 +144,69 @@ std::string wideCsv(const std::vector<Observation>& rows, const WideLayout& layo
         writeLine(cells);
     }
     return out;
+}
+
+double observedValue(const std::vector<Observation>& rows, const Observation& key)
+{
+    for (const auto& o : rows)
+        if (o.settingValue == key.settingValue && o.trial == key.trial && o.method == key.method &&
+            o.rule == key.rule && o.metric == key.metric)
+            return o.value;
+    return std::numeric_limits<double>::quiet_NaN();
+}
+
+MeanStd meanStd(const std::vector<double>& v)
+{
+    MeanStd r;
+    if (v.empty())
+        return r;
+    double sum = 0;
+    for (double x : v)
+        sum += x;
+    r.count = static_cast<int>(v.size());
+    r.mean = sum / static_cast<double>(v.size());
+    if (v.size() > 1) {
+        double ss = 0;
+        for (double x : v)
+            ss += (x - r.mean) * (x - r.mean);
+        r.std = std::sqrt(ss / static_cast<double>(v.size() - 1));
+    }
+    return r;
+}
+
+std::string meanStdText(const MeanStd& m, int digits)
+{
+    char buf[96];
+    if (m.count < 2)
+        std::snprintf(buf, sizeof buf, "%.*f", digits, m.mean);
+    else
+        std::snprintf(buf, sizeof buf, "%.*f ± %.*f", digits, m.mean, digits, m.std);
+    return buf;
+}
+
+ObservedCell::ObservedCell(const std::vector<Observation>& rows, double settingValue, const std::string& method)
+{
+    for (const auto& o : rows)
+        if (o.settingValue == settingValue && o.method == method) {
+            m_rows.push_back(o);
+            if (o.metric == "collapsed") {  // every trial has one
+                ++m_trials;
+                m_collapsed += o.value != 0 ? 1 : 0;
+            }
+        }
+}
+
+MeanStd ObservedCell::figure(const std::string& metric, const std::string& rule) const
+{
+    std::vector<double> values;
+    for (const auto& o : m_rows)
+        if (o.metric == metric && o.rule == rule)
+            values.push_back(o.value);
+    if (static_cast<int>(values.size()) < m_trials) {
+        const double undefined = std::numeric_limits<double>::quiet_NaN();
+        return {undefined, m_trials > 1 ? undefined : 0.0, m_trials};
+    }
+    return meanStd(values);
 }
 
 } // namespace lcs

@@ -53,4 +53,38 @@ struct WideLayout {
 /// empty cell; every number is the shortest text that reads back exactly.
 std::string wideCsv(const std::vector<Observation>& rows, const WideLayout& layout);
 
+/// The value of the row whose key (setting value, trial, method, rule) and metric are
+/// `key`'s (its setting name and value aside from settingValue ignored); NaN when the
+/// table has no such row (an undefined figure).
+double observedValue(const std::vector<Observation>& rows, const Observation& key);
+
+struct MeanStd {
+    double mean = 0;
+    double std = 0;  ///< sample standard deviation (n - 1); 0 for a single value
+    int count = 0;   ///< values averaged: below 2 there is no spread to show
+};
+MeanStd meanStd(const std::vector<double>& values);
+/// "0.0160 ± 0.0010" with `digits` decimals, or "0.0160" for fewer than two values (no
+/// spread to show): every results table writes its means with this.
+std::string meanStdText(const MeanStd& m, int digits = 4);
+
+/// One (setting value, method) cell of the long table across its trials: what the text
+/// tables and the JSON's "summary" show, read off the same rows as the CSV. Trials are
+/// counted by their "collapsed" rows (every trial of every experiment has one).
+class ObservedCell {
+public:
+    ObservedCell(const std::vector<Observation>& rows, double settingValue, const std::string& method);
+    bool empty() const { return m_trials == 0; }
+    /// Mean ± std of `metric` under `rule` over the trials. Where a trial lacks it (an
+    /// undefined accuracy: every input referred) the mean is NaN, and so is the std of two
+    /// or more trials (one trial's std is 0): one undefined value makes the figure undefined.
+    MeanStd figure(const std::string& metric, const std::string& rule = "") const;
+    /// Trials whose q collapsed to one class.
+    int collapsed() const { return m_collapsed; }
+
+private:
+    std::vector<Observation> m_rows;
+    int m_trials = 0, m_collapsed = 0;
+};
+
 } // namespace lcs

@@ -90,16 +90,10 @@ bool decisionsCollapsed(const at::Tensor& qProbs, const at::Tensor& p, const at:
 CorrectionConfig sgdCorrectionConfig(int epochs, int batchSize, double learningRate, LrSchedule schedule,
                                      double inputNoiseStd)
 {
-    CorrectionConfig c;
-    c.epochs = epochs;
-    c.batchSize = batchSize;
-    c.learningRate = learningRate;
-    c.schedule = schedule;
-    c.optimiser = Optimiser::SgdMomentum;
-    c.momentum = 0.9;
-    c.weightDecay = 0.0;
-    c.inputNoiseStd = inputNoiseStd;
-    return c;
+    // Positional: epochs, batchSize, learningRate, schedule, optimiser, momentum,
+    // weightDecay, inputNoiseStd are CorrectionConfig's first eight fields.
+    return CorrectionConfig{epochs, batchSize, learningRate, schedule, Optimiser::SgdMomentum, 0.9, 0.0,
+                            inputNoiseStd};
 }
 
 at::Tensor predictProbabilities(MlpImpl& model, const at::Tensor& x)

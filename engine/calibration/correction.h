@@ -63,6 +63,7 @@ enum class Optimiser { Adam, SgdMomentum };
 /// experiment's (Adam on the whole calibration set, cosine-annealed); the image
 /// experiments' presets use SGD with momentum on minibatches and a one-cycle schedule
 /// (sgdCorrectionConfig).
+/// sgdCorrectionConfig brace-initialises the first eight fields in this order.
 struct CorrectionConfig {
     /// Passes over the calibration set D'. With the whole set per step (batchSize 0) an
     /// epoch is one step, so this is the number of steps.
@@ -71,7 +72,7 @@ struct CorrectionConfig {
     /// Peak learning rate. The authors use 0.1 from a random q on the 2-D data; from
     /// the warm start (below) 0.1 throws much of the fit away in the first steps. On the
     /// synthetic experiment 0.01, 0.03 and 0.1 give the same paired differences within
-    /// about one standard error (seeds 0-2, 30 replicates each; figures in the README).
+    /// about one standard error (seeds 0-2, 30 replicates each; figures in docs/design-notes.md).
     double learningRate = 0.03;
     /// Cosine to 0 over the run by default. At a constant 0.1, Adam from a fresh q
     /// sometimes ends 500 steps still oscillating (KL(q||p) ~ 0.1 instead of ~0.005 in
@@ -116,7 +117,7 @@ struct CorrectionConfig {
     // A fresh q (trainCorrection without an initial network):
     std::vector<int64_t> hidden{50};
     /// The fresh q standardises its inputs with these (one per feature; empty: none).
-    std::vector<double> inputMean, inputStd;
+    std::vector<double> inputMean{}, inputStd{};  // {} for -Wmissing-field-initializers
     /// Before the correction, a fresh q is distilled into the predictive it corrects
     /// (minimising KL(p || q) with Adam) for this many steps: the paper starts q from
     /// the student S, and a fresh q trained at lr 0.1 sometimes collapsed in its first

@@ -284,8 +284,8 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
         out.student->train();
     }
     const auto calibration = calibrationInputs.defined() ? calibrationInputs : data.x;
-    auto chain = ChainConfig::sampler(config.learningRate, config.momentum, config.priorPrecision,
-                                      config.temperature, config.batchSize);
+    ChainConfig chain{config.learningRate, config.momentum, config.priorPrecision, config.temperature,
+                      config.batchSize};
     chain.steps = stepsPerEpoch(data.x.size(0), config.batchSize) * config.epochs;
     chain.burnIn = config.burnInSteps;
     chain.thinning = config.thinning;

@@ -62,7 +62,7 @@ CamvidComparison evaluateAndShow(const CamvidWindowCache& cache, const JobContex
 {
     if (ctx.views && ctx.views->camvidEvaluating)
         showView(ctx, &RunViews::camvidEvaluating,
-                 CamvidEvaluating{evaluatedFrames(cache.data, cache.evalSplit, cache.maxEvalFrames)});
+                 CamvidEvaluating{evaluatedFrames(cache.train.data, cache.evalSplit, cache.maxEvalFrames)});
     CamvidFrameVisitor visit;
     if (ctx.views && ctx.views->camvidFrame)
         visit = ctx.views->camvidFrame;
@@ -81,8 +81,8 @@ CamvidFpsResult measureFps(const CamvidWindowCache& cache, const JobContext& ctx
     p.total = 1;
     ctx.report(p);
     auto& ensembleNet = cache.mcDropout ? *cache.mcDropout : *cache.student;
-    auto fps = camvidFramesPerSecond(ensembleNet, *cache.q, cache.costs, cache.height, cache.width,
-                                     camvidFpsEnsembles(), kCamvidRunFpsFrames, cache.device);
+    auto fps = camvidFramesPerSecond(ensembleNet, *cache.q, cache.costs, cache.train.height, cache.train.width,
+                                     camvidFpsEnsembles(), kCamvidRunFpsFrames, cache.train.device);
     p.step = 1;
     ctx.report(p);
     showView(ctx, &RunViews::camvidFps, CamvidFpsMeasured{fps, static_cast<bool>(cache.mcDropout)});

@@ -126,14 +126,14 @@ CamvidTrainConfig CamvidTrainConfig::preset(const std::string& name)
     c.width = cpu ? 240 : 480;
     // segnet_light2: two convs in every stage of the light layout. Trained without the
     // sequence 0006R0, its CW-SGD network was better on every class of 0006R0 than the
-    // light layout's, and on val (README, CamVid: network candidates).
+    // light layout's, and on val (docs/camvid.md: network candidates).
     c.model.architecture = cpu ? "segnet_light2" : "segnet";
     c.model.classes = kCamvidRealClasses;
     c.model.dropout = 0.3;
     c.model.inputShape = {3, c.height, c.width};
     // Appendix: CW-SGD 15,000 iterations, one-cycle peak 0.05, wd 1e-4, momentum 0.9.
     // The light SegNets need 40 epochs at 180 x 240 to decide the rare classes at all
-    // (12 left Pedestrian and Bicyclist at IoU 0.00 on val: README, CamVid).
+    // (12 left Pedestrian and Bicyclist at IoU 0.00 on val: docs/camvid.md).
     c.sgd = {cpu ? 40 : 160, 4, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}, kCamvidVoid, {true}};
     // And median-frequency balancing to the power 0.75 on top of the 1.4: with plain
     // CW-SGD weights the light network never decides Pedestrian or Bicyclist; with full
@@ -154,7 +154,7 @@ CamvidTrainConfig CamvidTrainConfig::preset(const std::string& name)
     // The sampler sees the mean per-pixel NLL with N = frames. On the CPU preset's short
     // chain at temperature 1 its noise (variance 2 (1 - m) lr T / N) carries it off the
     // CW-SGD mode within an epoch: S then reached pixel accuracy 0.42-0.47 against
-    // CW-SGD's 0.60 (README, CamVid). A cold posterior keeps S as good as the network the
+    // CW-SGD's 0.60 (docs/camvid.md). A cold posterior keeps S as good as the network the
     // chain starts from; the authors' own SGHMC is colder still (noise scaled by 1/N).
     c.sghmc.temperature = cpu ? 0.01 : 1.0;
     // LC-MC-dropout: fine-tuning of the MC-dropout network (Adam 1e-4 for 1000 steps in
@@ -165,7 +165,7 @@ CamvidTrainConfig CamvidTrainConfig::preset(const std::string& name)
     // two epochs left it there on some streams (mIoU 0.48 -> 0.40); at 0.003 the
     // held-out objective falls at every epoch on seeds 0, 1 and 2. A tenth of the
     // unlabelled frames is held out and q kept from the epoch where the objective on
-    // them is lowest, S itself included (README, CamVid).
+    // them is lowest, S itself included (docs/camvid.md).
     c.correction = sgdCorrectionConfig(cpu ? 4 : 160, 4, cpu ? 0.003 : 0.05, LrSchedule::OneCycle, 0.01);
     c.correction.inferenceMode = true;
     c.correction.heldOutShare = cpu ? 0.1 : 0.0;

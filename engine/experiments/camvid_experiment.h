@@ -349,11 +349,11 @@ struct CamvidWindowCache {
     std::vector<CamvidFrame> previewFrames;    ///< the previewed validation frames, as read (RGB, labels)
     std::vector<std::string> previewNames;     ///< their file names
     CostMatrix costs;                 ///< the 11 x 11 matrix q was trained for
-    CorrectionConfig correction;
-    std::string data, evalSplit, device;
+    /// The run's settings: q's (re-corrections train with them), the device, the seed,
+    /// the frame size and where the evaluation reads its frames.
+    CamvidTrainConfig train;
+    std::string evalSplit;
     int64_t maxEvalFrames = 0;
-    int height = 0, width = 0;
-    uint64_t seed = 0;
     int corrections = 0;              ///< q trainings so far: 1 after the run, +1 per re-correction
     bool qCollapsed = false;          ///< the latest q collapsed to one decision
 };

@@ -68,6 +68,29 @@ std::string decisionName(const std::vector<std::string>& classNames, int decisio
     return decision >= 0 && decision < static_cast<int>(classNames.size()) ? classNames[static_cast<size_t>(decision)]
                                                                            : "refer";
 }
+
+std::vector<Observation> camvidObservations(const CamvidEvalResult& r)
+{
+    // Every scored rule's cost, expected cost, accuracy, NLL, mIoU, per-class IoU and pixels.
+    std::vector<Observation> out;
+    for (const auto& row : r.rows) {
+        Observation key;
+        key.method = row.method;
+        key.rule = row.rule;
+        appendObservations(out, key, row.metrics, ObservedMetrics{false, r.classNames});
+        for (const auto& [metric, value] :
+             {std::pair{"expected_cost", row.metrics.expectedCost}, {"pixels", double(row.metrics.count)}}) {
+            if (!std::isfinite(value))
+                continue;
+            Observation o = key;
+            o.metric = metric;
+            o.value = value;
+            out.push_back(std::move(o));
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 std::string camvidEvalTable(const CamvidEvalResult& r)
@@ -80,12 +103,16 @@ std::string camvidEvalTable(const CamvidEvalResult& r)
     std::snprintf(line, sizeof line, "%-14s %-13s %-8s %-9s %-8s %-8s\n", "method", "decisions", "cost",
                   "expected", "mIoU", "pixel acc");
     s << line;
+    // The figures are read off the long table, as the CSV's are; an undefined one reads "nan".
+    const auto observed = camvidObservations(r);
     for (const auto& row : r.rows) {
+        const auto figure = [&](const std::string& metric) {
+            return observedValue(observed, {"", 0, 0, row.method, row.rule, metric});
+        };
         const char* rule = row.rule == "corrected" ? "q (corrected)"
                            : row.rule == "correction_optimum" ? "q's optimum*" : "uncorrected";
         std::snprintf(line, sizeof line, "%-14s %-13s %-8.4f %-9.4f %-8.4f %-8.4f\n", row.method.c_str(), rule,
-                      row.metrics.averageCost,
-                      row.metrics.expectedCost, row.metrics.meanIoU, row.metrics.accuracy);
+                      figure("cost"), figure("expected_cost"), figure("mean_iou"), figure("accuracy"));
         s << line;
     }
     s << "(expected: the cost each network expects to pay, sum_y p(y) L[y, d]; far below cost = overconfident)\n";
@@ -103,8 +130,9 @@ std::string camvidEvalTable(const CamvidEvalResult& r)
     for (const auto& row : r.rows) {
         std::snprintf(line, sizeof line, "%-14s", row.method.c_str());
         s << line;
-        for (double iou : row.metrics.perClassIoU) {
-            std::snprintf(line, sizeof line, " %-8.4f", iou);
+        for (const auto& name : r.classNames) {
+            std::snprintf(line, sizeof line, " %-8.4f",
+                          observedValue(observed, {"", 0, 0, row.method, row.rule, "iou_" + name}));
             s << line;
         }
         s << "\n";
@@ -133,32 +161,6 @@ std::string camvidEvalTable(const CamvidEvalResult& r)
     s << line;
     return s.str();
 }
-
-namespace {
-
-std::vector<Observation> camvidObservations(const CamvidEvalResult& r)
-{
-    // Every scored rule's cost, expected cost, accuracy, NLL, mIoU, per-class IoU and pixels.
-    std::vector<Observation> out;
-    for (const auto& row : r.rows) {
-        Observation key;
-        key.method = row.method;
-        key.rule = row.rule;
-        appendObservations(out, key, row.metrics, ObservedMetrics{false, r.classNames});
-        for (const auto& [metric, value] :
-             {std::pair{"expected_cost", row.metrics.expectedCost}, {"pixels", double(row.metrics.count)}}) {
-            if (!std::isfinite(value))
-                continue;
-            Observation o = key;
-            o.metric = metric;
-            o.value = value;
-            out.push_back(std::move(o));
-        }
-    }
-    return out;
-}
-
-} // namespace
 
 std::string camvidEvalJson(const CamvidEvalResult& r)
 {
@@ -258,11 +260,11 @@ CamvidEvalResult camvidWindowResults(const CamvidComparison& c, const CamvidWind
                 cache.costs,
                 {},
                 config.declaredSettings,
-                cache.seed,
+                t.seed,
                 {{"data", t.data},
                  {"split", cache.evalSplit},
-                 {"height", cache.height},
-                 {"width", cache.width},
+                 {"height", t.height},
+                 {"width", t.width},
                  {"max_frames", t.maxFrames},
                  {"max_eval_frames", cache.maxEvalFrames},
                  {"mc_dropout", config.trainMcDropout},
@@ -270,7 +272,7 @@ CamvidEvalResult camvidWindowResults(const CamvidComparison& c, const CamvidWind
                  {"sghmc", trainingSettingsJson(t.sghmc.epochs, t.sghmc.batchSize, t.sghmc.learningRate)},
                  {"correction", trainingSettingsJson(t.correction.epochs, t.correction.batchSize,
                                                      t.correction.learningRate)},
-                 {"device", cache.device}},
+                 {"device", t.device}},
                 ""};
     r.fps = fps;
     return r;

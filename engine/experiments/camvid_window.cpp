@@ -73,7 +73,7 @@ CamvidPreview makePreview(const std::string& network, int epoch, bool recorrecti
     out.epoch = epoch;
     out.recorrection = recorrection;
     const auto L = costTensor(costs);
-    const c10::Device device(cache.device);
+    const c10::Device device(cache.train.device);
     const bool isQ = network == "ours";
     for (size_t i = 0; i < cache.previewFrames.size(); ++i) {
         const auto& frame = cache.previewFrames[i];
@@ -109,7 +109,7 @@ EpochCallback reportEpochs(const std::string& model, int mcPasses, const CamvidW
         p.phase = model;
         p.detail = "epoch " + std::to_string(epoch) + " validation";
         auto figures = epochFigures(net, mcPasses, cache.epochImages, cache.epochLabels, costs,
-                                    c10::Device(cache.device));
+                                    c10::Device(cache.train.device));
         figures.model = model;
         figures.epoch = epoch;
         p.test = figures;
@@ -143,14 +143,9 @@ void describeRun(const CamvidWindowConfig& config, const CostMatrix& costs, Camv
     cache.spec.classes = kCamvidRealClasses;
     cache.spec.inputShape = {3, tc.height, tc.width};
     cache.costs = costs;
-    cache.correction = tc.correction;
-    cache.data = tc.data;
+    cache.train = tc;
     cache.evalSplit = config.evalSplit;
-    cache.device = tc.device;
     cache.maxEvalFrames = config.maxEvalFrames;
-    cache.height = tc.height;
-    cache.width = tc.width;
-    cache.seed = tc.seed;
 }
 
 } // namespace
@@ -247,7 +242,7 @@ std::vector<std::string> saveCamvidWindowModels(const CamvidWindowCache& cache, 
         throw OutputError(dir + " already holds a CamVid model (" + kCamvidManifestFile +
                           "): save into a new folder, or remove that one first");
     StagedFolder staged(dir);  // every network and the manifest, or nothing
-    CamvidModelFolderWriter folder(staged.path(), cache.spec, cache.norm, cache.seed, cache.costs);
+    CamvidModelFolderWriter folder(staged.path(), cache.spec, cache.norm, cache.train.seed, cache.costs);
     if (cache.mcDropout)
         folder.save("mc_dropout", *cache.mcDropout, "network", false);
     folder.save("sghmc_s", *cache.student, "student", false);
@@ -271,9 +266,9 @@ CamvidRecorrection recorrectCamvid(CamvidWindowCache& cache, const CostMatrix& c
     const auto start = Clock::now();
     const auto named = camvidDecisionCosts(costs);
     // A new stream per re-correction: the same edit twice trains the same q.
-    auto generator = makeGenerator(mixSeed(cache.seed, 0xca3, 1000 + static_cast<uint64_t>(cache.corrections)));
+    auto generator = makeGenerator(mixSeed(cache.train.seed, 0xca3, 1000 + static_cast<uint64_t>(cache.corrections)));
     auto q = trainImageCorrection(cache.spec, *cache.student, cache.unlabelled, {cache.student.get(), {}}, named,
-                                  cache.correction, generator, ctx, "correction",
+                                  cache.train.correction, generator, ctx, "correction",
                                   reportEpochs("ours", 0, cache, named, ctx, preview, /*recorrection=*/true));
     cache.q = q.q;
     cache.costs = named;
@@ -288,11 +283,11 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
     if (!cache.student || !cache.q)
         throw std::invalid_argument("evaluateCamvidWindow: the cache holds no S or q");
     const auto start = Clock::now();
-    auto pairs = findCamvidSplit(cache.data, cache.evalSplit);
+    auto pairs = findCamvidSplit(cache.train.data, cache.evalSplit);
     if (cache.maxEvalFrames > 0 && static_cast<int64_t>(pairs.size()) > cache.maxEvalFrames)
         pairs.resize(static_cast<size_t>(cache.maxEvalFrames));
     const auto L = costTensor(cache.costs);
-    const c10::Device device(cache.device);
+    const c10::Device device(cache.train.device);
     MetricsAccumulator before(cache.costs, kCamvidVoid), after(cache.costs, kCamvidVoid),
         optimum(cache.costs, kCamvidVoid);
     DecisionChangeAccumulator changes(cache.costs, kCamvidVoid);
@@ -301,7 +296,7 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
     CamvidComparison out;
     for (size_t i = 0; i < pairs.size(); ++i) {
         ctx.checkCancelled();
-        auto frame = readCamvidFrame(pairs[i], cache.height, cache.width);
+        auto frame = readCamvidFrame(pairs[i], cache.train.height, cache.train.width);
         const auto [image, labels] = camvidFrameTensors(frame, cache.norm);
         const auto x = image.unsqueeze(0).to(device);
         const auto y = labels.unsqueeze(0);
@@ -332,7 +327,7 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
     out.optimum = optimum.result();
     out.changes = changes.result();
     if (frameEvidence.groups() > 0)
-        out.evidence = camvidEvidence(frameEvidence, cache.seed);
+        out.evidence = camvidEvidence(frameEvidence, cache.train.seed);
     out.frames = static_cast<int64_t>(pairs.size());
     out.seconds = secondsSince(start);
     return out;

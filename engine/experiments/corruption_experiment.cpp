@@ -442,12 +442,11 @@ private:
 
 namespace {
 
-double rateOf(const CorruptionRow& row) { return row.rate; }
 
 /// The results' long table: the CSV, the JSON's observations and the summary read it.
 std::vector<Observation> corruptionObservations(const CorruptionResult& r)
 {
-    return runRowsObservations(r.rows, "rate", rateOf, false);
+    return runRowsObservations(r.rows, "rate", false);
 }
 
 } // namespace
@@ -484,7 +483,7 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
     const auto observed = corruptionObservations(result);
     for (double rate : config.rates)
         for (auto m : config.methods) {
-            const ObservedCell cell(observed, rate, m);
+            const ObservedCell cell(observed, rate, imageMethodName(m));
             if (!cell.empty())
                 result.summary.push_back({m, rate, cell.figure("cost"), cell.figure("accuracy"), cell.figure("nll"),
                                           cell.collapsed()});
@@ -527,7 +526,7 @@ std::string corruptionJson(const CorruptionResult& r)
                          {"accuracy", reportMeanStd(m.accuracy)},
                          {"nll", reportMeanStd(m.nll)},
                          {"collapsed_trials", m.collapsed}});
-    const auto trials = runRowsJson(r.rows, "rate", rateOf, false);
+    const auto trials = runRowsJson(r.rows, "rate", false);
     nlohmann::json j = {{"experiment", kCorruptionExperiment},
                         {"run", runRecordJson(r.record)},
                         {"dataset", r.dataset},

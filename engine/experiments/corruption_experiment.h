@@ -55,42 +55,51 @@ struct TrainedNetwork {
 };
 using NetworkSink = std::function<void(const TrainedNetwork&)>;
 
-struct CorruptionConfig {
-    std::vector<double> rates{0.3, 0.5, 0.7};
+/// What both image experiments' configs hold.
+struct ImageRunConfig {
     int trials = 1;
     uint64_t seed = 0;
-    std::vector<ImageMethod> methods{ImageMethod::SgldS, ImageMethod::LcSgld, ImageMethod::CwSgd, ImageMethod::Ours};
+    std::vector<ImageMethod> methods;
     ModelSpec model;
-    /// The declared settings this config came from (corruptionConfigFor: settingValues of
-    /// the choices), recorded as the results' run.settings so that the file replays as a
-    /// session; empty for a config built in code.
+    /// The declared settings this config came from (the experiment's configFor:
+    /// settingValues of the choices), recorded as the results' run.settings so that the
+    /// file replays as a session; empty for a config built in code.
     nlohmann::json declaredSettings = nlohmann::json::object();
     SgdConfig map;                  ///< the MAP network the chains start from
-    SgldDistillationConfig sgld;    ///< SGLD + S (and LC-SGLD with lossCalibration set)
-    SgdConfig cwSgd;                ///< classWeights filled from the cost matrix when empty
-    double cwWeight = 1.4;          ///< weight of the important classes in CW-SGD
-    CorrectionConfig correction;
-    CostMatrix costs;
     std::string device = "cpu";
     /// Called on the job's thread as soon as a comparison of S and q exists, with the
     /// test images it indexes (live views); the result holds the same comparisons.
     ComparisonSink onComparison;
     /// Called with every network the run trains, once it is trained.
     NetworkSink onNetwork;
+};
+
+struct CorruptionConfig : ImageRunConfig {
+    CorruptionConfig() { methods = {ImageMethod::SgldS, ImageMethod::LcSgld, ImageMethod::CwSgd, ImageMethod::Ours}; }
+
+    std::vector<double> rates{0.3, 0.5, 0.7};
+    SgldDistillationConfig sgld;    ///< SGLD + S (and LC-SGLD with lossCalibration set)
+    SgdConfig cwSgd;                ///< classWeights filled from the cost matrix when empty
+    double cwWeight = 1.4;          ///< weight of the important classes in CW-SGD
+    CorrectionConfig correction;
+    CostMatrix costs;
 
     /// Settings for `data` (an MLP for 1-channel images, ResNet-18 for colour ones):
     /// "cpu" finishes a rate in minutes here; "paper" is the appendix's.
     static CorruptionConfig preset(const std::string& name, const ImageDataset& data);
 };
 
-struct CorruptionRow {
-    double rate = 0;
+/// One method's figures on the test set for one setting and trial, in both image
+/// experiments.
+struct ImageRunRow {
+    double setting = 0;    ///< the corruption rate, or the referral cost
     int trial = 0;
     ImageMethod method = ImageMethod::SgldS;
     DecisionMetrics metrics;
-    double seconds = 0;
+    double seconds = 0;    ///< training time attributable to this setting
     bool collapsed = false;
 };
+using CorruptionRow = ImageRunRow;
 
 struct CorruptionSummary {
     ImageMethod method = ImageMethod::SgldS;

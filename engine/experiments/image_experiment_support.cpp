@@ -102,32 +102,6 @@ nlohmann::json runRowJson(const char* setting, double value, int trial, ImageMet
     return j;
 }
 
-ObservedCell::ObservedCell(const std::vector<Observation>& rows, double settingValue, ImageMethod method)
-{
-    const std::string id = imageMethodName(method);
-    for (const auto& o : rows)
-        if (o.settingValue == settingValue && o.method == id) {
-            m_rows.push_back(o);
-            if (o.metric == "collapsed") {  // every trial has one
-                ++m_trials;
-                m_collapsed += o.value != 0 ? 1 : 0;
-            }
-        }
-}
-
-MeanStd ObservedCell::figure(const std::string& metric) const
-{
-    std::vector<double> values;
-    for (const auto& o : m_rows)
-        if (o.metric == metric)
-            values.push_back(o.value);
-    if (static_cast<int>(values.size()) < m_trials) {
-        const double undefined = std::numeric_limits<double>::quiet_NaN();
-        return {undefined, m_trials > 1 ? undefined : 0.0, m_trials};
-    }
-    return meanStd(values);
-}
-
 std::string runRowsCsv(const std::vector<Observation>& observations, const char* setting, bool withReferral,
                        const std::vector<WideColumn>& extra)
 {

@@ -48,24 +48,6 @@ struct TestProbe {
 EpochCallback testCurve(const JobContext& ctx, const TestProbe& probe, const CostMatrix& costs,
                         const TaskIdentity& task, const std::string& model, const std::string& run);
 
-/// One (setting, method) cell of the results' long table across its trials: what the
-/// summary tables and the JSON's "summary" show, read off the same rows as the CSV.
-class ObservedCell {
-public:
-    ObservedCell(const std::vector<Observation>& rows, double settingValue, ImageMethod method);
-    bool empty() const { return m_trials == 0; }
-    /// Mean ± std of `metric` over the trials. Where a trial lacks it (an undefined
-    /// accuracy: every image referred) the mean is NaN, and so is the std of two or more
-    /// trials (one trial's std is 0): one undefined value makes the figure undefined.
-    MeanStd figure(const std::string& metric) const;
-    /// Trials whose q collapsed to one class.
-    int collapsed() const { return m_collapsed; }
-
-private:
-    std::vector<Observation> m_rows;
-    int m_trials = 0, m_collapsed = 0;
-};
-
 /// The catalogue ids of `methods`, in order (results records, tables).
 std::vector<std::string> methodIds(const std::vector<ImageMethod>& methods);
 
@@ -92,33 +74,31 @@ nlohmann::json imageSettingsJson(const Config& c, const std::string& dataName, i
 }
 
 /// The per-run rows of an image experiment's results files, one writer for both
-/// experiments: `setting` names the swept setting ("rate", "referral_cost") and
-/// `settingOf` reads it off a row; `withReferral` adds the referral rate. Row has trial,
-/// method, metrics, seconds and collapsed.
+/// experiments: `setting` names the swept setting ("rate", "referral_cost");
+/// `withReferral` adds the referral rate. Row is an ImageRunRow.
 nlohmann::json runRowJson(const char* setting, double value, int trial, ImageMethod method, const DecisionMetrics& m,
                           double seconds, bool collapsed, bool withReferral);
 
-template <class Row, class SettingOf>
-nlohmann::json runRowsJson(const std::vector<Row>& rows, const char* setting, SettingOf settingOf, bool withReferral)
+template <class Row>
+nlohmann::json runRowsJson(const std::vector<Row>& rows, const char* setting, bool withReferral)
 {
     auto out = nlohmann::json::array();
     for (const auto& row : rows)
-        out.push_back(runRowJson(setting, settingOf(row), row.trial, row.method, row.metrics, row.seconds, row.collapsed,
+        out.push_back(runRowJson(setting, row.setting, row.trial, row.method, row.metrics, row.seconds, row.collapsed,
                                  withReferral));
     return out;
 }
 
 /// The same rows as the results' long table ("observations"): the swept setting, trial,
 /// method, each finite metric of the rows' JSON, seconds and collapse (0 or 1).
-template <class Row, class SettingOf>
-std::vector<Observation> runRowsObservations(const std::vector<Row>& rows, const char* setting, SettingOf settingOf,
-                                             bool withReferral)
+template <class Row>
+std::vector<Observation> runRowsObservations(const std::vector<Row>& rows, const char* setting, bool withReferral)
 {
     std::vector<Observation> out;
     for (const auto& row : rows) {
         Observation key;
         key.setting = setting;
-        key.settingValue = settingOf(row);
+        key.settingValue = row.setting;
         key.trial = row.trial;
         key.method = imageMethodName(row.method);
         appendObservations(out, key, row.metrics, ObservedMetrics{withReferral, {}});

@@ -235,7 +235,7 @@ private:
     {
         const auto& labels = m_data.test.labels;
         m_result.rows.push_back(
-            {r, m_trial, m, bayesMetrics(probs, labels, L), seconds, collapsed, riskCoverage(probs, labels)});
+            {{r, m_trial, m, bayesMetrics(probs, labels, L), seconds, collapsed}, riskCoverage(probs, labels)});
     }
 
     /// Every method trained or decided under the k-th referral cost.
@@ -322,16 +322,15 @@ void tabulateTrainingTime(const SelectiveConfig& config, const FirstTrialSeconds
     }
 }
 
-double referralCostOf(const SelectiveRow& row) { return row.referralCost; }
 
 /// The results' long table, the area under each row's risk-coverage curve included: the
 /// CSV, the JSON's observations and the summary read it.
 std::vector<Observation> selectiveObservations(const SelectiveResult& r)
 {
-    auto out = runRowsObservations(r.rows, "referral_cost", referralCostOf, true);
+    auto out = runRowsObservations(r.rows, "referral_cost", true);
     for (const auto& row : r.rows)
         if (std::isfinite(row.riskCoverage.aurc))
-            out.push_back({"referral_cost", row.referralCost, row.trial, imageMethodName(row.method), "", "aurc",
+            out.push_back({"referral_cost", row.setting, row.trial, imageMethodName(row.method), "", "aurc",
                            row.riskCoverage.aurc});
     return out;
 }
@@ -342,7 +341,7 @@ void summariseSelective(const SelectiveConfig& config, SelectiveResult& result)
     const auto observed = selectiveObservations(result);
     for (double r : config.referralCosts)
         for (auto m : config.methods) {
-            const ObservedCell cell(observed, r, m);
+            const ObservedCell cell(observed, r, imageMethodName(m));
             if (!cell.empty())
                 result.summary.push_back({m, r, cell.figure("cost"), cell.figure("accuracy"),
                                           cell.figure("referral_rate"), cell.figure("nll"), cell.collapsed(),
@@ -430,10 +429,10 @@ std::string selectiveJson(const SelectiveResult& r)
                            {"nll", reportMeanStd(m.nll)},
                            {"aurc", reportMeanStd(m.aurc)},
                            {"collapsed_trials", m.collapsed}});
-    const auto runs = runRowsJson(r.rows, "referral_cost", referralCostOf, true);
+    const auto runs = runRowsJson(r.rows, "referral_cost", true);
     nlohmann::json curves = nlohmann::json::array();
     for (const auto& row : r.rows)
-        curves.push_back({{"referral_cost", row.referralCost},
+        curves.push_back({{"referral_cost", row.setting},
                           {"trial", row.trial},
                           {"method", imageMethodName(row.method)},
                           {"aurc", reportNumber(row.riskCoverage.aurc)},
@@ -461,7 +460,7 @@ std::string riskCoverageCsv(const SelectiveResult& r)
     for (const auto& row : r.rows) {
         const auto& rc = row.riskCoverage;
         for (size_t i = 0; i < rc.coverage.size(); ++i)
-            s += formatNumber(row.referralCost) + "," + std::to_string(row.trial) + "," + imageMethodName(row.method) +
+            s += formatNumber(row.setting) + "," + std::to_string(row.trial) + "," + imageMethodName(row.method) +
                  "," + formatNumber(rc.aurc) + "," + formatNumber(rc.coverage[i]) + "," + formatNumber(rc.risk[i]) +
                  "\n";
     }

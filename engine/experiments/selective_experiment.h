@@ -26,41 +26,24 @@
 /// ("ours_no_s"). Also the training time as the number of cost functions grows.
 namespace lcs {
 
-struct SelectiveConfig {
+/// Its test images are rotated as the training images are (this trial's rotations), and
+/// onComparison receives those.
+struct SelectiveConfig : ImageRunConfig {
+    SelectiveConfig() { methods = {ImageMethod::Sghmc, ImageMethod::LcSghmc, ImageMethod::Ours, ImageMethod::OursNoS}; }
+
     std::vector<double> referralCosts{0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5};
-    int trials = 1;
-    uint64_t seed = 0;
-    std::vector<ImageMethod> methods{ImageMethod::Sghmc, ImageMethod::LcSghmc, ImageMethod::Ours,
-                                     ImageMethod::OursNoS};
-    ModelSpec model;
-    /// The declared settings this config came from (selectiveConfigFor: settingValues of
-    /// the choices), recorded as the results' run.settings so that the file replays as a
-    /// session; empty for a config built in code.
-    nlohmann::json declaredSettings = nlohmann::json::object();
-    SgdConfig map;
     SgldDistillationConfig sghmc;          ///< momentum > 0: SGHMC, with online distillation
     CorrectionConfig correction;      ///< q on S (warm-started from S)
     CorrectionConfig correctionNoS;   ///< q on the stored predictive (warm-started from MAP)
     double maxRotationDegrees = 30.0;
     int calibrationCopies = 10;            ///< rotated copies of every training image in D'
     CostMatrix baseCosts;                  ///< C x C; the referral column is added per r
-    std::string device = "cpu";
-    /// Called on the job's thread as soon as a comparison of S and q exists, with the
-    /// test images it indexes (this trial's rotations) (live views); the result holds the same comparisons.
-    ComparisonSink onComparison;
-    /// Called with every network the run trains, once it is trained.
-    NetworkSink onNetwork;
 
     static SelectiveConfig preset(const std::string& name, const ImageDataset& data);
 };
 
-struct SelectiveRow {
-    double referralCost = 0;
-    int trial = 0;
-    ImageMethod method = ImageMethod::Sghmc;
-    DecisionMetrics metrics;
-    double seconds = 0;   ///< training time attributable to this cost function
-    bool collapsed = false;
+/// setting: the referral cost.
+struct SelectiveRow : ImageRunRow {
     RiskCoverage riskCoverage;  ///< of the method's class probabilities on the test set
 };
 

@@ -22,35 +22,6 @@
 
 namespace lcs {
 
-std::string meanStdText(const MeanStd& m, int digits)
-{
-    char buf[96];
-    if (m.count < 2)
-        std::snprintf(buf, sizeof buf, "%.*f", digits, m.mean);
-    else
-        std::snprintf(buf, sizeof buf, "%.*f ± %.*f", digits, m.mean, digits, m.std);
-    return buf;
-}
-
-MeanStd meanStd(const std::vector<double>& v)
-{
-    MeanStd r;
-    if (v.empty())
-        return r;
-    double sum = 0;
-    for (double x : v)
-        sum += x;
-    r.count = static_cast<int>(v.size());
-    r.mean = sum / static_cast<double>(v.size());
-    if (v.size() > 1) {
-        double ss = 0;
-        for (double x : v)
-            ss += (x - r.mean) * (x - r.mean);
-        r.std = std::sqrt(ss / static_cast<double>(v.size() - 1));
-    }
-    return r;
-}
-
 c10::Device resolveDevice(const std::string& device)
 {
     std::optional<c10::Device> d;

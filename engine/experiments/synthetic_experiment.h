@@ -23,6 +23,7 @@
 #include "inference/methods.h"
 #include "synthetic.h"
 #include "io/model_info.h"
+#include "io/observations.h"
 #include "io/tabular_csv.h"
 #include "experiments/experiment_names.h"
 
@@ -134,15 +135,6 @@ struct ReplicateOutcome {
     bool collapsed = false;  ///< q collapsed to one class (its "corrected" row is still reported)
 };
 
-struct MeanStd {
-    double mean = 0;
-    double std = 0;  ///< sample standard deviation (n - 1); 0 for a single value
-    int count = 0;   ///< values averaged: below 2 there is no spread to show
-};
-MeanStd meanStd(const std::vector<double>& values);
-/// "0.0160 ± 0.0010" with `digits` decimals, or "0.0160" for fewer than two values (no
-/// spread to show): every results table writes its means with this.
-std::string meanStdText(const MeanStd& m, int digits = 4);
 
 struct MethodSummary {
     InferenceMethod method = InferenceMethod::Sghmc;

@@ -19,6 +19,12 @@ namespace lcs {
 
 namespace {
 
+std::string trimmedRight(std::string text)
+{
+    text.erase(text.find_last_not_of(' ') + 1);
+    return text;
+}
+
 std::string fmtStd(double std)
 {
     char buf[32];
@@ -29,7 +35,7 @@ std::string fmtStd(double std)
 nlohmann::json metricsJson(const DecisionMetrics& m)
 {
     return {{"cost", reportNumber(m.averageCost)}, {"accuracy", reportNumber(m.accuracy)}, {"nll", reportNumber(m.nll)},
-            {"referral_rate", reportNumber(m.referralRate)}, {"mean_iou", reportNumber(m.meanIoU)}};
+            {"referral_rate", reportNumber(m.referralRate)}};  // no IoU: a classification has no segments
 }
 
 /// A q whose test cost is more than this times P's on a replicate is named in a warning.
@@ -118,15 +124,30 @@ std::string syntheticTable(const SyntheticResult& r)
               : std::string("Synthetic data"))
       << ": test decision cost over " << r.replicates << " replicate(s)" << (r.replicates > 1 ? ", mean ± std" : "")
       << "\n";
-    char line[256];
-    std::snprintf(line, sizeof line, "%-14s %-20s %-20s %-16s %-10s\n", "method", "w/o correction",
-                  "w/ correction", "avg paired diff", "std diff");
-    s << line;
+    // Accuracy and, with a referral decision, the share of test rows referred: without ->
+    // with correction, means over the replicates.
+    const bool referral = r.record.costs.referralCost().has_value();
+    char line[512];
+    std::snprintf(line, sizeof line, "%-14s %-20s %-20s %-16s %-10s %-16s%s", "method", "w/o correction",
+                  "w/ correction", "avg paired diff", "std diff", "accuracy", referral ? " referred" : "");
+    s << trimmedRight(line) << "\n";
+    // The figures are read off the long table, as the CSV's are.
+    const auto observed = syntheticObservations(r);
     for (const auto& m : r.methods) {
-        std::snprintf(line, sizeof line, "%-14s %s %s %-16.5f %s\n", methodLabel(m.method).c_str(),
-                      padded(meanStdText(m.uncorrected, 3), 20).c_str(), padded(meanStdText(m.corrected, 3), 20).c_str(),
-                      m.pairedDiff.mean, m.pairedDiff.count < 2 ? "" : fmtStd(m.pairedDiff.std).c_str());
-        s << line;
+        const ObservedCell cell(observed, 0, methodName(m.method));
+        const auto diff = cell.figure("cost", "paired_diff");
+        const auto change = [&](const char* metric) {
+            char text[64];
+            std::snprintf(text, sizeof text, "%.3f -> %.3f", cell.figure(metric, "uncorrected").mean,
+                          cell.figure(metric, "corrected").mean);
+            return std::string(text);
+        };
+        std::snprintf(line, sizeof line, "%-14s %s %s %-16.5f %-10s %-16s%s", methodLabel(m.method).c_str(),
+                      padded(meanStdText(cell.figure("cost", "uncorrected"), 3), 20).c_str(),
+                      padded(meanStdText(cell.figure("cost", "corrected"), 3), 20).c_str(), diff.mean,
+                      diff.count < 2 ? "" : fmtStd(diff.std).c_str(), change("accuracy").c_str(),
+                      referral ? (" " + change("referral_rate")).c_str() : "");
+        s << trimmedRight(line) << "\n";
     }
     for (const auto& m : r.methods) {
         if (m.collapsedReplicates == 0)
@@ -173,7 +194,7 @@ std::string syntheticTable(const SyntheticResult& r)
                 s << "; " << verdictSentence(*b.againstP, "test", "replicates");
             if (b.cost < b.corrected) {
                 std::snprintf(figure, sizeof figure, "%.4f", b.corrected);
-                s << (b.againstP ? " " : "; ") << "It costs less than the corrected decisions (" << figure << ").";
+                s << (b.againstP ? " It costs" : "; it costs") << " less than the corrected decisions (" << figure << ").";
             }
             s << "\n";
         }
@@ -251,10 +272,13 @@ std::vector<Observation> syntheticObservations(const SyntheticResult& r)
             Observation key;
             key.trial = o.replicate;
             key.method = methodName(m.method);
+            // A referral rate only where the matrix offers referral (elsewhere it is 0 by
+            // construction, and says nothing).
+            const ObservedMetrics observed{r.record.costs.hasReferral(), {}};
             key.rule = "uncorrected";
-            appendObservations(out, key, o.uncorrected, ObservedMetrics{true, {}});
+            appendObservations(out, key, o.uncorrected, observed);
             key.rule = "corrected";
-            appendObservations(out, key, o.corrected, ObservedMetrics{true, {}});
+            appendObservations(out, key, o.corrected, observed);
             auto add = [&](const char* rule, const char* metric, double value) {
                 if (!std::isfinite(value))
                     return;
@@ -290,9 +314,10 @@ std::string syntheticCsv(const SyntheticResult& r)
                       {"correction_seconds", "", "correction_seconds"},
                       {"collapsed", "", "collapsed", true},
                       {"temperature_cost", "temperature", "cost"},
-                      {"offsets_cost", "offsets", "cost"},
-                      {"uncorrected_referral_rate", "uncorrected", "referral_rate"},
-                      {"corrected_referral_rate", "corrected", "referral_rate"}};
+                      {"offsets_cost", "offsets", "cost"}};
+    if (r.record.costs.hasReferral())  // the long table has referral rates only then
+        layout.columns.insert(layout.columns.end(), {{"uncorrected_referral_rate", "uncorrected", "referral_rate"},
+                                                     {"corrected_referral_rate", "corrected", "referral_rate"}});
     return wideCsv(syntheticObservations(r), layout);
 }
 

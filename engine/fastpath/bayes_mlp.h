@@ -15,7 +15,7 @@ namespace lcs {
 /// N(0, 1/fan_in) on each layer's weights and N(0, 1) on its biases. The two differ where
 /// it matters for Table 2: under the fan-in prior BBVI over-decides the rare class, as
 /// the paper's BBVI row does, and only then has the correction something to remove
-/// (README, "Table 2's sign"). The fan-in prior is the default so that the synthetic
+/// (docs/design-notes.md, "Measured Table 2 sign"). The fan-in prior is the default so that the synthetic
 /// experiment reproduces the paper's figures; "isotropic" gives the paper's text.
 struct BbviPrior {
     enum class Kind { FanIn, Isotropic };

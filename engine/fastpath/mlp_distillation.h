@@ -30,7 +30,7 @@
 /// step s (a forward and a backward pass), then draws the inputs of step s+2. A step's
 /// inputs are drawn two steps ahead, so neither core waits for the other within a step.
 /// LibTorch's own threads split these 64-row products badly (`lcstudio-cli bench
-/// distill`, README "Performance"). One core runs the same arithmetic in the same order,
+/// distill`, docs/benchmarks.md). One core runs the same arithmetic in the same order,
 /// so the result does not depend on the number of threads.
 ///
 /// Its contract is tst_sgmcmc's tests: one step against autograd and torch::optim::SGD,

@@ -32,6 +32,9 @@ public:
     virtual at::Tensor probabilities(const at::Tensor& x) = 0;
 };
 
+/// The first five fields are the sampler's own options, in the order SGHMC's and SGLD
+/// distillation's configs brace-initialise them; the schedule (steps, burn-in, thinning,
+/// kept) is set after.
 struct ChainConfig {
     double learningRate = 0.1;    ///< see SghmcOptions
     double momentum = 0.5;        ///< 0 = SGLD
@@ -42,19 +45,6 @@ struct ChainConfig {
     long long burnIn = 0;         ///< steps before the first sample
     long long thinning = 1;       ///< steps between samples after burn-in
     int keepLast = 0;             ///< the predictive averages the last this many samples; 0 = all
-
-    /// The sampler's own options; the schedule (steps, burn-in, thinning, kept) is set after.
-    static ChainConfig sampler(double learningRate, double momentum, double priorPrecision, double temperature,
-                               int batchSize)
-    {
-        ChainConfig c;
-        c.learningRate = learningRate;
-        c.momentum = momentum;
-        c.priorPrecision = priorPrecision;
-        c.temperature = temperature;
-        c.batchSize = batchSize;
-        return c;
-    }
 };
 
 struct ChainEpoch {

@@ -101,8 +101,8 @@ InferenceOutput runSgmcmc(Mlp model, const TrainingSet& data, const torch::Tenso
 {
     TORCH_CHECK(config.samples > 0 && config.thinning > 0 && config.burnIn >= 0,
                 "SGHMC: samples and thinning must be positive and burn-in >= 0");
-    auto chain = ChainConfig::sampler(config.learningRate, config.momentum, config.priorPrecision,
-                                      config.temperature, config.batchSize);
+    ChainConfig chain{config.learningRate, config.momentum, config.priorPrecision, config.temperature,
+                      config.batchSize};
     chain.burnIn = config.burnIn;
     chain.thinning = config.thinning;
     chain.steps = config.burnIn + static_cast<long long>(config.samples) * config.thinning;

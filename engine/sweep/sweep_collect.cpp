@@ -1,6 +1,8 @@
 #include "sweep/sweep_collect.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <set>
@@ -46,6 +48,22 @@ std::vector<RunObservation> runObservations(const nlohmann::json& results, const
         out[it->second].metrics[o.metric] = o.value;
     }
     return out;
+}
+
+std::string meanErrorText(const MeanAndError& stats)
+{
+    char text[96];
+    const double se = stats.standardError;
+    if (!std::isfinite(se))
+        std::snprintf(text, sizeof text, "%.4g (one run: no error)", stats.mean);
+    else if (se == 0)
+        std::snprintf(text, sizeof text, "%.6g ± 0", stats.mean);
+    else {
+        // Two significant digits of se: its leading digit sits at 10^floor(log10 se).
+        const int decimals = std::clamp(1 - static_cast<int>(std::floor(std::log10(se))), 0, 15);
+        std::snprintf(text, sizeof text, "%.*f ± %.*f", decimals, stats.mean, decimals, se);
+    }
+    return text;
 }
 
 MeanAndError meanAndStandardError(const std::vector<double>& values)

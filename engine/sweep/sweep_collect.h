@@ -41,6 +41,10 @@ struct MeanAndError {
     double standardError = 0;
 };
 MeanAndError meanAndStandardError(const std::vector<double>& values);
+/// "0.878 ± 0.037": the standard error to two significant digits and the mean to the same
+/// decimal place (more digits than the error allows are noise); "0.8775 (one run: no
+/// error)" with four significant digits when there is no error; "0.2 ± 0" when the runs agree.
+std::string meanErrorText(const MeanAndError& stats);
 
 struct SweepTableRow {
     nlohmann::json axisValues = nlohmann::json::object();  ///< swept setting (not the seed) -> value

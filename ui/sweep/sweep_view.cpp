@@ -102,9 +102,8 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent), m_data(std::make_shared
     layout->addWidget(split, 1);
 
     connect(m_metric, &QComboBox::currentTextChanged, this, [this] { plotMetric(); });
-    m_refresh = new QTimer(this);
-    m_refresh->setInterval(kRefreshMs);
-    connect(m_refresh, &QTimer::timeout, this, &SweepView::refresh);
+    m_refresh.setInterval(kRefreshMs);
+    connect(&m_refresh, &QTimer::timeout, this, &SweepView::refresh);
 }
 
 QString SweepView::open(const QString& dir)
@@ -198,9 +197,9 @@ void SweepView::refresh()
     }
     plotMetric();
     if (counts[CellState::Done] < static_cast<int>(d.cells.size()))
-        m_refresh->start();
+        m_refresh.start();
     else
-        m_refresh->stop();
+        m_refresh.stop();
 }
 
 namespace {

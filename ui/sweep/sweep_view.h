@@ -3,13 +3,13 @@
 #include <memory>
 
 #include <QString>
+#include <QTimer>
 #include <QWidget>
 
 class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QTableWidget;
-class QTimer;
 
 namespace lcs::ui {
 
@@ -48,7 +48,7 @@ private:
     QTableWidget* m_cells = nullptr;
     QComboBox* m_metric = nullptr;
     QCustomPlot* m_plot = nullptr;
-    QTimer* m_refresh = nullptr;
+    QTimer m_refresh;  ///< re-reads the folder while cells run
     struct Data;
     std::shared_ptr<Data> m_data;
 };

@@ -29,9 +29,8 @@ bool afterTheChainStart(const QString& series)
 
 } // namespace
 
-CamvidEpochPlot::CamvidEpochPlot(QWidget* parent) : QWidget(parent)
+CamvidEpochPlot::CamvidEpochPlot(QWidget* parent) : PlotView(QStringLiteral("camvid_epochs"), 200, parent)
 {
-    m_plot = makePlot(this, QStringLiteral("camvid_epochs"), 200);
     m_legend = makeLegend(m_plot, 0, 3);
     auto* grid = new QCPLayoutGrid;
     m_plot->plotLayout()->addElement(1, 0, grid);

@@ -37,6 +37,11 @@ struct CamvidModelRequest {
     nlohmann::json settings;
 };
 
+CamvidIouView::Rule ruleFigures(const DecisionMetrics& m)
+{
+    return {toQVector(m.perClassIoU), m.meanIoU, m.averageCost, m.accuracy, m.expectedCost};
+}
+
 /// S's and q's figures on the evaluated frames as the IoU views show them.
 CamvidIouView iouView(const std::vector<std::string>& classNames, const DecisionMetrics& s, const DecisionMetrics& q,
                       double costAtOptimum, const DecisionChanges& changes, int64_t frames)
@@ -44,16 +49,8 @@ CamvidIouView iouView(const std::vector<std::string>& classNames, const Decision
     CamvidIouView v;
     for (const auto& n : classNames)
         v.classNames << QString::fromStdString(n);
-    v.iouBefore = toQVector(s.perClassIoU);
-    v.iouAfter = toQVector(q.perClassIoU);
-    v.meanIouBefore = s.meanIoU;
-    v.meanIouAfter = q.meanIoU;
-    v.costBefore = s.averageCost;
-    v.costAfter = q.averageCost;
-    v.accuracyBefore = s.accuracy;
-    v.accuracyAfter = q.accuracy;
-    v.expectedBefore = s.expectedCost;
-    v.expectedAfter = q.expectedCost;
+    v.before = ruleFigures(s);
+    v.after = ruleFigures(q);
     v.costAtOptimum = costAtOptimum;
     v.changedShare = changes.points > 0 ? static_cast<double>(changes.changed) / static_cast<double>(changes.points)
                                         : NAN;
@@ -291,8 +288,8 @@ private:
         Q_EMIT logMessage(tr("Validation (%1 frames, void ignored): mIoU %2 -> %3, decision cost %4 -> %5 "
                              "(S uncorrected -> q corrected); q changed %6% of S's decisions; S decided at the "
                              "correction's optimum: cost %7")
-                              .arg(v.frames).arg(v.meanIouBefore, 0, 'f', 4).arg(v.meanIouAfter, 0, 'f', 4)
-                              .arg(v.costBefore, 0, 'f', 4).arg(v.costAfter, 0, 'f', 4)
+                              .arg(v.frames).arg(v.before.meanIou, 0, 'f', 4).arg(v.after.meanIou, 0, 'f', 4)
+                              .arg(v.before.cost, 0, 'f', 4).arg(v.after.cost, 0, 'f', 4)
                               .arg(100.0 * v.changedShare, 0, 'f', 2).arg(v.costAtOptimum, 0, 'f', 4));
     }
 

@@ -16,9 +16,6 @@ class CamvidWorker;
 class CamvidJobRunner : public JobRunner {
     Q_OBJECT
 public:
-    /// The job that decides the page's data with an opened model (File > Open Model).
-    static constexpr Job kOpenModel = Job::Evaluate;
-
     explicit CamvidJobRunner(QObject* parent = nullptr);
 
     /// False (and nothing done) while another job runs.

@@ -121,18 +121,18 @@ void CamvidIouTable::setComparison(const CamvidIouView& v)
             item(row, c)->setToolTip(tip);
         ++row;
     };
-    put(tr("decision cost"), v.costBefore, v.costAfter, 4);
-    put(tr("expected cost"), v.expectedBefore, v.expectedAfter, 4,
+    put(tr("decision cost"), v.before.cost, v.after.cost, 4);
+    put(tr("expected cost"), v.before.expected, v.after.expected, 4,
         tr("The cost each network expects to pay under its own predictive; far below the decision cost "
            "means it is overconfident."));
-    put(tr("cost at q's optimum"), v.costAtOptimum, v.costAfter, 4,
+    put(tr("cost at q's optimum"), v.costAtOptimum, v.after.cost, 4,
         tr("S column: S decided as the correction objective's pointwise optimum would (Bayes under the costs "
            "1 - exp(-L/M)). It separates what the objective asks for from what the network q learned."));
     put(tr("decisions changed %"), NAN, 100.0 * v.changedShare, 2,
         tr("Share of the scored pixels where q decides differently from S."));
-    put(tr("mIoU"), v.meanIouBefore, v.meanIouAfter, 4);
+    put(tr("mIoU"), v.before.meanIou, v.after.meanIou, 4);
     for (int c = 0; c < v.classNames.size(); ++c)
-        put(v.classNames[c], v.iouBefore.value(c, NAN), v.iouAfter.value(c, NAN), 3);
+        put(v.classNames[c], v.before.iou.value(c, NAN), v.after.iou.value(c, NAN), 3);
 }
 
 } // namespace lcs::ui

@@ -14,6 +14,15 @@ class CamvidFpsPlot;
 class CamvidIouPlot;
 class CamvidOverlayViewer;
 
+/// Per-class IoU uncorrected vs corrected, with mIoU and decision cost, for the results dock.
+class CamvidIouTable : public QTableWidget {
+    Q_OBJECT
+public:
+    explicit CamvidIouTable(QWidget* parent = nullptr);
+    void setComparison(const CamvidIouView& view);
+    void clearRows();
+};
+
 /// The central page of the CamVid experiment: the overlay viewer on top; IoU bars,
 /// the live mIoU / cost curves and frames per second below.
 class CamvidResultsPage : public QWidget {
@@ -46,15 +55,6 @@ private:
     CamvidIouPlot* m_iou = nullptr;
     CamvidEpochPlot* m_epochs = nullptr;
     CamvidFpsPlot* m_fps = nullptr;
-};
-
-/// Per-class IoU uncorrected vs corrected, with mIoU and decision cost, for the results dock.
-class CamvidIouTable : public QTableWidget {
-    Q_OBJECT
-public:
-    explicit CamvidIouTable(QWidget* parent = nullptr);
-    void setComparison(const CamvidIouView& view);
-    void clearRows();
 };
 
 } // namespace lcs::ui

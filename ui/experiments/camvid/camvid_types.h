@@ -60,12 +60,16 @@ struct CamvidPreviewView {
 /// Per-class IoU, mIoU and decision cost on the evaluated frames, uncorrected (S) vs
 /// corrected (q), under the matrix q was trained for.
 struct CamvidIouView {
+    /// One decision rule's figures on the evaluated frames.
+    struct Rule {
+        QVector<double> iou;         ///< per class; NaN for a class neither truth nor decisions hold
+        double meanIou = 0;
+        double cost = 0;             ///< mean decision cost per pixel
+        double accuracy = 0;
+        double expected = NAN;       ///< the cost the network expects under its own predictive
+    };
     QStringList classNames;          ///< the 11 scored classes
-    QVector<double> iouBefore, iouAfter;  ///< NaN for a class neither truth nor decisions hold
-    double meanIouBefore = 0, meanIouAfter = 0;
-    double costBefore = 0, costAfter = 0;
-    double accuracyBefore = 0, accuracyAfter = 0;
-    double expectedBefore = NAN, expectedAfter = NAN;  ///< cost each network expects under its own predictive
+    Rule before, after;              ///< S's Bayes decisions, q's
     double costAtOptimum = NAN;      ///< S decided at the correction objective's pointwise optimum
     double changedShare = NAN;       ///< fraction of scored pixels where q's decision differs from S's
     qint64 frames = 0, pixels = 0;

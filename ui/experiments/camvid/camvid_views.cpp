@@ -465,9 +465,8 @@ QColor camvidSeriesColour(const QString& series)
     return methodColourOf(camvidSeriesMethod(series));
 }
 
-CamvidIouPlot::CamvidIouPlot(QWidget* parent) : QWidget(parent)
+CamvidIouPlot::CamvidIouPlot(QWidget* parent) : PlotView(QStringLiteral("camvid_iou"), 200, parent)
 {
-    m_plot = makePlot(this, QStringLiteral("camvid_iou"), 200);
     m_title = new QCPTextElement(m_plot, tr("Per-class IoU on the validation frames"), kTitleFont);
     m_plot->plotLayout()->addElement(0, 0, m_title);
     m_rect = makeRect(m_plot);
@@ -515,7 +514,7 @@ void CamvidIouPlot::clear()
 void CamvidIouPlot::setComparison(const CamvidIouView& view)
 {
     for (int rule = 0; rule < 2; ++rule) {
-        const auto& iou = rule == 0 ? view.iouBefore : view.iouAfter;
+        const auto& iou = rule == 0 ? view.before.iou : view.after.iou;
         QVector<double> keys, values;
         for (int c = 0; c < iou.size(); ++c)
             if (std::isfinite(iou[c])) {  // a class neither truth nor decisions hold has no IoU
@@ -533,8 +532,8 @@ void CamvidIouPlot::setComparison(const CamvidIouView& view)
     // Short lines: the panel is about a fifth of the window wide (under 300 px at 1800).
     m_title->setText(tr("IoU per class, %1 frames\nS → q: mIoU %2 → %3\ncost %4 → %5%6")
                          .arg(view.frames)
-                         .arg(view.meanIouBefore, 0, 'f', 3).arg(view.meanIouAfter, 0, 'f', 3)
-                         .arg(view.costBefore, 0, 'f', 3).arg(view.costAfter, 0, 'f', 3)
+                         .arg(view.before.meanIou, 0, 'f', 3).arg(view.after.meanIou, 0, 'f', 3)
+                         .arg(view.before.cost, 0, 'f', 3).arg(view.after.cost, 0, 'f', 3)
                          .arg(view.recorrected ? tr(" (re-corrected)") : QString()));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -544,9 +543,8 @@ QString CamvidIouPlot::title() const
     return m_title->text();
 }
 
-CamvidFpsPlot::CamvidFpsPlot(QWidget* parent) : QWidget(parent)
+CamvidFpsPlot::CamvidFpsPlot(QWidget* parent) : PlotView(QStringLiteral("camvid_fps"), 200, parent)
 {
-    m_plot = makePlot(this, QStringLiteral("camvid_fps"), 200);
     m_title = new QCPTextElement(m_plot, tr("Frames per second vs ensemble size"), kTitleFont);
     m_plot->plotLayout()->addElement(0, 0, m_title);
     m_rect = makeRect(m_plot);

@@ -5,6 +5,7 @@
 #include <QWidget>
 
 #include "camvid_types.h"
+#include "plot_parts.h"
 
 class QCPAxisRect;
 class QCPBars;
@@ -122,20 +123,18 @@ private:
 
 /// Per-class IoU of the validation frames, uncorrected (S) vs corrected (q), as grouped
 /// bars; the title gives mIoU and decision cost of both.
-class CamvidIouPlot : public QWidget {
+class CamvidIouPlot : public PlotView {
     Q_OBJECT
 public:
     explicit CamvidIouPlot(QWidget* parent = nullptr);
     void setComparison(const CamvidIouView& view);
     void clear();
 
-    QCustomPlot* plot() const { return m_plot; }
     /// 0 = uncorrected, 1 = corrected. A class with an undefined IoU has no bar.
     QCPBars* bars(int rule) const { return m_bars[rule]; }
     QString title() const;
 
 private:
-    QCustomPlot* m_plot = nullptr;
     QCPAxisRect* m_rect = nullptr;
     QCPTextElement* m_title = nullptr;
     QCPBars* m_bars[2] = {};
@@ -144,7 +143,7 @@ private:
 /// Validation mIoU and decision cost after every epoch of each network, live while the
 /// run trains (a re-correction adds its own q curve). CW-SGD and MC dropout on one row
 /// of axes; S and q, which start after CW-SGD and count their own epochs, on another.
-class CamvidEpochPlot : public QWidget {
+class CamvidEpochPlot : public PlotView {
     Q_OBJECT
 public:
     explicit CamvidEpochPlot(QWidget* parent = nullptr);
@@ -153,7 +152,6 @@ public:
     void removeSeries(const QString& series);
     void clear();
 
-    QCustomPlot* plot() const { return m_plot; }
     /// panel 0 = mIoU, 1 = cost; null when the series is absent.
     QCPGraph* graph(int panel, const QString& series) const { return m_graphs[panel].value(series); }
 
@@ -162,7 +160,6 @@ private:
     QCPGraph* graphFor(int panel, const QString& series);
     void rescale();
 
-    QCustomPlot* m_plot = nullptr;
     QCPLegend* m_legend = nullptr;
     QCPAxisRect* m_rects[2][2] = {};  ///< [CW-SGD's epochs, S and q's epochs][mIoU, cost]
     QMap<QString, QCPGraph*> m_graphs[2];
@@ -170,21 +167,19 @@ private:
 
 /// Frames per second against ensemble size on log-log axes: the ensemble / MC-dropout
 /// predictive with k passes, and q (one pass and a Bayes decision) as a horizontal line.
-class CamvidFpsPlot : public QWidget {
+class CamvidFpsPlot : public PlotView {
     Q_OBJECT
 public:
     explicit CamvidFpsPlot(QWidget* parent = nullptr);
     void setFps(const CamvidFpsView& view);
     void clear();
 
-    QCustomPlot* plot() const { return m_plot; }
     QCPGraph* ensembleGraph() const { return m_ensemble; }
     QCPGraph* qLine() const { return m_q; }
 
 private:
     /// The ensemble's line in the colour of the network it samples.
     void showEnsembleMethod(const QString& method);
-    QCustomPlot* m_plot = nullptr;
     QCPAxisRect* m_rect = nullptr;
     QCPTextElement* m_title = nullptr;
     QCPGraph* m_ensemble = nullptr;

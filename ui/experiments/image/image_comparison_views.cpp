@@ -86,9 +86,8 @@ QString percent(double v)
 
 } // namespace
 
-ConfusionPlot::ConfusionPlot(QWidget* parent) : QWidget(parent)
+ConfusionPlot::ConfusionPlot(QWidget* parent) : PlotView(QStringLiteral("confusion_matrices"), 240, parent)
 {
-    m_plot = makePlot(this, QStringLiteral("confusion_matrices"), 240);
     m_header = new QCPTextElement(m_plot, tr("Confusion matrices (test set): run an image experiment"), kTitleFont);
     m_plot->plotLayout()->addElement(0, 0, m_header);
     auto* grid = new QCPLayoutGrid;

@@ -146,9 +146,9 @@ RiskCoverageView riskCoverageView(const SelectiveResult& result)
     if (result.rows.empty())
         return view;
     for (const auto& row : result.rows)
-        view.referralCost = std::max(view.referralCost, row.referralCost);
+        view.referralCost = std::max(view.referralCost, row.setting);
     for (const auto& row : result.rows) {
-        if (row.trial != 0 || row.referralCost != view.referralCost)
+        if (row.trial != 0 || row.setting != view.referralCost)
             continue;
         RiskCoverageCurve curve;
         curve.method = QString::fromStdString(imageMethodName(row.method));

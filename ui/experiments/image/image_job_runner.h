@@ -19,9 +19,6 @@ class ImageWorker;
 class ImageJobRunner : public JobRunner {
     Q_OBJECT
 public:
-    /// The job that decides the page's data with an opened model (File > Open Model).
-    static constexpr Job kOpenModel = Job::Evaluate;
-
     explicit ImageJobRunner(QObject* parent = nullptr);
 
     /// kCorruptionExperiment or kSelectiveExperiment: the experiment whose S is cached.

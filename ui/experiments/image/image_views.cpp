@@ -86,9 +86,8 @@ QString ComparisonView::title() const
 // ---------------------------------------------------------------------------------------
 // Curves
 
-EpochCurvePlot::EpochCurvePlot(QWidget* parent) : QWidget(parent)
+EpochCurvePlot::EpochCurvePlot(QWidget* parent) : PlotView(QStringLiteral("image_curves"), 220, parent)
 {
-    m_plot = makePlot(this, QStringLiteral("image_curves"), 220);
     // One legend row above the four panels: a series has the same pen in every panel.
     m_legend = makeLegend(m_plot, 0, 4);
     auto* grid = new QCPLayoutGrid;
@@ -292,9 +291,8 @@ void EpochCurvePlot::rebuild()
 // ---------------------------------------------------------------------------------------
 // Summary: cost and accuracy vs rate / referral cost
 
-SummaryPlot::SummaryPlot(QWidget* parent) : QWidget(parent)
+SummaryPlot::SummaryPlot(QWidget* parent) : PlotView(QStringLiteral("image_summary"), 200, parent)
 {
-    m_plot = makePlot(this, QStringLiteral("image_summary"), 200);
     m_title = new QCPTextElement(m_plot, tr("Cost and accuracy vs corruption rate / referral cost"), kTitleFont);
     m_plot->plotLayout()->addElement(0, 0, m_title);
     auto* grid = new QCPLayoutGrid;
@@ -410,9 +408,8 @@ QCPErrorBars* SummaryPlot::errorBars(int panel, const QString& method) const
 // ---------------------------------------------------------------------------------------
 // Training time vs number of cost functions
 
-TrainingTimePlot::TrainingTimePlot(QWidget* parent) : QWidget(parent)
+TrainingTimePlot::TrainingTimePlot(QWidget* parent) : PlotView(QStringLiteral("training_time"), 200, parent)
 {
-    m_plot = makePlot(this, QStringLiteral("training_time"), 200);
     m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, tr("Training time vs number of cost functions"),
                                                               kTitleFont));
     auto* rect = makeRect(m_plot);
@@ -491,9 +488,8 @@ void TrainingTimePlot::setTimes(const TrainingTimeView& view)
 // ---------------------------------------------------------------------------------------
 // Risk against coverage (selective classification)
 
-RiskCoveragePlot::RiskCoveragePlot(QWidget* parent) : QWidget(parent)
+RiskCoveragePlot::RiskCoveragePlot(QWidget* parent) : PlotView(QStringLiteral("risk_coverage"), 200, parent)
 {
-    m_plot = makePlot(this, QStringLiteral("risk_coverage"), 200);
     m_title = new QCPTextElement(m_plot, tr("Risk vs coverage"), kTitleFont);
     m_plot->plotLayout()->addElement(0, 0, m_title);
     auto* rect = makeRect(m_plot);

@@ -6,6 +6,7 @@
 #include <QWidget>
 
 #include "image_types.h"
+#include "plot_parts.h"
 
 class QCustomPlot;
 class QCPAxisRect;
@@ -28,7 +29,7 @@ namespace lcs::ui {
 /// losses the phases report. Selective classification (no per-epoch test figures): the
 /// training NLL of MAP, SGHMC and the student, and the correction's KL, expected cost
 /// and loss on D' for every referral cost.
-class EpochCurvePlot : public QWidget {
+class EpochCurvePlot : public PlotView {
     Q_OBJECT
 public:
     explicit EpochCurvePlot(QWidget* parent = nullptr);
@@ -46,7 +47,6 @@ public:
     void showRun(const QString& run);
     QString shownRun() const;
 
-    QCustomPlot* plot() const { return m_plot; }
     /// The graph of `series` in `panel` for the shown run; null when absent.
     QCPGraph* graph(Panel panel, const QString& series) const;
 
@@ -64,7 +64,6 @@ private:
     void rebuild();
     QPen penFor(const QString& series, const QString& name);
 
-    QCustomPlot* m_plot = nullptr;
     QCPLegend* m_legend = nullptr;
     QCPAxisRect* m_rects[4] = {};
     QCPTextElement* m_titles[4] = {};
@@ -89,14 +88,13 @@ ConfusionCells confusionCells(const ComparisonView& view);
 
 /// Confusion matrices uncorrected | corrected | difference as heat maps with the class
 /// names on the axes and each cell's count written in it.
-class ConfusionPlot : public QWidget {
+class ConfusionPlot : public PlotView {
     Q_OBJECT
 public:
     explicit ConfusionPlot(QWidget* parent = nullptr);
     void setComparison(const ComparisonView& view);
     void clear();
 
-    QCustomPlot* plot() const { return m_plot; }
     QCPColorMap* map(int panel) const { return m_maps[panel]; }
     /// The value drawn at (true class, decision) of panel 0 (uncorrected), 1
     /// (corrected) or 2 (difference), read back from the colour map.
@@ -106,7 +104,6 @@ public:
     QStringList classLabels() const;
 
 private:
-    QCustomPlot* m_plot = nullptr;
     QCPAxisRect* m_rects[3] = {};
     QCPColorMap* m_maps[3] = {};
     QCPTextElement* m_titles[3] = {};
@@ -145,20 +142,18 @@ private:
 
 /// Decision cost and accuracy against the corruption rate or referral cost, one line per
 /// method, mean ± std over trials as error bars.
-class SummaryPlot : public QWidget {
+class SummaryPlot : public PlotView {
     Q_OBJECT
 public:
     explicit SummaryPlot(QWidget* parent = nullptr);
     void setSummary(const SummaryView& view);
     void clear();
 
-    QCustomPlot* plot() const { return m_plot; }
     /// panel 0 = cost, 1 = accuracy; null when the method is absent.
     QCPGraph* graph(int panel, const QString& method) const;
     QCPErrorBars* errorBars(int panel, const QString& method) const;
 
 private:
-    QCustomPlot* m_plot = nullptr;
     QCPAxisRect* m_rects[2] = {};
     QCPTextElement* m_title = nullptr;
     QCPLegend* m_legend = nullptr;
@@ -168,34 +163,28 @@ private:
 
 /// Cumulative training time against the number of cost functions: ours (S once, q per
 /// cost), ours without S, and LC-SGHMC (a new chain per cost).
-class TrainingTimePlot : public QWidget {
+class TrainingTimePlot : public PlotView {
     Q_OBJECT
 public:
     explicit TrainingTimePlot(QWidget* parent = nullptr);
     void setTimes(const TrainingTimeView& view);
     void clear(const QString& note = QString());
 
-    QCustomPlot* plot() const { return m_plot; }
-
 private:
-    QCustomPlot* m_plot = nullptr;
     QCPLegend* m_legend = nullptr;
     QCPTextElement* m_note = nullptr;
 };
 
 /// Risk against coverage (selective classification): each method's error rate on its
 /// most confident inputs, as coverage grows; the legend gives each curve's area (AURC).
-class RiskCoveragePlot : public QWidget {
+class RiskCoveragePlot : public PlotView {
     Q_OBJECT
 public:
     explicit RiskCoveragePlot(QWidget* parent = nullptr);
     void setCurves(const RiskCoverageView& view);
     void clear(const QString& note = QString());
 
-    QCustomPlot* plot() const { return m_plot; }
-
 private:
-    QCustomPlot* m_plot = nullptr;
     QCPTextElement* m_title = nullptr;
     QCPLegend* m_legend = nullptr;
     QCPTextElement* m_note = nullptr;
