@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/nearest_names.h"
+
 namespace cli {
 
 namespace {
@@ -84,24 +86,6 @@ std::vector<std::string> switchNames(const std::vector<lcs::SettingSpec>& settin
     throw UsageError(what.substr(0, what.find(':')) + " needs a value");
 }
 
-/// Edits (insert, delete, replace) between a and b.
-size_t editDistance(const std::string& a, const std::string& b)
-{
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j)
-        row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            const size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diagonal = up;
-        }
-    }
-    return row[b.size()];
-}
-
 /// The flags among `known` a mistyped or renamed `given` most likely meant: within two
 /// edits (--replicate), else those that end in it (--split: --train-split) or share its
 /// first word (--max-frames: --max-train, --max-eval); at most three, nearest first.
@@ -111,7 +95,7 @@ std::vector<std::string> nearFlags(const std::string& given, const std::vector<s
     const std::string body = given.substr(2);
     const std::string firstWord = body.substr(0, body.find('-'));
     for (const auto& flag : known) {
-        const size_t distance = editDistance(given, flag);
+        const size_t distance = lcs::editDistance(given, flag);
         if (distance <= 2)
             near.emplace_back(distance, flag);
         else if ((flag.size() > given.size() && flag.compare(flag.size() - body.size() - 1, std::string::npos, "-" + body) == 0) ||

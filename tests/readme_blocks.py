@@ -11,12 +11,14 @@ the output it prints (stdout and stderr together, as a terminal shows them). A f
 output. Every block runs in one scratch directory, in the README's order, with CLI_DIR
 first on PATH. `sh` blocks and indented blocks are illustrations and are not run.
 
-Matching, line by line after trailing blanks are dropped and runs of spaces folded:
+Matching, line by line; blank lines are ignored and runs of spaces (leading ones too) fold:
 - an expected line `...` stands for any number of lines;
-- words must be equal, and numbers equal within the stated tolerance: the larger of 1% of
-  the shown value and two units of its last shown digit (0.0160 accepts 0.0158-0.0162);
-- a command must exit 0 unless its output ends with a line `[exit N]`, which then must be
-  its exit status.
+- words must be equal, and so must whole numbers (counts) and digits inside a word
+  (bbvi_r0_q.pt, 2-50-2); a number with a decimal point or an exponent may differ by the
+  larger of 1% of the shown value and two units of its last shown digit (0.0160 accepts
+  0.0158-0.0162), which covers the last digits a different BLAS may change;
+- a command (run by bash with pipefail) must exit 0 unless its output ends with a line
+  `[exit N]`, which then must be its exit status.
 """
 import os
 import re
@@ -24,7 +26,9 @@ import subprocess
 import sys
 import tempfile
 
-NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+# A measured figure: a number with a decimal point or an exponent, standing alone (not
+# part of a word, a file name or a dashed list such as 2-50-2).
+NUMBER = re.compile(r"(?<![\w.-])[-+]?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)(?![\w.])")
 TIMEOUT_SECONDS = 300
 
 
@@ -129,7 +133,7 @@ def expected_exit(expected):
 
 def run(command, cwd, env):
     try:
-        p = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, stdout=subprocess.PIPE,
+        p = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=cwd, env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, timeout=TIMEOUT_SECONDS)
     except subprocess.TimeoutExpired:
         return None, [f"(timed out after {TIMEOUT_SECONDS} s)"]
@@ -181,8 +185,12 @@ def self_test():
         (["cost 0.0160"], ["cost 0.0161"], True),
         (["cost 0.0160"], ["cost 0.0170"], False),            # outside 2 units of the 4th decimal
         (["cost 0.0160"], ["cost  0.0160  "], True),          # spaces fold
-        (["12000 rows"], ["12100 rows"], True),               # within 1% of 12000
-        (["12000 rows"], ["12200 rows"], False),
+        (["12000 rows"], ["12001 rows"], False),              # counts match exactly
+        (["q kept in 0 of 3"], ["q kept in 2 of 3"], False),
+        (["mlp 2-50-2"], ["mlp 4-50-4"], False),              # digits inside words
+        (["models/bbvi_r0_q.pt"], ["models/bbvi_r2_q.pt"], False),
+        (["1200.0 rows"], ["1210.0 rows"], True),             # within 1% of 1200.0
+        (["1200.0 rows"], ["1230.0 rows"], False),
         (["ours 0.5"], ["ours -0.5"], False),                 # sign
         (["a", "...", "z"], ["a", "b", "c", "z"], True),
         (["a", "...", "z"], ["a", "b", "c"], False),

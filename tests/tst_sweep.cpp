@@ -148,6 +148,8 @@ private Q_SLOTS:
         QTest::newRow("trailing zeros kept") << 0.0160 << 0.0010 << "0.0160 ± 0.0010";
         QTest::newRow("negative mean") << -0.01234 << 0.00456 << "-0.0123 ± 0.0046";
         QTest::newRow("runs agree") << 0.2 << 0.0 << "0.2 ± 0";
+        // Three runs of 0.4: the mean is 0.4000000000000001 and se 3.9e-17, rounding alone.
+        QTest::newRow("runs agree but for rounding") << 0.4000000000000001 << 3.9e-17 << "0.4 ± 0";
         QTest::newRow("one run") << 0.8775000000000001 << std::numeric_limits<double>::quiet_NaN()
                                  << "0.8775 (one run: no error)";
     }

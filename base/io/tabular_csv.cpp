@@ -6,6 +6,7 @@
 
 #include "core/atomic_file.h"
 #include "core/input_error.h"
+#include "core/nearest_names.h"
 #include "core/number_format.h"
 #include "io/input_columns.h"
 #include "io/table_csv.h"
@@ -23,11 +24,15 @@ size_t labelColumnIndex(const std::vector<std::string>& header, const std::strin
 {
     const auto it = std::find(header.begin(), header.end(), labelColumn);
     if (it == header.end()) {
-        std::string names;
+        // Every column whole (a long header: the first 30), and the likely one first.
+        std::string hint;
+        for (const auto& name : nearestNames(labelColumn, header, std::max<size_t>(2, labelColumn.size() / 3)))
+            hint += (hint.empty() ? "; did you mean \"" : " or \"") + name.substr(0, 80) + "\"";
+        std::vector<std::string> shown;
         for (const auto& h : header)
-            names += (names.empty() ? "" : ", ") + h.substr(0, 40);
-        throw InputError(where + ": no column named \"" + labelColumn.substr(0, 40) +
-                         "\" in the header (its columns: " + names.substr(0, 400) + ")");
+            shown.push_back(h.substr(0, 80));
+        throw InputError(where + ": no column named \"" + labelColumn.substr(0, 80) + "\" in the header" + hint +
+                         " (its columns: " + nameList(shown) + ")");
     }
     if (header.size() < 2)
         throw InputError(where + ": the header names no feature column beside the label");

@@ -130,7 +130,10 @@ ExperimentOutput recorrectionOutput(const RunRecord& record, const Recorrection&
                          {"seconds", reportNumber(r.seconds)}};
     // The long table, and the CSV as its view.
     // Labelled as the run's own table labels q's rows, so the two can be matched.
-    const std::string setting = record.experiment == kSelectiveExperiment ? "referral_cost" : "rate";
+    // Selective classification decides with a referral column; corruption has none, and
+    // no referral rate.
+    const bool referral = record.experiment == kSelectiveExperiment;
+    const std::string setting = referral ? "referral_cost" : "rate";
     std::vector<Observation> observations;
     for (const auto& [rule, m] : {std::pair{"uncorrected", &c.uncorrected}, std::pair{"corrected", &c.corrected}}) {
         Observation key;
@@ -139,13 +142,15 @@ ExperimentOutput recorrectionOutput(const RunRecord& record, const Recorrection&
         key.trial = c.trial;
         key.method = imageMethodName(ImageMethod::Ours);
         key.rule = rule;
-        appendObservations(observations, key, *m, ObservedMetrics{true, {}});
+        appendObservations(observations, key, *m, ObservedMetrics{referral, {}});
     }
     j["observations"] = observationsJson(observations);
     WideLayout layout;
     layout.setting = setting;
     layout.rule = "rule";
-    layout.columns = {{"cost", "", "cost"}, {"accuracy", "", "accuracy"}, {"referral_rate", "", "referral_rate"}};
+    layout.columns = {{"cost", "", "cost"}, {"accuracy", "", "accuracy"}};
+    if (referral)
+        layout.columns.push_back({"referral_rate", "", "referral_rate"});
     const std::string csv = wideCsv(observations, layout);
     const std::string table = "Re-correction: test cost " + formatNumber(c.uncorrected.averageCost) + " (S) -> " +
                               formatNumber(c.corrected.averageCost) + " (q), " + std::to_string(c.changedCount) +

@@ -56,7 +56,7 @@ std::string meanErrorText(const MeanAndError& stats)
     const double se = stats.standardError;
     if (!std::isfinite(se))
         std::snprintf(text, sizeof text, "%.4g (one run: no error)", stats.mean);
-    else if (se == 0)
+    else if (se <= 1e-12 * std::max(1.0, std::abs(stats.mean)))  // runs that agree but for the last bit of the mean
         std::snprintf(text, sizeof text, "%.6g ± 0", stats.mean);
     else {
         // Two significant digits of se: its leading digit sits at 10^floor(log10 se).

@@ -42,8 +42,9 @@ struct MeanAndError {
 };
 MeanAndError meanAndStandardError(const std::vector<double>& values);
 /// "0.878 ± 0.037": the standard error to two significant digits and the mean to the same
-/// decimal place (more digits than the error allows are noise); "0.8775 (one run: no
-/// error)" with four significant digits when there is no error; "0.2 ± 0" when the runs agree.
+/// decimal place (more digits than the error allows are noise), whole numbers for an error
+/// of 10 or more; "0.8775 (one run: no error)" with four significant digits when there is
+/// no error; "0.4 ± 0" when the runs agree (an error within rounding of zero).
 std::string meanErrorText(const MeanAndError& stats);
 
 struct SweepTableRow {
