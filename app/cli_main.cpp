@@ -37,6 +37,7 @@
 #include "core/json_input.h"
 #include "io/model_io.h"
 #include "io/table_csv.h"
+#include "io/tabular_csv.h"
 #include "models/architectures.h"
 #include "experiments/camvid_experiment.h"
 #include "experiments/corruption_experiment.h"
@@ -104,8 +105,10 @@ prints one line per file: "ok: ..." with a summary, or the problem (naming the f
 and the field). Kinds, by name: *.cost (Weka cost matrix), *.lcsession (session),
 *.pt (saved network: its *.pt.json sidecar and the weights it is tied to), *.json
 (a cost matrix, a session / model sidecar by its "format" field, or a results file,
-checked as the session its run record replays), IDX files
-(*-ubyte, *-ubyte.gz), CIFAR-10 batches (*.bin), and data folders: MNIST-like IDX,
+checked as the session its run record replays), *.npy and *.csv arrays of numbers
+(as correct reads them; a CSV with text cells as a table, as tabular reads it with its
+default label column), IDX files (*-ubyte, *-ubyte.gz), CIFAR-10 batches (*.bin), and
+data folders: MNIST-like IDX,
 CIFAR-10 binary, or CamVid (every frame of train, val and test is decoded and its
 labels checked).
 Exit status 0 when every file is fine, 2 otherwise.
@@ -404,6 +407,28 @@ std::string describe(const lcs::CostMatrix& m)
            ", M = " + lcs::formatNumber(m.utilityConstant());
 }
 
+/// The label column `tabular` reads when given none: its declared setting's default.
+std::string tabularDefaultLabel()
+{
+    for (const auto& spec : lcs::ExperimentRegistry::global().get(lcs::kTabularExperiment).settings())
+        if (spec.name == "label")
+            return spec.defaultValue.get<std::string>();
+    return "label";
+}
+constexpr size_t kCheckedTableValues = size_t{64} << 20;  ///< the most numbers `tabular` reads
+
+/// "table: 120 labelled and 300 unlabelled rows, 2 features, classes sick, well (column label)".
+std::string tableSummary(const lcs::TabularData& t, const std::string& label)
+{
+    std::string classes;
+    for (const auto& c : t.classNames)
+        classes += (classes.empty() ? "" : ", ") + c.substr(0, 40);
+    return "table: " + std::to_string(t.labels.size()) + " labelled and " +
+           std::to_string(t.unlabelled.shape.empty() ? 0 : t.unlabelled.shape[0]) + " unlabelled rows, " +
+           std::to_string(t.featureNames.size()) + " feature(s), classes " + classes + " (column " + label +
+           "; lcstudio-cli tabular --data FILE)";
+}
+
 /// "session: corruption (rates 0.5, methods sgld_s,ours, ...), 10-class cost matrix, M = 1":
 /// the settings that have a value, in their declared order.
 std::string sessionSummary(const lcs::SessionData& s)
@@ -474,11 +499,25 @@ std::string checkFile(const std::string& path)
         return "IDX array " + shape + " of unsigned bytes";
     }
     if (endsWith(".npy") || endsWith(".csv")) {
-        const auto array = lcs::readNumericArray(path, "check", 1, 3, size_t{1} << 28);
-        std::string shape;
-        for (auto d : array.shape)
-            shape += (shape.empty() ? "" : "x") + std::to_string(d);
-        return "array " + shape + " of finite numbers";
+        try {
+            const auto array = lcs::readNumericArray(path, "check", 1, 3, size_t{1} << 28);
+            std::string shape;
+            for (auto d : array.shape)
+                shape += (shape.empty() ? "" : "x") + std::to_string(d);
+            return "array " + shape + " of finite numbers";
+        } catch (const lcs::InputError& asArray) {
+            struct stat info {};
+            if (endsWith(".npy") || ::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode))
+                throw;  // no file to read as a table either
+            // A CSV of text cells may be a table for `tabular` (its default label column).
+            const auto label = tabularDefaultLabel();
+            try {
+                return tableSummary(lcs::readTabularCsv(path, label, kCheckedTableValues), label);
+            } catch (const lcs::InputError& asTable) {
+                throw lcs::InputError(std::string(asArray.what()) + "; nor is it a table for tabular with the label "
+                                      "column \"" + label + "\" (another: tabular --label COLUMN): " + asTable.what());
+            }
+        }
     }
     if (endsWith(".bin")) {
         const auto batch = lcs::parseCifarBatch(lcs::readFile(path, lcs::kMaxCifarBatchBytes), path);

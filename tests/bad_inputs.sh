@@ -752,6 +752,12 @@ expect 2 "no column named \"lable\" in the header; did you mean \"label\"" -- ta
 python3 -c "print(','.join(['feature_number_%d' % i for i in range(40)] + ['diagnosis'])); print(','.join(['1'] * 40 + ['M']))" > "$s2/table_wide.csv"
 expect 2 "(its columns: feature_number_0, feature_number_1, feature_number_2, feature_number_3, feature_number_4, feature_number_5, feature_number_6, feature_number_7, feature_number_8, feature_number_9, feature_number_10, feature_number_11, feature_number_12, feature_number_13, feature_number_14, feature_number_15, feature_number_16, feature_number_17, feature_number_18, feature_number_19, feature_number_20, feature_number_21, feature_number_22, feature_number_23, feature_number_24, feature_number_25, feature_number_26, feature_number_27, feature_number_28, feature_number_29 and 11 more)" -- tabular --data "$s2/table_wide.csv" --label Diagnosis $tq
 expect 2 "table_ragged.csv line 3: 2 columns, the header has 3" -- tabular --data "$s2/table_ragged.csv" $tq
+# check reads a CSV of text cells as tabular does (its default label column), not only
+# as an array; a table with another label column is refused naming both readings.
+expect 0 "ok: $s2/table.csv: table: 6 labelled and 2 unlabelled rows, 2 feature(s), classes a, b (column label" -- check "$s2/table.csv"
+printf 'x,status\n1,sick\n2,well\n3,\n' > "$s2/table_status.csv"
+expect 2 "nor is it a table for tabular with the label column \"label\" (another: tabular --label COLUMN)" -- check "$s2/table_status.csv"
+expect 2 "no_such_table.csv: No such file or directory" -- check "$s2/no_such_table.csv"
 expect 2 "table_word.csv column 2 (y) mixes numbers (line 2: \"2\") and text (line 3: \"four\")" -- tabular --data "$s2/table_word.csv" $tq
 printf 'x,y,label\n1,2,a\n3,?,b\n5,6,\n' > "$s2/table_missing.csv"
 expect 2 "(missing values are not supported)" -- tabular --data "$s2/table_missing.csv" $tq
