@@ -1,12 +1,14 @@
 // lcstudio-cli NAME: every experiment in the registry, the paper's included, its flags and
 // --help derived from its declaration (settings, outputs, the help of --costs), run
 // through lcs::runExperiment like `run SESSION`, a sweep's cells and the window's jobs.
+#include <filesystem>
 #include <cstdio>
 #include <mutex>
 
 #include "cli_commands.h"
 #include "cli_flags.h"
 #include "cli_support.h"
+#include "core/atomic_file.h"
 #include "core/number_format.h"
 #include "core/threads.h"
 #include "decision/cost_matrix.h"
@@ -15,6 +17,15 @@
 namespace cli {
 
 namespace {
+
+/// A folder where a flag takes a file is named with its flag, before any reading: the
+/// reader would only say "not a regular file", which does not say which flag is wrong.
+void requireNotFolder(const std::string& flag, const std::string& path)
+{
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error))
+        throw UsageError(flag + " " + path + ": a folder; " + flag + " takes a file");
+}
 
 /// Whether the command takes --preset NAME for a named cost matrix: where no setting of
 /// the experiment is called "preset" (the image and CamVid experiments' choose network
@@ -111,6 +122,7 @@ std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Exper
         throw UsageError("give --costs or --preset, not both");
     if (parsed.values.count("--costs")) {
         out.costsPath = parsed.values.at("--costs");
+        requireNotFolder("--costs", out.costsPath);
         out.costs = lcs::loadCostMatrix(out.costsPath);  // before any data: a bad file fails fast
         out.costsSource = "--costs: " + out.costsPath;
     } else if (parsed.values.count("--preset")) {
@@ -165,6 +177,9 @@ std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Exper
     if (parsed.settings.contains("device"))
         checkDeviceFlag(out.settings.at("device").get<std::string>());
     auto inputs = experiment.inputPaths(out.settings, specs);
+    for (const auto& input : inputs)
+        if (input.kind == lcs::PathKind::File)
+            requireNotFolder(input.flag, input.path);
     inputs.push_back({"--costs", out.costsPath, lcs::PathKind::File});
     if (isRun && writeSessionInstead(experiment, parsed.values, out.settings, out.costs, inputs))
         return std::nullopt;
@@ -258,6 +273,10 @@ int executeExperiment(const lcs::Experiment& experiment, const nlohmann::json& s
     lines.finish();
     std::fputs(run.output.table.c_str(), stdout);
     outputs.writeResults(run.output.json, run.output.csv);
+    if (!outputs.path("reliability").empty())
+        lcs::writeFileAtomically(outputs.path("reliability"), run.output.reliability);
+    if (!outputs.path("cost_benefit").empty())
+        lcs::writeFileAtomically(outputs.path("cost_benefit"), run.output.costBenefit);
     return kExitOk;
 }
 

@@ -418,15 +418,17 @@ std::string tabularDefaultLabel()
 constexpr size_t kCheckedTableValues = size_t{64} << 20;  ///< the most numbers `tabular` reads
 
 /// "table: 120 labelled and 300 unlabelled rows, 2 features, classes sick, well (column label)".
-std::string tableSummary(const lcs::TabularData& t, const std::string& label)
+std::string tableSummary(const lcs::TabularData& t)
 {
     std::string classes;
     for (const auto& c : t.classNames)
         classes += (classes.empty() ? "" : ", ") + c.substr(0, 40);
     return "table: " + std::to_string(t.labels.size()) + " labelled and " +
            std::to_string(t.unlabelled.shape.empty() ? 0 : t.unlabelled.shape[0]) + " unlabelled rows, " +
-           std::to_string(t.featureNames.size()) + " feature(s), classes " + classes + " (column " + label +
-           "; lcstudio-cli tabular --data FILE)";
+           std::to_string(t.featureNames.size()) + " feature(s), classes " + classes + " (" +
+           (lcs::isArffPath(t.source) ? "attribute " : "column ") + t.labelName.substr(0, 80) + "; " +
+           (t.unlabelled.shape.empty() || t.unlabelled.shape[0] == 0 ? "no unlabelled rows, so q trains on the training rows' inputs; " : "") +
+           "lcstudio-cli tabular --data FILE)";
 }
 
 /// "session: corruption (rates 0.5, methods sgld_s,ours, ...), 10-class cost matrix, M = 1":
@@ -510,15 +512,18 @@ std::string checkFile(const std::string& path)
             if (endsWith(".npy") || ::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode))
                 throw;  // no file to read as a table either
             // A CSV of text cells may be a table for `tabular` (its default label column).
-            const auto label = tabularDefaultLabel();
+            const auto set = tabularDefaultLabel();
+            const std::string label = set.empty() ? lcs::kDefaultLabelColumn : set;
             try {
-                return tableSummary(lcs::readTabularCsv(path, label, kCheckedTableValues), label);
+                return tableSummary(lcs::readTable(path, set, kCheckedTableValues));
             } catch (const lcs::InputError& asTable) {
                 throw lcs::InputError(std::string(asArray.what()) + "; nor is it a table for tabular with the label "
                                       "column \"" + label + "\" (another: tabular --label COLUMN): " + asTable.what());
             }
         }
     }
+    if (lcs::isArffPath(path))
+        return tableSummary(lcs::readTable(path, tabularDefaultLabel(), kCheckedTableValues));
     if (endsWith(".bin")) {
         const auto batch = lcs::parseCifarBatch(lcs::readFile(path, lcs::kMaxCifarBatchBytes), path);
         return "CIFAR-10 batch of " + std::to_string(batch.size()) + " images";

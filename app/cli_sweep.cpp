@@ -26,7 +26,7 @@ const char* kSweepHelp = R"(lcstudio-cli sweep - a session over a grid of settin
 Usage:
   lcstudio-cli sweep plan SESSION --over NAME=VALUES [--over ...] --out DIR
   lcstudio-cli sweep run DIR [--backend local|slurm] [options]
-  lcstudio-cli sweep collect DIR [--json FILE] [--csv FILE]
+  lcstudio-cli sweep collect DIR [--json FILE] [--csv FILE] [--wide-csv FILE]
 Run "lcstudio-cli sweep COMMAND --help" for the options of each.
 )";
 
@@ -74,14 +74,18 @@ with their logs), 2 bad input, 130 interrupted.
 
 const char* kCollectHelp = R"(lcstudio-cli sweep collect - merge a sweep's results into one table
 
-Usage: lcstudio-cli sweep collect DIR [--json FILE] [--csv FILE]
+Usage: lcstudio-cli sweep collect DIR [--json FILE] [--csv FILE] [--wide-csv FILE]
 Reads every done cell's results and prints, per swept setting (the seed's cells pooled
 as replicates), the setting a run varies inside itself (rate, referral cost), method and
-decision rule, each metric's mean and standard error (sample standard deviation, n - 1,
-over sqrt(n)) over every run. Cells without results are listed, never averaged.
+decision rule, a column per metric: its mean and standard error (sample standard
+deviation, n - 1, over sqrt(n)) over every run, rounded to the error, and the number of
+runs. Cells without results are listed, never averaged.
   --json FILE         write the table as JSON (atomically)
-  --csv FILE          write the table as CSV (atomically): the swept settings, the
+  --csv FILE          write the table long as CSV (atomically): the swept settings, the
                       in-run setting, method, rule, metric, n, mean, se
+  --wide-csv FILE     write the table wide as CSV (atomically): the swept settings, the
+                      in-run setting, method, rule, then METRIC_n, METRIC_mean, METRIC_se
+                      per metric; full precision, as in --csv
   -h, --help          this text
 Exit status: 0 every cell merged, 1 some cells are missing or failed (the table holds
 the rest), 2 bad input.
@@ -272,7 +276,9 @@ int runRun(int argc, char** argv)
 
 int runCollect(int argc, char** argv)
 {
-    auto own = outputFlagSpecs(lcs::resultsOutputs());
+    auto specs = lcs::resultsOutputs();
+    specs.push_back({"wide_csv", "FILE", lcs::PathKind::File, "write the table wide as CSV (atomically)"});
+    auto own = outputFlagSpecs(specs);
     own.insert(own.begin(), {"DIR", true});
     const auto parsed = parseFlags(argc, argv, 3, "sweep collect", {}, own, kCollectHelp);
     if (parsed.help) {
@@ -287,31 +293,18 @@ int runCollect(int argc, char** argv)
         for (const auto& path : {lcs::sweep_paths::resultsJson(dir, cell.id), lcs::sweep_paths::resultsCsv(dir, cell.id),
                                  lcs::sweep_paths::session(dir, cell.id)})
             inputs.push_back({"DIR", path, lcs::PathKind::File});
-    const CommandOutputs outputs(lcs::resultsOutputs(), parsed.values, inputs);
+    const CommandOutputs outputs(specs, parsed.values, inputs);
     const auto table = lcs::collectSweep(dir, manifest);
-    std::string header;
-    for (const auto& axis : table.axes)
-        header += axis + "  ";
-    if (!table.setting.empty())
-        header += table.setting + "  ";
-    std::printf("%s: %d cell(s), %zu merged\n%smethod  rule  metric  n  mean ± se\n", dir.c_str(), table.cells,
-                table.cells - table.incomplete.size(), header.c_str());
-    for (const auto& row : table.rows) {
-        std::string line;
-        for (const auto& axis : table.axes)
-            line += lcs::sweepValueText(row.axisValues.at(axis)) + "  ";
-        if (row.settingValue)
-            line += lcs::formatNumber(*row.settingValue) + "  ";
-        line += row.method + "  " + (row.rule.empty() ? "-" : row.rule) + "  " + row.metric + "  " +
-                std::to_string(row.stats.n) + "  " + lcs::meanErrorText(row.stats);
-        std::printf("%s\n", line.c_str());
-    }
+    std::printf("%s: %d cell(s), %zu merged; each figure mean ± standard error (runs)\n%s", dir.c_str(), table.cells,
+                table.cells - table.incomplete.size(), lcs::sweepTableWideText(table).c_str());
     for (const auto& c : table.incomplete)
         std::printf("not merged: cell %d %s%s; log: %s\n", c.id, lcs::cellStateName(c.state),
                     c.state == lcs::CellState::Failed ? (" (exit status " + std::to_string(c.exitStatus) + ")").c_str()
                                                       : "",
                     lcs::sweep_paths::log(dir, c.id).c_str());
     outputs.writeResults(lcs::sweepTableJson(table), lcs::sweepTableCsv(table));
+    if (!outputs.path("wide_csv").empty())
+        lcs::writeFileAtomically(outputs.path("wide_csv"), lcs::sweepTableWideCsv(table));
     return table.incomplete.empty() ? kExitOk : kExitFailure;
 }
 

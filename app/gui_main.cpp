@@ -50,6 +50,10 @@ struct GuiOptions {
                             "With --screenshot: the window's size in pixels, as WIDTHxHEIGHT (default 1800x1100 "
                             "for the image and CamVid demos, else the last window's size).",
                             "size"};
+    QCommandLineOption tab{"tab",
+                           "With --screenshot: show the page's tab of this title (as Calibration, Cost-benefit, "
+                           "Evidence) before the PNG is saved.",
+                           "title"};
     QCommandLineOption sweep{"sweep",
                              "Open this sweep folder (lcstudio-cli sweep plan) in the sweep window; with "
                              "--screenshot, save a PNG of that window (at --size) and exit.",
@@ -60,7 +64,7 @@ struct GuiOptions {
         parser.setApplicationDescription("LC Studio: post-hoc loss calibration of Bayesian neural networks");
         parser.addHelpOption();
         parser.addVersionOption();
-        parser.addOptions({demo, screenshot, exportPlots, set, replicates, data, maxTrain, maxTest, size, sweep});
+        parser.addOptions({demo, screenshot, exportPlots, set, replicates, data, maxTrain, maxTest, size, tab, sweep});
         // Positional, not --session: QGuiApplication takes -session for X11 session management.
         parser.addPositionalArgument("session", "A session file (.lcsession) to open at start-up.", "[session]");
     }
@@ -189,6 +193,8 @@ int main(int argc, char** argv)
         lcs::ui::noteWindowInput(QStringLiteral("the session"), positional.front(), false);
     if (const QString error = applyStartupSettings(window, parser, o); !error.isEmpty())
         return usageError(error);
+    if (parser.isSet(o.tab) && (!parser.isSet(o.screenshot) || !parser.isSet(o.demo)))
+        return usageError(QStringLiteral("--tab needs --screenshot and --demo"));
     if (parser.isSet(o.exportPlots) && !parser.isSet(o.screenshot))
         return usageError(QStringLiteral("--export-plots needs --screenshot"));
     if (parser.isSet(o.screenshot)) {
@@ -207,7 +213,7 @@ int main(int argc, char** argv)
     if (parser.isSet(o.sweep))
         return showSweep(window, parser, o, windowSize);
     if (parser.isSet(o.screenshot))
-        window.runDemoAndScreenshot(parser.value(o.screenshot), parser.value(o.exportPlots));
+        window.runDemoAndScreenshot(parser.value(o.screenshot), parser.value(o.exportPlots), parser.value(o.tab));
     else if (parser.isSet(o.demo))
         window.runAll();
     return QApplication::exec();

@@ -12,7 +12,7 @@ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_
       -DLCS_BUILD_FUZZERS=ON -DLCS_FUZZ_SECONDS="$seconds" > build-fuzz.log 2>&1 || { cat build-fuzz.log; exit 1; }
 cmake --build build-fuzz -j "$(nproc)" >> build-fuzz.log 2>&1 || { tail -50 build-fuzz.log; exit 1; }
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_cost_json fuzz_cost_weka fuzz_session fuzz_model_sidecar fuzz_idx fuzz_cifar fuzz_camvid fuzz_arrays)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_cost_json fuzz_cost_weka fuzz_session fuzz_model_sidecar fuzz_idx fuzz_cifar fuzz_camvid fuzz_arrays fuzz_arff)
 status=0
 for h in "${harnesses[@]}"; do
   work="build-fuzz/tests/fuzz/corpus/$h"

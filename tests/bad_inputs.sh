@@ -67,7 +67,7 @@ expect 2 "not valid JSON" -- synthetic --costs "$f/truncated.json"
 expect 2 "not valid JSON" -- synthetic --costs "$f/empty.json"
 expect 2 "not valid JSON" -- synthetic --costs "$f/garbage.json"
 expect 2 "are read" -- synthetic --costs "$f/huge.json"
-expect 2 "not a regular file" -- synthetic --costs "$f/folder.json"
+expect 2 "--costs $f/folder.json: a folder; --costs takes a file" -- synthetic --costs "$f/folder.json"
 expect 2 "cannot open" -- synthetic --costs "$f/missing.json"
 echo '{"costs": [[0, 0.1], [1, 0]]}' > "$f/costs.txt"
 expect 2 "unknown cost matrix format" -- synthetic --costs "$f/costs.txt"
@@ -741,14 +741,14 @@ printf 'x,y,label\n-1,-1,a\n1,1,b\n-1.2,-0.8,a\n0.9,1.1,b\n-0.5,-1,a\n1,0.5,b\n0
 printf 'x,y,label\n1,2,a\n3,4\n' > "$s2/table_ragged.csv"
 printf 'x,y,label\n1,2,a\n3,four,b\n5,6,\n' > "$s2/table_word.csv"
 printf 'x,y,label\n1,2,a\n3,4,a\n5,6,\n' > "$s2/table_one.csv"
-printf 'x,y,label\n1,2,a\n3,4,b\n' > "$s2/table_nocal.csv"
+printf 'x,y,label\n-1,-1,a\n1,1,b\n-1.2,-0.8,a\n0.9,1.1,b\n-0.5,-1,a\n1,0.5,b\n' > "$s2/table_nocal.csv"
 tq="--replicates 1 --methods kfac_laplace --correction-iterations 10 --warm-start-steps 5 --quiet"
 expect 0 "Table $s2/table.csv: test decision cost" -- tabular --data "$s2/table.csv" $tq
-expect 2 "no column named \"status\" in the header (its columns: x, y, label)" -- tabular --data "$s2/table.csv" --label status $tq
+expect 2 "no column named \"status\" (its columns: x, y, label)" -- tabular --data "$s2/table.csv" --label status $tq
 # A label named but for case, or mistyped: the likely column is named; a wide header is
 # listed by whole names (the first 30), never cut mid-word.
-expect 2 "no column named \"Label\" in the header; did you mean \"label\" (its columns: x, y, label)" -- tabular --data "$s2/table.csv" --label Label $tq
-expect 2 "no column named \"lable\" in the header; did you mean \"label\"" -- tabular --data "$s2/table.csv" --label lable $tq
+expect 2 "no column named \"Label\"; did you mean \"label\" (its columns: x, y, label)" -- tabular --data "$s2/table.csv" --label Label $tq
+expect 2 "no column named \"lable\"; did you mean \"label\"" -- tabular --data "$s2/table.csv" --label lable $tq
 python3 -c "print(','.join(['feature_number_%d' % i for i in range(40)] + ['diagnosis'])); print(','.join(['1'] * 40 + ['M']))" > "$s2/table_wide.csv"
 expect 2 "(its columns: feature_number_0, feature_number_1, feature_number_2, feature_number_3, feature_number_4, feature_number_5, feature_number_6, feature_number_7, feature_number_8, feature_number_9, feature_number_10, feature_number_11, feature_number_12, feature_number_13, feature_number_14, feature_number_15, feature_number_16, feature_number_17, feature_number_18, feature_number_19, feature_number_20, feature_number_21, feature_number_22, feature_number_23, feature_number_24, feature_number_25, feature_number_26, feature_number_27, feature_number_28, feature_number_29 and 11 more)" -- tabular --data "$s2/table_wide.csv" --label Diagnosis $tq
 expect 2 "table_ragged.csv line 3: 2 columns, the header has 3" -- tabular --data "$s2/table_ragged.csv" $tq
@@ -762,7 +762,9 @@ expect 2 "table_word.csv column 2 (y) mixes numbers (line 2: \"2\") and text (li
 printf 'x,y,label\n1,2,a\n3,?,b\n5,6,\n' > "$s2/table_missing.csv"
 expect 2 "(missing values are not supported)" -- tabular --data "$s2/table_missing.csv" $tq
 expect 2 "holds 1 class(es) among its labelled rows" -- tabular --data "$s2/table_one.csv" $tq
-expect 2 "no unlabelled row" -- tabular --data "$s2/table_nocal.csv" $tq
+# Every row labelled: q trains on the training rows' inputs, and the table says so.
+expect 0 "q trained on each replicate's training rows' inputs, labels unused (the table has no unlabelled rows)" -- tabular --data "$s2/table_nocal.csv" $tq
+expect 0 "no unlabelled rows, so q trains on the training rows' inputs" -- check "$s2/table_nocal.csv"
 expect 2 "cost matrix has 3 classes but $s2/table.csv has 2" -- tabular --data "$s2/table.csv" --costs "$f/three.json" $tq
 printf '{"classes": ["negative", "positive"], "costs": [[0, 1], [5, 0]]}' > "$s2/named.json"
 expect 2 "cost matrix classes (negative, positive) are not the classes of $s2/table.csv (a, b, in this order)" -- tabular --data "$s2/table.csv" --costs "$s2/named.json" $tq
@@ -772,6 +774,16 @@ expect 2 "--test-fraction: \"0.95\"" -- tabular --data "$s2/table.csv" --test-fr
 expect 2 "--depth: \"0\"" -- tabular --data "$s2/table.csv" --depth 0 $tq
 keeps "$s2/table.csv" 2 "--json: $s2/table.csv is also the input of --data" -- tabular --data "$s2/table.csv" --json "$s2/table.csv" $tq
 expect 2 "setting \"data\" is required" -- tabular $tq
+# The cost-benefit curve needs a referral decision or two classes: said before any work.
+printf 'x,y,label\n-1,-1,a\n1,1,b\n0,1,c\n-1.2,-0.8,a\n0.9,1.1,b\n0,1.2,c\n0,0,\n' > "$s2/table3.csv"
+absent "$s2/cb3.csv" 2 "cost-benefit: a 3-class matrix without a referral decision has no single cost to move" -- tabular --data "$s2/table3.csv" --cost-benefit "$s2/cb3.csv" $tq
+expect 2 "--cost-benefit-points: \"51\"" -- tabular --data "$s2/table.csv" --cost-benefit-points 51 $tq
+expect 0 "Table $s2/table.csv" -- tabular --data "$s2/table.csv" --cost-benefit "$s2/cb.csv" --cost-benefit-points 2 --reliability "$s2/rel.csv" $tq
+grep -q "^cost_ratio,.*,1,kfac_laplace,0,corrected," "$s2/cb.csv" || { echo "FAIL: no cost-benefit row at the run's own ratio: $(head -3 "$s2/cb.csv")"; failures=$((failures + 1)); }
+grep -q "^trial,method,rule,bin,lower,upper,count,confidence,accuracy$" "$s2/rel.csv" || { echo "FAIL: reliability CSV header: $(head -1 "$s2/rel.csv")"; failures=$((failures + 1)); }
+# A folder where a file belongs is named with its flag.
+expect 2 "--data $s2: a folder; --data takes a file" -- tabular --data "$s2" $tq
+expect 2 "--costs $s2: a folder; --costs takes a file" -- tabular --data "$s2/table.csv" --costs "$s2" $tq
 keeps "$s2/table.csv" 2 "--save-models: $s2/table.csv" -- tabular --data "$s2/table.csv" --save-models "$s2/table.csv" $tq
 expect 0 "Table $s2/table.csv" -- tabular --data "$s2/table.csv" --save-models "$s2/table_models" $tq
 [ -f "$s2/table_models/kfac_laplace_r0_q.pt.json" ] || { echo "FAIL: tabular --save-models wrote no q"; failures=$((failures + 1)); }
@@ -783,6 +795,34 @@ expect 2 "cat_new.csv line 3 column 2 (colour): \"purple\" is not a category see
 printf 'x,y\n1,2\n' > "$s2/cat_nocolumn.csv"
 expect 2 "cat_nocolumn.csv line 1: no column named \"colour\"" -- decide --model "$s2/cat_models/kfac_laplace_r0_q.pt" --points "$s2/cat_nocolumn.csv"
 expect 0 "1,blue," -- decide --model "$s2/cat_models/kfac_laplace_r0_q.pt" --point 1,blue
+
+# A Weka ARFF table: the class is the last attribute unless --label names one; ? marks
+# an unlabelled row; nominal features are one-hot over their declared values.
+printf '@relation t\n@attribute x numeric\n@attribute y numeric\n@attribute class {a, b}\n@data\n-1,-1,a\n1,1,b\n-1.2,-0.8,a\n0.9,1.1,b\n-0.5,-1,a\n1,0.5,b\n0,0,?\n2,2,?\n' > "$s2/table.arff"
+expect 0 "Table $s2/table.arff: test decision cost" -- tabular --data "$s2/table.arff" $tq
+expect 0 "Table $s2/table.arff" -- tabular --data "$s2/table.arff" --label class $tq
+expect 0 "ok: $s2/table.arff: table: 6 labelled and 2 unlabelled rows, 2 feature(s), classes a, b (attribute class" -- check "$s2/table.arff"
+expect 2 "no attribute named \"Class\"; did you mean \"class\" (its attributes: x, y, class)" -- tabular --data "$s2/table.arff" --label Class $tq
+printf '@relation t\n@attribute x numeric\n@attribute class {a, b}\n@data\n1,a\n?,b\n3,?\n' > "$s2/arff_missing.arff"
+expect 2 "arff_missing.arff line 6 attribute \"x\": a missing value (?); missing feature values are not imputed" -- tabular --data "$s2/arff_missing.arff" $tq
+printf '@relation t\n@attribute x numeric\n@attribute class {a, b}\n@data\n{0 1, 1 a}\n' > "$s2/arff_sparse.arff"
+expect 2 "arff_sparse.arff line 5: a sparse row" -- tabular --data "$s2/arff_sparse.arff" $tq
+printf '@relation t\n@attribute Text string\n@attribute class {a, b}\n@data\n' > "$s2/arff_string.arff"
+expect 2 "arff_string.arff line 2 attribute \"Text\": type \"string\" is not supported" -- tabular --data "$s2/arff_string.arff" $tq
+expect 2 "arff_string.arff line 2 attribute \"Text\": type \"string\" is not supported" -- check "$s2/arff_string.arff"
+printf '@relation t\n@attribute x numeric\n@attribute y numeric\n@data\n1,2\n' > "$s2/arff_regression.arff"
+expect 2 "arff_regression.arff line 3 attribute \"y\": the class is numeric" -- tabular --data "$s2/arff_regression.arff" $tq
+printf '@relation t\n@attribute x numeric\n@attribute class {a, b}\n@data\n1,c\n' > "$s2/arff_undeclared.arff"
+expect 2 "arff_undeclared.arff line 5 attribute \"class\": \"c\" is not one of its declared values (a, b)" -- tabular --data "$s2/arff_undeclared.arff" $tq
+expect 2 "no_such.arff: No such file or directory" -- tabular --data "$s2/no_such.arff" $tq
+# Declared class order reaches the cost check: {b, a} is b first.
+printf '@relation t\n@attribute x numeric\n@attribute class {b, a}\n@data\n-1,a\n1,b\n-1.2,a\n0.9,b\n-0.5,a\n1,b\n0,?\n2,?\n' > "$s2/table_ba.arff"
+expect 2 "are not the classes of $s2/table_ba.arff (b, a, in this order)" -- tabular --data "$s2/table_ba.arff" --costs "$s2/named.json" $tq
+# A declared but unused level is one decide accepts; an undeclared one it refuses.
+printf '@relation t\n@attribute x numeric\n@attribute colour {red, blue, green}\n@attribute class {a, b}\n@data\n-1,red,a\n1,blue,b\n-1.2,red,a\n0.9,blue,b\n-0.5,red,a\n1,blue,b\n0,red,?\n2,blue,?\n' > "$s2/table_cat.arff"
+expect 0 "Table $s2/table_cat.arff" -- tabular --data "$s2/table_cat.arff" --save-models "$s2/arff_models" $tq
+expect 0 "1,green," -- decide --model "$s2/arff_models/kfac_laplace_r0_q.pt" --point 1,green
+expect 2 "is not a category seen in training (its categories: blue, green, red)" -- decide --model "$s2/arff_models/kfac_laplace_r0_q.pt" --point 1,purple
 
 # ---------------------------------------------------------------- sweeps
 sw="$tmp/sweeps"

@@ -25,7 +25,7 @@ start=$(date +%s.%N)
 "$cli" sweep run "$tmp/sweep" --backend local -j 2 > "$tmp/run.out" 2>&1 || fail "run: $(cat "$tmp/run.out")"
 end=$(date +%s.%N)
 echo "local backend: 2 cells in $(python3 -c "print(round($end - $start, 1))") s"
-"$cli" sweep collect "$tmp/sweep" --csv "$tmp/table.csv" --json "$tmp/table.json" > "$tmp/collect.out" 2>&1 ||
+"$cli" sweep collect "$tmp/sweep" --csv "$tmp/table.csv" --json "$tmp/table.json" --wide-csv "$tmp/wide.csv" > "$tmp/collect.out" 2>&1 ||
   fail "collect: $(cat "$tmp/collect.out")"
 head -1 "$tmp/table.csv" | grep -qx "method,rule,metric,n,mean,se" || fail "table header: $(head -1 "$tmp/table.csv")"
 # 2 seeds x 2 replicates = 4 runs per method and rule.
@@ -49,6 +49,20 @@ for rule, values in (("corrected", costs), ("paired_diff", diffs)):
     assert int(row["n"]) == 4, row
     assert abs(float(row["mean"]) - mean) < 1e-12 and abs(float(row["se"]) - se) < 1e-12, (row, mean, se)
 PY
+
+# The wide table holds the same figures, a row per method and rule, a column per metric;
+# the printed table is the wide one, each figure "mean ± se (n)".
+python3 - "$tmp/table.csv" "$tmp/wide.csv" <<'PY' || fail "the wide table disagrees with the long one"
+import csv, sys
+long_rows = list(csv.DictReader(open(sys.argv[1])))
+wide = {(r["method"], r["rule"]): r for r in csv.DictReader(open(sys.argv[2]))}
+assert len(wide) == len({(r["method"], r["rule"]) for r in long_rows}), wide.keys()
+for r in long_rows:
+    w = wide[(r["method"], r["rule"])]
+    m = r["metric"]
+    assert (w[m + "_n"], w[m + "_mean"], w[m + "_se"]) == (r["n"], r["mean"], r["se"]), (r, w)
+PY
+grep -Eq "^kfac_laplace +corrected +[0-9.]+ ± [0-9.]+ \(4\)" "$tmp/collect.out" || fail "printed table: $(cat "$tmp/collect.out")"
 
 # Resume: every cell is done, nothing runs.
 "$cli" sweep run "$tmp/sweep" > "$tmp/rerun.out" 2>&1 || fail "resume: $(cat "$tmp/rerun.out")"

@@ -128,6 +128,42 @@ private Q_SLOTS:
         QVERIFY(std::abs(m.meanIoU - (1.0 / 3 + 1.0 / 3 + 0.5) / 3) < 1e-12);
     }
 
+    // Top-label reliability and ECE by hand: four points, two of them in one bin.
+    // Bin b holds confidences in (b/15, (b+1)/15], so 0.8 = 12/15 closes bin 11.
+    //   [0.9, 0.1] y0: conf 0.9 (bin 13), right;  [0.8, 0.2] y1: conf 0.8 (bin 11), wrong;
+    //   [0.3, 0.7] y1: conf 0.7 (bin 10), right;  [0.28, 0.72] y0: conf 0.72 (bin 10), wrong.
+    // Bin 10: confidence 0.71, accuracy 0.5. ECE = (|1 - 0.9| + |0 - 0.8|) / 4
+    // + 2/4 |0.5 - 0.71| = 0.225 + 0.105 = 0.33. Referring a point changes none of it.
+    void reliabilityByHand()
+    {
+        const auto probs = at::tensor({0.9, 0.1, 0.8, 0.2, 0.3, 0.7, 0.28, 0.72}, at::kDouble).reshape({4, 2});
+        const auto labels = at::tensor({0, 1, 1, 0}, at::kLong);
+        for (bool referral : {false, true}) {
+            auto costs = CostMatrix::zeroOne(2);
+            if (referral)
+                costs.setReferral(0.2);
+            const auto decisions = at::tensor({0, 0, referral ? 2 : 1, 1}, at::kLong);
+            const auto m = evaluateDecisions(probs, decisions, labels, costs);
+            QCOMPARE(m.reliability.size(), size_t{kReliabilityBins});
+            QVERIFY(std::abs(m.ece - 0.33) < 1e-12);
+            QCOMPARE(m.reliability[10].count, int64_t{2});
+            QVERIFY(std::abs(m.reliability[10].confidence - 0.71) < 1e-12);
+            QVERIFY(std::abs(m.reliability[10].accuracy - 0.5) < 1e-12);
+            QCOMPARE(m.reliability[11].count, int64_t{1});
+            QCOMPARE(m.reliability[11].accuracy, 0.0);
+            QCOMPARE(m.reliability[12].count, int64_t{0});
+            QCOMPARE(m.reliability[13].count, int64_t{1});
+            QCOMPARE(m.reliability[13].accuracy, 1.0);
+            QCOMPARE(m.reliability[0].count, int64_t{0});
+            QVERIFY(std::isnan(m.reliability[0].confidence));
+        }
+        // A confidence of exactly 1 falls in the last bin.
+        const auto sure = evaluateDecisions(at::tensor({1.0, 0.0}, at::kDouble).reshape({1, 2}), at::tensor({0}, at::kLong),
+                                            at::tensor({0}, at::kLong), CostMatrix::zeroOne(2));
+        QCOMPARE(sure.reliability[kReliabilityBins - 1].count, int64_t{1});
+        QCOMPARE(sure.ece, 0.0);
+    }
+
     void ignoredLabelAndAbsentClass()
     {
         auto costs = CostMatrix::zeroOne(3);
@@ -278,6 +314,39 @@ private Q_SLOTS:
         } catch (const CostMatrixError& e) {
             QVERIFY2(QString(e.what()).contains("bad.cost"), e.what());
         }
+    }
+
+    // The one rule for "does this matrix fit the data's classes" (the window keeps such a
+    // matrix, the run accepts it): the count, and names unless either side is generic.
+    void matrixFitsTheDataClasses_data()
+    {
+        QTest::addColumn<QStringList>("matrixNames");
+        QTest::addColumn<QStringList>("dataNames");
+        QTest::addColumn<bool>("fits");
+        QTest::newRow("both generic") << QStringList{} << QStringList{} << true;
+        QTest::newRow("same names") << QStringList{"benign", "malignant"} << QStringList{"benign", "malignant"} << true;
+        QTest::newRow("named matrix, predictive without names")
+            << QStringList{"benign", "malignant"} << QStringList{} << true;
+        QTest::newRow("generic matrix, named table") << QStringList{} << QStringList{"a", "b"} << true;
+        QTest::newRow("other names") << QStringList{"benign", "malignant"} << QStringList{"a", "b"} << false;
+        QTest::newRow("names swapped") << QStringList{"b", "a"} << QStringList{"a", "b"} << false;
+        QTest::newRow("other count") << QStringList{} << QStringList{"a", "b", "c"} << false;
+    }
+    void matrixFitsTheDataClasses()
+    {
+        QFETCH(QStringList, matrixNames);
+        QFETCH(QStringList, dataNames);
+        QFETCH(bool, fits);
+        const auto names = [](const QStringList& list) {
+            std::vector<std::string> out;
+            for (const auto& n : list)
+                out.push_back(n.toStdString());
+            return out;
+        };
+        const auto data = CostMatrix::zeroOne(dataNames.isEmpty() ? 2 : static_cast<int>(dataNames.size()), names(dataNames));
+        const CostMatrix matrix(2, {0, 1, 5, 0}, false, names(matrixNames));
+        QCOMPARE(fitsClassesOf(matrix, data), fits);
+        QCOMPARE(namesItsClasses(matrix), !matrixNames.isEmpty());
     }
 
     void referralToggleKeepsClassCosts()

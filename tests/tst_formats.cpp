@@ -1,5 +1,6 @@
 // File formats and file writing: numbers that read back, atomic writes that survive a
 // full disk, model files tied to their sidecar, collapse detection by hand.
+#include <array>
 #include <cmath>
 #include <functional>
 #include <csignal>
@@ -600,6 +601,47 @@ private Q_SLOTS:
             QVERIFY(!m.label.empty());
             for (const auto& e : m.experiments)
                 QVERIFY2(coloursByExperiment[e].insert(m.colour).second, (e + ": " + m.id).c_str());
+        }
+        // Told apart by every reader: CIE76 distance in Lab between every two colours of an
+        // experiment, as seen with normal vision and simulated protanopia, deuteranopia and
+        // tritanopia (Machado, Oliveira and Fernandes 2009, severity 1, in linear RGB), at
+        // least 15, and at least 30 from "ours", the method every other is compared with.
+        const double machado[4][3][3] = {
+            {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}},
+            {{0.152286, 1.052583, -0.204868}, {0.114503, 0.786281, 0.099216}, {-0.003882, -0.048116, 1.051998}},
+            {{0.367322, 0.860646, -0.227968}, {0.280085, 0.672501, 0.047413}, {-0.011820, 0.042940, 0.968881}},
+            {{1.255528, -0.076749, -0.178779}, {-0.078411, 0.930809, 0.147602}, {0.004733, 0.691367, 0.303900}}};
+        const auto seenLab = [&](const std::string& hexColour, int vision) {
+            double rgb[3], seen[3];
+            for (int c = 0; c < 3; ++c) {
+                const double v = std::stoi(hexColour.substr(1 + 2 * c, 2), nullptr, 16) / 255.0;
+                rgb[c] = v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+            }
+            for (int r = 0; r < 3; ++r)
+                seen[r] = std::clamp(machado[vision][r][0] * rgb[0] + machado[vision][r][1] * rgb[1] +
+                                         machado[vision][r][2] * rgb[2], 0.0, 1.0);
+            const double x = (0.4124 * seen[0] + 0.3576 * seen[1] + 0.1805 * seen[2]) / 0.95047;
+            const double y = 0.2126 * seen[0] + 0.7152 * seen[1] + 0.0722 * seen[2];
+            const double z = (0.0193 * seen[0] + 0.1192 * seen[1] + 0.9505 * seen[2]) / 1.08883;
+            const auto f = [](double t) { return t > 0.008856 ? std::cbrt(t) : 7.787 * t + 16.0 / 116; };
+            return std::array<double, 3>{116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))};
+        };
+        for (const auto& experiment : {"synthetic", "corruption", "selective", "camvid"}) {
+            const auto ids = methodIdsFor(experiment);
+            for (size_t a = 0; a < ids.size(); ++a)
+                for (size_t b = a + 1; b < ids.size(); ++b)
+                    for (int vision = 0; vision < 4; ++vision) {
+                        const auto p = seenLab(methodInfo(ids[a]).colour, vision);
+                        const auto q = seenLab(methodInfo(ids[b]).colour, vision);
+                        const double distance = std::hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]);
+                        const double least = ids[a] == "ours" || ids[b] == "ours" ? 30 : 15;
+                        QVERIFY2(distance >= least, qPrintable(QString("%1: %2 and %3, vision %4: %5")
+                                                                   .arg(experiment)
+                                                                   .arg(QString::fromStdString(ids[a]))
+                                                                   .arg(QString::fromStdString(ids[b]))
+                                                                   .arg(vision)
+                                                                   .arg(distance)));
+                    }
         }
         // Every experiment offers methods, in the order the CLI and the tables list them.
         QCOMPARE(methodIdsFor("synthetic"), (std::vector<std::string>{"bbvi", "sghmc", "sgld", "kfac_laplace"}));

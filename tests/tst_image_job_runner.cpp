@@ -190,7 +190,7 @@ private Q_SLOTS:
         QStringList epochSeries;
         for (const auto& args : epochs)
             for (const auto& p : args.at(0).value<QVector<EpochPoint>>()) {
-                QCOMPARE(p.run, QString(selective ? "trial 1" : "rate 0.2, trial 1"));
+                QCOMPARE(p.run, QString(selective ? "trial 0" : "rate 0.2, trial 0"));
                 // Accuracy and NLL are over the decided points: undefined (NaN, a gap in the
                 // curve) when a selective network refers every probe image.
                 const bool allReferred = selective && std::isnan(p.accuracy) && std::isnan(p.nll);
@@ -271,7 +271,7 @@ private Q_SLOTS:
         bool recorrectedCurve = false;
         for (const auto& args : training)
             for (const auto& p : args.at(0).value<QVector<TrainingPoint>>())
-                recorrectedCurve |= p.series == kRecorrectedSeries && p.run == (selective ? "trial 1" : "rate 0.2, trial 1");
+                recorrectedCurve |= p.series == kRecorrectedSeries && p.run == (selective ? "trial 0" : "rate 0.2, trial 0");
         QVERIFY(recorrectedCurve);
 
         // A cost matrix of another class count is refused with a message; the cache stays.

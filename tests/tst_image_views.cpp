@@ -27,6 +27,9 @@
 #include "settings_form.h"
 #include "synthetic_job_runner.h"
 #include "image_views.h"
+#include "decisions_view.h"
+#include <QLabel>
+#include <QTableWidget>
 #include "main_window.h"
 #include "method_style.h"
 #include "plot_export.h"
@@ -83,6 +86,48 @@ CostMatrix tinyCosts(bool referral)
 class TestImageViews : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // The table pages' decisions by hand: 4 test rows, truth (a, b, b, a), P decides
+    // (a, a, b, a), q (a, b, b, b), costs [[0, 1], [5, 0]]. Rows 1 and 3 changed; P's
+    // mean cost 5 / 4 = 1.25, q's 1 / 4 = 0.25; per true class a: 0 -> 0.5, b: 2.5 -> 0.
+    void decisionsViewByHand()
+    {
+        lcs::ui::TaskView view;
+        view.numClasses = 2;
+        view.testLabels = {0, 1, 1, 0};
+        view.testDecisionsUncorrected = {0, 0, 1, 0};
+        view.testDecisionsCorrected = {0, 1, 1, 1};
+        view.featureNames = {"height", "weight"};
+        view.changedCount = 2;
+        view.changedRows = {{1, {1.5, 60}, {0.7, 0.3}, {0.4, 0.6}}, {3, {1.8, 90}, {0.9, 0.1}, {0.45, 0.55}}};
+        view.correctionDone = true;
+        lcs::ui::DecisionsView decisions;
+        const lcs::CostMatrix costs(2, {0, 1, 5, 0}, false, {"a", "b"});
+        decisions.setTask(view, "KFAC-Laplace", {"a", "b"}, costs);
+        auto* confusion = decisions.confusion();
+        QCOMPARE(confusion->shownCell(0, 0, 0), 2.0);
+        QCOMPARE(confusion->shownCell(0, 1, 0), 1.0);
+        QCOMPARE(confusion->shownCell(0, 1, 1), 1.0);
+        QCOMPARE(confusion->shownCell(1, 0, 1), 1.0);
+        QCOMPARE(confusion->shownCell(1, 1, 1), 2.0);
+        QCOMPARE(confusion->shownCell(2, 1, 0), -1.0);
+        QVERIFY2(decisions.costPerClass()->text().contains("a 0.000 → 0.500 (2 rows); b 2.500 → 0.000 (2 rows)"),
+                 qPrintable(decisions.costPerClass()->text()));
+        auto* table = decisions.changedTable();
+        QCOMPARE(table->rowCount(), 2);
+        QCOMPARE(table->horizontalHeaderItem(6)->text(), QString("height"));
+        QCOMPARE(table->item(0, 0)->text(), QString("1"));
+        QCOMPARE(table->item(0, 1)->text(), QString("b"));
+        QCOMPARE(table->item(0, 2)->text(), QString("a"));
+        QCOMPARE(table->item(0, 3)->text(), QString("b"));
+        QCOMPARE(table->item(0, 4)->text(), QString("0.700, 0.300"));
+        QCOMPARE(table->item(0, 7)->text(), QString("60"));
+        QCOMPARE(table->item(0, 3)->foreground().color(), QColor(0, 120, 60));   // 5 -> 0: cheaper
+        QCOMPARE(table->item(1, 3)->foreground().color(), QColor(176, 0, 32));   // 0 -> 1: dearer
+        // A matrix of other classes than the task's clears the view rather than mislabel it.
+        decisions.setTask(view, "KFAC-Laplace", {"a", "b", "c"}, lcs::CostMatrix::zeroOne(3));
+        QCOMPARE(decisions.changedTable()->rowCount(), 0);
+    }
+
     void initTestCase()
     {
         isolateWindowTest();

@@ -32,8 +32,8 @@ QStringList untimedRows(const QString& csv)
     QStringList rows;
     for (const auto& line : csv.split('\n', Qt::SkipEmptyParts)) {
         auto cells = line.split(',');
-        cells.removeAt(10);
-        cells.removeAt(9);
+        cells.removeAt(12);
+        cells.removeAt(11);
         rows << cells.join(',');
     }
     return rows;

@@ -1,5 +1,7 @@
 // The main window end to end: a run fills the views (screenshot not blank, both decision
 // colours present), a cost edit re-runs only the correction, sessions round-trip.
+#include <QTableWidget>
+#include <QLabel>
 #include <QtTest/QtTest>
 
 #include "gui_test_setup.h"
@@ -129,10 +131,11 @@ private Q_SLOTS:
         QVERIFY(showAndRun(window));
         QTemporaryDir dir;
         const auto plots = window.findChildren<QCustomPlot*>();
-        // Three region panels and the curves; the image page's curves, summary,
-        // confusion matrices, training time and risk-coverage; the CamVid page's curves,
-        // IoU bars and frames per second.
-        QCOMPARE(plots.size(), 12);
+        // Three region panels, the curves, the Decisions tab's confusion matrices, the
+        // reliability diagram and the cost-benefit curve; the image page's curves,
+        // summary, confusion matrices, training time and risk-coverage; the CamVid page's
+        // curves, IoU bars and frames per second.
+        QCOMPARE(plots.size(), 15);
         for (auto* plot : plots) {
             for (const QString format : {"png", "svg", "pdf"}) {
                 const QString path = dir.path() + "/" + plot->objectName() + "." + format;
@@ -154,7 +157,7 @@ private Q_SLOTS:
         const QString plotsDir = dir.filePath("all");
         QVERIFY(window.currentPage()->exportPlotsStaged(plotsDir).isEmpty());
         const QStringList exported = QDir(plotsDir).entryList(QDir::Files);
-        QCOMPARE(exported.size(), 3 * 4);  // three region panels and the curves
+        QCOMPARE(exported.size(), 3 * 6);  // three region panels, the curves, the confusions, reliability
         QDir(plotsDir).removeRecursively();
         QVERIFY(QDir().mkpath(plotsDir + "/" + exported.first()));
         const QString refusal = window.currentPage()->exportPlotsStaged(plotsDir);
@@ -323,12 +326,77 @@ private Q_SLOTS:
             QVERIFY2(pixels > 200, qPrintable(QString("%1 pixels of class %2's region").arg(pixels).arg(c)));
         }
 
+        // The axes are the table's columns; each panel's legend (outside the data) names
+        // every decision's colour and the markers.
+        QCOMPARE(uncorrected->xAxis->label(), QString("f0"));
+        QCOMPARE(uncorrected->yAxis->label(), QString("f1"));
+        const auto legendNames = [&](const char* name) {
+            QStringList names;
+            auto* plot = window.findChild<QCustomPlot*>(name);
+            for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
+                if (auto* legend = qobject_cast<QCPLegend*>(plot->plotLayout()->elementAt(i)))
+                    for (int k = 0; k < legend->itemCount(); ++k)
+                        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(k)))
+                            names << item->plottable()->name();
+            return names;
+        };
+        const QStringList regionNames = legendNames("regions_corrected");
+        for (const char* expected : {"decide cat", "decide dog", "decide emu", "training (□ class)",
+                                     "test (○ truth, fill decision)", "unlabelled"})
+            QVERIFY2(regionNames.contains(QString::fromUtf8(expected)), qPrintable(regionNames.join(" | ")));
+        QVERIFY2(legendNames("regions_difference").contains("decisions differ"),
+                 qPrintable(legendNames("regions_difference").join(" | ")));
+        // The Decisions tab: the confusions of P and q on the test rows (counts summing to
+        // them), the cost per true class, and the changed rows with the table's columns.
+        auto* perClass = window.findChild<QLabel*>("cost_per_class");
+        QVERIFY(perClass);
+        QVERIFY2(perClass->text().startsWith("Mean cost per true class, P → q: cat "), qPrintable(perClass->text()));
+        auto* changedTable = window.findChild<QTableWidget*>("changed_decisions");
+        QVERIFY(changedTable && changedTable->columnCount() == 8);
+        QCOMPARE(changedTable->horizontalHeaderItem(6)->text(), QString("f0"));
+        auto* confusionPlot = window.findChild<QCustomPlot*>("confusion_matrices");
+        QVERIFY(confusionPlot);
+        // The Calibration tab: P's and q's reliability diagrams on the test rows, each with
+        // its ECE in the legend, points within the unit square.
+        auto* reliability = window.findChild<QCustomPlot*>("reliability_diagram");
+        QVERIFY(reliability);
+        QCOMPARE(reliability->graphCount(), 3);
+        for (int g = 1; g <= 2; ++g) {
+            QVERIFY2(reliability->graph(g)->data()->size() > 0, qPrintable(reliability->graph(g)->name()));
+            QVERIFY2(reliability->graph(g)->name().contains("(ECE 0."), qPrintable(reliability->graph(g)->name()));
+            for (auto p = reliability->graph(g)->data()->constBegin(); p != reliability->graph(g)->data()->constEnd(); ++p)
+                QVERIFY(p->key >= 0 && p->key <= 1 && p->value >= 0 && p->value <= 1);
+        }
+        // A matrix a user chose (or a session brought) that does not fit the table is kept,
+        // never swapped silently, and the run refuses it naming both (as lcstudio-cli run).
+        const CostMatrix chosen(3, {0, 5, 1, 1, 0, 1, 1, 1, 0}, false, {"ant", "bee", "cow"});
+        QVERIFY(window.costModel()->applyMatrix(chosen, "chosen"));
+        QSignalSpy failed(syntheticRunner(window), &JobRunner::failed);
+        window.runAll();
+        QVERIFY(failed.wait(60000));
+        QCOMPARE(window.costModel()->matrix().classNames(), (std::vector<std::string>{"ant", "bee", "cow"}));
+        QVERIFY2(failed.front().at(1).toString().contains("cost matrix classes (ant, bee, cow) are not the classes of"),
+                 qPrintable(failed.front().at(1).toString()));
+        // A plain 0/1 matrix (another data set's default) takes the next table's classes.
+        QVERIFY(window.costModel()->resetToZeroOne());
+
         page->form()->setValues({{"data", wide.toStdString()}, {"label", "kind"}, {"replicates", 1},
                                  {"methods", {"kfac_laplace"}}, {"correction_iterations", 60}, {"threads", 1}});
         window.runAll();
         QVERIFY(finished.wait(120000));
+        QCOMPARE(window.costModel()->matrix().classNames(), (std::vector<std::string>{"cat", "dog", "emu"}));
         QVERIFY(page->resultsJson().contains("\"tabular\""));
-        QVERIFY(!uncorrected->isVisible());
+        // More than two features: the rows in the plane of their first two principal
+        // components, decided before and after, with no regions (there is no plane of inputs).
+        QTest::qWait(400);
+        QVERIFY(uncorrected->isVisible());
+        QVERIFY2(uncorrected->xAxis->label().startsWith("PC1 ("), qPrintable(uncorrected->xAxis->label()));
+        QVERIFY2(uncorrected->yAxis->label().startsWith("PC2 ("), qPrintable(uncorrected->yAxis->label()));
+        int testPoints = 0;
+        for (int g = 0; g < uncorrected->graphCount(); ++g)
+            if (uncorrected->graph(g)->name().startsWith("test: "))
+                testPoints += uncorrected->graph(g)->data()->size();
+        QCOMPARE(testPoints, 54);  // the default test share, 0.3 of 180 labelled rows
         auto* curves = window.findChild<QCustomPlot*>("correction_curves");
         QVERIFY(curves && curves->isVisible() && curves->graphCount() > 0);
     }

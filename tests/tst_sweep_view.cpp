@@ -13,6 +13,8 @@
 #include "decision/cost_matrix.h"
 #include "experiments/corruption_experiment.h"
 #include "experiments/experiment.h"
+#include "io/session_file.h"
+#include "core/settings.h"
 #include "gui_test_setup.h"
 #include "main_window.h"
 #include "method_style.h"
@@ -36,6 +38,66 @@ class TestSweepView : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() { isolateWindowTest(); }
+
+    // A sweep over a setting declared log-scaled (q's learning rate) is drawn on a log
+    // axis, and Table 2's paired difference on its own axis on the right, dotted, with
+    // triangles; the legend's text is as large as the axis labels.
+    void logScaledSettingsAndThePairedDifference()
+    {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString() + "/lr";
+        const auto& declared = sweep_fixtures::experimentNamed(lcs::kSyntheticExperiment);
+        lcs::SessionData session;
+        session.experiment = lcs::kSyntheticExperiment;
+        const nlohmann::json values = {{"replicates", 2}, {"methods", {"kfac_laplace"}}, {"correction_iterations", 10},
+                                       {"warm_start_steps", 5}, {"threads", 1}};
+        session.settings = lcs::checkedSettings(declared.settings, values, "test");
+        session.costs = lcs::costPreset("synthetic");
+        lcs::writeSweepFolder(dir, session, declared, lcs::parseSweepAxes({"correction_lr=0.001,0.01,0.1"}, declared));
+        const auto& experiment = lcs::ExperimentRegistry::global().get(lcs::kSyntheticExperiment);
+        const double rates[] = {0.001, 0.01, 0.1};
+        for (int cell = 0; cell < 3; ++cell) {
+            auto settings = values;
+            settings["correction_lr"] = rates[cell];
+            const auto run = lcs::runExperiment(experiment, settings, session.costs, {});
+            lcs::writeFileAtomically(lcs::sweep_paths::resultsJson(dir, cell), run.output.json);
+        }
+        lcs::ui::MainWindow window;
+        QVERIFY2(window.openSweepFolder(QString::fromStdString(dir)), qPrintable(window.lastError()));
+        auto* view = window.sweepView();
+        QVERIFY2(view->resultsProblem().isEmpty(), qPrintable(view->resultsProblem()));
+        view->metricChooser()->setCurrentText("cost");
+        QCOMPARE(view->xAxisName(), QString("correction_lr"));
+        auto* plot = view->plot();
+        QCPAxisRect* rect = plot->axisRect();
+        QVERIFY(rect);
+        QCOMPARE(rect->axis(QCPAxis::atBottom)->scaleType(), QCPAxis::stLogarithmic);
+        QVERIFY(rect->axis(QCPAxis::atRight)->visible());
+        int diffGraphs = 0, costGraphs = 0;
+        for (int i = 0; i < plot->plottableCount(); ++i)
+            if (auto* g = qobject_cast<QCPGraph*>(plot->plottable(i))) {
+                QCOMPARE(g->data()->size(), 3);
+                QCOMPARE(g->data()->at(0)->key, 0.001);
+                if (g->valueAxis() == rect->axis(QCPAxis::atRight)) {
+                    ++diffGraphs;
+                    QCOMPARE(g->pen().style(), Qt::DotLine);
+                    QCOMPARE(g->scatterStyle().shape(), QCPScatterStyle::ssTriangle);
+                    QVERIFY(g->name().contains("paired_diff"));
+                } else {
+                    ++costGraphs;
+                    QVERIFY(!g->name().contains("paired_diff"));
+                }
+            }
+        QCOMPARE(diffGraphs, 1);
+        QVERIFY(costGraphs >= 2);  // uncorrected and corrected, at least
+        QCPLegend* legend = nullptr;
+        for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
+            if (auto* l = qobject_cast<QCPLegend*>(plot->plotLayout()->elementAt(i)))
+                legend = l;
+        QVERIFY(legend);
+        QCOMPARE(legend->font().pointSize(), rect->axis(QCPAxis::atBottom)->labelFont().pointSize());
+        // A setting not declared log-scaled keeps a linear axis: the corruption sweep below.
+    }
 
     void opensASweepAndPlotsOneGraphPerMethod()
     {
@@ -79,6 +141,7 @@ private Q_SLOTS:
         QCOMPARE(view->metricChooser()->currentText(), QString("cost"));
         QCOMPARE(view->xAxisName(), QString("rate"));
         auto* plot = view->plot();
+        QCOMPARE(plot->axisRect()->axis(QCPAxis::atBottom)->scaleType(), QCPAxis::stLinear);
         QList<QCPGraph*> graphs;
         QList<QCPErrorBars*> bars;
         for (int i = 0; i < plot->plottableCount(); ++i) {

@@ -2,6 +2,8 @@
 // model files it writes.
 #include <QtTest/QtTest>
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
@@ -13,6 +15,8 @@
 #include "core/version.h"
 #include "experiments/run_record.h"
 #include "io/model_io.h"
+#include "experiments/cost_benefit.h"
+#include "models/principal_plane.h"
 #include "io/npy.h"
 #include "io/table_csv.h"
 #include "io/tabular_csv.h"
@@ -325,6 +329,98 @@ private Q_SLOTS:
         QVERIFY((mean.probabilities - p.calibrationProbs).abs().max().item<double>() < 1e-6);
     }
 
+    // The plane a table of many features is drawn in, by hand: columns a = b =
+    // (1, -1, 1, -1) and c = (1, 1, -1, -1), each of mean 0 and population std 1, so the
+    // covariance is [[1, 1, 0], [1, 1, 0], [0, 0, 1]]: eigenvalues 2 ((1, 1, 0) / sqrt 2)
+    // and 1 ((0, 0, 1)) of a total 3; row (1, 1, 1) projects to (sqrt 2, 1).
+    void principalPlaneByHand()
+    {
+        const auto x = torch::tensor({1., 1., 1., -1., -1., 1., 1., 1., -1., -1., -1., -1.}, torch::kDouble).reshape({4, 3});
+        const auto plane = fitPrincipalPlane(x);
+        const double r = 1 / std::sqrt(2.0);
+        const auto expected = torch::tensor({r, r, 0., 0., 0., 1.}, torch::kDouble).reshape({2, 3});
+        QVERIFY2(torch::allclose(plane.components, expected, 0, 1e-12), qPrintable(QString::number(plane.components[0][0].item<double>())));
+        QVERIFY(std::abs(plane.explained[0] - 2.0 / 3) < 1e-12);
+        QVERIFY(std::abs(plane.explained[1] - 1.0 / 3) < 1e-12);
+        const auto projected = projectOntoPlane(plane, x);
+        QVERIFY(std::abs(projected[0][0].item<double>() - std::sqrt(2.0)) < 1e-12);
+        QVERIFY(std::abs(projected[0][1].item<double>() - 1) < 1e-12);
+        QVERIFY(std::abs(projected[1][0].item<double>() + std::sqrt(2.0)) < 1e-12);
+        // Columns in other units give the same plane: each is standardised first.
+        const auto scaled = x * torch::tensor({1000., 1000., 0.001}, torch::kDouble);
+        QVERIFY(torch::allclose(fitPrincipalPlane(scaled).components, expected, 0, 1e-9));
+    }
+
+    // The cost-benefit axes by hand. Referral: the largest class cost is 5, so 4 points
+    // are 1.25, 2.5, 3.75, 5, with the current 0.3 among them. Two classes: the ratio
+    // L[0][1] / L[1][0] = 1 / 5 = 0.2, 3 points a tenth to ten times it.
+    void costBenefitAxesByHand()
+    {
+        const CostMatrix referral(2, {0, 1, 0.3, 5, 0, 0.3}, true);
+        const auto r = costBenefitAxis(referral, 4);
+        QCOMPARE(r.setting, std::string(kReferralCostAxis));
+        QCOMPARE(r.current, 0.3);
+        QCOMPARE(r.values, (std::vector<double>{0.3, 1.25, 2.5, 3.75, 5}));
+        const auto moved = costsAt(referral, kReferralCostAxis, 2.5);
+        QCOMPARE(moved.at(0, 2), 2.5);
+        QCOMPARE(moved.at(1, 2), 2.5);
+        QCOMPARE(moved.at(1, 0), 5.0);
+        const CostMatrix plain(2, {0, 1, 5, 0}, false);
+        const auto ratio = costBenefitAxis(plain, 3);
+        QCOMPARE(ratio.setting, std::string(kCostRatioAxis));
+        QCOMPARE(ratio.current, 0.2);
+        QCOMPARE(ratio.values.size(), size_t{3});
+        QVERIFY(std::abs(ratio.values[0] - 0.02) < 1e-12 && std::abs(ratio.values[2] - 2) < 1e-12);
+        QCOMPARE(ratio.values[1], 0.2);
+        auto explicitM = plain;
+        explicitM.setUtilityConstant(5.0);
+        const auto raised = costsAt(explicitM, kCostRatioAxis, 2);
+        QCOMPARE(raised.at(0, 1), 10.0);
+        QVERIFY(!raised.utilityConstantSetting());  // M = 5 is below the new largest cost
+        QVERIFY_THROWS_EXCEPTION(InputError, costBenefitAxis(CostMatrix::zeroOne(3), 5));
+        QVERIFY_THROWS_EXCEPTION(InputError, costBenefitAxis(plain, 1));
+    }
+
+    // The curve from a run: at the run's own referral cost P's figures are the table's;
+    // P refers less as referring costs more (Bayes refers where r is below every other
+    // decision's expected cost); every task has its rows at every value.
+    void costBenefitCurveFromARun()
+    {
+        const auto& experiment = ExperimentRegistry::global().get(kSyntheticExperiment);
+        auto costs = costPreset("synthetic");
+        costs.setReferral(0.05);
+        const nlohmann::json settings = {{"replicates", 2},          {"methods", {"kfac_laplace"}},
+                                         {"correction_iterations", 20}, {"warm_start_steps", 10},
+                                         {"cost_benefit_points", 3}, {"threads", 1}};
+        const auto run = lcs::runExperiment(experiment, checkedSettings(experiment.settings(), settings, "test"), costs, {});
+        const auto json = nlohmann::json::parse(run.output.json);
+        const auto& curve = json.at("cost_benefit");
+        QCOMPARE(curve.at("setting").get<std::string>(), std::string("referral_cost"));
+        QCOMPARE(curve.at("current").get<double>(), 0.05);
+        const auto values = curve.at("values").get<std::vector<double>>();
+        QCOMPARE(values.size(), size_t{4});
+        std::map<std::pair<int, double>, double> referred;
+        int rows = 0;
+        for (const auto& row : curve.at("rows")) {
+            ++rows;
+            if (row.at("rule") != "uncorrected")
+                continue;
+            const int replicate = row.at("replicate").get<int>();
+            referred[{replicate, row.at("value").get<double>()}] = row.at("referral_rate").get<double>();
+            if (row.at("value").get<double>() == 0.05) {
+                const auto& table = json.at("methods").at("kfac_laplace").at("replicates").at(replicate);
+                QCOMPARE(row.at("cost").get<double>(), table.at("uncorrected").at("cost").get<double>());
+            }
+        }
+        QVERIFY(rows >= 4 * 2 * 2);
+        for (int replicate = 0; replicate < 2; ++replicate)
+            for (size_t k = 1; k < values.size(); ++k)
+                QVERIFY(referred.at({replicate, values[k]}) <= referred.at({replicate, values[k - 1]}));
+        const auto lines = QString::fromStdString(run.output.costBenefit).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.front(), QString("setting,value,current,method,replicate,rule,cost,referral_rate"));
+        QCOMPARE(lines.size(), 1 + rows);
+    }
+
     void tablesReadTheirClassesAndRows()
     {
         // Integer labels order by value (2 before 10); an empty label is unlabelled; a
@@ -377,7 +473,6 @@ private Q_SLOTS:
         QTest::newRow("empty category") << "a,label\nu,x\n,y\nv,\n"
                                         << "t.csv line 3 column 1 (a): an empty category";
         QTest::newRow("one class") << "a,label\n1,x\n2,x\n3,\n" << "holds 1 class(es)";
-        QTest::newRow("no unlabelled") << "a,label\n1,x\n2,y\n" << "no unlabelled row";
         QTest::newRow("empty") << "" << "t.csv: empty";
         QTest::newRow("only the label") << "label\nx\n" << "names no feature column";
         QTest::newRow("huge") << "a,label\n1e31,x\n2,y\n3,\n" << "\"1e31\" is not a finite number (at most 1e30)";
@@ -435,8 +530,52 @@ private Q_SLOTS:
         QCOMPARE(json.at("run").at("settings").at("label").get<std::string>(), std::string("kind"));
         for (const auto& r : json.at("methods").at("kfac_laplace").at("replicates"))
             QVERIFY2(r.at("uncorrected").at("accuracy").get<double>() > 0.9, r.dump().c_str());
+        // The reliability diagrams: 15 bins per replicate and rule whose counts sum to the
+        // test rows, and the long table's ECE is the bins' sum_b n_b / N |acc_b - conf_b|.
+        const auto lines = QString::fromStdString(run.output.reliability).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.front(), QString("trial,method,rule,bin,lower,upper,count,confidence,accuracy"));
+        QCOMPARE(lines.size(), 1 + 2 * 2 * kReliabilityBins);
+        double weighted = 0;
+        int count = 0;
+        for (int i = 1; i <= kReliabilityBins; ++i) {
+            const auto cells = lines[i].split(',');
+            QCOMPARE(cells[0], QString("0"));
+            QCOMPARE(cells[2], QString("uncorrected"));
+            QCOMPARE(cells[4].toDouble(), (i - 1) / double(kReliabilityBins));
+            const int n = cells[6].toInt();
+            count += n;
+            if (n)
+                weighted += n * std::abs(cells[8].toDouble() - cells[7].toDouble());
+        }
+        QCOMPARE(count, 30);
+        bool found = false;
+        for (const auto& o : json.at("observations"))
+            if (o.at("trial") == 0 && o.at("rule") == "uncorrected" && o.at("metric") == "ece") {
+                QVERIFY2(std::abs(o.at("value").get<double>() - weighted / count) < 1e-12, o.dump().c_str());
+                found = true;
+            }
+        QVERIFY(found);
         // A matrix of other classes than the table's is refused, naming both.
         QVERIFY_THROWS_EXCEPTION(CostMatrixError, tabularConfigFrom(settings, costPreset("synthetic")));
+
+        // Every row labelled (as in Weka's example files): q trains on each replicate's
+        // training rows' inputs, never a test row, and the text table says so.
+        std::string labelledOnly;
+        for (const auto& line : QString::fromStdString(csv).split('\n', Qt::SkipEmptyParts))
+            if (!line.endsWith(','))
+                labelledOnly += line.toStdString() + "\n";
+        const std::string allLabelled = dir.filePath("all.csv").toStdString();
+        writeFileAtomically(allLabelled, labelledOnly);
+        auto allSettings = settings;
+        allSettings["data"] = allLabelled;
+        const auto allConfig = tabularConfigFrom(allSettings, std::nullopt);
+        QCOMPARE(allConfig.table->unlabelled.dim(0), int64_t{0});
+        const auto allData = syntheticDataFor(allConfig, 1);
+        QVERIFY(torch::equal(allData.calibrationX, allData.trainX));
+        allSettings["replicates"] = 1;
+        const auto allRun = lcs::runExperiment(experiment, allSettings, std::nullopt, {});
+        QVERIFY2(allRun.output.table.find("q trained on each replicate's training rows' inputs") != std::string::npos,
+                 allRun.output.table.c_str());
     }
 
     void ownPredictiveRefusesBadArrays_data()
@@ -624,7 +763,7 @@ private Q_SLOTS:
                               {"threads", 3},             {"correction_iterations", 77}, {"correction_lr", 0.125},
                               {"warm_start_steps", 11},   {"grid_resolution", 30},       {"bbvi_prior", "isotropic"},
                               {"device", "cpu"},          {"select", "none"},            {"validation_points", 50},
-                              {"q_form", "residual"}};
+                              {"q_form", "residual"},     {"cost_benefit_points", 5}};
         QCOMPARE(values.size(), settings.size());  // one value per declared setting
         SyntheticConfig config;
         applySettings(settings, values, config);
@@ -634,6 +773,7 @@ private Q_SLOTS:
         QCOMPARE(config.correction.epochs, 77);
         QCOMPARE(config.correction.learningRate, 0.125);
         QCOMPARE(config.correction.warmStartSteps, 11);
+        QCOMPARE(config.costBenefitPoints, 5);
         QCOMPARE(config.gridResolution, 30);
         QVERIFY(config.bbvi.prior.kind == BbviPrior::Kind::Isotropic);
         QVERIFY(config.selection == Selection::None);

@@ -94,7 +94,9 @@ void MainWindow::buildDocks()
     m_log->setObjectName("log");
     m_log->setReadOnly(true);
     m_log->setMaximumBlockCount(5000);
-    m_log->setLineWrapMode(QPlainTextEdit::NoWrap);  // keeps the printed table aligned
+    // Wrapped at the dock's width: every message is read whole on a small screen (the
+    // printed table wraps too; the results dock and File > Export Results hold it aligned).
+    m_log->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_log->setFont(QFont("monospace", 9));
     m_logDock = dock(tr("Log"), "logDock", m_log, Qt::RightDockWidgetArea);
 }
@@ -220,16 +222,16 @@ void MainWindow::showEvent(QShowEvent* event)
     // The docks take a share of the width and the central page the rest, whatever the
     // screen (once the layout has the window's size); the proportions are then the user's.
     QTimer::singleShot(0, this, [this] {
-        resizeDocks({m_costDock, m_resultsDock}, {std::clamp(width() * 2 / 9, 240, 440), std::clamp(width() / 5, 240, 400)},
+        resizeDocks({m_costDock, m_resultsDock}, {std::clamp(width() * 2 / 9, 240, 440), std::clamp(width() * 6 / 25, 320, 420)},
                     Qt::Horizontal);
         resizeDocks({m_costDock, m_experimentDock}, {height() * 2 / 5, height() * 3 / 5}, Qt::Vertical);
         resizeDocks({m_resultsDock, m_logDock}, {height() * 2 / 5, height() * 3 / 5}, Qt::Vertical);
     });
 }
 
-void MainWindow::runDemoAndScreenshot(const QString& pngPath, const QString& plotsDir)
+void MainWindow::runDemoAndScreenshot(const QString& pngPath, const QString& plotsDir, const QString& tab)
 {
-    runScreenshotDemo(this, m_page, pngPath, plotsDir);
+    runScreenshotDemo(this, m_page, pngPath, plotsDir, tab);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

@@ -52,7 +52,8 @@ public:
     /// Screenshot mode: runs the whole pipeline of the current experiment, saves a PNG of
     /// the window and quits the application with 0, 1 with a message on stderr on
     /// failure, or 2 when the experiment finds no data.
-    void runDemoAndScreenshot(const QString& pngPath, const QString& plotsDir = QString());
+    void runDemoAndScreenshot(const QString& pngPath, const QString& plotsDir = QString(),
+                              const QString& tab = QString());
 
 public Q_SLOTS:
     void runAll();

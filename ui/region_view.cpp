@@ -10,6 +10,7 @@
 #include "qcustomplot_compat.h"
 
 #include "plot_export.h"
+#include "plot_parts.h"
 
 namespace lcs::ui {
 
@@ -79,6 +80,10 @@ RegionView::Panel RegionView::makePanel(const QString& title, const QString& obj
     panel.plot->setNotAntialiasedElements(QCP::aeScatters | QCP::aePlottables);
     panel.plot->plotLayout()->insertRow(0);
     panel.plot->plotLayout()->addElement(0, 0, new QCPTextElement(panel.plot, title, QFont("sans", 10, QFont::Bold)));
+    // Two columns: a panel is a quarter of the page, and an item cut mid-word says nothing.
+    panel.legend = makeLegend(panel.plot, 1, 2);
+    panel.legend->setFont(QFont("sans", 8));
+    panel.legend->setIconSize(10, 10);
     panel.plot->xAxis->setLabel("x1");
     panel.plot->yAxis->setLabel("x2");
     panel.map = new QCPColorMap(panel.plot->xAxis, panel.plot->yAxis);
@@ -101,6 +106,51 @@ RegionView::Panel RegionView::makePanel(const QString& title, const QString& obj
             plot->yAxis->setScaleRatio(plot->xAxis, 1.0);
     });
     return panel;
+}
+
+void RegionView::setAxisNames(const QString& x, const QString& y)
+{
+    for (auto* p : {&m_uncorrected, &m_corrected, &m_difference}) {
+        p->plot->xAxis->setLabel(x);
+        p->plot->yAxis->setLabel(y);
+    }
+}
+
+void RegionView::updateLegend(Panel& panel, bool difference, int numClasses, int numDecisions,
+                              const QStringList& decisionNames, bool hasTraining, bool hasTest, bool hasUnlabelled)
+{
+    panel.legend->clearItems();
+    for (auto* key : panel.legendKeys)
+        panel.plot->removePlottable(key);
+    panel.legendKeys.clear();
+    const auto add = [&](const QString& name, const QCPScatterStyle& style) {
+        auto* key = new QCPCurve(panel.plot->xAxis, panel.plot->yAxis);  // no data: drawn in the legend only
+        key->setName(name);
+        key->setLineStyle(QCPCurve::lsNone);
+        key->setScatterStyle(style);
+        key->setSelectable(QCP::stNone);
+        panel.legend->addItem(new QCPPlottableLegendItem(panel.legend, key));
+        panel.legendKeys << key;
+    };
+    const QPen edge(QColor(110, 110, 110), 1);
+    if (difference) {
+        add(tr("decisions differ"), QCPScatterStyle(QCPScatterStyle::ssSquare, edge, QBrush(QColor(255, 140, 0)), 9));
+        add(tr("same decision"), QCPScatterStyle(QCPScatterStyle::ssSquare, edge, QBrush(QColor(245, 245, 245)), 9));
+    } else {
+        for (int d = 0; d < numDecisions; ++d) {
+            const QString name = d < decisionNames.size() ? decisionNames[d] : QString::number(d);
+            add(tr("decide %1").arg(name),
+                QCPScatterStyle(QCPScatterStyle::ssSquare, edge, QBrush(decisionColor(d, numClasses, true)), 9));
+        }
+    }
+    const QColor ink(60, 60, 60);
+    if (hasTraining)
+        add(tr("training (□ class)"), QCPScatterStyle(QCPScatterStyle::ssSquare, ink, 6));
+    if (hasTest)
+        add(difference ? tr("test, q decides otherwise") : tr("test (○ truth, fill decision)"),
+            QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(ink, 2.0), QBrush(Qt::white), 8));
+    if (hasUnlabelled)
+        add(tr("unlabelled"), QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(90, 90, 90), 4));
 }
 
 void RegionView::showBox(QCustomPlot* plot, double xMin, double xMax, double yMin, double yMax)
@@ -241,7 +291,13 @@ void RegionView::setTask(const TaskView& view, const QStringList& decisionNames)
     const bool sameBase = m_shown.valid && m_shown.replicate == view.replicate && m_shown.method == view.method
                           && m_shown.uncorrected == view.uncorrected.decisions && m_shown.decisionNames == decisionNames
                           && m_shown.testUncorrected == view.testDecisionsUncorrected;
+    setAxisNames(view.xName, view.yName);
     if (!sameBase) {
+        const bool training = !view.train.isEmpty(), test = !view.test.isEmpty(),
+                   unlabelled = !view.calibration.isEmpty();
+        updateLegend(m_uncorrected, false, view.numClasses, d, decisionNames, training, test, unlabelled);
+        updateLegend(m_corrected, false, view.numClasses, d, decisionNames, training, test, unlabelled);
+        updateLegend(m_difference, true, view.numClasses, d, decisionNames, training, test, unlabelled);
         drawRegions(m_uncorrected, view.uncorrected, nullptr, view.numClasses);
         drawPoints(m_uncorrected, view, view.testDecisionsUncorrected, d, decisionNames);
         drawPoints(m_difference, view, {}, d, decisionNames);

@@ -6,6 +6,8 @@
 
 class QCustomPlot;
 class QCPColorMap;
+class QCPLegend;
+class QCPAbstractPlottable;
 class QGridLayout;
 
 namespace lcs::ui {
@@ -31,12 +33,21 @@ public:
     /// Hides the three panels (data that has no plane to draw: a table of other than two
     /// features); the corner widget then has the whole view.
     void setPlaneShown(bool shown);
+    /// The axes' names (a table's two columns); "x1" and "x2" by default.
+    void setAxisNames(const QString& x, const QString& y);
 
 private:
     struct Panel {
         QCustomPlot* plot = nullptr;
         QCPColorMap* map = nullptr;
+        /// Under the title, outside the data: what each colour and marker means.
+        QCPLegend* legend = nullptr;
+        QList<QCPAbstractPlottable*> legendKeys;  ///< data-less plottables the legend shows
     };
+    /// Fills a panel's legend: each decision's region colour ("refer" included), or for
+    /// the difference panel "decisions differ" / "same decision", then the markers.
+    void updateLegend(Panel& panel, bool difference, int numClasses, int numDecisions,
+                      const QStringList& decisionNames, bool hasTraining, bool hasTest, bool hasUnlabelled);
     Panel makePanel(const QString& title, const QString& objectName);
     /// Shows [xMin, xMax] x [yMin, yMax] at equal scales (the longer side's axis widened).
     static void showBox(QCustomPlot* plot, double xMin, double xMax, double yMin, double yMax);

@@ -6,6 +6,9 @@
 #include <QStringList>
 #include <QVector>
 
+#include <limits>
+#include <vector>
+
 #include "decision/correction_evidence.h"
 #include "decision/cost_matrix.h"
 
@@ -42,12 +45,27 @@ struct TaskView {
     int replicate = 0;
     QString method;
     int numClasses = 2;  ///< decisions beyond the classes are "refer"
+    QString xName = QStringLiteral("x1"), yName = QStringLiteral("x2");  ///< the plane's axes (a table's columns)
     QVector<QPointF> train, calibration, test;
     QVector<int> trainLabels, testLabels;
     QVector<int> testDecisionsUncorrected, testDecisionsCorrected;
     RegionGrid uncorrected, corrected;
     QVector<CurvePoint> curve;
     bool correctionDone = false;
+    /// The test rows whose decision q changed (the first kShownChangedRows): the row of
+    /// the test split, its features as the data gives them, P's and q's probabilities.
+    struct ChangedRow {
+        int row = 0;
+        QVector<double> features, before, after;
+    };
+    static constexpr int kShownChangedRows = 500;
+    QStringList featureNames;
+    QVector<ChangedRow> changedRows;
+    int changedCount = 0;  ///< all changed rows, shown or not
+    /// On the test rows, where they have labels: P's and q's reliability diagrams and ECE.
+    std::vector<ReliabilityBin> reliabilityUncorrected, reliabilityCorrected;
+    double eceUncorrected = std::numeric_limits<double>::quiet_NaN();
+    double eceCorrected = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// One finished (replicate, method): the numbers of the paper's Table 2.

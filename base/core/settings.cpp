@@ -160,6 +160,12 @@ SettingSpec textSetting(std::string name, std::string valueName, std::string hel
     return declared(std::move(name), SettingKind::Text, std::move(valueName), std::move(help), std::move(defaultValue));
 }
 
+SettingSpec withLogScale(SettingSpec spec)
+{
+    spec.logScale = true;
+    return spec;
+}
+
 SettingSpec withFormLabel(SettingSpec spec, std::string label)
 {
     spec.label = std::move(label);

@@ -57,6 +57,9 @@ struct SettingSpec {
     /// a headless one (the region grid the window draws, the subsets that train in
     /// minutes); null: the default.
     nlohmann::json windowValue;
+    /// Its useful values span decades (learning rates, widths): a plot against it, such as
+    /// a sweep's figure, uses a log axis.
+    bool logScale = false;
 };
 
 /// The name of the setting an experiment reads its data from (a folder or a data set's
@@ -69,6 +72,8 @@ inline constexpr double kQuickPreviewFraction = 0.1;
 
 /// `spec` with a form label.
 SettingSpec withFormLabel(SettingSpec spec, std::string label);
+/// The same spec declared log-scaled (SettingSpec::logScale).
+SettingSpec withLogScale(SettingSpec spec);
 /// The same spec with a window value (SettingSpec::windowValue).
 SettingSpec withWindowValue(SettingSpec spec, nlohmann::json value);
 /// name -> windowValue of every setting that has one: what a window's new form shows.

@@ -188,10 +188,21 @@ void CostMatrix::validate() const
                               formatNumber(kLargestCost) + ": " + kFloatRangeReason);
 }
 
+bool namesItsClasses(const CostMatrix& costs)
+{
+    return costs.classNames() != CostMatrix::zeroOne(costs.numClasses()).classNames();
+}
+
+bool fitsClassesOf(const CostMatrix& costs, const CostMatrix& data)
+{
+    return costs.numClasses() == data.numClasses() &&
+           (!namesItsClasses(costs) || !namesItsClasses(data) || costs.classNames() == data.classNames());
+}
+
 void requireClassNames(const CostMatrix& costs, const std::vector<std::string>& names, const std::string& data)
 {
     const auto& named = costs.classNames();
-    if (named == names || named == CostMatrix::zeroOne(costs.numClasses()).classNames())
+    if (named == names || !namesItsClasses(costs))
         return;
     const auto list = [](const std::vector<std::string>& v) {
         std::string s;

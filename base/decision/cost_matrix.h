@@ -85,6 +85,15 @@ private:
     std::optional<double> m_utilityConstant;
 };
 
+/// True when the matrix's classes have names of their own, not the generic "class k".
+bool namesItsClasses(const CostMatrix& costs);
+
+/// True when `costs` can decide for data whose classes `data` describes (its count, and
+/// names when it has its own): the same count, and the same names in the same order
+/// unless either side has only the generic ones. The one rule every front end and
+/// requireClassNames apply.
+bool fitsClassesOf(const CostMatrix& costs, const CostMatrix& data);
+
 /// Throws CostMatrixError when `costs` names its classes (not the generic "class k") and
 /// the names are not `names` in this order: rows are matched to the data's classes by
 /// place, so other names would silently put one class's costs on another. `data` names

@@ -10,8 +10,9 @@ namespace lcs {
 namespace {
 
 // Rows in the order every experiment lists its methods. Colours: the Okabe-Ito palette
-// (colour-blind safe), distinct within each experiment (a test checks); "ours" is always
-// vermillion. Seed tags: synthetic methods keep the streams they have had since the first
+// (colour-blind safe), told apart within each experiment under simulated protanopia,
+// deuteranopia and tritanopia (a test checks); "ours" is always vermillion, and no method
+// beside it is orange (the two merge for deuteranopes and on small swatches). Seed tags: synthetic methods keep the streams they have had since the first
 // release (100 + their old position); the others were numbered when seeds stopped
 // following list positions. Never renumber a tag.
 const std::vector<MethodInfo>& catalog()
@@ -24,8 +25,8 @@ const std::vector<MethodInfo>& catalog()
         {"sgld_s", "SGLD + S", "#0072B2", {"corruption"}, 301},
         {"sgld", "SGLD", "#56B4E9", {"synthetic", "corruption"}, 102},
         {"kfac_laplace", "KFAC-Laplace", "#CC79A7", {"synthetic"}, 103},
-        {"lc_sgld", "LC-SGLD", "#E69F00", {"corruption"}, 303},
-        {"lc_sghmc", "LC-SGHMC", "#E69F00", {"selective"}, 304},
+        {"lc_sgld", "LC-SGLD", "#009E73", {"corruption"}, 303},
+        {"lc_sghmc", "LC-SGHMC", "#0072B2", {"selective"}, 304},
         {"mc_dropout", "MC dropout", "#56B4E9", {"camvid"}, 306},
         {"lc_mc_dropout", "LC-MC-dropout", "#009E73", {"camvid"}, 307},
         {"cw_sgd", "CW-SGD", "#CC79A7", {"corruption", "camvid"}, 305},

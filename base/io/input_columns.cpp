@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/input_error.h"
+#include "core/nearest_names.h"
 #include "core/number_format.h"
 
 namespace lcs {
@@ -24,10 +25,7 @@ bool isMissingMarker(const std::string& text)
     return false;
 }
 
-std::string shown(const std::string& text)
-{
-    return "\"" + text.substr(0, 40) + (text.size() > 40 ? "...\"" : "\"");
-}
+const auto shown = quotedForMessage;
 
 std::string columnLabel(size_t c, const std::string& name)
 {
@@ -137,6 +135,24 @@ void appendEncodedRow(const std::vector<InputColumn>& columns, const std::vector
 bool hasCategoricalColumn(const std::vector<InputColumn>& columns)
 {
     return std::any_of(columns.begin(), columns.end(), [](const InputColumn& c) { return c.categorical(); });
+}
+
+std::string quotedForMessage(std::string_view text)
+{
+    return "\"" + std::string(text.substr(0, 40)) + (text.size() > 40 ? "...\"" : "\"");
+}
+
+std::string unknownNameMessage(const std::string& what, const std::string& given,
+                               const std::vector<std::string>& names)
+{
+    std::string hint;
+    for (const auto& name : nearestNames(given, names, std::max<size_t>(2, given.size() / 3)))
+        hint += (hint.empty() ? "; did you mean \"" : " or \"") + name.substr(0, 80) + "\"";
+    std::vector<std::string> cut;
+    for (const auto& name : names)
+        cut.push_back(name.substr(0, 80));
+    return "no " + what + " named \"" + given.substr(0, 80) + "\"" + hint + " (its " + what + "s: " + nameList(cut) +
+           ")";
 }
 
 } // namespace lcs

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 /// The input columns of a user's table as a network sees them: a numeric column enters as
@@ -45,6 +46,14 @@ std::vector<std::string> encodedFeatureNames(const std::vector<InputColumn>& col
 /// cell whose level is not one of the column's (named, with the levels).
 void appendEncodedRow(const std::vector<InputColumn>& columns, const std::vector<std::string>& cells,
                       const std::string& where, std::vector<double>& out);
+
+/// `text` in double quotes for a message, cut at 40 characters ("...").
+std::string quotedForMessage(std::string_view text);
+
+/// The message for a class column a user named that is not there: every name whole (the
+/// first 30), and the likely one first ("did you mean"). `what` is "column" or "attribute".
+std::string unknownNameMessage(const std::string& what, const std::string& given,
+                               const std::vector<std::string>& names);
 
 /// True when any column is categorical.
 bool hasCategoricalColumn(const std::vector<InputColumn>& columns);

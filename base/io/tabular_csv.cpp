@@ -6,8 +6,8 @@
 
 #include "core/atomic_file.h"
 #include "core/input_error.h"
-#include "core/nearest_names.h"
 #include "core/number_format.h"
+#include "io/arff.h"
 #include "io/input_columns.h"
 #include "io/table_csv.h"
 
@@ -23,17 +23,8 @@ size_t labelColumnIndex(const std::vector<std::string>& header, const std::strin
                         const std::string& where)
 {
     const auto it = std::find(header.begin(), header.end(), labelColumn);
-    if (it == header.end()) {
-        // Every column whole (a long header: the first 30), and the likely one first.
-        std::string hint;
-        for (const auto& name : nearestNames(labelColumn, header, std::max<size_t>(2, labelColumn.size() / 3)))
-            hint += (hint.empty() ? "; did you mean \"" : " or \"") + name.substr(0, 80) + "\"";
-        std::vector<std::string> shown;
-        for (const auto& h : header)
-            shown.push_back(h.substr(0, 80));
-        throw InputError(where + ": no column named \"" + labelColumn.substr(0, 80) + "\" in the header" + hint +
-                         " (its columns: " + nameList(shown) + ")");
-    }
+    if (it == header.end())
+        throw InputError(where + ": " + unknownNameMessage("column", labelColumn, header));
     if (header.size() < 2)
         throw InputError(where + ": the header names no feature column beside the label");
     return static_cast<size_t>(it - header.begin());
@@ -62,6 +53,7 @@ TabularData parseTabularCsv(const std::string& text, const std::string& source, 
 {
     TabularData out;
     out.source = source;
+    out.labelName = labelColumn;
     std::vector<std::string> header, inputNames;
     size_t labelAt = 0;
     // Every row's input cells first: a column's type (numbers or categories) is known
@@ -121,9 +113,6 @@ TabularData parseTabularCsv(const std::string& text, const std::string& source, 
     if (names.size() > kMaxTabularClasses)
         throw InputError(source + ": column \"" + labelColumn.substr(0, 40) + "\" holds more than " +
                          std::to_string(kMaxTabularClasses) + " classes");
-    if (unlabelledValues.empty())
-        throw InputError(source + ": no unlabelled row (an empty \"" + labelColumn.substr(0, 40) +
-                         "\"); the correction trains on unlabelled inputs");
     std::map<std::string, int64_t> index;
     for (size_t k = 0; k < names.size(); ++k)
         index[names[k]] = static_cast<int64_t>(k);
@@ -135,6 +124,23 @@ TabularData parseTabularCsv(const std::string& text, const std::string& source, 
     out.unlabelled.shape = {static_cast<int64_t>(unlabelledValues.size()) / d, d};
     out.unlabelled.values = std::move(unlabelledValues);
     return out;
+}
+
+TabularData readTable(const std::string& path, const std::string& labelColumn, size_t maxValues)
+{
+    if (isArffPath(path))
+        return readArff(path, labelColumn, maxValues);
+    return readTabularCsv(path, labelColumn.empty() ? std::string(kDefaultLabelColumn) : labelColumn, maxValues);
+}
+
+bool isArffPath(const std::string& path)
+{
+    if (path.size() < 5)
+        return false;
+    std::string tail = path.substr(path.size() - 5);
+    for (auto& c : tail)
+        c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    return tail == ".arff";
 }
 
 TabularData readTabularCsv(const std::string& path, const std::string& labelColumn, size_t maxValues)

@@ -8,34 +8,49 @@
 #include "io/npy.h"
 
 /// A user's own data set as one CSV table: a header line naming the columns, feature
-/// columns (numbers, or text as categories, one-hot encoded), and a label column (chosen by name) holding each row's class, or
-/// nothing for an unlabelled row. Labelled rows are split into training and test sets;
-/// unlabelled rows are the calibration set the correction trains on. Plain C++: fuzzed.
+/// columns (numbers, or text as categories, one-hot encoded), and a label column (chosen
+/// by name) holding each row's class, or nothing for an unlabelled row. (A Weka ARFF file
+/// reads into the same TabularData: io/arff.h.) Labelled rows are split into training and
+/// test sets; unlabelled rows, where there are any, are the calibration set the
+/// correction trains on (without them it trains on the training rows' inputs). Plain C++:
+/// fuzzed.
 namespace lcs {
 
 constexpr size_t kMaxTabularClasses = 100;
+/// A CSV table's label column when none is named (an ARFF file's class is its last attribute).
+constexpr const char* kDefaultLabelColumn = "label";
 
 struct TabularData {
     std::string source;                     ///< the file, for messages and results
+    std::string labelName;                  ///< the label column (CSV) or class attribute (ARFF)
     /// The header's columns other than the label, in order, each numeric or categorical.
     std::vector<InputColumn> columns;
     /// The network's features: the columns with each categorical one one-hot encoded
     /// (encodedFeatureNames).
     std::vector<std::string> featureNames;
-    /// Class names in a stable order: by value when every label is an integer, else by
-    /// text. Class k is classNames[k].
+    /// Class names in a stable order. From a CSV table by value when every label is an
+    /// integer, else by text; from an ARFF file the class attribute's declared values in
+    /// their declared order, used or not (Weka's numbering). Class k is classNames[k].
     std::vector<std::string> classNames;
     NumericArray labelled;                  ///< [N, D]
     std::vector<int64_t> labels;            ///< [N], indices into classNames
-    NumericArray unlabelled;                ///< [M, D]
+    NumericArray unlabelled;                ///< [M, D]; M = 0 when every row is labelled
 };
 
 /// Parses `text` (the contents of `source`). Throws InputError naming the file, line,
 /// column and value: no header, no column `labelColumn`, a ragged row, a feature that is
 /// not a finite number, a column mixing numbers and text, an empty category, fewer than 2
-/// classes or more than kMaxTabularClasses, no unlabelled row, more than maxValues numbers.
+/// classes or more than kMaxTabularClasses, more than maxValues numbers.
 TabularData parseTabularCsv(const std::string& text, const std::string& source, const std::string& labelColumn,
                             size_t maxValues);
+
+/// Reads `path` as an ARFF file when its name ends in .arff (any case), else as a CSV
+/// table. An empty `labelColumn` means the format's default: a CSV table's column
+/// kDefaultLabelColumn, an ARFF file's last attribute.
+TabularData readTable(const std::string& path, const std::string& labelColumn, size_t maxValues);
+
+/// True when `path` ends in .arff, in any case.
+bool isArffPath(const std::string& path);
 
 /// Reads and parses `path` (size-capped to match maxValues).
 TabularData readTabularCsv(const std::string& path, const std::string& labelColumn, size_t maxValues);

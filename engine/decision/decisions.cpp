@@ -198,6 +198,7 @@ DecisionMetrics evaluateDecisions(const at::Tensor& probsIn, const at::Tensor& d
     const int64_t n = probs.size(0);
     double expectedCostSum = 0, nllSum = 0;
     int64_t decided = 0;
+    ReliabilityCounter reliability;
     for (int64_t i = 0; i < n; ++i) {
         const int64_t y = lab[i];
         if (y == ignoreLabel)
@@ -213,6 +214,7 @@ DecisionMetrics evaluateDecisions(const at::Tensor& probsIn, const at::Tensor& d
         for (int c = 0; c < C; ++c)
             expectedCostSum += p[i * C + c] * costs.at(c, static_cast<int>(d));
         ++m.confusion[static_cast<size_t>(y * D + d)];
+        reliability.add(p + i * C, C, y);
         if (costs.hasReferral() && d == C)
             continue;
         ++decided;
@@ -227,6 +229,8 @@ DecisionMetrics evaluateDecisions(const at::Tensor& probsIn, const at::Tensor& d
     m.referralRate = f.referralRate;
     m.perClassIoU = f.perClassIoU;
     m.meanIoU = f.meanIoU;
+    m.reliability = reliability.bins();
+    m.ece = reliability.ece();
     requireFiniteMetrics(m);
     return m;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
@@ -47,6 +48,12 @@ struct DecisionMetrics {
     std::vector<int64_t> confusion;   ///< [C x D] row-major counts, rows = truth
     std::vector<double> perClassIoU;  ///< TP/(TP+FP+FN); NaN for a class absent from both
     double meanIoU = 0;               ///< mean over classes with a defined IoU
+    /// Calibration of the distribution itself, whatever was decided (referred points
+    /// included): kReliabilityBins bins of top-label confidence, and the expected
+    /// calibration error ECE = sum_b (n_b / N) |accuracy_b - confidence_b|
+    /// (ReliabilityCounter, the one place both are computed).
+    std::vector<ReliabilityBin> reliability;
+    double ece = std::numeric_limits<double>::quiet_NaN();  ///< NaN where not computed (no rows)
 };
 
 /// probs [N, C] (the distribution the decisions were made from, used for NLL),

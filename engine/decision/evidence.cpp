@@ -65,28 +65,56 @@ RuleScore scoreRule(const std::string& rule, const std::vector<int64_t>& decisio
     return s;
 }
 
+ReliabilityCounter::ReliabilityCounter(int bins)
+    : m_confidence(static_cast<size_t>(std::max(bins, 1)), 0.0), m_hits(m_confidence.size(), 0.0),
+      m_count(m_confidence.size(), 0)
+{
+}
+
+void ReliabilityCounter::add(const double* r, int classes, int64_t label)
+{
+    const auto top = static_cast<int64_t>(std::max_element(r, r + classes) - r);
+    if (!std::isfinite(r[top]))
+        return;  // not a probability: the callers' finiteness checks say so, not a bin
+    const int bins = static_cast<int>(m_count.size());
+    // Bin b holds confidences in (b/bins, (b+1)/bins]; 0 joins the first bin.
+    const auto b = static_cast<size_t>(std::clamp(static_cast<int>(std::ceil(r[top] * bins)) - 1, 0, bins - 1));
+    m_confidence[b] += r[top];
+    m_hits[b] += top == label ? 1.0 : 0.0;
+    ++m_count[b];
+    ++m_rows;
+}
+
+std::vector<ReliabilityBin> ReliabilityCounter::bins() const
+{
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    std::vector<ReliabilityBin> out(m_count.size());
+    for (size_t b = 0; b < out.size(); ++b) {
+        const auto n = static_cast<double>(m_count[b]);
+        out[b] = {m_count[b], m_count[b] ? m_confidence[b] / n : nan, m_count[b] ? m_hits[b] / n : nan};
+    }
+    return out;
+}
+
+double ReliabilityCounter::ece() const
+{
+    if (m_rows == 0)
+        return std::numeric_limits<double>::quiet_NaN();
+    double ece = 0;
+    for (size_t b = 0; b < m_count.size(); ++b)
+        if (m_count[b] > 0)
+            ece += std::abs(m_hits[b] - m_confidence[b]) / static_cast<double>(m_rows);
+    return ece;
+}
+
 double expectedCalibrationError(const ClassProbabilities& p, const std::vector<int64_t>& labels, int bins)
 {
     if (p.rows != static_cast<int64_t>(labels.size()) || bins < 1)
         throw std::invalid_argument("expectedCalibrationError: probabilities and labels differ in rows");
-    if (p.rows == 0)
-        return std::numeric_limits<double>::quiet_NaN();
-    std::vector<double> confidence(static_cast<size_t>(bins), 0.0), hits(static_cast<size_t>(bins), 0.0);
-    std::vector<int64_t> count(static_cast<size_t>(bins), 0);
-    for (int64_t i = 0; i < p.rows; ++i) {
-        const double* r = p.row(i);
-        const auto top = static_cast<int64_t>(std::max_element(r, r + p.classes) - r);
-        // Bin b holds confidences in (b/bins, (b+1)/bins]; 0 joins the first bin.
-        const int b = std::clamp(static_cast<int>(std::ceil(r[top] * bins)) - 1, 0, bins - 1);
-        confidence[static_cast<size_t>(b)] += r[top];
-        hits[static_cast<size_t>(b)] += top == labels[static_cast<size_t>(i)] ? 1.0 : 0.0;
-        ++count[static_cast<size_t>(b)];
-    }
-    double ece = 0;
-    for (size_t b = 0; b < count.size(); ++b)
-        if (count[b] > 0)
-            ece += std::abs(hits[b] - confidence[b]) / static_cast<double>(p.rows);
-    return ece;
+    ReliabilityCounter counter(bins);
+    for (int64_t i = 0; i < p.rows; ++i)
+        counter.add(p.row(i), p.classes, labels[static_cast<size_t>(i)]);
+    return counter.ece();
 }
 
 double sortedQuantile(const std::vector<double>& sorted, double q)

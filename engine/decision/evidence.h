@@ -39,10 +39,37 @@ RuleScore scoreRule(const std::string& rule, const std::vector<int64_t>& decisio
                     const std::vector<int64_t>& labels, const CostMatrix& costs,
                     const ClassProbabilities& probabilities = {});
 
-/// Top-label expected calibration error (Guo et al. 2017): rows binned by their largest
-/// probability into `bins` equal-width bins on [0, 1]; the row-weighted mean over bins of
-/// |accuracy - mean confidence|.
-double expectedCalibrationError(const ClassProbabilities& p, const std::vector<int64_t>& labels, int bins = 15);
+/// Bins of every reliability diagram and ECE: equal-width in top-label confidence.
+inline constexpr int kReliabilityBins = 15;
+
+/// One bin of a reliability diagram: the rows whose top-label confidence max_y p(y) lies
+/// in (b/B, (b+1)/B] (0 joins the first bin), their mean confidence and the share whose
+/// most probable class (the first on a tie) is the label. Empty: count 0, NaN means.
+struct ReliabilityBin {
+    int64_t count = 0;
+    double confidence = 0;
+    double accuracy = 0;
+};
+
+/// Reliability diagram and top-label expected calibration error (Guo et al. 2017),
+/// accumulated a row at a time: ECE = sum_b (n_b / N) |accuracy_b - confidence_b|. A row
+/// whose largest entry is not finite is left out.
+class ReliabilityCounter {
+public:
+    explicit ReliabilityCounter(int bins = kReliabilityBins);
+    void add(const double* probabilities, int classes, int64_t label);
+    std::vector<ReliabilityBin> bins() const;
+    double ece() const;  ///< NaN before any row
+
+private:
+    std::vector<double> m_confidence, m_hits;
+    std::vector<int64_t> m_count;
+    int64_t m_rows = 0;
+};
+
+/// The ECE of `p` against `labels` in `bins` bins (ReliabilityCounter).
+double expectedCalibrationError(const ClassProbabilities& p, const std::vector<int64_t>& labels,
+                                int bins = kReliabilityBins);
 
 /// mean_i (candidate_i - reference_i) with a 95% percentile bootstrap interval over rows
 /// (`resamples` draws of N rows with replacement from a generator seeded `seed`).

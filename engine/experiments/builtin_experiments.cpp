@@ -76,20 +76,22 @@ private:
 class TabularExperiment : public PosteriorExperiment {
 public:
     std::string name() const override { return kTabularExperiment; }
-    std::string title() const override { return "your own data (a CSV table)"; }
+    std::string title() const override { return "your own data (a CSV or ARFF table)"; }
     std::string description() const override
     {
-        return "The synthetic experiment's methods on a table of your own: a CSV with a header, numeric\n"
-               "feature columns and a label column (--label). Each replicate splits the labelled rows\n"
-               "into training and test sets (--test-fraction); rows with an empty label are the\n"
-               "unlabelled calibration set q is trained on. Prints the test cost with and without q.\n";
+        return "The synthetic experiment's methods on a table of your own: a CSV with a header, feature\n"
+               "columns and a label column (--label), or a Weka ARFF file (class: the last attribute\n"
+               "unless --label names one). Each replicate splits the labelled rows into training and\n"
+               "test sets (--test-fraction); rows with an empty label (ARFF: ?) are the unlabelled\n"
+               "calibration set q is trained on (none: the training rows' inputs). Prints the test\n"
+               "cost with and without q.\n";
     }
     std::vector<SettingSpec> settings() const override { return specsOf(tabularSettings()); }
     std::vector<OutputSpec> outputs() const override { return syntheticOutputs(); }
     std::string costsHelp() const override
     {
-        return "cost matrix (.json or Weka .cost) over the table's classes (ordered by value when all are integers, "
-               "else by text); default 0/1";
+        return "cost matrix (.json or Weka .cost) over the table's classes (CSV: by value when all are integers, "
+               "else by text; ARFF: as declared); default 0/1";
     }
     std::vector<std::string> methods() const override { return methodIdsFor(kSyntheticExperiment); }
     CostMatrix defaultCosts(const nlohmann::json& settings) const override
@@ -182,7 +184,7 @@ public:
     std::string describe() const override
     {
         return "Student S of " + std::string(m_names.settingName) + " " + formatNumber(m_cache->rate) + ", trial " +
-               std::to_string(m_cache->trial + 1) +
+               std::to_string(m_cache->trial) +
                " cached: editing costs re-trains only q.";
     }
     CostMatrix costs() const override { return m_costs; }

@@ -153,8 +153,9 @@ void addCorrection(std::vector<BoundSetting<C>>& s)
                                               0, 100000)),
                  [](const C& c) { return c.correctionEpochs ? J(*c.correctionEpochs) : J(); },
                  [](C& c, const J& v) { c.correctionEpochs = v.get<int>(); }});
-    s.push_back({presetDefault(numberSetting("correction_lr", "X", "peak learning rate of q's one-cycle schedule",
-                                             nullptr, 0, 10, false)),
+    s.push_back({withLogScale(presetDefault(numberSetting("correction_lr", "X",
+                                                          "peak learning rate of q's one-cycle schedule", nullptr, 0,
+                                                          10, false))),
                  [](const C& c) { return optionalNumber(c.correctionLr); },
                  [](C& c, const J& v) { c.correctionLr = v.get<double>(); }});
     s.push_back({presetDefault(numberSetting("calibration_noise", "S",

@@ -295,7 +295,7 @@ public:
     CorruptionTrial(const ImageDataset& data, const CorruptionConfig& config, const JobContext& ctx, double rate,
                     int trial, CorruptionResult& result)
         : m_data(data), m_config(config), m_ctx(ctx), m_rate(rate), m_trial(trial), m_result(result),
-          m_detail("rate " + settingText(rate) + ", trial " + std::to_string(trial + 1)),
+          m_detail("rate " + settingText(rate) + ", trial " + std::to_string(trial)),
           m_taskSeed(corruptionTaskSeed(config.seed, rate, trial)),
           // Live test-set curves: cost, accuracy and NLL of the network being trained
           // after every epoch, on up to 2,000 test images.

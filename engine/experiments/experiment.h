@@ -28,6 +28,10 @@ struct ExperimentOutput {
     std::string json;
     std::string csv;
     std::string table;
+    /// The reliability diagrams (reliabilityCsv), where the experiment draws them.
+    std::string reliability;
+    /// The cost-benefit curve (costBenefitCsv), where the run made one.
+    std::string costBenefit;
 };
 
 /// What a run leaves for re-correcting under new costs (a cached posterior predictive or

@@ -40,7 +40,7 @@ struct ObservedMetrics {
 };
 
 /// One decision rule's figures as rows of the long table (`key` gives setting, trial,
-/// method and rule): cost, accuracy and nll, and what `observed` adds; an undefined
+/// method and rule): cost, accuracy, nll and ECE, and what `observed` adds; an undefined
 /// (NaN) figure has no row.
 inline void appendObservations(std::vector<Observation>& out, const Observation& key, const DecisionMetrics& m,
                                const ObservedMetrics& observed = {})
@@ -56,6 +56,7 @@ inline void appendObservations(std::vector<Observation>& out, const Observation&
     add("cost", m.averageCost);
     add("accuracy", m.accuracy);
     add("nll", m.nll);
+    add("ece", m.ece);
     if (observed.referralRate)
         add("referral_rate", m.referralRate);
     if (!observed.iouClasses.empty()) {
@@ -63,6 +64,29 @@ inline void appendObservations(std::vector<Observation>& out, const Observation&
         for (size_t c = 0; c < observed.iouClasses.size() && c < m.perClassIoU.size(); ++c)
             add("iou_" + observed.iouClasses[c], m.perClassIoU[c]);
     }
+}
+
+/// The reliability diagrams of a run as CSV, one row per (run, rule, bin):
+/// [setting,]trial,method,rule,bin,lower,upper,count,confidence,accuracy. `keys` give each
+/// diagram's setting, trial, method and rule (their metric is unused); empty bins have
+/// empty confidence and accuracy cells.
+inline std::string reliabilityCsv(const std::vector<std::pair<Observation, const DecisionMetrics*>>& diagrams)
+{
+    const std::string setting = diagrams.empty() ? std::string() : diagrams.front().first.setting;
+    std::string out = (setting.empty() ? "" : setting + ",") + "trial,method,rule,bin,lower,upper,count,confidence,accuracy\n";
+    for (const auto& [key, metrics] : diagrams) {
+        const auto& bins = metrics->reliability;
+        for (size_t b = 0; b < bins.size(); ++b) {
+            if (!setting.empty())
+                out += formatNumber(key.settingValue) + ",";
+            out += std::to_string(key.trial) + "," + key.method + "," + key.rule + "," + std::to_string(b) + "," +
+                   formatNumber(static_cast<double>(b) / static_cast<double>(bins.size())) + "," +
+                   formatNumber(static_cast<double>(b + 1) / static_cast<double>(bins.size())) + "," +
+                   std::to_string(bins[b].count) + "," + reportCell(bins[b].confidence) + "," +
+                   reportCell(bins[b].accuracy) + "\n";
+        }
+    }
+    return out;
 }
 
 } // namespace lcs

@@ -140,7 +140,7 @@ public:
     SelectiveTrial(const ImageDataset& data, const SelectiveConfig& config, const std::vector<CostMatrix>& costs,
                    const JobContext& ctx, int trial, SelectiveResult& result, FirstTrialSeconds& seconds)
         : m_data(data), m_config(config), m_costs(costs), m_ctx(ctx), m_trial(trial), m_result(result),
-          m_seconds(seconds), m_detail("trial " + std::to_string(trial + 1)),
+          m_seconds(seconds), m_detail("trial " + std::to_string(trial)),
           m_taskSeed(seedFor(config.seed, {static_cast<uint64_t>(trial)}))
     {
         // The contamination: every training and test image rotated once; D' holds

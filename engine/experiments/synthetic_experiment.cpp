@@ -71,7 +71,7 @@ JobContext labelled(const JobContext& ctx, int replicate, InferenceMethod method
     if (ctx.progress) {
         out.progress = [sink = ctx.progress, replicate, method, stage, phases](const Progress& p) {
             Progress q = p;
-            q.detail = "replicate " + std::to_string(replicate + 1) + ", " + methodName(method);
+            q.detail = "replicate " + std::to_string(replicate) + ", " + methodName(method);
             q.task = TaskIdentity{methodName(method), std::nullopt, replicate, stage};
             long long before = 0, all = 0;
             bool found = false;
@@ -148,7 +148,12 @@ SyntheticData syntheticDataFor(const SyntheticConfig& config, int replicate)
     out.trainY = y.index_select(0, trainRows).contiguous();
     out.testX = x.index_select(0, testRows).contiguous();
     out.testY = y.index_select(0, testRows).contiguous();
-    out.calibrationX = torch::tensor(t.unlabelled.values, torch::kDouble).reshape({t.unlabelled.dim(0), d}).to(torch::kFloat);
+    // Without unlabelled rows q trains on the training rows' inputs (their labels unused),
+    // never on a test row: the held-out evidence stays held out.
+    out.calibrationX = t.unlabelled.dim(0) > 0 ? torch::tensor(t.unlabelled.values, torch::kDouble)
+                                                     .reshape({t.unlabelled.dim(0), d})
+                                                     .to(torch::kFloat)
+                                               : out.trainX.clone();
     if (nValidation > 0) {
         out.validationX = x.index_select(0, validationRows).contiguous();
         out.validationY = y.index_select(0, validationRows).contiguous();
@@ -406,6 +411,9 @@ SyntheticResult tabulate(const SyntheticConfig& config, const std::vector<Replic
     result.record.costs = config.costs;
     result.record.seed = config.seed;
     result.record.settings = config.table ? config.recordSettings : settingValues(syntheticSettings(), config);
+    if (config.table)
+        result.record.resolved[kCalibrationRowsKey] =
+            config.table->unlabelled.dim(0) > 0 ? "the table's unlabelled rows" : kTrainingInputsCalibration;
     result.replicates = config.replicates;
     result.seed = config.seed;
     result.bbviPrior = config.bbvi.prior.kind;
@@ -461,7 +469,7 @@ SyntheticResult runSynthetic(const SyntheticConfig& config, const JobContext& ct
             if (ctx.progress) {
                 Progress p;
                 p.phase = "replicate_done";
-                p.detail = "replicate " + std::to_string(replicate + 1) + ", " + methodName(method);
+                p.detail = "replicate " + std::to_string(replicate) + ", " + methodName(method);
                 p.step = static_cast<long long>(done);
                 p.total = static_cast<long long>(tasks.size());
                 p.outcome = TaskOutcome{outcome.uncorrected.averageCost, outcome.corrected.averageCost,

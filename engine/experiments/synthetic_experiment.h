@@ -69,6 +69,9 @@ struct SyntheticConfig {
     /// more than P on seed 1; q is kept only where the validation rows show it lower
     /// beyond the interval (`correct`'s residual q, never worse there, uses Validation).
     Selection selection = Selection::Clear;
+    /// > 0: after the run, the cost-benefit curve at this many further costs (q re-trained
+    /// for each on the cached posterior; cost_benefit.h).
+    int costBenefitPoints = 0;
     /// The experiment and settings the results record (the tabular experiment's own).
     std::string experiment = kSyntheticExperiment;
     nlohmann::json recordSettings;
@@ -144,6 +147,12 @@ struct MethodSummary {
     int collapsedReplicates = 0;
     std::vector<ReplicateOutcome> replicates;  ///< in replicate order
 };
+
+/// Where a table's q trained, in the run record's resolved values: the unlabelled rows,
+/// or, for a table without any, kTrainingInputsCalibration.
+inline constexpr const char* kCalibrationRowsKey = "q_trained_on";
+inline constexpr const char* kTrainingInputsCalibration =
+    "each replicate's training rows' inputs, labels unused (the table has no unlabelled rows)";
 
 struct SyntheticResult {
     RunRecord record;           ///< costs, settings and seed of the run, for the results file

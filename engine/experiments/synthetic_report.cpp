@@ -124,12 +124,16 @@ std::string syntheticTable(const SyntheticResult& r)
               : std::string("Synthetic data"))
       << ": test decision cost over " << r.replicates << " replicate(s)" << (r.replicates > 1 ? ", mean ± std" : "")
       << "\n";
-    // Accuracy and, with a referral decision, the share of test rows referred: without ->
+    const auto calibration = r.record.resolved.find(kCalibrationRowsKey);
+    if (calibration != r.record.resolved.end() && *calibration == kTrainingInputsCalibration)
+        s << "q trained on " << kTrainingInputsCalibration << "\n";
+    // Accuracy, ECE (15 bins of top-label confidence) and, with a referral decision, the
+    // share of test rows referred: without ->
     // with correction, means over the replicates.
     const bool referral = r.record.costs.referralCost().has_value();
     char line[512];
-    std::snprintf(line, sizeof line, "%-14s %-20s %-20s %-16s %-10s %-16s%s", "method", "w/o correction",
-                  "w/ correction", "avg paired diff", "std diff", "accuracy", referral ? " referred" : "");
+    std::snprintf(line, sizeof line, "%-14s %-20s %-20s %-16s %-10s %-16s %-16s%s", "method", "w/o correction",
+                  "w/ correction", "avg paired diff", "std diff", "accuracy", "ECE", referral ? " referred" : "");
     s << trimmedRight(line) << "\n";
     // The figures are read off the long table, as the CSV's are.
     const auto observed = syntheticObservations(r);
@@ -142,10 +146,10 @@ std::string syntheticTable(const SyntheticResult& r)
                           cell.figure(metric, "corrected").mean);
             return std::string(text);
         };
-        std::snprintf(line, sizeof line, "%-14s %s %s %-16.5f %-10s %-16s%s", methodLabel(m.method).c_str(),
+        std::snprintf(line, sizeof line, "%-14s %s %s %-16.5f %-10s %-16s %-16s%s", methodLabel(m.method).c_str(),
                       padded(meanStdText(cell.figure("cost", "uncorrected"), 3), 20).c_str(),
                       padded(meanStdText(cell.figure("cost", "corrected"), 3), 20).c_str(), diff.mean,
-                      diff.count < 2 ? "" : fmtStd(diff.std).c_str(), change("accuracy").c_str(),
+                      diff.count < 2 ? "" : fmtStd(diff.std).c_str(), change("accuracy").c_str(), change("ece").c_str(),
                       referral ? (" " + change("referral_rate")).c_str() : "");
         s << trimmedRight(line) << "\n";
     }
@@ -155,7 +159,7 @@ std::string syntheticTable(const SyntheticResult& r)
         std::string which;
         for (const auto& o : m.replicates)
             if (o.collapsed)
-                which += (which.empty() ? "" : ", ") + std::to_string(o.replicate + 1);
+                which += (which.empty() ? "" : ", ") + std::to_string(o.replicate);
         s << "warning: " << methodLabel(m.method) << ": q collapsed to one class in " << m.collapsedReplicates
           << " replicate(s) (" << which << "); their corrected cost is included above\n";
     }
@@ -310,6 +314,8 @@ std::string syntheticCsv(const SyntheticResult& r)
                       {"corrected_accuracy", "corrected", "accuracy"},
                       {"uncorrected_nll", "uncorrected", "nll"},
                       {"corrected_nll", "corrected", "nll"},
+                      {"uncorrected_ece", "uncorrected", "ece"},
+                      {"corrected_ece", "corrected", "ece"},
                       {"inference_seconds", "", "inference_seconds"},
                       {"correction_seconds", "", "correction_seconds"},
                       {"collapsed", "", "collapsed", true},
@@ -319,6 +325,22 @@ std::string syntheticCsv(const SyntheticResult& r)
         layout.columns.insert(layout.columns.end(), {{"uncorrected_referral_rate", "uncorrected", "referral_rate"},
                                                      {"corrected_referral_rate", "corrected", "referral_rate"}});
     return wideCsv(syntheticObservations(r), layout);
+}
+
+std::string syntheticReliabilityCsv(const SyntheticResult& r)
+{
+    std::vector<std::pair<Observation, const DecisionMetrics*>> diagrams;
+    for (const auto& m : r.methods)
+        for (const auto& o : m.replicates) {
+            Observation key;
+            key.trial = o.replicate;
+            key.method = methodName(m.method);
+            key.rule = "uncorrected";
+            diagrams.emplace_back(key, &o.uncorrected);
+            key.rule = "corrected";
+            diagrams.emplace_back(key, &o.corrected);
+        }
+    return reliabilityCsv(diagrams);
 }
 
 } // namespace lcs

@@ -22,5 +22,7 @@ std::vector<Observation> syntheticObservations(const SyntheticResult& result);
 
 /// One row per (method, replicate) with both decision rules' metrics: a view of the long table.
 std::string syntheticCsv(const SyntheticResult& result);
+/// Each replicate's reliability diagrams, uncorrected and corrected (reliabilityCsv).
+std::string syntheticReliabilityCsv(const SyntheticResult& r);
 
 } // namespace lcs

@@ -52,12 +52,14 @@ const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings()
         s.push_back({threadsSetting(),
                      [](const C& c) { return J(c.threads); },
                      [](C& c, const J& v) { c.threads = v.get<int>(); }});
-        s.push_back({integerSetting("correction_iterations", "N", "q training steps", d.correction.epochs, 1, 10000000),
+        s.push_back({withLogScale(integerSetting("correction_iterations", "N", "q training steps", d.correction.epochs, 1,
+                                                 10000000)),
                      [](const C& c) { return J(c.correction.epochs); },
                      [](C& c, const J& v) { c.correction.epochs = v.get<int>(); }});
-        s.push_back({withFormLabel(numberSetting("correction_lr", "X", "peak Adam learning rate of q, cosine-annealed",
-                                             d.correction.learningRate, 0, 10, true),
-                              "q learning rate"),
+        s.push_back({withLogScale(withFormLabel(numberSetting("correction_lr", "X",
+                                                              "peak Adam learning rate of q, cosine-annealed",
+                                                              d.correction.learningRate, 0, 10, true),
+                                                "q learning rate")),
                      [](const C& c) { return J(c.correction.learningRate); },
                      [](C& c, const J& v) { c.correction.learningRate = v.get<double>(); }});
         s.push_back({integerSetting("warm_start_steps", "N",
@@ -66,6 +68,19 @@ const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings()
                                      d.correction.warmStartSteps, 0, 1000000),
                      [](const C& c) { return J(c.correction.warmStartSteps); },
                      [](C& c, const J& v) { c.correction.warmStartSteps = v.get<int>(); }});
+        auto curvePoints = integerSetting("cost_benefit_points", "N",
+                                          "after the run, the cost-benefit curve: the test cost and referral rate of "
+                                          "P, q (re-trained at each point on the cached posterior) and the baselines "
+                                          "at N more referral costs (a matrix with referral) or error-cost ratios "
+                                          "(two classes); 0: none (--cost-benefit FILE alone takes 9); else 2 to 50",
+                                          0, 0, 50);
+        curvePoints.problem = [](const std::string& text) {
+            return text == "1" ? std::string("is not 0 (no curve) or 2 to 50: a curve needs two points")
+                               : std::string();
+        };
+        s.push_back({curvePoints,
+                     [](const C& c) { return J(c.costBenefitPoints); },
+                     [](C& c, const J& v) { c.costBenefitPoints = v.get<int>(); }});
         s.push_back({selectionSettingSpec(d.selection),
                      [](const C& c) { return J(selectionName(c.selection)); },
                      [](C& c, const J& v) { c.selection = selectionFromName(v.get<std::string>()); }});
@@ -131,14 +146,19 @@ const std::vector<BoundSetting<SyntheticConfig>>& tabularSettings()
         const C d;
         std::vector<BoundSetting<C>> s;
         auto data = textSetting(kDataSetting, "FILE",
-                                "a CSV table: a header line, numeric feature columns and a label column; rows with "
-                                "an empty label are the unlabelled calibration set",
+                                "a CSV table (a header line, feature columns of numbers or text, a label column) or "
+                                "a Weka ARFF file (numeric and nominal attributes); rows with an empty label (ARFF: "
+                                "?) are the unlabelled calibration set, and without any q trains on the training "
+                                "rows' inputs",
                                 nullptr);
         data.required = true;
         data.browse = SettingBrowse::File;
         s.push_back({data, [](const C& c) { return J(c.tablePath); },
                      [](C& c, const J& v) { c.tablePath = v.get<std::string>(); }});
-        s.push_back({textSetting("label", "NAME", "the label column's name in the header", "label"),
+        s.push_back({textSetting("label", "NAME",
+                                 "the label column (empty: a CSV table's column \"label\", an ARFF file's last "
+                                 "attribute, as in Weka)",
+                                 ""),
                      [](const C& c) { return J(c.labelColumn); },
                      [](C& c, const J& v) { c.labelColumn = v.get<std::string>(); }});
         s.push_back({numberSetting("test_fraction", "X", "share of the labelled rows each replicate tests on",
@@ -155,7 +175,8 @@ const std::vector<BoundSetting<SyntheticConfig>>& tabularSettings()
                                                      "standardises them with the training rows' mean and std)"),
                      [](const C& c) { return J(!c.standardise); },
                      [](C& c, const J& v) { c.standardise = !v.get<bool>(); }});
-        s.push_back({integerSetting("width", "N", "hidden units per layer of every network", d.hidden.front(), 1, 4096),
+        s.push_back({withLogScale(integerSetting("width", "N", "hidden units per layer of every network",
+                                                 d.hidden.front(), 1, 4096)),
                      [](const C& c) { return J(c.hidden.front()); },
                      [](C& c, const J& v) { std::fill(c.hidden.begin(), c.hidden.end(), v.get<int64_t>()); }});
         s.push_back({integerSetting("depth", "N", "hidden layers of every network", 1, 1, 8),
@@ -174,7 +195,7 @@ SyntheticConfig tabularConfigFrom(const nlohmann::json& settings, const std::opt
     SyntheticConfig config;
     config.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     applySettings(tabularSettings(), settings, config);
-    config.table = std::make_shared<TabularData>(readTabularCsv(config.tablePath, config.labelColumn, size_t{64} << 20));
+    config.table = std::make_shared<TabularData>(readTable(config.tablePath, config.labelColumn, size_t{64} << 20));
     config.experiment = kTabularExperiment;
     config.recordSettings = settingValues(tabularSettings(), config);
     const auto& t = *config.table;
@@ -191,7 +212,7 @@ SyntheticConfig tabularConfigFrom(const nlohmann::json& settings, const std::opt
     config.costs = costs ? *costs : CostMatrix::zeroOne(classes, t.classNames);
     if (config.costs.numClasses() != classes)
         throw CostMatrixError("cost matrix has " + std::to_string(config.costs.numClasses()) + " classes but " +
-                              t.source + " has " + std::to_string(classes) + " in column \"" + config.labelColumn + "\"");
+                              t.source + " has " + std::to_string(classes) + " in " + (isArffPath(t.source) ? "attribute" : "column") + " \"" + t.labelName + "\"");
     requireClassNames(config.costs, t.classNames, t.source);
     config.costs.validate();
     return config;
@@ -217,6 +238,12 @@ std::vector<OutputSpec> syntheticOutputs()
     outputs.push_back({"save_models", "DIR", PathKind::Folder,
                        "save each q (and the MAP / last-sample networks) with a JSON sidecar; the folder is "
                        "created once the run starts"});
+    outputs.push_back({"cost_benefit", "FILE", PathKind::File,
+                       "write the cost-benefit curve (cost_benefit_points, 9 when unset) as CSV (atomically): "
+                       "setting, value, current, method, replicate, rule, cost, referral_rate"});
+    outputs.push_back({"reliability", "FILE", PathKind::File,
+                       "write each replicate's reliability diagrams (uncorrected and corrected: 15 bins of top-label "
+                       "confidence, count, mean confidence, accuracy) as CSV (atomically)"});
     return outputs;
 }
 

@@ -3,6 +3,9 @@
 #include "core/atomic_file.h"
 #include "core/input_error.h"
 #include "core/threads.h"
+#include "inference/method_catalog.h"
+#include <cmath>
+#include <limits>
 #include "experiments/run_views.h"
 #include "experiments/synthetic_report.h"
 #include "io/model_io.h"
@@ -44,6 +47,32 @@ std::string SyntheticState::describe() const
 {
     return "Posterior predictives of " + std::to_string(m_config.replicates) + " replicate(s) x " +
            std::to_string(m_config.methods.size()) + " method(s) cached: editing costs re-trains only q.";
+}
+
+CostBenefit SyntheticState::costBenefit(int points, const JobContext& ctx) const
+{
+    CostBenefit out;
+    out.axis = costBenefitAxis(m_config.costs, points);
+    for (const double value : out.axis.values) {
+        const CostMatrix costs = costsAt(m_config.costs, out.axis.setting, value);
+        std::vector<ReplicateOutcome> outcomes(m_predictives.size());
+        correctAll(m_config, m_predictives, costs, ctx, {}, [&](size_t i, const SyntheticCorrection& c) {
+            outcomes[i] = evaluateSynthetic(m_predictives[i], c, costs, m_config.selection, m_config.seed);
+        });
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        for (const auto& o : outcomes) {
+            const std::string method = methodName(o.method);
+            out.rows.push_back({value, method, o.replicate, "uncorrected", o.uncorrected.averageCost,
+                                o.uncorrected.referralRate});
+            out.rows.push_back({value, method, o.replicate, "corrected", o.corrected.averageCost,
+                                o.corrected.referralRate});
+            if (std::isfinite(o.temperatureCost))
+                out.rows.push_back({value, method, o.replicate, "temperature", o.temperatureCost, nan});
+            if (std::isfinite(o.offsetsCost))
+                out.rows.push_back({value, method, o.replicate, "offsets", o.offsetsCost, nan});
+        }
+    }
+    return out;
 }
 
 ExperimentOutput SyntheticState::recorrect(const CostMatrix& costs, const JobContext& ctx)
@@ -107,7 +136,7 @@ ExperimentOutput SyntheticState::correctWith(SyntheticConfig next, const CostMat
     m_config = std::move(next);
     m_corrections = std::move(corrections);
     const auto result = tabulate(m_config, outcomes, secondsSince(start));
-    return {syntheticJson(result), syntheticCsv(result), syntheticTable(result)};
+    return {syntheticJson(result), syntheticCsv(result), syntheticTable(result), syntheticReliabilityCsv(result)};
 }
 
 std::vector<std::string> SyntheticState::saveNetworks(int replicate, InferenceMethod method,
@@ -122,7 +151,7 @@ std::vector<std::string> SyntheticState::saveNetworks(int replicate, InferenceMe
                                      : path;
         return saveTaskNetworks(m_config, p, m_corrections[i], path, stem);
     }
-    throw InputError("no corrected model for replicate " + std::to_string(replicate + 1) + ", " + methodName(method) +
+    throw InputError("no corrected model for replicate " + std::to_string(replicate) + ", " + methodName(method) +
                      ": run the correction first");
 }
 
@@ -132,6 +161,11 @@ ExperimentRun runSyntheticConfig(const SyntheticConfig& config, const JobContext
     const auto start = std::chrono::steady_clock::now();
     // The networks go into a staging folder moved into place once every one is saved:
     // all of them, or none.
+    // A curve that cannot be drawn for this matrix is refused before any work.
+    const bool curveWritten = outputs.count("cost_benefit") && !outputs.at("cost_benefit").empty();
+    const int curvePoints = config.costBenefitPoints > 0 ? config.costBenefitPoints : curveWritten ? 9 : 0;
+    if (curvePoints > 0)
+        costBenefitAxis(config.costs, curvePoints);
     std::optional<StagedFolder> models;
     if (const auto it = outputs.find("save_models"); it != outputs.end() && !it->second.empty())
         models.emplace(it->second);
@@ -146,6 +180,14 @@ ExperimentRun runSyntheticConfig(const SyntheticConfig& config, const JobContext
     JobContext correcting = ctx;
     correcting.plan = nullptr;
     out.output = state->correct(config.costs, correcting, start, models ? models->path() : std::string());
+    // The cost-benefit curve, where asked for: by the setting, or by its output alone.
+    if (curvePoints > 0) {
+        const auto curve = state->costBenefit(curvePoints, correcting);
+        out.output.costBenefit = costBenefitCsv(curve);
+        auto json = nlohmann::json::parse(out.output.json);
+        json["cost_benefit"] = costBenefitJson(curve);
+        out.output.json = json.dump(2) + "\n";
+    }
     if (models)
         models->commit();
     out.cache = std::move(state);

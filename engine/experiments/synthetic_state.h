@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/settings.h"
+#include "experiments/cost_benefit.h"
 #include "experiments/experiment.h"
 #include "experiments/synthetic_experiment.h"
 
@@ -40,6 +41,10 @@ public:
     ExperimentOutput correct(const CostMatrix& costs, const JobContext& ctx,
                              std::chrono::steady_clock::time_point start, const std::string& modelDir);
 
+    /// The cost-benefit curve around the last correction's matrix (costBenefitAxis with
+    /// `points`): at each value, every cached predictive's q re-trained and scored as
+    /// the run scores it. The state keeps its own corrections.
+    CostBenefit costBenefit(int points, const JobContext& ctx) const;
     /// The run's config (its costs the last correction's).
     const SyntheticConfig& config() const { return m_config; }
     const std::vector<SyntheticPredictive>& predictives() const { return m_predictives; }

@@ -196,6 +196,120 @@ std::string sweepTableCsv(const SweepTable& table)
     return out;
 }
 
+WideSweepTable wideSweepTable(const SweepTable& table)
+{
+    WideSweepTable wide;
+    wide.keyColumns = table.axes;
+    if (!table.setting.empty())
+        wide.keyColumns.push_back(table.setting);
+    wide.keyColumns.push_back("method");
+    wide.keyColumns.push_back("rule");
+    std::map<std::vector<std::string>, size_t> rowOf;
+    for (const auto& row : table.rows) {
+        std::vector<std::string> keys;
+        for (const auto& axis : table.axes)
+            keys.push_back(sweepValueText(row.axisValues.at(axis)));
+        if (!table.setting.empty())
+            keys.push_back(row.settingValue ? formatNumber(*row.settingValue) : std::string());
+        keys.push_back(row.method);
+        keys.push_back(row.rule);
+        const auto [at, fresh] = rowOf.emplace(keys, wide.rows.size());
+        if (fresh)
+            wide.rows.push_back({keys, {}});
+        wide.rows[at->second].metrics[row.metric] = row.stats;
+        if (std::find(wide.metrics.begin(), wide.metrics.end(), row.metric) == wide.metrics.end())
+            wide.metrics.push_back(row.metric);
+    }
+    return wide;
+}
+
+std::string sweepTableWideCsv(const SweepTable& table)
+{
+    const auto wide = wideSweepTable(table);
+    std::string out;
+    for (const auto& key : wide.keyColumns)
+        out += csvText(key) + ",";
+    for (size_t m = 0; m < wide.metrics.size(); ++m) {
+        const auto name = csvText(wide.metrics[m]);
+        out += name + "_n," + name + "_mean," + name + "_se" + (m + 1 < wide.metrics.size() ? "," : "");
+    }
+    out += "\n";
+    for (const auto& row : wide.rows) {
+        for (const auto& key : row.keys)
+            out += csvText(key) + ",";
+        for (size_t m = 0; m < wide.metrics.size(); ++m) {
+            const auto it = row.metrics.find(wide.metrics[m]);
+            if (it != row.metrics.end())
+                out += std::to_string(it->second.n) + "," + numberCell(it->second.mean) + "," +
+                       numberCell(it->second.standardError);
+            else
+                out += ",,";
+            out += m + 1 < wide.metrics.size() ? "," : "";
+        }
+        out += "\n";
+    }
+    return out;
+}
+
+namespace {
+
+/// One aligned text table of `table`'s rows, widths in characters ("±" is two bytes).
+std::string alignedWideText(const SweepTable& table)
+{
+    const auto wide = wideSweepTable(table);
+    std::vector<std::vector<std::string>> cells{wide.keyColumns};
+    for (const auto& metric : wide.metrics)
+        cells.front().push_back(metric);
+    for (const auto& row : wide.rows) {
+        auto line = row.keys;
+        if (line.back().empty())
+            line.back() = "-";  // a figure without a decision rule (the run's seconds)
+        for (const auto& metric : wide.metrics) {
+            const auto it = row.metrics.find(metric);
+            line.push_back(it == row.metrics.end() ? "" : meanErrorText(it->second) + " (" +
+                                                              std::to_string(it->second.n) + ")");
+        }
+        cells.push_back(std::move(line));
+    }
+    const auto width = [](const std::string& text) {
+        return static_cast<size_t>(std::count_if(text.begin(), text.end(),
+                                                 [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+    };
+    std::vector<size_t> widths(cells.front().size(), 0);
+    for (const auto& line : cells)
+        for (size_t c = 0; c < line.size(); ++c)
+            widths[c] = std::max(widths[c], width(line[c]));
+    std::string out;
+    for (const auto& line : cells) {
+        std::string text;
+        for (size_t c = 0; c < line.size(); ++c)
+            text += line[c] + (c + 1 < line.size() ? std::string(widths[c] - width(line[c]) + 2, ' ') : "");
+        while (!text.empty() && text.back() == ' ')
+            text.pop_back();
+        out += text + "\n";
+    }
+    return out;
+}
+
+} // namespace
+
+std::string sweepTableWideText(const SweepTable& table)
+{
+    // The decision rules' figures first; the run's own (seconds, collapse), which have no
+    // rule, in a table of their own below, so neither is padded with the other's columns.
+    SweepTable ruled = table, unruled = table;
+    ruled.rows.clear();
+    unruled.rows.clear();
+    for (const auto& row : table.rows)
+        (row.rule.empty() ? unruled : ruled).rows.push_back(row);
+    std::string out;
+    if (!ruled.rows.empty())
+        out += alignedWideText(ruled);
+    if (!unruled.rows.empty())
+        out += (out.empty() ? "" : "\n") + alignedWideText(unruled);
+    return out;
+}
+
 std::string sweepTableJson(const SweepTable& table)
 {
     auto rows = nlohmann::json::array();

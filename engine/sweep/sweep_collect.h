@@ -73,6 +73,24 @@ SweepTable collectSweep(const std::string& dir, const SweepManifest& manifest);
 /// The table as CSV: the grouping axes, the in-run setting, method, rule, metric, n,
 /// mean, se (an undefined error is an empty cell).
 std::string sweepTableCsv(const SweepTable& table);
+/// The table wide: one row per swept values, in-run setting, method and rule, a column
+/// per metric (in the order they first appear), as a reader compares methods.
+struct WideSweepTable {
+    std::vector<std::string> keyColumns;  ///< the axes, the in-run setting, "method", "rule"
+    std::vector<std::string> metrics;
+    struct Row {
+        std::vector<std::string> keys;                  ///< a text per key column
+        std::map<std::string, MeanAndError> metrics;    ///< the metrics this row has
+    };
+    std::vector<Row> rows;  ///< in the order of the long table's first row of each
+};
+WideSweepTable wideSweepTable(const SweepTable& table);
+/// As CSV: the key columns, then "<metric>_n,<metric>_mean,<metric>_se" per metric (empty
+/// where a row lacks the metric or its error is undefined).
+std::string sweepTableWideCsv(const SweepTable& table);
+/// As aligned text: the key columns, then "mean ± se (n)" per metric (meanErrorText).
+std::string sweepTableWideText(const SweepTable& table);
+
 /// The table as JSON ("lcstudio-sweep-table"), with the incomplete cells.
 std::string sweepTableJson(const SweepTable& table);
 

@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size)
             const auto d = static_cast<int64_t>(t.featureNames.size());
             LCS_FUZZ_REQUIRE(d >= 1 && t.classNames.size() >= 2);
             LCS_FUZZ_REQUIRE(t.labelled.values.size() == t.labels.size() * static_cast<size_t>(d));
-            LCS_FUZZ_REQUIRE(t.unlabelled.dim(0) >= 1 && t.unlabelled.dim(1) == d);
+            LCS_FUZZ_REQUIRE(t.unlabelled.dim(0) >= 0 && t.unlabelled.dim(1) == d);
             for (auto k : t.labels)
                 LCS_FUZZ_REQUIRE(k >= 0 && k < static_cast<int64_t>(t.classNames.size()));
         } catch (const lcs::InputError&) {

@@ -5,6 +5,7 @@
 #include <QUndoStack>
 
 #include "core/atomic_file.h"
+#include "core/nearest_names.h"
 
 #include "cost_editor.h"
 #include "cost_matrix_model.h"
@@ -55,6 +56,7 @@ void ExperimentPage::activate(const QString& experiment)
 {
     m_experiment = experiment;
     const CostMatrix matrix = m_costsByExperiment.value(experiment, defaultCosts(experiment));
+    m_costsChosen = m_chosenByExperiment.value(experiment, false);
     m_costs->undoStack()->clear();
     setCostsQuietly(matrix);
     m_costEditor->setExpectedClasses(matrix.numClasses());
@@ -65,8 +67,10 @@ void ExperimentPage::activate(const QString& experiment)
 
 void ExperimentPage::deactivate()
 {
-    if (m_active)
+    if (m_active) {
         m_costsByExperiment.insert(m_experiment, m_costs->matrix());
+        m_chosenByExperiment.insert(m_experiment, m_costsChosen);
+    }
     m_active = false;
     m_recorrectTimer.stop();
     m_recorrectPending = false;
@@ -84,6 +88,7 @@ void ExperimentPage::onCostsChanged()
     // The window or the page set the matrix (experiment switch, a run's data): not an edit.
     if (!m_active || m_quietCosts)
         return;
+    m_costsChosen = true;
     if (canRecorrect())
         m_recorrectTimer.start();
 }
@@ -268,15 +273,29 @@ void ExperimentPage::adoptDataClasses(const Experiment& experiment, const nlohma
 {
     try {
         const CostMatrix fromData = experiment.defaultCosts(settings);
-        // Data that names its classes must match by name; a predictive that does not, by count.
-        const bool differs = fromData.classNames().empty() ? fromData.numClasses() != m_costs->matrix().numClasses()
-                                                           : fromData.classNames() != m_costs->matrix().classNames();
-        if (differs) {
-            setCostsQuietly(fromData);
-            m_costEditor->setExpectedClasses(fromData.numClasses());
-            Q_EMIT logLine(tr("Cost matrix: the data's %1 classes, 0/1 costs (edit them, then re-correct)")
-                               .arg(fromData.numClasses()));
+        const CostMatrix& current = m_costs->matrix();
+        if (fitsClassesOf(current, fromData))
+            return;  // the run uses it as the CLI would
+        // Only a matrix nobody chose (the page's default for other data) or a plain 0/1
+        // one is replaced: a matrix a user edited, imported or a session brought is kept,
+        // and the run refuses it naming both, as lcstudio-cli run would.
+        const bool plainDefault = !current.hasReferral() &&
+                                  current.values() == CostMatrix::zeroOne(current.numClasses()).values();
+        if (m_costsChosen && !plainDefault) {
+            const auto names = [](const CostMatrix& m) {
+                return QString::fromStdString(nameList(m.classNames(), 12));
+            };
+            Q_EMIT logLine(tr("Cost matrix kept: its classes (%1) do not fit the data's (%2), so the run will refuse "
+                              "it; Edit > Reset Costs to 0/1 takes the data's classes on the next run, or File > "
+                              "Import Cost Matrix another")
+                               .arg(names(current), names(fromData)));
+            return;
         }
+        setCostsQuietly(fromData);
+        m_costsChosen = false;
+        m_costEditor->setExpectedClasses(fromData.numClasses());
+        Q_EMIT logLine(tr("Cost matrix: the data's %1 classes, 0/1 costs (edit them, then re-correct)")
+                           .arg(fromData.numClasses()));
     } catch (const std::exception&) {
         // the run itself reports what is wrong with the settings
     }

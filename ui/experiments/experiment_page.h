@@ -217,6 +217,10 @@ private:
     QHash<QString, CostMatrix> m_costsByExperiment;  ///< each experiment keeps its own matrix
     bool m_active = false;
     bool m_quietCosts = false;
+    /// The matrix was set by the user (an edit, an import, a preset) or by a session, not
+    /// by the page: such a matrix is never replaced to fit the data, only refused.
+    bool m_costsChosen = false;
+    QHash<QString, bool> m_chosenByExperiment;
     bool m_recorrectPending = false;
     bool m_demo = false;
     QTimer m_recorrectTimer;

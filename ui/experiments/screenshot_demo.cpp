@@ -5,6 +5,7 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QTabWidget>
 #include <QTimer>
 #include <QWidget>
 
@@ -65,7 +66,23 @@ QString screenshotPathProblem(MainWindow& window, const QString& pngPath)
     return windowOutputProblem(QStringLiteral("--screenshot"), pngPath, false);
 }
 
-void runScreenshotDemo(QWidget* window, ExperimentPage* page, const QString& pngPath, const QString& plotsDir)
+QString showTabTitled(QWidget* page, const QString& title)
+{
+    QStringList titles;
+    const auto plain = [](QString text) { return text.remove(QLatin1Char('&')).trimmed(); };
+    for (auto* tabs : page->findChildren<QTabWidget*>())
+        for (int i = 0; i < tabs->count(); ++i) {
+            if (plain(tabs->tabText(i)).compare(plain(title), Qt::CaseInsensitive) == 0) {
+                tabs->setCurrentIndex(i);
+                return {};
+            }
+            titles << QLatin1Char('"') + plain(tabs->tabText(i)) + QLatin1Char('"');
+        }
+    return QStringLiteral("--tab: no tab \"%1\" on this page (its tabs: %2)").arg(title, titles.join(QStringLiteral(", ")));
+}
+
+void runScreenshotDemo(QWidget* window, ExperimentPage* page, const QString& pngPath, const QString& plotsDir,
+                       const QString& tab)
 {
     // Responsiveness probe: a 10 ms timer on the GUI thread; its largest lateness while
     // the pipeline runs (with live plots) is printed at the end.
@@ -89,12 +106,20 @@ void runScreenshotDemo(QWidget* window, ExperimentPage* page, const QString& png
         *last = -1;
         probe->start();
     });
-    QObject::connect(page, &ExperimentPage::demoDone, window, [window, page, pngPath, plotsDir, probe, worst, worstAt,
-                                                               clock] {
+    QObject::connect(page, &ExperimentPage::demoDone, window, [window, page, pngPath, plotsDir, tab, probe, worst,
+                                                               worstAt, clock] {
         std::fprintf(stdout,
                      "lcstudio: largest event-loop delay while the pipeline ran: %lld ms (%.1f s into the run of %.1f s)\n",
                      static_cast<long long>(*worst), *worstAt / 1000.0, clock->elapsed() / 1000.0);
         probe->stop();
+        if (!tab.isEmpty()) {
+            const QString problem = showTabTitled(page->centralWidget(), tab);
+            if (!problem.isEmpty()) {
+                std::fprintf(stderr, "lcstudio: %s\n", qPrintable(problem));
+                QApplication::exit(2);
+                return;
+            }
+        }
         // Let the queued replots land before grabbing.
         QTimer::singleShot(300, window, [window, page, pngPath, plotsDir] {
             for (auto* plot : window->findChildren<QCustomPlot*>())

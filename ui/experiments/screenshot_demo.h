@@ -27,8 +27,14 @@ QString screenshotPathProblem(MainWindow& window, const QString& pngPath);
 /// with 0; with 1 and a message on stderr on failure, or with the page's code (2 when
 /// the experiment finds no data).
 /// With `plotsDir`, every plot of the page is also exported there (PNG, SVG, PDF; all or
-/// none), as File > Export Plots writes them.
+/// none), as File > Export Plots writes them. With `tab`, the page's tab of that title
+/// (any case, without its & shortcut) is shown before the PNG; no such tab exits with 2,
+/// listing the titles.
 void runScreenshotDemo(QWidget* window, ExperimentPage* page, const QString& pngPath,
-                       const QString& plotsDir = QString());
+                       const QString& plotsDir = QString(), const QString& tab = QString());
+
+/// Shows the tab titled `title` (case and & ignored) of the first tab widget under
+/// `page` that has one; "" when shown, else the titles there are.
+QString showTabTitled(QWidget* page, const QString& title);
 
 } // namespace lcs::ui

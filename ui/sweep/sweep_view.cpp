@@ -292,10 +292,14 @@ void SweepView::plotMetric()
     m_plot->clearPlottables();
     m_plot->plotLayout()->clear();
     auto* legend = makeLegend(m_plot, 0, 4);
+    legend->setFont(QFont("sans", 8));  // the axis labels' size: a legend is read as closely
     auto* rect = makeRect(m_plot);
     m_plot->plotLayout()->addElement(1, 0, rect);
     auto* xAxis = rect->axis(QCPAxis::atBottom);
     auto* yAxis = rect->axis(QCPAxis::atLeft);
+    // The paired difference (uncorrected minus corrected, per run) is another quantity
+    // than the cost itself: its own axis on the right, its own line style.
+    auto* diffAxis = rect->axis(QCPAxis::atRight);
     xAxis->setLabel(x.empty() ? tr("method") : words(x));
     yAxis->setLabel(tr("%1 (mean ± s.e.)").arg(words(metric)));
     QSharedPointer<QCPAxisTickerText> methodTicks;
@@ -303,28 +307,46 @@ void SweepView::plotMetric()
         methodTicks.reset(new QCPAxisTickerText);
         xAxis->setTicker(methodTicks);
     }
-    double lo = 1e300, hi = -1e300, bottom = 1e300, top = -1e300;
+    // A setting declared log-scaled (learning rates, widths) on a log axis.
+    bool logX = false;
+    if (!x.empty() && x != table.setting)
+        if (const auto* experiment = ExperimentRegistry::global().find(m_experiment.toStdString()))
+            for (const auto& spec : experiment->settings())
+                logX |= spec.name == x && spec.logScale;
+    struct Range {
+        double lo = 1e300, hi = -1e300;
+        void add(double v) { lo = std::min(lo, v), hi = std::max(hi, v); }
+        bool empty() const { return lo > hi; }
+    };
+    Range keys, values, diffs;
+    for (const auto& s : series)
+        for (double k : s.keys)
+            logX &= k > 0;
     for (size_t i = 0; i < series.size(); ++i) {
         const auto& s = series[i];
+        const bool diff = s.rule == "paired_diff";
         for (int k = 0; k < s.keys.size(); ++k) {
-            lo = std::min(lo, s.keys[k]);
-            hi = std::max(hi, s.keys[k]);
-            bottom = std::min(bottom, s.values[k] - s.errors[k]);
-            top = std::max(top, s.values[k] + s.errors[k]);
+            keys.add(s.keys[k]);
+            (diff ? diffs : values).add(s.values[k] - s.errors[k]);
+            (diff ? diffs : values).add(s.values[k] + s.errors[k]);
         }
         const QString method = QString::fromStdString(s.method);
         const QColor colour = methodColourOf(methodIn(method, m_experiment));
-        auto* graph = new QCPGraph(xAxis, yAxis);
-        graph->setName(s.label);
+        auto* valueAxis = diff ? diffAxis : yAxis;
+        auto* graph = new QCPGraph(xAxis, valueAxis);
+        graph->setName(diff ? tr("%1 (right axis)").arg(s.label) : s.label);
         graph->setData(s.keys, s.values, /*alreadySorted=*/true);
         QPen pen(colour, 1.6);
         if (s.rule == "uncorrected")
             pen.setStyle(Qt::DashLine);
+        if (diff)
+            pen.setStyle(Qt::DotLine);
         graph->setPen(pen);
         graph->setLineStyle(x.empty() ? QCPGraph::lsNone : QCPGraph::lsLine);
-        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, 6));
+        graph->setScatterStyle(diff ? QCPScatterStyle(QCPScatterStyle::ssTriangle, colour, Qt::white, 8)
+                                    : QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, 6));
         markMethod(graph, method);
-        auto* bars = new QCPErrorBars(xAxis, yAxis);
+        auto* bars = new QCPErrorBars(xAxis, valueAxis);
         bars->setDataPlottable(graph);
         bars->setData(s.errors);
         bars->setPen(QPen(colour, 1.2));
@@ -334,11 +356,27 @@ void SweepView::plotMetric()
         if (methodTicks)
             methodTicks->addTick(static_cast<double>(i), s.tick);
     }
-    if (!series.empty()) {
-        const double xPad = hi > lo ? 0.06 * (hi - lo) : 0.5;
-        const double yPad = top > bottom ? 0.08 * (top - bottom) : std::max(0.01, std::abs(top) * 0.1);
-        xAxis->setRange(lo - xPad, hi + xPad);
-        yAxis->setRange(bottom - yPad, top + yPad);
+    diffAxis->setVisible(!diffs.empty());
+    if (!diffs.empty()) {
+        diffAxis->setLabel(tr("paired difference, uncorrected − corrected (right; ▵, dotted)"));
+        diffs.add(0);  // zero, where the correction neither helps nor hurts, is always shown
+        const double pad = diffs.hi > diffs.lo ? 0.08 * (diffs.hi - diffs.lo) : 0.01;
+        diffAxis->setRange(diffs.lo - pad, diffs.hi + pad);
+    }
+    if (logX) {
+        xAxis->setScaleType(QCPAxis::stLogarithmic);
+        xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        xAxis->setLabel(tr("%1 (log scale)").arg(words(x)));
+        const double factor = keys.hi > keys.lo ? std::pow(keys.hi / keys.lo, 0.06) : 2.0;
+        xAxis->setRange(keys.lo / factor, keys.hi * factor);
+    } else if (!keys.empty()) {
+        const double xPad = keys.hi > keys.lo ? 0.06 * (keys.hi - keys.lo) : 0.5;
+        xAxis->setRange(keys.lo - xPad, keys.hi + xPad);
+    }
+    if (!values.empty()) {
+        const double yPad = values.hi > values.lo ? 0.08 * (values.hi - values.lo)
+                                                  : std::max(0.01, std::abs(values.hi) * 0.1);
+        yAxis->setRange(values.lo - yPad, values.hi + yPad);
     }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -51,7 +51,7 @@ QString cachedRunName(const TaskPlan& plan, bool selective)
     if (plan.size() != 1 || !plan.front().task.setting)
         return {};
     const auto& task = plan.front().task;
-    const QString trial = QStringLiteral("trial %1").arg(task.trial + 1);
+    const QString trial = QStringLiteral("trial %1").arg(task.trial);
     return selective ? trial
                      : QStringLiteral("rate %1, %2").arg(QString::fromStdString(settingText(*task.setting)), trial);
 }

@@ -104,7 +104,7 @@ struct ComparisonView {
 
     int classes() const { return static_cast<int>(classNames.size()); }
     int decisions() const { return static_cast<int>(decisionNames.size()); }
-    /// "rate 0.5, trial 1" / "r 0.1, trial 1"
+    /// "rate 0.5, trial 1" / "r 0.1, trial 1"; for another experiment "replicate 0"
     QString title() const;
 };
 

@@ -78,9 +78,12 @@ QString imageSeriesLabel(const QString& series)
 
 QString ComparisonView::title() const
 {
+    // The synthetic and tabular experiments have replicates, not an in-run setting.
+    if (experiment != QLatin1String(kSelectiveExperiment) && experiment != QLatin1String(kCorruptionExperiment))
+        return QObject::tr("replicate %1").arg(trial);
     const QString at = experiment == QLatin1String(kSelectiveExperiment) ? QObject::tr("r %1").arg(value)
                                                                 : QObject::tr("rate %1").arg(value);
-    return QObject::tr("%1, trial %2%3").arg(at).arg(trial + 1).arg(recorrected ? QObject::tr(", re-corrected") : QString());
+    return QObject::tr("%1, trial %2%3").arg(at).arg(trial).arg(recorrected ? QObject::tr(", re-corrected") : QString());
 }
 
 // ---------------------------------------------------------------------------------------
@@ -518,7 +521,7 @@ void RiskCoveragePlot::setCurves(const RiskCoverageView& view)
         return;
     m_title->setText(tr("Risk vs coverage at r = %1, trial %2 (legend: area under the curve)")
                          .arg(view.referralCost)
-                         .arg(view.trial + 1));
+                         .arg(view.trial));
     auto* rect = m_plot->axisRect(0);
     double yMax = 0;
     for (const auto& curve : view.curves) {

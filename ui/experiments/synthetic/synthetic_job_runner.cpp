@@ -16,6 +16,7 @@
 #include "experiments/synthetic_state.h"
 #include "experiments/run_views.h"
 #include "io/model_io.h"
+#include "models/principal_plane.h"
 #include "worker_thread.h"
 
 namespace lcs::ui {
@@ -55,6 +56,10 @@ RegionGrid regionGrid(const SyntheticConfig& config, const at::Tensor& probs, co
     return g;
 }
 
+/// Above this many features a table's rows are not projected (the eigen-decomposition of
+/// a D x D covariance on every task would stall the window).
+constexpr int64_t kMaxPlaneFeatures = 2000;
+
 TaskView baseView(const SyntheticConfig& config, const SyntheticPredictive& p, const at::Tensor& costs)
 {
     TaskView v;
@@ -63,16 +68,63 @@ TaskView baseView(const SyntheticConfig& config, const SyntheticPredictive& p, c
     v.numClasses = static_cast<int>(classCount(config));
     // Points are drawn on the plane only: a table of more features shows no regions.
     if (featureCount(config) == 2) {
+        if (config.table) {
+            v.xName = QString::fromStdString(config.table->featureNames.at(0));
+            v.yName = QString::fromStdString(config.table->featureNames.at(1));
+        }
         v.train = points(p.data.trainX);
         v.trainLabels = ints(p.data.trainY);
         v.calibration = points(p.data.calibrationX);
         v.test = points(p.data.testX);
         v.testLabels = ints(p.data.testY);
+    } else if (config.table && p.data.trainX.size(0) >= 2 && featureCount(config) <= kMaxPlaneFeatures) {
+        // A table of more features: its rows in the plane of their first two principal
+        // components (fitted on the training rows), where no region can be drawn.
+        const auto plane = fitPrincipalPlane(p.data.trainX);
+        v.train = points(projectOntoPlane(plane, p.data.trainX));
+        v.trainLabels = ints(p.data.trainY);
+        v.calibration = points(projectOntoPlane(plane, p.data.calibrationX));
+        v.test = points(projectOntoPlane(plane, p.data.testX));
+        v.testLabels = ints(p.data.testY);
+        v.xName = QObject::tr("PC1 (%1% of the standardised variance)").arg(qRound(100 * plane.explained[0]));
+        v.yName = QObject::tr("PC2 (%1%)").arg(qRound(100 * plane.explained[1]));
     }
     v.testDecisionsUncorrected = ints(bayesDecisions(p.testProbs, costs));
     if (p.gridProbs.defined())
         v.uncorrected = regionGrid(config, p.gridProbs, costs);
     return v;
+}
+
+/// The test rows whose decision changed from P's to q's, with features and both
+/// probability vectors (the first TaskView::kShownChangedRows of them).
+void noteChangedRows(TaskView& v, const SyntheticConfig& config, const at::Tensor& testX, const at::Tensor& before,
+                     const at::Tensor& after)
+{
+    if (config.table)
+        for (const auto& name : config.table->featureNames)
+            v.featureNames << QString::fromStdString(name);
+    else
+        for (int64_t j = 0; j < testX.size(1); ++j)
+            v.featureNames << QStringLiteral("x%1").arg(j + 1);
+    const auto x = testX.to(torch::kDouble).contiguous();
+    const auto pb = before.to(torch::kDouble).contiguous(), pa = after.to(torch::kDouble).contiguous();
+    const int64_t d = x.size(1), k = pb.size(1);
+    for (int i = 0; i < v.testDecisionsCorrected.size() && i < v.testDecisionsUncorrected.size(); ++i) {
+        if (v.testDecisionsCorrected[i] == v.testDecisionsUncorrected[i])
+            continue;
+        ++v.changedCount;
+        if (v.changedRows.size() >= TaskView::kShownChangedRows)
+            continue;
+        TaskView::ChangedRow row;
+        row.row = i;
+        for (int64_t j = 0; j < d; ++j)
+            row.features << x.data_ptr<double>()[i * d + j];
+        for (int64_t c = 0; c < k; ++c) {
+            row.before << pb.data_ptr<double>()[i * k + c];
+            row.after << pa.data_ptr<double>()[i * k + c];
+        }
+        v.changedRows << row;
+    }
 }
 
 } // namespace
@@ -162,6 +214,11 @@ private:
         for (const auto& s : c.curve)
             v.curve.push_back({s.step, s.loss, s.kl, s.expectedCost});
         v.correctionDone = true;
+        noteChangedRows(v, e.config, p.data.testX, p.testProbs, c.testProbs);
+        v.reliabilityUncorrected = e.outcome.uncorrected.reliability;
+        v.reliabilityCorrected = e.outcome.qAlone.reliability;  // q's own, as the Decisions tab's
+        v.eceUncorrected = e.outcome.uncorrected.ece;
+        v.eceCorrected = e.outcome.qAlone.ece;
         ResultRow row;
         row.replicate = p.replicate;
         row.method = v.method;
@@ -173,7 +230,7 @@ private:
         if (c.collapsed)
             m_emit.log(QObject::tr("Warning: replicate %1, %2: q collapsed to one class everywhere (its corrected "
                                    "decisions are shown but should not be trusted)")
-                           .arg(p.replicate + 1).arg(v.method));
+                           .arg(p.replicate).arg(v.method));
         m_emit.task(v);
         m_emit.row(row);
     }
@@ -380,7 +437,7 @@ public:
                     written << QString::fromStdString(file);
             } else {
                 throw std::runtime_error(tr("no corrected model for replicate %1, %2: run the correction first")
-                                             .arg(replicate + 1).arg(method).toStdString());
+                                             .arg(replicate).arg(method).toStdString());
             }
             emitView(&SyntheticJobRunner::modelSaved, written.join(QStringLiteral(", ")), QString());
         } catch (const std::exception& e) {

@@ -26,6 +26,11 @@
 
 #include "cost_matrix_model.h"
 #include "curve_view.h"
+#include "method_style.h"
+#include "reliability_view.h"
+#include "decisions_view.h"
+#include "experiments/image/image_views.h"
+#include "cost_benefit_view.h"
 #include "file_dialogs.h"
 #include "region_view.h"
 #include "evidence_panel.h"
@@ -131,14 +136,22 @@ bool SyntheticPage::hasOwnPosterior() const
 QList<ExperimentPage::OpenAction> SyntheticPage::openActions()
 {
     const QString arrays = tr("Arrays (*.npy *.NPY *.csv *.CSV);;All files (*)");
-    return {{tr("Open &Data (CSV table)..."), QString::fromLatin1(kTabularExperiment),
+    return {{tr("Open &Data (CSV or ARFF table)..."), QString::fromLatin1(kTabularExperiment),
              [this](QWidget* parent) {
-                 const QString path = askOpenPath(parent, tr("Open data (a CSV table)"), "tableDir",
-                                                  tr("CSV tables (*.csv *.CSV);;All files (*)"));
+                 const QString path = askOpenPath(
+                     parent, tr("Open data (a CSV table or a Weka ARFF file)"), "tableDir",
+                     tr("Tables (*.csv *.CSV *.arff *.ARFF);;CSV tables (*.csv *.CSV);;Weka ARFF (*.arff *.ARFF);;"
+                        "All files (*)"));
                  if (path.isEmpty())
                      return;
                  openTable(path);
-                 Q_EMIT logLine(tr("Table %1: set its label column in the Experiment dock, then Run (F5)").arg(path));
+                 Q_EMIT logLine(path.endsWith(QLatin1String(".arff"), Qt::CaseInsensitive)
+                                    ? tr("Table %1: its class is the last attribute unless the Experiment dock's "
+                                         "label names another; Run (F5)")
+                                          .arg(path)
+                                    : tr("Table %1: its label column is \"label\" unless the Experiment dock "
+                                         "names another; Run (F5)")
+                                          .arg(path));
              }},
             {tr("Open &Predictive (X and P)..."), QString::fromLatin1(kOwnPredictiveExperiment),
              [this, arrays](QWidget* parent) {
@@ -266,8 +279,9 @@ QWidget* SyntheticPage::buildCentral()
         m_viewMethod->addItem(QString::fromStdString(methodLabel(m)), QString::fromStdString(methodName(m)));
     m_viewMethod->addItem(tr("Your predictive"), QString::fromLatin1(kOwnPredictiveSeries));
     m_viewReplicate = new QSpinBox(central);
-    m_viewReplicate->setRange(1, 1000);
+    m_viewReplicate->setRange(0, 999);
     m_viewReplicate->setPrefix(tr("replicate "));
+    m_viewReplicate->setToolTip(tr("Replicates are numbered from 0, as in the results file and the saved models' names (_r0)"));
     m_followTraining = new QCheckBox(tr("follow training"), central);
     m_followTraining->setToolTip(tr("Show the task being trained"));
     m_followTraining->setChecked(true);
@@ -287,7 +301,14 @@ QWidget* SyntheticPage::buildCentral()
     m_centralTabs->setObjectName("synthetic_tabs");
     m_centralTabs->setDocumentMode(true);
     m_evidence = new EvidencePanel(m_centralTabs);
+    m_reliability = new ReliabilityView(m_centralTabs);
     m_centralTabs->addTab(m_regions, tr("Decision regions and curves"));
+    m_decisions = new DecisionsView(m_centralTabs);
+    m_centralTabs->addTab(m_decisions, tr("Decisions"));
+    m_centralTabs->addTab(m_reliability, tr("Calibration"));
+    m_costBenefit = new CostBenefitView(m_centralTabs);
+    m_centralTabs->addTab(m_costBenefit, tr("Cost-benefit"));
+    m_centralTabs->setTabVisible(m_centralTabs->indexOf(m_costBenefit), false);  // shown with a curve
     m_centralTabs->addTab(m_evidence, evidenceTabTitle(false));
     centralLayout->addWidget(m_centralTabs, 1);
     connect(m_viewMethod, &QComboBox::currentIndexChanged, this, &SyntheticPage::showSelectedTask);
@@ -323,8 +344,15 @@ void SyntheticPage::connectRunner()
     connect(&m_runner, &SyntheticJobRunner::logMessage, this, &SyntheticPage::logLine);
     connect(&m_runner, &SyntheticJobRunner::finished, this,
             [this](SyntheticJobRunner::Job job, double seconds, const QString& json, const QString& csv) {
-                if (!json.isEmpty())
+                if (!json.isEmpty()) {
                     setResults(json, csv, m_posteriorExperiment);
+                    try {
+                        m_costBenefit->setResults(nlohmann::json::parse(json.toStdString()), experiment());
+                    } catch (const nlohmann::json::exception&) {
+                        m_costBenefit->setResults(nlohmann::json::object(), experiment());
+                    }
+                    m_centralTabs->setTabVisible(m_centralTabs->indexOf(m_costBenefit), m_costBenefit->hasCurve());
+                }
                 if (job == SyntheticJobRunner::Job::Recorrect) {
                     setLastRecorrectionSeconds(seconds);
                     Q_EMIT timingChanged(tr("re-correction on the cached posterior: %1 s").arg(seconds, 0, 'f', 2));
@@ -359,7 +387,7 @@ void SyntheticPage::connectRunner()
         m_followTraining->setChecked(false);
         m_regions->setTask(view, decisionNames());
         Q_EMIT logLine(tr("Loaded model (%1, replicate %2): decisions under the current cost matrix shown as \"corrected\"")
-                           .arg(view.method).arg(view.replicate + 1));
+                           .arg(view.method).arg(view.replicate));
     });
 }
 
@@ -463,20 +491,32 @@ void SyntheticPage::onTaskUpdated(const TaskView& view)
         m_followedTask = key;
         const QSignalBlocker b1(m_viewMethod), b2(m_viewReplicate);
         m_viewMethod->setCurrentIndex(m_viewMethod->findData(view.method));
-        m_viewReplicate->setValue(view.replicate + 1);
+        m_viewReplicate->setValue(view.replicate);
     }
-    if (taskKey(m_viewReplicate->value() - 1, m_viewMethod->currentData().toString()) == key)
+    if (taskKey(m_viewReplicate->value(), m_viewMethod->currentData().toString()) == key)
         showSelectedTask();
 }
 
 void SyntheticPage::showSelectedTask()
 {
-    const auto it = m_tasks.constFind(taskKey(m_viewReplicate->value() - 1, m_viewMethod->currentData().toString()));
+    const auto it = m_tasks.constFind(taskKey(m_viewReplicate->value(), m_viewMethod->currentData().toString()));
     if (it == m_tasks.constEnd())
         return;
     m_regions->setPlaneShown(!it->test.isEmpty() || it->uncorrected.isValid() || it->corrected.isValid());
     m_regions->setTask(*it, decisionNames());
-    m_curves->setCurve(it->curve, tr("Correction: %1, replicate %2").arg(m_viewMethod->currentText()).arg(it->replicate + 1));
+    m_curves->setCurve(it->curve, tr("Correction: %1, replicate %2").arg(m_viewMethod->currentText()).arg(it->replicate));
+    if (it->correctionDone)
+        m_decisions->setTask(*it, m_viewMethod->currentText(), decisionNames(), costs()->matrix());
+    else
+        m_decisions->clear();
+    if (it->reliabilityUncorrected.empty())
+        m_reliability->clear();
+    else
+        m_reliability->setDiagrams(it->reliabilityUncorrected, it->eceUncorrected, it->reliabilityCorrected,
+                                   it->eceCorrected, methodColourOf(it->method),
+                                   tr("Reliability on the test rows: %1, replicate %2")
+                                       .arg(m_viewMethod->currentText())
+                                       .arg(it->replicate));
 }
 
 void SyntheticPage::onJobEnded(SyntheticJobRunner::Job job, const QString& status)
@@ -491,16 +531,18 @@ void SyntheticPage::onJobEnded(SyntheticJobRunner::Job job, const QString& statu
 QList<QCustomPlot*> SyntheticPage::plots() const
 {
     QList<QCustomPlot*> out = m_regions->plots();
-    out << m_curves->plot();
+    out << m_curves->plot() << m_decisions->confusion()->plot() << m_reliability->plot();
+    if (m_costBenefit->hasCurve())
+        out << m_costBenefit->plot();
     return out;
 }
 
 void SyntheticPage::saveModel()
 {
     const QString method = m_viewMethod->currentData().toString();
-    const int replicate = m_viewReplicate->value() - 1;
+    const int replicate = m_viewReplicate->value();
     const QString path = askSavePath(m_central,
-                                     tr("Save correction model (%1, replicate %2)").arg(m_viewMethod->currentText()).arg(replicate + 1),
+                                     tr("Save correction model (%1, replicate %2)").arg(m_viewMethod->currentText()).arg(replicate),
                                      "modelDir", QString("%1_r%2_q.pt").arg(method).arg(replicate), tr("LibTorch model (*.pt)"));
     if (path.isEmpty())
         return;

@@ -22,6 +22,9 @@ class Experiment;
 namespace lcs::ui {
 
 class CurveView;
+class ReliabilityView;
+class DecisionsView;
+class CostBenefitView;
 class SettingsForm;
 class RegionView;
 class ResultsTable;
@@ -121,6 +124,9 @@ private:
     QCheckBox* m_followTraining = nullptr;
     RegionView* m_regions = nullptr;
     CurveView* m_curves = nullptr;
+    ReliabilityView* m_reliability = nullptr;
+    DecisionsView* m_decisions = nullptr;
+    CostBenefitView* m_costBenefit = nullptr;
     ResultsTable* m_results = nullptr;
     QTabWidget* m_centralTabs = nullptr;  ///< the plots, and the held-out evidence
     EvidencePanel* m_evidence = nullptr;

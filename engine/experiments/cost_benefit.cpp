@@ -1,0 +1,93 @@
+#include "experiments/cost_benefit.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/input_error.h"
+#include "core/number_format.h"
+#include "experiments/report_json.h"
+
+namespace lcs {
+
+CostBenefitAxis costBenefitAxis(const CostMatrix& costs, int points)
+{
+    if (points < 2 || points > 50)
+        throw InputError("cost-benefit points: " + std::to_string(points) + " is not 2 to 50");
+    CostBenefitAxis axis;
+    const int c = costs.numClasses();
+    if (costs.hasReferral()) {
+        double largest = 0;
+        for (int y = 0; y < c; ++y)
+            for (int d = 0; d < c; ++d)
+                largest = std::max(largest, costs.at(y, d));
+        if (largest <= 0)
+            throw InputError("cost-benefit: the matrix's class costs are all 0; there is nothing to refer");
+        axis.setting = kReferralCostAxis;
+        axis.current = *costs.referralCost();
+        for (int k = 1; k <= points; ++k)
+            axis.values.push_back(largest * k / points);
+    } else if (c == 2) {
+        const double falseAlarm = costs.at(0, 1), miss = costs.at(1, 0);
+        if (falseAlarm <= 0 || miss <= 0)
+            throw InputError("cost-benefit: the cost ratio needs both errors to cost more than 0 (L[0][1] = " +
+                             formatNumber(falseAlarm) + ", L[1][0] = " + formatNumber(miss) + ")");
+        axis.setting = kCostRatioAxis;
+        axis.current = falseAlarm / miss;
+        for (int k = 0; k < points; ++k)
+            axis.values.push_back(axis.current * std::pow(10.0, -1.0 + 2.0 * k / (points - 1)));
+    } else {
+        throw InputError("cost-benefit: a " + std::to_string(c) +
+                         "-class matrix without a referral decision has no single cost to move (give it a referral "
+                         "decision, --referral R, or use two classes)");
+    }
+    axis.values.push_back(axis.current);
+    std::sort(axis.values.begin(), axis.values.end());
+    // A grid value within rounding of the current one is the current one.
+    axis.values.erase(std::unique(axis.values.begin(), axis.values.end(),
+                                  [](double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b)); }),
+                      axis.values.end());
+    for (auto& v : axis.values)
+        if (std::abs(v - axis.current) <= 1e-12 * std::max(1.0, std::abs(axis.current)))
+            v = axis.current;
+    return axis;
+}
+
+CostMatrix costsAt(const CostMatrix& base, const std::string& setting, double value)
+{
+    CostMatrix out = base;
+    if (setting == kReferralCostAxis)
+        out.setReferral(value);
+    else if (setting == kCostRatioAxis)
+        out.set(0, 1, value * base.at(1, 0));
+    else
+        throw InputError("cost-benefit: no axis called \"" + setting + "\"");
+    if (out.utilityConstantSetting() && *out.utilityConstantSetting() < out.maxCost())
+        out.setUtilityConstant(std::nullopt);
+    return out;
+}
+
+std::string costBenefitCsv(const CostBenefit& curve)
+{
+    std::string out = "setting,value,current,method,replicate,rule,cost,referral_rate\n";
+    for (const auto& r : curve.rows)
+        out += curve.axis.setting + "," + formatNumber(r.value) + "," + (r.value == curve.axis.current ? "1" : "0") +
+               "," + r.method + "," + std::to_string(r.replicate) + "," + r.rule + "," + reportCell(r.cost) + "," +
+               reportCell(r.referralRate) + "\n";
+    return out;
+}
+
+nlohmann::json costBenefitJson(const CostBenefit& curve)
+{
+    auto rows = nlohmann::json::array();
+    for (const auto& r : curve.rows)
+        rows.push_back({{"value", r.value},
+                        {"method", r.method},
+                        {"replicate", r.replicate},
+                        {"rule", r.rule},
+                        {"cost", reportNumber(r.cost)},
+                        {"referral_rate", reportNumber(r.referralRate)}});
+    return {{"setting", curve.axis.setting}, {"current", curve.axis.current}, {"values", curve.axis.values},
+            {"rows", rows}};
+}
+
+} // namespace lcs

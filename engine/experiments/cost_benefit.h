@@ -1,0 +1,60 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "decision/cost_matrix.h"
+#include "experiments/synthetic_experiment.h"
+
+/// What a decision maker gives up as one cost moves (Weka's cost/benefit panel, Orange's
+/// ROC analysis): the realised test cost and referral rate of the uncorrected predictive
+/// P, of q re-trained for each matrix on the cached posterior, and of the baselines, as
+/// the referral cost moves (a matrix with a referral decision) or, for two classes, the
+/// ratio of the two errors' costs.
+namespace lcs {
+
+/// The setting a curve moves and the matrices it passes through.
+struct CostBenefitAxis {
+    std::string setting;          ///< kReferralCostAxis or kCostRatioAxis
+    double current = 0;           ///< the run's own value, always among `values`
+    std::vector<double> values;   ///< ascending
+};
+inline constexpr const char* kReferralCostAxis = "referral_cost";
+/// L[0][1] / L[1][0]: the cost of deciding class 1 for a class-0 row over that of
+/// deciding class 0 for a class-1 row (Weka's cost/benefit axis for two classes).
+inline constexpr const char* kCostRatioAxis = "cost_ratio";
+
+/// The axis for `costs` with `points` values (2 to 50) besides the current one: with a
+/// referral decision, referral costs evenly from largest/points to the largest class
+/// cost (from there on nothing is referred); without one, for two classes with both
+/// errors costing more than 0, ratios from a tenth to ten times the current one, evenly
+/// on a log scale. Throws InputError naming the matrix otherwise.
+CostBenefitAxis costBenefitAxis(const CostMatrix& costs, int points);
+
+/// `base` moved to `value` along `setting`: the referral column set to `value`, or
+/// L[0][1] set to value * L[1][0]. An explicit M below the new largest cost is dropped
+/// (M = the largest cost).
+CostMatrix costsAt(const CostMatrix& base, const std::string& setting, double value);
+
+struct CostBenefitRow {
+    double value = 0;          ///< along the axis
+    std::string method;        ///< the method catalogue's id
+    int replicate = 0;
+    std::string rule;          ///< "uncorrected", "corrected", "temperature", "offsets"
+    double cost = 0;           ///< realised mean cost on the test rows
+    double referralRate = 0;   ///< NaN for the baselines (their cost only is kept)
+};
+
+struct CostBenefit {
+    CostBenefitAxis axis;
+    std::vector<CostBenefitRow> rows;  ///< by value, then as the run lists its tasks
+};
+
+/// [setting, value, method, replicate, rule, cost, referral_rate] rows, the current value
+/// marked in a column "current" (1 on its rows).
+std::string costBenefitCsv(const CostBenefit& curve);
+nlohmann::json costBenefitJson(const CostBenefit& curve);
+
+} // namespace lcs
