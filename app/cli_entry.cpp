@@ -6,8 +6,9 @@
 
 namespace {
 
-extern "C" void onInterrupt(int)
+extern "C" void onInterrupt(int signal)
 {
+    cli::g_cancelSignal = signal;
     cli::g_cancel.cancel();
 }
 
@@ -17,5 +18,7 @@ int main(int argc, char** argv)
 {
     std::signal(SIGINT, onInterrupt);
     std::signal(SIGTERM, onInterrupt);
+    // A closed terminal: stop as on Ctrl-C, leaving old outputs and no staging behind.
+    std::signal(SIGHUP, onInterrupt);
     return cli::runCli(argc, argv);
 }

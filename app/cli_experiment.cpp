@@ -265,18 +265,25 @@ int executeExperiment(const lcs::Experiment& experiment, const nlohmann::json& s
         else if (!quiet)
             std::fprintf(stderr, "%s\n", line.c_str());
     };
+    // Every output of the run (its folders, its curves, the results files) is staged and
+    // committed together, last: all of them, or none (a failed write or move, a signal).
+    lcs::OutputSet together;
     lcs::OutputPaths paths;
+    paths.together = &together;
     for (const auto& spec : action ? action->outputs : experiment.outputs())
         paths[spec.name] = outputs.path(spec.name);
     const auto run = action ? lcs::runExperimentAction(experiment, action->name, settings, costs, ctx, paths)
                             : lcs::runExperiment(experiment, settings, costs, ctx, paths);
     lines.finish();
     std::fputs(run.output.table.c_str(), stdout);
-    outputs.writeResults(run.output.json, run.output.csv);
-    if (!outputs.path("reliability").empty())
-        lcs::writeFileAtomically(outputs.path("reliability"), run.output.reliability);
-    if (!outputs.path("cost_benefit").empty())
-        lcs::writeFileAtomically(outputs.path("cost_benefit"), run.output.costBenefit);
+    std::fflush(stdout);
+    for (const auto& [name, contents] : {std::pair{"json", &run.output.json}, {"csv", &run.output.csv},
+                                         {"reliability", &run.output.reliability},
+                                         {"cost_benefit", &run.output.costBenefit}})
+        if (const std::string path = outputs.path(name); !path.empty())
+            together.stageFile(path, *contents);
+    g_cancel.throwIfCancelled();  // a signal during the run's last moments: nothing is committed
+    together.commit();
     return kExitOk;
 }
 

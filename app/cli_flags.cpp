@@ -72,18 +72,44 @@ std::vector<std::string> switchNames(const std::vector<lcs::SettingSpec>& settin
     return switches;
 }
 
-[[noreturn]] void throwMismatch(const CLI::ArgumentMismatch& e, const std::vector<std::string>& args,
-                   const std::vector<std::string>& switches)
+/// A switch given a value ("--quiet=no", "--help=yes") is refused before CLI11 sees it:
+/// CLI11 reads "=true" or "=yes" as the switch set and "=no" as unset, so "--help=no"
+/// would run the command.
+void refuseSwitchValues(const std::vector<std::string>& args, std::vector<std::string> switches)
 {
-    // A switch given a value ("--quiet=no"), or an option without one.
+    switches.push_back("--help");
+    switches.push_back("-h");
     for (const auto& arg : args) {
+        if (arg == "--")
+            return;
         const auto eq = arg.find('=');
+        if (eq == std::string::npos)
+            continue;
         for (const auto& name : switches)
-            if (eq != std::string::npos && arg.substr(0, eq) == name)
+            if (arg.compare(0, eq, name) == 0 && eq == name.size())
                 throw UsageError(name + " takes no value (got \"" + arg.substr(eq + 1, 40) + "\")");
     }
+}
+
+[[noreturn]] void throwMismatch(const CLI::ArgumentMismatch& e)
+{
     const std::string what = e.what();
     throw UsageError(what.substr(0, what.find(':')) + " needs a value");
+}
+
+/// "--csv --json x": CLI11 gives --csv the value "--json", and "x" is left over. The
+/// flag that lost its value is the one to name, before the leftover is reported.
+void refuseFlagLikeValues(const std::vector<std::pair<const lcs::SettingSpec*, CLI::Option*>>& settingOptions,
+                          const std::vector<std::pair<const FlagSpec*, CLI::Option*>>& ownOptions)
+{
+    for (const auto& [spec, option] : settingOptions)
+        if (spec->kind != lcs::SettingKind::Switch)
+            for (const auto& v : option->results())
+                refuseFlagLikeValue(lcs::settingFlag(*spec), v);
+    for (const auto& [flag, option] : ownOptions)
+        if (flag->takesValue && flag->name.rfind("--", 0) == 0)
+            for (const auto& v : option->results())
+                refuseFlagLikeValue(flag->name, v);
 }
 
 /// The flags among `known` a mistyped or renamed `given` most likely meant: within two
@@ -194,11 +220,12 @@ ParsedFlags parseFlags(int argc, char** argv, int first, const std::string& comm
                                     : f.takesValue           ? addValueOption(app, f.name)
                                                              : app.add_flag(f.name)->disable_flag_override());
     std::vector<std::string> args(argv + first, argv + argc);
+    refuseSwitchValues(args, switchNames(settings, own));
     std::reverse(args.begin(), args.end());  // CLI11 takes them last first
     try {
         app.parse(args);
     } catch (const CLI::ArgumentMismatch& e) {
-        throwMismatch(e, std::vector<std::string>(argv + first, argv + argc), switchNames(settings, own));
+        throwMismatch(e);
     } catch (const CLI::ParseError& e) {
         throw UsageError(command + ": " + e.what());
     }
@@ -208,6 +235,7 @@ ParsedFlags parseFlags(int argc, char** argv, int first, const std::string& comm
     for (const auto& f : own)
         if (f.name.rfind("--", 0) == 0)
             known.push_back(f.name);
+    refuseFlagLikeValues(settingOptions, ownOptions);
     refuseExtras(app.remaining(), command, known);
     if (parsed.help)
         return parsed;

@@ -231,7 +231,7 @@ DecidePoints encodedPoints(const std::vector<lcs::InputColumn>& columns, const s
             cells.push_back(lcs::trimmedField(fields[c]));
         }
         encode(cells, pointsPath + " line " + std::to_string(line));
-    });
+    }, pointsPath);
     return out;
 }
 
@@ -630,7 +630,7 @@ int cli::runCli(int argc, char** argv)
         return kExitUsage;
     } catch (const lcs::Cancelled&) {
         std::fprintf(stderr, "\nlcstudio-cli: interrupted\n");
-        return kExitCancelled;
+        return g_cancelSignal > 0 ? 128 + g_cancelSignal : kExitCancelled;
     } catch (const c10::Error& e) {
         std::fprintf(stderr, "lcstudio-cli: %s\n", e.what_without_backtrace());
         return kExitFailure;

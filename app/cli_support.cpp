@@ -14,6 +14,7 @@
 namespace cli {
 
 lcs::CancelToken g_cancel;
+volatile std::sig_atomic_t g_cancelSignal = 0;
 
 long long parseIntegerFlag(const std::string& flag, const std::string& value, long long lo, long long hi)
 {

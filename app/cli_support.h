@@ -1,5 +1,7 @@
 #pragma once
 
+#include <csignal>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -29,6 +31,9 @@ constexpr int kExitCancelled = 130;
 
 /// Set by SIGINT/SIGTERM; every job polls it.
 extern lcs::CancelToken g_cancel;
+/// The signal that cancelled the command (SIGINT, SIGTERM, SIGHUP; 0: none), set by the
+/// handler; the exit status is 128 + it, as shells report a process a signal ended.
+extern volatile std::sig_atomic_t g_cancelSignal;
 
 /// A bad flag or value: bad input like a bad file, and reported the same way (exit 2).
 struct UsageError : lcs::InputError {

@@ -104,6 +104,9 @@ expect 2 "--json needs a non-empty value" -- synthetic --json ""
 expect 2 "--costs needs a non-empty value" -- synthetic --costs ""
 expect 2 "--preset needs a non-empty value" -- synthetic --preset ""
 expect 2 "--quiet takes no value" -- synthetic --quiet=no
+expect 2 "--help takes no value (got \"yes\")" -- synthetic --help=yes
+expect 2 "--help takes no value (got \"no\")" -- tabular --help=no
+expect 2 "--csv: \"--json\" looks like a flag, not a value (--csv needs one)" -- synthetic --csv --json x
 expect 2 "unexpected argument \"extra\"" -- synthetic extra
 expect 2 "--seed is given twice" -- synthetic --seed 1 --seed 2
 expect 2 "--replicates: \"0\" is not an integer in 1..10000" -- synthetic --replicates 0
@@ -146,6 +149,7 @@ PY
 bad_model inputs_huge 'd["architecture"]["inputs"] = 5.5e63'
 bad_model inputs_fraction 'd["architecture"]["inputs"] = 2.7'
 bad_model hidden_huge 'd["architecture"]["hidden"] = [30000, 30000]'
+bad_model weights_bytes 'd["weights"]["bytes"] = 8'
 bad_model version_one 'd["version"] = 1; del d["weights"]'
 bad_model unknown_field 'd["architecure"] = d["architecture"]'
 bad_model classes_string 'd["architecture"]["classes"] = "2"'
@@ -154,7 +158,9 @@ bad_model costs_mismatch 'd["cost_matrix"]["costs"] = [[0, 1, 1], [1, 0, 1], [1,
 bad_model subnormal_cost 'd["cost_matrix"]["costs"][0][1] = 1e-310'
 expect 2 "field \"architecture.inputs\" must be an integer" -- decide --model "$f/inputs_huge.pt" --point 1,2
 expect 2 "field \"architecture.inputs\" must be an integer" -- decide --model "$f/inputs_fraction.pt" --point 1,2
-expect 2 "more than the" -- decide --model "$f/hidden_huge.pt" --point 1,2
+expect 2 "hidden_huge.pt.json: field \"weights.bytes\" " -- decide --model "$f/hidden_huge.pt" --point 1,2
+expect 2 "bytes cannot hold the 900" -- decide --model "$f/hidden_huge.pt" --point 1,2
+expect 2 "field \"weights.bytes\" 8 bytes cannot hold the 252 float parameters" -- decide --model "$f/weights_bytes.pt" --point 1,2
 expect 2 "save the model again" -- decide --model "$f/version_one.pt" --point 1,2
 expect 2 "unknown field \"architecure\"" -- decide --model "$f/unknown_field.pt" --point 1,2
 expect 2 "field \"architecture.classes\" must be an integer" -- decide --model "$f/classes_string.pt" --point 1,2
@@ -664,6 +670,8 @@ npy("ints.npy", "<i8", "(6,)", struct.pack("<6q", *range(6)))
 npy("nan.npy", "<f8", "(2,)", struct.pack("<2d", 1.0, float("nan")))
 npy("huge.npy", "<f8", "(999999999999, 999999999999)", b"")
 npy("rank4.npy", "<f8", "(1, 1, 2, 3)", struct.pack("<6d", *range(6)))
+npy("dims30000.npy", "<f8", "(" + "1," * 30000 + ")", struct.pack("<d", 0))
+npy("native.npy", "=f8", "(2, 3)", struct.pack("<6d", *range(6)))
 open(d + "/ragged.csv", "w").write("a,b\n1,2\n3\n")
 open(d + "/word.csv", "w").write("1,2\n3,x\n")
 PY
@@ -675,6 +683,9 @@ expect 2 "dtype <i8 is not float32 or float64" -- check "$s2/ints.npy"
 expect 2 "value 1 (in C order) is not finite" -- check "$s2/nan.npy"
 expect 2 "holds more than" -- check "$s2/huge.npy"
 expect 2 "has 4 dimensions" -- check "$s2/rank4.npy"
+expect 2 "the .npy header has more than 32 dimensions" -- check "$s2/dims30000.npy"
+expect 2 "the .npy header has more than 32 dimensions" -- correct --features "$s2/dims30000.npy" --predictive "$s2/dims30000.npy"
+expect 0 "array 2x3 of finite numbers" -- check "$s2/native.npy"
 expect 2 "ragged.csv line 3: 1 columns, the header has 2" -- check "$s2/ragged.csv"
 expect 2 "word.csv line 2 column 2: \"x\" is not a finite number" -- check "$s2/word.csv"
 
@@ -722,6 +733,19 @@ absent "$s2/own_tn" 2 "--test-features needs --labels too" -- correct --features
 absent "$s2/own_tp" 2 "a test set needs all three of --test-features, --test-predictive and --test-labels" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --test-features "$s2/x.csv" --preset synthetic --out "$s2/own_tp"
 absent "$s2/own_tl" 2 "--test-labels $s2/yt.csv: 2 labels for 6 rows of features" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --test-features "$s2/x.csv" --test-predictive "$s2/p.csv" --test-labels "$s2/yt.csv" --preset synthetic --out "$s2/own_tl"
 expect 2 "--select: \"best\"" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --select best --preset synthetic --out "$s2/o"
+# --reliability and the cost-benefit curve score on labelled rows: refused without labels,
+# and a curve the matrix cannot draw is refused before any work.
+printf '{"costs": [[0, 0], [1, 0]]}\n' > "$s2/free_false_alarm.json"
+absent "$s2/own_rel.csv" 2 "--reliability needs --labels" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --preset synthetic --reliability "$s2/own_rel.csv"
+absent "$s2/own_cb.csv" 2 "--cost-benefit needs --labels" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --preset synthetic --cost-benefit "$s2/own_cb.csv"
+absent "$s2/own_cbp" 2 "cost_benefit_points needs --labels" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --preset synthetic --cost-benefit-points 3 --out "$s2/own_cbp"
+absent "$s2/own_cb_ratio.csv" 2 "the cost ratio needs both errors to cost more than 0" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --costs "$s2/free_false_alarm.json" --cost-benefit "$s2/own_cb_ratio.csv"
+expect 2 "--cost-benefit-points: \"1\" is not 0 (no curve) or 2 to 50" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --preset synthetic --cost-benefit-points 1
+expect 0 "Held-out evidence" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --preset synthetic --referral 0.3 --correction-iterations 20 --warm-start-steps 5 --reliability "$s2/rel_ok.csv" --cost-benefit "$s2/cb_ok.csv" --cost-benefit-points 2 --quiet
+for file in rel_ok.csv cb_ok.csv; do
+  [ -s "$s2/$file" ] || { echo "FAIL: correct --labels did not write $file"; failures=$((failures + 1)); }
+done
+expect 2 "--reliability: $s2 is a folder, not a file" -- corruption --data "$s2/none" --reliability "$s2"
 
 printf '{"classes": ["a", "a"], "costs": [[0, 1], [1, 0]]}' > "$s2/dup_names.json"
 expect 2 "class name \"a\" is given twice (classes 1 and 2)" -- check "$s2/dup_names.json"
@@ -752,6 +776,27 @@ expect 2 "no column named \"lable\"; did you mean \"label\"" -- tabular --data "
 python3 -c "print(','.join(['feature_number_%d' % i for i in range(40)] + ['diagnosis'])); print(','.join(['1'] * 40 + ['M']))" > "$s2/table_wide.csv"
 expect 2 "(its columns: feature_number_0, feature_number_1, feature_number_2, feature_number_3, feature_number_4, feature_number_5, feature_number_6, feature_number_7, feature_number_8, feature_number_9, feature_number_10, feature_number_11, feature_number_12, feature_number_13, feature_number_14, feature_number_15, feature_number_16, feature_number_17, feature_number_18, feature_number_19, feature_number_20, feature_number_21, feature_number_22, feature_number_23, feature_number_24, feature_number_25, feature_number_26, feature_number_27, feature_number_28, feature_number_29 and 11 more)" -- tabular --data "$s2/table_wide.csv" --label Diagnosis $tq
 expect 2 "table_ragged.csv line 3: 2 columns, the header has 3" -- tabular --data "$s2/table_ragged.csv" $tq
+# Tables as R and Excel write them, and the headers and cells that used to leak, hang or
+# fail late: a column named twice, R's unnamed row-name column, a label over 100
+# characters, text that is not UTF-8, a header of a million columns (refused at once).
+printf '"x","y","label"\r\n-1,-1,"a"\r\n1,1,"b"\r\n-1.2,-0.8,"a"\r\n0.9,1.1,"b"\r\n-0.5,-1,"a"\r\n1,0.5,"b"\r\n0,0,\r\n' > "$s2/table_quoted.csv"
+expect 0 "Table $s2/table_quoted.csv: test decision cost" -- tabular --data "$s2/table_quoted.csv" $tq
+printf 'label,x,y,label\na,1,2,a\nb,3,4,b\n' > "$s2/table_dup.csv"
+expect 2 "table_dup.csv line 1: column 4 \"label\" repeats the name of column 1; every column needs its own name" -- tabular --data "$s2/table_dup.csv" $tq
+printf '"","x","y","label"\n"1",1,2,"a"\n"2",3,4,"b"\n' > "$s2/table_rownames.csv"
+expect 2 "table_rownames.csv line 1: column 1 has no name (R's write.csv writes its row names there: write the file with row.names = FALSE)" -- tabular --data "$s2/table_rownames.csv" $tq
+python3 -c "
+p = 'x' * 100
+print('x,label'); print('1,' + p + 'a'); print('2,' + p + 'b'); print('3,' + p + 'c')" > "$s2/table_longlabel.csv"
+expect 2 "table_longlabel.csv line 2 column 2: a label of 101 characters; at most 100" -- tabular --data "$s2/table_longlabel.csv" $tq
+printf 'x,label\n1,caf\xe9\n2,tea\n' > "$s2/table_latin1.csv"
+expect 2 "table_latin1.csv line 2 column 2: byte 4 of the cell is not UTF-8 text" -- tabular --data "$s2/table_latin1.csv" $tq
+python3 -c "
+import sys
+sys.stdout.write(','.join('c%d' % i for i in range(1000000)) + ',label\n' + ','.join(['1'] * 1000000) + ',a\n')" > "$s2/table_million.csv"
+expect 2 "table_million.csv line 1: the header has 1000001 columns; at most 4096 are read" -- tabular --data "$s2/table_million.csv" $tq
+printf 'x,label\n1,"a\n2,b\n' > "$s2/table_unclosed.csv"
+expect 2 "table_unclosed.csv line 2: a quoted field is not closed" -- tabular --data "$s2/table_unclosed.csv" $tq
 # check reads a CSV of text cells as tabular does (its default label column), not only
 # as an array; a table with another label column is refused naming both readings.
 expect 0 "ok: $s2/table.csv: table: 6 labelled and 2 unlabelled rows, 2 feature(s), classes a, b (column label" -- check "$s2/table.csv"
@@ -875,6 +920,29 @@ expect 2 "observations[0].value must be a number" -- sweep collect "$sw/nolong"
 printf '{"run": {"experiment": "synthetic"}, "observations": [{"trial": -1, "method": "bbvi", "rule": "", "metric": "cost", "value": 1}]}' > "$sw/nolong/results/0000.json"
 expect 2 "observations[0].trial must be a whole number" -- sweep collect "$sw/nolong"
 keeps "$sw/ok/sweep.json" 2 "--csv: $sw/ok/sweep.json" -- sweep collect "$sw/ok" --csv "$sw/ok/sweep.json"
+
+# ---------------------------------------------------------------- signals
+# A run stopped by SIGHUP (a closed terminal), SIGINT or SIGTERM exits 128 + the signal's
+# number, commits none of its outputs (the old --json stays, no --save-models folder) and
+# leaves no staging folder.
+sg="$tmp/signals"
+mkdir -p "$sg"
+for sig in HUP INT TERM; do
+  rows=$((rows + 1))
+  printf '{"old": 1}\n' > "$sg/r.json"
+  "$cli" synthetic --replicates 20 --save-models "$sg/models_$sig" --json "$sg/r.json" --quiet > "$sg/out_$sig.txt" 2>&1 < /dev/null &
+  pid=$!
+  sleep 2
+  kill -"$sig" "$pid"
+  wait "$pid"
+  rc=$?
+  want=$((128 + $(kill -l "$sig")))
+  if [ "$rc" -ne "$want" ] || [ "$(cat "$sg/r.json")" != '{"old": 1}' ] || [ -e "$sg/models_$sig" ] ||
+     ! grep -q "interrupted" "$sg/out_$sig.txt"; then
+    echo "FAIL: SIG$sig: exit $rc (expected $want), r.json: $(head -c 40 "$sg/r.json"), models: $(ls "$sg" | tr '\n' ' ')"
+    failures=$((failures + 1))
+  fi
+done
 
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)

@@ -22,6 +22,7 @@
 #include "core/number_format.h"
 #include "core/threads.h"
 #include "decision/decisions.h"
+#include "decision/evidence.h"
 #include "experiments/experiment.h"
 #include "experiments/run_record.h"
 #include "experiments/run_views.h"
@@ -482,6 +483,45 @@ private Q_SLOTS:
         QCOMPARE(again.at("recorrection").at("setting").get<double>(), experiment == "corruption" ? 0.5 : 0.2);
         QCOMPARE(runner.runs(), 1);
         QCOMPARE(runner.recorrections(), 1);
+    }
+
+    // Every image run draws each method's reliability diagram on the test images: 15 bins
+    // per (setting, trial, method) whose counts sum to the test images, and the long
+    // table's ECE of each row is the bins' sum_b n_b / N |accuracy_b - confidence_b|.
+    void imageRunsWriteReliabilityDiagrams()
+    {
+        QTemporaryDir dir;
+        writeIdxFolder(dir.filePath("idx"), 40, 20);
+        const auto& entry = ExperimentRegistry::global().get("corruption");
+        auto values = nlohmann::json::parse(R"({"rates": [0.5], "methods": ["sgld_s", "ours"], "epochs": 1,
+                                                "map_epochs": 1})");
+        values["data"] = dir.filePath("idx").toStdString();
+        const auto run = runExperiment(entry, checkedSettings(entry.settings(), values, "test"), std::nullopt, {});
+        const auto lines = QString::fromStdString(run.output.reliability).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.front(), QString("rate,trial,method,rule,bin,lower,upper,count,confidence,accuracy"));
+        QCOMPARE(lines.size(), 1 + 2 * kReliabilityBins);
+        std::map<std::string, std::pair<int, double>> bins;  // method -> (rows, weighted gap)
+        for (const auto& line : lines.mid(1)) {
+            const auto cells = line.split(',');
+            QCOMPARE(cells[0].toDouble(), 0.5);
+            QCOMPARE(cells[3], QString("predictive"));
+            auto& [rows, gap] = bins[cells[2].toStdString()];
+            const int n = cells[7].toInt();
+            rows += n;
+            if (n)
+                gap += n * std::abs(cells[9].toDouble() - cells[8].toDouble());
+        }
+        QCOMPARE(bins.size(), size_t{2});
+        const auto json = nlohmann::json::parse(run.output.json);
+        int found = 0;
+        for (const auto& o : json.at("observations"))
+            if (o.at("metric") == "ece") {
+                const auto& [rows, gap] = bins.at(o.at("method").get<std::string>());
+                QCOMPARE(rows, 20);
+                QVERIFY2(std::abs(o.at("value").get<double>() - gap / rows) < 1e-12, o.dump().c_str());
+                ++found;
+            }
+        QCOMPARE(found, 2);
     }
 
     // A results file is the session that repeats its run: fed back to `run`, the paper's

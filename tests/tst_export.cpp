@@ -380,6 +380,16 @@ private Q_SLOTS:
             << QByteArray::fromStdString(npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (6,), }",
                                                  {0, 1, 2, 3, 4, 5}, 2))
             << "6";
+        // '=' is the writer's native order (numpy's on every little-endian machine), and
+        // the keys may come in any order.
+        QTest::newRow("native order")
+            << QByteArray::fromStdString(npyFile("{'descr': '=f8', 'fortran_order': False, 'shape': (6,), }",
+                                                 {0, 1, 2, 3, 4, 5}))
+            << "6";
+        QTest::newRow("keys in another order")
+            << QByteArray::fromStdString(npyFile("{'shape': (3, 2), 'fortran_order': False, 'descr': '<f8'}",
+                                                 {0, 1, 2, 3, 4, 5}))
+            << "3x2";
         // A header longer than 127 bytes: its length's low byte is above 0x7f.
         QTest::newRow("long header")
             << QByteArray::fromStdString(npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }" +
@@ -427,14 +437,32 @@ private Q_SLOTS:
         row("integers", npyFile("{'descr': '<i8', 'fortran_order': False, 'shape': (6,), }", {0, 1, 2, 3, 4, 5}),
             "not float32 or float64");
         row("objects", npyFile("{'descr': '|O', 'fortran_order': False, 'shape': (6,), }", {0, 1, 2, 3, 4, 5}),
-            "not numpy's");
+            "has 'descr' '|O', not a byte order, a kind and a size");
         row("rank 4", npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 2, 3), }", {0, 1, 2, 3, 4, 5}),
             "4 dimensions");
         row("too many values", npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (999999999999, 999999999999), }", {}),
             "more than 100 values");
         row("nan", npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", {1, std::nan("")}),
             "value 1 (in C order) is not finite");
-        row("garbage header", npyFile("{'descr': '<f8', 'shape': (6,), }", {0, 1, 2, 3, 4, 5}), "not numpy's");
+        row("garbage header", npyFile("{'descr': '<f8', 'shape': (6,), }", {0, 1, 2, 3, 4, 5}),
+            "lacks 'fortran_order'");
+        // 30,000 dimensions in a 60 kB header: refused at the rank cap, never on the stack.
+        std::string manyDimensions = "{'descr': '<f8', 'fortran_order': False, 'shape': (";
+        for (int i = 0; i < 30000; ++i)
+            manyDimensions += "1,";
+        row("30000 dimensions", npyFile(manyDimensions + "), }", {0}), "has more than 32 dimensions");
+        row("a key twice", npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (6,), 'shape': (6,), }", {0, 1, 2, 3, 4, 5}),
+            "gives 'shape' twice");
+        row("unknown key", npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (6,), 'extra': 1, }", {0, 1, 2, 3, 4, 5}),
+            "unknown key 'extra'");
+        row("13 digits", npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000,), }", {}),
+            "a dimension of more than 12 digits");
+        row("order", npyFile("{'descr': '<f8', 'fortran_order': 0, 'shape': (6,), }", {0, 1, 2, 3, 4, 5}),
+            "'fortran_order' that is not True or False");
+        row("negative", npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (-6,), }", {0, 1, 2, 3, 4, 5}),
+            "'shape' that is not a tuple of whole numbers");
+        row("unclosed", npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (6,), ", {0, 1, 2, 3, 4, 5}),
+            "lacks its closing '}'");
     }
     void badNpyFilesAreRefused()
     {

@@ -20,6 +20,7 @@
 #include "core/number_format.h"
 #include "core/seeds.h"
 #include "core/settings.h"
+#include "core/utf8.h"
 #include "inference/method_catalog.h"
 #include "decision/decisions.h"
 #include "io/model_io.h"
@@ -66,19 +67,54 @@ QStringList temporariesIn(const QString& dir)
 
 } // namespace
 
+
+namespace {
+
+/// A folder's entries (files, folders, links), sorted, joined by commas.
+QString entries(const std::string& folder)
+{
+    QStringList names =
+        QDir(QString::fromStdString(folder)).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot | QDir::System);
+    names.sort();
+    return names.join(",");
+}
+
+} // namespace
+
 class TestFormats : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // UTF-8 by Unicode's table of well-formed sequences: each bad form found at its first
+    // byte, every good one passed whole.
+    void utf8FindsTheFirstBadByte_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<qint64>("firstBad");
+        QTest::newRow("ascii") << QByteArray("label,x") << qint64(-1);
+        QTest::newRow("two, three and four bytes") << QByteArray("caf\xc3\xa9 \xe2\x82\xac \xf0\x9d\x84\x9e") << qint64(-1);
+        QTest::newRow("latin-1") << QByteArray("caf\xe9") << qint64(3);
+        QTest::newRow("overlong slash") << QByteArray("a\xc0\xaf") << qint64(1);
+        QTest::newRow("overlong three") << QByteArray("ab\xe0\x80\xaf") << qint64(2);
+        QTest::newRow("surrogate") << QByteArray("\xed\xa0\x80") << qint64(0);
+        QTest::newRow("above U+10FFFF") << QByteArray("x\xf4\x90\x80\x80") << qint64(1);
+        QTest::newRow("F5") << QByteArray("\xf5\x80\x80\x80") << qint64(0);
+        QTest::newRow("cut off") << QByteArray("ok\xe2\x82") << qint64(2);
+        QTest::newRow("lone continuation") << QByteArray("\x80") << qint64(0);
+        QTest::newRow("bad third byte") << QByteArray("\xe2\x82\x41") << qint64(0);
+        QTest::newRow("U+10FFFF") << QByteArray("\xf4\x8f\xbf\xbf") << qint64(-1);
+    }
+    void utf8FindsTheFirstBadByte()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(qint64, firstBad);
+        const size_t found = lcs::firstInvalidUtf8(std::string_view(text.constData(), size_t(text.size())));
+        QCOMPARE(found == std::string_view::npos ? qint64(-1) : qint64(found), firstBad);
+    }
+
     void stagedFoldersAreAllOrNothing()
     {
         QTemporaryDir dir;
         const std::string base = dir.path().toStdString();
-        const auto entries = [](const std::string& folder) {
-            QStringList names = QDir(QString::fromStdString(folder)).entryList(QDir::Files | QDir::Dirs |
-                                                                                QDir::NoDotAndDotDot | QDir::System);
-            names.sort();
-            return names.join(",");
-        };
         // Not committed (an error part-way): nothing is left, not even the staging folder.
         {
             StagedFolder staged(base + "/models");
@@ -117,6 +153,66 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(readFile(base + "/models/a.pt")), QString("A2"));
         QCOMPARE(QString::fromStdString(readFile(base + "/models/b.pt")), QString("B"));
         QCOMPARE(entries(base + "/models"), QString("a.pt,b.pt,c.pt,keep.txt"));
+    }
+
+    // The outputs of one run commit together or not at all: a move that fails part-way
+    // (here a staged file taken away behind the set's back, as a disk gone or a file made
+    // immutable would) puts back every output already moved, leaves every old file as it
+    // was and no temporary, staging folder or backup behind.
+    void outputSetsCommitTogetherOrNotAtAll()
+    {
+        QTemporaryDir dir;
+        const std::string base = dir.path().toStdString();
+        const auto text = [&](const std::string& path) { return QString::fromStdString(readFile(path)); };
+        writeFileAtomically(base + "/r.json", "old json");
+        writeFileAtomically(base + "/r.csv", "old csv");
+        QVERIFY(QDir().mkpath(QString::fromStdString(base + "/models")));
+        writeFileAtomically(base + "/models/q.pt", "old q");
+        {
+            OutputSet set;
+            set.stageFile(base + "/r.json", "new json");
+            set.stageFile(base + "/r.csv", "new csv");
+            const std::string models = set.stageFolder(base + "/models");
+            QCOMPARE(set.stageFolder(base + "/models/"), models);
+            writeFileAtomically(models + "/q.pt", "new q");
+            writeFileAtomically(models + "/s.pt", "new s");
+            for (const auto& name : QDir(QString::fromStdString(base)).entryList({"r.csv.tmp.*"}, QDir::Files))
+                QVERIFY(QFile::remove(QString::fromStdString(base) + "/" + name));
+            try {
+                set.commit();
+                QFAIL("committed");
+            } catch (const OutputError& e) {
+                QVERIFY2(QString(e.what()).contains("r.csv") &&
+                             QString(e.what()).contains("every output of the run is left as it was"),
+                         e.what());
+            }
+        }
+        QCOMPARE(text(base + "/r.json"), QString("old json"));
+        QCOMPARE(text(base + "/r.csv"), QString("old csv"));
+        QCOMPARE(text(base + "/models/q.pt"), QString("old q"));
+        QCOMPARE(entries(base), QString("models,r.csv,r.json"));
+        QCOMPARE(entries(base + "/models"), QString("q.pt"));
+        // Committed: every one new, a new folder made whole, nothing else left.
+        {
+            OutputSet set;
+            set.stageFile(base + "/r.json", "new json");
+            writeFileAtomically(set.stageFolder(base + "/models") + "/s.pt", "new s");
+            writeFileAtomically(set.stageFolder(base + "/fresh") + "/a.pt", "A");
+            set.commit();
+        }
+        QCOMPARE(text(base + "/r.json"), QString("new json"));
+        QCOMPARE(text(base + "/models/s.pt"), QString("new s"));
+        QCOMPARE(text(base + "/models/q.pt"), QString("old q"));
+        QCOMPARE(entries(base), QString("fresh,models,r.csv,r.json"));
+        QCOMPARE(entries(base + "/fresh"), QString("a.pt"));
+        // Never committed (an error or a signal before the end): nothing changes.
+        {
+            OutputSet set;
+            set.stageFile(base + "/r.csv", "newer csv");
+            writeFileAtomically(set.stageFolder(base + "/other") + "/a.pt", "A");
+        }
+        QCOMPARE(entries(base), QString("fresh,models,r.csv,r.json"));
+        QCOMPARE(text(base + "/r.csv"), QString("old csv"));
     }
 
     void camvidSessionRoundTrips()

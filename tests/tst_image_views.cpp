@@ -28,6 +28,8 @@
 #include "synthetic_job_runner.h"
 #include "image_views.h"
 #include "decisions_view.h"
+#include "region_view.h"
+#include "reliability_view.h"
 #include <QLabel>
 #include <QTableWidget>
 #include "main_window.h"
@@ -220,6 +222,88 @@ private Q_SLOTS:
         QVERIFY(!page.evidence()->worse());
         tabs = tabOf(page.evidence());
         QCOMPARE(tabs->tabText(tabs->indexOf(page.evidence())), evidenceTabTitle(false));
+    }
+
+    // The Calibration tab of a comparison: S right on every image at confidence 0.9
+    // (one bin, accuracy 1: ECE 0.1), q wrong on every one at 0.9 (accuracy 0: ECE 0.9).
+    void calibrationTabShowsBothRulesOnTheTestImages()
+    {
+        const int64_t n = 60;
+        const auto labels = torch::arange(n, torch::kLong).remainder(3);
+        const auto right = torch::full({n, 3}, 0.05, torch::kDouble).scatter(1, labels.unsqueeze(1), 0.9);
+        const auto wrong =
+            torch::full({n, 3}, 0.05, torch::kDouble).scatter(1, (labels + 1).remainder(3).unsqueeze(1), 0.9);
+        ImageResultsPage page;
+        page.resize(1200, 800);
+        page.startRun(QString::fromLatin1(kCorruptionExperiment));
+        QVERIFY(page.reliability()->plot()->graph(1)->data()->isEmpty());
+        page.addComparison(comparisonView(compareDecisions(right, wrong, labels, tinyCosts(false), 3),
+                                          {"cat", "dog", "fox"}, tinyCosts(false), {}, {}, {}));
+        QCOMPARE(page.reliability()->graphNames(),
+                 (QStringList{"calibrated (accuracy = confidence)", "P, uncorrected (ECE 0.100)",
+                              "q, corrected (ECE 0.900)"}));
+        for (const auto& [graph, accuracy] : {std::pair{1, 1.0}, std::pair{2, 0.0}}) {
+            const auto data = page.reliability()->plot()->graph(graph)->data();
+            QCOMPARE(data->size(), 1);
+            QVERIFY(std::abs(data->begin()->key - 0.9) < 1e-12);
+            QCOMPARE(data->begin()->value, accuracy);
+        }
+        bool tabFound = false;
+        for (auto* tabs : page.findChildren<QTabWidget*>())
+            if (const int i = tabs->indexOf(page.reliability()); i >= 0)
+                tabFound = tabs->tabText(i) == QLatin1String("Calibration");
+        QVERIFY(tabFound);
+    }
+
+    // Legends on a narrow page: every item of every region panel gets at least the width
+    // its text needs (two columns where they fit, else one), so "decide Iris-virginica"
+    // is never cut. Points without regions (a table of many features): the decisions are
+    // the points' fill colours, and the difference panel lists no region colours.
+    void regionLegendsFitAndNameOnlyWhatIsDrawn()
+    {
+        lcs::ui::TaskView view;
+        view.numClasses = 3;
+        view.test = {{0, 0}, {1, 1}, {2, 0.5}};
+        view.testLabels = {0, 1, 2};
+        view.testDecisionsUncorrected = {0, 1, 1};
+        view.testDecisionsCorrected = {0, 2, 2};
+        view.calibration = {{0.5, 0.5}};
+        view.correctionDone = true;
+        const QStringList names{"Iris-setosa", "Iris-versicolor", "Iris-virginica"};
+        for (const int width : {560, 1400}) {
+            lcs::ui::RegionView regions;
+            regions.resize(width, 520);
+            regions.show();
+            regions.setTask(view, names);
+            QTest::qWait(50);
+            for (auto* plot : regions.plots()) {
+                plot->replot();
+                QStringList listed;
+                for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
+                    if (auto* legend = qobject_cast<QCPLegend*>(plot->plotLayout()->elementAt(i)))
+                        for (int k = 0; k < legend->itemCount(); ++k) {
+                            auto* item = legend->item(k);
+                            if (!item)
+                                continue;  // an empty cell of the legend's grid
+                            const int needed = static_cast<QCPLayoutElement*>(item)->minimumOuterSizeHint().width();
+                            QVERIFY2(item->outerRect().width() >= needed && item->outerRect().right() <= plot->width(),
+                                     qPrintable(QString("%1 at %2: %3 px of %4 needed")
+                                                    .arg(plot->objectName())
+                                                    .arg(width)
+                                                    .arg(item->outerRect().width())
+                                                    .arg(needed)));
+                            if (auto* p = qobject_cast<QCPPlottableLegendItem*>(item))
+                                listed << p->plottable()->name();
+                        }
+                if (plot->objectName() == QLatin1String("regions_difference")) {
+                    QVERIFY2(!listed.contains("decisions differ") && !listed.contains("same decision"),
+                             qPrintable(listed.join(" | ")));
+                    QVERIFY2(listed.contains("test, q decides otherwise"), qPrintable(listed.join(" | ")));
+                } else {
+                    QVERIFY2(listed.contains("decide Iris-virginica"), qPrintable(listed.join(" | ")));
+                }
+            }
+        }
     }
 
     void riskCoverageShowsTheLargestReferralCost()

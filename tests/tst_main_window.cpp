@@ -133,9 +133,9 @@ private Q_SLOTS:
         const auto plots = window.findChildren<QCustomPlot*>();
         // Three region panels, the curves, the Decisions tab's confusion matrices, the
         // reliability diagram and the cost-benefit curve; the image page's curves,
-        // summary, confusion matrices, training time and risk-coverage; the CamVid page's
-        // curves, IoU bars and frames per second.
-        QCOMPARE(plots.size(), 15);
+        // summary, confusion matrices, reliability diagram, training time and
+        // risk-coverage; the CamVid page's curves, IoU bars and frames per second.
+        QCOMPARE(plots.size(), 16);
         for (auto* plot : plots) {
             for (const QString format : {"png", "svg", "pdf"}) {
                 const QString path = dir.path() + "/" + plot->objectName() + "." + format;

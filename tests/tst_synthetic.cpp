@@ -3,6 +3,7 @@
 #include <QtTest/QtTest>
 
 #include <map>
+#include <random>
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
@@ -21,6 +22,7 @@
 #include "io/table_csv.h"
 #include "io/tabular_csv.h"
 #include "experiments/experiment.h"
+#include "experiments/own_predictive_experiment.h"
 #include "calibration/own_predictive.h"
 #include "core/input_error.h"
 #include "core/number_format.h"
@@ -459,27 +461,65 @@ private Q_SLOTS:
         }
     }
 
+    // Tables as R (write.csv) and Excel write them: quoted names and cells, a quote
+    // inside a quoted cell doubled, commas and line breaks inside quotes kept.
+    void quotedTablesReadAsWritten()
+    {
+        const auto t = parseTabularCsv("\"a\",\"label\"\r\n1,\"x, \"\"q\"\"\"\r\n\"2\",\"y\"\r\n3,\"two\nlines\"\r\n4,\r\n",
+                                       "t.csv", "label", 1000);
+        QCOMPARE(t.featureNames, (std::vector<std::string>{"a"}));
+        QCOMPARE(t.classNames, (std::vector<std::string>{"two\nlines", "x, \"q\"", "y"}));
+        QCOMPARE(t.labels, (std::vector<int64_t>{1, 2, 0}));
+        QCOMPARE(t.labelled.values, (std::vector<double>{1, 2, 3}));
+        QCOMPARE(t.unlabelled.values, (std::vector<double>{4}));
+        // A record is numbered by the line it starts on: after a cell of two lines the
+        // next row is line 4, and the ragged one line 5.
+        try {
+            parseTabularCsv("a,label\n1,\"two\nlines\"\n2,y\n3\n", "t.csv", "label", 1000);
+            QFAIL("accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(QString(e.what()), QString("t.csv line 5: 1 columns, the header has 2"));
+        }
+    }
+
     void badTablesNameTheProblem_data()
     {
-        QTest::addColumn<QString>("text");
+        QTest::addColumn<QByteArray>("text");
         QTest::addColumn<QString>("message");
-        QTest::newRow("no such column") << "a,b\n1,x\n2,\n" << "t.csv line 1: no column named \"label\"";
-        QTest::newRow("ragged") << "a,label\n1,x\n2\n" << "t.csv line 3: 1 columns, the header has 2";
-        QTest::newRow("word among numbers")
-            << "a,label\n1,x\nfoo,y\n3,\n"
-            << "t.csv column 1 (a) mixes numbers (line 2: \"1\") and text (line 3: \"foo\"); a column holds numbers, "
-               "or categories as text";
-        QTest::newRow("missing marker") << "a,label\n1,x\n?,y\n3,\n" << "(missing values are not supported)";
-        QTest::newRow("empty category") << "a,label\nu,x\n,y\nv,\n"
-                                        << "t.csv line 3 column 1 (a): an empty category";
-        QTest::newRow("one class") << "a,label\n1,x\n2,x\n3,\n" << "holds 1 class(es)";
-        QTest::newRow("empty") << "" << "t.csv: empty";
-        QTest::newRow("only the label") << "label\nx\n" << "names no feature column";
-        QTest::newRow("huge") << "a,label\n1e31,x\n2,y\n3,\n" << "\"1e31\" is not a finite number (at most 1e30)";
+        const auto row = [](const char* name, const QByteArray& text, const QString& message) {
+            QTest::newRow(name) << text << message;
+        };
+        row("no such column", "a,b\n1,x\n2,\n", "t.csv line 1: no column named \"label\"");
+        row("ragged", "a,label\n1,x\n2\n", "t.csv line 3: 1 columns, the header has 2");
+        row("word among numbers", "a,label\n1,x\nfoo,y\n3,\n",
+            "t.csv column 1 (a) mixes numbers (line 2: \"1\") and text (line 3: \"foo\"); a column holds numbers, "
+            "or categories as text");
+        row("missing marker", "a,label\n1,x\n?,y\n3,\n", "(missing values are not supported)");
+        row("empty category", "a,label\nu,x\n,y\nv,\n", "t.csv line 3 column 1 (a): an empty category");
+        row("one class", "a,label\n1,x\n2,x\n3,\n", "holds 1 class(es)");
+        row("empty", "", "t.csv: empty");
+        row("only the label", "label\nx\n", "names no feature column");
+        row("huge", "a,label\n1e31,x\n2,y\n3,\n", "\"1e31\" is not a finite number (at most 1e30)");
+        // A second column of the label's name would be read as a feature: the label leaks.
+        row("a name twice", "label,x1,x2,label\nx,1,2,x\ny,3,4,y\n",
+            "t.csv line 1: column 4 \"label\" repeats the name of column 1");
+        row("R's row names", "\"\",\"a\",\"label\"\n\"1\",1,\"x\"\n\"2\",2,\"y\"\n",
+            "t.csv line 1: column 1 has no name (R's write.csv writes its row names");
+        // Labels are kept whole: three labels that agree on their first 100 characters are
+        // three classes or none.
+        row("long label", QByteArray("a,label\n1,") + QByteArray(101, 'x') + "\n2,y\n",
+            "t.csv line 2 column 2: a label of 101 characters; at most 100");
+        row("Latin-1", "a,label\n1,caf\xe9\n2,y\n", "t.csv line 2 column 2: byte 4 of the cell is not UTF-8 text");
+        row("unclosed quote", "a,label\n1,\"x\n2,y\n", "t.csv line 2: a quoted field is not closed");
+        row("after a quote", "a,label\n1,\"x\"y\n", "t.csv line 2: text after a closing quote");
+        QByteArray wide;
+        for (int c = 0; c < 4097; ++c)
+            wide += "c" + QByteArray::number(c) + ",";
+        row("too wide", wide + "label\n", "t.csv line 1: the header has 4098 columns; at most 4096");
     }
     void badTablesNameTheProblem()
     {
-        QFETCH(QString, text);
+        QFETCH(QByteArray, text);
         QFETCH(QString, message);
         try {
             parseTabularCsv(text.toStdString(), "t.csv", "label", 1000);
@@ -607,6 +647,148 @@ private Q_SLOTS:
             QFAIL("accepted");
         } catch (const InputError& e) {
             QVERIFY2(QString(e.what()).contains(message), e.what());
+        }
+    }
+
+    // A user's labelled predictive, by hand. X is one feature x in [-2, 2]; the truth is
+    // class 1 with probability sigmoid(2x), P says sigmoid(5x) (overconfident). On the
+    // held-out test rows (decisions.csv names them) P's Bayes decision at each referral
+    // cost of the curve, worked out here from P alone, costs what the curve's
+    // "uncorrected" rows say; P's reliability bins, counted here, are the --reliability
+    // rows; q's bins hold the same test rows.
+    void ownPredictiveCurveAndReliabilityByHand()
+    {
+        std::mt19937_64 draw(5);
+        std::uniform_real_distribution<double> uniform(0.0, 1.0);
+        const int n = 160;
+        std::vector<double> p1(n);
+        std::vector<int> labels(n);
+        std::string x = "x\n", p = "p0,p1\n", y;
+        for (int i = 0; i < n; ++i) {
+            const double xi = -2 + 4 * uniform(draw);
+            labels[i] = uniform(draw) < 1 / (1 + std::exp(-2 * xi)) ? 1 : 0;
+            p1[i] = std::stod(formatNumber(1 / (1 + std::exp(-5 * xi))));
+            x += formatNumber(xi) + "\n";
+            p += formatNumber(1 - p1[i]) + "," + formatNumber(p1[i]) + "\n";
+            y += std::to_string(labels[i]) + "\n";
+        }
+        QTemporaryDir dir;
+        const std::string base = dir.path().toStdString();
+        writeFileAtomically(base + "/x.csv", x);
+        writeFileAtomically(base + "/p.csv", p);
+        writeFileAtomically(base + "/y.csv", y);
+        const auto& experiment = ExperimentRegistry::global().get(kOwnPredictiveExperiment);
+        const CostMatrix costs(2, {0, 1, 0.3, 5, 0, 0.3}, true);
+        const nlohmann::json settings = {{"features", base + "/x.csv"},   {"predictive", base + "/p.csv"},
+                                         {"labels", base + "/y.csv"},     {"correction_iterations", 1},
+                                         {"warm_start_steps", 0},         {"cost_benefit_points", 3},
+                                         // A barely trained q the run always keeps: its
+                                         // decisions differ from P's, so a rule swapped for
+                                         // another shows.
+                                         {"q_form", "standalone"},        {"select", "none"}};
+        const auto run =
+            lcs::runExperiment(experiment, checkedSettings(experiment.settings(), settings, "test"), costs, {});
+        // The test rows and the decisions kept there, from decisions.csv (rows numbered
+        // from 1; row, role, label, decision before, after, kept, ...).
+        const auto decisionIndex = [&](const QString& name) {
+            for (int k = 0; k < costs.numDecisions(); ++k)
+                if (QString::fromStdString(costs.decisionName(k)) == name)
+                    return k;
+            return -1;
+        };
+        std::vector<int> test, kept;
+        int changed = 0;
+        for (const auto& line : QString::fromStdString(run.output.csv).split('\n', Qt::SkipEmptyParts).mid(1)) {
+            const auto cells = line.split(',');
+            if (cells[1] != "test")
+                continue;
+            test.push_back(cells[0].toInt() - 1);
+            kept.push_back(decisionIndex(cells[5]));
+            QVERIFY(kept.back() >= 0);
+            changed += cells[5] != cells[3];
+        }
+        QCOMPARE(test.size(), size_t{40});  // the default test share 0.25 of 160
+        QVERIFY2(changed > 0, "q decides as P on every test row: the curve's rules could not be told apart");
+        const auto json = nlohmann::json::parse(run.output.json);
+        const auto& curve = json.at("cost_benefit");
+        QCOMPARE(curve.at("setting").get<std::string>(), std::string("referral_cost"));
+        QCOMPARE(curve.at("values").get<std::vector<double>>(), (std::vector<double>{0.3, 5.0 / 3, 10.0 / 3, 5}));
+        int checked = 0;
+        for (const auto& row : curve.at("rows")) {
+            QCOMPARE(row.at("method").get<std::string>(), std::string("own"));
+            if (row.at("rule") == "corrected" && row.at("value").get<double>() == 0.3) {
+                // At the run's own referral cost the kept decisions are decisions.csv's.
+                double cost = 0;
+                for (size_t t = 0; t < test.size(); ++t)
+                    cost += costs.at(labels[size_t(test[t])], kept[t]);
+                QVERIFY2(std::abs(row.at("cost").get<double>() - cost / test.size()) < 1e-12, row.dump().c_str());
+                ++checked;
+            }
+            if (row.at("rule") != "uncorrected")
+                continue;
+            const double r = row.at("value").get<double>();
+            double cost = 0, referred = 0;
+            for (const int i : test) {
+                // Expected costs under P: decide 0 costs 5 p1, decide 1 costs p0, refer r.
+                const double e0 = 5 * p1[i], e1 = 1 - p1[i];
+                const int d = e0 <= e1 && e0 <= r ? 0 : e1 <= r ? 1 : 2;
+                cost += d == 2 ? r : d == labels[i] ? 0 : labels[i] == 1 ? 5 : 1;
+                referred += d == 2;
+            }
+            QVERIFY2(std::abs(row.at("cost").get<double>() - cost / test.size()) < 1e-12, row.dump().c_str());
+            QVERIFY2(std::abs(row.at("referral_rate").get<double>() - referred / test.size()) < 1e-12,
+                     row.dump().c_str());
+            ++checked;
+        }
+        QCOMPARE(checked, 5);
+        QVERIFY(run.output.costBenefit.rfind("setting,value,current,method,replicate,rule,cost,referral_rate\n", 0) == 0);
+        // P's reliability bins by hand: confidence max(p0, p1) in (b/15, (b+1)/15], a hit
+        // where the larger (class 0 on a tie) is the label.
+        std::vector<int> count(kReliabilityBins, 0), hits(kReliabilityBins, 0);
+        std::vector<double> confidence(kReliabilityBins, 0);
+        for (const int i : test) {
+            const double c = std::max(p1[i], 1 - p1[i]);
+            const int b = std::clamp(static_cast<int>(std::ceil(c * kReliabilityBins)) - 1, 0, kReliabilityBins - 1);
+            ++count[b];
+            confidence[b] += c;
+            hits[b] += (p1[i] > 1 - p1[i] ? 1 : 0) == labels[i];
+        }
+        const auto lines = QString::fromStdString(run.output.reliability).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.front(), QString("trial,method,rule,bin,lower,upper,count,confidence,accuracy"));
+        QCOMPARE(lines.size(), 1 + 2 * kReliabilityBins);
+        int correctedRows = 0;
+        for (const auto& line : lines.mid(1)) {
+            const auto cells = line.split(',');
+            const int b = cells[3].toInt();
+            if (cells[2] == "corrected") {
+                correctedRows += cells[6].toInt();
+                continue;
+            }
+            QCOMPARE(cells[2], QString("uncorrected"));
+            QCOMPARE(cells[6].toInt(), count[b]);
+            if (count[b] > 0) {
+                QVERIFY2(std::abs(cells[7].toDouble() - confidence[b] / count[b]) < 1e-6, qPrintable(line));  // P is held as float32
+                QVERIFY2(std::abs(cells[8].toDouble() - double(hits[b]) / count[b]) < 1e-12, qPrintable(line));
+            }
+        }
+        QCOMPARE(correctedRows, 40);
+    }
+
+    // Without labels neither a curve nor a diagram can be scored: refused before any work.
+    void ownPredictiveCurveNeedsLabels()
+    {
+        QTemporaryDir dir;
+        const std::string base = dir.path().toStdString();
+        writeFileAtomically(base + "/x.csv", "x\n0\n1\n2\n");
+        writeFileAtomically(base + "/p.csv", "0.5,0.5\n0.2,0.8\n0.9,0.1\n");
+        const auto& experiment = ExperimentRegistry::global().get(kOwnPredictiveExperiment);
+        const nlohmann::json settings = {{"features", base + "/x.csv"}, {"predictive", base + "/p.csv"},
+                                         {"cost_benefit_points", 3}};
+        try {
+            lcs::runExperiment(experiment, checkedSettings(experiment.settings(), settings, "test"), std::nullopt, {});
+            QFAIL("accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).contains("cost_benefit_points needs --labels"), e.what());
         }
     }
 

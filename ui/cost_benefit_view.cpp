@@ -5,6 +5,7 @@
 
 #include "qcustomplot_compat.h"
 
+#include "inference/method_catalog.h"
 #include "method_style.h"
 
 namespace lcs::ui {
@@ -87,9 +88,16 @@ bool CostBenefitView::setResults(const nlohmann::json& results, const QString& e
         }
     }
     double lo = 1e300, hi = -1e300;
+    bool ownPredictive = false;  // a user's P (no catalogue method): q re-trained on it, not on a posterior
     for (const auto& key : order) {
         const QString method = QString::fromStdString(key.first);
-        const QColor colour = methodColourOf(methodIn(method, experiment));
+        // A user's predictive is no catalogue method: its rules are told apart by style,
+        // q in the correction's colour.
+        const bool catalogued = findMethodInfo(key.first) != nullptr;
+        ownPredictive |= !catalogued;
+        const QColor colour = catalogued                  ? methodColourOf(methodIn(method, experiment))
+                              : key.second == "corrected" ? methodColourOf(QStringLiteral("ours"))
+                                                          : QColor(80, 80, 80);
         QPen pen(colour, 1.6);
         QCPScatterStyle::ScatterShape shape = QCPScatterStyle::ssDisc;
         if (key.second == "uncorrected") {
@@ -114,7 +122,9 @@ bool CostBenefitView::setResults(const nlohmann::json& results, const QString& e
                 rate << std::get<1>(cell) / std::get<2>(cell);
             }
         }
-        const QString name = tr("%1, %2").arg(methodLabelOf(method), ruleLabel(key.second));
+        const QString name = catalogued                    ? tr("%1, %2").arg(methodLabelOf(method), ruleLabel(key.second))
+                             : key.second == "uncorrected" ? tr("your P")
+                                                           : ruleLabel(key.second);
         auto* g = new QCPGraph(costRect->axis(QCPAxis::atBottom), costRect->axis(QCPAxis::atLeft));
         g->setName(name);
         g->setPen(pen);
@@ -171,22 +181,14 @@ bool CostBenefitView::setResults(const nlohmann::json& results, const QString& e
         line->setPen(QPen(QColor(120, 120, 120), 1, Qt::DashDotDotLine));
     }
     auto* note = new QCPTextElement(m_plot,
-                                    tr("grey line: this run's %1 (%2); q re-trained at every point on the cached "
-                                       "posterior")
+                                    tr("grey line: this run's %1 (%2); q re-trained at every point on %3")
                                         .arg(referral ? tr("referral cost") : tr("cost ratio"))
-                                        .arg(current),
+                                        .arg(current)
+                                        .arg(ownPredictive ? tr("your P") : tr("the cached posterior")),
                                     QFont("sans", 8));
     m_plot->plotLayout()->addElement(m_plot->plotLayout()->rowCount(), 0, note);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
     return true;
-}
-
-QStringList CostBenefitView::seriesNames() const
-{
-    QStringList names;
-    for (int i = 0; i < m_plot->graphCount(); ++i)
-        names << m_plot->graph(i)->name();
-    return names;
 }
 
 } // namespace lcs::ui

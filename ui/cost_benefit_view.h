@@ -21,8 +21,6 @@ public:
     /// Draws `results`' curve; false (and the note) when it has none.
     bool setResults(const nlohmann::json& results, const QString& experiment);
     bool hasCurve() const { return m_hasCurve; }
-    /// The series drawn, "label" per graph in order, for tests.
-    QStringList seriesNames() const;
 
 private:
     bool m_hasCurve = false;

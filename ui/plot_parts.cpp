@@ -32,6 +32,14 @@ PlotView::PlotView(const QString& objectName, int minimumHeight, QWidget* parent
 {
 }
 
+QStringList PlotView::graphNames() const
+{
+    QStringList names;
+    for (int i = 0; i < m_plot->graphCount(); ++i)
+        names << m_plot->graph(i)->name();
+    return names;
+}
+
 QCPAxisRect* makeRect(QCustomPlot* plot)
 {
     auto* rect = new QCPAxisRect(plot);

@@ -24,6 +24,8 @@ class PlotView : public QWidget {
     Q_OBJECT
 public:
     QCustomPlot* plot() const { return m_plot; }
+    /// The names of the plot's graphs, in the order drawn (what its legend lists).
+    QStringList graphNames() const;
 
 protected:
     PlotView(const QString& objectName, int minimumHeight, QWidget* parent);

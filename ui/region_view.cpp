@@ -116,7 +116,31 @@ void RegionView::setAxisNames(const QString& x, const QString& y)
     }
 }
 
-void RegionView::updateLegend(Panel& panel, bool difference, int numClasses, int numDecisions,
+void RegionView::fitLegendColumns(Panel& panel)
+{
+    auto* legend = panel.legend;
+    int widest = 0;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPLayoutElement* item = legend->item(i))  // a grid's empty cells count too
+            widest = std::max(widest, item->minimumOuterSizeHint().width());
+    // The legend's own margins and a little air either side of the panel.
+    const int available = panel.plot->width() - legend->margins().left() - legend->margins().right() - 8;
+    const int columns = widest > 0 && 2 * widest + legend->columnSpacing() > available ? 1 : 2;
+    if (columns == legend->wrap())
+        return;
+    legend->setWrap(columns);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, /*rearrange=*/true);
+    panel.plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void RegionView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    for (auto* p : {&m_uncorrected, &m_corrected, &m_difference})
+        fitLegendColumns(*p);
+}
+
+void RegionView::updateLegend(Panel& panel, bool difference, bool hasRegions, int numClasses, int numDecisions,
                               const QStringList& decisionNames, bool hasTraining, bool hasTest, bool hasUnlabelled)
 {
     panel.legend->clearItems();
@@ -134,13 +158,18 @@ void RegionView::updateLegend(Panel& panel, bool difference, int numClasses, int
     };
     const QPen edge(QColor(110, 110, 110), 1);
     if (difference) {
-        add(tr("decisions differ"), QCPScatterStyle(QCPScatterStyle::ssSquare, edge, QBrush(QColor(255, 140, 0)), 9));
-        add(tr("same decision"), QCPScatterStyle(QCPScatterStyle::ssSquare, edge, QBrush(QColor(245, 245, 245)), 9));
+        if (hasRegions) {
+            add(tr("decisions differ"), QCPScatterStyle(QCPScatterStyle::ssSquare, edge, QBrush(QColor(255, 140, 0)), 9));
+            add(tr("same decision"), QCPScatterStyle(QCPScatterStyle::ssSquare, edge, QBrush(QColor(245, 245, 245)), 9));
+        }
     } else {
         for (int d = 0; d < numDecisions; ++d) {
             const QString name = d < decisionNames.size() ? decisionNames[d] : QString::number(d);
+            // Regions in their light colour; without regions, the points' fill.
             add(tr("decide %1").arg(name),
-                QCPScatterStyle(QCPScatterStyle::ssSquare, edge, QBrush(decisionColor(d, numClasses, true)), 9));
+                hasRegions ? QCPScatterStyle(QCPScatterStyle::ssSquare, edge,
+                                             QBrush(decisionColor(d, numClasses, true)), 9)
+                           : QCPScatterStyle(QCPScatterStyle::ssDisc, decisionColor(d, numClasses, false), 8));
         }
     }
     const QColor ink(60, 60, 60);
@@ -151,6 +180,7 @@ void RegionView::updateLegend(Panel& panel, bool difference, int numClasses, int
             QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(ink, 2.0), QBrush(Qt::white), 8));
     if (hasUnlabelled)
         add(tr("unlabelled"), QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(90, 90, 90), 4));
+    fitLegendColumns(panel);
 }
 
 void RegionView::showBox(QCustomPlot* plot, double xMin, double xMax, double yMin, double yMax)
@@ -295,9 +325,10 @@ void RegionView::setTask(const TaskView& view, const QStringList& decisionNames)
     if (!sameBase) {
         const bool training = !view.train.isEmpty(), test = !view.test.isEmpty(),
                    unlabelled = !view.calibration.isEmpty();
-        updateLegend(m_uncorrected, false, view.numClasses, d, decisionNames, training, test, unlabelled);
-        updateLegend(m_corrected, false, view.numClasses, d, decisionNames, training, test, unlabelled);
-        updateLegend(m_difference, true, view.numClasses, d, decisionNames, training, test, unlabelled);
+        const bool regions = view.uncorrected.isValid() || view.corrected.isValid();
+        updateLegend(m_uncorrected, false, regions, view.numClasses, d, decisionNames, training, test, unlabelled);
+        updateLegend(m_corrected, false, regions, view.numClasses, d, decisionNames, training, test, unlabelled);
+        updateLegend(m_difference, true, regions, view.numClasses, d, decisionNames, training, test, unlabelled);
         drawRegions(m_uncorrected, view.uncorrected, nullptr, view.numClasses);
         drawPoints(m_uncorrected, view, view.testDecisionsUncorrected, d, decisionNames);
         drawPoints(m_difference, view, {}, d, decisionNames);

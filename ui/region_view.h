@@ -36,6 +36,9 @@ public:
     /// The axes' names (a table's two columns); "x1" and "x2" by default.
     void setAxisNames(const QString& x, const QString& y);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     struct Panel {
         QCustomPlot* plot = nullptr;
@@ -46,8 +49,13 @@ private:
     };
     /// Fills a panel's legend: each decision's region colour ("refer" included), or for
     /// the difference panel "decisions differ" / "same decision", then the markers.
-    void updateLegend(Panel& panel, bool difference, int numClasses, int numDecisions,
+    /// Without regions (points only) the decisions are the points' fill colours, and the
+    /// difference panel lists only the points q decides otherwise.
+    void updateLegend(Panel& panel, bool difference, bool hasRegions, int numClasses, int numDecisions,
                       const QStringList& decisionNames, bool hasTraining, bool hasTest, bool hasUnlabelled);
+    /// Two legend columns where the panel is wide enough for the longest item twice, else
+    /// one: an item cut mid-word says nothing.
+    static void fitLegendColumns(Panel& panel);
     Panel makePanel(const QString& title, const QString& objectName);
     /// Shows [xMin, xMax] x [yMin, yMax] at equal scales (the longer side's axis widened).
     static void showBox(QCustomPlot* plot, double xMin, double xMax, double yMin, double yMax);

@@ -78,12 +78,4 @@ void ReliabilityView::clear()
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-QStringList ReliabilityView::legendNames() const
-{
-    QStringList names;
-    for (int i = 0; i < m_plot->graphCount(); ++i)
-        names << m_plot->graph(i)->name();
-    return names;
-}
-
 } // namespace lcs::ui

@@ -22,8 +22,6 @@ public:
                      const std::vector<ReliabilityBin>& corrected, double eceCorrected, const QColor& colour,
                      const QString& title);
     void clear();
-    /// The legend's text of the graphs, in order (diagonal, P, q), for tests.
-    QStringList legendNames() const;
 };
 
 } // namespace lcs::ui

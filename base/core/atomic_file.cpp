@@ -38,6 +38,42 @@ struct FileDescriptor {
 
 } // namespace
 
+namespace {
+
+/// Writes `contents` to the new file `tmp` and flushes it to disk (so a crash cannot
+/// leave a renamed empty file); on failure removes `tmp` and throws OutputError naming
+/// `path`, the output it stands for.
+void writeSynced(const std::string& tmp, const std::string& path, const std::string& contents)
+{
+    auto fail = [&](const std::string& what, int error) {
+        discardTemporary(tmp);
+        throw OutputError("cannot write " + path + ": " + what + (error ? ": " + errnoText(error) : std::string()));
+    };
+    FileDescriptor file;
+    file.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (file.fd < 0)
+        throw OutputError("cannot write " + path + ": " + errnoText(errno));
+    const char* data = contents.data();
+    size_t left = contents.size();
+    while (left > 0) {
+        const ssize_t n = ::write(file.fd, data, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            fail("write failed", n < 0 ? errno : 0);
+        data += n;
+        left -= static_cast<size_t>(n);
+    }
+    if (::fsync(file.fd) != 0)
+        fail("flush failed", errno);
+    const int fd = file.fd;
+    file.fd = -1;
+    if (::close(fd) != 0)
+        fail("close failed", errno);
+}
+
+} // namespace
+
 std::string temporaryPathFor(const std::string& path)
 {
     static std::atomic<unsigned> counter{0};
@@ -63,6 +99,98 @@ void commitTemporary(const std::string& tmpPath, const std::string& path)
     }
 }
 
+namespace {
+
+/// One move of a commit: `from` renamed to `to`; where `to` existed, `backup` is a hard
+/// link to its old contents (empty where the file system has none), so the move can be
+/// undone.
+struct Move {
+    std::string from, to, backup;
+    bool existed = false;
+    bool folder = false;  ///< a whole staging folder renamed to a folder that did not exist
+    bool done = false;
+};
+
+/// Undoes the moves made, last first: an old file comes back from its backup, a new
+/// one (or a new folder, back to its staging name) goes. Never throws.
+void undoMoves(std::vector<Move>& moves) noexcept
+{
+    for (auto it = moves.rbegin(); it != moves.rend(); ++it) {
+        if (!it->done)
+            continue;
+        if (it->folder)
+            std::rename(it->to.c_str(), it->from.c_str());
+        else if (it->existed && !it->backup.empty())
+            std::rename(it->backup.c_str(), it->to.c_str());
+        else if (!it->existed)
+            std::remove(it->to.c_str());
+        it->done = false;
+    }
+}
+
+/// Every move, or none: each target is checked (a regular file or nothing; nothing for a
+/// folder) and backed up before the first move; a failed move undoes the ones before it.
+void moveAllOrNone(std::vector<Move>& moves)
+{
+    for (auto& m : moves) {
+        struct stat info {};
+        if (::lstat(m.to.c_str(), &info) != 0)
+            continue;
+        if (m.folder || !S_ISREG(info.st_mode))
+            throw OutputError("cannot write " + m.to + ": it is " +
+                              (S_ISDIR(info.st_mode) ? "a folder" : S_ISLNK(info.st_mode) ? "a symbolic link"
+                                                                                           : "not a regular file") +
+                              ", and is left as it is (no output of the run was written)");
+        m.existed = true;
+    }
+    for (auto& m : moves) {
+        if (!m.existed)
+            continue;
+        m.backup = temporaryPathFor(m.to);
+        // No hard links here (some network or FAT file systems): the move goes ahead
+        // without a way back for this one file, as a plain atomic replacement.
+        if (::link(m.to.c_str(), m.backup.c_str()) != 0)
+            m.backup.clear();
+    }
+    const auto dropBackups = [&] {
+        for (const auto& m : moves)
+            if (!m.backup.empty())
+                std::remove(m.backup.c_str());
+    };
+    for (auto& m : moves) {
+        if (std::rename(m.from.c_str(), m.to.c_str()) != 0) {
+            const int error = errno;
+            undoMoves(moves);
+            dropBackups();
+            throw OutputError("cannot write " + m.to + ": " + errnoText(error) +
+                              "; every output of the run is left as it was");
+        }
+        m.done = true;
+    }
+    dropBackups();
+}
+
+/// The moves that put the files of `staging` into `dir`: the folder itself where `dir`
+/// does not exist, else each file.
+std::vector<Move> folderMoves(const std::string& staging, const std::string& dir)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    struct stat info {};
+    if (::lstat(dir.c_str(), &info) != 0)
+        return {Move{staging, dir, {}, false, true, false}};
+    if (!S_ISDIR(info.st_mode))
+        throw OutputError("cannot write " + dir + ": it is not a folder, and is left as it is");
+    std::vector<Move> moves;
+    for (const auto& entry : fs::directory_iterator(staging, ec))
+        moves.push_back(Move{entry.path().string(), dir + "/" + entry.path().filename().string(), {}, false, false, false});
+    if (ec)
+        throw OutputError("cannot write " + dir + ": " + ec.message());
+    return moves;
+}
+
+} // namespace
+
 StagedFolder::StagedFolder(std::string dir) : m_dir(std::move(dir))
 {
     while (m_dir.size() > 1 && m_dir.back() == '/')
@@ -83,31 +211,61 @@ StagedFolder::~StagedFolder()
 
 void StagedFolder::commit()
 {
-    namespace fs = std::filesystem;
+    auto moves = folderMoves(m_staging, m_dir);
+    moveAllOrNone(moves);
     std::error_code ec;
-    if (!fs::exists(m_dir, ec)) {
-        if (std::rename(m_staging.c_str(), m_dir.c_str()) != 0)
-            throw OutputError("cannot write " + m_dir + ": " + errnoText(errno));
-        m_committed = true;
+    std::filesystem::remove(m_staging, ec);  // emptied (or renamed away)
+    m_committed = true;
+}
+
+OutputSet::~OutputSet()
+{
+    if (m_committed)
         return;
+    for (const auto& [tmp, path] : m_files)
+        discardTemporary(tmp);
+    std::error_code ec;
+    for (const auto& [dir, staging] : m_folders)
+        std::filesystem::remove_all(staging, ec);
+}
+
+void OutputSet::stageFile(const std::string& path, const std::string& contents)
+{
+    removeStaleTemporaries(path);
+    const std::string tmp = temporaryPathFor(path);
+    writeSynced(tmp, path, contents);
+    m_files.emplace_back(tmp, path);
+}
+
+std::string OutputSet::stageFolder(const std::string& dirIn)
+{
+    std::string dir = dirIn;
+    while (dir.size() > 1 && dir.back() == '/')
+        dir.pop_back();
+    for (const auto& [target, staging] : m_folders)
+        if (target == dir)
+            return staging;
+    removeStaleTemporaries(dir);
+    const std::string staging = temporaryPathFor(dir);
+    if (::mkdir(staging.c_str(), 0755) != 0)
+        throw OutputError("cannot write " + dir + ": cannot create " + staging + ": " + errnoText(errno));
+    m_folders.emplace_back(dir, staging);
+    return m_folders.back().second;
+}
+
+void OutputSet::commit()
+{
+    std::vector<Move> moves;
+    for (const auto& [tmp, path] : m_files)
+        moves.push_back(Move{tmp, path, {}, false, false, false});
+    for (const auto& [dir, staging] : m_folders) {
+        auto more = folderMoves(staging, dir);
+        moves.insert(moves.end(), more.begin(), more.end());
     }
-    // An existing folder: each file replaces its namesake atomically, and only regular
-    // files are replaced (as writeFileAtomically). Every target is checked before the
-    // first one moves, so a folder in the way leaves the destination as it was.
-    std::vector<std::pair<fs::path, std::string>> moves;
-    for (const auto& entry : fs::directory_iterator(m_staging, ec)) {
-        const std::string target = m_dir + "/" + entry.path().filename().string();
-        struct stat info {};
-        if (::lstat(target.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
-            throw OutputError("cannot write " + target + ": it is not a regular file, and is left as it is");
-        moves.emplace_back(entry.path(), target);
-    }
-    if (ec)
-        throw OutputError("cannot write " + m_dir + ": " + ec.message());
-    for (const auto& [from, target] : moves)
-        if (std::rename(from.c_str(), target.c_str()) != 0)
-            throw OutputError("cannot write " + target + ": " + errnoText(errno));
-    fs::remove(m_staging, ec);
+    moveAllOrNone(moves);
+    std::error_code ec;
+    for (const auto& [dir, staging] : m_folders)
+        std::filesystem::remove(staging, ec);  // emptied (or renamed away)
     m_committed = true;
 }
 
@@ -143,34 +301,7 @@ void writeFileAtomically(const std::string& path, const std::string& contents)
 {
     removeStaleTemporaries(path);
     const std::string tmp = temporaryPathFor(path);
-    auto fail = [&](const std::string& what, int error) {
-        discardTemporary(tmp);
-        throw OutputError("cannot write " + path + ": " + what + (error ? ": " + errnoText(error) : std::string()));
-    };
-    {
-        FileDescriptor file;
-        file.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (file.fd < 0)
-            throw OutputError("cannot write " + path + ": " + errnoText(errno));
-        const char* data = contents.data();
-        size_t left = contents.size();
-        while (left > 0) {
-            const ssize_t n = ::write(file.fd, data, left);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                fail("write failed", n < 0 ? errno : 0);
-            data += n;
-            left -= static_cast<size_t>(n);
-        }
-        // Data on disk before the rename, so a crash cannot leave a renamed empty file.
-        if (::fsync(file.fd) != 0)
-            fail("flush failed", errno);
-        const int fd = file.fd;
-        file.fd = -1;
-        if (::close(fd) != 0)
-            fail("close failed", errno);
-    }
+    writeSynced(tmp, path, contents);
     commitTemporary(tmp, path);
 }
 

@@ -2,6 +2,8 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace lcs {
 
@@ -26,7 +28,8 @@ void discardTemporary(const std::string& tmpPath) noexcept;
 /// A folder of outputs written all or not at all: files go into a fresh staging folder
 /// next to `dir` ("<dir>.tmp.<pid>.<n>"); commit() moves them into place (renaming the
 /// staging folder to `dir` when `dir` does not exist, else renaming each file into it,
-/// each an atomic replacement); without a commit (an error, a cancel) the staging
+/// each an atomic replacement, all or none: a failed move undoes the ones before it);
+/// without a commit (an error, a cancel) the staging
 /// folder and everything in it are removed, and `dir` is as it was.
 class StagedFolder {
 public:
@@ -42,6 +45,34 @@ public:
 
 private:
     std::string m_dir, m_staging;
+    bool m_committed = false;
+};
+
+/// Outputs of one run committed together, last (--json, --csv, --save-models, --out and
+/// the rest): each file is written now to a temporary beside its target (a full disk
+/// fails here, before any output moves), each folder staged as a StagedFolder's files
+/// are; commit() moves every one into place and, should a move fail (a file made
+/// immutable, a disk gone), undoes the moves already made, so that every old output is
+/// as it was and none is half new. Without a commit every temporary is removed.
+class OutputSet {
+public:
+    OutputSet() = default;
+    ~OutputSet();
+    OutputSet(const OutputSet&) = delete;
+    OutputSet& operator=(const OutputSet&) = delete;
+    /// Writes `contents` to a temporary beside `path` (flushed to disk); throws
+    /// OutputError naming `path`.
+    void stageFile(const std::string& path, const std::string& contents);
+    /// A fresh staging folder for the folder `dir` (its files are written there); the
+    /// same `dir` twice gives the same staging folder. Throws OutputError naming `dir`.
+    std::string stageFolder(const std::string& dir);
+    /// Every staged output into place, all or none; throws OutputError naming the output
+    /// that could not be moved (and saying the others are as they were).
+    void commit();
+
+private:
+    std::vector<std::pair<std::string, std::string>> m_files;  ///< (temporary, target)
+    std::vector<std::pair<std::string, std::string>> m_folders;  ///< (target, staging)
     bool m_committed = false;
 };
 

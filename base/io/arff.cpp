@@ -10,6 +10,7 @@
 
 #include "core/atomic_file.h"
 #include "core/input_error.h"
+#include "core/utf8.h"
 #include "core/number_format.h"
 #include "io/input_columns.h"
 
@@ -258,6 +259,11 @@ Attribute readAttribute(Cursor& c, const std::string& where, size_t lineNumber)
 TabularData parseArff(const std::string& text, const std::string& source, const std::string& classAttribute,
                       size_t maxValues)
 {
+    // Names and values end up in the results' JSON, whose writer refuses invalid UTF-8:
+    // refused here, naming the line, rather than after a whole run.
+    if (const size_t bad = firstInvalidUtf8(text); bad != std::string::npos)
+        throw InputError(source + " line " + std::to_string(1 + std::count(text.begin(), text.begin() + bad, '\n')) +
+                         ": byte " + std::to_string(bad + 1) + " of the file is not UTF-8 text (save it as UTF-8)");
     // The header: @relation, the attributes, @data.
     std::vector<Attribute> attributes;
     std::map<std::string, size_t> lineOf;  // each attribute's line, to refuse a name given twice
@@ -285,8 +291,9 @@ TabularData parseArff(const std::string& text, const std::string& source, const 
         } else if (isKeyword(keyword, "@attribute")) {
             if (!relation)
                 throw InputError(where + ": @attribute before @relation; an ARFF file opens with @relation NAME");
-            if (attributes.size() == kMaxArffAttributes)
-                throw InputError(where + ": more than " + std::to_string(kMaxArffAttributes) + " attributes");
+            if (attributes.size() == kMaxTabularColumns)
+                throw InputError(where + ": more than " + std::to_string(kMaxTabularColumns) +
+                                 " attributes; at most " + std::to_string(kMaxTabularColumns) + " are read");
             auto a = readAttribute(c, where, lines.number());
             const auto [first, fresh] = lineOf.emplace(a.name, a.line);
             if (!fresh)
@@ -340,6 +347,11 @@ TabularData parseArff(const std::string& text, const std::string& source, const 
     if (classAttr.values.size() > kMaxTabularClasses)
         throw InputError(classWhere + ": the class declares " + std::to_string(classAttr.values.size()) +
                          " values; at most " + std::to_string(kMaxTabularClasses) + " classes");
+    for (const auto& value : classAttr.values)
+        if (value.size() > kMaxClassNameLength)
+            throw InputError(classWhere + ": the class value " + quotedForMessage(value) + " has " +
+                             std::to_string(value.size()) + " characters; at most " +
+                             std::to_string(kMaxClassNameLength) + " (class names are kept whole, never cut)");
 
     TabularData out;
     out.source = source;
@@ -349,8 +361,11 @@ TabularData parseArff(const std::string& text, const std::string& source, const 
         if (i != classAt)
             out.columns.push_back(InputColumn{attributes[i].name, attributes[i].sorted});
     }
-    out.featureNames = encodedFeatureNames(out.columns);
     const size_t width = encodedWidth(out.columns);
+    if (width > kMaxTabularFeatures)
+        throw InputError(source + ": its attributes encoded (nominal ones one-hot) make " + std::to_string(width) +
+                         " features; at most " + std::to_string(kMaxTabularFeatures));
+    out.featureNames = encodedFeatureNames(out.columns);
     const bool categorical = hasCategoricalColumn(out.columns);
     const auto tooMany = [&] {
         return InputError(categorical ? source + ": its categories one-hot encoded make " + std::to_string(width) +

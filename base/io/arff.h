@@ -33,7 +33,6 @@ namespace lcs {
 /// @data) and the attributes it declares; a name or value is at most kMaxColumnTextLength
 /// characters and a nominal attribute declares at most kMaxCategoryLevels values.
 constexpr size_t kMaxArffHeaderBytes = size_t{16} << 20;
-constexpr size_t kMaxArffAttributes = 100000;
 
 /// Parses `text` (the contents of `source`). `classAttribute` names the class attribute
 /// exactly (a near miss is answered with "did you mean"); empty means the last attribute.

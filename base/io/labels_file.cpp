@@ -85,7 +85,7 @@ std::vector<int64_t> parseLabels(const std::string& bytes, const std::string& so
                 throw InputError(source + ": more than " + std::to_string(expectedRows) +
                                  " labels; one per row of the features is needed");
             labels.push_back(k);
-        });
+        }, source);
     }
     if (static_cast<int64_t>(labels.size()) != expectedRows)
         throw InputError(source + ": " + std::to_string(labels.size()) + " labels for " +

@@ -253,22 +253,36 @@ void readInput(const JsonObjectReader& input, const std::string& source, ModelIn
         readInputColumns(input, source, info);
 }
 
+/// "64, 32": an MLP's hidden widths, for messages.
+std::string hiddenText(const std::vector<int64_t>& hidden)
+{
+    std::string out;
+    for (const auto h : hidden)
+        out += (out.empty() ? "" : ", ") + std::to_string(h);
+    return out.empty() ? std::string("none") : out;
+}
+
 /// The weights object, checked against the architecture before anything is allocated.
-void readWeights(const JsonObjectReader& weights, const JsonObjectReader& arch, ModelInfo& info)
+void readWeights(const JsonObjectReader& weights, ModelInfo& info)
 {
     weights.refuseUnknown({"format", "bytes", "fnv1a64"});
     if (info.torchScript && weights.string("format") != "torchscript")
         weights.fail("format", "must be \"torchscript\"");
-    info.weightsBytes = static_cast<uint64_t>(weights.integer("bytes", 1, int64_t{1} << 40));
+    // The weights file is read whole, at most 1 GiB (model_io's kMaxWeightsBytes).
+    info.weightsBytes = static_cast<uint64_t>(weights.integer("bytes", 1, int64_t{1} << 30));
     info.weightsChecksum = weights.string("fnv1a64");
     if (info.weightsChecksum.size() != 16
         || info.weightsChecksum.find_first_not_of("0123456789abcdef") != std::string::npos)
         weights.fail("fnv1a64", "must be 16 lower-case hex digits");
     // Refuse before anything is allocated: the weights file stores 4 bytes per float
     // parameter, so an architecture larger than the file is a wrong sidecar.
+    // Named as "bytes", the field a wrong or edited sidecar most likely got wrong; the
+    // architecture it was compared with is in the message.
     if (info.architecture == "mlp" && static_cast<uint64_t>(info.parameterCount()) * 4 > info.weightsBytes)
-        arch.fail("hidden", "describes " + std::to_string(info.parameterCount()) + " parameters, more than the "
-                                + std::to_string(info.weightsBytes) + "-byte weights file can hold");
+        weights.fail("bytes", std::to_string(info.weightsBytes) + " bytes cannot hold the " +
+                                  std::to_string(info.parameterCount()) + " float parameters of the architecture (" +
+                                  std::to_string(info.inputs) + " inputs, hidden " + hiddenText(info.hidden) + ", " +
+                                  std::to_string(info.classes) + " classes)");
 }
 
 /// The matrix the network decides for and its class names, which must fit its classes.
@@ -321,7 +335,7 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
     }
     if (info.torchScript)
         readInput(r.object("input"), source, info);
-    readWeights(r.object("weights"), arch, info);
+    readWeights(r.object("weights"), info);
     readDecisions(r, source, info);
     for (const char* key : {"preset", "output", "program"})
         if (r.has(key))

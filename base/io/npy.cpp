@@ -1,9 +1,10 @@
 #include "io/npy.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <regex>
 
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xarray.hpp>
@@ -22,17 +23,132 @@ constexpr size_t kMaxHeaderBytes = 65536;
     throw InputError(source + ": " + what);
 }
 
-/// numpy's header dictionary, spaces removed: descr, fortran_order and shape in this
-/// order (numpy writes them sorted), shape a tuple of at most 12-digit integers. Checked
-/// before xtensor's parser sees it, which assumes this form.
-bool headerHasNumpyForm(std::string header)
+/// The header dictionary numpy writes, e.g. {'descr': '<f8', 'fortran_order': False,
+/// 'shape': (3, 2), } padded with spaces to a newline: the three keys in any order, each
+/// once, spaces allowed between tokens. Scanned by hand, once, left to right: nothing
+/// here recurses or backtracks, so a header claiming 30,000 dimensions is refused at the
+/// rank cap rather than on the stack.
+struct NpyHeader {
+    std::string descr;
+    bool fortranOrder = false;
+    std::vector<size_t> shape;
+};
+
+/// Ranks above this are refused while the shape is read (the callers ask for 1 to 3).
+constexpr size_t kMaxNpyRank = 32;
+
+NpyHeader parseNpyHeader(const std::string& header, const std::string& source)
 {
+    size_t i = 0;
+    const auto fail = [&](const std::string& what) {
+        refuse(source, "the .npy header " + what + " (numpy writes {'descr': '<f8', 'fortran_order': False, "
+                                                   "'shape': (N, D), })");
+    };
+    const auto peek = [&] { return i < header.size() ? header[i] : '\0'; };
+    const auto skipSpaces = [&] {
+        while (peek() == ' ')
+            ++i;
+    };
+    const auto expect = [&](char c, const std::string& where) {
+        skipSpaces();
+        if (peek() != c)
+            fail(std::string("lacks '") + c + "' " + where);
+        ++i;
+    };
+    const auto quoted = [&](const std::string& what) {
+        skipSpaces();
+        if (peek() != '\'')
+            fail("has " + what + " that is not a quoted string at byte " + std::to_string(i));
+        const size_t close = header.find('\'', i + 1);
+        if (close == std::string::npos || close - i - 1 > 32)
+            fail("has " + what + " without its closing quote");
+        std::string text = header.substr(i + 1, close - i - 1);
+        i = close + 1;
+        return text;
+    };
     if (header.empty() || header.back() != '\n')
-        return false;
-    header.erase(std::remove(header.begin(), header.end(), ' '), header.end());
-    static const std::regex form(R"(\{'descr':'[<>|=][a-zA-Z]\d{1,2}','fortran_order':(True|False),)"
-                                 R"('shape':\((\d{1,12},)*(\d{1,12})?\),?\}\n)");
-    return std::regex_match(header, form);
+        fail("does not end in a newline");
+    NpyHeader h;
+    bool seenDescr = false, seenOrder = false, seenShape = false;
+    expect('{', "at its start");
+    skipSpaces();
+    while (peek() != '}') {
+        if (peek() == '\n' || peek() == '\0')
+            fail("lacks its closing '}'");
+        const std::string key = quoted("a key");
+        expect(':', "after '" + key + "'");
+        skipSpaces();
+        if (key == "descr") {
+            if (seenDescr)
+                fail("gives 'descr' twice");
+            seenDescr = true;
+            h.descr = quoted("a 'descr'");
+            const bool form = h.descr.size() >= 3 && h.descr.size() <= 4 &&
+                              std::string("<>|=").find(h.descr[0]) != std::string::npos &&
+                              std::isalpha(static_cast<unsigned char>(h.descr[1])) &&
+                              std::all_of(h.descr.begin() + 2, h.descr.end(),
+                                          [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+            if (!form)
+                fail("has 'descr' '" + h.descr + "', not a byte order, a kind and a size such as '<f8'");
+        } else if (key == "fortran_order") {
+            if (seenOrder)
+                fail("gives 'fortran_order' twice");
+            seenOrder = true;
+            if (header.compare(i, 4, "True") == 0) {
+                h.fortranOrder = true;
+                i += 4;
+            } else if (header.compare(i, 5, "False") == 0) {
+                i += 5;
+            } else {
+                fail("has a 'fortran_order' that is not True or False");
+            }
+        } else if (key == "shape") {
+            if (seenShape)
+                fail("gives 'shape' twice");
+            seenShape = true;
+            expect('(', "after 'shape'");
+            skipSpaces();
+            while (peek() != ')') {
+                size_t digits = 0;
+                uint64_t d = 0;
+                while (std::isdigit(static_cast<unsigned char>(peek()))) {
+                    if (++digits > 12)
+                        fail("has a dimension of more than 12 digits");
+                    d = d * 10 + static_cast<uint64_t>(peek() - '0');
+                    ++i;
+                }
+                if (digits == 0)
+                    fail("has a 'shape' that is not a tuple of whole numbers");
+                if (h.shape.size() == kMaxNpyRank)
+                    fail("has more than " + std::to_string(kMaxNpyRank) + " dimensions");
+                h.shape.push_back(static_cast<size_t>(d));
+                skipSpaces();
+                if (peek() == ',') {
+                    ++i;
+                    skipSpaces();
+                } else if (peek() != ')') {
+                    fail("has a 'shape' that is not a tuple of whole numbers");
+                }
+            }
+            ++i;  // ')'
+        } else {
+            fail("has an unknown key '" + key + "'");
+        }
+        skipSpaces();
+        if (peek() == ',') {
+            ++i;
+            skipSpaces();
+        } else if (peek() != '}') {
+            fail("lacks ',' or '}' at byte " + std::to_string(i));
+        }
+    }
+    ++i;  // '}'
+    skipSpaces();
+    if (i != header.size() - 1)
+        fail("has bytes after its dictionary");
+    if (!seenDescr || !seenOrder || !seenShape)
+        fail(std::string("lacks '") + (!seenDescr ? "descr" : !seenOrder ? "fortran_order" : "shape") + "'");
+    return h;
 }
 
 template <typename T>
@@ -65,18 +181,11 @@ NumericArray parseNpy(const std::string& bytes, const std::string& source, size_
     const size_t headerStart = 8 + lengthBytes;
     if (headerLength > kMaxHeaderBytes || headerStart + headerLength > bytes.size())
         refuse(source, "the .npy header length " + std::to_string(headerLength) + " does not fit the file");
-    const std::string header = bytes.substr(headerStart, headerLength);
-    if (!headerHasNumpyForm(header))
-        refuse(source, "the .npy header is not numpy's {'descr': ..., 'fortran_order': ..., 'shape': (...)}");
-
-    std::string descr;
-    bool fortranOrder = false;
-    std::vector<size_t> shape;
-    try {
-        xt::detail::parse_header(header, descr, &fortranOrder, shape);
-    } catch (const std::exception& e) {
-        refuse(source, std::string("the .npy header cannot be read (") + e.what() + ")");
-    }
+    auto [descr, fortranOrder, shape] = parseNpyHeader(bytes.substr(headerStart, headerLength), source);
+    // '=' (native order) and '|' (order not applicable) are this machine's: little-endian.
+    static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the .npy reader assumes a little-endian machine");
+    if (descr[0] == '=' || descr[0] == '|')
+        descr[0] = '<';
     if (descr == ">f4" || descr == ">f8")
         refuse(source, "dtype " + descr + " is big-endian; save it little-endian (numpy's default: array.astype('<f8'))");
     if (descr != "<f4" && descr != "<f8")

@@ -39,21 +39,76 @@ std::string trimmedField(const std::string& s)
 }
 
 void forEachCsvRow(const std::string& textIn,
-                   const std::function<void(size_t lineNumber, const std::vector<std::string>& fields)>& row)
+                   const std::function<void(size_t lineNumber, const std::vector<std::string>& fields)>& row,
+                   const std::string& source)
 {
     std::string_view text(textIn);
     if (text.substr(0, 3) == "\xEF\xBB\xBF")
         text.remove_prefix(3);
-    size_t lineNo = 0;
-    for (size_t pos = 0; pos <= text.size();) {
-        const size_t end = std::min(text.find('\n', pos), text.size());
-        std::string line(text.substr(pos, end - pos));
-        pos = end + 1;
-        ++lineNo;
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        if (line.find_first_not_of(" \t") != std::string::npos)
-            row(lineNo, splitCsvLine(line));
+    const auto refuse = [&](size_t line, const std::string& what) {
+        throw InputError((source.empty() ? std::string() : source + " ") + "line " + std::to_string(line) + ": " + what);
+    };
+    // One record at a time, as RFC 4180 (and R, Excel, pandas) write them: a field that
+    // starts with a quote runs to the closing quote, "" inside it is a quote, and commas
+    // and line breaks inside it belong to it. A quote anywhere else is text. A record is
+    // numbered by the line it starts on.
+    size_t line = 1, i = 0;
+    const size_t n = text.size();
+    while (i <= n) {
+        const size_t recordLine = line;
+        std::vector<std::string> fields;
+        std::string field;
+        bool quoted = false, anyQuoted = false;
+        for (;;) {
+            if (i >= n) {
+                i = n + 1;
+                break;
+            }
+            const char c = text[i];
+            if (c == '"' && !quoted && field.find_first_not_of(" \t") == std::string::npos) {
+                field.clear();
+                const size_t openedOn = line;
+                for (++i;; ++i) {
+                    if (i >= n)
+                        refuse(openedOn, "a quoted field is not closed");
+                    if (text[i] == '"') {
+                        if (i + 1 < n && text[i + 1] == '"') {
+                            field += '"';
+                            ++i;
+                            continue;
+                        }
+                        ++i;
+                        break;
+                    }
+                    if (text[i] == '\n')
+                        ++line;
+                    field += text[i];
+                }
+                quoted = anyQuoted = true;
+                while (i < n && (text[i] == ' ' || text[i] == '\t'))
+                    ++i;
+                continue;
+            }
+            if (c == ',') {
+                fields.push_back(std::move(field));
+                field.clear();
+                quoted = false;
+                ++i;
+                continue;
+            }
+            if (c == '\n' || (c == '\r' && (i + 1 == n || text[i + 1] == '\n'))) {
+                i += c == '\r' && i + 1 < n ? 2 : 1;
+                ++line;
+                break;
+            }
+            if (quoted)
+                refuse(line, "text after a closing quote (a quote inside a quoted field is written \"\")");
+            field += c;
+            ++i;
+        }
+        fields.push_back(std::move(field));
+        if (anyQuoted || fields.size() > 1 || fields[0].find_first_not_of(" \t") != std::string::npos)
+            row(recordLine, fields);
     }
 }
 
@@ -107,7 +162,7 @@ NumericTable parseNumericCsv(const std::string& text, const std::string& source,
             table.values.values.push_back(*v);
         }
         ++rows;
-    });
+    }, source);
     if (rows == 0)
         throw InputError(source + " has no data rows" + (table.header.empty() ? "" : " (only a header line)"));
     table.values.shape = {static_cast<int64_t>(rows), static_cast<int64_t>(columns)};

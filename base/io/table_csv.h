@@ -32,10 +32,17 @@ std::vector<std::string> splitCsvLine(const std::string& line);
 /// `field` without the spaces and tabs around it.
 std::string trimmedField(const std::string& field);
 
-/// Calls `row(lineNumber, fields)` for every line of `text` that is not blank, after a
-/// UTF-8 byte-order mark is skipped and a line's "\r" dropped (spreadsheet exports).
+/// Calls `row(lineNumber, fields)` for every record of `text` that is not a blank line,
+/// after a UTF-8 byte-order mark is skipped; "\r\n" ends a line as "\n" does
+/// (spreadsheet exports). Records are read as RFC 4180 writes them (R's write.csv,
+/// Excel, pandas): a field that starts with a quote runs to its closing quote, "" inside
+/// it is one quote, and commas and line breaks inside it belong to it; the quotes are
+/// not part of the field. A quote elsewhere is text. A record is numbered by the line it
+/// starts on. An unclosed quote, or text after a closing quote, throws InputError
+/// "SOURCE line N: ...".
 void forEachCsvRow(const std::string& text,
-                   const std::function<void(size_t lineNumber, const std::vector<std::string>& fields)>& row);
+                   const std::function<void(size_t lineNumber, const std::vector<std::string>& fields)>& row,
+                   const std::string& source = {});
 
 /// A 2-D or 3-D array from a .npy or .csv file (by the file's first bytes, not its name):
 /// `what` names it in messages ("--features"). CSV gives [rows, columns]. At most

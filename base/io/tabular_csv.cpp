@@ -7,6 +7,7 @@
 #include "core/atomic_file.h"
 #include "core/input_error.h"
 #include "core/number_format.h"
+#include "core/utf8.h"
 #include "io/arff.h"
 #include "io/input_columns.h"
 #include "io/table_csv.h"
@@ -62,11 +63,37 @@ TabularData parseTabularCsv(const std::string& text, const std::string& source, 
     std::vector<size_t> lines;
     std::vector<std::string> rowLabels;
     size_t cellCount = 0;
-    forEachCsvRow(text, [&](size_t lineNo, const std::vector<std::string>& fields) {
+    forEachCsvRow(
+        text, [&](size_t lineNo, const std::vector<std::string>& fields) {
         const std::string where = source + " line " + std::to_string(lineNo);
+        // Every cell is checked as UTF-8 here, where the message can name it: names and
+        // labels end up in the results' JSON, whose writer would refuse them after the run.
+        for (size_t c = 0; c < fields.size(); ++c)
+            if (const size_t bad = firstInvalidUtf8(fields[c]); bad != std::string::npos)
+                throw InputError(where + " column " + std::to_string(c + 1) + ": byte " + std::to_string(bad + 1) +
+                                 " of the cell is not UTF-8 text (save the file as UTF-8)");
         if (header.empty()) {
-            for (const auto& f : fields)
-                header.push_back(trimmed(f));
+            // The width is capped before anything is built on it: a model's size grows
+            // with the square of its inputs.
+            if (fields.size() > kMaxTabularColumns)
+                throw InputError(where + ": the header has " + std::to_string(fields.size()) +
+                                 " columns; at most " + std::to_string(kMaxTabularColumns) + " are read");
+            std::map<std::string, size_t> seen;
+            for (size_t c = 0; c < fields.size(); ++c) {
+                header.push_back(trimmed(fields[c]));
+                if (header.back().empty())
+                    throw InputError(where + ": column " + std::to_string(c + 1) +
+                                     " has no name (R's write.csv writes its row names there: write the file "
+                                     "with row.names = FALSE)");
+                if (header.back().size() > kMaxColumnTextLength)
+                    throw InputError(where + ": the name of column " + std::to_string(c + 1) + " has " +
+                                     std::to_string(header.back().size()) + " characters; at most " +
+                                     std::to_string(kMaxColumnTextLength));
+                if (const auto [it, added] = seen.emplace(header.back(), c); !added)
+                    throw InputError(where + ": column " + std::to_string(c + 1) + " " +
+                                     quotedForMessage(header.back()) + " repeats the name of column " +
+                                     std::to_string(it->second + 1) + "; every column needs its own name");
+            }
             labelAt = labelColumnIndex(header, labelColumn, where);
             for (size_t c = 0; c < header.size(); ++c)
                 if (c != labelAt)
@@ -86,13 +113,22 @@ TabularData parseTabularCsv(const std::string& text, const std::string& source, 
                 row.push_back(trimmed(fields[c]));
         cells.push_back(std::move(row));
         lines.push_back(lineNo);
-        rowLabels.push_back(trimmed(fields[labelAt]).substr(0, 100));
-    });
+        rowLabels.push_back(trimmed(fields[labelAt]));
+        if (rowLabels.back().size() > kMaxClassNameLength)
+            throw InputError(where + " column " + std::to_string(labelAt + 1) + ": a label of " +
+                             std::to_string(rowLabels.back().size()) + " characters; at most " +
+                             std::to_string(kMaxClassNameLength) + " (class names are kept whole, never cut)");
+    },
+        source);
     if (header.empty())
         throw InputError(source + ": empty; expected a header line naming the columns, then one row per input");
     out.columns = inferInputColumns(inputNames, cells, lines, source);
-    out.featureNames = encodedFeatureNames(out.columns);
     const size_t width = encodedWidth(out.columns);
+    if (width > kMaxTabularFeatures)
+        throw InputError(source + ": its categories one-hot encoded make " + std::to_string(width) +
+                         " features; at most " + std::to_string(kMaxTabularFeatures) +
+                         " (a column of many distinct texts is better dropped or coded as numbers)");
+    out.featureNames = encodedFeatureNames(out.columns);
     if (width * cells.size() > maxValues)
         throw InputError(source + ": its categories one-hot encoded make " + std::to_string(width) +
                          " features, more than " + std::to_string(maxValues) + " numbers in all");

@@ -17,6 +17,14 @@
 namespace lcs {
 
 constexpr size_t kMaxTabularClasses = 100;
+/// Columns of a header (CSV) or attributes (ARFF), checked before anything is built on
+/// them, and features once categories are one-hot encoded: a network's size, and the
+/// K-FAC Laplace approximation's (D + 1)^2 factors, grow with them.
+constexpr size_t kMaxTabularColumns = 4096;
+constexpr size_t kMaxTabularFeatures = 4096;
+/// A class name is kept whole or refused, never cut: at most this many characters (a
+/// saved model's sidecar holds class names of at most this length).
+constexpr size_t kMaxClassNameLength = 100;
 /// A CSV table's label column when none is named (an ARFF file's class is its last attribute).
 constexpr const char* kDefaultLabelColumn = "label";
 

@@ -180,6 +180,21 @@ void gatherEvidence(const OwnPredictive& own, const CostMatrix& costs, const Own
         mixSeed(seed, kEvidenceStream));
     r.evidence.setName = separateTest ? "test" : "held-out test";
     r.hasEvidence = true;
+    const auto reliability = [&](const at::Tensor& probs, std::vector<ReliabilityBin>& bins, double& ece) {
+        const auto p = probs.to(at::kDouble).contiguous();
+        const int classes = static_cast<int>(p.size(1));
+        ReliabilityCounter counter;
+        for (size_t i = 0; i < testLabels.size(); ++i)
+            counter.add(p.data_ptr<double>() + static_cast<int64_t>(i) * classes, classes, testLabels[i]);
+        bins = counter.bins();
+        ece = counter.ece();
+    };
+    reliability(testP, r.reliabilityBefore, r.eceBefore);
+    reliability(testQ, r.reliabilityAfter, r.eceAfter);
+    r.testFeatures = separateTest ? evidence.test.features : own.features.index_select(0, indexTensor(split.test));
+    r.testProbsBefore = testP;
+    r.testProbsAfter = testQ;
+    r.testLabels = std::move(testLabels);
     if (r.evidence.kept == "P")
         r.decisionsKept = r.decisionsBefore;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,14 @@ struct OwnCorrectionResult {
     /// With labels: the held-out evidence and the choice between q and P.
     bool hasEvidence = false;
     CorrectionEvidence evidence;
+    /// With labels, the evidence's test rows (the held-out rows of X, or the separate test
+    /// set): their features, P and q there, and their labels.
+    at::Tensor testFeatures, testProbsBefore, testProbsAfter;
+    std::vector<int64_t> testLabels;
+    /// With labels: P's and q's reliability diagrams and ECE on those rows.
+    std::vector<ReliabilityBin> reliabilityBefore, reliabilityAfter;
+    double eceBefore = std::numeric_limits<double>::quiet_NaN();
+    double eceAfter = std::numeric_limits<double>::quiet_NaN();
     at::Tensor decisionsKept;        ///< [N] the decisions the run stands by (q's, or P's when P was kept)
 };
 

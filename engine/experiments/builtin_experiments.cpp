@@ -278,6 +278,8 @@ struct ImageExperimentParts {
     /// writer; none by default.
     std::vector<OutputSpec> ownOutputs = {};
     void (*writeOwnOutputs)(const Result&, const OutputPaths&) = nullptr;
+    /// Every run's reliability diagrams as CSV (runRowsReliabilityCsv with the rows' setting).
+    std::string (*reliability)(const Result&) = nullptr;
 };
 
 template <class Config, class Result>
@@ -297,6 +299,9 @@ public:
         outputs.push_back({"save_models", "DIR", PathKind::Folder,
                            "save every network the run trains (MAP, S, q, CW-SGD) as TorchScript with a JSON "
                            "sidecar, NETWORK_SETTING_trialT.pt; all of them once the run ends, or none"});
+        outputs.push_back({"reliability", "FILE", PathKind::File,
+                           "write every run's reliability diagrams (each method's predictive on the test images: 15 "
+                           "bins of top-label confidence, count, mean confidence, accuracy) as CSV (atomically)"});
         outputs.insert(outputs.end(), m_parts.ownOutputs.begin(), m_parts.ownOutputs.end());
         return outputs;
     }
@@ -400,15 +405,11 @@ ExperimentRun ImageExperimentEntry<Config, Result>::run(const nlohmann::json& se
              ImageRunStarted{experiment, data, config.model.describe(), config.*m_parts.costs});
     // Every network the run trains, saved into a staging folder that is moved into
     // place once the run has finished: all of them, or none.
-    std::optional<StagedFolder> staged;
-    std::string savedFolder;
-    if (const auto it = outputs.find("save_models"); it != outputs.end() && !it->second.empty()) {
-        staged.emplace(it->second);
-        savedFolder = it->second;
-    }
+    OutputFolder staged(outputs, "save_models");
+    const std::string savedFolder = staged.target();
     const ImageNetworkWriter writer(experiment, data, config.seed);
-    if (staged)
-        config.onNetwork = [&](const TrainedNetwork& n) { writer.write(n, staged->path()); };
+    if (staged.asked())
+        config.onNetwork = [&](const TrainedNetwork& n) { writer.write(n, staged.path()); };
     // Heat maps and the gallery fill in as each run's q is trained, not at the end.
     if (ctx.views && ctx.views->comparison)
         config.onComparison = [&](const DecisionComparison& c, const at::Tensor& testImages) {
@@ -418,8 +419,7 @@ ExperimentRun ImageExperimentEntry<Config, Result>::run(const nlohmann::json& se
         };
     ctx.declarePlan(m_parts.plan(config));
     auto result = m_parts.run(data, config, ctx);
-    if (staged)
-        staged->commit();
+    staged.commit();
     const auto preview = notePreview(choices, result.seconds, data.train.size(), data.test.size(), result.record);
     std::string warnings;
     for (const auto& summary : result.summary)
@@ -429,7 +429,8 @@ ExperimentRun ImageExperimentEntry<Config, Result>::run(const nlohmann::json& se
         m_parts.writeOwnOutputs(result, outputs);
     showView(ctx, m_parts.finishedView, result);
     ExperimentRun out;
-    out.output = {m_parts.json(result), m_parts.csv(result), m_parts.table(result) + preview + warnings};
+    out.output = {m_parts.json(result), m_parts.csv(result), m_parts.table(result) + preview + warnings,
+                  m_parts.reliability ? m_parts.reliability(result) : std::string(), {}};
     if (result.cache)
         out.cache = std::make_shared<ImageState>(experiment, m_parts.rules, result.cache,
                                                  m_parts.costsAt(config, result.cache->rate), result.record, data,
@@ -468,7 +469,10 @@ ImageExperimentParts<CorruptionConfig, CorruptionResult> corruptionParts()
             },
             {"rate", "sgld_s", "sgld_s"},
             &RunViews::corruptionFinished,
-            &ImageExperimentProviders::tuneCorruption};
+            &ImageExperimentProviders::tuneCorruption,
+            {},
+            nullptr,
+            [](const CorruptionResult& r) { return runRowsReliabilityCsv(r.rows, "rate"); }};
 }
 
 ImageExperimentParts<SelectiveConfig, SelectiveResult> selectiveParts()
@@ -508,9 +512,9 @@ ImageExperimentParts<SelectiveConfig, SelectiveResult> selectiveParts()
               "write every run's risk-coverage curve as CSV (referral cost, trial, method, AURC, coverage, risk; "
               "atomically)"}},
             [](const SelectiveResult& result, const OutputPaths& outputs) {
-                if (const auto it = outputs.find("risk_coverage"); it != outputs.end() && !it->second.empty())
-                    writeFileAtomically(it->second, riskCoverageCsv(result));
-            }};
+                writeOutputFile(outputs, "risk_coverage", riskCoverageCsv(result));
+            },
+            [](const SelectiveResult& r) { return runRowsReliabilityCsv(r.rows, "referral_cost"); }};
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/input_error.h"
 #include "core/number_format.h"
@@ -88,6 +89,34 @@ nlohmann::json costBenefitJson(const CostBenefit& curve)
                         {"referral_rate", reportNumber(r.referralRate)}});
     return {{"setting", curve.axis.setting}, {"current", curve.axis.current}, {"values", curve.axis.values},
             {"rows", rows}};
+}
+
+std::string withCostBenefit(const std::string& resultsJson, const CostBenefit& curve)
+{
+    auto json = nlohmann::json::parse(resultsJson);
+    json["cost_benefit"] = costBenefitJson(curve);
+    return json.dump(2) + "\n";
+}
+
+void addEvidenceRows(CostBenefit& curve, double value, const std::string& method, int replicate,
+                     const CorrectionEvidence& evidence)
+{
+    const auto rule = [&](const char* name) -> const RuleScore* {
+        for (const auto& r : evidence.rules)
+            if (r.rule == name)
+                return &r;
+        return nullptr;
+    };
+    const RuleScore* p = rule("P");
+    const RuleScore* kept = rule(evidence.kept == "P" ? "P" : "q");
+    if (!p || !kept)
+        throw ResultError("cost-benefit: the evidence at " + formatNumber(value) + " has no P or q");
+    curve.rows.push_back({value, method, replicate, "uncorrected", p->cost, p->referralRate});
+    curve.rows.push_back({value, method, replicate, "corrected", kept->cost, kept->referralRate});
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (const char* baseline : {"temperature", "offsets"})
+        if (const RuleScore* b = rule(baseline))
+            curve.rows.push_back({value, method, replicate, baseline, b->cost, nan});
 }
 
 } // namespace lcs

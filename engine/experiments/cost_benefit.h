@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "decision/correction_evidence.h"
 #include "decision/cost_matrix.h"
 #include "experiments/synthetic_experiment.h"
 
@@ -56,5 +57,14 @@ struct CostBenefit {
 /// marked in a column "current" (1 on its rows).
 std::string costBenefitCsv(const CostBenefit& curve);
 nlohmann::json costBenefitJson(const CostBenefit& curve);
+/// A run's results JSON with the curve added under "cost_benefit" (after the run: the
+/// curve re-trains q at every point once the run's own q is scored).
+std::string withCostBenefit(const std::string& resultsJson, const CostBenefit& curve);
+
+/// The curve's rows of one re-trained q from its held-out evidence, for `method` and
+/// `replicate`: P ("uncorrected"), the decisions the run keeps ("corrected": q's, or P's
+/// where the evidence's choice kept P) and the baselines (their costs only).
+void addEvidenceRows(CostBenefit& curve, double value, const std::string& method, int replicate,
+                     const CorrectionEvidence& evidence);
 
 } // namespace lcs

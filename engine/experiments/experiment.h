@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/atomic_file.h"
 #include "core/job.h"
 #include "core/outputs.h"
 #include "core/settings.h"
@@ -50,9 +51,39 @@ public:
 /// Where a run writes the outputs it declared beyond the results files (outputs() names
 /// them: saved networks, curves): output name -> path; a name absent or empty was not
 /// asked for. The front end checked every path with the output policy before the run;
-/// the run writes each one whole or not at all. The results files themselves (json, csv)
-/// are the front end's to write, from ExperimentRun::output.
-using OutputPaths = std::map<std::string, std::string>;
+/// the run writes each one whole or not at all (OutputFolder, writeOutputFile). The
+/// results files themselves (json, csv) are the front end's to write, from
+/// ExperimentRun::output. With `together` set (the command line), the run only stages
+/// its outputs there, and the front end commits them with the results files, last, all
+/// or none: a full disk on --json then leaves --save-models as it was too.
+struct OutputPaths : std::map<std::string, std::string> {
+    using std::map<std::string, std::string>::map;
+    OutputSet* together = nullptr;
+    /// The path asked for `name`; empty when it was not asked for.
+    std::string path(const std::string& name) const;
+};
+
+/// The folder output `name` of a run (--save-models, --out): files are written into
+/// path(), and commit() puts them in place, all of them or none (or, with
+/// OutputPaths::together, leaves that to the front end). Not asked for: asked() is false.
+class OutputFolder {
+public:
+    OutputFolder(const OutputPaths& outputs, const std::string& name);
+    bool asked() const { return !m_target.empty(); }
+    /// Where to write the folder's files now (a staging folder).
+    const std::string& path() const { return m_path; }
+    /// The folder the user named, for messages and for writes after the run.
+    const std::string& target() const { return m_target; }
+    void commit();
+
+private:
+    std::optional<StagedFolder> m_own;
+    std::string m_path, m_target;
+};
+
+/// Writes the file output `name` with `contents`, atomically, or stages it in
+/// OutputPaths::together; nothing when it was not asked for.
+void writeOutputFile(const OutputPaths& outputs, const std::string& name, const std::string& contents);
 
 struct ExperimentRun {
     ExperimentOutput output;

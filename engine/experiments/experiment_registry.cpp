@@ -41,6 +41,41 @@ int runThreads(const Experiment& experiment, const nlohmann::json& settings, Cor
     return std::clamp(experiment.intraOpThreads(settings, cores), 1, 256);
 }
 
+std::string OutputPaths::path(const std::string& name) const
+{
+    const auto it = find(name);
+    return it == end() ? std::string() : it->second;
+}
+
+OutputFolder::OutputFolder(const OutputPaths& outputs, const std::string& name) : m_target(outputs.path(name))
+{
+    if (m_target.empty())
+        return;
+    if (outputs.together) {
+        m_path = outputs.together->stageFolder(m_target);
+    } else {
+        m_own.emplace(m_target);
+        m_path = m_own->path();
+    }
+}
+
+void OutputFolder::commit()
+{
+    if (m_own)
+        m_own->commit();
+}
+
+void writeOutputFile(const OutputPaths& outputs, const std::string& name, const std::string& contents)
+{
+    const std::string path = outputs.path(name);
+    if (path.empty())
+        return;
+    if (outputs.together)
+        outputs.together->stageFile(path, contents);
+    else
+        writeFileAtomically(path, contents);
+}
+
 ExperimentRun runExperiment(const Experiment& experiment, const nlohmann::json& settings,
                             const std::optional<CostMatrix>& costs, const JobContext& ctx, const OutputPaths& outputs,
                             CoreShare share)

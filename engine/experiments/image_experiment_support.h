@@ -89,6 +89,19 @@ nlohmann::json runRowsJson(const std::vector<Row>& rows, const char* setting, bo
     return out;
 }
 
+/// A row's key in the long table and the reliability diagrams: the swept setting and its
+/// value, the trial and the method.
+template <class Row>
+Observation runRowKey(const Row& row, const char* setting)
+{
+    Observation key;
+    key.setting = setting;
+    key.settingValue = row.setting;
+    key.trial = row.trial;
+    key.method = imageMethodName(row.method);
+    return key;
+}
+
 /// The same rows as the results' long table ("observations"): the swept setting, trial,
 /// method, each finite metric of the rows' JSON, seconds and collapse (0 or 1).
 template <class Row>
@@ -96,11 +109,7 @@ std::vector<Observation> runRowsObservations(const std::vector<Row>& rows, const
 {
     std::vector<Observation> out;
     for (const auto& row : rows) {
-        Observation key;
-        key.setting = setting;
-        key.settingValue = row.setting;
-        key.trial = row.trial;
-        key.method = imageMethodName(row.method);
+        const Observation key = runRowKey(row, setting);
         appendObservations(out, key, row.metrics, ObservedMetrics{withReferral, {}});
         for (const auto& [metric, value] : {std::pair{"seconds", row.seconds}, {"collapsed", row.collapsed ? 1.0 : 0.0}}) {
             Observation o = key;
@@ -110,6 +119,21 @@ std::vector<Observation> runRowsObservations(const std::vector<Row>& rows, const
         }
     }
     return out;
+}
+
+/// Each row's reliability diagram (reliabilityCsv): the method's own predictive on the
+/// test images, one diagram per (setting, trial, method), rule "predictive". The
+/// uncorrected methods' rows and q's rows of a trial are the before and after.
+template <class Row>
+std::string runRowsReliabilityCsv(const std::vector<Row>& rows, const char* setting)
+{
+    std::vector<std::pair<Observation, const DecisionMetrics*>> diagrams;
+    for (const auto& row : rows) {
+        Observation key = runRowKey(row, setting);
+        key.rule = "predictive";
+        diagrams.emplace_back(key, &row.metrics);
+    }
+    return reliabilityCsv(diagrams);
 }
 
 /// The rows as CSV: a view of their long table; `extra` columns after the common ones.

@@ -10,6 +10,7 @@
 #include "core/input_error.h"
 #include "core/number_format.h"
 #include "experiments/experiment.h"
+#include "experiments/report_json.h"
 #include "experiments/run_record.h"
 #include "experiments/run_views.h"
 #include "io/model_io.h"
@@ -61,6 +62,12 @@ public:
         outputs.push_back({"out", "DIR", PathKind::Folder,
                            "write results.json, decisions.csv, curve.csv and q.pt (TorchScript) with q.pt.json; "
                            "all of them or none"});
+        outputs.push_back({"cost_benefit", "FILE", PathKind::File,
+                           "write the cost-benefit curve (cost_benefit_points, 9 when unset; needs --labels) as CSV "
+                           "(atomically): setting, value, current, method, replicate, rule, cost, referral_rate"});
+        outputs.push_back({"reliability", "FILE", PathKind::File,
+                           "write P's and q's reliability diagrams on the held-out rows (needs --labels: 15 bins of "
+                           "top-label confidence, count, mean confidence, accuracy) as CSV (atomically)"});
         return outputs;
     }
     std::string costsHelp() const override
@@ -77,15 +84,38 @@ public:
                       const OutputPaths& outputs) const override
     {
         auto choices = choicesFrom(settings);
+        const auto asked = [&](const char* output) {
+            const auto it = outputs.find(output);
+            return it != outputs.end() && !it->second.empty();
+        };
+        // What needs labels is refused before any work, as is a curve the matrix cannot draw.
+        const bool curveWritten = asked("cost_benefit");
+        const int curvePoints = choices.correction.costBenefitPoints > 0 ? choices.correction.costBenefitPoints
+                                : curveWritten                          ? 9
+                                                                        : 0;
+        if (choices.labelsPath.empty() && (curvePoints > 0 || asked("reliability")))
+            throw InputError(std::string(curvePoints > 0 ? (curveWritten ? "--cost-benefit" : "cost_benefit_points")
+                                                         : "--reliability") +
+                             " needs --labels: it scores decisions and probabilities on labelled rows q never "
+                             "trained on");
         auto own = loadOwnPredictive(choices);
         const CostMatrix matrix = costs ? *costs : CostMatrix::zeroOne(static_cast<int>(own.probabilities.size(1)));
+        if (curvePoints > 0)
+            costBenefitAxis(matrix, curvePoints);
         auto state = std::make_shared<OwnPredictiveState>(std::move(choices), std::move(own), matrix);
         showView(ctx, &RunViews::stateCached, std::shared_ptr<RecorrectionState>(state));
         ExperimentRun out;
         out.output = state->correct(ctx);
-        if (const auto dir = outputs.find("out"); dir != outputs.end() && !dir->second.empty()) {
-            state->writeFolder(dir->second);
-            out.output.table += "written to " + dir->second + ": results.json, decisions.csv, curve.csv, q.pt (+ q.pt.json)\n";
+        if (curvePoints > 0) {
+            const auto curve = state->costBenefit(curvePoints, ctx);
+            out.output.costBenefit = costBenefitCsv(curve);
+            out.output.json = withCostBenefit(out.output.json, curve);
+        }
+        if (OutputFolder folder(outputs, "out"); folder.asked()) {
+            state->writeFiles(folder.path());  // every file, or none
+            folder.commit();
+            out.output.table +=
+                "written to " + folder.target() + ": results.json, decisions.csv, curve.csv, q.pt (+ q.pt.json)\n";
         }
         out.cache = std::move(state);
         return out;
@@ -165,7 +195,41 @@ ExperimentOutput OwnPredictiveState::correctWith(OwnPredictiveChoices choices, C
     m_last = std::move(result);
     showView(ctx, &RunViews::ownCorrected, OwnCorrected{m_own, *m_last, m_costs});
     return {ownPredictiveResultsJson(*m_last, m_costs, m_choices), ownCorrectionCsv(*m_last, m_costs),
-            ownPredictiveTable(*m_last, m_costs, m_own.samples)};
+            ownPredictiveTable(*m_last, m_costs, m_own.samples), ownReliabilityCsv(*m_last), {}};
+}
+
+CostBenefit OwnPredictiveState::costBenefit(int points, const JobContext& ctx) const
+{
+    if (m_choices.labelsPath.empty())
+        throw InputError("the cost-benefit curve needs --labels: it scores each point's decisions on labelled rows");
+    CostBenefit out;
+    out.axis = costBenefitAxis(m_costs, points);
+    // The labels and test set name the same classes at every point: read once.
+    const auto evidence = loadEvidenceInputs(m_choices, m_own, m_costs);
+    for (const double value : out.axis.values) {
+        ctx.checkCancelled();
+        const CostMatrix costs = costsAt(m_costs, out.axis.setting, value);
+        const auto r = correctOwnPredictive(m_own, costs, m_choices.correction.correction, m_choices.correction.seed,
+                                            ctx, {}, evidence);
+        addEvidenceRows(out, value, kOwnPredictiveMethod, 0, r.evidence);
+    }
+    return out;
+}
+
+std::string ownReliabilityCsv(const OwnCorrectionResult& result)
+{
+    if (!result.hasEvidence)
+        return {};
+    DecisionMetrics before, after;
+    before.reliability = result.reliabilityBefore;
+    after.reliability = result.reliabilityAfter;
+    Observation key;
+    key.method = kOwnPredictiveMethod;
+    key.rule = "uncorrected";
+    std::vector<std::pair<Observation, const DecisionMetrics*>> diagrams{{key, &before}};
+    key.rule = "corrected";
+    diagrams.emplace_back(key, &after);
+    return reliabilityCsv(diagrams);
 }
 
 void OwnPredictiveState::saveQ(const std::string& path) const
@@ -175,20 +239,18 @@ void OwnPredictiveState::saveQ(const std::string& path) const
     saveModel(m_last->correction.q, ownQInfo(*m_last, m_costs, m_choices.correction.seed), path);
 }
 
-void OwnPredictiveState::writeFolder(const std::string& dir) const
+void OwnPredictiveState::writeFiles(const std::string& folder) const
 {
     if (!m_last)
         throw InputError("no corrected model yet: run the correction first");
-    StagedFolder staged(dir);  // every file, or none
-    writeFileAtomically(staged.path() + "/results.json", ownPredictiveResultsJson(*m_last, m_costs, m_choices));
-    writeFileAtomically(staged.path() + "/decisions.csv", ownCorrectionCsv(*m_last, m_costs));
+    writeFileAtomically(folder + "/results.json", ownPredictiveResultsJson(*m_last, m_costs, m_choices));
+    writeFileAtomically(folder + "/decisions.csv", ownCorrectionCsv(*m_last, m_costs));
     std::string curve = "step,loss,kl,expected_cost\n";
     for (const auto& s : m_last->correction.curve)
         curve += std::to_string(s.step) + "," + formatNumber(s.loss) + "," + formatNumber(s.kl) + "," +
                  formatNumber(s.expectedCost) + "\n";
-    writeFileAtomically(staged.path() + "/curve.csv", curve);
-    saveQ(staged.path() + "/q.pt");
-    staged.commit();
+    writeFileAtomically(folder + "/curve.csv", curve);
+    saveQ(folder + "/q.pt");
 }
 
 // Long by design: a declaration table, one entry per setting in the order the form and
@@ -214,7 +276,8 @@ const std::vector<BoundSetting<OwnPredictiveChoices>>& ownPredictiveSettings()
         // The synthetic experiment's correction settings, bound through its own config.
         for (const auto& shared : syntheticSettings()) {
             const auto& n = shared.spec.name;
-            if (n != "seed" && n != "correction_iterations" && n != "correction_lr" && n != "warm_start_steps")
+            if (n != "seed" && n != "correction_iterations" && n != "correction_lr" && n != "warm_start_steps" &&
+                n != "cost_benefit_points")
                 continue;
             s.push_back({shared.spec, [get = shared.get](const C& c) { return get(c.correction); },
                          [set = shared.set](C& c, const J& v) { set(c.correction, v); }});

@@ -8,6 +8,7 @@
 #include "calibration/own_predictive.h"
 #include "core/settings.h"
 #include "decision/cost_matrix.h"
+#include "experiments/cost_benefit.h"
 #include "experiments/experiment.h"
 #include "experiments/synthetic_experiment.h"
 #include "io/model_info.h"
@@ -59,6 +60,11 @@ std::string ownPredictiveResultsJson(const OwnCorrectionResult& result, const Co
 /// The text table a run prints: changed decisions and the mean expected cost under P.
 /// With labels, the held-out evidence follows (correctionEvidenceText).
 std::string ownPredictiveTable(const OwnCorrectionResult& result, const CostMatrix& costs, int64_t samples);
+/// P's and q's reliability diagrams on the held-out rows (reliabilityCsv: method "own",
+/// rules "uncorrected" and "corrected"); empty without labels.
+std::string ownReliabilityCsv(const OwnCorrectionResult& result);
+/// The method the curves and diagrams of a user's predictive are filed under.
+inline constexpr const char* kOwnPredictiveMethod = "own";
 
 /// The sidecar of q trained on a user's predictive under `costs` (the q.pt every route saves).
 ModelInfo ownQInfo(const OwnCorrectionResult& result, const CostMatrix& costs, uint64_t seed);
@@ -78,13 +84,18 @@ public:
     ExperimentOutput recorrect(const CostMatrix& costs, const nlohmann::json& settings, const JobContext& ctx);
     /// Trains q under the state's costs and scores it.
     ExperimentOutput correct(const JobContext& ctx);
+    /// The cost-benefit curve of the state's costs with `points` values besides the
+    /// current one (costBenefitAxis): q re-trained on X and P at each, scored on the held-out
+    /// rows. Needs labels; leaves the state's q as it was.
+    CostBenefit costBenefit(int points, const JobContext& ctx) const;
     const OwnPredictive& own() const { return m_own; }
     /// Saves the last q at `path` with its sidecar (ownQInfo); throws InputError before
     /// any correction.
     void saveQ(const std::string& path) const;
-    /// Writes the last correction into `dir` (created): results.json, decisions.csv,
-    /// curve.csv and q.pt with its sidecar, all of them or none.
-    void writeFolder(const std::string& dir) const;
+    /// Writes the last correction's files into the existing `folder` (a staging folder
+    /// of OutputFolder, which puts them in place all or none): results.json,
+    /// decisions.csv, curve.csv and q.pt with its sidecar.
+    void writeFiles(const std::string& folder) const;
 
 private:
     /// Trains q with `choices` under `costs`; the state takes them, with q, once q is trained.

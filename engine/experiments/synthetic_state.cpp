@@ -166,9 +166,7 @@ ExperimentRun runSyntheticConfig(const SyntheticConfig& config, const JobContext
     const int curvePoints = config.costBenefitPoints > 0 ? config.costBenefitPoints : curveWritten ? 9 : 0;
     if (curvePoints > 0)
         costBenefitAxis(config.costs, curvePoints);
-    std::optional<StagedFolder> models;
-    if (const auto it = outputs.find("save_models"); it != outputs.end() && !it->second.empty())
-        models.emplace(it->second);
+    OutputFolder models(outputs, "save_models");
     ctx.declarePlan(syntheticPlan(config), PlanProgress::Order::Parallel);
     auto predictives = sampleAll(config, ctx);
     for (const auto& p : predictives)
@@ -179,17 +177,14 @@ ExperimentRun runSyntheticConfig(const SyntheticConfig& config, const JobContext
     // The correction's plan would replace the run's: keep reporting into the run's.
     JobContext correcting = ctx;
     correcting.plan = nullptr;
-    out.output = state->correct(config.costs, correcting, start, models ? models->path() : std::string());
+    out.output = state->correct(config.costs, correcting, start, models.path());
     // The cost-benefit curve, where asked for: by the setting, or by its output alone.
     if (curvePoints > 0) {
         const auto curve = state->costBenefit(curvePoints, correcting);
         out.output.costBenefit = costBenefitCsv(curve);
-        auto json = nlohmann::json::parse(out.output.json);
-        json["cost_benefit"] = costBenefitJson(curve);
-        out.output.json = json.dump(2) + "\n";
+        out.output.json = withCostBenefit(out.output.json, curve);
     }
-    if (models)
-        models->commit();
+    models.commit();
     out.cache = std::move(state);
     return out;
 }

@@ -81,6 +81,10 @@ ComparisonView comparisonView(const DecisionComparison& comparison, const std::v
     v.changedCount = comparison.changedCount;
     v.evidence = comparison.evidence;
     v.costs = costs;
+    v.reliabilityBefore = comparison.uncorrected.reliability;
+    v.reliabilityAfter = comparison.corrected.reliability;
+    v.eceBefore = comparison.uncorrected.ece;
+    v.eceAfter = comparison.corrected.ece;
     for (const auto& c : comparison.changed) {
         GalleryItem item;
         item.index = c.index;

@@ -17,6 +17,7 @@
 #include "method_style.h"
 #include "results_table.h"
 #include "plot_parts.h"
+#include "reliability_view.h"
 
 namespace lcs::ui {
 
@@ -67,6 +68,9 @@ ImageResultsPage::ImageResultsPage(QWidget* parent) : QWidget(parent)
     m_evidence = new EvidencePanel;
     m_evidence->setObjectName(QStringLiteral("imageEvidence"));
     bottom->addView(m_evidence, evidenceTabTitle(false), 0);
+    m_reliability = new ReliabilityView;
+    m_reliability->plot()->setObjectName(QStringLiteral("image_reliability_diagram"));  // the table page has its own
+    bottom->addView(m_reliability, tr("Calibration"), 0);
     bottom->addView(m_time, tr("Training time"), 0);
     m_riskCoverage = new RiskCoveragePlot;
     bottom->addView(m_riskCoverage, tr("Risk-coverage"), 0);
@@ -92,7 +96,8 @@ ImageResultsPage::ImageResultsPage(QWidget* parent) : QWidget(parent)
 
 QList<QCustomPlot*> ImageResultsPage::plots() const
 {
-    return {m_curves->plot(), m_summary->plot(), m_confusion->plot(), m_time->plot(), m_riskCoverage->plot()};
+    return {m_curves->plot(),       m_summary->plot(),      m_confusion->plot(),
+            m_reliability->plot(), m_time->plot(),          m_riskCoverage->plot()};
 }
 
 void ImageResultsPage::startRun(const QString& experiment)
@@ -102,6 +107,7 @@ void ImageResultsPage::startRun(const QString& experiment)
     m_summary->clear();
     m_confusion->clear();
     m_gallery->clear();
+    m_reliability->clear();
     m_evidence->showNoEvidence(tr("The evidence of each run appears when its correction has trained."));
     m_time->clear(tr("filled in when the run ends"));
     m_riskCoverage->clear(tr("filled in when the run ends"));
@@ -162,6 +168,9 @@ void ImageResultsPage::showComparison(int index)
     const auto& view = m_comparisons[index];
     m_confusion->setComparison(view);
     m_gallery->setComparison(view);
+    m_reliability->setDiagrams(view.reliabilityBefore, view.eceBefore, view.reliabilityAfter, view.eceAfter,
+                               methodColourOf(view.uncorrectedMethod),
+                               tr("Reliability on the test images, %1; P = %2").arg(view.title(), view.uncorrectedLabel));
     if (view.evidence.rules.empty())
         m_evidence->showNoEvidence(tr("The test set of %1 is too small to split for evidence.").arg(view.title()));
     else

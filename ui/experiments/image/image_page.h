@@ -19,6 +19,7 @@ class GalleryView;
 class SummaryPlot;
 class TrainingTimePlot;
 class RiskCoveragePlot;
+class ReliabilityView;
 class SideBySideOrTabs;
 
 /// The central page of the image experiments: live curves, cost and accuracy vs rate or
@@ -42,6 +43,7 @@ public:
     GalleryView* gallery() const { return m_gallery; }
     SummaryPlot* summary() const { return m_summary; }
     TrainingTimePlot* trainingTime() const { return m_time; }
+    ReliabilityView* reliability() const { return m_reliability; }
     QList<QCustomPlot*> plots() const;
     const QVector<ComparisonView>& comparisons() const { return m_comparisons; }
 
@@ -67,6 +69,7 @@ private:
     SummaryPlot* m_summary = nullptr;
     TrainingTimePlot* m_time = nullptr;
     RiskCoveragePlot* m_riskCoverage = nullptr;
+    ReliabilityView* m_reliability = nullptr;
     SideBySideOrTabs* m_bottom = nullptr;  ///< the decisions' views, some of them selective classification's
     QComboBox* m_runBox = nullptr;
     QComboBox* m_comparisonBox = nullptr;

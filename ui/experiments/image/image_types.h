@@ -101,6 +101,9 @@ struct ComparisonView {
     /// under `costs`; no rules when the test set was too small to split.
     CorrectionEvidence evidence;
     CostMatrix costs;
+    /// Both rules' reliability diagrams and ECE on the whole test set.
+    std::vector<ReliabilityBin> reliabilityBefore, reliabilityAfter;
+    double eceBefore = 0, eceAfter = 0;
 
     int classes() const { return static_cast<int>(classNames.size()); }
     int decisions() const { return static_cast<int>(decisionNames.size()); }

@@ -97,15 +97,12 @@ TaskView baseView(const SyntheticConfig& config, const SyntheticPredictive& p, c
 
 /// The test rows whose decision changed from P's to q's, with features and both
 /// probability vectors (the first TaskView::kShownChangedRows of them).
-void noteChangedRows(TaskView& v, const SyntheticConfig& config, const at::Tensor& testX, const at::Tensor& before,
-                     const at::Tensor& after)
+void noteChangedRows(TaskView& v, const std::vector<std::string>& names, const at::Tensor& testX,
+                     const at::Tensor& before, const at::Tensor& after)
 {
-    if (config.table)
-        for (const auto& name : config.table->featureNames)
-            v.featureNames << QString::fromStdString(name);
-    else
-        for (int64_t j = 0; j < testX.size(1); ++j)
-            v.featureNames << QStringLiteral("x%1").arg(j + 1);
+    for (int64_t j = 0; j < testX.size(1); ++j)
+        v.featureNames << (j < static_cast<int64_t>(names.size()) ? QString::fromStdString(names[size_t(j)])
+                                                                  : QStringLiteral("x%1").arg(j + 1));
     const auto x = testX.to(torch::kDouble).contiguous();
     const auto pb = before.to(torch::kDouble).contiguous(), pa = after.to(torch::kDouble).contiguous();
     const int64_t d = x.size(1), k = pb.size(1);
@@ -214,7 +211,8 @@ private:
         for (const auto& s : c.curve)
             v.curve.push_back({s.step, s.loss, s.kl, s.expectedCost});
         v.correctionDone = true;
-        noteChangedRows(v, e.config, p.data.testX, p.testProbs, c.testProbs);
+        noteChangedRows(v, e.config.table ? e.config.table->featureNames : std::vector<std::string>{}, p.data.testX,
+                        p.testProbs, c.testProbs);
         v.reliabilityUncorrected = e.outcome.uncorrected.reliability;
         v.reliabilityCorrected = e.outcome.qAlone.reliability;  // q's own, as the Decisions tab's
         v.eceUncorrected = e.outcome.uncorrected.ece;
@@ -256,6 +254,37 @@ private:
         return view;
     }
 
+    /// With labels, the view's test rows become the evidence's held-out rows, with their
+    /// truth, both rules' decisions, the changed rows and the reliability diagrams (the
+    /// Decisions and Calibration tabs); X's other rows stay on the plane as rows q used
+    /// without their labels.
+    static void showHeldOutRows(TaskView& view, const OwnPredictive& own, const OwnCorrectionResult& r,
+                                const at::Tensor& L)
+    {
+        const bool twoFeatures = own.features.size(1) == 2;
+        view.test.clear();
+        view.calibration.clear();
+        if (twoFeatures) {
+            view.test = points(r.testFeatures);
+            std::vector<int64_t> others;
+            for (int64_t i = 0; i < own.features.size(0); ++i)
+                if (i >= static_cast<int64_t>(r.rowRole.size()) || r.rowRole[size_t(i)] != "test")
+                    others.push_back(i);
+            if (!others.empty())
+                view.calibration = points(own.features.index_select(0, torch::tensor(others)));
+        }
+        view.testLabels.clear();
+        for (const auto y : r.testLabels)
+            view.testLabels << static_cast<int>(y);
+        view.testDecisionsUncorrected = ints(bayesDecisions(r.testProbsBefore, L));
+        view.testDecisionsCorrected = ints(bayesDecisions(r.testProbsAfter, L));
+        noteChangedRows(view, {}, r.testFeatures, r.testProbsBefore, r.testProbsAfter);
+        view.reliabilityUncorrected = r.reliabilityBefore;
+        view.reliabilityCorrected = r.reliabilityAfter;
+        view.eceUncorrected = r.eceBefore;
+        view.eceCorrected = r.eceAfter;
+    }
+
     void ownCorrecting(const OwnCorrecting& e)
     {
         // One task on one thread: no lock needed for its view.
@@ -292,6 +321,8 @@ private:
         }
         view.testDecisionsCorrected = ints(r.decisionsAfter);
         view.correctionDone = true;
+        if (r.hasEvidence && r.testFeatures.defined())
+            showHeldOutRows(view, e.own, r, L);
         m_emit.task(view);
         ResultRow row;
         row.method = view.method;
