@@ -262,7 +262,7 @@ int runRun(int argc, char** argv)
     }
     if (report.cancelled) {
         std::fprintf(stderr, "lcstudio-cli: interrupted\n");
-        return kExitCancelled;
+        return g_cancelSignal > 0 ? 128 + g_cancelSignal : kExitCancelled;
     }
     for (const auto& s : report.notDone)
         std::printf("cell %d: %s%s; log: %s\n", s.id, lcs::cellStateName(s.state),

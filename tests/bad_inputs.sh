@@ -927,7 +927,12 @@ keeps "$sw/ok/sweep.json" 2 "--csv: $sw/ok/sweep.json" -- sweep collect "$sw/ok"
 # leaves no staging folder.
 sg="$tmp/signals"
 mkdir -p "$sg"
-for sig in HUP INT TERM; do
+# Under nohup (SIGHUP ignored on entry, and so in every child) the command keeps running
+# after a hang-up, as nohup means: that case is left out.
+signals="INT TERM"
+ignored=$(awk '/^SigIgn:/ {print $2}' /proc/$$/status 2>/dev/null)
+[ -n "$ignored" ] && [ $(( 0x$ignored & 1 )) -eq 0 ] && signals="HUP $signals"
+for sig in $signals; do
   rows=$((rows + 1))
   printf '{"old": 1}\n' > "$sg/r.json"
   "$cli" synthetic --replicates 20 --save-models "$sg/models_$sig" --json "$sg/r.json" --quiet > "$sg/out_$sig.txt" 2>&1 < /dev/null &
@@ -943,6 +948,19 @@ for sig in HUP INT TERM; do
     failures=$((failures + 1))
   fi
 done
+
+# Started under nohup, a run outlives its terminal: a hang-up does not stop it.
+rows=$((rows + 1))
+nohup "$cli" synthetic --replicates 3 --methods bbvi --json "$sg/nohup.json" --quiet > "$sg/nohup.txt" 2>&1 < /dev/null &
+pid=$!
+sleep 1
+kill -HUP "$pid" 2> /dev/null
+wait "$pid"
+rc=$?
+if [ "$rc" -ne 0 ] || [ ! -s "$sg/nohup.json" ]; then
+  echo "FAIL: under nohup a hang-up stopped the run (exit $rc): $(head -c 200 "$sg/nohup.txt")"
+  failures=$((failures + 1))
+fi
 
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)

@@ -234,6 +234,35 @@ private Q_SLOTS:
         }
     }
 
+    // Text must be UTF-8 where it reaches the results (names, values, rows); comment
+    // lines never do, and old files' comments are often Latin-1.
+    void textIsUtf8WhereItIsUsed()
+    {
+        const auto t = parse("% Autor: Jos\xe9 M\xfcller\n@relation r\n@attribute x numeric\n@attribute c {a, b}\n"
+                             "@data\n1,a\n2,b\n");
+        QCOMPARE(t.classNames, (Strings{"a", "b"}));
+        for (const auto& [text, message] :
+             std::vector<std::pair<std::string, QString>>{
+                 {"@relation r\n@attribute x numeric\n@attribute c {caf\xe9, b}\n@data\n1,b\n",
+                  "t.arff line 3: byte 18 of the line is not UTF-8 text"},
+                 {"@relation r\n@attribute x numeric\n@attribute c {a, b}\n@data\n1,a\n2,b % caf\xe9\n",
+                  "t.arff line 6: byte 10 of the line is not UTF-8 text"}}) {
+            try {
+                parse(text);
+                QFAIL("accepted");
+            } catch (const InputError& e) {
+                QVERIFY2(QString::fromStdString(e.what()).contains(message), e.what());
+            }
+        }
+        // A class name over 100 characters is refused whole, never cut.
+        try {
+            parse("@relation r\n@attribute x numeric\n@attribute c {" + std::string(101, 'k') + ", b}\n@data\n");
+            QFAIL("accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(QString::fromStdString(e.what()).contains("has 101 characters; at most 100"), e.what());
+        }
+    }
+
     // Caps that need large texts: a value's length, the values of one attribute, classes.
     void capsAreChecked()
     {

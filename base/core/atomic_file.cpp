@@ -109,23 +109,45 @@ struct Move {
     bool existed = false;
     bool folder = false;  ///< a whole staging folder renamed to a folder that did not exist
     bool done = false;
+    bool keepBackup = false;  ///< its restore failed: the backup holds the only old copy
 };
 
 /// Undoes the moves made, last first: an old file comes back from its backup, a new
-/// one (or a new folder, back to its staging name) goes. Never throws.
-void undoMoves(std::vector<Move>& moves) noexcept
+/// one (or a new folder, back to its staging name) goes. Returns what could not be put
+/// back; such a file's backup is kept (and named), never removed. Never throws.
+std::vector<std::string> undoMoves(std::vector<Move>& moves) noexcept
 {
+    std::vector<std::string> notRestored;
     for (auto it = moves.rbegin(); it != moves.rend(); ++it) {
         if (!it->done)
             continue;
-        if (it->folder)
-            std::rename(it->to.c_str(), it->from.c_str());
-        else if (it->existed && !it->backup.empty())
-            std::rename(it->backup.c_str(), it->to.c_str());
-        else if (!it->existed)
-            std::remove(it->to.c_str());
         it->done = false;
+        if (it->folder) {
+            if (std::rename(it->to.c_str(), it->from.c_str()) != 0)
+                notRestored.push_back(it->to);
+        } else if (it->existed) {
+            if (std::rename(it->backup.c_str(), it->to.c_str()) == 0) {
+                it->backup.clear();  // it is the target again
+            } else {
+                it->keepBackup = true;
+                notRestored.push_back(it->to + " (its old contents are in " + it->backup + ")");
+            }
+        } else {
+            std::remove(it->to.c_str());
+        }
     }
+    return notRestored;
+}
+
+/// A copy of `path` at `backup`, for file systems without hard links; false on failure
+/// (nothing left at `backup`).
+bool copyAsBackup(const std::string& path, const std::string& backup) noexcept
+{
+    std::error_code ec;
+    if (std::filesystem::copy_file(path, backup, ec) && !ec)
+        return true;
+    std::remove(backup.c_str());
+    return false;
 }
 
 /// Every move, or none: each target is checked (a regular file or nothing; nothing for a
@@ -143,27 +165,41 @@ void moveAllOrNone(std::vector<Move>& moves)
                               ", and is left as it is (no output of the run was written)");
         m.existed = true;
     }
+    const auto dropBackups = [&] {
+        for (auto& m : moves)
+            if (!m.backup.empty() && !m.keepBackup) {
+                std::remove(m.backup.c_str());
+                m.backup.clear();
+            }
+    };
+    // Every old file kept before anything moves: a hard link (instant), or where the
+    // file system has none (FAT, some network mounts) a copy. Without either, nothing moves.
     for (auto& m : moves) {
         if (!m.existed)
             continue;
         m.backup = temporaryPathFor(m.to);
-        // No hard links here (some network or FAT file systems): the move goes ahead
-        // without a way back for this one file, as a plain atomic replacement.
-        if (::link(m.to.c_str(), m.backup.c_str()) != 0)
+        if (::link(m.to.c_str(), m.backup.c_str()) != 0 && !copyAsBackup(m.to, m.backup)) {
+            const int error = errno;
             m.backup.clear();
+            dropBackups();
+            throw OutputError("cannot write " + m.to + ": cannot keep its old version to put back should the commit "
+                              "fail (" + errnoText(error) + "); no output of the run was written");
+        }
     }
-    const auto dropBackups = [&] {
-        for (const auto& m : moves)
-            if (!m.backup.empty())
-                std::remove(m.backup.c_str());
-    };
     for (auto& m : moves) {
         if (std::rename(m.from.c_str(), m.to.c_str()) != 0) {
             const int error = errno;
-            undoMoves(moves);
-            dropBackups();
-            throw OutputError("cannot write " + m.to + ": " + errnoText(error) +
-                              "; every output of the run is left as it was");
+            const auto notRestored = undoMoves(moves);
+            dropBackups();  // all but those holding the only old copy
+            std::string what = "cannot write " + m.to + ": " + errnoText(error);
+            if (notRestored.empty()) {
+                what += "; every output of the run is left as it was";
+            } else {
+                what += "; could not put back:";
+                for (const auto& n : notRestored)
+                    what += " " + n;
+            }
+            throw OutputError(what);
         }
         m.done = true;
     }
@@ -178,12 +214,15 @@ std::vector<Move> folderMoves(const std::string& staging, const std::string& dir
     std::error_code ec;
     struct stat info {};
     if (::lstat(dir.c_str(), &info) != 0)
-        return {Move{staging, dir, {}, false, true, false}};
+        return {Move{staging, dir, {}, false, true, false, false}};
     if (!S_ISDIR(info.st_mode))
         throw OutputError("cannot write " + dir + ": it is not a folder, and is left as it is");
     std::vector<Move> moves;
-    for (const auto& entry : fs::directory_iterator(staging, ec))
-        moves.push_back(Move{entry.path().string(), dir + "/" + entry.path().filename().string(), {}, false, false, false});
+    for (const auto& entry : fs::directory_iterator(staging, ec)) {
+        // Backups a killed commit left beside this file.
+        removeStaleTemporaries(dir + "/" + entry.path().filename().string());
+        moves.push_back(Move{entry.path().string(), dir + "/" + entry.path().filename().string(), {}, false, false, false, false});
+    }
     if (ec)
         throw OutputError("cannot write " + dir + ": " + ec.message());
     return moves;
@@ -257,7 +296,7 @@ void OutputSet::commit()
 {
     std::vector<Move> moves;
     for (const auto& [tmp, path] : m_files)
-        moves.push_back(Move{tmp, path, {}, false, false, false});
+        moves.push_back(Move{tmp, path, {}, false, false, false, false});
     for (const auto& [dir, staging] : m_folders) {
         auto more = folderMoves(staging, dir);
         moves.insert(moves.end(), more.begin(), more.end());

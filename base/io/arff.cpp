@@ -260,10 +260,19 @@ TabularData parseArff(const std::string& text, const std::string& source, const 
                       size_t maxValues)
 {
     // Names and values end up in the results' JSON, whose writer refuses invalid UTF-8:
-    // refused here, naming the line, rather than after a whole run.
-    if (const size_t bad = firstInvalidUtf8(text); bad != std::string::npos)
-        throw InputError(source + " line " + std::to_string(1 + std::count(text.begin(), text.begin() + bad, '\n')) +
-                         ": byte " + std::to_string(bad + 1) + " of the file is not UTF-8 text (save it as UTF-8)");
+    // refused here, naming the line, rather than after a whole run. Comment lines never
+    // reach the results, and old files' comments are often Latin-1: they are left alone.
+    size_t lineNumber = 0;
+    for (size_t start = 0; start < text.size(); ++lineNumber) {
+        const size_t end = std::min(text.find('\n', start), text.size());
+        const std::string_view line(text.data() + start, end - start);
+        const size_t first = line.find_first_not_of(" \t");
+        if (first != std::string_view::npos && line[first] != '%')
+            if (const size_t bad = firstInvalidUtf8(line); bad != std::string_view::npos)
+                throw InputError(source + " line " + std::to_string(lineNumber + 1) + ": byte " +
+                                 std::to_string(bad + 1) + " of the line is not UTF-8 text (save the file as UTF-8)");
+        start = end + 1;
+    }
     // The header: @relation, the attributes, @data.
     std::vector<Attribute> attributes;
     std::map<std::string, size_t> lineOf;  // each attribute's line, to refuse a name given twice
