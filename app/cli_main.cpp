@@ -102,7 +102,9 @@ const char* kCheckHelp = R"(lcstudio-cli check - check LC Studio files without r
 Usage: lcstudio-cli check FILE...
 Reads each file with the same checks the window and the other commands apply and
 prints one line per file: "ok: ..." with a summary, or the problem (naming the file
-and the field). Kinds, by name: *.cost (Weka cost matrix), *.lcsession (session),
+and the field). Kinds, by name: *.cost (Weka cost matrix), *.lcsession (session:
+its fields, then the data, table, arrays or folder it names read and the matrix fitted
+to them, as run reads them before any work, so check passes what run accepts),
 *.pt (saved network: its *.pt.json sidecar and the weights it is tied to), *.json
 (a cost matrix, a session / model sidecar by its "format" field, or a results file,
 checked as the session its run record replays), *.npy and *.csv arrays of numbers
@@ -451,6 +453,20 @@ std::string sessionSummary(const lcs::SessionData& s)
     return "session: " + s.experiment + " (" + given + "), " + describe(s.costs);
 }
 
+/// A session checked as `run` takes it: its own fields, then everything its run reads
+/// (data, table, arrays, model folders) with the matrix fitted to it, by the experiment's
+/// own first step (Experiment::checkInputs), so that check passes what run accepts.
+std::string checkedSession(const lcs::SessionData& s, const std::string& path)
+{
+    std::string read;
+    try {
+        read = lcs::ExperimentRegistry::global().get(s.experiment).checkInputs(s.settings, s.costs);
+    } catch (const lcs::InputError& e) {
+        throw lcs::InputError(path + " (what its run reads): " + e.what());
+    }
+    return sessionSummary(s) + (read.empty() ? "" : "; " + read);
+}
+
 /// One line about one file, or throws InputError / CostMatrixError naming the problem.
 std::string checkFile(const std::string& path)
 {
@@ -466,7 +482,7 @@ std::string checkFile(const std::string& path)
                + (loaded.info.collapsed ? "; warning: q collapsed when it was trained" : "");
     }
     if (endsWith(".lcsession"))
-        return sessionSummary(lcs::loadSessionFile(path, lcs::sessionCatalogue()));
+        return checkedSession(lcs::loadSessionFile(path, lcs::sessionCatalogue()), path);
     if (endsWith(".cost"))
         return describe(lcs::loadCostMatrix(path));
     if (endsWith(".json")) {
@@ -478,11 +494,11 @@ std::string checkFile(const std::string& path)
         if (j.is_object() && j.contains("format") && j["format"].is_string())
             format = j["format"].get<std::string>();
         if (format == "lcstudio-session")
-            return sessionSummary(lcs::sessionFromJson(text, path, lcs::sessionCatalogue()));
+            return checkedSession(lcs::sessionFromJson(text, path, lcs::sessionCatalogue()), path);
         // A results file: checked as the session its run record is (what `run` replays).
         if (format.empty() && j.is_object() && j.contains("run") && j["run"].is_object())
             return "results file, a replayable " +
-                   sessionSummary(lcs::sessionFromJson(text, path, lcs::sessionCatalogue()));
+                   checkedSession(lcs::sessionFromJson(text, path, lcs::sessionCatalogue()), path);
         if (format == "lcstudio-camvid-models")
             return lcs::checkCamvidModelFolder(std::filesystem::path(path).has_parent_path()
                                                    ? std::filesystem::path(path).parent_path().string()

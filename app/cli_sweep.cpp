@@ -142,7 +142,7 @@ int runPlan(int argc, char** argv)
     const auto overs = parsed.repeated.count("--over") ? parsed.repeated.at("--over") : std::vector<std::string>{};
     const auto axes = lcs::parseSweepAxes(overs, *experiment);
     lcs::checkOutputPolicy({{"--out", out, lcs::PathKind::Folder}}, {{"SESSION", sessionPath, lcs::PathKind::File}});
-    lcs::writeSweepFolder(out, session, *experiment, axes);
+    lcs::writeSweepFolder(out, session, *experiment, axes, &g_cancel);
     size_t cells = 1;
     std::string shape;
     for (const auto& a : axes) {

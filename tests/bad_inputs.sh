@@ -180,6 +180,61 @@ open(sys.argv[2], "w").write(text)
 PY
 cp "$q" "$f/deep_sidecar.pt"
 expect 2 "nested deeper than" -- decide --model "$f/deep_sidecar.pt" --point 1,2
+# Untrusted model files: a .pt is a zip archive of TorchScript code and tensors, and its
+# code runs. Each file below is q's archive rewritten (its code, or a record added) with
+# a sidecar whose size and checksum match it, as an attacker would write both.
+craft() {  # craft NAME MODE
+  python3 - "$q" "$f/$1.pt" "$2" <<'PY'
+import json, sys, zipfile
+src, dst, mode = sys.argv[1:4]
+zin, zout = zipfile.ZipFile(src), zipfile.ZipFile(dst, "w")
+for info in zin.infolist():
+    data = zin.read(info.filename)
+    if info.filename.endswith(".debug_pkl"):
+        continue  # source ranges of the code as saved
+    if info.filename.endswith(".py"):
+        ret = "    return torch.softmax(x2, 1)"
+        text = data.decode()
+        assert ret in text
+        if mode == "loop":
+            text = text.replace(ret, "    i = 0\n    while True:\n      i = i + 1\n" + ret)
+        elif mode == "print":
+            text = text.replace(ret, "    print(\"hello from the model\")\n" + ret)
+        data = text.encode()
+    zout.writestr(info.filename, data, compress_type=info.compress_type)
+if mode == "bomb":  # 64 MiB of zeros in 64 KiB
+    zout.writestr("archive/extra/zeros", b"\0" * (64 << 20), compress_type=zipfile.ZIP_DEFLATED)
+zout.close()
+raw = open(dst, "rb").read()
+h = 14695981039346656037
+for c in raw:
+    h = ((h ^ c) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+d = json.load(open(src + ".json"))
+d["weights"]["bytes"], d["weights"]["fnv1a64"] = len(raw), "%016x" % h
+json.dump(d, open(dst + ".json", "w"))
+PY
+}
+craft rewritten same
+craft prints print
+craft loops loop
+craft bomb bomb
+expect 0 "1,2," -- decide --model "$f/rewritten.pt" --point 1,2
+expect 2 "its zip records inflate to more than" -- decide --model "$f/bomb.pt" --point 1,2
+expect 2 "refused before inflating anything" -- check "$f/bomb.pt"
+expect 2 "without returning (a loop in the file's own code?)" -- decide --model "$f/loops.pt" --point 1,2
+expect 2 "load only models from a source you trust" -- check "$f/loops.pt"
+# What the file's code prints goes to stderr, marked, never into decide's CSV on stdout.
+rows=$((rows + 1))
+"$cli" decide --model "$f/prints.pt" --point 1,2 > "$f/prints.out" 2> "$f/prints.err"
+if [ "$(wc -l < "$f/prints.out")" -ne 1 ] || grep -q hello "$f/prints.out" || ! grep -q "a model file's code printed: hello from the model" "$f/prints.err"; then
+  echo "FAIL: a model's print reached stdout: $(head -c 200 "$f/prints.out")"
+  failures=$((failures + 1))
+fi
+# A sidecar declaring an image input no network decides on one frame of: refused naming
+# the field, before any tensor is made.
+bad_model input_side 'd["architecture"] = {"type": "resnet18", "input_shape": [3, 8192, 8192], "width": 8, "classes": 2}'
+expect 2 "field \"architecture.input_shape\"" -- decide --model "$f/input_side.pt" --point 1,2
+expect 2 "at most 4194304" -- check "$f/input_side.pt"
 # ---------------------------------------------------------------- sessions (check)
 session() {  # session NAME JSON
   printf '%s\n' "$2" > "$f/$1.lcsession"
@@ -292,6 +347,8 @@ def png(w, h, ctype, rows):
 frame = png(4, 3, 2, [bytes([30, 60, 90]) * 4] * 3)
 label = lambda v, w=4, h=3: png(w, h, 0, [bytes([v]) * w] * h)
 put('camvid_good/train/a.png', frame); put('camvid_good/trainannot/a.png', label(3))
+put('camvid_full/train/a.png', frame); put('camvid_full/trainannot/a.png', label(3))
+put('camvid_full/val/a.png', frame); put('camvid_full/valannot/a.png', label(4))
 put('camvid_pair/train/a.png', frame); put('camvid_pair/train/b.png', frame); put('camvid_pair/trainannot/a.png', label(3))
 put('camvid_range/val/a.png', frame); put('camvid_range/valannot/a.png', label(12))
 put('camvid_void/train/a.png', frame); put('camvid_void/trainannot/a.png', label(11))
@@ -486,9 +543,12 @@ cvs cv_classes "{\"data\": \"$d/camvid_good\"}" "$ten"
 session img_mc "{$cor, \"settings\": {\"data\": \"$d/mnist_ok\", \"mc_dropout\": true}, \"cost_matrix\": $ten}"
 # A version 1 camvid session: its max_test is the validation frames (max_eval now).
 session cv_v1 "{\"format\": \"lcstudio-session\", \"version\": 1, \"experiment\": \"camvid\", \"settings\": {\"data\": \"$d/camvid_good\", \"max_train\": 4, \"max_test\": 2, \"methods\": [\"cw_sgd\", \"sghmc_s\", \"ours\"]}, \"cost_matrix\": $twelve}"
-expect 0 "session: camvid (data " -- check "$f/cv_good.lcsession"
-expect 0 "max_eval 2, mc_dropout true, measure_fps false, seed 7" -- check "$f/cv_good.lcsession"
-expect 0 "max_train 4, max_eval 2" -- check "$f/cv_v1.lcsession"
+# check reads the folder as run does: cv_good's folder has no val split, so both refuse it.
+expect 2 "split \"val\" not found" -- check "$f/cv_good.lcsession"
+cvs cv_full "{\"data\": \"$d/camvid_full\", \"preset\": \"demo\", \"max_train\": 4, \"max_eval\": 2, \"mc_dropout\": true, \"seed\": 7}"
+expect 0 "max_eval 2, mc_dropout true, measure_fps false, seed 7" -- check "$f/cv_full.lcsession"
+expect 0 "; CamVid folder $d/camvid_full: 1 train and 1 val frames" -- check "$f/cv_full.lcsession"
+expect 2 "split \"val\" not found" -- check "$f/cv_v1.lcsession"
 expect 2 "setting --preset: \"huge\" is not one of demo, cpu, paper" -- check "$f/cv_preset.lcsession"
 expect 2 "setting --preset: \"huge\" is not one of demo, cpu, paper" -- run "$f/cv_preset.lcsession" --quiet
 expect 2 "setting --max-train: \"-5\"" -- check "$f/cv_train_negative.lcsession"
@@ -544,6 +604,15 @@ keeps "$o/costs.json" 2 "--json: $o/costs.json is also the input of --costs" -- 
 keeps "$o/costs.json" 2 "is also the input of --costs" -- synthetic --costs "$o/costs.json" --csv "$o/hardlink.json"
 keeps "$o/target.json" 2 "--csv: $o/target.json is also the output of --json" -- synthetic --json "$o/target.json" --csv "$o/target.json"
 absent "$o/new.json" 2 "new.json is also the output of --json" -- synthetic --json "$o/new.json" --csv "$o/./new.json"
+# A results file inside a new output folder goes into place with the folder; a file in
+# a folder no output makes is still refused.
+expect 0 "test decision cost" -- synthetic --replicates 1 --methods sghmc --correction-iterations 10 --warm-start-steps 5 --quiet --save-models "$o/fresh_models" --json "$o/fresh_models/r.json" --csv "$o/fresh_models/r.csv"
+rows=$((rows + 1))
+if [ ! -s "$o/fresh_models/r.json" ] || [ ! -s "$o/fresh_models/r.csv" ] || ! ls "$o/fresh_models" | grep -q '\.pt$'; then
+  echo "FAIL: --save-models DIR --json DIR/r.json: $(ls "$o/fresh_models" 2>&1 | tr '\n' ' ')"
+  failures=$((failures + 1))
+fi
+absent "$o/no_models" 2 "$o/no_models does not exist" -- synthetic --replicates 1 --json "$o/no_models/r.json"
 keeps "$o/target.json" 2 "--json: $o/link.json is a symbolic link" -- synthetic --json "$o/link.json"
 [ -L "$o/link.json" ] || { echo "FAIL: the symlink was replaced"; failures=$((failures + 1)); }
 expect 2 "--json: $o/fifo.json is not a regular file" -- synthetic --json "$o/fifo.json"
@@ -789,6 +858,15 @@ python3 -c "
 p = 'x' * 100
 print('x,label'); print('1,' + p + 'a'); print('2,' + p + 'b'); print('3,' + p + 'c')" > "$s2/table_longlabel.csv"
 expect 2 "table_longlabel.csv line 2 column 2: a label of 101 characters; at most 100" -- tabular --data "$s2/table_longlabel.csv" $tq
+# The limit counts characters, not bytes: labels of 99 three-byte characters are read.
+python3 -c "
+p = '\u65e5' * 99
+print('x,y,label')
+for i in range(12): print('%d,%d,%s' % (i, -i, p + 'ab'[i % 2]))" > "$s2/table_wide_chars.csv"
+expect 0 "Table $s2/table_wide_chars.csv: test decision cost" -- tabular --data "$s2/table_wide_chars.csv" $tq
+python3 -c "
+import json; print(json.dumps({'costs': [[0, 1], [1, 0]], 'name': '\u65e5' * 201}))" > "$f/long_name.json"
+expect 2 "field \"name\" is longer than 200 characters" -- check "$f/long_name.json"
 printf 'x,label\n1,caf\xe9\n2,tea\n' > "$s2/table_latin1.csv"
 expect 2 "table_latin1.csv line 2 column 2: byte 4 of the cell is not UTF-8 text" -- tabular --data "$s2/table_latin1.csv" $tq
 python3 -c "
@@ -891,6 +969,11 @@ expect 2 "--partition is for --backend slurm" -- sweep run "$sw/ok" --partition 
 expect 2 "--cells: \"x9\" is not an integer in 0..100000" -- sweep run "$sw/ok" --cells x9
 expect 2 "--cells: 5 is not a cell of" -- sweep run "$sw/ok" --cells 5
 expect 2 "sweep: unknown command \"walk\"" -- sweep walk "$sw/ok"
+# A sweep folder missing one of its folders is named, not reported as a program that
+# cannot start.
+cp -r "$sw/ok" "$sw/nologs"
+rmdir "$sw/nologs/logs"
+expect 2 "$sw/nologs/logs: no such folder; a sweep folder (written by lcstudio-cli sweep plan) holds cells/, results/, logs/ and status/" -- sweep run "$sw/nologs"
 cp -r "$sw/ok" "$sw/corrupt"
 printf '{"format": "lcstudio-sweep", "version": 1, "experiment": "synth' > "$sw/corrupt/sweep.json"
 expect 2 "$sw/corrupt/sweep.json" -- sweep run "$sw/corrupt"
@@ -921,6 +1004,78 @@ printf '{"run": {"experiment": "synthetic"}, "observations": [{"trial": -1, "met
 expect 2 "observations[0].trial must be a whole number" -- sweep collect "$sw/nolong"
 keeps "$sw/ok/sweep.json" 2 "--csv: $sw/ok/sweep.json" -- sweep collect "$sw/ok" --csv "$sw/ok/sweep.json"
 
+# ---------------------------------------------------------------- sessions: check passes exactly what run accepts
+# Each session names what its run reads (data, a table, arrays, a CamVid folder); check
+# reads them by the run's own first step. The cases that check used to pass and run
+# refused: missing data, a file where a folder belongs, a matrix that does not fit the
+# data, a one-class table, a NaN in X, a curve that needs labels.
+sv="$tmp/verdicts"
+mkdir -p "$sv"
+v3='"format": "lcstudio-session", "version": 3'
+two='{"costs": [[0, 1], [1, 0]]}'
+three='{"costs": [[0, 1, 1], [1, 0, 1], [1, 1, 0]]}'
+eleven=$(python3 -c 'import json; print(json.dumps({"costs": [[0 if r == c else 1 for c in range(11)] for r in range(11)]}))')
+printf 'x,y,label\n1,2,a\n3,4,a\n5,6,a\n' > "$sv/one_class.csv"
+printf '1,nan\n2,3\n3,4\n4,5\n5,6\n6,7\n' > "$sv/x_nan.csv"
+vs() {  # vs NAME EXPERIMENT SETTINGS MATRIX
+  printf '%s\n' "{$v3, \"experiment\": \"$2\", \"settings\": $3, \"cost_matrix\": $4}" > "$sv/$1.lcsession"
+}
+vs tab_missing tabular "{\"data\": \"$sv/none.csv\"}" "$two"
+vs tab_folder tabular "{\"data\": \"$sv\"}" "$two"
+vs tab_three tabular "{\"data\": \"$s2/table.csv\"}" "$three"
+vs tab_one tabular "{\"data\": \"$sv/one_class.csv\"}" "$two"
+vs tab_curve tabular "{\"data\": \"$s2/table.csv\", \"cost_benefit_points\": 5}" '{"costs": [[0, 0], [1, 0]]}'
+vs tab_good tabular "{\"data\": \"$s2/table.csv\", \"replicates\": 1, \"methods\": [\"kfac_laplace\"], \"correction_iterations\": 10, \"warm_start_steps\": 5}" "$two"
+vs own_nan correct "{\"features\": \"$sv/x_nan.csv\", \"predictive\": \"$s2/p.csv\"}" "$two"
+vs own_three correct "{\"features\": \"$s2/x.csv\", \"predictive\": \"$s2/p.csv\"}" "$three"
+vs own_missing correct "{\"features\": \"$sv/none.csv\", \"predictive\": \"$s2/p.csv\"}" "$two"
+vs own_curve correct "{\"features\": \"$s2/x.csv\", \"predictive\": \"$s2/p.csv\", \"cost_benefit_points\": 5}" "$two"
+vs own_labels correct "{\"features\": \"$s2/x.csv\", \"predictive\": \"$s2/p.csv\", \"labels\": \"$s2/y_class2.csv\"}" "$two"
+vs own_good correct "{\"features\": \"$s2/x.csv\", \"predictive\": \"$s2/p.csv\", \"correction_iterations\": 10, \"warm_start_steps\": 5}" "$two"
+vs img_missing corruption "{\"data\": \"$sv/none\"}" "$ten"
+vs img_file corruption "{\"data\": \"$s2/table.csv\"}" "$ten"
+vs img_fit corruption "{\"data\": \"$d/mnist_ok\"}" "$two"
+vs img_bad_labels corruption "{\"data\": \"$d/mnist_label\"}" "$ten"
+vs cam_missing camvid "{\"data\": \"$sv/none\"}" "$eleven"
+vs cam_file camvid "{\"data\": \"$s2/table.csv\"}" "$eleven"
+vs cam_fit camvid "{\"data\": \"$d/camvid_full\"}" "$two"
+expect 2 "cannot open $sv/none.csv" -- check "$sv/tab_missing.lcsession"
+expect 2 "$sv: not a regular file" -- check "$sv/tab_folder.lcsession"
+expect 2 "cost matrix has 3 classes but $s2/table.csv has 2" -- check "$sv/tab_three.lcsession"
+expect 2 "holds 1 class(es) among its labelled rows" -- check "$sv/tab_one.lcsession"
+expect 2 "(what its run reads): cost-benefit: the cost ratio needs both errors to cost more than 0" -- check "$sv/tab_curve.lcsession"
+expect 0 "; table $s2/table.csv: 6 labelled and 2 unlabelled rows, 2 feature(s), 2 classes" -- check "$sv/tab_good.lcsession"
+expect 2 "x_nan.csv line 1 column 2: \"nan\" is not a finite number" -- check "$sv/own_nan.lcsession"
+expect 2 "the cost matrix has 3 classes but --predictive $s2/p.csv has 2" -- check "$sv/own_three.lcsession"
+expect 2 "cannot open $sv/none.csv" -- check "$sv/own_missing.lcsession"
+expect 2 "cost_benefit_points needs --labels" -- check "$sv/own_curve.lcsession"
+expect 2 "y_class2.csv" -- check "$sv/own_labels.lcsession"
+expect 0 "; X 6 x 2, P over 2 classes, no labels" -- check "$sv/own_good.lcsession"
+expect 2 "$sv/none: no such directory" -- check "$sv/img_missing.lcsession"
+expect 2 "table.csv: no such directory" -- check "$sv/img_file.lcsession"
+expect 2 "has 2 classes but" -- check "$sv/img_fit.lcsession"
+expect 2 "label 10 of item 2 is out of range" -- check "$sv/img_bad_labels.lcsession"
+expect 2 "$sv/none: no such folder" -- check "$sv/cam_missing.lcsession"
+expect 2 "table.csv: no such folder" -- check "$sv/cam_file.lcsession"
+expect 2 "a CamVid cost matrix has 12 classes" -- check "$sv/cam_fit.lcsession"
+# The same verdict from both, for every session file of this catalogue: run has accepted
+# when it finishes or is still working after 8 s (its refusals come before any work).
+same_verdict() {  # same_verdict FILE
+  rows=$((rows + 1))
+  local c r
+  "$cli" check "$1" > /dev/null 2>&1 < /dev/null; c=$?
+  timeout 8 "$cli" run "$1" --quiet > "$tmp/verdict.out" 2>&1 < /dev/null; r=$?
+  local ran=no
+  if [ "$r" -eq 0 ] || [ "$r" -eq 124 ]; then ran=yes; fi
+  if { [ "$c" -eq 0 ] && [ "$ran" = no ]; } || { [ "$c" -ne 0 ] && [ "$ran" = yes ]; }; then
+    echo "FAIL: check and run disagree on $1: check exited $c, run $r: $(head -c 300 "$tmp/verdict.out")"
+    failures=$((failures + 1))
+  fi
+}
+for s in "$f"/*.lcsession "$sv"/*.lcsession "$f"/results_*.json; do
+  same_verdict "$s"
+done
+
 # ---------------------------------------------------------------- signals
 # A run stopped by SIGHUP (a closed terminal), SIGINT or SIGTERM exits 128 + the signal's
 # number, commits none of its outputs (the old --json stays, no --save-models folder) and
@@ -948,6 +1103,44 @@ for sig in $signals; do
     failures=$((failures + 1))
   fi
 done
+
+# camvid fps stops within a second of SIGINT (between dropout passes), its old --json
+# intact; camvid train commits its folder and a --json inside it together.
+expect 0 "saved ours" -- camvid train --data "$d/camvid_full" --preset demo --methods mc_dropout,cw_sgd,sghmc_s,ours --epochs 1 --out "$sg/cv_models" --json "$sg/cv_models/train.json" --quiet
+rows=$((rows + 1))
+[ -s "$sg/cv_models/train.json" ] && [ -s "$sg/cv_models/camvid.json" ] || { echo "FAIL: camvid train --json inside --out: $(ls "$sg/cv_models" 2>&1 | tr '\n' ' ')"; failures=$((failures + 1)); }
+rows=$((rows + 1))
+printf '{"old": 1}\n' > "$sg/fps.json"
+"$cli" camvid fps --model "$sg/cv_models" --ensemble 30 --fps-frames 100000 --json "$sg/fps.json" --quiet > "$sg/fps.txt" 2>&1 < /dev/null &
+pid=$!
+sleep 3
+start=$(date +%s%N)
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+took=$(( ($(date +%s%N) - start) / 1000000 ))
+if [ "$rc" -ne 130 ] || [ "$took" -gt 1500 ] || [ "$(cat "$sg/fps.json")" != '{"old": 1}' ]; then
+  echo "FAIL: camvid fps after SIGINT: exit $rc after $took ms, fps.json: $(head -c 40 "$sg/fps.json")"
+  failures=$((failures + 1))
+fi
+
+# A second signal ends at once what the first could not stop: here a model file's code
+# that loops (the watchdog would stop it after 10 s).
+rows=$((rows + 1))
+"$cli" decide --model "$f/loops.pt" --point 1,2 > "$sg/twice.txt" 2>&1 < /dev/null &
+pid=$!
+sleep 1
+kill -INT "$pid"
+sleep 0.5
+start=$(date +%s%N)
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+took=$(( ($(date +%s%N) - start) / 1000000 ))
+if [ "$rc" -ne 130 ] || [ "$took" -gt 1000 ] || ! grep -q "stopped at once (a second signal)" "$sg/twice.txt"; then
+  echo "FAIL: a second SIGINT: exit $rc after $took ms: $(head -c 200 "$sg/twice.txt")"
+  failures=$((failures + 1))
+fi
 
 # Started under nohup, a run outlives its terminal: a hang-up does not stop it.
 rows=$((rows + 1))

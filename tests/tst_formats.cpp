@@ -2,6 +2,7 @@
 // full disk, model files tied to their sidecar, collapse detection by hand.
 #include <array>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <csignal>
 #include <limits>
@@ -111,6 +112,25 @@ private Q_SLOTS:
         QCOMPARE(found == std::string_view::npos ? qint64(-1) : qint64(found), firstBad);
     }
 
+    // Limits on names count characters: 100 letters of any script fit "at most 100".
+    void utf8LengthCountsCharacters_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<qint64>("characters");
+        QTest::newRow("empty") << QByteArray("") << qint64(0);
+        QTest::newRow("ascii") << QByteArray("label") << qint64(5);
+        QTest::newRow("two bytes") << QByteArray("caf\xc3\xa9") << qint64(4);
+        QTest::newRow("three bytes") << QByteArray("\xe6\x97\xa5\xe6\x9c\xac") << qint64(2);
+        QTest::newRow("four bytes") << QByteArray("\xf0\x9d\x84\x9e!") << qint64(2);
+        QTest::newRow("100 x three bytes") << QByteArray("\xe6\x97\xa5").repeated(100) << qint64(100);
+    }
+    void utf8LengthCountsCharacters()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(qint64, characters);
+        QCOMPARE(qint64(lcs::utf8Length(std::string_view(text.constData(), size_t(text.size())))), characters);
+    }
+
     void stagedFoldersAreAllOrNothing()
     {
         QTemporaryDir dir;
@@ -213,6 +233,38 @@ private Q_SLOTS:
         }
         QCOMPARE(entries(base), QString("fresh,models,r.csv,r.json"));
         QCOMPARE(text(base + "/r.csv"), QString("old csv"));
+    }
+
+    // `--save-models DIR --json DIR/r.json` with a new DIR: the file is staged into the
+    // folder's staging (any spelling of it), goes into place with it, and wins over a
+    // file of the same name the run wrote there; uncommitted, neither exists.
+    void aFileInsideAStagedFolderGoesWithIt()
+    {
+        QTemporaryDir dir;
+        const std::string base = dir.path().toStdString();
+        const auto text = [&](const std::string& path) { return QString::fromStdString(readFile(path)); };
+        {
+            OutputSet set;
+            const std::string staging = set.stageFolder(base + "/new/");
+            writeFileAtomically(staging + "/results.json", "the run's");
+            writeFileAtomically(staging + "/q.pt", "q");
+            set.stageFile(base + "/./new/results.json", "the flag's");
+            set.stageFile(base + "/new/r.csv", "csv");
+            QCOMPARE(entries(base), QString(QString::fromStdString(std::filesystem::path(staging).filename().string())));
+        }
+        QCOMPARE(entries(base), QString());
+        {
+            OutputSet set;
+            const std::string staging = set.stageFolder(base + "/new");
+            writeFileAtomically(staging + "/results.json", "the run's");
+            set.stageFile(base + "/new/results.json", "the flag's");
+            set.stageFile(base + "/beside.json", "beside");
+            set.commit();
+        }
+        QCOMPARE(entries(base), QString("beside.json,new"));
+        QCOMPARE(entries(base + "/new"), QString("results.json"));
+        QCOMPARE(text(base + "/new/results.json"), QString("the flag's"));
+        QCOMPARE(text(base + "/beside.json"), QString("beside"));
     }
 
     void camvidSessionRoundTrips()

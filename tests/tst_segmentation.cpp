@@ -25,6 +25,7 @@
 #include "decision/decisions.h"
 #include "decision/metrics_accumulator.h"
 #include "experiments/camvid_experiment.h"
+#include "experiments/camvid_networks.h"
 #include "io/model_io.h"
 #include "models/architectures.h"
 #include "models/segnet.h"
@@ -721,6 +722,17 @@ private Q_SLOTS:
         QVERIFY(fps.qFps > 0 && fps.rawFps > 0 && fps.points[0].ensembleFps > 0 && fps.points[1].ensembleFps > 0);
         QCOMPARE(fps.height, 32);
         QCOMPARE(fps.width, 32);
+        // Stopped (a signal, the window's Stop): Cancelled between frames, and the network
+        // is left with its dropout off, as a finished measurement leaves it.
+        CancelToken cancel;
+        cancel.cancel();
+        const JobContext stopped({}, &cancel);
+        QVERIFY_THROWS_EXCEPTION(Cancelled, camvidFramesPerSecond(*cache.student, *cache.q, cache.costs, 32, 32,
+                                                                  {1, 4}, 2, "cpu", stopped));
+        QVERIFY_THROWS_EXCEPTION(Cancelled, mcPredictive(*cache.student, at::zeros({1, 3, 32, 32}), 4, &stopped));
+        auto* segnet = dynamic_cast<SegNetImpl*>(&*cache.student);
+        QVERIFY(segnet);
+        QVERIFY(!segnet->mcDropout);
     }
 
     void windowRunRefusesAMissingSplitBeforeTraining()

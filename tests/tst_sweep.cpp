@@ -10,6 +10,7 @@
 
 #include "core/atomic_file.h"
 #include "core/input_error.h"
+#include "core/job.h"
 #include "decision/cost_matrix.h"
 #include "experiments/corruption_experiment.h"
 #include "experiments/experiment.h"
@@ -414,6 +415,22 @@ private Q_SLOTS:
         session.settings.erase("data");
         QVERIFY_THROWS_EXCEPTION(lcs::InputError, lcs::writeSweepFolder(other, session, e, axes));
         QVERIFY(!QFileInfo::exists(QString::fromStdString(other)));
+    }
+
+    // sweep plan stopped by a signal: nothing in place, no staging folder left.
+    void aCancelledPlanWritesNothing()
+    {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString() + "/sweep";
+        const auto& e = experimentNamed(lcs::kCorruptionExperiment);
+        lcs::CancelToken cancel;
+        cancel.cancel();
+        QVERIFY_THROWS_EXCEPTION(lcs::Cancelled, lcs::writeSweepFolder(dir, corruptionSession(), e,
+                                                                       lcs::parseSweepAxes({"seed=0,1,2"}, e), &cancel));
+        QCOMPARE(QDir(tmp.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden), QStringList());
+        cancel.reset();
+        lcs::writeSweepFolder(dir, corruptionSession(), e, lcs::parseSweepAxes({"seed=0,1,2"}, e), &cancel);
+        QVERIFY(QFileInfo::exists(QString::fromStdString(lcs::sweep_paths::session(dir, 2))));
     }
 };
 

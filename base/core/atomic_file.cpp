@@ -270,6 +270,27 @@ OutputSet::~OutputSet()
 
 void OutputSet::stageFile(const std::string& path, const std::string& contents)
 {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path target(path);
+    const fs::path parent = fs::absolute(target.has_parent_path() ? target.parent_path() : fs::path("."), ec)
+                                .lexically_normal();
+    for (const auto& [dir, staging] : m_folders) {
+        auto folder = fs::absolute(dir, ec).lexically_normal();
+        if (!folder.has_filename())
+            folder = folder.parent_path();  // "dir/"
+        auto within = parent;
+        if (!within.has_filename())
+            within = within.parent_path();
+        if (within == folder) {
+            // Written into the staging folder as the folder's own files are.
+            const std::string staged = staging + "/" + target.filename().string();
+            const std::string tmp = temporaryPathFor(staged);
+            writeSynced(tmp, path, contents);  // a failure names the user's path
+            commitTemporary(tmp, staged);
+            return;
+        }
+    }
     removeStaleTemporaries(path);
     const std::string tmp = temporaryPathFor(path);
     writeSynced(tmp, path, contents);

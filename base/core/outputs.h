@@ -20,6 +20,12 @@ struct OutputSpec {
 
 /// The results files every experiment writes: JSON and CSV (csvHelp says what a row is).
 std::vector<OutputSpec> resultsOutputs(const std::string& csvHelp = "write results as CSV (atomically)");
+/// --reliability FILE: reliability diagrams as CSV; `whose` says which ("each replicate's
+/// reliability diagrams (uncorrected and corrected").
+OutputSpec reliabilityOutput(const std::string& whose);
+/// --cost-benefit FILE: the cost-benefit curve as CSV; `when` says what it needs beyond
+/// the default number of points ("; needs --labels"), or nothing.
+OutputSpec costBenefitOutput(const std::string& when = "");
 
 /// --name with dashes.
 std::string outputFlag(const OutputSpec& spec);
@@ -44,7 +50,8 @@ struct CommandPath {
 ///    spelling or a hard link of an input is caught), and lies inside no input folder;
 ///    an output folder holds no input;
 ///  - it is no other output of the same command (a file may go inside an output folder:
-///    the folder's own files have names the command chooses).
+///    the folder's own files have names the command chooses; the file is then staged
+///    into that folder, which may be new, and wins over a file of the folder's own).
 void checkOutputPolicy(const std::vector<CommandPath>& outputs, const std::vector<CommandPath>& inputs);
 
 } // namespace lcs

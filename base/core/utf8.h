@@ -15,4 +15,14 @@ size_t firstInvalidUtf8(std::string_view text);
 
 inline bool isValidUtf8(std::string_view text) { return firstInvalidUtf8(text) == std::string_view::npos; }
 
+/// The characters (code points) of well-formed UTF-8 `text`: what a limit on a name's
+/// length counts, so that "at most 100 characters" means characters, not bytes.
+inline size_t utf8Length(std::string_view text)
+{
+    size_t n = 0;
+    for (const char c : text)
+        n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;  // every byte but a continuation
+    return n;
+}
+
 } // namespace lcs

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/utf8.h"
 #include "core/atomic_file.h"
 #include "core/json_input.h"
 #include "core/number_format.h"
@@ -281,7 +282,7 @@ CostMatrix costMatrixFromJson(const std::string& text, const std::string& source
         if (r.has("classes")) {
             names = r.strings("classes", static_cast<size_t>(kMaxCostClasses));
             for (auto& n : names)
-                if (n.size() > kMaxClassNameLength)
+                if (utf8Length(n) > kMaxClassNameLength)
                     r.fail("classes", "has a name longer than " + std::to_string(kMaxClassNameLength) + " characters");
         }
         CostMatrix m;
@@ -297,8 +298,13 @@ CostMatrix costMatrixFromJson(const std::string& text, const std::string& source
         }
         if (r.hasValue("M"))
             m.setUtilityConstant(r.number("M"));
-        if (r.has("name"))
-            m.setName(r.string("name").substr(0, kMaxClassNameLength));
+        if (r.has("name")) {
+            // Kept whole or refused: a name cut mid-character would not be UTF-8.
+            const auto name = r.string("name");
+            if (utf8Length(name) > kMaxClassNameLength)
+                r.fail("name", "is longer than " + std::to_string(kMaxClassNameLength) + " characters");
+            m.setName(name);
+        }
         try {
             m.validate();
         } catch (const CostMatrixError& e) {

@@ -357,9 +357,9 @@ TabularData parseArff(const std::string& text, const std::string& source, const 
         throw InputError(classWhere + ": the class declares " + std::to_string(classAttr.values.size()) +
                          " values; at most " + std::to_string(kMaxTabularClasses) + " classes");
     for (const auto& value : classAttr.values)
-        if (value.size() > kMaxClassNameLength)
+        if (utf8Length(value) > kMaxClassNameLength)
             throw InputError(classWhere + ": the class value " + quotedForMessage(value) + " has " +
-                             std::to_string(value.size()) + " characters; at most " +
+                             std::to_string(utf8Length(value)) + " characters; at most " +
                              std::to_string(kMaxClassNameLength) + " (class names are kept whole, never cut)");
 
     TabularData out;

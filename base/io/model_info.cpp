@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/utf8.h"
 #include "core/input_error.h"
 #include "core/json_input.h"
 #include "core/version.h"
@@ -20,6 +21,8 @@ constexpr const char* kFormat = "lcstudio-model";
 constexpr int kVersion = 3;
 constexpr int kOldestVersion = 2;
 constexpr size_t kMaxNameLength = 100;
+/// The values of one image input a sidecar may declare (channels x height x width).
+constexpr long long kMaxModelInputValues = 1LL << 22;
 
 } // namespace
 
@@ -124,7 +127,7 @@ namespace {
 std::string nameField(const JsonObjectReader& r, const char* key)
 {
     const auto s = r.stringOr(key, "");
-    if (s.size() > kMaxNameLength)
+    if (utf8Length(s) > kMaxNameLength)
         r.fail(key, "is longer than " + std::to_string(kMaxNameLength) + " characters");
     return s;
 }
@@ -166,6 +169,13 @@ void readArchitecture(const JsonObjectReader& arch, ModelInfo& info)
         const auto shape = arch.integers("input_shape", 3, 1, kMaxModelImageSide);
         if (shape.size() != 3 || shape[0] > 4)
             arch.fail("input_shape", "must be [channels (1 to 4), height, width]");
+        // One frame's input, and so every activation of a forward on it, bounded before
+        // any tensor is made: 3 x 1182 x 1182 at most (CamVid's frames are 3 x 360 x 480).
+        if (shape[0] * shape[1] * shape[2] > kMaxModelInputValues)
+            arch.fail("input_shape", "is " + std::to_string(shape[0]) + " x " + std::to_string(shape[1]) + " x " +
+                                         std::to_string(shape[2]) + " = " +
+                                         std::to_string(shape[0] * shape[1] * shape[2]) + " values per frame; at most " +
+                                         std::to_string(kMaxModelInputValues));
         info.inputShape.assign(shape.begin(), shape.end());
         if (resnet) {
             info.width = arch.integer("width", 1, 1024);
@@ -296,7 +306,7 @@ void readDecisions(const JsonObjectReader& r, const std::string& source, ModelIn
             r.fail("class_names", "has " + std::to_string(names.size()) + " names for "
                                       + std::to_string(info.classes) + " classes");
         for (const auto& n : names)
-            if (n.size() > kMaxNameLength)
+            if (utf8Length(n) > kMaxNameLength)
                 r.fail("class_names", "has a name longer than " + std::to_string(kMaxNameLength) + " characters");
         info.classNames = names;
     }

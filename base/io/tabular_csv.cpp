@@ -114,9 +114,9 @@ TabularData parseTabularCsv(const std::string& text, const std::string& source, 
         cells.push_back(std::move(row));
         lines.push_back(lineNo);
         rowLabels.push_back(trimmed(fields[labelAt]));
-        if (rowLabels.back().size() > kMaxClassNameLength)
+        if (utf8Length(rowLabels.back()) > kMaxClassNameLength)
             throw InputError(where + " column " + std::to_string(labelAt + 1) + ": a label of " +
-                             std::to_string(rowLabels.back().size()) + " characters; at most " +
+                             std::to_string(utf8Length(rowLabels.back())) + " characters; at most " +
                              std::to_string(kMaxClassNameLength) + " (class names are kept whole, never cut)");
     },
         source);

@@ -52,6 +52,11 @@ public:
         costs.validateFor(2);
         return costs;
     }
+    std::string checkInputs(const nlohmann::json& settings, const std::optional<CostMatrix>& costs) const override
+    {
+        checkedCurvePoints(configFor(settings, costs), {});
+        return {};
+    }
     ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
                       const OutputPaths& outputs) const override
     {
@@ -100,6 +105,17 @@ public:
     }
     /// The classes are the table's: checked when the table is read.
     CostMatrix acceptedCosts(const CostMatrix& costs) const override { return costs; }
+    /// The table read and the matrix fitted to it, as run() reads and fits them.
+    std::string checkInputs(const nlohmann::json& settings, const std::optional<CostMatrix>& costs) const override
+    {
+        const auto config = tabularConfigFrom(settings, costs);
+        checkedCurvePoints(config, {});
+        const auto& t = *config.table;
+        return "table " + t.source + ": " + std::to_string(t.labels.size()) + " labelled and " +
+               std::to_string(t.unlabelled.shape.empty() ? 0 : t.unlabelled.shape[0]) + " unlabelled rows, " +
+               std::to_string(t.featureNames.size()) + " feature(s), " + std::to_string(t.classNames.size()) +
+               " classes";
+    }
     ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
                       const OutputPaths& outputs) const override
     {
@@ -299,9 +315,8 @@ public:
         outputs.push_back({"save_models", "DIR", PathKind::Folder,
                            "save every network the run trains (MAP, S, q, CW-SGD) as TorchScript with a JSON "
                            "sidecar, NETWORK_SETTING_trialT.pt; all of them once the run ends, or none"});
-        outputs.push_back({"reliability", "FILE", PathKind::File,
-                           "write every run's reliability diagrams (each method's predictive on the test images: 15 "
-                           "bins of top-label confidence, count, mean confidence, accuracy) as CSV (atomically)"});
+        outputs.push_back(
+            reliabilityOutput("every run's reliability diagrams (each method's predictive on the test images"));
         outputs.insert(outputs.end(), m_parts.ownOutputs.begin(), m_parts.ownOutputs.end());
         return outputs;
     }
@@ -347,10 +362,32 @@ public:
         base.setReferral(std::nullopt);  // the referral costs are the swept setting
         return base;
     }
+    /// The data read and the matrix fitted to it, by run()'s own first step.
+    std::string checkInputs(const nlohmann::json& settings, const std::optional<CostMatrix>& costs) const override
+    {
+        const auto p = prepare(settings, costs, JobContext{});
+        return p.data.name + ": " + std::to_string(p.data.train.size()) + " training and " +
+               std::to_string(p.data.test.size()) + " test images, " + std::to_string(p.data.classes()) + " classes";
+    }
     ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
                       const OutputPaths& outputs) const override;
 
 private:
+    /// What a run reads and decides under, read and checked before any work.
+    struct Prepared {
+        ImageRunChoices choices;
+        ImageDataset data;
+        Config config;
+    };
+    Prepared prepare(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
+                     const JobContext& ctx) const
+    {
+        auto choices = imageChoices(name(), m_parts.settings(), settings);
+        auto data = loadChoices(choices);
+        auto config = configFor(choices, data, costs, ctx);
+        return {std::move(choices), std::move(data), std::move(config)};
+    }
+
     /// The data of `choices`; any failure to read them is a DataError naming them.
     ImageDataset loadChoices(const ImageRunChoices& choices) const
     {
@@ -394,9 +431,10 @@ ExperimentRun ImageExperimentEntry<Config, Result>::run(const nlohmann::json& se
                                                         const std::optional<CostMatrix>& costs, const JobContext& ctx,
                                                         const OutputPaths& outputs) const
 {
-    const auto choices = imageChoices(name(), m_parts.settings(), settings);
-    const auto data = loadChoices(choices);
-    auto config = configFor(choices, data, costs, ctx);
+    auto prepared = prepare(settings, costs, ctx);
+    const auto& choices = prepared.choices;
+    const auto& data = prepared.data;
+    auto& config = prepared.config;
     const std::string experiment = name();
     ctx.tell(NoteKind::Info, data.name + ": " + std::to_string(data.train.size()) + " training, " +
                                  std::to_string(data.test.size()) + " test images; " + config.model.describe() + "; " +

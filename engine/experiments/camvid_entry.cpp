@@ -82,7 +82,7 @@ CamvidFpsResult measureFps(const CamvidWindowCache& cache, const JobContext& ctx
     ctx.report(p);
     auto& ensembleNet = cache.mcDropout ? *cache.mcDropout : *cache.student;
     auto fps = camvidFramesPerSecond(ensembleNet, *cache.q, cache.costs, cache.train.height, cache.train.width,
-                                     camvidFpsEnsembles(), kCamvidRunFpsFrames, cache.train.device);
+                                     camvidFpsEnsembles(), kCamvidRunFpsFrames, cache.train.device, ctx);
     p.step = 1;
     ctx.report(p);
     showView(ctx, &RunViews::camvidFps, CamvidFpsMeasured{fps, static_cast<bool>(cache.mcDropout)});
@@ -143,13 +143,6 @@ RunRecord actionRecord(const std::string& action, const nlohmann::json& settings
     return record;
 }
 
-/// The output `name` asked for, or "" when it was not.
-std::string outputPath(const OutputPaths& outputs, const std::string& name)
-{
-    const auto it = outputs.find(name);
-    return it == outputs.end() ? std::string() : it->second;
-}
-
 nlohmann::json heldOutJson(const CamvidHeldOutCheck& check)
 {
     if (check.objective.empty())
@@ -203,15 +196,22 @@ public:
         return asked != settings.end() && asked->is_number_integer() ? asked->get<int>() : cores;
     }
 
+    /// The folder's splits found and the table fitted, by run()'s own first step.
+    std::string checkInputs(const nlohmann::json& settings, const std::optional<CostMatrix>& costs) const override
+    {
+        const auto config = preparedRun(settings, costs);
+        return "CamVid folder " + config.train.data + ": " +
+               std::to_string(findCamvidSplit(config.train.data, config.train.split).size()) + " " +
+               config.train.split + " and " + std::to_string(findCamvidSplit(config.train.data, config.evalSplit).size()) +
+               " " + config.evalSplit + " frames";
+    }
+
     ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
                       const OutputPaths&) const override
     {
         const auto choices = choicesFrom(settings);
-        auto config = configFor(choices);
-        config.declaredSettings = settings;
+        auto config = preparedRun(settings, costs);
         const CostMatrix table = costs ? *costs : costPreset("camvid");
-        config.train.costs = camvidDecisionCosts(table);  // refuses a matrix of the wrong size first
-        checkCamvidData(config, /*training=*/true);
         keepFrameBuffers();  // frames' activations stay in the heap between frames
         ctx.declarePlan(camvidWindowPlan(config, config.measureFps));
         showView(ctx, &RunViews::camvidStarted, CamvidRunStarted{config});
@@ -244,13 +244,13 @@ public:
         keepFrameBuffers();  // frames' activations stay in the heap between frames
         ExperimentRun out;
         if (action == "train")
-            out.output = trainModels(settings, costs, ctx, outputPath(outputs, "out"));
+            out.output = trainModels(settings, costs, ctx, outputs);
         else if (action == "correct")
             out.output = correctModels(settings, costs, ctx);
         else if (action == "eval")
-            out.output = camvidOutput(evaluateFolder(settings, costs, ctx, outputPath(outputs, "overlays")), "");
+            out.output = camvidOutput(evaluateFolder(settings, costs, ctx, outputs), "");
         else if (action == "fps")
-            out.output = measureFolder(settings);
+            out.output = measureFolder(settings, ctx);
         else
             return Experiment::act(action, settings, costs, ctx, outputs);
         return out;
@@ -270,14 +270,15 @@ public:
         checkCamvidData(configFor(choicesFrom(settings)), /*training=*/false);
         const auto evalSettings = checkedSettings(camvidActionSettings("eval"), asked, "camvid eval");
         keepFrameBuffers();
-        return evaluateFolder(evalSettings, costs, ctx, "");
+        return evaluateFolder(evalSettings, costs, ctx, {});
     }
 
 private:
     /// train: the networks into a new model folder, all files or none.
     ExperimentOutput trainModels(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
-                                 const JobContext& ctx, const std::string& dir) const
+                                 const JobContext& ctx, const OutputPaths& outputs) const
     {
+        const std::string dir = outputs.path("out");
         if (dir.empty())
             throw InputError("camvid train: --out MODEL_DIR is required (the model folder to write)");
         // A model folder is one run's: training some methods into another run's folder
@@ -288,7 +289,7 @@ private:
         auto config = configFor(choicesFrom(settings));
         const CostMatrix table = costs ? *costs : costPreset("camvid");
         config.train.costs = camvidDecisionCosts(table);
-        StagedFolder staged(dir);  // every network and the manifest, or nothing
+        OutputFolder staged(outputs, "out");  // every network and the manifest, or nothing
         const auto result = trainCamvid(config.train, staged.path(), ctx);
         staged.commit();
         // The text names the files where they are now, not where they were staged.
@@ -339,7 +340,7 @@ private:
     /// eval: every network of the folder on the evaluation split, streaming; the frames
     /// (where the folder holds S and q) go to the views; overlays where asked.
     CamvidEvalResult evaluateFolder(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
-                                    const JobContext& ctx, const std::string& overlays) const
+                                    const JobContext& ctx, const OutputPaths& outputs) const
     {
         const auto choices = choicesFrom(settings);
         const auto config = configFor(choices);
@@ -355,11 +356,9 @@ private:
         ec.maxFrames = config.maxEvalFrames;
         ec.device = config.train.device;
         ec.seed = choices.seed;
-        std::optional<StagedFolder> staged;  // every overlay, or none
-        if (!overlays.empty()) {
-            staged.emplace(overlays);
-            ec.overlayDir = staged->path();
-        }
+        OutputFolder staged(outputs, "overlays");  // every overlay, or none
+        if (staged.asked())
+            ec.overlayDir = staged.path();
         ctx.declarePlan({{TaskIdentity{"eval", std::nullopt, 0}, 1.0}});
         // Frames come only where the folder holds S and q: the viewer starts at the first.
         bool started = false;
@@ -369,20 +368,30 @@ private:
                          CamvidEvaluating{evaluatedFrames(ec.data, ec.split, ec.maxFrames)});
             showView(ctx, &RunViews::camvidFrame, f);
         });
-        if (staged)
-            staged->commit();
+        staged.commit();
         result.record.settings = settings;
         return result;
     }
 
     /// fps: the folder's networks timed on random frames of its size.
-    static ExperimentOutput measureFolder(const nlohmann::json& settings)
+    static ExperimentOutput measureFolder(const nlohmann::json& settings, const JobContext& ctx)
     {
         const auto choices = choicesFrom(settings);
         const auto fps = camvidFramesPerSecond(
             choices.model, choices.ensembles.empty() ? camvidFpsEnsembles() : choices.ensembles, choices.fpsFrames,
-            choices.device);
+            choices.device, ctx);
         return {camvidFpsJson(fps), {}, camvidFpsTable(fps)};
+    }
+
+    /// A run's configuration: the table checked first, then the folder's splits.
+    CamvidWindowConfig preparedRun(const nlohmann::json& settings, const std::optional<CostMatrix>& costs) const
+    {
+        auto config = configFor(choicesFrom(settings));
+        config.declaredSettings = settings;
+        const CostMatrix table = costs ? *costs : costPreset("camvid");
+        config.train.costs = camvidDecisionCosts(table);  // refuses a matrix of the wrong size first
+        checkCamvidData(config, /*training=*/true);
+        return config;
     }
 
     static CamvidChoices choicesFrom(const nlohmann::json& settings)

@@ -59,17 +59,22 @@ void setMcDropout(ClassifierImpl& net, bool on)
         segnet->mcDropout = on;
 }
 
-at::Tensor mcPredictive(ClassifierImpl& net, const at::Tensor& x, int passes)
+at::Tensor mcPredictive(ClassifierImpl& net, const at::Tensor& x, int passes, const JobContext* ctx)
 {
     torch::NoGradGuard noGrad;
     net.eval();
     setMcDropout(net, true);
+    struct DropoutOff {
+        ClassifierImpl& net;
+        ~DropoutOff() { setMcDropout(net, false); }
+    } off{net};  // also when cancelled between passes
     at::Tensor sum;
     for (int t = 0; t < passes; ++t) {
+        if (ctx)
+            ctx->checkCancelled();
         auto p = torch::softmax(net.forward(x), 1);
         sum = sum.defined() ? sum + p : p;
     }
-    setMcDropout(net, false);
     return sum / static_cast<double>(passes);
 }
 
@@ -544,7 +549,7 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
 }
 
 CamvidFpsResult camvidFramesPerSecond(const std::string& modelDir, const std::vector<int>& ensembles, int frames,
-                                      const std::string& device)
+                                      const std::string& device, const JobContext& ctx)
 {
     checkIsDirectory(modelDir, "--model");
     const auto manifest = readCamvidManifest(modelDir);
@@ -566,12 +571,12 @@ CamvidFpsResult camvidFramesPerSecond(const std::string& modelDir, const std::ve
     q.model->to(dev);
     const auto costs = q.info.costs.empty() ? camvidDecisionCosts(costPreset("camvid")) : q.info.costs;
     return camvidFramesPerSecond(*mc.model, *q.model, costs, manifest.height, manifest.width, ensembles, frames,
-                                 device);
+                                 device, ctx);
 }
 
 CamvidFpsResult camvidFramesPerSecond(ClassifierImpl& ensembleNet, ClassifierImpl& q, const CostMatrix& costs,
                                       int height, int width, const std::vector<int>& ensembles, int frames,
-                                      const std::string& device)
+                                      const std::string& device, const JobContext& ctx)
 {
     const c10::Device dev(device);
     const auto L = costTensor(camvidDecisionCosts(costs), at::kFloat, dev);
@@ -582,10 +587,15 @@ CamvidFpsResult camvidFramesPerSecond(ClassifierImpl& ensembleNet, ClassifierImp
     out.width = width;
     auto time = [&](auto&& body) {
         body();  // warm-up
-        const auto t0 = Clock::now();
-        for (int i = 0; i < frames; ++i)
+        ctx.checkCancelled();
+        double seconds = 0;
+        for (int i = 0; i < frames; ++i) {
+            const auto t0 = Clock::now();
             body();
-        return static_cast<double>(frames) / secondsSince(t0);
+            seconds += secondsSince(t0);
+            ctx.checkCancelled();  // between frames, outside the timing
+        }
+        return static_cast<double>(frames) / seconds;
     };
     torch::NoGradGuard noGrad;
     q.eval();  // a freshly trained q is still in training mode (batch statistics)
@@ -596,6 +606,7 @@ CamvidFpsResult camvidFramesPerSecond(ClassifierImpl& ensembleNet, ClassifierImp
         double qSeconds = 0, rawSeconds = 0;
         const int turns = std::max(frames, 50);
         for (int i = 0; i < turns; ++i) {
+            ctx.checkCancelled();
             auto t0 = Clock::now();
             q.forward(x);
             rawSeconds += secondsSince(t0);
@@ -607,7 +618,7 @@ CamvidFpsResult camvidFramesPerSecond(ClassifierImpl& ensembleNet, ClassifierImp
         out.qFps = turns / qSeconds;
     }
     for (int k : ensembles)
-        out.points.push_back({k, time([&] { bayesDecisions(classRows(mcPredictive(ensembleNet, x, k)), L); })});
+        out.points.push_back({k, time([&] { bayesDecisions(classRows(mcPredictive(ensembleNet, x, k, &ctx)), L); })});
     return out;
 }
 

@@ -216,8 +216,9 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
 /// what is there, or InputError naming the file and the field.
 std::string checkCamvidModelFolder(const std::string& dir);
 
+/// Stops with Cancelled within a frame once ctx is cancelled (a signal, the window's Stop).
 CamvidFpsResult camvidFramesPerSecond(const std::string& modelDir, const std::vector<int>& ensembles, int frames,
-                                      const std::string& device);
+                                      const std::string& device, const JobContext& ctx = JobContext{});
 
 /// Frames per second of the same measurement on networks already in memory: `ensembleNet`
 /// with dropout on for k passes per frame (an MC-dropout predictive, or any k-member
@@ -225,7 +226,7 @@ CamvidFpsResult camvidFramesPerSecond(const std::string& modelDir, const std::ve
 /// a Bayes decision under `costs` (11 x 11). Random input of height x width.
 CamvidFpsResult camvidFramesPerSecond(ClassifierImpl& ensembleNet, ClassifierImpl& q, const CostMatrix& costs,
                                       int height, int width, const std::vector<int>& ensembles, int frames,
-                                      const std::string& device);
+                                      const std::string& device, const JobContext& ctx = JobContext{});
 
 /// The ensemble sizes frames per second are measured at (paper Fig. 5 right), by a run
 /// that measures them and by `camvid fps` unless told others.

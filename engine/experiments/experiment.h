@@ -145,6 +145,13 @@ public:
     /// referral column only where that has one (experiments whose classes depend on
     /// their settings or data say their own).
     virtual CostMatrix acceptedCosts(const CostMatrix& costs) const;
+    /// Reads everything a run of `settings` reads (its data, table, arrays, model
+    /// folders) and checks `costs` against what it read, by the code run() itself starts
+    /// with, then stops before any work: `check SESSION` passes exactly what `run SESSION`
+    /// accepts. Returns one line on what was read (empty where a run reads nothing but its
+    /// settings); throws InputError / CostMatrixError as run() would. By default:
+    /// acceptedCosts.
+    virtual std::string checkInputs(const nlohmann::json& settings, const std::optional<CostMatrix>& costs) const;
     /// The help of --costs for this experiment's command (which classes, the default).
     virtual std::string costsHelp() const { return "cost matrix (.json or Weka .cost); default: the experiment's"; }
     /// The intra-op threads a run of `settings` wants when `cores` are free for it: 1 by

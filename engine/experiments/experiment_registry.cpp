@@ -92,6 +92,13 @@ ExperimentRun runExperimentAction(const Experiment& experiment, const std::strin
     return experiment.act(action, settings, costs, ctx, outputs);
 }
 
+std::string Experiment::checkInputs(const nlohmann::json&, const std::optional<CostMatrix>& costs) const
+{
+    if (costs)
+        acceptedCosts(*costs);
+    return {};
+}
+
 ExperimentRun Experiment::act(const std::string& action, const nlohmann::json&, const std::optional<CostMatrix>&,
                               const JobContext&, const OutputPaths&) const
 {

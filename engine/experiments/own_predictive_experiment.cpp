@@ -34,6 +34,14 @@ CostMatrix predictiveDefaultCosts(const OwnPredictiveChoices& choices)
     return CostMatrix::zeroOne(static_cast<int>(p.shape.back()));
 }
 
+/// A matrix over P's classes, or a CostMatrixError naming P.
+void checkOwnCosts(const CostMatrix& costs, const OwnPredictive& own, const std::string& predictivePath)
+{
+    if (costs.numClasses() != own.probabilities.size(1))
+        throw CostMatrixError("the cost matrix has " + std::to_string(costs.numClasses()) + " classes but --predictive " +
+                              predictivePath + " has " + std::to_string(own.probabilities.size(1)));
+}
+
 class OwnPredictiveExperiment : public Experiment {
 public:
     std::string name() const override { return kOwnPredictiveExperiment; }
@@ -62,12 +70,8 @@ public:
         outputs.push_back({"out", "DIR", PathKind::Folder,
                            "write results.json, decisions.csv, curve.csv and q.pt (TorchScript) with q.pt.json; "
                            "all of them or none"});
-        outputs.push_back({"cost_benefit", "FILE", PathKind::File,
-                           "write the cost-benefit curve (cost_benefit_points, 9 when unset; needs --labels) as CSV "
-                           "(atomically): setting, value, current, method, replicate, rule, cost, referral_rate"});
-        outputs.push_back({"reliability", "FILE", PathKind::File,
-                           "write P's and q's reliability diagrams on the held-out rows (needs --labels: 15 bins of "
-                           "top-label confidence, count, mean confidence, accuracy) as CSV (atomically)"});
+        outputs.push_back(costBenefitOutput("; needs --labels"));
+        outputs.push_back(reliabilityOutput("P's and q's reliability diagrams on the held-out rows (needs --labels"));
         return outputs;
     }
     std::string costsHelp() const override
@@ -80,29 +84,20 @@ public:
     }
     /// The classes are P's: checked when P is read.
     CostMatrix acceptedCosts(const CostMatrix& costs) const override { return costs; }
+    /// X, P, the labels and test set read and the matrix fitted, by run()'s own first step.
+    std::string checkInputs(const nlohmann::json& settings, const std::optional<CostMatrix>& costs) const override
+    {
+        const auto in = readRunInputs(settings, costs, {});
+        return "X " + std::to_string(in.own.features.size(0)) + " x " + std::to_string(in.own.features.size(1)) +
+               ", P over " + std::to_string(in.own.probabilities.size(1)) + " classes" +
+               (in.choices.labelsPath.empty() ? ", no labels" : ", labels " + in.choices.labelsPath);
+    }
     ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
                       const OutputPaths& outputs) const override
     {
-        auto choices = choicesFrom(settings);
-        const auto asked = [&](const char* output) {
-            const auto it = outputs.find(output);
-            return it != outputs.end() && !it->second.empty();
-        };
-        // What needs labels is refused before any work, as is a curve the matrix cannot draw.
-        const bool curveWritten = asked("cost_benefit");
-        const int curvePoints = choices.correction.costBenefitPoints > 0 ? choices.correction.costBenefitPoints
-                                : curveWritten                          ? 9
-                                                                        : 0;
-        if (choices.labelsPath.empty() && (curvePoints > 0 || asked("reliability")))
-            throw InputError(std::string(curvePoints > 0 ? (curveWritten ? "--cost-benefit" : "cost_benefit_points")
-                                                         : "--reliability") +
-                             " needs --labels: it scores decisions and probabilities on labelled rows q never "
-                             "trained on");
-        auto own = loadOwnPredictive(choices);
-        const CostMatrix matrix = costs ? *costs : CostMatrix::zeroOne(static_cast<int>(own.probabilities.size(1)));
-        if (curvePoints > 0)
-            costBenefitAxis(matrix, curvePoints);
-        auto state = std::make_shared<OwnPredictiveState>(std::move(choices), std::move(own), matrix);
+        auto in = readRunInputs(settings, costs, outputs);
+        const int curvePoints = in.curvePoints;
+        auto state = std::make_shared<OwnPredictiveState>(std::move(in.choices), std::move(in.own), in.matrix);
         showView(ctx, &RunViews::stateCached, std::shared_ptr<RecorrectionState>(state));
         ExperimentRun out;
         out.output = state->correct(ctx);
@@ -122,6 +117,37 @@ public:
     }
 
 private:
+    /// What a run reads, read and checked before any work.
+    struct RunInputs {
+        OwnPredictiveChoices choices;
+        OwnPredictive own;
+        CostMatrix matrix;
+        int curvePoints = 0;  ///< of the cost-benefit curve; 0: none
+    };
+    /// Refuses what needs labels without them and a curve the matrix cannot draw, reads X
+    /// and P, fits the matrix to P and reads the labels and test set.
+    static RunInputs readRunInputs(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
+                                   const OutputPaths& outputs)
+    {
+        RunInputs in;
+        in.choices = choicesFrom(settings);
+        const bool curveWritten = !outputs.path("cost_benefit").empty();
+        const int points = in.choices.correction.costBenefitPoints;
+        in.curvePoints = points > 0 ? points : curveWritten ? 9 : 0;
+        if (in.choices.labelsPath.empty() && (in.curvePoints > 0 || !outputs.path("reliability").empty()))
+            throw InputError(std::string(in.curvePoints > 0 ? (curveWritten ? "--cost-benefit" : "cost_benefit_points")
+                                                            : "--reliability") +
+                             " needs --labels: it scores decisions and probabilities on labelled rows q never "
+                             "trained on");
+        in.own = loadOwnPredictive(in.choices);
+        in.matrix = costs ? *costs : CostMatrix::zeroOne(static_cast<int>(in.own.probabilities.size(1)));
+        checkOwnCosts(in.matrix, in.own, in.choices.predictivePath);
+        if (in.curvePoints > 0)
+            costBenefitAxis(in.matrix, in.curvePoints);
+        loadEvidenceInputs(in.choices, in.own, in.matrix);  // the labels and test set, refused here if bad
+        return in;
+    }
+
     static OwnPredictiveChoices choicesFrom(const nlohmann::json& settings)
     {
         OwnPredictiveChoices c;
@@ -178,9 +204,7 @@ ExperimentOutput OwnPredictiveState::correct(const JobContext& ctx)
 
 ExperimentOutput OwnPredictiveState::correctWith(OwnPredictiveChoices choices, CostMatrix costs, const JobContext& ctx)
 {
-    if (costs.numClasses() != m_own.probabilities.size(1))
-        throw CostMatrixError("the cost matrix has " + std::to_string(costs.numClasses()) + " classes but --predictive " +
-                              choices.predictivePath + " has " + std::to_string(m_own.probabilities.size(1)));
+    checkOwnCosts(costs, m_own, choices.predictivePath);
     const auto evidence = loadEvidenceInputs(choices, m_own, costs);
     const auto& correction = choices.correction.correction;
     CorrectionObserver observer;

@@ -238,12 +238,8 @@ std::vector<OutputSpec> syntheticOutputs()
     outputs.push_back({"save_models", "DIR", PathKind::Folder,
                        "save each q (and the MAP / last-sample networks) with a JSON sidecar; the folder is "
                        "created once the run starts"});
-    outputs.push_back({"cost_benefit", "FILE", PathKind::File,
-                       "write the cost-benefit curve (cost_benefit_points, 9 when unset) as CSV (atomically): "
-                       "setting, value, current, method, replicate, rule, cost, referral_rate"});
-    outputs.push_back({"reliability", "FILE", PathKind::File,
-                       "write each replicate's reliability diagrams (uncorrected and corrected: 15 bins of top-label "
-                       "confidence, count, mean confidence, accuracy) as CSV (atomically)"});
+    outputs.push_back(costBenefitOutput());
+    outputs.push_back(reliabilityOutput("each replicate's reliability diagrams (uncorrected and corrected"));
     return outputs;
 }
 

@@ -155,17 +155,23 @@ std::vector<std::string> SyntheticState::saveNetworks(int replicate, InferenceMe
                      ": run the correction first");
 }
 
+int checkedCurvePoints(const SyntheticConfig& config, const OutputPaths& outputs)
+{
+    const int curvePoints = config.costBenefitPoints > 0              ? config.costBenefitPoints
+                            : !outputs.path("cost_benefit").empty() ? 9
+                                                                      : 0;
+    if (curvePoints > 0)
+        costBenefitAxis(config.costs, curvePoints);
+    return curvePoints;
+}
+
 ExperimentRun runSyntheticConfig(const SyntheticConfig& config, const JobContext& ctx, const OutputPaths& outputs,
                                  const std::vector<BoundSetting<SyntheticConfig>>& bindings)
 {
     const auto start = std::chrono::steady_clock::now();
+    const int curvePoints = checkedCurvePoints(config, outputs);  // before any work
     // The networks go into a staging folder moved into place once every one is saved:
     // all of them, or none.
-    // A curve that cannot be drawn for this matrix is refused before any work.
-    const bool curveWritten = outputs.count("cost_benefit") && !outputs.at("cost_benefit").empty();
-    const int curvePoints = config.costBenefitPoints > 0 ? config.costBenefitPoints : curveWritten ? 9 : 0;
-    if (curvePoints > 0)
-        costBenefitAxis(config.costs, curvePoints);
     OutputFolder models(outputs, "save_models");
     ctx.declarePlan(syntheticPlan(config), PlanProgress::Order::Parallel);
     auto predictives = sampleAll(config, ctx);

@@ -74,6 +74,11 @@ private:
 ExperimentRun runSyntheticConfig(const SyntheticConfig& config, const JobContext& ctx, const OutputPaths& outputs,
                                  const std::vector<BoundSetting<SyntheticConfig>>& bindings);
 
+/// The points of the cost-benefit curve a run of `config` writing `outputs` draws (0:
+/// none), refused before any work where the matrix cannot draw it: runSyntheticConfig
+/// starts with this, and a session's check calls it with no outputs.
+int checkedCurvePoints(const SyntheticConfig& config, const OutputPaths& outputs);
+
 /// The sampling half of runSyntheticConfig alone (its plan the sampling stage's): the
 /// predictives cached, no q trained.
 std::shared_ptr<SyntheticState> sampleSyntheticConfig(const SyntheticConfig& config, const JobContext& ctx,

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "fastpath/flat_parameters.h"
+#include "core/input_error.h"
 #include "core/stopwatch.h"
 #include "core/training_loop.h"
 #include "fastpath/mlp_backward.h"
@@ -250,13 +251,23 @@ InferenceOutput runKfacLaplace(Mlp model, const TrainingSet& data, const torch::
     // The covariance is the Kronecker product of the inverses: V = aTilde^-1 (columns),
     // U = gTilde^-1 (rows).
     torch::NoGradGuard noGrad;
-    auto choleskyOfInverse = [](const torch::Tensor& precision) {
-        return torch::linalg::cholesky(torch::cholesky_inverse(torch::linalg::cholesky(precision))).to(torch::kFloat);
+    // A factor that is not positive definite (inputs too large to square in float, or
+    // not finite) is the data's doing: said as such, not as LibTorch's internal error.
+    auto choleskyOfInverse = [](const torch::Tensor& precision, size_t layer, const char* factor) {
+        try {
+            return torch::linalg::cholesky(torch::cholesky_inverse(torch::linalg::cholesky(precision)))
+                .to(torch::kFloat);
+        } catch (const c10::Error&) {
+            throw InputError("KFAC-Laplace: the curvature factor " + std::string(factor) + " of layer " +
+                             std::to_string(layer + 1) + " is not positive definite, so the Laplace posterior "
+                             "cannot be sampled; inputs of very large magnitude (near the 1e30 limit) cause this: "
+                             "rescale the features, or use another method");
+        }
     };
     std::vector<torch::Tensor> cholUs, cholVs;
-    for (const auto& layer : posterior) {
-        cholVs.push_back(choleskyOfInverse(layer.aTilde));
-        cholUs.push_back(choleskyOfInverse(layer.gTilde));
+    for (size_t i = 0; i < posterior.size(); ++i) {
+        cholVs.push_back(choleskyOfInverse(posterior[i].aTilde, i, "A (inputs)"));
+        cholUs.push_back(choleskyOfInverse(posterior[i].gTilde, i, "G (gradients)"));
     }
     PredictiveAverage predictive;
     for (int s = 0; s < config.samples; ++s) {

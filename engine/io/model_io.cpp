@@ -1,9 +1,16 @@
 #include "io/model_io.h"
 
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
+#include <torch/csrc/jit/runtime/print_handler.h>
 #include <torch/csrc/jit/serialization/import.h>
 #include <torch/serialize.h>
 
@@ -50,6 +57,161 @@ void loadArchiveWeights(torch::nn::Module& module, const std::string& weights, c
     }
 }
 
+/// Little-endian fields of a zip archive, read with bounds checked by the caller.
+uint64_t readLittle(const std::string& bytes, size_t at, int width)
+{
+    uint64_t v = 0;
+    for (int i = width - 1; i >= 0; --i)
+        v = (v << 8) | static_cast<unsigned char>(bytes[at + static_cast<size_t>(i)]);
+    return v;
+}
+
+/// A TorchScript file is a zip archive whose records LibTorch inflates in memory as it
+/// loads them. The sizes every record declares (its central directory entry, ZIP64
+/// included) are summed before anything is inflated, and refused beyond what the
+/// network the sidecar describes can hold: its tensors twice over (a record may hold a
+/// copy) and 16 MiB of code and constants. A small file that would inflate to gigabytes
+/// is refused here; a record that inflates past its declared size is an error of the
+/// zip reader itself.
+void checkArchiveRecords(const std::string& bytes, int64_t tensorBytes, const std::string& path,
+                         const std::string& sidecar)
+{
+    constexpr uint32_t kEndOfDirectory = 0x06054b50, kZip64Locator = 0x07064b50, kZip64End = 0x06064b50,
+                       kDirectoryEntry = 0x02014b50;
+    constexpr size_t kMaxRecords = 100000;
+    const auto fail = [&](const std::string& why) {
+        throw InputError(path + ": not a TorchScript archive LC Studio can read (" + why + ")");
+    };
+    if (bytes.size() < 22)
+        fail("too short for a zip archive");
+    // The end-of-directory record: within the last 64 KiB + 22 bytes (its comment).
+    size_t end = std::string::npos;
+    const size_t lowest = bytes.size() > 65557 ? bytes.size() - 65557 : 0;
+    for (size_t at = bytes.size() - 22 + 1; at-- > lowest;)
+        if (readLittle(bytes, at, 4) == kEndOfDirectory) {
+            end = at;
+            break;
+        }
+    if (end == std::string::npos)
+        fail("no zip end-of-directory record");
+    uint64_t records = readLittle(bytes, end + 10, 2);
+    uint64_t directorySize = readLittle(bytes, end + 12, 4);
+    uint64_t directoryOffset = readLittle(bytes, end + 16, 4);
+    if (records == 0xffff || directorySize == 0xffffffff || directoryOffset == 0xffffffff) {
+        if (end < 20 || readLittle(bytes, end - 20, 4) != kZip64Locator)
+            fail("ZIP64 fields without a ZIP64 locator");
+        const uint64_t zip64 = readLittle(bytes, end - 20 + 8, 8);
+        if (zip64 > bytes.size() - 56 || readLittle(bytes, static_cast<size_t>(zip64), 4) != kZip64End)
+            fail("the ZIP64 end-of-directory record is not where its locator says");
+        records = readLittle(bytes, static_cast<size_t>(zip64) + 32, 8);
+        directorySize = readLittle(bytes, static_cast<size_t>(zip64) + 40, 8);
+        directoryOffset = readLittle(bytes, static_cast<size_t>(zip64) + 48, 8);
+    }
+    if (records > kMaxRecords)
+        fail(std::to_string(records) + " records; at most " + std::to_string(kMaxRecords));
+    if (directoryOffset > bytes.size() || directorySize > bytes.size() - directoryOffset)
+        fail("the central directory lies outside the file");
+    const uint64_t limit = 2 * static_cast<uint64_t>(std::max<int64_t>(tensorBytes, 0)) + (uint64_t{16} << 20);
+    uint64_t total = 0;
+    size_t at = static_cast<size_t>(directoryOffset);
+    const size_t directoryEnd = static_cast<size_t>(directoryOffset + directorySize);
+    for (uint64_t r = 0; r < records; ++r) {
+        if (at + 46 > directoryEnd || readLittle(bytes, at, 4) != kDirectoryEntry)
+            fail("central directory entry " + std::to_string(r + 1) + " is cut short or malformed");
+        uint64_t inflated = readLittle(bytes, at + 24, 4);
+        const size_t nameLength = readLittle(bytes, at + 28, 2), extraLength = readLittle(bytes, at + 30, 2),
+                     commentLength = readLittle(bytes, at + 32, 2);
+        const size_t extra = at + 46 + nameLength;
+        if (extra + extraLength + commentLength > directoryEnd)
+            fail("central directory entry " + std::to_string(r + 1) + " runs past the directory");
+        if (inflated == 0xffffffff) {  // the real size is in the ZIP64 extra field (first)
+            bool found = false;
+            for (size_t e = extra; e + 4 <= extra + extraLength;) {
+                const size_t id = readLittle(bytes, e, 2), size = readLittle(bytes, e + 2, 2);
+                if (e + 4 + size > extra + extraLength)
+                    break;
+                if (id == 0x0001 && size >= 8) {
+                    inflated = readLittle(bytes, e + 4, 8);
+                    found = true;
+                    break;
+                }
+                e += 4 + size;
+            }
+            if (!found)
+                fail("entry " + bytes.substr(at + 46, std::min<size_t>(nameLength, 80)) +
+                     " declares a ZIP64 size it does not give");
+        }
+        total += std::min<uint64_t>(inflated, uint64_t{1} << 62);
+        if (total > limit)
+            throw InputError(path + ": its zip records inflate to more than " + std::to_string(limit) +
+                             " bytes (record " + bytes.substr(at + 46, std::min<size_t>(nameLength, 80)) +
+                             " reaches " + std::to_string(total) + "); the network " + sidecar + " describes holds " +
+                             std::to_string(tensorBytes) + " bytes of tensors: refused before inflating anything");
+        at = extra + extraLength + commentLength;
+    }
+}
+
+/// A TorchScript file's code runs as it loads (__setstate__) and in its forward, and
+/// cannot be interrupted: a loop in it would hang the program. While such code runs,
+/// this watches the clock, and stops the process with a message naming the file when the
+/// code has not returned within `limit`.
+class CodeWatchdog {
+public:
+    CodeWatchdog(const std::string& path, const std::string& what, std::chrono::seconds limit)
+        : m_thread([this, path, what, limit] {
+              std::unique_lock<std::mutex> lock(m_mutex);
+              if (m_done.wait_for(lock, limit, [this] { return m_finished; }))
+                  return;
+              std::fprintf(stderr,
+                           "lcstudio: %s: %s ran for %lld s without returning (a loop in the file's own code?); "
+                           "stopping, since a model's code cannot be interrupted. A .pt file runs code: load only "
+                           "models from a source you trust.\n",
+                           path.c_str(), what.c_str(), static_cast<long long>(limit.count()));
+              std::fflush(stderr);
+              std::_Exit(2);
+          })
+    {
+    }
+    ~CodeWatchdog()
+    {
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_finished = true;
+        }
+        m_done.notify_all();
+        m_thread.join();
+    }
+    CodeWatchdog(const CodeWatchdog&) = delete;
+    CodeWatchdog& operator=(const CodeWatchdog&) = delete;
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_done;
+    bool m_finished = false;
+    std::thread m_thread;  // last: starts once the members above exist
+};
+
+/// The time a file's code may take on its probe: 10 s, and 1 s more per 100,000 input
+/// values (a SegNet probe at 3 x 360 x 480 gets 15 s; work beyond that is not a
+/// network's forward on one input).
+std::chrono::seconds probeLimit(const ModelInfo& info)
+{
+    int64_t values = 1;
+    for (auto d : info.inputDims())
+        values *= d;
+    return std::chrono::seconds(10 + values / 100000);
+}
+
+/// What a model file's code prints (TorchScript's print) goes to stderr, marked, never
+/// into a command's output on stdout.
+void printToStderr(const std::string& text)
+{
+    std::string line = text.substr(0, 300);
+    while (!line.empty() && line.back() == '\n')
+        line.pop_back();
+    std::fprintf(stderr, "lcstudio: a model file's code printed: %s\n", line.c_str());
+}
+
 /// Copies a TorchScript file's attributes into `module`, each by its name
 /// (scriptAttributeName) and checked against the shape and type the architecture in
 /// `sidecar` gives it; a missing or extra tensor is refused.
@@ -58,7 +220,9 @@ torch::jit::Module loadScriptWeights(torch::nn::Module& module, const std::strin
 {
     torch::jit::Module script;
     try {
+        torch::jit::setPrintHandler(&printToStderr);
         std::istringstream in(weights);
+        const CodeWatchdog watchdog(path, "loading its TorchScript", std::chrono::seconds(30));
         script = torch::jit::load(in, torch::kCPU);
     } catch (const std::exception& e) {
         throw InputError(path + ": not a TorchScript file LC Studio can read (" + std::string(e.what()).substr(0, 200) +
@@ -114,6 +278,8 @@ void checkScriptForward(torch::jit::Module& script, const LoadedClassifier& load
     at::Tensor theirs;
     try {
         torch::NoGradGuard noGrad;
+        const CodeWatchdog watchdog(path, "its TorchScript forward on a probe input of shape " + c10::str(c10::IntArrayRef(shape)),
+                                    probeLimit(loaded.info));
         script.eval();
         theirs = (loaded.info.residualOnPredictive ? script.forward({probe, p}) : script.forward({probe}))
                      .toTensor()
@@ -249,6 +415,12 @@ LoadedClassifier loadClassifier(const std::string& path)
     auto& target = const_cast<torch::nn::Module&>(savedModule(*out.model));
     out.model->eval();
     if (out.info.torchScript) {
+        int64_t tensorBytes = 0;
+        for (const auto& t : target.parameters())
+            tensorBytes += t.numel() * static_cast<int64_t>(t.element_size());
+        for (const auto& t : target.buffers())
+            tensorBytes += t.numel() * static_cast<int64_t>(t.element_size());
+        checkArchiveRecords(weights, tensorBytes, path, sidecar);
         auto script = loadScriptWeights(target, weights, path, sidecar);
         checkScriptForward(script, out, path);
     } else {

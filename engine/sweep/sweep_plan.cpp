@@ -9,6 +9,7 @@
 
 #include "core/atomic_file.h"
 #include "core/input_error.h"
+#include "core/job.h"
 #include "core/json_input.h"
 #include "core/number_format.h"
 #include "core/outputs.h"
@@ -259,12 +260,18 @@ SweepManifest loadSweepManifest(const std::string& dir, const SessionCatalogue& 
 }
 
 void writeSweepFolder(const std::string& dir, const SessionData& base, const SessionExperiment& experiment,
-                      const std::vector<SweepAxis>& axes)
+                      const std::vector<SweepAxis>& axes, const CancelToken* cancel)
 {
+    const auto checkCancelled = [&] {
+        if (cancel)
+            cancel->throwIfCancelled();
+    };
     SweepManifest manifest{base.experiment, axes, sweepCells(axes)};
     std::vector<std::string> sessions;
-    for (const auto& cell : manifest.cells)  // every cell checked before anything is written
+    for (const auto& cell : manifest.cells) {  // every cell checked before anything is written
+        checkCancelled();
         sessions.push_back(sessionToJson(cellSession(base, cell, experiment)));
+    }
     if (exists(sweep_paths::manifest(dir)))
         throw InputError("--out " + dir + ": already holds a sweep (sweep.json); run it with lcstudio-cli sweep run, "
                          "or choose a new folder");
@@ -275,9 +282,12 @@ void writeSweepFolder(const std::string& dir, const SessionData& base, const Ses
     for (const char* sub : {"cells", "results", "logs", "status"})
         if (!std::filesystem::create_directory(staged.path() + "/" + sub, ec))
             throw OutputError(dir + "/" + sub + ": cannot create the folder (" + ec.message() + ")");
-    for (size_t i = 0; i < sessions.size(); ++i)
+    for (size_t i = 0; i < sessions.size(); ++i) {
+        checkCancelled();  // the staging folder goes with `staged`
         writeFileAtomically(sweep_paths::session(staged.path(), static_cast<int>(i)), sessions[i]);
+    }
     writeFileAtomically(sweep_paths::manifest(staged.path()), sweepManifestToJson(manifest));
+    checkCancelled();
     staged.commit();
 }
 

@@ -7,6 +7,10 @@
 
 #include "io/session_file.h"
 
+namespace lcs {
+class CancelToken;
+}
+
 /// Sweeps: a session expanded over axes into one complete session per cell, and the
 /// folder that holds them (the manifest, the cells' sessions, results, logs and exit
 /// statuses). Axes are the experiment's declared settings and their values go through
@@ -72,9 +76,11 @@ std::string exitStatus(const std::string& dir, int id);            ///< DIR/stat
 /// Writes the sweep folder `dir` all at once (a StagedFolder): the manifest and one
 /// session per cell, with empty results, logs and status folders. `dir` must not exist
 /// yet or be an empty folder (a folder with a sweep in it is refused, so that no result
-/// is overwritten). Throws InputError / OutputError naming the path.
+/// is overwritten). Throws InputError / OutputError naming the path, and Cancelled
+/// (nothing written) once `cancel` is cancelled, up to the last moment before the folder
+/// goes into place.
 void writeSweepFolder(const std::string& dir, const SessionData& base, const SessionExperiment& experiment,
-                      const std::vector<SweepAxis>& axes);
+                      const std::vector<SweepAxis>& axes, const CancelToken* cancel = nullptr);
 
 std::string sweepManifestToJson(const SweepManifest& manifest);
 /// Strict reader (size and depth capped, unknown fields refused): the experiment must be

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -68,6 +69,14 @@ std::string cellList(const std::vector<int>& cells)
 /// The selected cells (all, or those asked for) that have no results; the rest skipped.
 std::vector<int> cellsToRun(const SweepManifest& manifest, const SweepRunOptions& o, SweepRunReport& report)
 {
+    // A folder sweep plan wrote has all four; one removed since would stop every cell
+    // with a spawn error that names no file.
+    for (const char* sub : {"cells", "results", "logs", "status"}) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(o.dir + "/" + sub, ec))
+            throw InputError(o.dir + "/" + sub + ": no such folder; a sweep folder (written by lcstudio-cli sweep "
+                             "plan) holds cells/, results/, logs/ and status/");
+    }
     std::set<int> only(o.onlyCells.begin(), o.onlyCells.end());
     for (int c : only)
         if (c < 0 || c >= static_cast<int>(manifest.cells.size()))
