@@ -65,6 +65,15 @@ void cli::checkDeviceFlag(const std::string& value)
 
 namespace {
 
+/// A session's device, checked as the --device flag is (a CUDA device where this
+/// LibTorch build or machine has none is bad input, not a failed run): by run and check.
+void checkSessionDevice(const nlohmann::json& settings)
+{
+    const auto device = settings.find("device");
+    if (device != settings.end() && device->is_string())
+        checkDeviceFlag(device->get<std::string>());
+}
+
 /// The top-level help: the experiments' lines come from the registry.
 std::string topHelp()
 {
@@ -169,6 +178,7 @@ int runSessionCommand(int argc, char** argv)
                              session.experiment + " session");
         settings[data->name] = lcs::parseSettingValue(*data, parsed.values.at("--data"));
     }
+    checkSessionDevice(settings);
     auto inputs = experiment.inputPaths(settings);
     inputs.push_back({"SESSION", sessionPath, lcs::PathKind::File});
     const CommandOutputs outputs(experiment.outputs(), parsed.values, inputs);
@@ -460,6 +470,7 @@ std::string checkedSession(const lcs::SessionData& s, const std::string& path)
 {
     std::string read;
     try {
+        checkSessionDevice(s.settings);
         read = lcs::ExperimentRegistry::global().get(s.experiment).checkInputs(s.settings, s.costs);
     } catch (const lcs::InputError& e) {
         throw lcs::InputError(path + " (what its run reads): " + e.what());

@@ -613,6 +613,12 @@ if [ ! -s "$o/fresh_models/r.json" ] || [ ! -s "$o/fresh_models/r.csv" ] || ! ls
   failures=$((failures + 1))
 fi
 absent "$o/no_models" 2 "$o/no_models does not exist" -- synthetic --replicates 1 --json "$o/no_models/r.json"
+rows=$((rows + 1))
+(cd "$o" && "$cli" synthetic --replicates 1 --methods sghmc --correction-iterations 10 --warm-start-steps 5 --quiet --save-models rel_models --json rel_models/r.json > /dev/null 2>&1) && [ -s "$o/rel_models/r.json" ] ||
+  { echo "FAIL: --save-models rel --json rel/r.json (relative) was refused"; failures=$((failures + 1)); }
+# A file named like one the folder's run writes there would replace it: refused, and
+# nothing is committed (a new folder is not made, an old one keeps its files).
+absent "$o/clash_models" 2 "clash_models/sghmc_r0_q.pt.json: the run writes a file of that name into" -- synthetic --replicates 1 --methods sghmc --correction-iterations 10 --warm-start-steps 5 --quiet --save-models "$o/clash_models" --json "$o/clash_models/sghmc_r0_q.pt.json"
 keeps "$o/target.json" 2 "--json: $o/link.json is a symbolic link" -- synthetic --json "$o/link.json"
 [ -L "$o/link.json" ] || { echo "FAIL: the symlink was replaced"; failures=$((failures + 1)); }
 expect 2 "--json: $o/fifo.json is not a regular file" -- synthetic --json "$o/fifo.json"
@@ -867,6 +873,12 @@ expect 0 "Table $s2/table_wide_chars.csv: test decision cost" -- tabular --data 
 python3 -c "
 import json; print(json.dumps({'costs': [[0, 1], [1, 0]], 'name': '\u65e5' * 201}))" > "$f/long_name.json"
 expect 2 "field \"name\" is longer than 200 characters" -- check "$f/long_name.json"
+# A NUL byte ended the JSON reader's input, so what followed it went unread.
+printf '{"costs": [[0, 1], [1, 0]]}\0{"M": -5}' > "$f/nul.json"
+expect 2 "nul.json: not valid JSON (a NUL byte at byte 27)" -- check "$f/nul.json"
+expect 2 "nul.json: not valid JSON (a NUL byte at byte 27)" -- synthetic --costs "$f/nul.json"
+printf '1,2\n' > "$f/x_one_row.csv"; printf '0.5,0.5\n' > "$f/p_one_row.csv"
+expect 2 "--features $f/x_one_row.csv: 1 row(s); q needs at least 2" -- correct --features "$f/x_one_row.csv" --predictive "$f/p_one_row.csv" --quiet
 printf 'x,label\n1,caf\xe9\n2,tea\n' > "$s2/table_latin1.csv"
 expect 2 "table_latin1.csv line 2 column 2: byte 4 of the cell is not UTF-8 text" -- tabular --data "$s2/table_latin1.csv" $tq
 python3 -c "
@@ -1039,6 +1051,12 @@ vs img_bad_labels corruption "{\"data\": \"$d/mnist_label\"}" "$ten"
 vs cam_missing camvid "{\"data\": \"$sv/none\"}" "$eleven"
 vs cam_file camvid "{\"data\": \"$s2/table.csv\"}" "$eleven"
 vs cam_fit camvid "{\"data\": \"$d/camvid_full\"}" "$two"
+# A CUDA device where this build or machine has none: bad input for both, as the flag is.
+if ! "$cli" synthetic --device cuda --write-session "$sv/cuda_probe.lcsession" > /dev/null 2>&1; then
+  vs device_cuda synthetic '{"device": "cuda:0"}' "$two"
+  expect 2 "(what its run reads): --device: device \"cuda:0\"" -- check "$sv/device_cuda.lcsession"
+  expect 2 "--device: device \"cuda:0\"" -- run "$sv/device_cuda.lcsession" --quiet
+fi
 expect 2 "cannot open $sv/none.csv" -- check "$sv/tab_missing.lcsession"
 expect 2 "$sv: not a regular file" -- check "$sv/tab_folder.lcsession"
 expect 2 "cost matrix has 3 classes but $s2/table.csv has 2" -- check "$sv/tab_three.lcsession"

@@ -236,8 +236,9 @@ private Q_SLOTS:
     }
 
     // `--save-models DIR --json DIR/r.json` with a new DIR: the file is staged into the
-    // folder's staging (any spelling of it), goes into place with it, and wins over a
-    // file of the same name the run wrote there; uncommitted, neither exists.
+    // folder's staging (any spelling of it) and goes into place with it; one named like a
+    // file the run wrote there (--json DIR/q.pt.json) is refused, replacing nothing;
+    // uncommitted, neither exists.
     void aFileInsideAStagedFolderGoesWithIt()
     {
         QTemporaryDir dir;
@@ -246,23 +247,24 @@ private Q_SLOTS:
         {
             OutputSet set;
             const std::string staging = set.stageFolder(base + "/new/");
-            writeFileAtomically(staging + "/results.json", "the run's");
             writeFileAtomically(staging + "/q.pt", "q");
             set.stageFile(base + "/./new/results.json", "the flag's");
             set.stageFile(base + "/new/r.csv", "csv");
+            QVERIFY_THROWS_EXCEPTION(OutputError, set.stageFile(base + "/new/q.pt", "a table"));
+            QCOMPARE(text(staging + "/q.pt"), QString("q"));
             QCOMPARE(entries(base), QString(QString::fromStdString(std::filesystem::path(staging).filename().string())));
         }
         QCOMPARE(entries(base), QString());
         {
             OutputSet set;
             const std::string staging = set.stageFolder(base + "/new");
-            writeFileAtomically(staging + "/results.json", "the run's");
+            writeFileAtomically(staging + "/q.pt", "q");
             set.stageFile(base + "/new/results.json", "the flag's");
             set.stageFile(base + "/beside.json", "beside");
             set.commit();
         }
         QCOMPARE(entries(base), QString("beside.json,new"));
-        QCOMPARE(entries(base + "/new"), QString("results.json"));
+        QCOMPARE(entries(base + "/new"), QString("q.pt,results.json"));
         QCOMPARE(text(base + "/new/results.json"), QString("the flag's"));
         QCOMPARE(text(base + "/beside.json"), QString("beside"));
     }

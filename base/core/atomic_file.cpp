@@ -283,8 +283,12 @@ void OutputSet::stageFile(const std::string& path, const std::string& contents)
         if (!within.has_filename())
             within = within.parent_path();
         if (within == folder) {
-            // Written into the staging folder as the folder's own files are.
+            // Written into the staging folder as the folder's own files are, but never
+            // over one of them (a results file named like a model would replace it).
             const std::string staged = staging + "/" + target.filename().string();
+            if (fs::exists(staged, ec))
+                throw OutputError(path + ": the run writes a file of that name into " + dir +
+                                  " itself; give this output another name (nothing was written)");
             const std::string tmp = temporaryPathFor(staged);
             writeSynced(tmp, path, contents);  // a failure names the user's path
             commitTemporary(tmp, staged);

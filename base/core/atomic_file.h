@@ -62,8 +62,9 @@ public:
     OutputSet& operator=(const OutputSet&) = delete;
     /// Writes `contents` to a temporary beside `path` (flushed to disk); throws
     /// OutputError naming `path`. A `path` directly inside a folder staged before is
-    /// written into that folder's staging instead (replacing a file of the same name
-    /// there), so it goes into place with the folder, which need not exist yet.
+    /// written into that folder's staging instead, so it goes into place with the
+    /// folder, which need not exist yet; a file of that name the run wrote there is
+    /// never replaced (OutputError).
     void stageFile(const std::string& path, const std::string& contents);
     /// A fresh staging folder for the folder `dir` (its files are written there); the
     /// same `dir` twice gives the same staging folder. Throws OutputError naming `dir`.

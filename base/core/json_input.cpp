@@ -47,6 +47,10 @@ nlohmann::json parseJsonInput(const std::string& text, const std::string& source
     if (text.size() > limits.maxBytes)
         throw InputError(source + ": " + std::to_string(text.size()) + " bytes; at most "
                          + std::to_string(limits.maxBytes) + " are read");
+    // nlohmann's lexer takes a NUL byte for the end of the input, so whatever follows one
+    // would go unread; JSON text holds none (a NUL in a string is written \u0000).
+    if (const size_t nul = text.find('\0'); nul != std::string::npos)
+        throw InputError(source + ": not valid JSON (a NUL byte at byte " + std::to_string(nul) + ")");
     const size_t deep = firstTooDeep(text, limits.maxDepth);
     if (deep != std::string::npos)
         throw InputError(source + ": nested deeper than " + std::to_string(limits.maxDepth) + " levels (at byte "

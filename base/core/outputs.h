@@ -51,7 +51,8 @@ struct CommandPath {
 ///    an output folder holds no input;
 ///  - it is no other output of the same command (a file may go inside an output folder:
 ///    the folder's own files have names the command chooses; the file is then staged
-///    into that folder, which may be new, and wins over a file of the folder's own).
+///    into that folder, which may be new, and refused where the run writes a file of
+///    that name there).
 void checkOutputPolicy(const std::vector<CommandPath>& outputs, const std::vector<CommandPath>& inputs);
 
 } // namespace lcs

@@ -140,6 +140,10 @@ private:
                              " needs --labels: it scores decisions and probabilities on labelled rows q never "
                              "trained on");
         in.own = loadOwnPredictive(in.choices);
+        if (in.own.features.size(0) < 2)
+            throw InputError("--features " + in.choices.featuresPath + ": " +
+                             std::to_string(in.own.features.size(0)) +
+                             " row(s); q needs at least 2 (rows it trains on, and rows held out to choose its epoch)");
         in.matrix = costs ? *costs : CostMatrix::zeroOne(static_cast<int>(in.own.probabilities.size(1)));
         checkOwnCosts(in.matrix, in.own, in.choices.predictivePath);
         if (in.curvePoints > 0)
