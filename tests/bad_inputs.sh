@@ -614,7 +614,7 @@ if [ ! -s "$o/fresh_models/r.json" ] || [ ! -s "$o/fresh_models/r.csv" ] || ! ls
 fi
 absent "$o/no_models" 2 "$o/no_models does not exist" -- synthetic --replicates 1 --json "$o/no_models/r.json"
 rows=$((rows + 1))
-(cd "$o" && "$cli" synthetic --replicates 1 --methods sghmc --correction-iterations 10 --warm-start-steps 5 --quiet --save-models rel_models --json rel_models/r.json > /dev/null 2>&1) && [ -s "$o/rel_models/r.json" ] ||
+(cli_path=$(readlink -f "$cli") && cd "$o" && "$cli_path" synthetic --replicates 1 --methods sghmc --correction-iterations 10 --warm-start-steps 5 --quiet --save-models rel_models --json rel_models/r.json > /dev/null 2>&1) && [ -s "$o/rel_models/r.json" ] ||
   { echo "FAIL: --save-models rel --json rel/r.json (relative) was refused"; failures=$((failures + 1)); }
 # A file named like one the folder's run writes there would replace it: refused, and
 # nothing is committed (a new folder is not made, an old one keeps its files).
