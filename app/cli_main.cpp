@@ -533,6 +533,10 @@ std::string checkFile(const std::string& path)
             std::string shape;
             for (auto d : array.shape)
                 shape += (shape.empty() ? "" : "x") + std::to_string(d);
+            // Every command that reads arrays (correct's X, P and labels, decide --points)
+            // needs rows: an empty one passes no command's check.
+            if (!array.shape.empty() && array.shape[0] == 0)
+                throw lcs::InputError(path + ": an array " + shape + " holds no rows; no command reads an empty array");
             return "array " + shape + " of finite numbers";
         } catch (const lcs::InputError& asArray) {
             struct stat info {};

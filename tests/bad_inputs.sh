@@ -80,6 +80,8 @@ printf '2 2\n0 nan\n1 0\n' > "$f/nan.cost"
 printf '2 2\n0 inf\n1 0\n' > "$f/inf.cost"
 printf '2 2\n0 1e400\n1 0\n' > "$f/overflow.cost"
 printf '1000000 1000000\n' > "$f/huge_header.cost"
+printf '\xEF\xBB\xBF2 2\n0 1\n1 0\n' > "$f/bom.cost"
+expect 0 "ok: $f/bom.cost: 2-class cost matrix" -- check "$f/bom.cost"
 printf '2\n0 1\n1 0\n' > "$f/short_header.cost"
 printf '%% only a comment\n' > "$f/no_header.cost"
 printf '\v\n' > "$f/vtab.cost"
@@ -726,6 +728,8 @@ expect 2 "holds bbvi_r0_q.pt, which is not a regular file" -- synthetic --replic
 absent "$s2/new/models" 2 "$s2/new does not exist" -- synthetic --save-models "$s2/new/models/"
 expect 2 "--grid-resolution: \"1\" is not 0 (no grid) or 2 to 400" -- synthetic --grid-resolution 1
 expect 2 "--json: \"-\" (standard output) is not a file" -- synthetic --json -
+expect 2 "\"-\" (standard input) is not read; give a file name" -- correct --features - --predictive -
+expect 2 "--json: r.json/ ends in /, so it names a folder; give a file name" -- synthetic --json r.json/
 printf '2 2\n0 1\n1 0\n' > "$s2/M.COST"
 expect 0 "2-class cost matrix" -- check "$s2/M.COST"
 expect 2 "--costs $f/three.json has 3 classes, the network" -- decide --model "$q" --point 1,2 --costs "$f/three.json"
@@ -881,6 +885,15 @@ printf '1,2\n' > "$f/x_one_row.csv"; printf '0.5,0.5\n' > "$f/p_one_row.csv"
 expect 2 "--features $f/x_one_row.csv: 1 row(s); q needs at least 2" -- correct --features "$f/x_one_row.csv" --predictive "$f/p_one_row.csv" --quiet
 printf 'x,label\n1,caf\xe9\n2,tea\n' > "$s2/table_latin1.csv"
 expect 2 "table_latin1.csv line 2 column 2: byte 4 of the cell is not UTF-8 text" -- tabular --data "$s2/table_latin1.csv" $tq
+printf 'x,y,lab\0el\n1,2,a\n3,4,b\n' > "$s2/table_nul.csv"
+expect 2 "table_nul.csv line 1: a NUL byte (byte 8 of the file); a CSV file is text" -- tabular --data "$s2/table_nul.csv" $tq
+python3 - "$s2/x_no_rows.npy" <<'PY'
+import struct, sys
+d = "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 2), }"
+h = d + " " * ((64 - (10 + len(d) + 1) % 64) % 64) + "\n"
+open(sys.argv[1], "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode())
+PY
+expect 2 "x_no_rows.npy: an array 0x2 holds no rows" -- check "$s2/x_no_rows.npy"
 python3 -c "
 import sys
 sys.stdout.write(','.join('c%d' % i for i in range(1000000)) + ',label\n' + ','.join(['1'] * 1000000) + ',a\n')" > "$s2/table_million.csv"

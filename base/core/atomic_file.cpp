@@ -371,6 +371,8 @@ void writeFileAtomically(const std::string& path, const std::string& contents)
 
 std::string readFile(const std::string& path, size_t maxBytes)
 {
+    if (path == "-")
+        throw InputError("\"-\" (standard input) is not read; give a file name");
     struct stat info {};
     if (::stat(path.c_str(), &info) != 0)
         throw InputError("cannot open " + path + ": " + errnoText(errno));

@@ -163,6 +163,8 @@ void checkOne(const CommandPath& outIn, const std::vector<CommandPath>& outputs)
         throw InputError(outIn.flag + ": the path is empty");
     if (outIn.path == "-")
         throw InputError(outIn.flag + ": \"-\" (standard output) is not a file; give a file name");
+    if (outIn.kind == PathKind::File && outIn.path.back() == '/')
+        throw InputError(outIn.flag + ": " + outIn.path + " ends in /, so it names a folder; give a file name");
     CommandPath out = outIn;
     while (out.path.size() > 1 && out.path.back() == '/')
         out.path.pop_back();  // "dir/" names dir

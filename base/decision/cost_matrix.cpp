@@ -342,8 +342,10 @@ std::string costMatrixToJson(const CostMatrix& costs)
 
 // ---------------------------------------------------------------------------- Weka
 
-CostMatrix costMatrixFromWeka(const std::string& text, const std::string& source)
+CostMatrix costMatrixFromWeka(const std::string& textIn, const std::string& source)
 {
+    // A byte-order mark (Notepad's UTF-8) is no token, as the JSON reader also skips it.
+    const std::string text = textIn.compare(0, 3, "\xEF\xBB\xBF") == 0 ? textIn.substr(3) : textIn;
     if (text.size() > kMaxCostFileBytes)
         throw CostMatrixError(source + ": " + std::to_string(text.size()) + " bytes; at most "
                               + std::to_string(kMaxCostFileBytes) + " are read");

@@ -1,5 +1,6 @@
 #include "io/table_csv.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "core/atomic_file.h"
@@ -48,6 +49,11 @@ void forEachCsvRow(const std::string& textIn,
     const auto refuse = [&](size_t line, const std::string& what) {
         throw InputError((source.empty() ? std::string() : source + " ") + "line " + std::to_string(line) + ": " + what);
     };
+    // A NUL byte is no text: names and cells would end there wherever they are used as
+    // C strings. Refused where it is, before any row.
+    if (const size_t nul = text.find('\0'); nul != std::string_view::npos)
+        refuse(1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n')),
+               "a NUL byte (byte " + std::to_string(nul + 1) + " of the file); a CSV file is text");
     // One record at a time, as RFC 4180 (and R, Excel, pandas) write them: a field that
     // starts with a quote runs to the closing quote, "" inside it is a quote, and commas
     // and line breaks inside it belong to it. A quote anywhere else is text. A record is
