@@ -20,8 +20,11 @@ namespace {
 
 /// A folder where a flag takes a file is named with its flag, before any reading: the
 /// reader would only say "not a regular file", which does not say which flag is wrong.
+/// So is "-", which no reader takes for standard input.
 void requireNotFolder(const std::string& flag, const std::string& path)
 {
+    if (path == "-")
+        throw UsageError(flag + " -: standard input is not read; give a file name");
     std::error_code error;
     if (std::filesystem::is_directory(path, error))
         throw UsageError(flag + " " + path + ": a folder; " + flag + " takes a file");

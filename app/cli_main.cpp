@@ -427,20 +427,10 @@ std::string tabularDefaultLabel()
             return spec.defaultValue.get<std::string>();
     return "label";
 }
-constexpr size_t kCheckedTableValues = size_t{64} << 20;  ///< the most numbers `tabular` reads
-
-/// "table: 120 labelled and 300 unlabelled rows, 2 features, classes sick, well (column label)".
+/// What check says of a table: as `tabular` reads it, and the command that runs it.
 std::string tableSummary(const lcs::TabularData& t)
 {
-    std::string classes;
-    for (const auto& c : t.classNames)
-        classes += (classes.empty() ? "" : ", ") + c.substr(0, 40);
-    return "table: " + std::to_string(t.labels.size()) + " labelled and " +
-           std::to_string(t.unlabelled.shape.empty() ? 0 : t.unlabelled.shape[0]) + " unlabelled rows, " +
-           std::to_string(t.featureNames.size()) + " feature(s), classes " + classes + " (" +
-           (lcs::isArffPath(t.source) ? "attribute " : "column ") + t.labelName.substr(0, 80) + "; " +
-           (t.unlabelled.shape.empty() || t.unlabelled.shape[0] == 0 ? "no unlabelled rows, so q trains on the training rows' inputs; " : "") +
-           "lcstudio-cli tabular --data FILE)";
+    return "table: " + lcs::describeTable(t) + "; lcstudio-cli tabular --data FILE";
 }
 
 /// "session: corruption (rates 0.5, methods sgld_s,ours, ...), 10-class cost matrix, M = 1":
@@ -481,6 +471,8 @@ std::string checkedSession(const lcs::SessionData& s, const std::string& path)
 /// One line about one file, or throws InputError / CostMatrixError naming the problem.
 std::string checkFile(const std::string& path)
 {
+    if (path == "-")
+        throw lcs::InputError("\"-\" (standard input) is not read; give a file name");
     // Extensions in any case: the readers go by content, and M.COST is a Weka matrix.
     auto endsWith = [&](const char* suffix) {
         const size_t n = std::strlen(suffix);
@@ -546,7 +538,7 @@ std::string checkFile(const std::string& path)
             const auto set = tabularDefaultLabel();
             const std::string label = set.empty() ? lcs::kDefaultLabelColumn : set;
             try {
-                return tableSummary(lcs::readTable(path, set, kCheckedTableValues));
+                return tableSummary(lcs::readTable(path, set, lcs::kMaxTableValues));
             } catch (const lcs::InputError& asTable) {
                 throw lcs::InputError(std::string(asArray.what()) + "; nor is it a table for tabular with the label "
                                       "column \"" + label + "\" (another: tabular --label COLUMN): " + asTable.what());
@@ -554,7 +546,7 @@ std::string checkFile(const std::string& path)
         }
     }
     if (lcs::isArffPath(path))
-        return tableSummary(lcs::readTable(path, tabularDefaultLabel(), kCheckedTableValues));
+        return tableSummary(lcs::readTable(path, tabularDefaultLabel(), lcs::kMaxTableValues));
     if (endsWith(".bin")) {
         const auto batch = lcs::parseCifarBatch(lcs::readFile(path, lcs::kMaxCifarBatchBytes), path);
         return "CIFAR-10 batch of " + std::to_string(batch.size()) + " images";

@@ -728,7 +728,9 @@ expect 2 "holds bbvi_r0_q.pt, which is not a regular file" -- synthetic --replic
 absent "$s2/new/models" 2 "$s2/new does not exist" -- synthetic --save-models "$s2/new/models/"
 expect 2 "--grid-resolution: \"1\" is not 0 (no grid) or 2 to 400" -- synthetic --grid-resolution 1
 expect 2 "--json: \"-\" (standard output) is not a file" -- synthetic --json -
-expect 2 "\"-\" (standard input) is not read; give a file name" -- correct --features - --predictive -
+expect 2 "--features -: standard input is not read; give a file name" -- correct --features - --predictive -
+expect 2 "--costs -: standard input is not read" -- synthetic --costs -
+expect 2 "\"-\" (standard input) is not read; give a file name" -- check -
 expect 2 "--json: r.json/ ends in /, so it names a folder; give a file name" -- synthetic --json r.json/
 printf '2 2\n0 1\n1 0\n' > "$s2/M.COST"
 expect 0 "2-class cost matrix" -- check "$s2/M.COST"
@@ -1075,7 +1077,7 @@ expect 2 "$sv: not a regular file" -- check "$sv/tab_folder.lcsession"
 expect 2 "cost matrix has 3 classes but $s2/table.csv has 2" -- check "$sv/tab_three.lcsession"
 expect 2 "holds 1 class(es) among its labelled rows" -- check "$sv/tab_one.lcsession"
 expect 2 "(what its run reads): cost-benefit: the cost ratio needs both errors to cost more than 0" -- check "$sv/tab_curve.lcsession"
-expect 0 "; table $s2/table.csv: 6 labelled and 2 unlabelled rows, 2 feature(s), 2 classes" -- check "$sv/tab_good.lcsession"
+expect 0 "; table $s2/table.csv: 6 labelled and 2 unlabelled rows, 2 feature(s), classes a, b (column label)" -- check "$sv/tab_good.lcsession"
 expect 2 "x_nan.csv line 1 column 2: \"nan\" is not a finite number" -- check "$sv/own_nan.lcsession"
 expect 2 "the cost matrix has 3 classes but --predictive $s2/p.csv has 2" -- check "$sv/own_three.lcsession"
 expect 2 "cannot open $sv/none.csv" -- check "$sv/own_missing.lcsession"
@@ -1118,60 +1120,63 @@ mkdir -p "$sg"
 signals="INT TERM"
 ignored=$(awk '/^SigIgn:/ {print $2}' /proc/$$/status 2>/dev/null)
 [ -n "$ignored" ] && [ $(( 0x$ignored & 1 )) -eq 0 ] && signals="HUP $signals"
-for sig in $signals; do
+# interrupted NAME "SIG [SIG]" AFTER WITHIN_MS MESSAGE OLD -- COMMAND...: runs COMMAND in
+# the background, sends SIG AFTER seconds in (a second SIG 0.5 s after the first) and
+# expects exit 128 + SIG's number within WITHIN_MS of the last signal, MESSAGE in its
+# output, and OLD (written {"old": 1} first; "" for none) unchanged.
+interrupted() {
+  local name=$1 sigs=$2 after=$3 within=$4 message=$5 old=$6 sig pid rc took start second=no
+  shift 7
   rows=$((rows + 1))
-  printf '{"old": 1}\n' > "$sg/r.json"
-  "$cli" synthetic --replicates 20 --save-models "$sg/models_$sig" --json "$sg/r.json" --quiet > "$sg/out_$sig.txt" 2>&1 < /dev/null &
+  [ -z "$old" ] || printf '{"old": 1}\n' > "$old"
+  "$cli" "$@" > "$sg/$name.txt" 2>&1 < /dev/null &
   pid=$!
-  sleep 2
-  kill -"$sig" "$pid"
+  sleep "$after"
+  for sig in $sigs; do
+    [ "$second" = no ] || sleep 0.5
+    second=yes
+    start=$(date +%s%N)
+    kill -"$sig" "$pid"
+  done
   wait "$pid"
   rc=$?
-  want=$((128 + $(kill -l "$sig")))
-  if [ "$rc" -ne "$want" ] || [ "$(cat "$sg/r.json")" != '{"old": 1}' ] || [ -e "$sg/models_$sig" ] ||
-     ! grep -q "interrupted" "$sg/out_$sig.txt"; then
-    echo "FAIL: SIG$sig: exit $rc (expected $want), r.json: $(head -c 40 "$sg/r.json"), models: $(ls "$sg" | tr '\n' ' ')"
+  took=$(( ($(date +%s%N) - start) / 1000000 ))
+  if [ "$rc" -ne $((128 + $(kill -l "$sig"))) ] || [ "$took" -gt "$within" ] || ! grep -qF -- "$message" "$sg/$name.txt" ||
+     { [ -n "$old" ] && [ "$(cat "$old")" != '{"old": 1}' ]; }; then
+    echo "FAIL: $name (SIG${sigs// /, SIG} after ${after}s): exit $rc after $took ms, $([ -n "$old" ] && head -c 40 "$old"): $(head -c 200 "$sg/$name.txt")"
     failures=$((failures + 1))
   fi
+}
+
+for sig in $signals; do
+  interrupted "synthetic_$sig" "$sig" 2 1500 "interrupted" "$sg/r.json" -- \
+    synthetic --replicates 20 --save-models "$sg/models_$sig" --json "$sg/r.json" --quiet
+  rows=$((rows + 1))
+  [ ! -e "$sg/models_$sig" ] || { echo "FAIL: SIG$sig: --save-models committed: $(ls "$sg" | tr '\n' ' ')"; failures=$((failures + 1)); }
 done
 
-# camvid fps stops within a second of SIGINT (between dropout passes), its old --json
-# intact; camvid train commits its folder and a --json inside it together.
+# camvid train commits its folder and a --json inside it together.
 expect 0 "saved ours" -- camvid train --data "$d/camvid_full" --preset demo --methods mc_dropout,cw_sgd,sghmc_s,ours --epochs 1 --out "$sg/cv_models" --json "$sg/cv_models/train.json" --quiet
 rows=$((rows + 1))
 [ -s "$sg/cv_models/train.json" ] && [ -s "$sg/cv_models/camvid.json" ] || { echo "FAIL: camvid train --json inside --out: $(ls "$sg/cv_models" 2>&1 | tr '\n' ' ')"; failures=$((failures + 1)); }
+# camvid fps stops between timed frames and between dropout passes.
+interrupted camvid_fps INT 3 1500 "interrupted" "$sg/fps.json" -- \
+  camvid fps --model "$sg/cv_models" --ensemble 30 --fps-frames 100000 --json "$sg/fps.json" --quiet
+# camvid eval on its last frame (one frame, many dropout passes): stopped, the old --json
+# and --overlays kept.
+interrupted camvid_eval_last_frame TERM 2 1500 "interrupted" "$sg/eval.json" -- \
+  camvid eval --data "$d/camvid_full" --model "$sg/cv_models" --max-eval 1 --passes 1000 --overlays "$sg/overlays" --json "$sg/eval.json" --quiet
 rows=$((rows + 1))
-printf '{"old": 1}\n' > "$sg/fps.json"
-"$cli" camvid fps --model "$sg/cv_models" --ensemble 30 --fps-frames 100000 --json "$sg/fps.json" --quiet > "$sg/fps.txt" 2>&1 < /dev/null &
-pid=$!
-sleep 3
-start=$(date +%s%N)
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-took=$(( ($(date +%s%N) - start) / 1000000 ))
-if [ "$rc" -ne 130 ] || [ "$took" -gt 1500 ] || [ "$(cat "$sg/fps.json")" != '{"old": 1}' ]; then
-  echo "FAIL: camvid fps after SIGINT: exit $rc after $took ms, fps.json: $(head -c 40 "$sg/fps.json")"
-  failures=$((failures + 1))
-fi
+[ ! -e "$sg/overlays" ] || { echo "FAIL: camvid eval's --overlays committed after SIGTERM"; failures=$((failures + 1)); }
+# sweep plan stops between cells and before its folder moves into place.
+interrupted sweep_plan INT 1 1500 "interrupted" "" -- \
+  sweep plan "$f/good.lcsession" --over seed=0..9999 --over correction_iterations=10,20 --out "$sg/plan"
+rows=$((rows + 1))
+[ ! -e "$sg/plan" ] || { echo "FAIL: sweep plan wrote its folder after SIGINT"; failures=$((failures + 1)); }
 
 # A second signal ends at once what the first could not stop: here a model file's code
 # that loops (the watchdog would stop it after 10 s).
-rows=$((rows + 1))
-"$cli" decide --model "$f/loops.pt" --point 1,2 > "$sg/twice.txt" 2>&1 < /dev/null &
-pid=$!
-sleep 1
-kill -INT "$pid"
-sleep 0.5
-start=$(date +%s%N)
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-took=$(( ($(date +%s%N) - start) / 1000000 ))
-if [ "$rc" -ne 130 ] || [ "$took" -gt 1000 ] || ! grep -q "stopped at once (a second signal)" "$sg/twice.txt"; then
-  echo "FAIL: a second SIGINT: exit $rc after $took ms: $(head -c 200 "$sg/twice.txt")"
-  failures=$((failures + 1))
-fi
+interrupted second_signal "INT INT" 1 1000 "stopped at once (a second signal)" "" -- decide --model "$f/loops.pt" --point 1,2
 
 # Started under nohup, a run outlives its terminal: a hang-up does not stop it.
 rows=$((rows + 1))

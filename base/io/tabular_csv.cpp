@@ -169,6 +169,31 @@ TabularData readTable(const std::string& path, const std::string& labelColumn, s
     return readTabularCsv(path, labelColumn.empty() ? std::string(kDefaultLabelColumn) : labelColumn, maxValues);
 }
 
+namespace {
+/// The first `characters` characters of well-formed UTF-8 `text` (never half a character).
+std::string utf8Prefix(const std::string& text, size_t characters)
+{
+    size_t end = 0, seen = 0;
+    while (end < text.size() && (seen < characters || (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)) {
+        seen += (static_cast<unsigned char>(text[end]) & 0xC0) != 0x80;
+        ++end;
+    }
+    return text.substr(0, end);
+}
+} // namespace
+
+std::string describeTable(const TabularData& t)
+{
+    std::string classes;
+    for (const auto& c : t.classNames)
+        classes += (classes.empty() ? "" : ", ") + utf8Prefix(c, 40);
+    const int64_t unlabelled = t.unlabelled.shape.empty() ? 0 : t.unlabelled.shape[0];
+    return std::to_string(t.labels.size()) + " labelled and " + std::to_string(unlabelled) + " unlabelled rows, " +
+           std::to_string(t.featureNames.size()) + " feature(s), classes " + classes + " (" +
+           (isArffPath(t.source) ? "attribute " : "column ") + utf8Prefix(t.labelName, 80) +
+           (unlabelled == 0 ? "; no unlabelled rows, so q trains on the training rows' inputs" : "") + ")";
+}
+
 bool isArffPath(const std::string& path)
 {
     if (path.size() < 5)

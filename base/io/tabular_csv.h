@@ -25,6 +25,9 @@ constexpr size_t kMaxTabularFeatures = 4096;
 /// A class name is kept whole or refused, never cut: at most this many characters (a
 /// saved model's sidecar holds class names of at most this length).
 constexpr size_t kMaxClassNameLength = 100;
+/// The most numbers a table may hold (features and labels): `tabular` and `check` read
+/// tables with this cap.
+constexpr size_t kMaxTableValues = size_t{64} << 20;
 /// A CSV table's label column when none is named (an ARFF file's class is its last attribute).
 constexpr const char* kDefaultLabelColumn = "label";
 
@@ -56,6 +59,10 @@ TabularData parseTabularCsv(const std::string& text, const std::string& source, 
 /// table. An empty `labelColumn` means the format's default: a CSV table's column
 /// kDefaultLabelColumn, an ARFF file's last attribute.
 TabularData readTable(const std::string& path, const std::string& labelColumn, size_t maxValues);
+
+/// "6 labelled and 2 unlabelled rows, 2 feature(s), classes a, b (column label)": what
+/// `check` says of a table it read (class names shown up to 40 characters each).
+std::string describeTable(const TabularData& table);
 
 /// True when `path` ends in .arff, in any case.
 bool isArffPath(const std::string& path);

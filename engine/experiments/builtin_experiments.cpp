@@ -110,11 +110,7 @@ public:
     {
         const auto config = tabularConfigFrom(settings, costs);
         checkedCurvePoints(config, {});
-        const auto& t = *config.table;
-        return "table " + t.source + ": " + std::to_string(t.labels.size()) + " labelled and " +
-               std::to_string(t.unlabelled.shape.empty() ? 0 : t.unlabelled.shape[0]) + " unlabelled rows, " +
-               std::to_string(t.featureNames.size()) + " feature(s), " + std::to_string(t.classNames.size()) +
-               " classes";
+        return "table " + config.table->source + ": " + describeTable(*config.table);
     }
     ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
                       const OutputPaths& outputs) const override
@@ -173,7 +169,7 @@ ExperimentOutput recorrectionOutput(const RunRecord& record, const Recorrection&
     const std::string table = "Re-correction: test cost " + formatNumber(c.uncorrected.averageCost) + " (S) -> " +
                               formatNumber(c.corrected.averageCost) + " (q), " + std::to_string(c.changedCount) +
                               " decision(s) changed" + (r.collapsed ? " (q collapsed to one class)" : "") + "\n";
-    return {j.dump(2) + "\n", csv, table};
+    return {j.dump(2) + "\n", csv, table, {}, {}};
 }
 
 /// How an image experiment names its swept setting and its rules, for a cached run.

@@ -24,7 +24,7 @@ namespace {
 
 ExperimentOutput camvidOutput(const CamvidEvalResult& result, const std::string& heading)
 {
-    return {camvidEvalJson(result), camvidEvalCsv(result), heading + camvidEvalTable(result)};
+    return {camvidEvalJson(result), camvidEvalCsv(result), heading + camvidEvalTable(result), {}, {}};
 }
 
 /// Refuses a missing folder, or one without the train (where `training`) and evaluation
@@ -309,7 +309,7 @@ private:
                                   {"seconds", seconds},
                                   {"total_seconds", result.totalSeconds},
                                   {"held_out", heldOutJson(result.heldOut)}};
-        return {json.dump(2) + "\n", {}, text};
+        return {json.dump(2) + "\n", {}, text, {}, {}};
     }
 
     /// correct: q re-trained on the folder's S, replacing its ours.pt.
@@ -334,7 +334,7 @@ private:
                                   {"collapsed", result.collapsed},
                                   {"seconds", result.seconds},
                                   {"held_out", heldOutJson(result.heldOut)}};
-        return {json.dump(2) + "\n", {}, line + camvidHeldOutText(result.heldOut)};
+        return {json.dump(2) + "\n", {}, line + camvidHeldOutText(result.heldOut), {}, {}};
     }
 
     /// eval: every network of the folder on the evaluation split, streaming; the frames
@@ -380,7 +380,7 @@ private:
         const auto fps = camvidFramesPerSecond(
             choices.model, choices.ensembles.empty() ? camvidFpsEnsembles() : choices.ensembles, choices.fpsFrames,
             choices.device, ctx);
-        return {camvidFpsJson(fps), {}, camvidFpsTable(fps)};
+        return {camvidFpsJson(fps), {}, camvidFpsTable(fps), {}, {}};
     }
 
     /// A run's configuration: the table checked first, then the folder's splits.

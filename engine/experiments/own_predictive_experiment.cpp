@@ -96,13 +96,13 @@ public:
                       const OutputPaths& outputs) const override
     {
         auto in = readRunInputs(settings, costs, outputs);
-        const int curvePoints = in.curvePoints;
-        auto state = std::make_shared<OwnPredictiveState>(std::move(in.choices), std::move(in.own), in.matrix);
+        auto state = std::make_shared<OwnPredictiveState>(std::move(in.choices), std::move(in.own), in.matrix,
+                                                          std::move(in.evidence));
         showView(ctx, &RunViews::stateCached, std::shared_ptr<RecorrectionState>(state));
         ExperimentRun out;
         out.output = state->correct(ctx);
-        if (curvePoints > 0) {
-            const auto curve = state->costBenefit(curvePoints, ctx);
+        if (in.curvePoints > 0) {
+            const auto curve = state->costBenefit(in.curvePoints, ctx);
             out.output.costBenefit = costBenefitCsv(curve);
             out.output.json = withCostBenefit(out.output.json, curve);
         }
@@ -122,7 +122,8 @@ private:
         OwnPredictiveChoices choices;
         OwnPredictive own;
         CostMatrix matrix;
-        int curvePoints = 0;  ///< of the cost-benefit curve; 0: none
+        OwnEvidenceInputs evidence;  ///< the labels and test set, read once
+        int curvePoints = 0;         ///< of the cost-benefit curve; 0: none
     };
     /// Refuses what needs labels without them and a curve the matrix cannot draw, reads X
     /// and P, fits the matrix to P and reads the labels and test set.
@@ -148,7 +149,7 @@ private:
         checkOwnCosts(in.matrix, in.own, in.choices.predictivePath);
         if (in.curvePoints > 0)
             costBenefitAxis(in.matrix, in.curvePoints);
-        loadEvidenceInputs(in.choices, in.own, in.matrix);  // the labels and test set, refused here if bad
+        in.evidence = loadEvidenceInputs(in.choices, in.own, in.matrix);  // refused here if bad
         return in;
     }
 
@@ -175,8 +176,9 @@ ModelInfo ownQInfo(const OwnCorrectionResult& result, const CostMatrix& costs, u
     return info;
 }
 
-OwnPredictiveState::OwnPredictiveState(OwnPredictiveChoices choices, OwnPredictive own, CostMatrix costs)
-    : m_choices(std::move(choices)), m_own(std::move(own)), m_costs(std::move(costs))
+OwnPredictiveState::OwnPredictiveState(OwnPredictiveChoices choices, OwnPredictive own, CostMatrix costs,
+                                       OwnEvidenceInputs evidence)
+    : m_choices(std::move(choices)), m_own(std::move(own)), m_costs(std::move(costs)), m_evidence(std::move(evidence))
 {
 }
 
@@ -187,7 +189,10 @@ std::string OwnPredictiveState::describe() const
 
 ExperimentOutput OwnPredictiveState::recorrect(const CostMatrix& costs, const JobContext& ctx)
 {
-    return correctWith(m_choices, costs, ctx);
+    // Labels given as class names are read under the new matrix's names.
+    checkOwnCosts(costs, m_own, m_choices.predictivePath);
+    auto evidence = loadEvidenceInputs(m_choices, m_own, costs);
+    return correctWith(m_choices, costs, std::move(evidence), ctx);
 }
 
 ExperimentOutput OwnPredictiveState::recorrect(const CostMatrix& costs, const nlohmann::json& settings,
@@ -198,18 +203,19 @@ ExperimentOutput OwnPredictiveState::recorrect(const CostMatrix& costs, const nl
     // X and P are the cache: the files the run read, whatever the form says now.
     asked.featuresPath = m_choices.featuresPath;
     asked.predictivePath = m_choices.predictivePath;
-    return correctWith(std::move(asked), costs, ctx);
+    checkOwnCosts(costs, m_own, asked.predictivePath);
+    auto evidence = loadEvidenceInputs(asked, m_own, costs);
+    return correctWith(std::move(asked), costs, std::move(evidence), ctx);
 }
 
 ExperimentOutput OwnPredictiveState::correct(const JobContext& ctx)
 {
-    return correctWith(m_choices, m_costs, ctx);
+    return correctWith(m_choices, m_costs, m_evidence, ctx);
 }
 
-ExperimentOutput OwnPredictiveState::correctWith(OwnPredictiveChoices choices, CostMatrix costs, const JobContext& ctx)
+ExperimentOutput OwnPredictiveState::correctWith(OwnPredictiveChoices choices, CostMatrix costs,
+                                                 OwnEvidenceInputs evidence, const JobContext& ctx)
 {
-    checkOwnCosts(costs, m_own, choices.predictivePath);
-    const auto evidence = loadEvidenceInputs(choices, m_own, costs);
     const auto& correction = choices.correction.correction;
     CorrectionObserver observer;
     if (ctx.views && ctx.views->ownCorrecting)
@@ -220,6 +226,7 @@ ExperimentOutput OwnPredictiveState::correctWith(OwnPredictiveChoices choices, C
     // Only a finished correction replaces the last one: its q, costs and settings go together.
     m_choices = std::move(choices);
     m_costs = std::move(costs);
+    m_evidence = std::move(evidence);
     m_last = std::move(result);
     showView(ctx, &RunViews::ownCorrected, OwnCorrected{m_own, *m_last, m_costs});
     return {ownPredictiveResultsJson(*m_last, m_costs, m_choices), ownCorrectionCsv(*m_last, m_costs),
@@ -232,13 +239,12 @@ CostBenefit OwnPredictiveState::costBenefit(int points, const JobContext& ctx) c
         throw InputError("the cost-benefit curve needs --labels: it scores each point's decisions on labelled rows");
     CostBenefit out;
     out.axis = costBenefitAxis(m_costs, points);
-    // The labels and test set name the same classes at every point: read once.
-    const auto evidence = loadEvidenceInputs(m_choices, m_own, m_costs);
+    // The labels and test set name the same classes at every point: the ones the run read.
     for (const double value : out.axis.values) {
         ctx.checkCancelled();
         const CostMatrix costs = costsAt(m_costs, out.axis.setting, value);
         const auto r = correctOwnPredictive(m_own, costs, m_choices.correction.correction, m_choices.correction.seed,
-                                            ctx, {}, evidence);
+                                            ctx, {}, m_evidence);
         addEvidenceRows(out, value, kOwnPredictiveMethod, 0, r.evidence);
     }
     return out;

@@ -74,7 +74,9 @@ ModelInfo ownQInfo(const OwnCorrectionResult& result, const CostMatrix& costs, u
 /// correction's views (RunViews::ownCorrecting, ownCorrected) through the context.
 class OwnPredictiveState : public RecorrectionState {
 public:
-    OwnPredictiveState(OwnPredictiveChoices choices, OwnPredictive own, CostMatrix costs);
+    /// `evidence` is what loadEvidenceInputs read for `choices` and `costs` (the run read it
+    /// once, before any work; the state scores on those rows, not on a later read).
+    OwnPredictiveState(OwnPredictiveChoices choices, OwnPredictive own, CostMatrix costs, OwnEvidenceInputs evidence);
     std::string describe() const override;
     CostMatrix costs() const override { return m_costs; }
     ExperimentOutput recorrect(const CostMatrix& costs, const JobContext& ctx) override;
@@ -98,12 +100,15 @@ public:
     void writeFiles(const std::string& folder) const;
 
 private:
-    /// Trains q with `choices` under `costs`; the state takes them, with q, once q is trained.
-    ExperimentOutput correctWith(OwnPredictiveChoices choices, CostMatrix costs, const JobContext& ctx);
+    /// Trains q with `choices` under `costs`, scored on `evidence`; the state takes them, with
+    /// q, once q is trained.
+    ExperimentOutput correctWith(OwnPredictiveChoices choices, CostMatrix costs, OwnEvidenceInputs evidence,
+                                 const JobContext& ctx);
 
     OwnPredictiveChoices m_choices;
     OwnPredictive m_own;
     CostMatrix m_costs;
+    OwnEvidenceInputs m_evidence;  ///< the labels and test set of m_choices, read under m_costs
     std::optional<OwnCorrectionResult> m_last;
 };
 

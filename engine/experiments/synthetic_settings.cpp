@@ -195,7 +195,7 @@ SyntheticConfig tabularConfigFrom(const nlohmann::json& settings, const std::opt
     SyntheticConfig config;
     config.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     applySettings(tabularSettings(), settings, config);
-    config.table = std::make_shared<TabularData>(readTable(config.tablePath, config.labelColumn, size_t{64} << 20));
+    config.table = std::make_shared<TabularData>(readTable(config.tablePath, config.labelColumn, kMaxTableValues));
     config.experiment = kTabularExperiment;
     config.recordSettings = settingValues(tabularSettings(), config);
     const auto& t = *config.table;

@@ -136,7 +136,7 @@ ExperimentOutput SyntheticState::correctWith(SyntheticConfig next, const CostMat
     m_config = std::move(next);
     m_corrections = std::move(corrections);
     const auto result = tabulate(m_config, outcomes, secondsSince(start));
-    return {syntheticJson(result), syntheticCsv(result), syntheticTable(result), syntheticReliabilityCsv(result)};
+    return {syntheticJson(result), syntheticCsv(result), syntheticTable(result), syntheticReliabilityCsv(result), {}};
 }
 
 std::vector<std::string> SyntheticState::saveNetworks(int replicate, InferenceMethod method,
