@@ -275,6 +275,38 @@ private Q_SLOTS:
         QVERIFY(findSetting(registry.get("selective").settings(), "threads") != nullptr);
     }
 
+    // Without a threads setting the count is a ceiling: it shrinks by each core other
+    // processes keep more than a quarter busy, cores the ceiling leaves free absorbing
+    // the first of them, and never below 1.
+    void threadsFollowTheLoad_data()
+    {
+        QTest::addColumn<int>("ceiling");
+        QTest::addColumn<double>("othersBusy");
+        QTest::addColumn<int>("physical");
+        QTest::addColumn<int>("logical");
+        QTest::addColumn<int>("expected");
+        QTest::newRow("idle, 2 cores") << 2 << 0.0 << 2 << 2 << 2;
+        QTest::newRow("a fifth of a core: noise") << 2 << 0.2 << 2 << 2 << 2;
+        QTest::newRow("a third of a core taken") << 2 << 0.33 << 2 << 2 << 1;
+        QTest::newRow("one busy process") << 2 << 1.0 << 2 << 2 << 1;
+        QTest::newRow("two busy processes: still 1") << 2 << 2.0 << 2 << 2 << 1;
+        QTest::newRow("the window's 1 of 2 stays") << 1 << 1.0 << 2 << 2 << 1;
+        QTest::newRow("8 cores, 3 busy") << 8 << 3.0 << 8 << 8 << 5;
+        QTest::newRow("ceiling 6 of 8: 2 busy on the free 2") << 6 << 2.0 << 8 << 8 << 6;
+        QTest::newRow("ceiling 6 of 8: 3 busy") << 6 << 3.0 << 8 << 8 << 5;
+        QTest::newRow("hyper-threads: 2 logical CPUs = 1 core") << 4 << 2.0 << 4 << 8 << 3;
+        QTest::newRow("4 threads asked of 2 cores") << 4 << 1.0 << 2 << 2 << 3;
+    }
+    void threadsFollowTheLoad()
+    {
+        QFETCH(int, ceiling);
+        QFETCH(double, othersBusy);
+        QFETCH(int, physical);
+        QFETCH(int, logical);
+        QFETCH(int, expected);
+        QCOMPARE(threadsForLoad(ceiling, othersBusy, physical, logical), expected);
+    }
+
     // The command, its --help and its flag checks come from the declaration.
     void cliHelpAndFlagsAreDerived()
     {

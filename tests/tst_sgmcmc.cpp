@@ -222,7 +222,7 @@ private Q_SLOTS:
         std::vector<std::vector<at::Tensor>> students, teachers;
         std::vector<at::Tensor> predictives;
         for (int threads : {1, 2}) {
-            configureThreads(threads);
+            configureThreads(threads, ThreadLoad::Ignore);  // the count given, whatever the load
             auto g = makeGenerator(31);
             const auto run = runSgldDistillation(spec, *initial, train, train.x, train.x, config, g, {});
             students.push_back(run.student->parameters());

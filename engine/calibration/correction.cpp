@@ -10,6 +10,7 @@
 #include "decision/decisions.h"
 #include "fastpath/flat_parameters.h"
 #include "fastpath/mlp_backward.h"
+#include "core/threads.h"
 
 namespace lcs {
 
@@ -318,6 +319,7 @@ CorrectionRun runCorrection(CorrectionNetwork& q, const at::Tensor& x, const Pre
         CorrectionStep sums{epoch, 0, 0, 0};
         for (const auto& index : batches) {
             ctx.checkCancelled();
+            adaptThreadsToLoad();  // fewer intra-op threads while another process holds a core
             const CorrectionStep s = correctionStep(problem, *optimizer, index, step, total, generator);
             ++step;
             requireFiniteLoss(s.loss, phase.c_str(), step);

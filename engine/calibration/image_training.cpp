@@ -143,6 +143,7 @@ void trainSgd(ClassifierImpl& model, const TrainingSet& data, const SgdConfig& c
         double lossSum = 0;
         for (const auto& index : shuffledBatches(n, config.batchSize, generator)) {
             ctx.checkCancelled();
+            adaptThreadsToLoad();  // fewer intra-op threads while another process holds a core
             setLearningRate(optimizer, scheduledLearningRate(config.schedule, config.learningRate, step, total));
             auto x = data.x.index_select(0, index);
             auto y = data.y.index_select(0, index);
@@ -303,7 +304,9 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
     std::unique_ptr<MlpStudentSteps> fastStudent;
     std::unique_ptr<AutogradStudentStep> autogradStudent;
     // With two cores or more the teacher and the student take one each (the student a
-    // step behind); LibTorch's own threads would only contend with them.
+    // step behind); LibTorch's own threads would only contend with them. Decided on the
+    // ceiling, not the load: the two wait for each other on a condition variable, without
+    // spinning, so beside a busy process the pair still beats one core alone.
     const bool overlap = fast && config.distil && configuredThreads() >= 2;
     std::optional<ScopedIntraOpThreads> teacherCore;
     if (overlap)

@@ -2,17 +2,25 @@
 
 #include <dlfcn.h>
 #include <malloc.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <atomic>
+#include <chrono>
+#include <cmath>
 #include <fstream>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
 
 #include <ATen/Parallel.h>
+
+#include "core/blas_kernels.h"
 
 namespace lcs {
 
@@ -20,9 +28,65 @@ namespace {
 
 std::atomic<int> g_configured{0};
 
-} // namespace
+using Clock = std::chrono::steady_clock;
 
-int physicalCores()
+/// CPU time since boot: every CPU's busy seconds and this process's own.
+struct CpuTimes {
+    double busy = 0;  ///< user (guest included), nice (see readCpuTimes), system, irq, softirq, steal
+    double own = 0;   ///< this process's user and system time, all its threads
+    Clock::time_point at;
+    bool valid = false;
+};
+
+CpuTimes readCpuTimes()
+{
+    CpuTimes t;
+    t.at = Clock::now();
+    std::ifstream stat("/proc/stat");
+    std::string cpu;
+    unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    if (!(stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) || cpu != "cpu")
+        return t;
+    std::ifstream self("/proc/self/stat");
+    std::string line;
+    std::getline(self, line);
+    // The command name, in parentheses, may hold spaces: count fields after the last ')'.
+    const auto close = line.rfind(')');
+    if (close == std::string::npos)
+        return t;
+    std::istringstream rest(line.substr(close + 1));
+    std::string skipped;
+    for (int field = 3; field < 14; ++field)  // state .. cmajflt; utime is field 14, stime 15
+        rest >> skipped;
+    unsigned long long utime = 0, stime = 0;
+    if (!(rest >> utime >> stime))
+        return t;
+    const double tick = 1.0 / static_cast<double>(std::max(1L, ::sysconf(_SC_CLK_TCK)));
+    // Processes running niced (the nice column) yield to this one unless it runs niced
+    // itself: beside a niced neighbour the cores stay this process's. (This process's own
+    // time, taken out below, is in the nice column when it runs niced.)
+    errno = 0;
+    const bool niced = ::getpriority(PRIO_PROCESS, 0) > 0 && errno == 0;
+    t.busy = static_cast<double>(user + (niced ? nice : 0) + system + irq + softirq + steal) * tick;
+    t.own = static_cast<double>(utime + stime) * tick;
+    t.valid = true;
+    return t;
+}
+
+double othersBusyBetween(const CpuTimes& a, const CpuTimes& b)
+{
+    const double wall = std::chrono::duration<double>(b.at - a.at).count();
+    if (!a.valid || !b.valid || wall <= 0)
+        return 0;
+    return std::max(0.0, ((b.busy - a.busy) - (b.own - a.own)) / wall);
+}
+
+int logicalCpus()
+{
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+int countPhysicalCores()
 {
     // Linux lists each logical CPU's package and core; a (package, core) pair is one
     // physical core. Elsewhere (or unreadable): the logical count.
@@ -37,21 +101,64 @@ int physicalCores()
     }
     if (!cores.empty())
         return static_cast<int>(cores.size());
-    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return logicalCpus();
 }
 
-void configureThreads(int intraOpThreads)
+// The calling thread's load-following state (intra-op threads are per thread under OpenMP).
+thread_local bool t_follow = false;
+thread_local int t_ceiling = 1;
+thread_local CpuTimes t_lastLook;
+
+} // namespace
+
+int physicalCores()
+{
+    static const int cores = countPhysicalCores();
+    return cores;
+}
+
+int threadsForLoad(int ceiling, double othersBusy, int physical, int logical)
+{
+    ceiling = std::max(1, ceiling);
+    physical = std::max(1, physical);
+    // Their CPU-seconds per second over logical CPUs, in physical cores; a core counts as
+    // taken when they keep more than a quarter of it busy.
+    const double taken = std::max(0.0, othersBusy) * physical / std::max(1, logical);
+    const int takenCores = std::max(0, static_cast<int>(std::ceil(taken - 0.25)));
+    // Cores the ceiling leaves free anyway absorb the first of them.
+    const int spare = std::max(0, physical - ceiling);
+    return std::clamp(ceiling - std::max(0, takenCores - spare), 1, ceiling);
+}
+
+double othersBusyCpus(double seconds)
+{
+    const auto a = readCpuTimes();
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    return othersBusyBetween(a, readCpuTimes());
+}
+
+void configureThreads(int intraOpThreads, ThreadLoad load)
 {
     const int threads = intraOpThreads < 1 ? physicalCores() : intraOpThreads;
     static std::once_flag once;
     std::call_once(once, [] {
+        chooseBlasKernels();  // before this process's first product
         try {
             at::set_num_interop_threads(1);
         } catch (const std::exception&) {
             // already started by earlier tensor work: it stays as it is
         }
     });
-    at::set_num_threads(threads);
+    t_ceiling = threads;
+    t_follow = load == ThreadLoad::Follow && threads > 1;
+    int now = threads;
+    if (t_follow) {
+        const auto before = readCpuTimes();
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        t_lastLook = readCpuTimes();
+        now = threadsForLoad(threads, othersBusyBetween(before, t_lastLook), physicalCores(), logicalCpus());
+    }
+    at::set_num_threads(now);
     // libblas.so.3 is whichever implementation Debian's alternatives selected; only
     // OpenBLAS has this entry point, so look it up rather than link against it.
     using SetThreads = void (*)(int);
@@ -65,6 +172,22 @@ int configuredThreads()
     return g_configured.load();
 }
 
+int currentThreads()
+{
+    return at::get_num_threads();
+}
+
+void adaptThreadsToLoad()
+{
+    if (!t_follow || at::in_parallel_region() || Clock::now() - t_lastLook.at < std::chrono::seconds(1))
+        return;
+    const auto now = readCpuTimes();
+    const int threads = threadsForLoad(t_ceiling, othersBusyBetween(t_lastLook, now), physicalCores(), logicalCpus());
+    t_lastLook = now;
+    if (threads != at::get_num_threads())
+        at::set_num_threads(threads);
+}
+
 void keepFrameBuffers()
 {
     // glibc maps blocks above its threshold afresh and unmaps them when freed, and every
@@ -75,14 +198,16 @@ void keepFrameBuffers()
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
-ScopedIntraOpThreads::ScopedIntraOpThreads(int threads) : m_restore(at::get_num_threads())
+ScopedIntraOpThreads::ScopedIntraOpThreads(int threads) : m_restore(at::get_num_threads()), m_restoreFollow(t_follow)
 {
+    t_follow = false;  // the scope's count holds
     at::set_num_threads(std::max(1, threads));
 }
 
 ScopedIntraOpThreads::~ScopedIntraOpThreads()
 {
     at::set_num_threads(m_restore);
+    t_follow = m_restoreFollow;
 }
 
 } // namespace lcs

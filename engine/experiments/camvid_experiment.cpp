@@ -25,6 +25,7 @@
 #include "decision/metrics_accumulator.h"
 #include "io/model_io.h"
 #include "models/segnet.h"
+#include "core/threads.h"
 
 namespace lcs {
 namespace {
@@ -226,6 +227,7 @@ Classifier fineTuneLossCalibrated(const ModelSpec& spec, const ClassifierImpl& m
         const auto order = at::randperm(n, generator, at::kLong);
         for (int64_t b = 0; b < n; b += config.lcFineTune.batchSize) {
             ctx.checkCancelled();
+            adaptThreadsToLoad();  // fewer intra-op threads while another process holds a core
             const auto index = order.slice(0, b, std::min<int64_t>(b + config.lcFineTune.batchSize, n));
             const auto x = train.x.index_select(0, index).to(device);
             const auto y = train.y.index_select(0, index).to(device);
@@ -501,6 +503,7 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
     int64_t index = 0;
     for (const auto& pair : pairs) {
         ctx.checkCancelled();
+        adaptThreadsToLoad();  // fewer intra-op threads while another process holds a core
         const auto frame = readCamvidFrame(pair, manifest.height, manifest.width);
         auto [image, labels] = camvidFrameTensors(frame, manifest.norm);
         const auto x = image.unsqueeze(0).to(device);
@@ -509,8 +512,9 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
         std::map<std::string, std::vector<int64_t>> frameConfusion;
         for (const auto& [m, rule] : order) {
             auto& net = *nets.at(m).model;
-            const auto probs = (m == "mc_dropout" || m == "lc_mc_dropout") ? mcPredictive(net, x, config.mcPasses)
-                                                                            : singlePass(net, x);
+            // A frame's dropout passes stop on a signal too (a 1000-pass frame takes seconds).
+            const bool dropout = m == "mc_dropout" || m == "lc_mc_dropout";
+            const auto probs = dropout ? mcPredictive(net, x, config.mcPasses, &ctx) : singlePass(net, x);
             const auto cpu = probs.to(at::kCPU, at::kFloat);
             const auto d = bayesDecisions(classRows(cpu), L).reshape({1, manifest.height, manifest.width});
             frameConfusion[m] = accumulators.at(m).add(cpu, d, y);

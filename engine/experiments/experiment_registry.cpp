@@ -76,11 +76,23 @@ void writeOutputFile(const OutputPaths& outputs, const std::string& name, const 
         writeFileAtomically(path, contents);
 }
 
+namespace {
+/// The calling thread's intra-op threads (OpenMP: every run sets its own) by runThreads.
+/// A threads setting the user gave holds as given (its numbers repeat bit for bit);
+/// otherwise the count is a ceiling that follows the other processes' load.
+void configureRunThreads(const Experiment& experiment, const nlohmann::json& settings, CoreShare share)
+{
+    const auto threads = settings.find("threads");  // null where the form or file left it to the run
+    const bool asked = threads != settings.end() && threads->is_number_integer();
+    configureThreads(runThreads(experiment, settings, share), asked ? ThreadLoad::Ignore : ThreadLoad::Follow);
+}
+} // namespace
+
 ExperimentRun runExperiment(const Experiment& experiment, const nlohmann::json& settings,
                             const std::optional<CostMatrix>& costs, const JobContext& ctx, const OutputPaths& outputs,
                             CoreShare share)
 {
-    configureThreads(runThreads(experiment, settings, share));  // the calling thread's (OpenMP): every run
+    configureRunThreads(experiment, settings, share);
     return experiment.run(settings, costs, ctx, outputs);
 }
 
@@ -88,7 +100,7 @@ ExperimentRun runExperimentAction(const Experiment& experiment, const std::strin
                                   const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
                                   const JobContext& ctx, const OutputPaths& outputs, CoreShare share)
 {
-    configureThreads(runThreads(experiment, settings, share));
+    configureRunThreads(experiment, settings, share);
     return experiment.act(action, settings, costs, ctx, outputs);
 }
 

@@ -11,6 +11,7 @@
 #include "fastpath/flat_parameters.h"
 #include "fastpath/mlp_backward.h"
 #include "inference/sghmc.h"
+#include "core/threads.h"
 
 namespace lcs {
 namespace {
@@ -101,6 +102,7 @@ ChainRun runChain(ChainNetwork& network, const TrainingSet& data, const at::Tens
             if (step == config.steps)
                 break;
             ctx.checkCancelled();
+            adaptThreadsToLoad();  // fewer intra-op threads while another process holds a core
             const auto x = (index.defined() ? data.x.index_select(0, index) : data.x).to(device);
             const auto y = (index.defined() ? data.y.index_select(0, index) : data.y).to(device);
             sampler.zero_grad();
