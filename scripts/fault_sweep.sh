@@ -56,6 +56,19 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# mnist_short DIR: an MNIST-layout folder whose training images stop 3 bytes short.
+mnist_short() {
+  python3 - "$1" <<'PY'
+import struct, sys
+d = sys.argv[1]
+idx = lambda shape, vals: bytes([0, 0, 8, len(shape)]) + b''.join(struct.pack('>I', x) for x in shape) + bytes(vals)
+open(d + '/train-images-idx3-ubyte', 'wb').write(idx([4, 2, 2], range(16))[:-3])
+open(d + '/train-labels-idx1-ubyte', 'wb').write(idx([4], [0, 1, 2, 3]))
+open(d + '/t10k-images-idx3-ubyte', 'wb').write(idx([2, 2, 2], range(8)))
+open(d + '/t10k-labels-idx1-ubyte', 'wb').write(idx([2], [0, 1]))
+PY
+}
+
 want_family() {  # ONLY=csv,arff: run only those families
   [ -z "${ONLY:-}" ] && return 0
   [[ ",$ONLY," == *",$1,"* ]]
@@ -1189,15 +1202,7 @@ if want_family sessions; then
       "$2" "$3" "${4:-$ten}" > "$S/$1.lcsession"
   }
   mkdir -p "$S/mnist_short"
-  python3 - "$S/mnist_short" <<'PY'
-import struct, sys
-d = sys.argv[1]
-idx = lambda shape, vals: bytes([0, 0, 8, len(shape)]) + b''.join(struct.pack('>I', x) for x in shape) + bytes(vals)
-open(d + '/train-images-idx3-ubyte', 'wb').write(idx([4, 2, 2], range(16))[:-3])
-open(d + '/train-labels-idx1-ubyte', 'wb').write(idx([4], [0, 1, 2, 3]))
-open(d + '/t10k-images-idx3-ubyte', 'wb').write(idx([2, 2, 2], range(8)))
-open(d + '/t10k-labels-idx1-ubyte', 'wb').write(idx([2], [0, 1]))
-PY
+  mnist_short "$S/mnist_short"
   img img_nodata corruption /nonexistent/mnist
   img img_garbage_folder corruption "$fx/odd"
   img img_short_idx corruption "$S/mnist_short"
@@ -1687,15 +1692,7 @@ if want_family images; then
   I="$fx/img"
   mkdir -p "$I/cifar_empty" "$I/mnist_short"
   : > "$I/cifar_empty/data_batch_1.bin"; : > "$I/cifar_empty/test_batch.bin"
-  python3 - "$I/mnist_short" <<'PY'
-import struct, sys
-d = sys.argv[1]
-idx = lambda shape, vals: bytes([0, 0, 8, len(shape)]) + b''.join(struct.pack('>I', x) for x in shape) + bytes(vals)
-open(d + '/train-images-idx3-ubyte', 'wb').write(idx([4, 2, 2], range(16))[:-3])
-open(d + '/train-labels-idx1-ubyte', 'wb').write(idx([4], [0, 1, 2, 3]))
-open(d + '/t10k-images-idx3-ubyte', 'wb').write(idx([2, 2, 2], range(8)))
-open(d + '/t10k-labels-idx1-ubyte', 'wb').write(idx([2], [0, 1]))
-PY
+  mnist_short "$I/mnist_short"
   img() {  # img TOKEN[|TOKEN] ARGS...: refused before any work (still working after 20 s: accepted)
     local -a tk=() opts=()
     IFS='|' read -ra tk <<< "$1"

@@ -172,11 +172,6 @@ int configuredThreads()
     return g_configured.load();
 }
 
-int currentThreads()
-{
-    return at::get_num_threads();
-}
-
 void adaptThreadsToLoad()
 {
     if (!t_follow || at::in_parallel_region() || Clock::now() - t_lastLook.at < std::chrono::seconds(1))

@@ -52,9 +52,6 @@ int physicalCores();
 /// The intra-op threads configured last (what configureThreads set, the ceiling).
 int configuredThreads();
 
-/// The calling thread's intra-op threads now (at most its ceiling; fewer while other
-/// processes hold cores).
-int currentThreads();
 
 /// Within its scope, the calling thread's tensor work runs on `threads` intra-op threads
 /// (its own setting under OpenMP); the configured count is restored after. For code that
