@@ -150,7 +150,7 @@ int showSweep(lcs::ui::MainWindow& window, const QCommandLineParser& parser, con
 int main(int argc, char** argv)
 {
     // The GUI thread's own operations (drawing, small conversions) take one thread; every
-    // job sets its threads on its worker thread by the one policy (runThreads: all cores
+    // job sets its threads on its worker thread by the one policy (configureRunThreads: all cores
     // but one, which stays with this thread).
     lcs::configureThreads(1);
 

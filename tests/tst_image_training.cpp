@@ -50,7 +50,7 @@ CorruptionConfig quickCorruption(const ImageDataset& data)
 {
     auto c = CorruptionConfig::preset("cpu", data);
     shrinkImageRun(c, c.sgld, 8, 2, 1);
-    c.map = {2, 16, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}};
+    c.map = {2, 16, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}, -1, {}};
     c.cwSgd = c.map;
     return c;
 }
@@ -352,7 +352,7 @@ private Q_SLOTS:
         auto config = SelectiveConfig::preset("cpu", data);
         config.referralCosts = {0.02, 0.4};
         shrinkImageRun(config, config.sghmc, 16, 6, 2);
-        config.map = {10, 16, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}};
+        config.map = {10, 16, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}, -1, {}};
         config.sghmc.thinning = 2;
         config.correction.batchSize = 64;  // the preset's, as this test was tuned with
         config.correctionNoS.epochs = 2;
@@ -451,7 +451,7 @@ private Q_SLOTS:
 
         auto selective = SelectiveConfig::preset("cpu", data);
         shrinkImageRun(selective, selective.sghmc, 8, 2, 1);
-        selective.map = {2, 16, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}};
+        selective.map = {2, 16, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}, -1, {}};
         selective.correction.batchSize = 64;  // the preset's
         selective.calibrationCopies = 1;
         selective.referralCosts = {0.4};

@@ -218,7 +218,7 @@ private Q_SLOTS:
         auto initial = spec.build(g0);
         auto config = distillationSchedule(3, 16, 1e-2, 5, 3);
         config.calibrationNoiseStd = 0.1;
-        config.student = {0, 16, 0.1, LrSchedule::OneCycle, 0.9, 1e-4, {}};
+        config.student = {0, 16, 0.1, LrSchedule::OneCycle, 0.9, 1e-4, {}, -1, {}};
         std::vector<std::vector<at::Tensor>> students, teachers;
         std::vector<at::Tensor> predictives;
         for (int threads : {1, 2}) {
@@ -236,6 +236,48 @@ private Q_SLOTS:
         }
         QVERIFY(predictives[0].equal(predictives[1]));
         QVERIFY(!students[0][0].equal(initial->parameters()[0]));
+    }
+
+    void distillationTeacherNoiseIsFreshAndScaled_data()
+    {
+        QTest::addColumn<int>("threads");
+        QTest::newRow("one core") << 1;
+        QTest::newRow("teacher and student on two") << 2;
+    }
+    /// The teacher's noise, drawn on the student's core two steps ahead, is the SGLD
+    /// noise: at a step so small that the gradient's part is negligible (lr 1e-6: under
+    /// 1% of the spread), each parameter moves by sigma times a sum of T fresh standard
+    /// normals, sigma = sqrt(2 lr T / N), so the mean of (delta / sigma)^2 over the 163
+    /// parameters is T = 30 (chi-square: 11% sd). Noise reused every step would give
+    /// T^2 = 900, none 0, a sd off by sqrt 2 60.
+    void distillationTeacherNoiseIsFreshAndScaled()
+    {
+        QFETCH(int, threads);
+        const auto spec = mlpSpec({1, 4, 4}, 3, {8});
+        auto g0 = makeGenerator(40);
+        const TrainingSet train{torch::randn({90, 1, 4, 4}, g0), torch::randint(3, {90}, g0)};
+        auto initial = spec.build(g0);
+        const double lr = 1e-6;
+        auto config = distillationSchedule(5, 16, lr, 1000, 1);  // 6 steps an epoch, 30 in all
+        config.priorPrecision = 0;
+        config.temperature = 1;
+        config.student = {0, 16, 0.1, LrSchedule::OneCycle, 0.9, 1e-4, {}, -1, {}};
+        configureThreads(threads, ThreadLoad::Ignore);
+        auto g = makeGenerator(41);
+        const auto run = runSgldDistillation(spec, *initial, train, train.x, train.x, config, g, {});
+        configureThreads(1);
+        const double sigma = std::sqrt(2.0 * lr / 90.0);
+        double sum = 0;
+        int64_t count = 0;
+        const auto before = initial->parameters(), after = run.teacher->parameters();
+        for (size_t i = 0; i < before.size(); ++i) {
+            const auto delta = (after[i].to(at::kDouble) - before[i].to(at::kDouble)) / sigma;
+            sum += delta.pow(2).sum().item<double>();
+            count += delta.numel();
+        }
+        QCOMPARE(count, int64_t(163));
+        const double meanSquare = sum / static_cast<double>(count);
+        QVERIFY2(meanSquare > 30 * 0.65 && meanSquare < 30 * 1.35, qPrintable(QString::number(meanSquare)));
     }
 
     void normalStreamIsReproducibleAndScales()
@@ -257,6 +299,42 @@ private Q_SLOTS:
             ++counts[static_cast<size_t>(stream.below(10))];
         for (int count : counts)
             QVERIFY2(std::abs(count - 10000) < 400, qPrintable(QString::number(count)));
+    }
+
+    /// Noise drawn elsewhere (the distillation's student core draws the teacher's):
+    /// one step from a known state against the closed form
+    ///   v = -lr (g + tau/N theta) + sqrt(2 (1-m) lr T / N) z,  theta' = theta + v,
+    /// with z given; the next step draws its own again; a short buffer is refused.
+    void sghmcTakesGivenStandardNoise()
+    {
+        const double lr = 0.01, m = 0.3, tau = 2.0, n = 50.0, temperature = 0.7;
+        auto theta = torch::tensor({0.5f, -1.0f, 2.0f}).requires_grad_(true);
+        Sghmc sampler({theta}, SghmcOptions(lr).momentum(m).prior_precision(tau).num_data(n).temperature(temperature),
+                      makeGenerator(3));
+        const std::vector<float> z{1.0f, -2.0f, 0.25f};
+        const std::vector<double> g{0.1, 0.2, -0.3}, start{0.5, -1.0, 2.0};
+        theta.mutable_grad() = torch::tensor({0.1f, 0.2f, -0.3f});
+        sampler.useStandardNoise(z.data(), 3);
+        sampler.step();
+        const double noiseSd = std::sqrt(2.0 * (1.0 - m) * lr * temperature / n);
+        std::vector<double> afterOne(3);
+        for (int i = 0; i < 3; ++i) {
+            const double v = -lr * (g[size_t(i)] + tau / n * start[size_t(i)]) + noiseSd * z[size_t(i)];
+            afterOne[size_t(i)] = start[size_t(i)] + v;
+            QVERIFY2(std::abs(theta[i].item<double>() - afterOne[size_t(i)]) < 1e-6,
+                     qPrintable(QString("theta[%1] %2, closed form %3").arg(i).arg(theta[i].item<double>()).arg(afterOne[size_t(i)])));
+        }
+        // The next step's noise is the sampler's own: not z again.
+        sampler.step();
+        int sameAsGiven = 0;
+        for (int i = 0; i < 3; ++i) {
+            const double v1 = -lr * (g[size_t(i)] + tau / n * start[size_t(i)]) + noiseSd * z[size_t(i)];
+            const double v = m * v1 - lr * (g[size_t(i)] + tau / n * afterOne[size_t(i)]) + noiseSd * z[size_t(i)];
+            sameAsGiven += std::abs(theta[i].item<double>() - (afterOne[size_t(i)] + v)) < 1e-6;
+        }
+        QVERIFY(sameAsGiven < 3);
+        sampler.useStandardNoise(z.data(), 2);
+        QVERIFY_THROWS_EXCEPTION(c10::Error, sampler.step());
     }
 
     void sgmcmcRecoversConjugatePosterior_data()

@@ -315,11 +315,14 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
         fastStudent = std::make_unique<MlpStudentSteps>(
             *teacherMlp, *studentMlp, calibration, config.calibrationNoiseStd,
             StudentSgd{config.student.momentum, config.student.weightDecay},
-            config.batchSize > 0 ? config.batchSize : data.x.size(0), drawSeed(generator), overlap);
+            config.batchSize > 0 ? config.batchSize : data.x.size(0), drawSeed(generator), overlap,
+            config.temperature > 0);
         hooks.afterStep = [&](const at::Tensor& index, long long step, long long total) {
             const int64_t rows = index.defined() ? index.size(0) : data.x.size(0);
             return fastStudent->submit(rows, studentRate(step, total));
         };
+        // The sampler's noise is drawn on the student's core, two steps ahead.
+        hooks.standardNoise = [&](long long step, int64_t count) { return fastStudent->teacherNoiseFor(step, count); };
     } else if (config.distil) {
         autogradStudent = std::make_unique<AutogradStudentStep>(teacher, *out.student, calibration, config, generator);
         hooks.afterStep = [&](const at::Tensor& index, long long step, long long total) {

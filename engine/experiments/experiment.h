@@ -184,9 +184,15 @@ enum class CoreShare { AllCores, LeaveOneForGui };
 
 /// The intra-op threads a run of `experiment` with `settings` gets: its intraOpThreads
 /// over the physical cores, less one where the GUI shares them. The policy of every
-/// route; runExperiment applies it (and so, until they run through it, do the window's
-/// own image and CamVid jobs).
+/// route, applied by configureRunThreads.
 int runThreads(const Experiment& experiment, const nlohmann::json& settings, CoreShare share);
+
+/// Configures the calling thread's intra-op threads (OpenMP: every run sets its own) by
+/// runThreads: a threads setting the user gave holds as given (its numbers repeat bit for
+/// bit); otherwise the count is a ceiling that follows the other processes' load.
+/// runExperiment calls it; so do the window's jobs that run part of an experiment (a
+/// CamVid model evaluation, a synthetic re-sampling).
+void configureRunThreads(const Experiment& experiment, const nlohmann::json& settings, CoreShare share);
 
 /// The one way every front end runs an experiment (a command, `run SESSION`, a sweep's
 /// cell, the window's job): configures the calling thread's intra-op threads for it

@@ -76,17 +76,12 @@ void writeOutputFile(const OutputPaths& outputs, const std::string& name, const 
         writeFileAtomically(path, contents);
 }
 
-namespace {
-/// The calling thread's intra-op threads (OpenMP: every run sets its own) by runThreads.
-/// A threads setting the user gave holds as given (its numbers repeat bit for bit);
-/// otherwise the count is a ceiling that follows the other processes' load.
 void configureRunThreads(const Experiment& experiment, const nlohmann::json& settings, CoreShare share)
 {
     const auto threads = settings.find("threads");  // null where the form or file left it to the run
     const bool asked = threads != settings.end() && threads->is_number_integer();
     configureThreads(runThreads(experiment, settings, share), asked ? ThreadLoad::Ignore : ThreadLoad::Follow);
 }
-} // namespace
 
 ExperimentRun runExperiment(const Experiment& experiment, const nlohmann::json& settings,
                             const std::optional<CostMatrix>& costs, const JobContext& ctx, const OutputPaths& outputs,

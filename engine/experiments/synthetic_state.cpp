@@ -2,7 +2,6 @@
 
 #include "core/atomic_file.h"
 #include "core/input_error.h"
-#include "core/threads.h"
 #include "inference/method_catalog.h"
 #include <cmath>
 #include <limits>
@@ -213,7 +212,7 @@ std::shared_ptr<SyntheticState> samplePosterior(const PosteriorExperiment& exper
                                                 const std::optional<CostMatrix>& costs, const JobContext& ctx,
                                                 CoreShare share)
 {
-    configureThreads(runThreads(experiment, settings, share));  // as runExperiment: the one policy
+    configureRunThreads(experiment, settings, share);  // as runExperiment: the one policy
     return experiment.sample(settings, costs, ctx);
 }
 

@@ -11,23 +11,34 @@
 namespace lcs {
 
 MlpStudentSteps::MlpStudentSteps(MlpImpl& teacher, MlpImpl& student, const at::Tensor& calibration, double noiseStd,
-                                 StudentSgd sgd, int64_t batchRows, uint64_t seed, bool overlap)
-    : m_teacher(teacher), m_student(student), m_snapshot(teacher.inputs, teacher.hidden, teacher.classes),
+                                 StudentSgd sgd, int64_t batchRows, uint64_t seed, bool overlap, bool teacherNoise)
+    : m_teacher(teacher), m_student(student),
       m_calibration(calibration.reshape({calibration.size(0), -1}).contiguous()), m_noiseStd(noiseStd), m_sgd(sgd),
-      m_batchRows(batchRows), m_stream(seed), m_overlap(overlap)
+      m_batchRows(batchRows), m_stream(seed), m_noiseStream(seed ^ 0x6a09e667f3bcc909ULL), m_overlap(overlap)
 {
     TORCH_CHECK(m_calibration.is_cpu() && m_calibration.scalar_type() == at::kFloat && m_calibration.size(0) > 0,
                 "distillation: D' must be float inputs on the CPU");
     TORCH_CHECK(m_calibration.size(1) == teacher.inputs && m_calibration.size(1) == student.inputs,
                 "distillation: D' has ", m_calibration.size(1), " inputs per row, the networks ", teacher.inputs);
     TORCH_CHECK(batchRows > 0, "distillation: a step takes at least one row");
-    m_snapshot->eval();
     m_flat = std::make_unique<FlatParameters>(student);
     m_velocity = torch::zeros_like(m_flat->tensor().detach());
     for (auto& inputs : m_inputs)
         inputs = at::empty({batchRows, m_calibration.size(1)}, at::kFloat);
-    drawInputs(inputsOf(1), batchRows);
-    drawInputs(inputsOf(2), batchRows);
+    for (long long step : {1, 2}) {
+        drawRows(inputsOf(step), 0, batchRows / 2, m_stream);
+        drawRows(inputsOf(step), batchRows / 2, batchRows, m_noiseStream);
+    }
+    if (teacherNoise) {
+        int64_t count = 0;
+        for (const auto& p : teacher.parameters())
+            count += p.numel();
+        for (long long step : {1, 2}) {
+            noiseOf(step).resize(static_cast<size_t>(count));
+            m_noiseStream.fill(noiseOf(step).data(), count);
+        }
+        noiseOf(3).resize(static_cast<size_t>(count));
+    }
     if (m_overlap)
         m_worker = std::thread([this] { work(); });
 }
@@ -90,6 +101,18 @@ double MlpStudentSteps::drain()
     return loss;
 }
 
+const float* MlpStudentSteps::teacherNoiseFor(long long step, int64_t count)
+{
+    if (noiseOf(step).empty())
+        return nullptr;
+    // Step s+1's noise was drawn by student step s-1, finished at submission s.
+    TORCH_CHECK(step == m_submitted + 1, "distillation: noise asked for sampler step ", step, " after ", m_submitted,
+                " submissions");
+    TORCH_CHECK(count == static_cast<int64_t>(noiseOf(step).size()), "distillation: the sampler has ", count,
+                " parameters, the teacher ", noiseOf(step).size());
+    return noiseOf(step).data();
+}
+
 double MlpStudentSteps::submit(int64_t rows, double learningRate)
 {
     TORCH_CHECK(rows > 0 && rows <= m_batchRows, "distillation: ", rows, " rows in a step of at most ", m_batchRows);
@@ -98,22 +121,13 @@ double MlpStudentSteps::submit(int64_t rows, double learningRate)
     job.rows = rows;
     job.learningRate = learningRate;
     {
-        // The first 3/8 of the targets on this core, from the teacher as it is now: this
-        // core also draws the sampler's noise, so it takes less than half of the rows.
+        // The targets here, from the teacher as it is now; the student's core has the
+        // sampler's noise to draw instead.
         torch::NoGradGuard noGrad;
-        const auto head = inputsOf(job.step).narrow(0, 0, rows * 3 / 8);
-        job.headTargets = torch::softmax(traceMlp(m_teacher, head).logits, 1);
+        job.targets = torch::softmax(traceMlp(m_teacher, inputsOf(job.step).narrow(0, 0, rows)).logits, 1);
     }
+    drawRows(inputsOf(job.step + 2), 0, m_batchRows / 2, m_stream);
     const double previous = drain();
-    {
-        torch::NoGradGuard noGrad;
-        const auto from = m_teacher.linearLayers();
-        const auto to = m_snapshot->linearLayers();
-        for (size_t i = 0; i < from.size(); ++i) {
-            to[i]->weight.copy_(from[i]->weight);
-            to[i]->bias.copy_(from[i]->bias);
-        }
-    }
     if (!m_overlap)
         return run(job);
     {
@@ -127,32 +141,34 @@ double MlpStudentSteps::submit(int64_t rows, double learningRate)
 
 double MlpStudentSteps::run(const Job& job)
 {
-    at::Tensor target;
-    const auto x = inputsOf(job.step).narrow(0, 0, job.rows);
-    {
-        torch::NoGradGuard noGrad;
-        const int64_t head = job.headTargets.size(0);
-        const auto tail = torch::softmax(traceMlp(*m_snapshot, x.narrow(0, head, job.rows - head)).logits, 1);
-        target = torch::cat({job.headTargets, tail}, 0);
-    }
-    const double loss = stepOn(x, target, job.learningRate);
-    drawInputs(inputsOf(job.step + 2), m_batchRows);
+    const double loss = stepOn(inputsOf(job.step).narrow(0, 0, job.rows), job.targets, job.learningRate);
+    auto& noise = noiseOf(job.step + 2);
+    if (!noise.empty())
+        m_noiseStream.fill(noise.data(), static_cast<int64_t>(noise.size()));
+    drawRows(inputsOf(job.step + 2), m_batchRows / 2, m_batchRows, m_noiseStream);
     return loss;
 }
 
 void MlpStudentSteps::drawInputs(at::Tensor& out, int64_t rows)
 {
+    drawRows(out, 0, rows, m_stream);
+}
+
+void MlpStudentSteps::drawRows(at::Tensor& out, int64_t from, int64_t to, NormalStream& stream)
+{
     const int64_t width = m_calibration.size(1), n = m_calibration.size(0);
-    TORCH_CHECK(out.is_contiguous() && out.size(0) >= rows && out.size(1) == width, "distillation: input buffer");
+    TORCH_CHECK(out.is_contiguous() && out.size(0) >= to && from >= 0 && from <= to && out.size(1) == width,
+                "distillation: input buffer");
     // x'_b = a uniformly drawn row of D' + noise, the noise drawn straight into place.
-    float* xp = out.data_ptr<float>();
+    float* xp = out.data_ptr<float>() + from * width;
+    const int64_t rows = to - from;
     const float* source = m_calibration.data_ptr<float>();
     if (m_noiseStd > 0)
-        m_stream.fill(xp, rows * width, 0.0f, static_cast<float>(m_noiseStd));
+        stream.fill(xp, rows * width, 0.0f, static_cast<float>(m_noiseStd));
     else
         std::memset(xp, 0, sizeof(float) * static_cast<size_t>(rows * width));
     for (int64_t r = 0; r < rows; ++r) {
-        const float* row = source + m_stream.below(n) * width;
+        const float* row = source + stream.below(n) * width;
         float* dst = xp + r * width;
         for (int64_t d = 0; d < width; ++d)
             dst[d] += row[d];

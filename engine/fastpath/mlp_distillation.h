@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include <ATen/core/Tensor.h>
 
@@ -23,15 +24,18 @@
 /// -mean_b sum_y target_by log S(y|x'_b), whose gradient with respect to S's logits is
 /// (softmax - target) / rows.
 ///
-/// On two cores the work is split so that each core does half of the matrix products:
-/// the teacher's core takes sampler step s+1 (a forward and a backward pass) and the
-/// first 3/8 of step s+1's targets; the student's core, at the same time, the rest
-/// half of step s's targets (on a copy of the teacher taken at submission) and student
-/// step s (a forward and a backward pass), then draws the inputs of step s+2. A step's
-/// inputs are drawn two steps ahead, so neither core waits for the other within a step.
-/// LibTorch's own threads split these 64-row products badly (`lcstudio-cli bench
-/// distill`, docs/benchmarks.md). One core runs the same arithmetic in the same order,
-/// so the result does not depend on the number of threads.
+/// On two cores the work is split so that each core does about half of it: the
+/// teacher's core takes sampler step s+1 (a forward and a backward pass) and, at each
+/// submission s, the targets of the step just taken (a forward pass of the teacher as it
+/// is then) and the first half of step s+2's inputs; the student's core, at the same
+/// time, student step s (a forward and a backward pass), then the standard normals of
+/// the teacher's noise for sampler step s+2 (one per teacher parameter: the sampler's
+/// own draws took a quarter of the teacher core's time) and the other half of step
+/// s+2's inputs. Each core draws from a stream of its own. Drawing two steps ahead
+/// means neither core waits for the other within a step. LibTorch's own threads split
+/// these 64-row products badly (`lcstudio-cli bench distill`, docs/benchmarks.md). One
+/// core runs the same arithmetic in the same order, so the result does not depend on the
+/// number of threads.
 ///
 /// Its contract is tst_sgmcmc's tests: one step against autograd and torch::optim::SGD,
 /// the gradient against a finite difference, the inputs' law, and the two-core run
@@ -51,9 +55,10 @@ public:
     /// become views into one flat buffer until this object goes). `calibration` holds
     /// the inputs of D' [N, ...] (float, on the CPU); `batchRows` is the most rows a
     /// step takes. With `overlap`, steps run on a thread of their own; otherwise submit
-    /// runs the step before it returns.
+    /// runs the step before it returns. With `teacherNoise`, the sampler's noise comes
+    /// from here (teacherNoiseFor).
     MlpStudentSteps(MlpImpl& teacher, MlpImpl& student, const at::Tensor& calibration, double noiseStd,
-                    StudentSgd sgd, int64_t batchRows, uint64_t seed, bool overlap);
+                    StudentSgd sgd, int64_t batchRows, uint64_t seed, bool overlap, bool teacherNoise = false);
     ~MlpStudentSteps();
     MlpStudentSteps(const MlpStudentSteps&) = delete;
     MlpStudentSteps& operator=(const MlpStudentSteps&) = delete;
@@ -67,6 +72,11 @@ public:
     /// student is up to date.
     double drain();
 
+    /// Standard normals for the teacher's sampler step `step` (1-based, the step after
+    /// the last submitted), one per teacher parameter (Sghmc::useStandardNoise); null
+    /// without `teacherNoise`. Valid until the next submit but one.
+    const float* teacherNoiseFor(long long step, int64_t count);
+
     /// `rows` inputs of D' into out[0:rows]: uniformly drawn rows plus the noise.
     void drawInputs(at::Tensor& out, int64_t rows);
     /// One SGD step of the student on inputs x [rows, D] against `target` [rows, C];
@@ -78,23 +88,29 @@ private:
         long long step = 0;        ///< 1-based
         int64_t rows = 0;
         double learningRate = 0;
-        at::Tensor headTargets;    ///< the first 3/8 of the targets, from the teacher's core
+        at::Tensor targets;        ///< softmax of the teacher after sampler step `step`
     };
     double run(const Job& job);
+    /// Rows [from, to) of `out` as drawInputs draws them, from `stream`.
+    void drawRows(at::Tensor& out, int64_t from, int64_t to, NormalStream& stream);
     void work();
-    at::Tensor& inputsOf(long long step) { return m_inputs[static_cast<size_t>(step % 3)]; }
+    at::Tensor& inputsOf(long long step) { return m_inputs[static_cast<size_t>(step % 4)]; }
+    std::vector<float>& noiseOf(long long step) { return m_teacherNoise[static_cast<size_t>(step % 3)]; }
 
     MlpImpl& m_teacher;
     MlpImpl& m_student;
-    Mlp m_snapshot;                    ///< the teacher as it was at submission
     at::Tensor m_calibration;          ///< D' as rows [N, D]
     double m_noiseStd;
     StudentSgd m_sgd;
     int64_t m_batchRows;
-    NormalStream m_stream;
+    NormalStream m_stream;             ///< the teacher's core's draws
+    NormalStream m_noiseStream;        ///< the student's core's draws
     std::unique_ptr<FlatParameters> m_flat;
     at::Tensor m_velocity;
-    std::array<at::Tensor, 3> m_inputs;  ///< steps s, s+1 and s+2's inputs, by s % 3
+    /// Inputs by step % 4: at submission s the teacher's core reads step s's and writes
+    /// step s+2's while student step s-1 may still read its own and write step s+1's.
+    std::array<at::Tensor, 4> m_inputs;
+    std::array<std::vector<float>, 3> m_teacherNoise;  ///< sampler steps s, s+1, s+2's, by s % 3
     long long m_submitted = 0;
 
     bool m_overlap;

@@ -88,6 +88,9 @@ ChainRun runChain(ChainNetwork& network, const TrainingSet& data, const at::Tens
                       .temperature(config.temperature),
                   generator);
     const long long perEpoch = stepsPerEpoch(n, config.batchSize);
+    int64_t parameterCount = 0;
+    for (const auto& p : network.parameters())
+        parameterCount += p.numel();
     ReportPacer pacer(config.steps);
     const auto device = network.parameters().front().device();
 
@@ -109,6 +112,9 @@ ChainRun runChain(ChainNetwork& network, const TrainingSet& data, const at::Tens
             const double potential = network.potentialAndGradient(x, y);
             requireFiniteLoss(potential, phase.c_str(), step + 1);
             sums.nll += potential;
+            if (hooks.standardNoise)
+                if (const float* noise = hooks.standardNoise(step + 1, parameterCount))
+                    sampler.useStandardNoise(noise, parameterCount);
             sampler.step();
             ++step;
             ++inEpoch;

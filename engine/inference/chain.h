@@ -58,6 +58,10 @@ struct ChainHooks {
     /// (undefined for the whole set); returns a figure to report (e.g. a student's
     /// loss after its own step), or NaN for none.
     std::function<double(const at::Tensor& index, long long step, long long total)> afterStep;
+    /// Before sampler step `step` (1-based): standard normals for its noise, one per
+    /// parameter element (Sghmc::useStandardNoise), drawn elsewhere; null for the
+    /// sampler's own draws.
+    std::function<const float*(long long step, int64_t count)> standardNoise;
     /// Every collected sample: the step it was taken at and its probabilities on evalInputs.
     std::function<void(long long step, const at::Tensor& probs)> onSample;
     std::function<void(int epoch)> onEpoch;

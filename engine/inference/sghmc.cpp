@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <utility>
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -18,15 +19,20 @@ namespace {
 /// The whole update of one CPU tensor in one pass over memory, noise drawn in blocks:
 ///   v <- m v - lr (g + decay theta) + noiseStd * eps;  theta <- theta + v.
 /// LibTorch's four element-wise ops and normal_ made the update, not the gradient, the
-/// larger part of an SGLD step on the Fashion-MNIST MLP.
+/// larger part of an SGLD step on the Fashion-MNIST MLP. With `given` (n standard
+/// normals) eps is noiseStd * given, the value fill(eps, 0, noiseStd) would have written.
 template <typename T>
-void fusedStep(T* theta, T* v, const T* g, int64_t n, T m, T lr, T decay, T noiseStd, NormalStream* noise)
+void fusedStep(T* theta, T* v, const T* g, int64_t n, T m, T lr, T decay, T noiseStd, NormalStream* noise,
+               const float* given = nullptr)
 {
     constexpr int64_t kBlock = 4096;
     T eps[kBlock];
     for (int64_t start = 0; start < n; start += kBlock) {
         const int64_t len = std::min(kBlock, n - start);
-        if (noise)
+        if (given && noiseStd > 0)
+            for (int64_t i = 0; i < len; ++i)
+                eps[i] = T(0) + noiseStd * static_cast<T>(given[start + i]);
+        else if (noise)
             noise->fill(eps, len, T(0), noiseStd);
         else
             std::fill(eps, eps + len, T(0));
@@ -65,9 +71,20 @@ Sghmc::Sghmc(std::vector<torch::Tensor> params, SghmcOptions options, std::optio
 
 Sghmc::~Sghmc() = default;
 
+void Sghmc::useStandardNoise(const float* standardNormals, int64_t count)
+{
+    TORCH_CHECK(standardNormals && count >= 0, "Sghmc: noise buffer");
+    m_givenNoise = standardNormals;
+    m_givenNoiseCount = count;
+}
+
 torch::Tensor Sghmc::step(LossClosure closure)
 {
     torch::NoGradGuard noGrad;
+    // Given noise serves this step only, whatever happens in it.
+    const float* given = std::exchange(m_givenNoise, nullptr);
+    const int64_t givenCount = std::exchange(m_givenNoiseCount, 0);
+    int64_t givenUsed = 0;
     torch::Tensor loss;
     if (closure) {
         at::AutoGradMode enableGrad(true);
@@ -92,13 +109,20 @@ torch::Tensor Sghmc::step(LossClosure closure)
             }
             auto& v = static_cast<SghmcParamState&>(*it->second).velocity();
             if (fusable(p)) {
-                if (noiseStd > 0 && !m_noise) {
+                if (noiseStd > 0 && !m_noise && !given) {
                     // One stream per sampler, seeded from the job's generator.
                     auto generator = m_generator ? *m_generator : at::detail::getDefaultCPUGenerator();
                     m_noise = std::make_unique<NormalStream>(drawSeed(generator));
                 }
                 NormalStream* noise = noiseStd > 0 ? m_noise.get() : nullptr;
-                if (p.scalar_type() == at::kFloat)
+                if (given) {
+                    TORCH_CHECK(p.scalar_type() == at::kFloat && givenUsed + p.numel() <= givenCount,
+                                "Sghmc: the given noise holds ", givenCount, " float values, fewer than the parameters");
+                    fusedStep<float>(p.data_ptr<float>(), v.data_ptr<float>(), p.grad().data_ptr<float>(), p.numel(),
+                                     static_cast<float>(m), static_cast<float>(lr), static_cast<float>(decay),
+                                     static_cast<float>(noiseStd), noise, given + givenUsed);
+                    givenUsed += p.numel();
+                } else if (p.scalar_type() == at::kFloat)
                     fusedStep<float>(p.data_ptr<float>(), v.data_ptr<float>(), p.grad().data_ptr<float>(), p.numel(),
                                      static_cast<float>(m), static_cast<float>(lr), static_cast<float>(decay),
                                      static_cast<float>(noiseStd), noise);
@@ -107,6 +131,7 @@ torch::Tensor Sghmc::step(LossClosure closure)
                                       p.numel(), m, lr, decay, noiseStd, noise);
                 continue;
             }
+            TORCH_CHECK(!given, "Sghmc: given noise needs float parameters on the CPU");
             v.mul_(m).add_(p.grad(), -lr).add_(p, -lr * decay);
             if (noiseStd > 0) {
                 auto noise = at::empty_like(p);

@@ -45,10 +45,19 @@ public:
 
     torch::Tensor step(LossClosure closure = nullptr) override;
 
+    /// The next step's noise drawn elsewhere (on another thread, ahead of time):
+    /// `standardNormals` holds `count` standard normals, one per element of every
+    /// parameter in order, all of them float tensors on the CPU; the step scales them by
+    /// its noise sd, so they give the same step as draws of its own with those values.
+    /// Used by that step only; the buffer must outlive it.
+    void useStandardNoise(const float* standardNormals, int64_t count);
+
 private:
     std::optional<at::Generator> m_generator;
     /// CPU noise: drawn in bulk, seeded once from m_generator (or the default generator).
     std::unique_ptr<NormalStream> m_noise;
+    const float* m_givenNoise = nullptr;  ///< useStandardNoise's, for the next step
+    int64_t m_givenNoiseCount = 0;
 };
 
 } // namespace lcs

@@ -1,5 +1,4 @@
 #include "camvid_job_runner.h"
-#include "core/threads.h"
 #include "experiments/experiment.h"
 
 #include <algorithm>
@@ -300,7 +299,7 @@ private:
     {
         const auto& entry = dynamic_cast<const CamvidEntry&>(ExperimentRegistry::global().get(kCamvidExperiment));
         // The CamVid run's threads by the policy of every route (one core stays with the GUI).
-        configureThreads(runThreads(entry, r.settings, CoreShare::LeaveOneForGui));
+        configureRunThreads(entry, r.settings, CoreShare::LeaveOneForGui);
         Reporter reporter(this, tr("model evaluation"));
         const RunViews shown = views(reporter);
         JobContext ctx = reporter.context(cancelToken());
