@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QStyle>
+#include <QStyleOptionHeader>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -20,6 +21,27 @@
 #include "file_dialogs.h"
 
 namespace lcs::ui {
+namespace {
+
+/// Column titles elided in the middle to their section's width, so that class names
+/// sharing a prefix ("Iris-versicolor", "Iris-virginica") keep the ends that tell them
+/// apart. Qt 6's QHeaderView ignores its textElideMode (QTBUG-97571): a centred name
+/// wider than its column lost both ends ("s-versicolo").
+class ElidingHeader final : public QHeaderView {
+public:
+    using QHeaderView::QHeaderView;
+
+protected:
+    void initStyleOptionForIndex(QStyleOptionHeader* option, int logicalIndex) const override
+    {
+        QHeaderView::initStyleOptionForIndex(option, logicalIndex);
+        const int margins = 2 * style()->pixelMetric(QStyle::PM_HeaderMargin, option, this) + 2;
+        option->text = option->fontMetrics.elidedText(option->text, Qt::ElideMiddle,
+                                                      std::max(0, sectionSize(logicalIndex) - margins));
+    }
+};
+
+} // namespace
 
 CostEditor::CostEditor(CostMatrixModel* model, QWidget* parent) : QWidget(parent), m_model(model)
 {
@@ -73,6 +95,10 @@ QTableView* CostEditor::matrixTable()
 {
     m_table = new QTableView(this);
     m_table->setObjectName("costTable");
+    auto* columns = new ElidingHeader(Qt::Horizontal, m_table);
+    columns->setSectionsClickable(true);  // as QTableView's own header
+    columns->setHighlightSections(true);
+    m_table->setHorizontalHeader(columns);
     m_table->setModel(m_model);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_table->horizontalHeader()->setMinimumSectionSize(22);  // 10 classes + refer fit a narrow dock
