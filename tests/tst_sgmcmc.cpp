@@ -304,37 +304,93 @@ private Q_SLOTS:
     /// Noise drawn elsewhere (the distillation's student core draws the teacher's):
     /// one step from a known state against the closed form
     ///   v = -lr (g + tau/N theta) + sqrt(2 (1-m) lr T / N) z,  theta' = theta + v,
-    /// with z given; the next step draws its own again; a short buffer is refused.
+    /// with z given for two parameters (3 values, then 5000: past the update's 4096-value
+    /// blocks); the next step draws noise of its own; a buffer of the wrong size is refused.
     void sghmcTakesGivenStandardNoise()
     {
         const double lr = 0.01, m = 0.3, tau = 2.0, n = 50.0, temperature = 0.7;
-        auto theta = torch::tensor({0.5f, -1.0f, 2.0f}).requires_grad_(true);
-        Sghmc sampler({theta}, SghmcOptions(lr).momentum(m).prior_precision(tau).num_data(n).temperature(temperature),
+        const int64_t sizes[2] = {3, 5000};
+        std::vector<torch::Tensor> params;
+        std::vector<double> start, g;
+        for (int64_t size : sizes) {
+            auto p = torch::linspace(-1.0, 2.0, size).to(at::kFloat).requires_grad_(true);
+            p.mutable_grad() = torch::linspace(0.3, -0.2, size).to(at::kFloat);
+            for (int64_t i = 0; i < size; ++i) {
+                start.push_back(p[i].item<float>());
+                g.push_back(p.grad()[i].item<float>());
+            }
+            params.push_back(p);
+        }
+        Sghmc sampler(params, SghmcOptions(lr).momentum(m).prior_precision(tau).num_data(n).temperature(temperature),
                       makeGenerator(3));
-        const std::vector<float> z{1.0f, -2.0f, 0.25f};
-        const std::vector<double> g{0.1, 0.2, -0.3}, start{0.5, -1.0, 2.0};
-        theta.mutable_grad() = torch::tensor({0.1f, 0.2f, -0.3f});
-        sampler.useStandardNoise(z.data(), 3);
+        std::vector<float> z(start.size());
+        for (size_t i = 0; i < z.size(); ++i)
+            z[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)) * 2.0);
+        sampler.useStandardNoise(z.data(), static_cast<int64_t>(z.size()));
         sampler.step();
         const double noiseSd = std::sqrt(2.0 * (1.0 - m) * lr * temperature / n);
-        std::vector<double> afterOne(3);
-        for (int i = 0; i < 3; ++i) {
-            const double v = -lr * (g[size_t(i)] + tau / n * start[size_t(i)]) + noiseSd * z[size_t(i)];
-            afterOne[size_t(i)] = start[size_t(i)] + v;
-            QVERIFY2(std::abs(theta[i].item<double>() - afterOne[size_t(i)]) < 1e-6,
-                     qPrintable(QString("theta[%1] %2, closed form %3").arg(i).arg(theta[i].item<double>()).arg(afterOne[size_t(i)])));
+        const auto value = [&](size_t i) {
+            return i < 3 ? params[0][int64_t(i)].item<double>() : params[1][int64_t(i - 3)].item<double>();
+        };
+        std::vector<double> afterOne(start.size()), v1(start.size());
+        double worst = 0;
+        for (size_t i = 0; i < start.size(); ++i) {
+            v1[i] = -lr * (g[i] + tau / n * start[i]) + noiseSd * z[i];
+            afterOne[i] = start[i] + v1[i];
+            worst = std::max(worst, std::abs(value(i) - afterOne[i]));
         }
-        // The next step's noise is the sampler's own: not z again.
+        QVERIFY2(worst < 1e-6, qPrintable(QString("largest error %1").arg(worst)));
+        // The next step's noise is the sampler's own: neither z again nor none.
         sampler.step();
-        int sameAsGiven = 0;
-        for (int i = 0; i < 3; ++i) {
-            const double v1 = -lr * (g[size_t(i)] + tau / n * start[size_t(i)]) + noiseSd * z[size_t(i)];
-            const double v = m * v1 - lr * (g[size_t(i)] + tau / n * afterOne[size_t(i)]) + noiseSd * z[size_t(i)];
-            sameAsGiven += std::abs(theta[i].item<double>() - (afterOne[size_t(i)] + v)) < 1e-6;
+        int asGiven = 0, noiseless = 0;
+        for (size_t i = 0; i < start.size(); ++i) {
+            const double drift = m * v1[i] - lr * (g[i] + tau / n * afterOne[i]);
+            asGiven += std::abs(value(i) - (afterOne[i] + drift + noiseSd * z[i])) < 1e-6;
+            noiseless += std::abs(value(i) - (afterOne[i] + drift)) < 1e-6;
         }
-        QVERIFY(sameAsGiven < 3);
-        sampler.useStandardNoise(z.data(), 2);
+        QVERIFY2(asGiven < 50 && noiseless < 50, qPrintable(QString("%1 %2").arg(asGiven).arg(noiseless)));
+        sampler.useStandardNoise(z.data(), static_cast<int64_t>(z.size()) - 1);
         QVERIFY_THROWS_EXCEPTION(c10::Error, sampler.step());
+        sampler.useStandardNoise(z.data(), static_cast<int64_t>(z.size()) + 1);  // z has room: still refused
+        QVERIFY_THROWS_EXCEPTION(c10::Error, sampler.step());
+    }
+
+    /// The student's core draws the teacher's noise two steps ahead: with the overlap the
+    /// buffer the sampler gets for each step holds exactly the one-core run's values, and
+    /// fresh ones every step; a step out of turn is refused.
+    void teacherNoiseIsTheSameWithAndWithoutOverlap()
+    {
+        auto g = makeGenerator(23);
+        Mlp teacher(6, std::vector<int64_t>{5}, 3), student(6, std::vector<int64_t>{5}, 3);
+        const auto calibration = torch::randn({40, 6}, g);
+        const int64_t count = 6 * 5 + 5 + 5 * 3 + 3;
+        std::vector<std::vector<float>> seen[2];
+        for (int overlap = 0; overlap < 2; ++overlap) {
+            Mlp t(6, std::vector<int64_t>{5}, 3), s(6, std::vector<int64_t>{5}, 3);
+            {
+                torch::NoGradGuard noGrad;
+                for (size_t i = 0; i < t->parameters().size(); ++i) {
+                    t->parameters()[i].copy_(teacher->parameters()[i]);
+                    s->parameters()[i].copy_(student->parameters()[i]);
+                }
+            }
+            MlpStudentSteps steps(*t, *s, calibration, 0.1, StudentSgd{0.9, 1e-4}, 8, 11, overlap == 1, true);
+            for (long long step = 1; step <= 6; ++step) {
+                const float* noise = steps.teacherNoiseFor(step, count);
+                QVERIFY(noise != nullptr);
+                seen[overlap].emplace_back(noise, noise + count);
+                steps.submit(8, 0.01);
+            }
+            steps.drain();
+            QVERIFY_THROWS_EXCEPTION(c10::Error, steps.teacherNoiseFor(9, count));
+            QVERIFY_THROWS_EXCEPTION(c10::Error, steps.teacherNoiseFor(7, count + 1));
+        }
+        for (size_t k = 0; k < seen[0].size(); ++k) {
+            QVERIFY(seen[0][k] == seen[1][k]);
+            if (k > 0)
+                QVERIFY(seen[0][k] != seen[0][k - 1]);
+        }
+        QVERIFY(seen[0][0] != seen[0][3]);  // the buffer of step 1, drawn again for step 4
     }
 
     void sgmcmcRecoversConjugatePosterior_data()

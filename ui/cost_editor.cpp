@@ -36,7 +36,10 @@ protected:
     {
         QHeaderView::initStyleOptionForIndex(option, logicalIndex);
         const int margins = 2 * style()->pixelMetric(QStyle::PM_HeaderMargin, option, this) + 2;
-        option->text = option->fontMetrics.elidedText(option->text, Qt::ElideMiddle,
+        // The style draws the title of a selected column in bold: measure it so.
+        QFont drawn = font();
+        drawn.setBold(option->state.testFlag(QStyle::State_On));
+        option->text = QFontMetrics(drawn).elidedText(option->text, Qt::ElideMiddle,
                                                       std::max(0, sectionSize(logicalIndex) - margins));
     }
 };

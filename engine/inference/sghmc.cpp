@@ -98,8 +98,10 @@ torch::Tensor Sghmc::step(LossClosure closure)
         const double decay = o.prior_precision() / n;
         const double noiseStd = std::sqrt(2.0 * (1.0 - m) * lr * o.temperature() / n);
         for (auto& p : group.params()) {
-            if (!p.grad().defined())
+            if (!p.grad().defined()) {
+                givenUsed += p.numel();  // its slice of the given noise goes unused
                 continue;
+            }
             auto key = c10::guts::to_string(p.unsafeGetTensorImpl());
             auto it = state_.find(key);
             if (it == state_.end()) {
@@ -144,6 +146,8 @@ torch::Tensor Sghmc::step(LossClosure closure)
             p.add_(v);
         }
     }
+    TORCH_CHECK(!given || givenUsed == givenCount, "Sghmc: the given noise holds ", givenCount,
+                " values for ", givenUsed, " parameter elements");
     return loss;
 }
 
