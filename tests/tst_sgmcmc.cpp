@@ -25,6 +25,22 @@ using namespace lcs;
 
 namespace {
 
+/// A 4x4-pixel, 3-class task of 90 rows and an MLP-8 to start a chain from, drawn from
+/// `seed`: small enough for a distillation run of a few epochs in a test.
+struct SmallChainTask {
+    ModelSpec spec;
+    TrainingSet train;
+    Classifier initial;
+};
+SmallChainTask smallChainTask(uint64_t seed)
+{
+    auto g = makeGenerator(seed);
+    auto spec = mlpSpec({1, 4, 4}, 3, {8});
+    TrainingSet train{torch::randn({90, 1, 4, 4}, g), torch::randint(3, {90}, g)};
+    auto initial = spec.build(g);
+    return {std::move(spec), std::move(train), std::move(initial)};
+}
+
 /// Bayesian linear regression y = X w + noise(sd sigma), prior w ~ N(0, 1/tau):
 /// posterior precision P = tau I + X^T X / sigma^2, mean P^-1 X^T y / sigma^2.
 struct Conjugate {
@@ -212,10 +228,7 @@ private Q_SLOTS:
     /// and the student of the one-core run: the overlap changes the timing, not the maths.
     void overlappedDistillationEqualsTheSequentialOne()
     {
-        const auto spec = mlpSpec({1, 4, 4}, 3, {8});
-        auto g0 = makeGenerator(30);
-        const TrainingSet train{torch::randn({90, 1, 4, 4}, g0), torch::randint(3, {90}, g0)};
-        auto initial = spec.build(g0);
+        const auto [spec, train, initial] = smallChainTask(30);
         auto config = distillationSchedule(3, 16, 1e-2, 5, 3);
         config.calibrationNoiseStd = 0.1;
         config.student = {0, 16, 0.1, LrSchedule::OneCycle, 0.9, 1e-4, {}, -1, {}};
@@ -253,10 +266,7 @@ private Q_SLOTS:
     void distillationTeacherNoiseIsFreshAndScaled()
     {
         QFETCH(int, threads);
-        const auto spec = mlpSpec({1, 4, 4}, 3, {8});
-        auto g0 = makeGenerator(40);
-        const TrainingSet train{torch::randn({90, 1, 4, 4}, g0), torch::randint(3, {90}, g0)};
-        auto initial = spec.build(g0);
+        const auto [spec, train, initial] = smallChainTask(40);
         const double lr = 1e-6;
         auto config = distillationSchedule(5, 16, lr, 1000, 1);  // 6 steps an epoch, 30 in all
         config.priorPrecision = 0;
