@@ -2,6 +2,7 @@
 // against autograd, KFAC factors against brute force, Laplace samples' covariance.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include <QtTest/QtTest>
@@ -75,8 +76,8 @@ private Q_SLOTS:
             QTest::newRow(qPrintable(QString("seed %1").arg(seed))) << seed;
     }
 
-    /// Moments, both tails (the ziggurat's base strip beyond r = 3.6542 takes its own
-    /// path) and the distribution function against the closed form, Phi.
+    /// Moments, both tails and the distribution function against the closed form, Phi
+    /// (the Box-Muller polynomials for ln, sin and cos are what this would catch).
     void normalStreamDrawsTheStandardNormal()
     {
         QFETCH(quint64, seed);
@@ -288,6 +289,98 @@ private Q_SLOTS:
         QCOMPARE(count, int64_t(163));
         const double meanSquare = sum / static_cast<double>(count);
         QVERIFY2(meanSquare > 30 * 0.65 && meanSquare < 30 * 1.35, qPrintable(QString::number(meanSquare)));
+    }
+
+    /// Every normal kernel this CPU runs (AVX-512, AVX2, portable) gives the same bits:
+    /// no fused multiply-add in one and not another, the same lanes in the same places.
+    /// A call's draws are whole blocks of 32, so a short call moves the stream a block.
+    void normalKernelsGiveTheSameNumbers()
+    {
+        const int widest = NormalStream::widestKernel();
+        QVERIFY(widest == 16 || widest == 8 || widest == 4);
+        std::vector<float> reference(1000 + 7), other(reference.size());
+        NormalStream first(77);
+        first.fillWithKernel(4, reference.data(), 1000, 0.5f, 2.0f);
+        first.fillWithKernel(4, reference.data() + 1000, 7, 0.5f, 2.0f);
+        for (int lanes : {8, 16}) {
+            if (lanes > widest) {
+                QVERIFY_THROWS_EXCEPTION(std::invalid_argument, NormalStream(77).fillWithKernel(lanes, other.data(), 1, 0, 1));
+                continue;
+            }
+            NormalStream stream(77);
+            stream.fillWithKernel(lanes, other.data(), 1000, 0.5f, 2.0f);
+            stream.fillWithKernel(lanes, other.data() + 1000, 7, 0.5f, 2.0f);
+            QVERIFY2(std::memcmp(reference.data(), other.data(), sizeof(float) * reference.size()) == 0,
+                     qPrintable(QString("%1 lanes").arg(lanes)));
+        }
+        // 1000 values take 32 blocks (1024 draws): the next call starts at block 33.
+        std::vector<float> whole(1024 + 32);
+        NormalStream(77).fill(whole.data(), static_cast<int64_t>(whole.size()), 0.5f, 2.0f);
+        for (int i = 0; i < 7; ++i)
+            QCOMPARE(reference[static_cast<size_t>(1000 + i)], whole[static_cast<size_t>(1024 + i)]);
+        QCOMPARE(reference[999], whole[999]);
+        // One at a time: the values of a block in order.
+        NormalStream single(77);
+        for (int i = 0; i < 40; ++i)
+            QCOMPARE(static_cast<float>(0.5 + 2.0 * single.next()), whole[static_cast<size_t>(i)]);
+    }
+
+    /// fill() against Box and Muller's transform in double precision from the same bits:
+    /// 16 xoshiro128++ generators seeded by splitmix64 after the four words of the
+    /// scalar generator; generator g's step b gives out[32 b + g] = r cos(theta) and
+    /// out[32 b + 16 + g] = r sin(theta), r = sqrt(-2 ln u1), u1 = (a >> 8 + 1) / 2^24,
+    /// theta = q pi/2 + (f + 1/2) 2^-22 pi/2 - pi/4 from the next draw's top 2 bits q and
+    /// next 22 f. The polynomials for ln, sin and cos must hold to a few float ulps.
+    void normalStreamIsBoxMullerOfItsBits()
+    {
+        uint64_t seed = 2024;
+        const auto splitmix = [&seed] {
+            uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
+            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+            z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+            return z ^ (z >> 31);
+        };
+        for (int i = 0; i < 4; ++i)
+            splitmix();
+        uint32_t state[16][4];
+        for (auto& s : state)
+            for (int w = 0; w < 4; w += 2) {
+                const uint64_t r = splitmix();
+                s[w] = static_cast<uint32_t>(r);
+                s[w + 1] = static_cast<uint32_t>(r >> 32);
+            }
+        const auto rotate = [](uint32_t x, int k) { return (x << k) | (x >> (32 - k)); };
+        const auto next = [&rotate](uint32_t* s) {
+            const uint32_t result = rotate(s[0] + s[3], 7) + s[0], t = s[1] << 9;
+            s[2] ^= s[0];
+            s[3] ^= s[1];
+            s[1] ^= s[2];
+            s[0] ^= s[3];
+            s[2] ^= t;
+            s[3] = rotate(s[3], 11);
+            return result;
+        };
+        const int blocks = 4096;
+        std::vector<float> z(static_cast<size_t>(blocks) * 32);
+        NormalStream(2024).fill(z.data(), static_cast<int64_t>(z.size()));
+        const double pi = 3.14159265358979323846;
+        double worst = 0;
+        for (int b = 0; b < blocks; ++b)
+            for (int g = 0; g < 16; ++g) {
+                const uint32_t a = next(state[g]), c = next(state[g]);
+                const double r = std::sqrt(-2.0 * std::log(((a >> 8) + 1.0) * 0x1.0p-24));
+                const double theta = (c >> 30) * pi / 2 + (((c >> 8) & 0x3fffff) + 0.5) * 0x1.0p-22 * pi / 2 - pi / 4;
+                const double expected[2] = {r * std::cos(theta), r * std::sin(theta)};
+                for (int k = 0; k < 2; ++k) {
+                    const double got = z[static_cast<size_t>(32 * b + 16 * k + g)];
+                    // Relative to the pair's radius (sin and cos hold to an ulp of 1). Deterministic:
+                    // 3.1 ulps with these polynomials, every kernel alike; a 4% change in the last
+                    // term of sin or cos gives 4.2-4.7, one in ln's third 36.
+                    worst = std::max(worst, std::fabs(got - expected[k]) / std::max(r, 1e-3));
+                }
+            }
+        qInfo("largest error: %.2f float ulps of the radius", worst / 0x1.0p-24);
+        QVERIFY2(worst < 4 * 0x1.0p-24, qPrintable(QString::number(worst / 0x1.0p-24) + " float ulps"));
     }
 
     void normalStreamIsReproducibleAndScales()

@@ -1,57 +1,17 @@
 #include "core/normal_stream.h"
 
 #include <algorithm>
-#include <cmath>
-#include <type_traits>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+// This file is compiled with -ffp-contract=off (engine/CMakeLists.txt): a fused
+// multiply-add in one kernel and not in another would make their numbers differ.
 
 namespace lcs {
 namespace {
 
-// 256 strips (Marsaglia and Tsang's second table): 99.3% of draws are accepted by the
-// rectangle test alone; the rest cost an exponential.
-constexpr int kStrips = 256;
-constexpr double kTailStart = 3.6541528853610088;    // r: where the base strip's tail begins
-constexpr double kStripArea = 0.00492867323399;      // v: the area of every strip
-constexpr double kTwo31 = 2147483648.0;
-
-/// The ziggurat's tables for 32-bit signed draws: a draw hz in strip i is accepted at
-/// once when |hz| < k[i]; its value is hz * w[i]; f[i] is the density at strip i's edge.
-struct Ziggurat {
-    std::array<double, kStrips> k{}, w{}, f{};
-    std::array<uint32_t, kStrips> kBits{};  ///< k as integers: |hz| < kBits[i] iff |hz| < k[i]
-    std::array<float, kStrips> wFloat{};
-    Ziggurat()
-    {
-        double d = kTailStart, t = d;
-        const double q = kStripArea / std::exp(-0.5 * d * d);
-        k[0] = (d / q) * kTwo31;
-        k[1] = 0;
-        w[0] = q / kTwo31;
-        w[kStrips - 1] = d / kTwo31;
-        f[0] = 1.0;
-        f[kStrips - 1] = std::exp(-0.5 * d * d);
-        for (int i = kStrips - 2; i >= 1; --i) {
-            d = std::sqrt(-2.0 * std::log(kStripArea / d + std::exp(-0.5 * d * d)));
-            k[i + 1] = (d / t) * kTwo31;
-            t = d;
-            f[i] = std::exp(-0.5 * d * d);
-            w[i] = d / kTwo31;
-        }
-        for (int i = 0; i < kStrips; ++i) {
-            // k[i] <= 2^31 except for the base strip, whose rectangle holds all of its
-            // in-range draws; ceil keeps "|hz| < k" exact for integer |hz|.
-            kBits[static_cast<size_t>(i)] =
-                static_cast<uint32_t>(std::min(std::ceil(k[static_cast<size_t>(i)]), 4294967295.0));
-            wFloat[static_cast<size_t>(i)] = static_cast<float>(w[static_cast<size_t>(i)]);
-        }
-    }
-};
-
-const Ziggurat& tables()
-{
-    static const Ziggurat z;
-    return z;
-}
+#define LCS_ALWAYS_INLINE __attribute__((always_inline)) inline
 
 uint64_t splitmix64(uint64_t& x)
 {
@@ -80,10 +40,160 @@ inline uint64_t advance(std::array<uint64_t, 4>& s)
     return result;
 }
 
-/// A uniform double in (0, 1): never 0, so its logarithm is finite.
-inline double openUniform(uint64_t r)
+template <typename To, typename From>
+LCS_ALWAYS_INLINE To bitCast(From from)
 {
-    return (static_cast<double>(r >> 11) + 0.5) * 0x1.0p-53;
+    static_assert(sizeof(To) == sizeof(From));
+    To to;
+    std::memcpy(&to, &from, sizeof to);
+    return to;
+}
+
+/// Box-Muller over W lanes of xoshiro128++ at once (GCC vector extensions: AVX-512,
+/// AVX2 or SSE2 instructions, by the function it is inlined into). Written once, so
+/// every width does the same operations in the same order.
+template <int W>
+struct VectorsOf {
+    typedef uint32_t U __attribute__((vector_size(4 * W)));
+    typedef int32_t I __attribute__((vector_size(4 * W)));
+    typedef float F __attribute__((vector_size(4 * W)));
+};
+
+template <int W>
+struct BoxMuller {
+    // (GCC keeps the vector attribute of a dependent typedef only through a member of
+    // another template.)
+    using U = typename VectorsOf<W>::U;
+    using I = typename VectorsOf<W>::I;
+    using F = typename VectorsOf<W>::F;
+
+    static LCS_ALWAYS_INLINE F splat(float x) { return F{} + x; }
+    static LCS_ALWAYS_INLINE U rotate(U x, int k) { return (x << k) | (x >> (32 - k)); }
+
+    /// One step of xoshiro128++ in every lane.
+    static LCS_ALWAYS_INLINE U advance(U& s0, U& s1, U& s2, U& s3)
+    {
+        const U result = rotate(s0 + s3, 7) + s0;
+        const U t = s1 << 9;
+        s2 ^= s0;
+        s3 ^= s1;
+        s1 ^= s2;
+        s0 ^= s3;
+        s2 ^= t;
+        s3 = rotate(s3, 11);
+        return result;
+    }
+
+    /// ln u for u in (0, 1]: u = m 2^e with m in [sqrt(1/2), sqrt(2)), then Cephes'
+    /// logf polynomial in m - 1 (about one ulp).
+    static LCS_ALWAYS_INLINE F log(F u)
+    {
+        const I bits = bitCast<I>(u);
+        I exponent = ((bits >> 23) & 0xff) - 127;
+        F m = bitCast<F>((bits & 0x7fffff) | 0x3f800000);
+        const I large = m > splat(1.41421356f);
+        m = large ? m * 0.5f : m;
+        exponent = large ? exponent + 1 : exponent;
+        const F x = m - 1.0f, x2 = x * x;
+        F p = splat(7.0376836292e-2f);
+        p = p * x - 1.1514610310e-1f;
+        p = p * x + 1.1676998740e-1f;
+        p = p * x - 1.2420140846e-1f;
+        p = p * x + 1.4249322787e-1f;
+        p = p * x - 1.6668057665e-1f;
+        p = p * x + 2.0000714765e-1f;
+        p = p * x - 2.4999993993e-1f;
+        p = p * x + 3.3333331174e-1f;
+        const F e = __builtin_convertvector(exponent, F);
+        // ln 2 split in two (0.693359375 + -2.12194440e-4) so that e ln 2 stays exact.
+        const F y = x * x2 * p + e * -2.12194440e-4f - 0.5f * x2;
+        return x + y + e * 0.693359375f;
+    }
+
+    static LCS_ALWAYS_INLINE F sqrt(F x)
+    {
+        for (int k = 0; k < W; ++k)
+            x[k] = __builtin_sqrtf(x[k]);  // one vsqrtps when W lanes fit a register
+        return x;
+    }
+
+    /// `blocks` blocks of 32 normals into out: out[32 b + g] and out[32 b + 16 + g] are
+    /// the pair generator g gives at its step b.
+    static LCS_ALWAYS_INLINE void fill(NormalStream::Lanes& lanes, float* out, int64_t blocks, float mean, float std)
+    {
+        constexpr int G = NormalStream::kGenerators;
+        static_assert(G % W == 0);
+        for (int first = 0; first < G; first += W) {
+            U s0, s1, s2, s3;
+            std::memcpy(&s0, lanes.state[0] + first, sizeof s0);
+            std::memcpy(&s1, lanes.state[1] + first, sizeof s1);
+            std::memcpy(&s2, lanes.state[2] + first, sizeof s2);
+            std::memcpy(&s3, lanes.state[3] + first, sizeof s3);
+            for (int64_t b = 0; b < blocks; ++b) {
+                const U a = advance(s0, s1, s2, s3), c = advance(s0, s1, s2, s3);
+                // r from u1 = (top 24 bits + 1) / 2^24, in (0, 1]: never ln 0.
+                const F u1 = __builtin_convertvector(bitCast<I>((a >> 8) + 1), F) * 0x1.0p-24f;
+                const F r = sqrt(-2.0f * log(u1));
+                // The angle: quadrant q from the top 2 bits, and within it a point of 2^22
+                // in [-pi/4, pi/4) (an angle uniform over a whole turn, offset by -pi/4).
+                const U quadrant = c >> 30;
+                const F angle =
+                    (__builtin_convertvector(bitCast<I>((c >> 8) & 0x3fffff), F) + 0.5f) * (0x1.0p-22f * 1.57079632679f) -
+                    0.785398163397f;
+                const F a2 = angle * angle;
+                // Cephes' sinf and cosf polynomials on [-pi/4, pi/4].
+                const F sine = angle + angle * a2 * ((splat(-1.9515295891e-4f) * a2 + 8.3321608736e-3f) * a2 -
+                                                     1.6666654611e-1f);
+                const F cosine = 1.0f - 0.5f * a2 +
+                                 a2 * a2 * ((splat(2.443315711809948e-5f) * a2 - 1.388731625493765e-3f) * a2 +
+                                            4.166664568298827e-2f);
+                // Turned by q quarter turns: (c, s), (-s, c), (-c, -s), (s, -c).
+                const I odd = (quadrant & 1) != 0;
+                U x = bitCast<U>(odd ? sine : cosine), y = bitCast<U>(odd ? cosine : sine);
+                x ^= ((quadrant ^ (quadrant >> 1)) & 1) << 31;
+                y ^= (quadrant >> 1) << 31;
+                const F z0 = splat(mean) + splat(std) * (r * bitCast<F>(x));
+                const F z1 = splat(mean) + splat(std) * (r * bitCast<F>(y));
+                std::memcpy(out + b * NormalStream::kBlock + first, &z0, sizeof z0);
+                std::memcpy(out + b * NormalStream::kBlock + G + first, &z1, sizeof z1);
+            }
+            std::memcpy(lanes.state[0] + first, &s0, sizeof s0);
+            std::memcpy(lanes.state[1] + first, &s1, sizeof s1);
+            std::memcpy(lanes.state[2] + first, &s2, sizeof s2);
+            std::memcpy(lanes.state[3] + first, &s3, sizeof s3);
+        }
+    }
+};
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f"))) void fillAvx512(NormalStream::Lanes& lanes, float* out, int64_t blocks,
+                                                   float mean, float std)
+{
+    BoxMuller<16>::fill(lanes, out, blocks, mean, std);
+}
+
+__attribute__((target("avx2"))) void fillAvx2(NormalStream::Lanes& lanes, float* out, int64_t blocks, float mean,
+                                              float std)
+{
+    BoxMuller<8>::fill(lanes, out, blocks, mean, std);
+}
+#endif
+
+void fillPortable(NormalStream::Lanes& lanes, float* out, int64_t blocks, float mean, float std)
+{
+    BoxMuller<4>::fill(lanes, out, blocks, mean, std);
+}
+
+int detectWidestKernel()
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+        return 16;
+    if (__builtin_cpu_supports("avx2"))
+        return 8;
+#endif
+    return 4;
 }
 
 } // namespace
@@ -92,6 +202,17 @@ NormalStream::NormalStream(uint64_t seed)
 {
     for (auto& s : m_state)
         s = splitmix64(seed);
+    for (int g = 0; g < kGenerators; ++g) {
+        uint32_t any = 0;
+        for (int w = 0; w < 4; w += 2) {
+            const uint64_t r = splitmix64(seed);
+            m_lanes.state[w][g] = static_cast<uint32_t>(r);
+            m_lanes.state[w + 1][g] = static_cast<uint32_t>(r >> 32);
+            any |= m_lanes.state[w][g] | m_lanes.state[w + 1][g];
+        }
+        if (any == 0)  // the one state xoshiro never leaves; splitmix64 all but never gives it
+            m_lanes.state[0][g] = 1;
+    }
 }
 
 uint64_t NormalStream::bits()
@@ -105,83 +226,65 @@ int64_t NormalStream::below(int64_t bound)
     return static_cast<int64_t>(product >> 32);
 }
 
-double NormalStream::tail(int64_t hz, int strip)
+int NormalStream::widestKernel()
 {
-    const auto& z = tables();
-    for (;;) {
-        const double x = static_cast<double>(hz) * z.w[static_cast<size_t>(strip)];
-        if (strip == 0) {
-            // Beyond r: Marsaglia's exponential rejection for the normal tail.
-            double tx, ty;
-            do {
-                tx = -std::log(openUniform(bits())) / kTailStart;
-                ty = -std::log(openUniform(bits()));
-            } while (ty + ty < tx * tx);
-            return hz > 0 ? kTailStart + tx : -kTailStart - tx;
-        }
-        // The wedge between the strip's rectangle and the density.
-        const double lower = z.f[static_cast<size_t>(strip)];
-        const double upper = z.f[static_cast<size_t>(strip - 1)];
-        if (lower + openUniform(bits()) * (upper - lower) < std::exp(-0.5 * x * x))
-            return x;
-        const uint64_t r = bits();
-        strip = static_cast<int>(r & (kStrips - 1));
-        hz = static_cast<int32_t>(r >> 32);  // a fresh draw: here all 32 bits of value
-        if (std::fabs(static_cast<double>(hz)) < z.k[static_cast<size_t>(strip)])
-            return static_cast<double>(hz) * z.w[static_cast<size_t>(strip)];
+    static const int widest = detectWidestKernel();
+    return widest;
+}
+
+void NormalStream::fillBlocks(int lanes, float* out, int64_t blocks, float mean, float std)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (lanes == 16)
+        return fillAvx512(m_lanes, out, blocks, mean, std);
+    if (lanes == 8)
+        return fillAvx2(m_lanes, out, blocks, mean, std);
+#endif
+    fillPortable(m_lanes, out, blocks, mean, std);
+}
+
+void NormalStream::fillWithKernel(int lanes, float* out, int64_t n, float mean, float std)
+{
+    if ((lanes != 16 && lanes != 8 && lanes != 4) || lanes > widestKernel())
+        throw std::invalid_argument("NormalStream: no " + std::to_string(lanes) + "-lane kernel on this CPU (widest " +
+                                    std::to_string(widestKernel()) + ")");
+    if (n <= 0)
+        return;
+    const int64_t whole = n / kBlock;
+    fillBlocks(lanes, out, whole, mean, std);
+    if (const int64_t rest = n - whole * kBlock; rest > 0) {
+        // The last block's draws beyond n are dropped, so a call's draws are whole blocks.
+        alignas(64) float last[kBlock];
+        fillBlocks(lanes, last, 1, mean, std);
+        std::copy(last, last + rest, out + whole * kBlock);
+    }
+}
+
+void NormalStream::fill(float* out, int64_t n, float mean, float std)
+{
+    fillWithKernel(widestKernel(), out, n, mean, std);
+}
+
+void NormalStream::fill(double* out, int64_t n, double mean, double std)
+{
+    // Float draws (24 random bits of value), widened and scaled in double.
+    constexpr int64_t kChunk = 128 * kBlock;
+    alignas(64) float z[kChunk];
+    for (int64_t start = 0; start < n; start += kChunk) {
+        const int64_t len = std::min(kChunk, n - start);
+        fill(z, len);
+        for (int64_t i = 0; i < len; ++i)
+            out[start + i] = mean + std * static_cast<double>(z[i]);
     }
 }
 
 double NormalStream::next()
 {
-    const auto& z = tables();
-    const uint64_t r = bits();
-    const int strip = static_cast<int>(r & (kStrips - 1));
-    const int64_t hz = static_cast<int32_t>(r >> 32);
-    if (std::fabs(static_cast<double>(hz)) < z.k[static_cast<size_t>(strip)])
-        return static_cast<double>(hz) * z.w[static_cast<size_t>(strip)];
-    return tail(hz, strip);
-}
-
-template <typename T>
-void NormalStream::fillAny(T* out, int64_t n, T mean, T std)
-{
-    const auto& z = tables();
-    // Two draws per 64 random bits, each an 8-bit strip and a signed 24-bit value in the
-    // top of an int32 (as many bits as a float holds), disjoint; the state in registers.
-    auto s = m_state;
-    const auto one = [&](uint32_t half) -> T {
-        const auto strip = static_cast<size_t>(half & (kStrips - 1));
-        const auto hz = static_cast<int32_t>(half & 0xffffff00u);
-        const uint32_t magnitude = hz < 0 ? 0u - static_cast<uint32_t>(hz) : static_cast<uint32_t>(hz);
-        if (magnitude < z.kBits[strip]) {
-            if constexpr (std::is_same_v<T, float>)
-                return static_cast<float>(hz) * z.wFloat[strip];
-            else
-                return static_cast<double>(hz) * z.w[strip];
-        }
-        m_state = s;
-        const auto value = static_cast<T>(tail(hz, static_cast<int>(strip)));
-        s = m_state;
-        return value;
-    };
-    for (int64_t i = 0; i < n; i += 2) {
-        const uint64_t r = advance(s);  // a copy of the state, in registers
-        out[i] = mean + std * one(static_cast<uint32_t>(r));
-        if (i + 1 < n)
-            out[i + 1] = mean + std * one(static_cast<uint32_t>(r >> 32));
+    if (m_spareLeft == 0) {
+        fillBlocks(widestKernel(), m_spare.data(), 1, 0.0f, 1.0f);
+        m_spareLeft = kBlock;
     }
-    m_state = s;
-}
-
-void NormalStream::fill(float* out, int64_t n, float mean, float std)
-{
-    fillAny(out, n, mean, std);
-}
-
-void NormalStream::fill(double* out, int64_t n, double mean, double std)
-{
-    fillAny(out, n, mean, std);
+    return m_spare[static_cast<size_t>(kBlock - m_spareLeft--)];
 }
 
 } // namespace lcs

@@ -5,20 +5,26 @@
 
 namespace lcs {
 
-/// Standard normal draws in bulk, several times faster than LibTorch's CPU normal_
-/// (measured here: about 280 M draws/s there, most of it spent in its Mersenne
-/// twister). SG-MCMC needs one draw per parameter per step, and distillation one per
-/// input value per step: at the Fashion-MNIST configuration that is about 200 M draws
-/// an epoch, a third of a core-second through normal_.
+/// Standard normal draws in bulk, fast enough that SG-MCMC's one draw per parameter per
+/// step and distillation's one per input value per step stay a small part of a step
+/// (about 200 M draws an epoch at the Fashion-MNIST configuration). LibTorch's CPU
+/// normal_ draws about 280 M a second here, most of it in its Mersenne twister; a scalar
+/// ziggurat, which this class used before, about 700 M; these kernels 2.3 G (AVX-512).
 ///
-/// The uniform bits come from xoshiro256++ (Blackman and Vigna 2018), seeded through
-/// splitmix64; the normals from the ziggurat method (Marsaglia and Tsang 2000) with 256
-/// strips, taking the strip index and the value from disjoint bits (sharing them, as
-/// the original does, correlates the two; Doornik 2005). fill() takes two normals from
-/// each 64-bit draw, each with 24 random bits of value: float precision, also when it
-/// fills doubles. The result is exact up to that rounding; tst_sgmcmc checks its
-/// moments, tails and distribution function. Deterministic given the seed, one stream
-/// per thread.
+/// fill() runs 16 xoshiro128++ generators (Blackman and Vigna 2018) side by side, one
+/// per 32-bit lane, and turns each pair of 32-bit draws into two normals by Box and
+/// Muller's transform: r = sqrt(-2 ln u1) with u1 in (0, 1] from 24 bits, the angle
+/// from the other draw's top 2 bits (the quadrant) and next 22 (within it), so every
+/// value is one of the float grid's and the largest |z| is sqrt(2 ln 2^24) = 5.77.
+/// ln, sin and cos are polynomials (Cephes' single-precision ones) evaluated without
+/// fused multiply-adds, so the AVX-512, AVX2 and portable kernels give bit-identical
+/// numbers; the one used is the widest this CPU runs. A call's draws are whole blocks
+/// of 32: a call for n values uses ceil(n / 32) blocks, so the numbers depend on the
+/// seed and on the sizes of the calls in order, never on the CPU. tst_sgmcmc checks the
+/// moments, the tails and the distribution function against the closed form.
+///
+/// bits() and below() run a scalar xoshiro256++ of their own, so drawing row indices
+/// does not move the normal draws. Deterministic given the seed; one stream per thread.
 class NormalStream {
 public:
     explicit NormalStream(uint64_t seed);
@@ -26,7 +32,7 @@ public:
     /// out[i] = mean + std * z_i for n independent standard normals z_i.
     void fill(float* out, int64_t n, float mean = 0.0f, float std = 1.0f);
     void fill(double* out, int64_t n, double mean = 0.0, double std = 1.0);
-    /// One standard normal.
+    /// One standard normal (from a block of 32, the rest kept for the next calls).
     double next();
     /// 64 uniformly random bits.
     uint64_t bits();
@@ -34,11 +40,27 @@ public:
     /// is below 2^-32 for the bounds used here, data-set sizes).
     int64_t below(int64_t bound);
 
+    /// The widest normal kernel this CPU runs, in 32-bit lanes: 16 (AVX-512), 8 (AVX2)
+    /// or 4 (portable).
+    static int widestKernel();
+    /// fill() through the kernel of `lanes` lanes (one this CPU runs), for the check
+    /// that every kernel gives the same numbers.
+    void fillWithKernel(int lanes, float* out, int64_t n, float mean, float std);
+
+    static constexpr int kGenerators = 16;
+    static constexpr int kBlock = 2 * kGenerators;  ///< normals per step of the generators
+
+    /// The 16 generators' states, word-major: state[w][g] is word w of generator g.
+    struct Lanes {
+        alignas(64) uint32_t state[4][kGenerators];
+    };
+
 private:
-    double tail(int64_t hz, int strip);
-    template <typename T>
-    void fillAny(T* out, int64_t n, T mean, T std);
+    void fillBlocks(int lanes, float* out, int64_t blocks, float mean, float std);
     std::array<uint64_t, 4> m_state{};
+    Lanes m_lanes{};
+    std::array<float, kBlock> m_spare{};
+    int m_spareLeft = 0;
 };
 
 } // namespace lcs
