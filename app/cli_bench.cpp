@@ -42,8 +42,11 @@ gradients and the input gradients backpropagation needs), the peak and the peak
 resident memory; then the same epoch again beside one busy process the bench starts
 itself (a loop on one core), the shared-machine figure; and ends with
   limit_ratio=<epoch seconds / (GFLOP per epoch / idle peak GFLOP/s)> shared_ratio=<beside a
-  busy process / as found> peak_rss_mb=<M>
-(limit_ratio 1 = the epoch runs at the idle machine's sgemm peak on all cores).
+  busy process / as found> product_ratio=<epoch seconds / its products' seconds on one
+  core> peak_rss_mb=<M>
+(limit_ratio 1 = the epoch runs at the idle machine's sgemm peak on all cores). The
+products' own time, timed at their batch-64 shapes on one core, is the floor these
+kernels allow: thin products run well below a large square's rate.
   --data D     image data: a folder or mnist, fashion-mnist (default), cifar10
   --epochs N   epochs timed (default 1)
   --threads T  intra-op threads, fixed (default: the physical cores, fewer while other
@@ -164,6 +167,46 @@ double flopPerRow(const std::vector<int64_t>& layers)
     return trainingStep + forward + trainingStep;
 }
 
+/// Seconds one core takes for one distillation step's matrix products at their own
+/// shapes (`batch` rows), through the same LibTorch calls the step makes: three forward
+/// passes (the teacher's step, its targets on D', the student's), two weight gradients
+/// and two sets of input gradients. The BLAS runs these thin products well below its
+/// peak for large squares (it packs a whole weight matrix for 64 rows), so this is the
+/// floor the epoch can reach with these kernels, whatever else is made faster.
+double productSecondsPerStep(const std::vector<int64_t>& layers, int64_t batch)
+{
+    lcs::ScopedIntraOpThreads oneThread(1);
+    torch::NoGradGuard noGrad;
+    struct Layer {
+        at::Tensor w, b, x, out, dOut, dW, dX;
+    };
+    std::vector<Layer> net;
+    for (size_t l = 0; l + 1 < layers.size(); ++l)
+        net.push_back({torch::rand({layers[l + 1], layers[l]}), torch::rand({layers[l + 1]}),
+                       torch::rand({batch, layers[l]}), torch::empty({batch, layers[l + 1]}),
+                       torch::rand({batch, layers[l + 1]}), torch::empty({layers[l + 1], layers[l]}),
+                       torch::empty({batch, layers[l]})});
+    const auto step = [&] {
+        for (int pass = 0; pass < 3; ++pass)
+            for (auto& layer : net)
+                at::addmm_out(layer.out, layer.b, layer.x, layer.w.t());
+        for (int pass = 0; pass < 2; ++pass)
+            for (size_t l = 0; l < net.size(); ++l) {
+                at::mm_out(net[l].dW, net[l].dOut.t(), net[l].x);
+                if (l > 0)
+                    at::mm_out(net[l].dX, net[l].dOut, net[l].w);
+            }
+    };
+    step();
+    long long steps = 0;
+    const auto start = std::chrono::steady_clock::now();
+    while (secondsSince(start) < 0.5 || steps < 20) {
+        step();
+        ++steps;
+    }
+    return secondsSince(start) / static_cast<double>(steps);
+}
+
 double peakRssMegabytes()
 {
     rusage usage{};
@@ -268,6 +311,12 @@ int benchDistill(int argc, char** argv)
     layers.push_back(model.classes);
     const double gflop = flopPerRow(layers) * static_cast<double>(data.train.size()) / 1e9;
     const double limit = gflop / peak.idle();
+    const int64_t batch = 64;
+    const double products = productSecondsPerStep(layers, batch) *
+                            static_cast<double>((data.train.size() + batch - 1) / batch);
+    std::printf("the products alone, one core, at their batch-%lld shapes: %.2f s per epoch (%.1f GFLOP/s, %.0f%% of "
+                "one core's peak)\n",
+                static_cast<long long>(batch), products, gflop / products, 100.0 * gflop / products / peak.oneCore);
     // The same seed, data and network each time: only the machine's state differs.
     const auto epochSeconds = [&] {
         lcs::configureThreads(threads, load);
@@ -303,8 +352,8 @@ int benchDistill(int argc, char** argv)
                     cores, shared, shared / asFound, cores > 1 ? static_cast<double>(cores) / (cores - 1) : 2.0);
     const double rss = peakRssMegabytes();
     std::printf("peak resident memory: %.0f MB\n", rss);
-    std::printf("limit_ratio=%.2f shared_ratio=%.2f peak_rss_mb=%.0f\n", asFound / limit,
-                shared > 0 ? shared / asFound : 0.0, rss);
+    std::printf("limit_ratio=%.2f shared_ratio=%.2f product_ratio=%.2f peak_rss_mb=%.0f\n", asFound / limit,
+                shared > 0 ? shared / asFound : 0.0, asFound / products, rss);
     return kExitOk;
 }
 

@@ -25,10 +25,8 @@ MlpStudentSteps::MlpStudentSteps(MlpImpl& teacher, MlpImpl& student, const at::T
     m_velocity = torch::zeros_like(m_flat->tensor().detach());
     for (auto& inputs : m_inputs)
         inputs = at::empty({batchRows, m_calibration.size(1)}, at::kFloat);
-    for (long long step : {1, 2}) {
-        drawRows(inputsOf(step), 0, batchRows / 2, m_stream);
-        drawRows(inputsOf(step), batchRows / 2, batchRows, m_noiseStream);
-    }
+    for (long long step : {1, 2})
+        drawRows(inputsOf(step), batchRows, m_noiseStream);
     if (teacherNoise) {
         int64_t count = 0;
         for (const auto& p : teacher.parameters())
@@ -121,12 +119,11 @@ double MlpStudentSteps::submit(int64_t rows, double learningRate)
     job.rows = rows;
     job.learningRate = learningRate;
     {
-        // The targets here, from the teacher as it is now; the student's core has the
-        // sampler's noise to draw instead.
+        // The targets here, from the teacher as it is now; the student's core draws the
+        // sampler's noise and the inputs instead.
         torch::NoGradGuard noGrad;
         job.targets = torch::softmax(traceMlp(m_teacher, inputsOf(job.step).narrow(0, 0, rows)).logits, 1);
     }
-    drawRows(inputsOf(job.step + 2), 0, m_batchRows / 2, m_stream);
     const double previous = drain();
     if (!m_overlap)
         return run(job);
@@ -145,30 +142,37 @@ double MlpStudentSteps::run(const Job& job)
     auto& noise = noiseOf(job.step + 2);
     if (!noise.empty())
         m_noiseStream.fill(noise.data(), static_cast<int64_t>(noise.size()));
-    drawRows(inputsOf(job.step + 2), m_batchRows / 2, m_batchRows, m_noiseStream);
+    drawRows(inputsOf(job.step + 2), m_batchRows, m_noiseStream);
     return loss;
 }
 
 void MlpStudentSteps::drawInputs(at::Tensor& out, int64_t rows)
 {
-    drawRows(out, 0, rows, m_stream);
+    drawRows(out, rows, m_stream);
 }
 
-void MlpStudentSteps::drawRows(at::Tensor& out, int64_t from, int64_t to, NormalStream& stream)
+void MlpStudentSteps::drawRows(at::Tensor& out, int64_t rows, NormalStream& stream)
 {
     const int64_t width = m_calibration.size(1), n = m_calibration.size(0);
-    TORCH_CHECK(out.is_contiguous() && out.size(0) >= to && from >= 0 && from <= to && out.size(1) == width,
+    TORCH_CHECK(out.is_contiguous() && out.size(0) >= rows && rows >= 0 && out.size(1) == width,
                 "distillation: input buffer");
     // x'_b = a uniformly drawn row of D' + noise, the noise drawn straight into place.
-    float* xp = out.data_ptr<float>() + from * width;
-    const int64_t rows = to - from;
+    float* xp = out.data_ptr<float>();
     const float* source = m_calibration.data_ptr<float>();
+    // The rows first, asked of memory while the noise is drawn: D' is far larger than
+    // the caches, and waiting for each row in turn took as long as drawing the noise.
+    std::vector<const float*> drawn(static_cast<size_t>(rows));
+    for (auto& row : drawn) {
+        row = source + stream.below(n) * width;
+        for (int64_t d = 0; d < width; d += 16)
+            __builtin_prefetch(row + d);
+    }
     if (m_noiseStd > 0)
         stream.fill(xp, rows * width, 0.0f, static_cast<float>(m_noiseStd));
     else
         std::memset(xp, 0, sizeof(float) * static_cast<size_t>(rows * width));
     for (int64_t r = 0; r < rows; ++r) {
-        const float* row = source + stream.below(n) * width;
+        const float* row = drawn[static_cast<size_t>(r)];
         float* dst = xp + r * width;
         for (int64_t d = 0; d < width; ++d)
             dst[d] += row[d];

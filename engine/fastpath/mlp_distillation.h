@@ -27,12 +27,10 @@
 /// On two cores the work is split so that each core does about half of it: the
 /// teacher's core takes sampler step s+1 (a forward and a backward pass) and, at each
 /// submission s, the targets of the step just taken (a forward pass of the teacher as it
-/// is then) and the first half of step s+2's inputs; the student's core, at the same
-/// time, student step s (a forward and a backward pass), then the standard normals of
-/// the teacher's noise for sampler step s+2 (one per teacher parameter: the sampler's
-/// own draws took a quarter of the teacher core's time) and the other half of step
-/// s+2's inputs. Each core draws from a stream of its own. Drawing two steps ahead
-/// means neither core waits for the other within a step. LibTorch's own threads split
+/// is then); the student's core, at the same time, student step s (a forward and a
+/// backward pass), then the standard normals of the teacher's noise for sampler step
+/// s+2 (one per teacher parameter) and step s+2's inputs, all from a stream of its own.
+/// Drawing two steps ahead means neither core waits for the other within a step. LibTorch's own threads split
 /// these 64-row products badly (`lcstudio-cli bench distill`, docs/benchmarks.md). One
 /// core runs the same arithmetic in the same order, so the result does not depend on the
 /// number of threads.
@@ -91,8 +89,8 @@ private:
         at::Tensor targets;        ///< softmax of the teacher after sampler step `step`
     };
     double run(const Job& job);
-    /// Rows [from, to) of `out` as drawInputs draws them, from `stream`.
-    void drawRows(at::Tensor& out, int64_t from, int64_t to, NormalStream& stream);
+    /// drawInputs from `stream`.
+    void drawRows(at::Tensor& out, int64_t rows, NormalStream& stream);
     void work();
     at::Tensor& inputsOf(long long step) { return m_inputs[static_cast<size_t>(step % 4)]; }
     std::vector<float>& noiseOf(long long step) { return m_teacherNoise[static_cast<size_t>(step % 3)]; }
@@ -103,12 +101,12 @@ private:
     double m_noiseStd;
     StudentSgd m_sgd;
     int64_t m_batchRows;
-    NormalStream m_stream;             ///< the teacher's core's draws
-    NormalStream m_noiseStream;        ///< the student's core's draws
+    NormalStream m_stream;             ///< drawInputs' draws
+    NormalStream m_noiseStream;        ///< the steps' draws, on the student's core
     std::unique_ptr<FlatParameters> m_flat;
     at::Tensor m_velocity;
-    /// Inputs by step % 4: at submission s the teacher's core reads step s's and writes
-    /// step s+2's while student step s-1 may still read its own and write step s+1's.
+    /// Inputs by step % 4: at submission s the teacher's core reads step s's while
+    /// student step s-1 may still read its own and write step s+1's.
     std::array<at::Tensor, 4> m_inputs;
     std::array<std::vector<float>, 3> m_teacherNoise;  ///< sampler steps s, s+1, s+2's, by s % 3
     long long m_submitted = 0;
