@@ -42,11 +42,12 @@ gradients and the input gradients backpropagation needs), the peak and the peak
 resident memory; then the same epoch again beside one busy process the bench starts
 itself (a loop on one core), the shared-machine figure; and ends with
   limit_ratio=<epoch seconds / (GFLOP per epoch / idle peak GFLOP/s)> shared_ratio=<beside a
-  busy process / as found> product_ratio=<epoch seconds / its products' seconds on one
-  core> peak_rss_mb=<M>
+  busy process / as found> product_ratio=<epoch seconds / its products' seconds spread
+  over the idle cores> peak_rss_mb=<M>
 (limit_ratio 1 = the epoch runs at the idle machine's sgemm peak on all cores). The
-products' own time, timed at their batch-64 shapes on one core, is the floor these
-kernels allow: thin products run well below a large square's rate.
+products' own time, timed at their batch-64 shapes on one core and spread over the idle
+cores at the rate the peak scales by, is the floor these kernels allow: thin products
+run below a large square's rate.
   --data D     image data: a folder or mnist, fashion-mnist (default), cifar10
   --epochs N   epochs timed (default 1)
   --threads T  intra-op threads, fixed (default: the physical cores, fewer while other
@@ -170,9 +171,10 @@ double flopPerRow(const std::vector<int64_t>& layers)
 /// Seconds one core takes for one distillation step's matrix products at their own
 /// shapes (`batch` rows), through the same LibTorch calls the step makes: three forward
 /// passes (the teacher's step, its targets on D', the student's), two weight gradients
-/// and two sets of input gradients. The BLAS runs these thin products well below its
-/// peak for large squares (it packs a whole weight matrix for 64 rows), so this is the
-/// floor the epoch can reach with these kernels, whatever else is made faster.
+/// and two sets of input gradients. The BLAS runs these thin products below its peak
+/// for large squares (it packs a whole weight matrix for 64 rows); spread over the
+/// cores, this is the floor the epoch can reach with these kernels, whatever else is
+/// made faster.
 double productSecondsPerStep(const std::vector<int64_t>& layers, int64_t batch)
 {
     lcs::ScopedIntraOpThreads oneThread(1);
@@ -312,11 +314,15 @@ int benchDistill(int argc, char** argv)
     const double gflop = flopPerRow(layers) * static_cast<double>(data.train.size()) / 1e9;
     const double limit = gflop / peak.idle();
     const int64_t batch = 64;
-    const double products = productSecondsPerStep(layers, batch) *
-                            static_cast<double>((data.train.size() + batch - 1) / batch);
-    std::printf("the products alone, one core, at their batch-%lld shapes: %.2f s per epoch (%.1f GFLOP/s, %.0f%% of "
-                "one core's peak)\n",
-                static_cast<long long>(batch), products, gflop / products, 100.0 * gflop / products / peak.oneCore);
+    const double productsOneCore = productSecondsPerStep(layers, batch) *
+                                   static_cast<double>((data.train.size() + batch - 1) / batch);
+    // Spread over the idle cores at the rate their peak scales by (2x for two cores, 1x
+    // for two hyper-threads of one): the floor for an epoch that did nothing else.
+    const double products = productsOneCore * peak.oneCore / peak.idle();
+    std::printf("the products alone, at their batch-%lld shapes: %.2f s per epoch on one core (%.1f GFLOP/s, %.0f%% of "
+                "its peak); %.2f s spread over the idle cores\n",
+                static_cast<long long>(batch), productsOneCore, gflop / productsOneCore,
+                100.0 * gflop / productsOneCore / peak.oneCore, products);
     // The same seed, data and network each time: only the machine's state differs.
     const auto epochSeconds = [&] {
         lcs::configureThreads(threads, load);

@@ -6,6 +6,8 @@
 #include <QSpinBox>
 #include <QtTest>
 
+#include <dlfcn.h>
+
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -305,6 +307,27 @@ private Q_SLOTS:
         QFETCH(int, logical);
         QFETCH(int, expected);
         QCOMPARE(threadsForLoad(ceiling, othersBusy, physical, logical), expected);
+    }
+
+    // Products run on the thread that asks for them: OpenBLAS's own pool stays at one
+    // thread wherever the engine sets a thread count, configureThreads or a scope of its
+    // own (the bench's per-core sgemm peak once ran on every core through it).
+    void blasKeepsToTheCallingThread()
+    {
+        using GetThreads = int (*)();
+        using SetThreads = void (*)(int);
+        auto* get = reinterpret_cast<GetThreads>(::dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+        auto* set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+        if (!get || !set)
+            QSKIP("the BLAS Debian's alternatives selected is not OpenBLAS");
+        set(2);
+        {
+            lcs::ScopedIntraOpThreads oneThread(1);
+            QCOMPARE(get(), 1);
+        }
+        set(2);
+        lcs::configureThreads(1);
+        QCOMPARE(get(), 1);
     }
 
     // The command, its --help and its flag checks come from the declaration.

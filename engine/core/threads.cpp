@@ -28,6 +28,27 @@ namespace {
 
 std::atomic<int> g_configured{0};
 
+/// The intra-op threads are the only parallelism: each product runs on the thread that
+/// asks for it. OpenBLAS (pthreads build) otherwise starts a thread per core of its own
+/// inside every product, so two threads that each run products (the distillation's
+/// teacher and student, the bench's per-core peak) would run four on two cores, and a
+/// "one core" measurement would take them all. libblas.so.3 is whichever implementation
+/// Debian's alternatives selected; only OpenBLAS has these entry points, so look them up
+/// rather than link against them.
+void keepBlasOnOneThread()
+{
+    using GetThreads = int (*)();
+    using SetThreads = void (*)(int);
+    static auto* get = reinterpret_cast<GetThreads>(::dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+    static auto* set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    static std::mutex changing;  // OpenBLAS resizes its pool in the call: one caller at a time
+    if (!get || !set || get() == 1)
+        return;
+    std::lock_guard<std::mutex> lock(changing);
+    if (get() != 1)
+        set(1);
+}
+
 using Clock = std::chrono::steady_clock;
 
 /// CPU time since boot: every CPU's busy seconds and this process's own.
@@ -159,11 +180,7 @@ void configureThreads(int intraOpThreads, ThreadLoad load)
         now = threadsForLoad(threads, othersBusyBetween(before, t_lastLook), physicalCores(), logicalCpus());
     }
     at::set_num_threads(now);
-    // libblas.so.3 is whichever implementation Debian's alternatives selected; only
-    // OpenBLAS has this entry point, so look it up rather than link against it.
-    using SetThreads = void (*)(int);
-    if (auto* set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
-        set(1);
+    keepBlasOnOneThread();
     g_configured = threads;
 }
 
@@ -197,6 +214,7 @@ ScopedIntraOpThreads::ScopedIntraOpThreads(int threads) : m_restore(at::get_num_
 {
     t_follow = false;  // the scope's count holds
     at::set_num_threads(std::max(1, threads));
+    keepBlasOnOneThread();  // also where configureThreads never ran (the bench's peaks, a library caller)
 }
 
 ScopedIntraOpThreads::~ScopedIntraOpThreads()
