@@ -334,7 +334,8 @@ int benchDistill(int argc, char** argv)
         config.epochs = epochs;
         config.learningRate = 2e-3;
         config.burnInSteps = 1LL << 40;  // time the steps, not the test-set predictions
-        config.student = {0, 64, 0.05, lcs::LrSchedule::OneCycle, 0.9, 1e-4, {}, -1, {}};
+        config.batchSize = batch;  // the shapes the products above were timed at
+        config.student = {0, batch, 0.05, lcs::LrSchedule::OneCycle, 0.9, 1e-4, {}, -1, {}};
         config.calibrationNoiseStd = 0.05;
         return lcs::runSgldDistillation(model, *init, train, train.x, data.test.images.slice(0, 0, 10), config,
                                         generator, {})

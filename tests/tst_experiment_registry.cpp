@@ -326,8 +326,10 @@ private Q_SLOTS:
             QCOMPARE(get(), 1);
         }
         set(2);
+        const int configured = lcs::configuredThreads();
         lcs::configureThreads(1);
         QCOMPARE(get(), 1);
+        lcs::configureThreads(configured, lcs::ThreadLoad::Ignore);  // as the tests after expect
     }
 
     // The command, its --help and its flag checks come from the declaration.

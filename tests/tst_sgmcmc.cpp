@@ -328,7 +328,7 @@ private Q_SLOTS:
     /// fill() against Box and Muller's transform in double precision from the same bits:
     /// 16 xoshiro128++ generators seeded by splitmix64 after the four words of the
     /// scalar generator; generator g's step b gives out[32 b + g] = r cos(theta) and
-    /// out[32 b + 16 + g] = r sin(theta), r = sqrt(-2 ln u1), u1 = (a >> 8 + 1) / 2^24,
+    /// out[32 b + 16 + g] = r sin(theta), r = sqrt(-2 ln u1), u1 = ((a >> 8) + 1) / 2^24,
     /// theta = q pi/2 + (f + 1/2) 2^-22 pi/2 - pi/4 from the next draw's top 2 bits q and
     /// next 22 f. The polynomials for ln, sin and cos must hold to a few float ulps.
     void normalStreamIsBoxMullerOfItsBits()

@@ -135,7 +135,7 @@ struct BoxMuller {
                 const F u1 = __builtin_convertvector(bitCast<I>((a >> 8) + 1), F) * 0x1.0p-24f;
                 const F r = sqrt(-2.0f * log(u1));
                 // The angle: quadrant q from the top 2 bits, and within it a point of 2^22
-                // in [-pi/4, pi/4) (an angle uniform over a whole turn, offset by -pi/4).
+                // midway in one of 2^22 equal steps across (-pi/4, pi/4) (an angle uniform over a whole turn, offset by -pi/4).
                 const U quadrant = c >> 30;
                 const F angle =
                     (__builtin_convertvector(bitCast<I>((c >> 8) & 0x3fffff), F) + 0.5f) * (0x1.0p-22f * 1.57079632679f) -
@@ -267,7 +267,7 @@ void NormalStream::fill(float* out, int64_t n, float mean, float std)
 
 void NormalStream::fill(double* out, int64_t n, double mean, double std)
 {
-    // Float draws (24 random bits of value), widened and scaled in double.
+    // Float draws (Box-Muller in single precision), widened and scaled in double.
     constexpr int64_t kChunk = 128 * kBlock;
     alignas(64) float z[kChunk];
     for (int64_t start = 0; start < n; start += kChunk) {

@@ -34,7 +34,8 @@ std::atomic<int> g_configured{0};
 /// teacher and student, the bench's per-core peak) would run four on two cores, and a
 /// "one core" measurement would take them all. libblas.so.3 is whichever implementation
 /// Debian's alternatives selected; only OpenBLAS has these entry points, so look them up
-/// rather than link against them.
+/// rather than link against them. (An OpenMP build of OpenBLAS would follow
+/// omp_get_max_threads() instead, which the intra-op count already sets.)
 void keepBlasOnOneThread()
 {
     using GetThreads = int (*)();

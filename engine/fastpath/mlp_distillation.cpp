@@ -166,6 +166,7 @@ void MlpStudentSteps::drawRows(at::Tensor& out, int64_t rows, NormalStream& stre
         row = source + stream.below(n) * width;
         for (int64_t d = 0; d < width; d += 16)
             __builtin_prefetch(row + d);
+        __builtin_prefetch(row + width - 1);  // a row need not start on a cache line
     }
     if (m_noiseStd > 0)
         stream.fill(xp, rows * width, 0.0f, static_cast<float>(m_noiseStd));
