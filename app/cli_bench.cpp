@@ -17,6 +17,7 @@
 
 #include "calibration/image_training.h"
 #include "core/blas_kernels.h"
+#include "core/thin_gemm.h"
 #include "cli_commands.h"
 #include "cli_flags.h"
 #include "cli_support.h"
@@ -61,8 +62,9 @@ double secondsSince(std::chrono::steady_clock::time_point t)
 }
 
 /// GFLOP/s of n x n sgemm products running on `cores` threads at once, each on one
-/// core's worth of BLAS (OpenBLAS single-threaded), for about `seconds`.
-double sgemmRate(int cores, int64_t n, double seconds)
+/// core's worth of BLAS (OpenBLAS single-threaded), or of LC Studio's AVX-512 kernel
+/// (`thin`), for about `seconds`.
+double sgemmRate(int cores, int64_t n, double seconds, bool thin = false)
 {
     std::atomic<int64_t> products{0};
     std::vector<std::thread> threads;
@@ -73,10 +75,15 @@ double sgemmRate(int cores, int64_t n, double seconds)
             torch::NoGradGuard noGrad;
             const auto a = torch::rand({n, n}), b = torch::rand({n, n});
             auto out = torch::empty({n, n});
-            at::mm_out(out, a, b);  // warm: pages, caches
+            const auto product = [&] {
+                if (!thin || !lcs::thinLinearForward(out.data_ptr<float>(), a.data_ptr<float>(), b.data_ptr<float>(),
+                                                     nullptr, n, n, n))
+                    at::mm_out(out, a, b);
+            };
+            product();  // warm: pages, caches
             int64_t done = 0;
             while (secondsSince(start) < seconds) {
-                at::mm_out(out, a, b);
+                product();
                 ++done;
             }
             products += done;
@@ -93,6 +100,7 @@ struct SgemmPeak {
     double oneCore = 0;    ///< GFLOP/s, the best of a few sizes
     double allCores = 0;   ///< GFLOP/s, that size on every core at once
     double othersBusy = 0; ///< CPUs other processes kept busy meanwhile
+    bool thinKernel = false; ///< LC Studio's AVX-512 kernel beat the BLAS's products
     /// Another process held a core: measured from /proc/stat, not from the peaks' ratio,
     /// since cores that share their arithmetic units (hyper-threads, or a virtual
     /// machine's CPUs placed on them) give less than cores x one core's even when idle.
@@ -106,17 +114,25 @@ SgemmPeak sgemmPeak(int cores)
     SgemmPeak peak;
     peak.cores = cores;
     int64_t best = 256;
-    for (int64_t n : {256, 512, 1024, 2048}) {
-        const double rate = sgemmRate(1, n, 0.4);
-        if (rate > peak.oneCore) {
-            peak.oneCore = rate;
-            best = n;
+    // The BLAS's products, and where the CPU has AVX-512 LC Studio's own kernel (which
+    // runs the minibatch products whatever kernels the BLAS was given): the faster is
+    // the machine's peak.
+    for (bool thin : {false, true}) {
+        if (thin && !lcs::thinGemmAvailable())
+            continue;
+        for (int64_t n : {256, 512, 1024, 2048}) {
+            const double rate = sgemmRate(1, n, 0.4, thin);
+            if (rate > peak.oneCore) {
+                peak.oneCore = rate;
+                peak.thinKernel = thin;
+                best = n;
+            }
         }
     }
     // The others' load over the all-core measurement (this process's own time excluded).
     std::atomic<double> others{0};
     std::thread watch([&] { others = lcs::othersBusyCpus(0.9); });
-    peak.allCores = sgemmRate(cores, best, 1.0);
+    peak.allCores = sgemmRate(cores, best, 1.0, peak.thinKernel);
     watch.join();
     peak.othersBusy = others;
     return peak;
@@ -188,13 +204,25 @@ double productSecondsPerStep(const std::vector<int64_t>& layers, int64_t batch)
                        torch::rand({batch, layers[l]}), torch::empty({batch, layers[l + 1]}),
                        torch::rand({batch, layers[l + 1]}), torch::empty({layers[l + 1], layers[l]}),
                        torch::empty({batch, layers[l]})});
+    // The thin kernels where the step's own calls take them (core/thin_gemm.h), else
+    // LibTorch's products.
+    const auto forward = [](Layer& l) {
+        if (!lcs::thinLinearForward(l.out.data_ptr<float>(), l.x.data_ptr<float>(), l.w.data_ptr<float>(),
+                                    l.b.data_ptr<float>(), l.x.size(0), l.w.size(0), l.w.size(1)))
+            at::addmm_out(l.out, l.b, l.x, l.w.t());
+    };
+    const auto weightGradient = [](Layer& l) {
+        if (!lcs::thinWeightGradient(l.dW.data_ptr<float>(), l.dOut.data_ptr<float>(), l.x.data_ptr<float>(),
+                                     l.x.size(0), l.w.size(0), l.w.size(1)))
+            at::mm_out(l.dW, l.dOut.t(), l.x);
+    };
     const auto step = [&] {
         for (int pass = 0; pass < 3; ++pass)
             for (auto& layer : net)
-                at::addmm_out(layer.out, layer.b, layer.x, layer.w.t());
+                forward(layer);
         for (int pass = 0; pass < 2; ++pass)
             for (size_t l = 0; l < net.size(); ++l) {
-                at::mm_out(net[l].dW, net[l].dOut.t(), net[l].x);
+                weightGradient(net[l]);
                 if (l > 0)
                     at::mm_out(net[l].dX, net[l].dOut, net[l].w);
             }
@@ -221,16 +249,18 @@ double peakRssMegabytes()
 void printBlasKernels()
 {
     const auto blas = lcs::blasKernels();
-    if (!blas.openBlas)
-        return;
-    std::printf("BLAS: OpenBLAS, %s kernels", blas.kernels.c_str());
-    if (!blas.pickedByBlas.empty())
-        std::printf(" (chosen for this CPU's AVX-512; OpenBLAS itself picked %s)", blas.pickedByBlas.c_str());
-    else if (!blas.userChoice.empty())
-        std::printf(" (OPENBLAS_CORETYPE=%s)", blas.userChoice.c_str());
-    std::printf("\n");
-    if (!lcs::isAvx512Kernels(blas.kernels) && __builtin_cpu_supports("avx512f"))
-        std::printf("  note: this CPU has AVX-512, which these kernels do not use\n");
+    if (blas.openBlas) {
+        std::printf("BLAS: OpenBLAS, %s kernels", blas.kernels.c_str());
+        if (!blas.pickedByBlas.empty())
+            std::printf(" (chosen for this CPU's AVX-512; OpenBLAS itself picked %s)", blas.pickedByBlas.c_str());
+        else if (!blas.userChoice.empty())
+            std::printf(" (OPENBLAS_CORETYPE=%s)", blas.userChoice.c_str());
+        std::printf("\n");
+        if (!lcs::isAvx512Kernels(blas.kernels) && __builtin_cpu_supports("avx512f"))
+            std::printf("  note: this CPU has AVX-512, which these kernels do not use\n");
+    }
+    std::printf("minibatch products (the first layer's forward and weight gradient): %s\n",
+                lcs::thinGemmAvailable() ? "LC Studio's AVX-512 kernels" : "the BLAS (no AVX-512 here)");
 }
 
 /// Decisions per second on the test set: q (one network of `model`) against a
@@ -284,8 +314,9 @@ int benchDistill(int argc, char** argv)
     const int cores = lcs::physicalCores();
     lcs::chooseBlasKernels();  // the kernels every product below runs on, the peak's included
     const auto peak = sgemmPeak(cores);
-    std::printf("sgemm peak: %.1f GFLOP/s on one core, %.1f on %d core(s) at once (%.2fx one core's)\n", peak.oneCore,
-                peak.allCores, cores, peak.allCores / peak.oneCore);
+    std::printf("sgemm peak: %.1f GFLOP/s on one core, %.1f on %d core(s) at once (%.2fx one core's), %s\n",
+                peak.oneCore, peak.allCores, cores, peak.allCores / peak.oneCore,
+                peak.thinKernel ? "LC Studio's AVX-512 kernel (faster here than the BLAS's)" : "the BLAS's products");
     if (peak.shared())
         std::printf("  another process is using a core (others kept %.2f CPUs busy meanwhile): the limit below is "
                     "against %d idle cores, %d x one core's peak = %.1f GFLOP/s\n",

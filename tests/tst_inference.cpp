@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "fastpath/flat_parameters.h"
+#include "core/thin_gemm.h"
 #include "core/threads.h"
 #include "fastpath/mlp_backward.h"
 #include "inference/methods.h"
@@ -291,6 +292,86 @@ private Q_SLOTS:
         auto grads = torch::autograd::grad({reference}, net->parameters());
         for (size_t i = 0; i < grads.size(); ++i)
             QVERIFY2(torch::allclose(manual[i], grads[i], 1e-4, 1e-6), qPrintable(QString("parameter %1").arg(i)));
+    }
+
+    // The thin kernels against a plain loop in double, at shapes whose every edge differs:
+    // rows past a multiple of the 8-row tile, columns past the 32-column panel and the
+    // 16-lane vector, inner sizes past the 16 x 16 transpose blocks. Each result within
+    // 1e-5 of the sum of its terms' magnitudes: a term left out, added twice or taken
+    // from the wrong place moves it by about 1/k of that, 1e-4 or more here.
+    void thinProductsMatchAPlainLoop_data()
+    {
+        QTest::addColumn<int>("m");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("k");
+        QTest::newRow("a minibatch at MLP-200 on 784 pixels") << 64 << 200 << 784;
+        QTest::newRow("9 rows, 33 columns") << 9 << 33 << 4000;
+        QTest::newRow("65 rows, 17 columns, k 8 past a block") << 65 << 17 << 1000;
+        QTest::newRow("one row, 1100 columns") << 1 << 1100 << 1000;
+        QTest::newRow("7 rows, 15 columns, k 7 past a block") << 7 << 15 << 10007;
+        QTest::newRow("130 rows, 31 columns, k 263") << 130 << 31 << 263;
+    }
+    void thinProductsMatchAPlainLoop()
+    {
+        QFETCH(int, m);
+        QFETCH(int, n);
+        QFETCH(int, k);
+        if (!thinGemmAvailable())
+            QSKIP("this CPU has no AVX-512: the products stay LibTorch's");
+        auto gen = makeGenerator(static_cast<uint64_t>(m * 7919 + n * 31 + k));
+        const auto x = torch::randn({m, k}, gen), w = torch::randn({n, k}, gen), bias = torch::randn({n}, gen);
+        const auto g = torch::randn({m, n}, gen);
+        auto y = torch::full({m, n}, std::nanf("")), dw = torch::full({n, k}, std::nanf(""));
+        QVERIFY(thinLinearForward(y.data_ptr<float>(), x.data_ptr<float>(), w.data_ptr<float>(),
+                                  bias.data_ptr<float>(), m, n, k));
+        QVERIFY(thinWeightGradient(dw.data_ptr<float>(), g.data_ptr<float>(), x.data_ptr<float>(), m, n, k));
+        const auto xa = x.accessor<float, 2>(), wa = w.accessor<float, 2>(), ga = g.accessor<float, 2>();
+        const auto ya = y.accessor<float, 2>(), dwa = dw.accessor<float, 2>();
+        const auto ba = bias.accessor<float, 1>();
+        double worst = 0;  // error over the terms' magnitudes
+        for (int i = 0; i < m; ++i)
+            for (int j = 0; j < n; ++j) {
+                double sum = ba[j], size = std::abs(ba[j]);
+                for (int l = 0; l < k; ++l) {
+                    sum += static_cast<double>(xa[i][l]) * wa[j][l];
+                    size += std::abs(static_cast<double>(xa[i][l]) * wa[j][l]);
+                }
+                worst = std::max(worst, std::abs(ya[i][j] - sum) / size);
+            }
+        QVERIFY2(worst < 1e-5, qPrintable(QString("forward: error %1 of the terms' magnitudes").arg(worst)));
+        worst = 0;
+        for (int j = 0; j < n; ++j)
+            for (int l = 0; l < k; ++l) {
+                double sum = 0, size = 0;
+                for (int i = 0; i < m; ++i) {
+                    sum += static_cast<double>(ga[i][j]) * xa[i][l];
+                    size += std::abs(static_cast<double>(ga[i][j]) * xa[i][l]);
+                }
+                worst = std::max(worst, std::abs(dwa[j][l] - sum) / std::max(size, 1e-30));
+            }
+        QVERIFY2(worst < 1e-5, qPrintable(QString("weight gradient: error %1 of the terms' magnitudes").arg(worst)));
+    }
+
+    // At a minibatch's shapes the first layer's products take the thin kernels (where the
+    // CPU has them): the hand-written gradients still match autograd's.
+    void mlpHandGradientsMatchAutogradAtMinibatchShapes()
+    {
+        auto gen = makeGenerator(12);
+        Mlp net(784, std::vector<int64_t>{200}, 10);
+        initialiseFrom(*net, gen);
+        auto x = torch::randn({64, 784}, gen);
+        auto y = torch::randint(0, 10, {64}, gen, torch::kLong);
+        auto trace = traceMlp(*net, x);
+        auto [loss, dLogits] = crossEntropyWithGradient(trace.logits, y);
+        setMlpGradients(*net, trace, backpropagateMlp(*net, trace, dLogits));
+        std::vector<torch::Tensor> manual;
+        for (auto& p : net->parameters())
+            manual.push_back(p.grad().clone());
+        auto reference = torch::nn::functional::cross_entropy(net->forward(x), y);
+        QVERIFY(std::abs(reference.item<double>() - loss.item<double>()) < 1e-5);
+        auto grads = torch::autograd::grad({reference}, net->parameters());
+        for (size_t i = 0; i < grads.size(); ++i)
+            QVERIFY2(torch::allclose(manual[i], grads[i], 1e-3, 1e-6), qPrintable(QString("parameter %1").arg(i)));
     }
 
     void bbviKlUsesEachLayersPriorPrecision_data()

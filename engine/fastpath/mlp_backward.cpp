@@ -2,9 +2,44 @@
 
 #include <torch/torch.h>
 
+#include "core/thin_gemm.h"
 #include "fastpath/flat_parameters.h"
 
 namespace lcs {
+namespace {
+
+bool thinOperands(std::initializer_list<const at::Tensor*> tensors)
+{
+    for (const auto* t : tensors)
+        if (!t->defined() || t->scalar_type() != at::kFloat || !t->is_contiguous() || t->device().type() != at::kCPU)
+            return false;
+    return true;
+}
+
+/// h W^T + b: at a minibatch's thin shapes by the thin kernels where they apply, else
+/// LibTorch's product.
+at::Tensor linearForward(const at::Tensor& h, const at::Tensor& weight, const at::Tensor& bias)
+{
+    if (h.dim() == 2 && thinOperands({&h, &weight, &bias})) {
+        auto out = at::empty({h.size(0), weight.size(0)}, h.options());
+        if (thinLinearForward(out.data_ptr<float>(), h.data_ptr<float>(), weight.data_ptr<float>(),
+                              bias.data_ptr<float>(), h.size(0), weight.size(0), weight.size(1)))
+            return out;
+    }
+    return torch::addmm(bias, h, weight.t());
+}
+
+/// into = dS^T h, the weight gradient summed over the rows.
+void weightGradientInto(at::Tensor& into, const at::Tensor& dS, const at::Tensor& h)
+{
+    if (thinOperands({&into, &dS, &h}) &&
+        thinWeightGradient(into.data_ptr<float>(), dS.data_ptr<float>(), h.data_ptr<float>(), h.size(0),
+                           dS.size(1), h.size(1)))
+        return;
+    at::mm_out(into, dS.t(), h);
+}
+
+} // namespace
 
 MlpTrace traceMlp(MlpImpl& mlp, const at::Tensor& x)
 {
@@ -14,7 +49,7 @@ MlpTrace traceMlp(MlpImpl& mlp, const at::Tensor& x)
     at::Tensor h = mlp.standardise(x);
     for (size_t i = 0; i < layers.size(); ++i) {
         t.inputs.push_back(h);
-        auto s = torch::addmm(layers[i]->bias, h, layers[i]->weight.t());
+        auto s = linearForward(h, layers[i]->weight, layers[i]->bias);
         t.preActivations.push_back(s);
         h = (i + 1 < layers.size()) ? torch::relu(s) : s;
     }
@@ -45,7 +80,7 @@ void setMlpGradients(MlpImpl& mlp, const MlpTrace& t, const std::vector<at::Tens
         auto& bias = layers[i]->bias;
         // Straight into gradient buffers that exist (views into a flat buffer): no copy.
         if (weight.grad().defined() && weight.grad().is_contiguous())
-            at::mm_out(weight.mutable_grad(), dS[i].t(), t.inputs[i]);
+            weightGradientInto(weight.mutable_grad(), dS[i], t.inputs[i]);
         else
             writeGradient(weight, dS[i].t().mm(t.inputs[i]));
         if (bias.grad().defined() && bias.grad().is_contiguous())

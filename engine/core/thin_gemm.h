@@ -1,0 +1,27 @@
+#pragma once
+
+#include <cstdint>
+
+/// Matrix products at a minibatch's thin shapes (64 rows by a few hundred), where a
+/// general BLAS packs a whole weight matrix for every call and reaches two thirds of
+/// the core's multiply-add peak: register-blocked AVX-512 kernels that read the rows as
+/// they lie and keep to one thread (the caller's). Plain row-major float arrays.
+///
+/// Each returns false, touching nothing, where it does not apply: a CPU without
+/// AVX-512 (F), or a product too small to gain (under 2^20 multiply-adds),
+/// which the caller then computes its own way. The sums run in a different order from
+/// a BLAS's, so results agree with one to float rounding, not bit for bit.
+namespace lcs {
+
+/// y[m x n] = x[m x k] w[n x k]^T + bias[n] (a Linear layer's forward; w in PyTorch's
+/// [out, in] layout, bias may be null).
+bool thinLinearForward(float* y, const float* x, const float* w, const float* bias, int64_t m, int64_t n, int64_t k);
+
+/// dw[n x k] = g[m x n]^T x[m x k] (a Linear layer's weight gradient, summed over the
+/// m rows).
+bool thinWeightGradient(float* dw, const float* g, const float* x, int64_t m, int64_t n, int64_t k);
+
+/// Whether this CPU runs the kernels (tests compare them with a plain loop only there).
+bool thinGemmAvailable();
+
+} // namespace lcs
