@@ -261,6 +261,21 @@ void GalleryView::clear()
     setComparison(ComparisonView{});
 }
 
+QFont GalleryView::headerFont()
+{
+    return QFont("sans", 8, QFont::Bold);
+}
+
+int GalleryView::headerHeightFor(int width) const
+{
+    const QFontMetrics metrics(headerFont());
+    const int text = metrics
+                         .boundingRect(QRect(0, 0, std::max(1, width - 2 * kSpacing), 10000),
+                                       Qt::AlignLeft | Qt::TextWordWrap, header())
+                         .height();
+    return std::max(kHeaderHeight, text + 6);
+}
+
 QString GalleryView::header() const
 {
     if (m_view.classNames.isEmpty())
@@ -294,7 +309,7 @@ int GalleryView::heightForWidth(int width) const
 {
     const int n = static_cast<int>(m_view.changed.size());
     const int rows = n == 0 ? 0 : (n + columnsFor(width) - 1) / columnsFor(width);
-    return kHeaderHeight + rows * (kTileHeight + kSpacing) + kSpacing;
+    return headerHeightFor(width) + rows * (kTileHeight + kSpacing) + kSpacing;
 }
 
 QSize GalleryView::sizeHint() const
@@ -321,11 +336,12 @@ void GalleryView::paintGallery(QPainter& painter, int width) const
     painter.save();
     painter.fillRect(QRect(0, 0, width, heightForWidth(width)), Qt::white);
     painter.setRenderHint(QPainter::Antialiasing, false);
-    QFont headerFont("sans", 8, QFont::Bold);
-    painter.setFont(headerFont);
+    painter.setFont(headerFont());
     painter.setPen(QColor(30, 30, 30));
-    painter.drawText(QRect(kSpacing, 0, width - 2 * kSpacing, kHeaderHeight), Qt::AlignVCenter | Qt::AlignLeft,
-                     painter.fontMetrics().elidedText(header(), Qt::ElideRight, width - 2 * kSpacing));
+    // Wrapped, not cut: the header is the gallery's legend (which bars are which, what
+    // the frames mean), and a narrow dock at 1920 x 1080 cut it after the counts.
+    painter.drawText(QRect(kSpacing, 0, width - 2 * kSpacing, headerHeightFor(width)),
+                     Qt::AlignVCenter | Qt::AlignLeft | Qt::TextWordWrap, header());
     const int columns = columnsFor(width);
     const QColor beforeColour = methodColourOf(m_view.uncorrectedMethod);
     const QFont small("sans", 7);
@@ -333,7 +349,7 @@ void GalleryView::paintGallery(QPainter& painter, int width) const
     for (int i = 0; i < m_view.changed.size(); ++i) {
         const auto& item = m_view.changed[i];
         const QRect tile(kSpacing + (i % columns) * (kTileWidth + kSpacing),
-                         kHeaderHeight + (i / columns) * (kTileHeight + kSpacing), kTileWidth, kTileHeight);
+                         headerHeightFor(width) + (i / columns) * (kTileHeight + kSpacing), kTileWidth, kTileHeight);
         const bool nowRight = item.after == item.label, wasRight = item.before == item.label;
         const QColor frame = nowRight && !wasRight ? QColor(44, 160, 44)
                              : wasRight && !nowRight ? QColor(214, 39, 40)

@@ -137,6 +137,9 @@ protected:
 
 private:
     int columnsFor(int width) const;
+    /// The header's height at `width`: as many lines as its words need.
+    int headerHeightFor(int width) const;
+    static QFont headerFont();
     ComparisonView m_view;
 };
 
