@@ -298,10 +298,12 @@ private Q_SLOTS:
     {
         const int widest = NormalStream::widestKernel();
         QVERIFY(widest == 16 || widest == 8 || widest == 4);
-        std::vector<float> reference(1000 + 7), other(reference.size());
+        // The third call spans several of the narrower kernels' 64-block tiles.
+        std::vector<float> reference(1000 + 7 + 5000), other(reference.size());
         NormalStream first(77);
         first.fillWithKernel(4, reference.data(), 1000, 0.5f, 2.0f);
         first.fillWithKernel(4, reference.data() + 1000, 7, 0.5f, 2.0f);
+        first.fillWithKernel(4, reference.data() + 1007, 5000, 0.5f, 2.0f);
         for (int lanes : {8, 16}) {
             if (lanes > widest) {
                 QVERIFY_THROWS_EXCEPTION(std::invalid_argument, NormalStream(77).fillWithKernel(lanes, other.data(), 1, 0, 1));
@@ -310,6 +312,7 @@ private Q_SLOTS:
             NormalStream stream(77);
             stream.fillWithKernel(lanes, other.data(), 1000, 0.5f, 2.0f);
             stream.fillWithKernel(lanes, other.data() + 1000, 7, 0.5f, 2.0f);
+            stream.fillWithKernel(lanes, other.data() + 1007, 5000, 0.5f, 2.0f);
             QVERIFY2(std::memcmp(reference.data(), other.data(), sizeof(float) * reference.size()) == 0,
                      qPrintable(QString("%1 lanes").arg(lanes)));
         }

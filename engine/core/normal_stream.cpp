@@ -134,8 +134,9 @@ struct BoxMuller {
                 // r from u1 = (top 24 bits + 1) / 2^24, in (0, 1]: never ln 0.
                 const F u1 = __builtin_convertvector(bitCast<I>((a >> 8) + 1), F) * 0x1.0p-24f;
                 const F r = sqrt(-2.0f * log(u1));
-                // The angle: quadrant q from the top 2 bits, and within it a point of 2^22
-                // midway in one of 2^22 equal steps across (-pi/4, pi/4) (an angle uniform over a whole turn, offset by -pi/4).
+                // The angle: quadrant q from the top 2 bits, and within it the midpoint of
+                // one of 2^22 equal steps across (-pi/4, pi/4) (an angle uniform over a
+                // whole turn, offset by -pi/4).
                 const U quadrant = c >> 30;
                 const F angle =
                     (__builtin_convertvector(bitCast<I>((c >> 8) & 0x3fffff), F) + 0.5f) * (0x1.0p-22f * 1.57079632679f) -
