@@ -259,7 +259,8 @@ void printBlasKernels()
         if (!lcs::isAvx512Kernels(blas.kernels) && __builtin_cpu_supports("avx512f"))
             std::printf("  note: this CPU has AVX-512, which these kernels do not use\n");
     }
-    std::printf("minibatch products (the first layer's forward and weight gradient): %s\n",
+    std::printf("minibatch products (at most 256 rows, 2^20 multiply-adds or more: here the first layer's "
+                "forward and weight gradient): %s\n",
                 lcs::thinGemmAvailable() ? "LC Studio's AVX-512 kernels" : "the BLAS (no AVX-512 here)");
 }
 

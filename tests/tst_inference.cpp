@@ -321,10 +321,19 @@ private Q_SLOTS:
         auto gen = makeGenerator(static_cast<uint64_t>(m * 7919 + n * 31 + k));
         const auto x = torch::randn({m, k}, gen), w = torch::randn({n, k}, gen), bias = torch::randn({n}, gen);
         const auto g = torch::randn({m, n}, gen);
-        auto y = torch::full({m, n}, std::nanf("")), dw = torch::full({n, k}, std::nanf(""));
+        // The results inside NaN guards: a store past either end would show there.
+        constexpr int64_t guard = 64;
+        auto yBuffer = torch::full({guard + m * n + guard}, std::nanf(""));
+        auto dwBuffer = torch::full({guard + n * k + guard}, std::nanf(""));
+        auto y = yBuffer.narrow(0, guard, m * n).view({m, n}), dw = dwBuffer.narrow(0, guard, n * k).view({n, k});
         QVERIFY(thinLinearForward(y.data_ptr<float>(), x.data_ptr<float>(), w.data_ptr<float>(),
                                   bias.data_ptr<float>(), m, n, k));
         QVERIFY(thinWeightGradient(dw.data_ptr<float>(), g.data_ptr<float>(), x.data_ptr<float>(), m, n, k));
+        for (const auto& buffer : {yBuffer, dwBuffer}) {
+            const int64_t size = buffer.size(0);
+            QVERIFY(buffer.narrow(0, 0, guard).isnan().all().item<bool>());
+            QVERIFY(buffer.narrow(0, size - guard, guard).isnan().all().item<bool>());
+        }
         const auto xa = x.accessor<float, 2>(), wa = w.accessor<float, 2>(), ga = g.accessor<float, 2>();
         const auto ya = y.accessor<float, 2>(), dwa = dw.accessor<float, 2>();
         const auto ba = bias.accessor<float, 1>();
@@ -352,6 +361,18 @@ private Q_SLOTS:
         QVERIFY2(worst < 1e-5, qPrintable(QString("weight gradient: error %1 of the terms' magnitudes").arg(worst)));
     }
 
+    // Beyond 256 rows a product is no longer thin (a whole data set's forward): the
+    // kernels decline it, as they do a product under 2^20 multiply-adds.
+    void thinProductsDeclineWhatIsNotThin()
+    {
+        std::vector<float> x(300 * 784, 1.0f), w(200 * 784, 1.0f), y(300 * 200, 0.0f);
+        QVERIFY(!thinLinearForward(y.data(), x.data(), w.data(), nullptr, 300, 200, 784));
+        QVERIFY(!thinLinearForward(y.data(), x.data(), w.data(), nullptr, 64, 10, 200));
+        QVERIFY(!thinWeightGradient(w.data(), y.data(), x.data(), 300, 200, 784));
+        QCOMPARE(thinLinearForward(y.data(), x.data(), w.data(), nullptr, 256, 200, 784), thinGemmAvailable());
+        QCOMPARE(y[0], thinGemmAvailable() ? 784.0f : 0.0f);
+    }
+
     // At a minibatch's shapes the first layer's products take the thin kernels (where the
     // CPU has them): the hand-written gradients still match autograd's.
     void mlpHandGradientsMatchAutogradAtMinibatchShapes()
@@ -359,6 +380,10 @@ private Q_SLOTS:
         auto gen = makeGenerator(12);
         Mlp net(784, std::vector<int64_t>{200}, 10);
         initialiseFrom(*net, gen);
+        // Gradient buffers that exist, as the samplers' flat ones do: written in place,
+        // the path the weight gradient's kernel is on.
+        for (auto& p : net->parameters())
+            p.mutable_grad() = torch::full_like(p, std::nanf(""));
         auto x = torch::randn({64, 784}, gen);
         auto y = torch::randint(0, 10, {64}, gen, torch::kLong);
         auto trace = traceMlp(*net, x);

@@ -20,7 +20,9 @@ bool thinOperands(std::initializer_list<const at::Tensor*> tensors)
 /// LibTorch's product.
 at::Tensor linearForward(const at::Tensor& h, const at::Tensor& weight, const at::Tensor& bias)
 {
-    if (h.dim() == 2 && thinOperands({&h, &weight, &bias})) {
+    // Shapes that do not fit go to LibTorch, which says what is wrong.
+    if (thinOperands({&h, &weight, &bias}) && h.dim() == 2 && weight.dim() == 2 && bias.dim() == 1 &&
+        h.size(1) == weight.size(1) && bias.size(0) == weight.size(0)) {
         auto out = at::empty({h.size(0), weight.size(0)}, h.options());
         if (thinLinearForward(out.data_ptr<float>(), h.data_ptr<float>(), weight.data_ptr<float>(),
                               bias.data_ptr<float>(), h.size(0), weight.size(0), weight.size(1)))
@@ -32,10 +34,13 @@ at::Tensor linearForward(const at::Tensor& h, const at::Tensor& weight, const at
 /// into = dS^T h, the weight gradient summed over the rows.
 void weightGradientInto(at::Tensor& into, const at::Tensor& dS, const at::Tensor& h)
 {
-    if (thinOperands({&into, &dS, &h}) &&
+    if (thinOperands({&into, &dS, &h}) && into.dim() == 2 && dS.dim() == 2 && h.dim() == 2 &&
+        dS.size(0) == h.size(0) && into.size(0) == dS.size(1) && into.size(1) == h.size(1) &&
         thinWeightGradient(into.data_ptr<float>(), dS.data_ptr<float>(), h.data_ptr<float>(), h.size(0),
-                           dS.size(1), h.size(1)))
+                           dS.size(1), h.size(1))) {
+        into.unsafeGetTensorImpl()->bump_version();  // written in place, as mm_out would say
         return;
+    }
     at::mm_out(into, dS.t(), h);
 }
 
