@@ -161,7 +161,8 @@ void MlpStudentSteps::drawRows(at::Tensor& out, int64_t rows, NormalStream& stre
     const float* source = m_calibration.data_ptr<float>();
     // The rows first, asked of memory while the noise is drawn: D' is far larger than
     // the caches, and waiting for each row in turn took as long as drawing the noise.
-    std::vector<const float*> drawn(static_cast<size_t>(rows));
+    thread_local std::vector<const float*> drawn;  // kept: no allocation per step
+    drawn.resize(static_cast<size_t>(rows));
     for (auto& row : drawn) {
         row = source + stream.below(n) * width;
         for (int64_t d = 0; d < width; d += 16)
