@@ -18,7 +18,6 @@
 #include "calibration/image_training.h"
 #include "core/blas_kernels.h"
 #include "core/thin_gemm.h"
-#include "fastpath/mlp_backward.h"
 #include "cli_commands.h"
 #include "cli_flags.h"
 #include "cli_support.h"
@@ -205,9 +204,18 @@ double productSecondsPerStep(const std::vector<int64_t>& layers, int64_t batch)
                        torch::rand({batch, layers[l]}), torch::empty({batch, layers[l + 1]}),
                        torch::rand({batch, layers[l + 1]}), torch::empty({layers[l + 1], layers[l]}),
                        torch::empty({batch, layers[l]})});
-    // The step's own calls: the thin kernels where they apply, else LibTorch's products.
-    const auto forward = [](Layer& l) { lcs::linearForwardInto(l.out, l.x, l.w, l.b); };
-    const auto weightGradient = [](Layer& l) { lcs::weightGradientInto(l.dW, l.dOut, l.x); };
+    // The thin kernels where the step's own calls take them (core/thin_gemm.h), else
+    // LibTorch's products.
+    const auto forward = [](Layer& l) {
+        if (!lcs::thinLinearForward(l.out.data_ptr<float>(), l.x.data_ptr<float>(), l.w.data_ptr<float>(),
+                                    l.b.data_ptr<float>(), l.x.size(0), l.w.size(0), l.w.size(1)))
+            at::addmm_out(l.out, l.b, l.x, l.w.t());
+    };
+    const auto weightGradient = [](Layer& l) {
+        if (!lcs::thinWeightGradient(l.dW.data_ptr<float>(), l.dOut.data_ptr<float>(), l.x.data_ptr<float>(),
+                                     l.x.size(0), l.w.size(0), l.w.size(1)))
+            at::mm_out(l.dW, l.dOut.t(), l.x);
+    };
     const auto step = [&] {
         for (int pass = 0; pass < 3; ++pass)
             for (auto& layer : net)

@@ -16,22 +16,22 @@ bool thinOperands(std::initializer_list<const at::Tensor*> tensors)
     return true;
 }
 
-} // namespace
-
-void linearForwardInto(at::Tensor& out, const at::Tensor& h, const at::Tensor& weight, const at::Tensor& bias)
+/// h W^T + b: at a minibatch's thin shapes by the thin kernels where they apply, else
+/// LibTorch's product.
+at::Tensor linearForward(const at::Tensor& h, const at::Tensor& weight, const at::Tensor& bias)
 {
     // Shapes that do not fit go to LibTorch, which says what is wrong.
-    if (thinOperands({&out, &h, &weight, &bias}) && h.dim() == 2 && weight.dim() == 2 && bias.dim() == 1 &&
-        out.dim() == 2 && h.size(1) == weight.size(1) && bias.size(0) == weight.size(0) &&
-        out.size(0) == h.size(0) && out.size(1) == weight.size(0) &&
-        thinLinearForward(out.data_ptr<float>(), h.data_ptr<float>(), weight.data_ptr<float>(),
-                          bias.data_ptr<float>(), h.size(0), weight.size(0), weight.size(1))) {
-        out.unsafeGetTensorImpl()->bump_version();  // written in place, as addmm_out would say
-        return;
+    if (thinOperands({&h, &weight, &bias}) && h.dim() == 2 && weight.dim() == 2 && bias.dim() == 1 &&
+        h.size(1) == weight.size(1) && bias.size(0) == weight.size(0)) {
+        auto out = at::empty({h.size(0), weight.size(0)}, h.options());
+        if (thinLinearForward(out.data_ptr<float>(), h.data_ptr<float>(), weight.data_ptr<float>(),
+                              bias.data_ptr<float>(), h.size(0), weight.size(0), weight.size(1)))
+            return out;
     }
-    at::addmm_out(out, bias, h, weight.t());
+    return torch::addmm(bias, h, weight.t());
 }
 
+/// into = dS^T h, the weight gradient summed over the rows.
 void weightGradientInto(at::Tensor& into, const at::Tensor& dS, const at::Tensor& h)
 {
     if (thinOperands({&into, &dS, &h}) && into.dim() == 2 && dS.dim() == 2 && h.dim() == 2 &&
@@ -44,6 +44,8 @@ void weightGradientInto(at::Tensor& into, const at::Tensor& dS, const at::Tensor
     at::mm_out(into, dS.t(), h);
 }
 
+} // namespace
+
 MlpTrace traceMlp(MlpImpl& mlp, const at::Tensor& x)
 {
     torch::NoGradGuard noGrad;
@@ -52,8 +54,7 @@ MlpTrace traceMlp(MlpImpl& mlp, const at::Tensor& x)
     at::Tensor h = mlp.standardise(x);
     for (size_t i = 0; i < layers.size(); ++i) {
         t.inputs.push_back(h);
-        auto s = at::empty({h.size(0), layers[i]->weight.size(0)}, h.options());
-        linearForwardInto(s, h, layers[i]->weight, layers[i]->bias);
+        auto s = linearForward(h, layers[i]->weight, layers[i]->bias);
         t.preActivations.push_back(s);
         h = (i + 1 < layers.size()) ? torch::relu(s) : s;
     }

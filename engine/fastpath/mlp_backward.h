@@ -37,11 +37,6 @@ MlpTrace traceMlp(MlpImpl& mlp, const at::Tensor& x);
 /// every layer (row n = sample n's own gradient when the loss is a sum over rows).
 std::vector<at::Tensor> backpropagateMlp(MlpImpl& mlp, const MlpTrace& trace, const at::Tensor& dLogits);
 
-/// out [N, out] = h [N, in] W^T + b, and into [out, in] = dS^T h: the layers' products,
-/// by the thin AVX-512 kernels where they apply (core/thin_gemm.h), else LibTorch's.
-void linearForwardInto(at::Tensor& out, const at::Tensor& h, const at::Tensor& weight, const at::Tensor& bias);
-void weightGradientInto(at::Tensor& into, const at::Tensor& dS, const at::Tensor& h);
-
 /// Sets every weight's and bias's .grad() from per-layer dLoss/dS_i.
 void setMlpGradients(MlpImpl& mlp, const MlpTrace& trace, const std::vector<at::Tensor>& dPreActivations);
 
