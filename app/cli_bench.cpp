@@ -351,7 +351,7 @@ int benchDistill(int argc, char** argv)
     // Spread over the idle cores at the rate their peak scales by (2x for two cores, 1x
     // for two hyper-threads of one): the floor for an epoch that did nothing else.
     const double products = productsOneCore * peak.oneCore / peak.idle();
-    std::printf("the products alone, at their batch-%lld shapes: %.2f s per epoch on one core (%.1f GFLOP/s, %.0f%% of "
+    std::printf("the products alone, at their batch-%lld shapes: %.3f s per epoch on one core (%.1f GFLOP/s, %.0f%% of "
                 "its peak); %.2f s spread over the idle cores\n",
                 static_cast<long long>(batch), productsOneCore, gflop / productsOneCore,
                 100.0 * gflop / productsOneCore / peak.oneCore, products);
@@ -374,7 +374,7 @@ int benchDistill(int argc, char** argv)
             .secondsPerEpoch;
     };
     const double asFound = epochSeconds();
-    std::printf("distillation: %.2f s per epoch on %d intra-op thread(s), %.1f GFLOP per epoch (%.1f GFLOP/s, "
+    std::printf("distillation: %.3f s per epoch on %d intra-op thread(s), %.1f GFLOP per epoch (%.1f GFLOP/s, "
                 "%.0f%% of the idle peak); %.2f s at the idle peak\n",
                 asFound, lcs::configuredThreads(), gflop, gflop / asFound, 100.0 * gflop / asFound / peak.idle(), limit);
     auto generator = lcs::makeGenerator(2);
@@ -386,7 +386,7 @@ int benchDistill(int argc, char** argv)
             shared = epochSeconds();
     }
     if (shared > 0)
-        std::printf("beside one busy process (started by the bench, on one of %d cores): %.2f s per epoch, %.2fx the "
+        std::printf("beside one busy process (started by the bench, on one of %d cores): %.3f s per epoch, %.2fx the "
                     "epoch above (losing that core's whole share: %.2fx)\n",
                     cores, shared, shared / asFound, cores > 1 ? static_cast<double>(cores) / (cores - 1) : 2.0);
     const double rss = peakRssMegabytes();

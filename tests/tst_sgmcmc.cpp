@@ -776,12 +776,17 @@ private Q_SLOTS:
             torch::Tensor theta = torch::zeros({1}).requires_grad_();
             long long steps = 0;
             std::vector<std::vector<int64_t>> rows{{}};  // rows seen, per epoch
+            int torn = 0;  // rows whose columns or label are not row i's
             std::vector<at::Tensor> parameters() override { return {theta}; }
-            double potentialAndGradient(const at::Tensor& x, const at::Tensor&) override
+            double potentialAndGradient(const at::Tensor& x, const at::Tensor& y) override
             {
                 ++steps;
-                for (int64_t i = 0; i < x.size(0); ++i)
-                    rows.back().push_back(static_cast<int64_t>(x[i][0].item<float>()));
+                for (int64_t i = 0; i < x.size(0); ++i) {
+                    const auto row = static_cast<int64_t>(x[i][0].item<float>());
+                    rows.back().push_back(row);
+                    if (x[i][1].item<float>() != static_cast<float>(100 + row) || y[i].item<int64_t>() != row)
+                        ++torn;
+                }
                 theta.mutable_grad() = torch::zeros({1});
                 return 0.0;
             }
@@ -790,7 +795,9 @@ private Q_SLOTS:
                 return torch::full({1, 1}, static_cast<double>(steps));
             }
         } network;
-        TrainingSet data{torch::arange(10, torch::kFloat).unsqueeze(1), torch::zeros({10}, torch::kLong)};
+        // Row i is (i, 100 + i) with label i: a minibatch must bring whole rows with their labels.
+        const auto i = torch::arange(10, torch::kFloat);
+        TrainingSet data{torch::stack({i, i + 100}, 1), torch::arange(10, torch::kLong)};
         ChainConfig config;
         config.batchSize = 4;
         config.steps = 8;
@@ -815,6 +822,7 @@ private Q_SLOTS:
             QCOMPARE(seen, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
         }
         QCOMPARE(network.rows[2].size(), size_t{8});  // the third epoch stops after 2 batches of 4
+        QCOMPARE(network.torn, 0);
     }
 
 };

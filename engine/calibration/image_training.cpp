@@ -190,6 +190,9 @@ public:
     std::vector<at::Tensor> parameters() override { return m_model.parameters(); }
     double potentialAndGradient(const at::Tensor& x, const at::Tensor& y) override
     {
+        for (auto& p : m_model.parameters())
+            if (p.grad().defined())
+                p.mutable_grad().zero_();  // backward adds to them
         const auto logits = m_model.forward(x);
         auto loss = weightedCrossEntropy(logits, y, {}, m_ignoreLabel);
         if (m_costs.defined())

@@ -25,8 +25,9 @@ public:
     /// The tensors the sampler moves.
     virtual std::vector<at::Tensor> parameters() = 0;
     /// The minibatch's mean negative log-likelihood (plus whatever extra potential the
-    /// network adds), with its gradient left in parameters()' .grad(). The prior enters
-    /// through the sampler (SghmcOptions), not here.
+    /// network adds), with its gradient in parameters()' .grad(), replacing what was
+    /// there (the chain does not zero them between steps). The prior enters through the
+    /// sampler (SghmcOptions), not here.
     virtual double potentialAndGradient(const at::Tensor& x, const at::Tensor& y) = 0;
     /// Class probabilities of the current sample on the CPU, in inference mode.
     virtual at::Tensor probabilities(const at::Tensor& x) = 0;
