@@ -1,5 +1,8 @@
 #include "fastpath/mlp_backward.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <torch/torch.h>
 
 #include "core/thin_gemm.h"
@@ -14,6 +17,58 @@ bool thinOperands(std::initializer_list<const at::Tensor*> tensors)
         if (!t->defined() || t->scalar_type() != at::kFloat || !t->is_contiguous() || t->device().type() != at::kCPU)
             return false;
     return true;
+}
+
+bool plainFloat(const at::Tensor& t)
+{
+    return t.defined() && t.scalar_type() == at::kFloat && t.is_contiguous() && t.device().type() == at::kCPU;
+}
+
+// The element-wise work around the products, as plain loops where the tensors are plain
+// float arrays: at a minibatch's sizes LibTorch's dispatch and allocation for each of
+// these small operations cost more than the arithmetic (about a tenth of a distillation
+// step, docs/benchmarks.md).
+
+/// s <- max(s, 0) in place.
+void reluInPlace(at::Tensor& s)
+{
+    if (!plainFloat(s)) {
+        s.relu_();
+        return;
+    }
+    float* v = s.data_ptr<float>();
+    for (int64_t i = 0, n = s.numel(); i < n; ++i)
+        v[i] = v[i] > 0.0f ? v[i] : 0.0f;
+}
+
+/// d <- d where h > 0, else 0: the ReLU's backward, h being its output.
+void passWherePositive(at::Tensor& d, const at::Tensor& h)
+{
+    if (!plainFloat(d) || !plainFloat(h) || d.sizes() != h.sizes()) {
+        d.mul_(h.gt(0));
+        return;
+    }
+    float* g = d.data_ptr<float>();
+    const float* out = h.data_ptr<float>();
+    for (int64_t i = 0, n = d.numel(); i < n; ++i)
+        g[i] = out[i] > 0.0f ? g[i] : 0.0f;
+}
+
+/// into[j] = sum_r d[r][j], the bias gradient.
+void columnSumsInto(at::Tensor& into, const at::Tensor& d)
+{
+    if (!plainFloat(into) || !plainFloat(d) || d.dim() != 2 || into.dim() != 1 || into.size(0) != d.size(1)) {
+        at::sum_out(into, d, {0});
+        return;
+    }
+    const int64_t rows = d.size(0), cols = d.size(1);
+    float* sum = into.data_ptr<float>();
+    const float* v = d.data_ptr<float>();
+    std::fill(sum, sum + cols, 0.0f);
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < cols; ++j)
+            sum[j] += v[r * cols + j];
+    into.unsafeGetTensorImpl()->bump_version();
 }
 
 /// h W^T + b: at a minibatch's thin shapes by the thin kernels where they apply, else
@@ -54,9 +109,9 @@ MlpTrace traceMlp(MlpImpl& mlp, const at::Tensor& x)
     at::Tensor h = mlp.standardise(x);
     for (size_t i = 0; i < layers.size(); ++i) {
         t.inputs.push_back(h);
-        auto s = linearForward(h, layers[i]->weight, layers[i]->bias);
-        t.preActivations.push_back(s);
-        h = (i + 1 < layers.size()) ? torch::relu(s) : s;
+        h = linearForward(h, layers[i]->weight, layers[i]->bias);  // a fresh tensor
+        if (i + 1 < layers.size())
+            reluInPlace(h);
     }
     t.logits = h;
     return t;
@@ -70,8 +125,10 @@ std::vector<at::Tensor> backpropagateMlp(MlpImpl& mlp, const MlpTrace& t, const 
     std::vector<at::Tensor> dS(n);
     dS[n - 1] = dLogits;
     for (size_t i = n - 1; i > 0; --i) {
-        // dL/dh_{i-1} = dS_i W_i, then through the ReLU: zero where the pre-activation was <= 0.
-        dS[i - 1] = dS[i].mm(layers[i]->weight).mul_(t.preActivations[i - 1].gt(0));
+        // dL/dh_{i-1} = dS_i W_i, then through the ReLU: zero where its output, layer i's
+        // input, is not positive.
+        dS[i - 1] = dS[i].mm(layers[i]->weight);
+        passWherePositive(dS[i - 1], t.inputs[i]);
     }
     return dS;
 }
@@ -89,7 +146,7 @@ void setMlpGradients(MlpImpl& mlp, const MlpTrace& t, const std::vector<at::Tens
         else
             writeGradient(weight, dS[i].t().mm(t.inputs[i]));
         if (bias.grad().defined() && bias.grad().is_contiguous())
-            at::sum_out(bias.mutable_grad(), dS[i], {0});
+            columnSumsInto(bias.mutable_grad(), dS[i]);
         else
             writeGradient(bias, dS[i].sum(0));
     }
@@ -98,6 +155,38 @@ void setMlpGradients(MlpImpl& mlp, const MlpTrace& t, const std::vector<at::Tens
 std::pair<at::Tensor, at::Tensor> crossEntropyWithGradient(const at::Tensor& logits, const at::Tensor& labels)
 {
     torch::NoGradGuard noGrad;
+    if (plainFloat(logits) && logits.dim() == 2 && labels.defined() && labels.scalar_type() == at::kLong &&
+        labels.is_cpu() && labels.is_contiguous() && labels.dim() == 1 && labels.size(0) == logits.size(0) &&
+        logits.size(0) > 0) {
+        const int64_t rows = logits.size(0), classes = logits.size(1);
+        auto grad = at::empty_like(logits);
+        const float* l = logits.data_ptr<float>();
+        const int64_t* y = labels.data_ptr<int64_t>();
+        float* g = grad.data_ptr<float>();
+        const float perRow = 1.0f / static_cast<float>(rows);
+        double loss = 0;
+        for (int64_t r = 0; r < rows; ++r) {
+            const float* row = l + r * classes;
+            float* d = g + r * classes;
+            TORCH_CHECK(y[r] >= 0 && y[r] < classes, "cross-entropy: label ", y[r], " of row ", r, " is not one of ",
+                        classes, " classes");
+            float top = row[0];
+            for (int64_t c = 1; c < classes; ++c)
+                top = std::max(top, row[c]);
+            float sum = 0;
+            for (int64_t c = 0; c < classes; ++c) {
+                d[c] = std::exp(row[c] - top);
+                sum += d[c];
+            }
+            // log softmax(l)_y = l_y - top - log sum; the gradient (softmax - onehot) / rows.
+            loss -= static_cast<double>(row[y[r]] - top - std::log(sum));
+            const float scale = perRow / sum;
+            for (int64_t c = 0; c < classes; ++c)
+                d[c] *= scale;
+            d[y[r]] -= perRow;
+        }
+        return {at::scalar_tensor(loss / static_cast<double>(rows), logits.options()), grad};
+    }
     auto logProbs = torch::log_softmax(logits, 1);
     auto picked = logProbs.gather(1, labels.unsqueeze(1));
     auto loss = -picked.mean();
@@ -105,6 +194,46 @@ std::pair<at::Tensor, at::Tensor> crossEntropyWithGradient(const at::Tensor& log
     grad.scatter_add_(1, labels.unsqueeze(1), torch::full_like(picked, -1.0));
     grad.div_(static_cast<double>(logits.size(0)));
     return {loss, grad};
+}
+
+std::pair<double, at::Tensor> softCrossEntropyWithGradient(const at::Tensor& logits, const at::Tensor& targets)
+{
+    torch::NoGradGuard noGrad;
+    TORCH_CHECK(logits.dim() == 2 && logits.sizes() == targets.sizes() && logits.size(0) > 0,
+                "soft cross-entropy: logits ", logits.sizes(), " against targets ", targets.sizes());
+    const int64_t rows = logits.size(0), classes = logits.size(1);
+    if (!plainFloat(logits) || !plainFloat(targets)) {
+        const auto logProbs = torch::log_softmax(logits, 1);
+        const double loss = -(targets * logProbs).sum(1).mean().item<double>();
+        return {loss, logProbs.exp().sub_(targets).div_(static_cast<double>(rows))};
+    }
+    auto grad = at::empty_like(logits);
+    const float* l = logits.data_ptr<float>();
+    const float* t = targets.data_ptr<float>();
+    float* g = grad.data_ptr<float>();
+    const float perRow = 1.0f / static_cast<float>(rows);
+    double loss = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+        const float* row = l + r * classes;
+        const float* target = t + r * classes;
+        float* d = g + r * classes;
+        float top = row[0];
+        for (int64_t c = 1; c < classes; ++c)
+            top = std::max(top, row[c]);
+        float sum = 0;
+        for (int64_t c = 0; c < classes; ++c) {
+            d[c] = std::exp(row[c] - top);
+            sum += d[c];
+        }
+        const float logSum = top + std::log(sum);
+        float rowLoss = 0;
+        for (int64_t c = 0; c < classes; ++c) {
+            rowLoss -= target[c] * (row[c] - logSum);
+            d[c] = (d[c] / sum - target[c]) * perRow;
+        }
+        loss += static_cast<double>(rowLoss);
+    }
+    return {loss / static_cast<double>(rows), grad};
 }
 
 double crossEntropyGradients(MlpImpl& mlp, const at::Tensor& x, const at::Tensor& y)

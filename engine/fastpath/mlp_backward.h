@@ -23,10 +23,10 @@
 /// KFAC factor tests; tst_calibration: the correction's gradient).
 namespace lcs {
 
-/// What a hand-written backward pass needs: each layer's input and pre-activation.
+/// What a hand-written backward pass needs: each layer's input. For i >= 1 that is
+/// ReLU of layer i-1's output, positive exactly where the ReLU passes gradient on.
 struct MlpTrace {
     std::vector<at::Tensor> inputs;          ///< input of layer i
-    std::vector<at::Tensor> preActivations;  ///< output of layer i before ReLU
     at::Tensor logits;
 };
 
@@ -47,5 +47,9 @@ double crossEntropyGradients(MlpImpl& mlp, const at::Tensor& x, const at::Tensor
 /// Mean cross-entropy of logits [N, C] against labels [N] and its gradient with respect
 /// to the logits, (softmax - onehot) / N.
 std::pair<at::Tensor, at::Tensor> crossEntropyWithGradient(const at::Tensor& logits, const at::Tensor& labels);
+
+/// Mean over rows of -sum_c target_c log softmax(logits)_c against targets [N, C] (rows
+/// of probabilities), and its gradient with respect to the logits, (softmax - target) / N.
+std::pair<double, at::Tensor> softCrossEntropyWithGradient(const at::Tensor& logits, const at::Tensor& targets);
 
 } // namespace lcs

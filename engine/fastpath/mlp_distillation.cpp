@@ -184,11 +184,8 @@ void MlpStudentSteps::drawRows(at::Tensor& out, int64_t rows, NormalStream& stre
 double MlpStudentSteps::stepOn(const at::Tensor& x, const at::Tensor& target, double learningRate)
 {
     torch::NoGradGuard noGrad;
-    const int64_t rows = x.size(0);
     const auto trace = traceMlp(m_student, x);
-    const auto logProbs = torch::log_softmax(trace.logits, 1);
-    const double loss = -(target * logProbs).sum(1).mean().item<double>();
-    const auto dLogits = logProbs.exp().sub_(target).div_(static_cast<double>(rows));
+    const auto [loss, dLogits] = softCrossEntropyWithGradient(trace.logits, target);
     setMlpGradients(m_student, trace, backpropagateMlp(m_student, trace, dLogits));
     // SGD with momentum and weight decay over the flat buffer in one pass.
     auto& flat = m_flat->tensor();
