@@ -17,7 +17,8 @@ namespace lcs {
 namespace {
 
 /// The whole update of one CPU tensor in one pass over memory, noise drawn in blocks:
-///   v <- m v - lr (g + decay theta) + noiseStd * eps;  theta <- theta + v.
+///   v <- m v - lr (g + decay theta) + noiseStd * eps;  theta <- theta + v
+/// (with m = 0, v itself is left as it was).
 /// LibTorch's four element-wise ops and normal_ made the update, not the gradient, the
 /// larger part of an SGLD step on the Fashion-MNIST MLP. With `given` (n standard
 /// normals) eps is noiseStd * given, the value fill(eps, 0, noiseStd) would have written.
@@ -39,6 +40,13 @@ void fusedStep(T* theta, T* v, const T* g, int64_t n, T m, T lr, T decay, T nois
         T* th = theta + start;
         T* ve = v + start;
         const T* gr = g + start;
+        if (m == T(0)) {
+            // SGLD: the velocity is never read again, so it is neither read nor kept (a
+            // third of the pass's memory traffic); theta moves by what v would have been.
+            for (int64_t i = 0; i < len; ++i)
+                th[i] += -lr * (gr[i] + decay * th[i]) + eps[i];
+            continue;
+        }
         for (int64_t i = 0; i < len; ++i) {
             ve[i] = m * ve[i] - lr * (gr[i] + decay * th[i]) + eps[i];
             th[i] += ve[i];
