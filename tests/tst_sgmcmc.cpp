@@ -411,10 +411,19 @@ private Q_SLOTS:
     /// one step from a known state against the closed form
     ///   v = -lr (g + tau/N theta) + sqrt(2 (1-m) lr T / N) z,  theta' = theta + v,
     /// with z given for two parameters (3 values, then 5000: past the update's 4096-value
-    /// blocks); the next step draws noise of its own; a buffer of the wrong size is refused.
+    /// blocks and its 16-value vectors); the next step draws noise of its own; the one
+    /// after, given z again, adds m times the velocity before; a buffer of the wrong size
+    /// is refused.
+    void sghmcTakesGivenStandardNoise_data()
+    {
+        QTest::addColumn<double>("m");
+        QTest::newRow("SGHMC, momentum 0.3") << 0.3;
+        QTest::newRow("SGLD, momentum 0") << 0.0;
+    }
     void sghmcTakesGivenStandardNoise()
     {
-        const double lr = 0.01, m = 0.3, tau = 2.0, n = 50.0, temperature = 0.7;
+        QFETCH(double, m);
+        const double lr = 0.01, tau = 2.0, n = 50.0, temperature = 0.7;
         const int64_t sizes[2] = {3, 5000};
         std::vector<torch::Tensor> params;
         std::vector<double> start, g;
@@ -455,6 +464,19 @@ private Q_SLOTS:
             noiseless += std::abs(value(i) - (afterOne[i] + drift)) < 1e-6;
         }
         QVERIFY2(asGiven < 50 && noiseless < 50, qPrintable(QString("%1 %2").arg(asGiven).arg(noiseless)));
+        // A third step with z again carries the second step's velocity, read off the values.
+        std::vector<double> afterTwo(start.size());
+        for (size_t i = 0; i < start.size(); ++i)
+            afterTwo[i] = value(i);
+        sampler.useStandardNoise(z.data(), static_cast<int64_t>(z.size()));
+        sampler.step();
+        worst = 0;
+        for (size_t i = 0; i < start.size(); ++i) {
+            const double v2 = afterTwo[i] - afterOne[i];
+            const double v3 = m * v2 - lr * (g[i] + tau / n * afterTwo[i]) + noiseSd * z[i];
+            worst = std::max(worst, std::abs(value(i) - (afterTwo[i] + v3)));
+        }
+        QVERIFY2(worst < 1e-6, qPrintable(QString("third step: largest error %1").arg(worst)));
         sampler.useStandardNoise(z.data(), static_cast<int64_t>(z.size()) - 1);
         QVERIFY_THROWS_EXCEPTION(c10::Error, sampler.step());
         sampler.useStandardNoise(z.data(), static_cast<int64_t>(z.size()) + 1);  // z has room: still refused

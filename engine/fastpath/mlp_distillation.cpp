@@ -1,6 +1,7 @@
 #include "fastpath/mlp_distillation.h"
 
 #include <cstring>
+#include <utility>
 #include <limits>
 
 #include <torch/torch.h>
@@ -59,12 +60,12 @@ void MlpStudentSteps::work()
     ScopedIntraOpThreads oneThread(1);
     std::unique_lock<std::mutex> lock(m_mutex);
     for (;;) {
-        m_changed.wait(lock, [this] { return m_pending || m_stop; });
+        m_changed.wait(lock, [this] { return !m_queue.empty() || m_stop; });
         if (m_stop)
             return;
-        m_pending = false;
+        const Job job = std::move(m_queue.front());
+        m_queue.pop_front();
         m_running = true;
-        const Job job = m_job;
         lock.unlock();
         double loss = std::numeric_limits<double>::quiet_NaN();
         std::exception_ptr failure;
@@ -75,11 +76,21 @@ void MlpStudentSteps::work()
         }
         lock.lock();
         m_running = false;
-        m_lastLoss = loss;
-        m_haveLoss = true;
+        m_finished = job.step;  // failed or not: nobody waits on it forever
+        m_losses.push_back(loss);
         if (failure && !m_failure)
             m_failure = failure;
         m_changed.notify_all();
+    }
+}
+
+void MlpStudentSteps::awaitFinished(std::unique_lock<std::mutex>& lock, long long step)
+{
+    m_changed.wait(lock, [&] { return m_finished >= step || m_failure; });
+    if (m_failure) {
+        auto failure = m_failure;
+        m_failure = nullptr;
+        std::rethrow_exception(failure);
     }
 }
 
@@ -88,14 +99,9 @@ double MlpStudentSteps::drain()
     if (!m_overlap)
         return std::numeric_limits<double>::quiet_NaN();
     std::unique_lock<std::mutex> lock(m_mutex);
-    m_changed.wait(lock, [this] { return !m_pending && !m_running; });
-    if (m_failure) {
-        auto failure = m_failure;
-        m_failure = nullptr;
-        std::rethrow_exception(failure);
-    }
-    const double loss = m_haveLoss ? m_lastLoss : std::numeric_limits<double>::quiet_NaN();
-    m_haveLoss = false;
+    awaitFinished(lock, m_submitted);
+    const double loss = m_losses.empty() ? std::numeric_limits<double>::quiet_NaN() : m_losses.back();
+    m_losses.clear();
     return loss;
 }
 
@@ -103,11 +109,15 @@ const float* MlpStudentSteps::teacherNoiseFor(long long step, int64_t count)
 {
     if (noiseOf(step).empty())
         return nullptr;
-    // Step s+1's noise was drawn by student step s-1, finished at submission s.
     TORCH_CHECK(step == m_submitted + 1, "distillation: noise asked for sampler step ", step, " after ", m_submitted,
                 " submissions");
     TORCH_CHECK(count == static_cast<int64_t>(noiseOf(step).size()), "distillation: the sampler has ", count,
                 " parameters, the teacher ", noiseOf(step).size());
+    if (m_overlap) {
+        // Step s+1's noise is drawn by student step s-1, which may still be running.
+        std::unique_lock<std::mutex> lock(m_mutex);
+        awaitFinished(lock, step - 2);
+    }
     return noiseOf(step).data();
 }
 
@@ -115,22 +125,31 @@ double MlpStudentSteps::submit(int64_t rows, double learningRate)
 {
     TORCH_CHECK(rows > 0 && rows <= m_batchRows, "distillation: ", rows, " rows in a step of at most ", m_batchRows);
     Job job;
-    job.step = ++m_submitted;
+    job.step = m_submitted + 1;
     job.rows = rows;
     job.learningRate = learningRate;
+    if (m_overlap) {
+        // Step s's inputs are drawn by student step s-2; step s-1 may still be running.
+        std::unique_lock<std::mutex> lock(m_mutex);
+        awaitFinished(lock, job.step - 2);
+    }
     {
         // The targets here, from the teacher as it is now; the student's core draws the
         // sampler's noise and the inputs instead.
         torch::NoGradGuard noGrad;
         job.targets = torch::softmax(traceMlp(m_teacher, inputsOf(job.step).narrow(0, 0, rows)).logits, 1);
     }
-    const double previous = drain();
+    ++m_submitted;
     if (!m_overlap)
         return run(job);
+    double previous = std::numeric_limits<double>::quiet_NaN();
     {
         std::lock_guard<std::mutex> lock(m_mutex);
-        m_job = std::move(job);
-        m_pending = true;
+        if (!m_losses.empty()) {
+            previous = m_losses.front();
+            m_losses.pop_front();
+        }
+        m_queue.push_back(std::move(job));
     }
     m_changed.notify_all();
     return previous;

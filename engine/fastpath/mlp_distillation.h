@@ -3,6 +3,7 @@
 #include <array>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -30,7 +31,10 @@
 /// is then); the student's core, at the same time, student step s (a forward and a
 /// backward pass), then the standard normals of the teacher's noise for sampler step
 /// s+2 (one per teacher parameter) and step s+2's inputs, all from a stream of its own.
-/// Drawing two steps ahead means neither core waits for the other within a step. LibTorch's own threads split
+/// Drawing two steps ahead means neither core waits for the other within a step, and
+/// the student may fall a second step behind: the teacher waits for student step s-1
+/// only when it needs step s+1's noise, at the update, and at submission s+1 for step
+/// s-1's drawing of step s+1's inputs, so that a slow step on either core is absorbed. LibTorch's own threads split
 /// these 64-row products badly (`lcstudio-cli bench distill`, docs/benchmarks.md). One
 /// core runs the same arithmetic in the same order, so the result does not depend on the
 /// number of threads.
@@ -62,17 +66,18 @@ public:
     MlpStudentSteps& operator=(const MlpStudentSteps&) = delete;
 
     /// Starts the student step for the sampler step just taken, on `rows` inputs at
-    /// `learningRate`, after waiting for the step in flight. Returns the finished step's
-    /// loss (NaN when none was in flight): with overlap, a step's loss is known one
-    /// submit later.
+    /// `learningRate` (with overlap, queued behind at most one step in flight). Returns
+    /// the loss of the oldest finished step not yet returned (NaN when none): with
+    /// overlap, a step's loss is known one or two submits later.
     double submit(int64_t rows, double learningRate);
-    /// Waits for the step in flight; returns its loss (NaN when none). After drain the
-    /// student is up to date.
+    /// Waits for the steps in flight; returns the last one's loss (NaN when none), and
+    /// forgets the losses not yet returned. After drain the student is up to date.
     double drain();
 
     /// Standard normals for the teacher's sampler step `step` (1-based, the step after
     /// the last submitted), one per teacher parameter (Sghmc::useStandardNoise); null
-    /// without `teacherNoise`. Valid until the next submit but one.
+    /// without `teacherNoise`. Waits, with overlap, for the student step that draws
+    /// them. Valid until the next submit but one.
     const float* teacherNoiseFor(long long step, int64_t count);
 
     /// `rows` inputs of D' into out[0:rows]: uniformly drawn rows plus the noise.
@@ -89,6 +94,8 @@ private:
         at::Tensor targets;        ///< softmax of the teacher after sampler step `step`
     };
     double run(const Job& job);
+    /// Until student step `step` has finished (or any has failed: rethrown here).
+    void awaitFinished(std::unique_lock<std::mutex>& lock, long long step);
     /// drawInputs from `stream`.
     void drawRows(at::Tensor& out, int64_t rows, NormalStream& stream);
     void work();
@@ -115,10 +122,10 @@ private:
     std::thread m_worker;
     std::mutex m_mutex;
     std::condition_variable m_changed;
-    bool m_pending = false, m_running = false, m_stop = false;
-    Job m_job;
-    double m_lastLoss = 0;
-    bool m_haveLoss = false;
+    bool m_running = false, m_stop = false;
+    std::deque<Job> m_queue;           ///< submitted, not yet started (at most two)
+    long long m_finished = 0;          ///< the last student step finished
+    std::deque<double> m_losses;       ///< finished steps' losses, not yet returned
     std::exception_ptr m_failure;
 };
 

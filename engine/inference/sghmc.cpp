@@ -3,7 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <type_traits>
 #include <utility>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -16,6 +21,35 @@
 namespace lcs {
 namespace {
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/// fusedStep's float update with given noise, 16 elements at a time: the scalar loops'
+/// operations in their order, without fused multiply-adds, so the same numbers in one
+/// pass (the distillation's teacher update, a tenth of its core's time before).
+__attribute__((target("avx512f"))) void givenNoiseStepAvx512(float* theta, float* v, const float* g,
+                                                             const float* given, int64_t n, float m, float lr,
+                                                             float decay, float noiseStd)
+{
+    const __m512 zero = _mm512_setzero_ps(), momentum = _mm512_set1_ps(m), rate = _mm512_set1_ps(lr),
+                 negativeRate = _mm512_set1_ps(-lr), prior = _mm512_set1_ps(decay), scale = _mm512_set1_ps(noiseStd);
+    for (int64_t i = 0; i < n; i += 16) {
+        const auto mask = static_cast<__mmask16>(n - i >= 16 ? 0xFFFF : (1u << (n - i)) - 1);
+        const __m512 th = _mm512_maskz_loadu_ps(mask, theta + i);
+        const __m512 eps = _mm512_add_ps(zero, _mm512_mul_ps(scale, _mm512_maskz_loadu_ps(mask, given + i)));
+        const __m512 pull = _mm512_add_ps(_mm512_maskz_loadu_ps(mask, g + i), _mm512_mul_ps(prior, th));
+        if (m == 0.0f) {
+            const __m512 move = _mm512_add_ps(_mm512_mul_ps(negativeRate, pull), eps);
+            _mm512_mask_storeu_ps(theta + i, mask, _mm512_add_ps(th, move));
+        } else {
+            const __m512 ve = _mm512_add_ps(
+                _mm512_sub_ps(_mm512_mul_ps(momentum, _mm512_maskz_loadu_ps(mask, v + i)), _mm512_mul_ps(rate, pull)),
+                eps);
+            _mm512_mask_storeu_ps(v + i, mask, ve);
+            _mm512_mask_storeu_ps(theta + i, mask, _mm512_add_ps(th, ve));
+        }
+    }
+}
+#endif
+
 /// The whole update of one CPU tensor in one pass over memory, noise drawn in blocks:
 ///   v <- m v - lr (g + decay theta) + noiseStd * eps;  theta <- theta + v
 /// (with m = 0, v itself is left as it was).
@@ -26,6 +60,15 @@ template <typename T>
 void fusedStep(T* theta, T* v, const T* g, int64_t n, T m, T lr, T decay, T noiseStd, NormalStream* noise,
                const float* given = nullptr)
 {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if constexpr (std::is_same_v<T, float>) {
+        static const bool avx512 = __builtin_cpu_supports("avx512f");
+        if (given && noiseStd > 0 && avx512) {
+            givenNoiseStepAvx512(theta, v, g, given, n, m, lr, decay, noiseStd);
+            return;
+        }
+    }
+#endif
     constexpr int64_t kBlock = 4096;
     T eps[kBlock];
     for (int64_t start = 0; start < n; start += kBlock) {
