@@ -34,10 +34,11 @@ Usage: lcstudio-cli bench distill [--data D] [--epochs N] [--threads T]
 Times the authors' configuration (label corruption 0.5, MLP 784-200-10, batch 64: per
 minibatch one SGLD teacher step on D and one student step on a noisy batch of D') and
 measures, in the same run, the single-precision matrix-product (sgemm) peak of one core
-and of every core at once, on the BLAS kernels the run's products get (OpenBLAS's
-AVX-512 ones where the CPU has them). When other processes keep more than a quarter of
-a core busy meanwhile (from /proc/stat) it says so, and the limit is then cores x one
-core's peak: the idle machine's.
+and of every core at once: the fastest of the BLAS's products (OpenBLAS's AVX-512
+kernels where the CPU has them), LC Studio's kernel and the minibatch products at their
+own shapes. When other processes keep more than a quarter of a core busy meanwhile
+(from /proc/stat) it says so, and the limit is then cores x one core's peak: the idle
+machine's.
 Prints seconds per epoch, GFLOP per epoch (counted from the layer sizes: forward, weight
 gradients and the input gradients backpropagation needs), the peak and the peak
 resident memory; then the same epoch again beside one busy process the bench starts
@@ -47,8 +48,7 @@ itself (a loop on one core), the shared-machine figure; and ends with
   over the idle cores> peak_rss_mb=<M>
 (limit_ratio 1 = the epoch runs at the idle machine's sgemm peak on all cores). The
 products' own time, timed at their batch-64 shapes on one core and spread over the idle
-cores at the rate the peak scales by, is the floor these kernels allow: thin products
-run below a large square's rate.
+cores at the rate the peak scales by, is the floor these kernels allow.
   --data D     image data: a folder or mnist, fashion-mnist (default), cifar10
   --epochs N   epochs timed (default 1)
   --threads T  intra-op threads, fixed (default: the physical cores, fewer while other
@@ -314,7 +314,7 @@ int benchDistill(int argc, char** argv)
     const lcs::ThreadLoad load = parsed.values.count("--threads") ? lcs::ThreadLoad::Ignore : lcs::ThreadLoad::Follow;
     const int cores = lcs::physicalCores();
     lcs::chooseBlasKernels();  // the kernels every product below runs on, the peak's included
-    const auto peak = sgemmPeak(cores);
+    auto peak = sgemmPeak(cores);
     std::printf("sgemm peak: %.1f GFLOP/s on one core, %.1f on %d core(s) at once (%.2fx one core's), %s\n",
                 peak.oneCore, peak.allCores, cores, peak.allCores / peak.oneCore,
                 peak.thinKernel ? "LC Studio's AVX-512 kernel (faster here than the BLAS's)" : "the BLAS's products");
@@ -344,17 +344,27 @@ int benchDistill(int argc, char** argv)
     layers.insert(layers.end(), model.hidden.begin(), model.hidden.end());
     layers.push_back(model.classes);
     const double gflop = flopPerRow(layers) * static_cast<double>(data.train.size()) / 1e9;
-    const double limit = gflop / peak.idle();
     const int64_t batch = 64;
     const double productsOneCore = productSecondsPerStep(layers, batch) *
                                    static_cast<double>((data.train.size() + batch - 1) / batch);
+    const double productsRate = gflop / productsOneCore;
+    std::printf("the products alone, at their batch-%lld shapes: %.3f s per epoch on one core (%.1f GFLOP/s, %.0f%% of "
+                "its peak)\n",
+                static_cast<long long>(batch), productsOneCore, productsRate, 100.0 * productsRate / peak.oneCore);
+    if (productsRate > peak.oneCore) {
+        // A product ran faster than the "peak": the peak is the fastest rate seen, so the
+        // limit is never flattered by squares that ran below the kernels' best.
+        peak.allCores *= productsRate / peak.oneCore;
+        peak.oneCore = productsRate;
+        std::printf("  faster than every square product above: the peak is theirs, %.1f GFLOP/s on one core, %.1f on "
+                    "%d idle cores\n",
+                    peak.oneCore, peak.idle(), cores);
+    }
+    const double limit = gflop / peak.idle();
     // Spread over the idle cores at the rate their peak scales by (2x for two cores, 1x
     // for two hyper-threads of one): the floor for an epoch that did nothing else.
     const double products = productsOneCore * peak.oneCore / peak.idle();
-    std::printf("the products alone, at their batch-%lld shapes: %.3f s per epoch on one core (%.1f GFLOP/s, %.0f%% of "
-                "its peak); %.2f s spread over the idle cores\n",
-                static_cast<long long>(batch), productsOneCore, gflop / productsOneCore,
-                100.0 * gflop / productsOneCore / peak.oneCore, products);
+    std::printf("  spread over the idle cores: %.3f s per epoch\n", products);
     // The same seed, data and network each time: only the machine's state differs.
     const auto epochSeconds = [&] {
         lcs::configureThreads(threads, load);

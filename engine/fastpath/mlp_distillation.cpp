@@ -1,6 +1,9 @@
 #include "fastpath/mlp_distillation.h"
 
 #include <cstring>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 #include <utility>
 #include <limits>
 
@@ -10,6 +13,45 @@
 #include "fastpath/mlp_backward.h"
 
 namespace lcs {
+namespace {
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/// sgdStep 16 elements at a time: the scalar loop's operations in its order, without
+/// fused multiply-adds, so the same numbers.
+__attribute__((target("avx512f"))) void sgdStepAvx512(float* p, float* v, const float* g, int64_t n, float m,
+                                                      float decay, float lr)
+{
+    const __m512 momentum = _mm512_set1_ps(m), prior = _mm512_set1_ps(decay), rate = _mm512_set1_ps(lr);
+    for (int64_t i = 0; i < n; i += 16) {
+        const auto mask = static_cast<__mmask16>(n - i >= 16 ? 0xFFFF : (1u << (n - i)) - 1);
+        const __m512 value = _mm512_maskz_loadu_ps(mask, p + i);
+        const __m512 velocity = _mm512_add_ps(
+            _mm512_add_ps(_mm512_mul_ps(momentum, _mm512_maskz_loadu_ps(mask, v + i)), _mm512_maskz_loadu_ps(mask, g + i)),
+            _mm512_mul_ps(prior, value));
+        _mm512_mask_storeu_ps(v + i, mask, velocity);
+        _mm512_mask_storeu_ps(p + i, mask, _mm512_sub_ps(value, _mm512_mul_ps(rate, velocity)));
+    }
+}
+#endif
+
+/// torch::optim::SGD's step with momentum m and weight decay over n values:
+/// v <- m v + g + decay p;  p <- p - lr v.
+void sgdStep(float* p, float* v, const float* g, int64_t n, float m, float decay, float lr)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    static const bool avx512 = __builtin_cpu_supports("avx512f");
+    if (avx512) {
+        sgdStepAvx512(p, v, g, n, m, decay, lr);
+        return;
+    }
+#endif
+    for (int64_t i = 0; i < n; ++i) {
+        v[i] = m * v[i] + g[i] + decay * p[i];
+        p[i] -= lr * v[i];
+    }
+}
+
+} // namespace
 
 MlpStudentSteps::MlpStudentSteps(MlpImpl& teacher, MlpImpl& student, const at::Tensor& calibration, double noiseStd,
                                  StudentSgd sgd, int64_t batchRows, uint64_t seed, bool overlap, bool teacherNoise)
@@ -208,15 +250,9 @@ double MlpStudentSteps::stepOn(const at::Tensor& x, const at::Tensor& target, do
     setMlpGradients(m_student, trace, backpropagateMlp(m_student, trace, dLogits));
     // SGD with momentum and weight decay over the flat buffer in one pass.
     auto& flat = m_flat->tensor();
-    float* p = flat.data_ptr<float>();
-    const float* g = flat.grad().data_ptr<float>();
-    float* v = m_velocity.data_ptr<float>();
-    const auto m = static_cast<float>(m_sgd.momentum), decay = static_cast<float>(m_sgd.weightDecay),
-               lr = static_cast<float>(learningRate);
-    for (int64_t i = 0, size = flat.numel(); i < size; ++i) {
-        v[i] = m * v[i] + g[i] + decay * p[i];
-        p[i] -= lr * v[i];
-    }
+    sgdStep(flat.data_ptr<float>(), m_velocity.data_ptr<float>(), flat.grad().data_ptr<float>(), flat.numel(),
+            static_cast<float>(m_sgd.momentum), static_cast<float>(m_sgd.weightDecay),
+            static_cast<float>(learningRate));
     return loss;
 }
 
