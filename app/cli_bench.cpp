@@ -353,8 +353,12 @@ int benchDistill(int argc, char** argv)
                 static_cast<long long>(batch), productsOneCore, productsRate, 100.0 * productsRate / peak.oneCore);
     if (productsRate > peak.oneCore) {
         // A product ran faster than the "peak": the peak is the fastest rate seen, so the
-        // limit is never flattered by squares that ran below the kernels' best.
-        peak.allCores *= productsRate / peak.oneCore;
+        // limit is never flattered by squares that ran below the kernels' best. The
+        // all-core peak scales with it as the cores scaled together, never beyond the
+        // number of cores (a one-core figure measured while a virtual machine's core ran
+        // slow would otherwise inflate it).
+        const double scaling = std::min(peak.allCores / peak.oneCore, static_cast<double>(cores));
+        peak.allCores = std::max(peak.allCores, scaling * productsRate);
         peak.oneCore = productsRate;
         std::printf("  faster than every square product above: the peak is theirs, %.1f GFLOP/s on one core, %.1f on "
                     "%d idle cores\n",
