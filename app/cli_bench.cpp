@@ -318,6 +318,13 @@ int benchDistill(int argc, char** argv)
     std::printf("sgemm peak: %.1f GFLOP/s on one core, %.1f on %d core(s) at once (%.2fx one core's), %s\n",
                 peak.oneCore, peak.allCores, cores, peak.allCores / peak.oneCore,
                 peak.thinKernel ? "LC Studio's AVX-512 kernel (faster here than the BLAS's)" : "the BLAS's products");
+    if (peak.allCores > cores * peak.oneCore) {
+        // More than cores x one core's: the one-core figure ran slow (a virtual machine's
+        // core taken for a while), so one core's share of the all-core peak stands for it.
+        peak.oneCore = peak.allCores / cores;
+        std::printf("  one core measured below its share of the cores together: taken as %.1f GFLOP/s\n",
+                    peak.oneCore);
+    }
     if (peak.shared())
         std::printf("  another process is using a core (others kept %.2f CPUs busy meanwhile): the limit below is "
                     "against %d idle cores, %d x one core's peak = %.1f GFLOP/s\n",
@@ -354,11 +361,9 @@ int benchDistill(int argc, char** argv)
     if (productsRate > peak.oneCore) {
         // A product ran faster than the "peak": the peak is the fastest rate seen, so the
         // limit is never flattered by squares that ran below the kernels' best. The
-        // all-core peak scales with it as the cores scaled together, never beyond the
-        // number of cores (a one-core figure measured while a virtual machine's core ran
-        // slow would otherwise inflate it).
-        const double scaling = std::min(peak.allCores / peak.oneCore, static_cast<double>(cores));
-        peak.allCores = std::max(peak.allCores, scaling * productsRate);
+        // all-core peak scales with it as the cores scaled together (at most the number
+        // of cores, above).
+        peak.allCores *= productsRate / peak.oneCore;
         peak.oneCore = productsRate;
         std::printf("  faster than every square product above: the peak is theirs, %.1f GFLOP/s on one core, %.1f on "
                     "%d idle cores\n",

@@ -1,6 +1,7 @@
 // Posterior approximations: samplers against a known posterior, hand-written gradients
 // against autograd, KFAC factors against brute force, Laplace samples' covariance.
 #include <cmath>
+#include <limits>
 
 #include <QtTest/QtTest>
 
@@ -278,6 +279,21 @@ private Q_SLOTS:
     // fresh, and the distillation's shapes through existing gradient buffers (as the
     // samplers' flat ones are: written in place, the weight gradient's thin kernel path
     // where the CPU has AVX-512).
+    /// A NaN weight reaches the loss, where the chain stops on it, rather than being
+    /// zeroed by the ReLU: the fast path's ReLU passes NaN on, as LibTorch's does.
+    void fastPathLossShowsANaNWeight()
+    {
+        auto gen = makeGenerator(5);
+        Mlp net(4, std::vector<int64_t>{6}, 3);
+        {
+            torch::NoGradGuard noGrad;
+            net->linearLayers()[0]->weight[0][0].fill_(std::numeric_limits<float>::quiet_NaN());
+        }
+        const auto x = torch::randn({5, 4}, gen);
+        const auto y = torch::tensor({0, 1, 2, 0, 1}, torch::kLong);
+        QVERIFY(std::isnan(crossEntropyGradients(*net, x, y)));
+    }
+
     void mlpHandGradientsMatchAutograd_data()
     {
         QTest::addColumn<int>("inputs");

@@ -455,6 +455,20 @@ private Q_SLOTS:
             worst = std::max(worst, std::abs(value(i) - afterOne[i]));
         }
         QVERIFY2(worst < 1e-6, qPrintable(QString("largest error %1").arg(worst)));
+        // Bit for bit the scalar loop's float operations in their order, whichever CPU
+        // kernel ran (no fused multiply-adds): a run's numbers do not depend on the CPU.
+        const float lrF = static_cast<float>(lr), mF = static_cast<float>(m),
+                    decayF = static_cast<float>(tau / n), sdF = static_cast<float>(noiseSd);
+        int differ = 0;
+        for (size_t i = 0; i < start.size(); ++i) {
+            const float th = static_cast<float>(start[i]), gr = static_cast<float>(g[i]);
+            const float eps = 0.0f + sdF * z[i];
+            const float v = mF == 0.0f ? -lrF * (gr + decayF * th) + eps : mF * 0.0f - lrF * (gr + decayF * th) + eps;
+            const float expected = th + v;
+            const float got = i < 3 ? params[0][int64_t(i)].item<float>() : params[1][int64_t(i - 3)].item<float>();
+            differ += std::memcmp(&expected, &got, sizeof got) != 0;
+        }
+        QCOMPARE(differ, 0);
         // The next step's noise is the sampler's own: neither z again nor none.
         sampler.step();
         int asGiven = 0, noiseless = 0;

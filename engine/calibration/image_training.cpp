@@ -326,6 +326,14 @@ SgldDistillationResult runSgldDistillation(const ModelSpec& spec, const Classifi
         };
         // The sampler's noise is drawn on the student's core, two steps ahead.
         hooks.standardNoise = [&](long long step, int64_t count) { return fastStudent->teacherNoiseFor(step, count); };
+        // The minibatches' rows, copied out on the student's core three steps ahead.
+        fastStudent->gatherAhead(data.x);
+        hooks.epochBatches = [&](long long firstStep, const std::vector<at::Tensor>& batches) {
+            fastStudent->announceBatches(firstStep, batches);
+        };
+        hooks.minibatchRows = [&](long long step, const at::Tensor& index) {
+            return fastStudent->minibatchRows(step, index);
+        };
     } else if (config.distil) {
         autogradStudent = std::make_unique<AutogradStudentStep>(teacher, *out.student, calibration, config, generator);
         hooks.afterStep = [&](const at::Tensor& index, long long step, long long total) {

@@ -29,7 +29,8 @@ bool plainFloat(const at::Tensor& t)
 // these small operations cost more than the arithmetic (about a tenth of a distillation
 // step, docs/benchmarks.md).
 
-/// s <- max(s, 0) in place.
+/// s <- max(s, 0) in place; NaN stays NaN, as in LibTorch's relu (a diverging network
+/// must still show in its loss).
 void reluInPlace(at::Tensor& s)
 {
     if (!plainFloat(s)) {
@@ -38,10 +39,11 @@ void reluInPlace(at::Tensor& s)
     }
     float* v = s.data_ptr<float>();
     for (int64_t i = 0, n = s.numel(); i < n; ++i)
-        v[i] = v[i] > 0.0f ? v[i] : 0.0f;
+        v[i] = 0.0f > v[i] ? 0.0f : v[i];  // this form GCC vectorises (a compare and a select)
 }
 
-/// d <- d where h > 0, else 0: the ReLU's backward, h being its output.
+/// d <- d where h > 0, else 0: the ReLU's backward, h being its output, as autograd's
+/// (a select, not a product with the mask: 0 where d is infinite, too).
 void passWherePositive(at::Tensor& d, const at::Tensor& h)
 {
     if (!plainFloat(d) || !plainFloat(h) || d.sizes() != h.sizes()) {
@@ -199,7 +201,7 @@ std::pair<at::Tensor, at::Tensor> crossEntropyWithGradient(const at::Tensor& log
 std::pair<double, at::Tensor> softCrossEntropyWithGradient(const at::Tensor& logits, const at::Tensor& targets)
 {
     torch::NoGradGuard noGrad;
-    TORCH_CHECK(logits.dim() == 2 && logits.sizes() == targets.sizes() && logits.size(0) > 0,
+    TORCH_CHECK(logits.dim() == 2 && logits.sizes() == targets.sizes() && logits.size(0) > 0 && logits.size(1) > 0,
                 "soft cross-entropy: logits ", logits.sizes(), " against targets ", targets.sizes());
     const int64_t rows = logits.size(0), classes = logits.size(1);
     if (!plainFloat(logits) || !plainFloat(targets)) {

@@ -9,6 +9,7 @@
 
 #include <torch/torch.h>
 
+#include "core/rows.h"
 #include "core/threads.h"
 #include "fastpath/mlp_backward.h"
 
@@ -107,7 +108,6 @@ void MlpStudentSteps::work()
             return;
         const Job job = std::move(m_queue.front());
         m_queue.pop_front();
-        m_running = true;
         lock.unlock();
         double loss = std::numeric_limits<double>::quiet_NaN();
         std::exception_ptr failure;
@@ -117,9 +117,8 @@ void MlpStudentSteps::work()
             failure = std::current_exception();
         }
         lock.lock();
-        m_running = false;
         m_finished = job.step;  // failed or not: nobody waits on it forever
-        m_losses.push_back(loss);
+        m_losses.emplace_back(job.step, loss);
         if (failure && !m_failure)
             m_failure = failure;
         m_changed.notify_all();
@@ -142,7 +141,7 @@ double MlpStudentSteps::drain()
         return std::numeric_limits<double>::quiet_NaN();
     std::unique_lock<std::mutex> lock(m_mutex);
     awaitFinished(lock, m_submitted);
-    const double loss = m_losses.empty() ? std::numeric_limits<double>::quiet_NaN() : m_losses.back();
+    const double loss = m_losses.empty() ? std::numeric_limits<double>::quiet_NaN() : m_losses.back().second;
     m_losses.clear();
     return loss;
 }
@@ -170,10 +169,17 @@ double MlpStudentSteps::submit(int64_t rows, double learningRate)
     job.step = m_submitted + 1;
     job.rows = rows;
     job.learningRate = learningRate;
+    double previous = std::numeric_limits<double>::quiet_NaN();
     if (m_overlap) {
         // Step s's inputs are drawn by student step s-2; step s-1 may still be running.
         std::unique_lock<std::mutex> lock(m_mutex);
         awaitFinished(lock, job.step - 2);
+        // Exactly step s-2's loss, whatever the timing: every run counts the same steps.
+        while (!m_losses.empty() && m_losses.front().first <= job.step - 2) {
+            if (m_losses.front().first == job.step - 2)
+                previous = m_losses.front().second;
+            m_losses.pop_front();
+        }
     }
     {
         // The targets here, from the teacher as it is now; the student's core draws the
@@ -184,13 +190,8 @@ double MlpStudentSteps::submit(int64_t rows, double learningRate)
     ++m_submitted;
     if (!m_overlap)
         return run(job);
-    double previous = std::numeric_limits<double>::quiet_NaN();
     {
         std::lock_guard<std::mutex> lock(m_mutex);
-        if (!m_losses.empty()) {
-            previous = m_losses.front();
-            m_losses.pop_front();
-        }
         m_queue.push_back(std::move(job));
     }
     m_changed.notify_all();
@@ -204,7 +205,64 @@ double MlpStudentSteps::run(const Job& job)
     if (!noise.empty())
         m_noiseStream.fill(noise.data(), static_cast<int64_t>(noise.size()));
     drawRows(inputsOf(job.step + 2), m_batchRows, m_noiseStream);
+    if (m_overlap && m_training.defined())
+        gatherFor(job.step + 3);
     return loss;
+}
+
+void MlpStudentSteps::gatherAhead(const at::Tensor& trainingInputs)
+{
+    if (!m_overlap || !trainingInputs.defined() || !trainingInputs.is_cpu() || !trainingInputs.is_contiguous() ||
+        trainingInputs.dim() < 1)
+        return;
+    std::lock_guard<std::mutex> lock(m_mutex);  // the student's thread reads m_training
+    m_training = trainingInputs;
+    auto shape = trainingInputs.sizes().vec();
+    shape[0] = m_batchRows;
+    for (auto& buffer : m_minibatches)
+        buffer = at::empty(shape, trainingInputs.options());
+}
+
+void MlpStudentSteps::announceBatches(long long firstStep, const std::vector<at::Tensor>& batches)
+{
+    if (!m_overlap)
+        return;
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (!m_training.defined())
+        return;
+    for (size_t i = 0; i < batches.size(); ++i)
+        if (batches[i].defined() && batches[i].size(0) <= m_batchRows)
+            m_announced[firstStep + static_cast<long long>(i)] = batches[i];
+}
+
+void MlpStudentSteps::gatherFor(long long step)
+{
+    at::Tensor index;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        const auto it = m_announced.find(step);
+        if (it == m_announced.end())
+            return;  // not announced yet: the next epoch's first steps, gathered by the chain
+        index = it->second;
+        m_announced.erase(m_announced.begin(), std::next(it));  // steps before are past
+    }
+    const auto slot = static_cast<size_t>(step % 4);
+    gatherRowsInto(m_minibatches[slot], m_training, index);
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_minibatchStep[slot] = step;
+    m_minibatchIndex[slot] = index;
+}
+
+at::Tensor MlpStudentSteps::minibatchRows(long long step, const at::Tensor& index)
+{
+    if (!m_overlap)
+        return {};
+    // Student step step-3 gathered these; submission step-1 waited for it to finish.
+    std::lock_guard<std::mutex> lock(m_mutex);
+    const auto slot = static_cast<size_t>(step % 4);
+    if (m_minibatchStep[slot] != step || !m_minibatchIndex[slot].is_same(index))
+        return {};
+    return m_minibatches[slot].narrow(0, 0, index.size(0));
 }
 
 void MlpStudentSteps::drawInputs(at::Tensor& out, int64_t rows)

@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
@@ -34,7 +36,8 @@
 /// Drawing two steps ahead means neither core waits for the other within a step, and
 /// the student may fall a second step behind: the teacher waits for student step s-1
 /// only when it needs step s+1's noise, at the update, and at submission s+1 for step
-/// s-1's drawing of step s+1's inputs, so that a slow step on either core is absorbed. LibTorch's own threads split
+/// s-1's drawing of step s+1's inputs, so that a slow step on either core is absorbed.
+/// With gatherAhead, student step s also copies out sampler step s+3's minibatch rows. LibTorch's own threads split
 /// these 64-row products badly (`lcstudio-cli bench distill`, docs/benchmarks.md). One
 /// core runs the same arithmetic in the same order, so the result does not depend on the
 /// number of threads.
@@ -67,8 +70,8 @@ public:
 
     /// Starts the student step for the sampler step just taken, on `rows` inputs at
     /// `learningRate` (with overlap, queued behind at most one step in flight). Returns
-    /// the loss of the oldest finished step not yet returned (NaN when none): with
-    /// overlap, a step's loss is known one or two submits later.
+    /// a finished step's loss: without overlap this step's, with overlap step s-2's
+    /// (NaN for the first two), known by then whatever the timing.
     double submit(int64_t rows, double learningRate);
     /// Waits for the steps in flight; returns the last one's loss (NaN when none), and
     /// forgets the losses not yet returned. After drain the student is up to date.
@@ -79,6 +82,17 @@ public:
     /// without `teacherNoise`. Waits, with overlap, for the student step that draws
     /// them. Valid until the next submit but one.
     const float* teacherNoiseFor(long long step, int64_t count);
+
+    /// With overlap, from now on student step s also copies out sampler step s+3's
+    /// minibatch (rows of `trainingInputs`, once announceBatches has said which), so that
+    /// the teacher's core need not wait on memory for them; else nothing.
+    void gatherAhead(const at::Tensor& trainingInputs);
+    /// The minibatches of sampler steps firstStep, firstStep + 1, ... (ChainHooks::epochBatches).
+    void announceBatches(long long firstStep, const std::vector<at::Tensor>& batches);
+    /// Sampler step `step`'s inputs where a student step gathered exactly rows `index`
+    /// for it, else an undefined tensor (ChainHooks::minibatchRows). Valid during that
+    /// sampler step.
+    at::Tensor minibatchRows(long long step, const at::Tensor& index);
 
     /// `rows` inputs of D' into out[0:rows]: uniformly drawn rows plus the noise.
     void drawInputs(at::Tensor& out, int64_t rows);
@@ -116,16 +130,25 @@ private:
     /// student step s-1 may still read its own and write step s+1's.
     std::array<at::Tensor, 4> m_inputs;
     std::array<std::vector<float>, 3> m_teacherNoise;  ///< sampler steps s, s+1, s+2's, by s % 3
+    /// gatherAhead's: the training inputs, and sampler steps' minibatches by step % 4 (student
+    /// step s writes step s+3's while the teacher reads step s+1's). Under m_mutex: the
+    /// announced indices by step, and which step and index each buffer holds.
+    at::Tensor m_training;
+    std::array<at::Tensor, 4> m_minibatches;
+    std::map<long long, at::Tensor> m_announced;
+    std::array<long long, 4> m_minibatchStep{};
+    std::array<at::Tensor, 4> m_minibatchIndex;
+    void gatherFor(long long step);
     long long m_submitted = 0;
 
     bool m_overlap;
     std::thread m_worker;
     std::mutex m_mutex;
     std::condition_variable m_changed;
-    bool m_running = false, m_stop = false;
+    bool m_stop = false;
     std::deque<Job> m_queue;           ///< submitted, not yet started (at most two)
     long long m_finished = 0;          ///< the last student step finished
-    std::deque<double> m_losses;       ///< finished steps' losses, not yet returned
+    std::deque<std::pair<long long, double>> m_losses;  ///< finished steps' losses by step, not yet returned
     std::exception_ptr m_failure;
 };
 

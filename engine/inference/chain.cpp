@@ -1,14 +1,13 @@
 #include "inference/chain.h"
 
 #include <chrono>
-#include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <deque>
 #include <limits>
 
 #include <torch/torch.h>
 
+#include "core/rows.h"
 #include "core/training_loop.h"
 #include "fastpath/flat_parameters.h"
 #include "fastpath/mlp_backward.h"
@@ -68,37 +67,6 @@ private:
     std::deque<at::Tensor> m_last;    // keepLast > 0
 };
 
-/// data.index_select(0, index), with every row asked of memory before the first is
-/// copied: a minibatch's rows lie anywhere in a training set far larger than the caches,
-/// and copying them one after another waited on memory for each in turn.
-at::Tensor gatherRows(const at::Tensor& data, const at::Tensor& index)
-{
-    if (!data.is_cpu() || !data.is_contiguous() || data.dim() < 1 || index.scalar_type() != at::kLong ||
-        index.dim() != 1 || !index.is_contiguous() || !index.is_cpu())
-        return data.index_select(0, index);
-    const int64_t rows = index.size(0), n = data.size(0);
-    const auto* picked = index.data_ptr<int64_t>();
-    for (int64_t r = 0; r < rows; ++r)
-        TORCH_CHECK(picked[r] >= 0 && picked[r] < n, "SG-MCMC: minibatch index ", picked[r], " out of ", n, " rows");
-    auto shape = data.sizes().vec();
-    shape[0] = rows;
-    auto out = at::empty(shape, data.options());
-    const auto rowBytes = static_cast<size_t>(data.numel() / std::max<int64_t>(n, 1)) * data.element_size();
-    const auto* source = static_cast<const char*>(data.data_ptr());
-    for (int64_t r = 0; r < rows; ++r) {
-        const char* row = source + static_cast<size_t>(picked[r]) * rowBytes;
-        for (size_t b = 0; b < rowBytes; b += 64)
-            __builtin_prefetch(row + b);
-        if (rowBytes > 0)
-            __builtin_prefetch(row + rowBytes - 1);  // a row need not start on a cache line
-    }
-    auto* target = static_cast<char*>(out.data_ptr());
-    for (int64_t r = 0; r < rows; ++r)
-        std::memcpy(target + static_cast<size_t>(r) * rowBytes, source + static_cast<size_t>(picked[r]) * rowBytes,
-                    rowBytes);
-    return out;
-}
-
 } // namespace
 
 std::unique_ptr<ChainNetwork> mlpChainNetwork(Mlp model)
@@ -133,6 +101,8 @@ ChainRun runChain(ChainNetwork& network, const TrainingSet& data, const at::Tens
     long long step = 0;
     for (int epoch = 1; step < config.steps; ++epoch) {
         const auto batches = epochBatches(n, config.batchSize, generator);
+        if (hooks.epochBatches && batches.front().defined())
+            hooks.epochBatches(step + 1, batches);
         ChainEpoch sums{epoch, 0, 0};
         long long inEpoch = 0, extras = 0;
         for (const auto& index : batches) {
@@ -140,7 +110,12 @@ ChainRun runChain(ChainNetwork& network, const TrainingSet& data, const at::Tens
                 break;
             ctx.checkCancelled();
             adaptThreadsToLoad();  // fewer intra-op threads while another process holds a core
-            const auto x = (index.defined() ? gatherRows(data.x, index) : data.x).to(device);
+            at::Tensor x;
+            if (index.defined() && hooks.minibatchRows)
+                x = hooks.minibatchRows(step + 1, index);
+            if (!x.defined())
+                x = index.defined() ? gatherRows(data.x, index) : data.x;
+            x = x.to(device);
             const auto y = (index.defined() ? data.y.index_select(0, index) : data.y).to(device);
             const double potential = network.potentialAndGradient(x, y);
             requireFiniteLoss(potential, phase.c_str(), step + 1);

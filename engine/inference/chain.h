@@ -63,6 +63,12 @@ struct ChainHooks {
     /// parameter element (Sghmc::useStandardNoise), drawn elsewhere; null for the
     /// sampler's own draws.
     std::function<const float*(long long step, int64_t count)> standardNoise;
+    /// As each epoch starts: its minibatches' indices into the training set, for sampler
+    /// steps firstStep, firstStep + 1, ... (1-based); not called for whole-set steps.
+    std::function<void(long long firstStep, const std::vector<at::Tensor>& batches)> epochBatches;
+    /// Sampler step `step`'s inputs, the training set's rows `index`, where another thread
+    /// gathered them ahead; an undefined tensor for the chain to gather them itself.
+    std::function<at::Tensor(long long step, const at::Tensor& index)> minibatchRows;
     /// Every collected sample: the step it was taken at and its probabilities on evalInputs.
     std::function<void(long long step, const at::Tensor& probs)> onSample;
     std::function<void(int epoch)> onEpoch;
