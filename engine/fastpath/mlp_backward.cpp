@@ -73,6 +73,21 @@ void columnSumsInto(at::Tensor& into, const at::Tensor& d)
     into.unsafeGetTensorImpl()->bump_version();
 }
 
+/// d[c] = exp(row[c] - m), m the row's largest logit, for a softmax over `classes` > 0;
+/// returns the row's log-sum-exp, m + log(sum), with the sum of d in `sum`.
+float shiftedExponentials(const float* row, float* d, int64_t classes, float& sum)
+{
+    float top = row[0];
+    for (int64_t c = 1; c < classes; ++c)
+        top = std::max(top, row[c]);
+    sum = 0;
+    for (int64_t c = 0; c < classes; ++c) {
+        d[c] = std::exp(row[c] - top);
+        sum += d[c];
+    }
+    return top + std::log(sum);
+}
+
 /// h W^T + b: at a minibatch's thin shapes by the thin kernels where they apply, else
 /// LibTorch's product.
 at::Tensor linearForward(const at::Tensor& h, const at::Tensor& weight, const at::Tensor& bias)
@@ -172,16 +187,10 @@ std::pair<at::Tensor, at::Tensor> crossEntropyWithGradient(const at::Tensor& log
             float* d = g + r * classes;
             TORCH_CHECK(y[r] >= 0 && y[r] < classes, "cross-entropy: label ", y[r], " of row ", r, " is not one of ",
                         classes, " classes");
-            float top = row[0];
-            for (int64_t c = 1; c < classes; ++c)
-                top = std::max(top, row[c]);
             float sum = 0;
-            for (int64_t c = 0; c < classes; ++c) {
-                d[c] = std::exp(row[c] - top);
-                sum += d[c];
-            }
-            // log softmax(l)_y = l_y - top - log sum; the gradient (softmax - onehot) / rows.
-            loss -= static_cast<double>(row[y[r]] - top - std::log(sum));
+            const float logSum = shiftedExponentials(row, d, classes, sum);
+            // log softmax(l)_y = l_y - log sum exp l; the gradient (softmax - onehot) / rows.
+            loss -= static_cast<double>(row[y[r]] - logSum);
             const float scale = perRow / sum;
             for (int64_t c = 0; c < classes; ++c)
                 d[c] *= scale;
@@ -219,15 +228,8 @@ std::pair<double, at::Tensor> softCrossEntropyWithGradient(const at::Tensor& log
         const float* row = l + r * classes;
         const float* target = t + r * classes;
         float* d = g + r * classes;
-        float top = row[0];
-        for (int64_t c = 1; c < classes; ++c)
-            top = std::max(top, row[c]);
         float sum = 0;
-        for (int64_t c = 0; c < classes; ++c) {
-            d[c] = std::exp(row[c] - top);
-            sum += d[c];
-        }
-        const float logSum = top + std::log(sum);
+        const float logSum = shiftedExponentials(row, d, classes, sum);
         float rowLoss = 0;
         for (int64_t c = 0; c < classes; ++c) {
             rowLoss -= target[c] * (row[c] - logSum);
