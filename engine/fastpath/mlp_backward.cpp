@@ -73,19 +73,32 @@ void columnSumsInto(at::Tensor& into, const at::Tensor& d)
     into.unsafeGetTensorImpl()->bump_version();
 }
 
-/// d[c] = exp(row[c] - m), m the row's largest logit, for a softmax over `classes` > 0;
-/// returns the row's log-sum-exp, m + log(sum), with the sum of d in `sum`.
-float shiftedExponentials(const float* row, float* d, int64_t classes, float& sum)
+/// Over the rows of plain float logits [rows, C > 0]: row r's gradient row d first holds
+/// exp(l_c - m), m the row's largest logit; rowLoss(r, l, d, sum of d, log-sum-exp of l)
+/// then makes d the row's gradient and returns the row's loss. Returns the mean loss and
+/// the gradient.
+template <typename RowLoss>
+std::pair<double, at::Tensor> softmaxRows(const at::Tensor& logits, RowLoss rowLoss)
 {
-    float top = row[0];
-    for (int64_t c = 1; c < classes; ++c)
-        top = std::max(top, row[c]);
-    sum = 0;
-    for (int64_t c = 0; c < classes; ++c) {
-        d[c] = std::exp(row[c] - top);
-        sum += d[c];
+    const int64_t rows = logits.size(0), classes = logits.size(1);
+    auto grad = at::empty_like(logits);
+    const float* l = logits.data_ptr<float>();
+    float* g = grad.data_ptr<float>();
+    double loss = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+        const float* row = l + r * classes;
+        float* d = g + r * classes;
+        float top = row[0];
+        for (int64_t c = 1; c < classes; ++c)
+            top = std::max(top, row[c]);
+        float sum = 0;
+        for (int64_t c = 0; c < classes; ++c) {
+            d[c] = std::exp(row[c] - top);
+            sum += d[c];
+        }
+        loss += rowLoss(r, row, d, sum, top + std::log(sum));
     }
-    return top + std::log(sum);
+    return {loss / static_cast<double>(rows), grad};
 }
 
 /// h W^T + b: at a minibatch's thin shapes by the thin kernels where they apply, else
@@ -174,29 +187,22 @@ std::pair<at::Tensor, at::Tensor> crossEntropyWithGradient(const at::Tensor& log
     torch::NoGradGuard noGrad;
     if (plainFloat(logits) && logits.dim() == 2 && labels.defined() && labels.scalar_type() == at::kLong &&
         labels.is_cpu() && labels.is_contiguous() && labels.dim() == 1 && labels.size(0) == logits.size(0) &&
-        logits.size(0) > 0) {
-        const int64_t rows = logits.size(0), classes = logits.size(1);
-        auto grad = at::empty_like(logits);
-        const float* l = logits.data_ptr<float>();
+        logits.size(0) > 0 && logits.size(1) > 0) {
+        const int64_t classes = logits.size(1);
         const int64_t* y = labels.data_ptr<int64_t>();
-        float* g = grad.data_ptr<float>();
-        const float perRow = 1.0f / static_cast<float>(rows);
-        double loss = 0;
-        for (int64_t r = 0; r < rows; ++r) {
-            const float* row = l + r * classes;
-            float* d = g + r * classes;
+        const float perRow = 1.0f / static_cast<float>(logits.size(0));
+        const auto [loss, grad] = softmaxRows(logits, [&](int64_t r, const float* row, float* d, float sum,
+                                                          float logSum) {
             TORCH_CHECK(y[r] >= 0 && y[r] < classes, "cross-entropy: label ", y[r], " of row ", r, " is not one of ",
                         classes, " classes");
-            float sum = 0;
-            const float logSum = shiftedExponentials(row, d, classes, sum);
-            // log softmax(l)_y = l_y - log sum exp l; the gradient (softmax - onehot) / rows.
-            loss -= static_cast<double>(row[y[r]] - logSum);
+            // The gradient (softmax - onehot) / rows; the loss -log softmax(l)_y.
             const float scale = perRow / sum;
             for (int64_t c = 0; c < classes; ++c)
                 d[c] *= scale;
             d[y[r]] -= perRow;
-        }
-        return {at::scalar_tensor(loss / static_cast<double>(rows), logits.options()), grad};
+            return -static_cast<double>(row[y[r]] - logSum);
+        });
+        return {at::scalar_tensor(loss, logits.options()), grad};
     }
     auto logProbs = torch::log_softmax(logits, 1);
     auto picked = logProbs.gather(1, labels.unsqueeze(1));
@@ -218,26 +224,18 @@ std::pair<double, at::Tensor> softCrossEntropyWithGradient(const at::Tensor& log
         const double loss = -(targets * logProbs).sum(1).mean().item<double>();
         return {loss, logProbs.exp().sub_(targets).div_(static_cast<double>(rows))};
     }
-    auto grad = at::empty_like(logits);
-    const float* l = logits.data_ptr<float>();
     const float* t = targets.data_ptr<float>();
-    float* g = grad.data_ptr<float>();
     const float perRow = 1.0f / static_cast<float>(rows);
-    double loss = 0;
-    for (int64_t r = 0; r < rows; ++r) {
-        const float* row = l + r * classes;
+    return softmaxRows(logits, [&](int64_t r, const float* row, float* d, float sum, float logSum) {
+        // The gradient (softmax - target) / rows; the loss -sum_c target_c log softmax(l)_c.
         const float* target = t + r * classes;
-        float* d = g + r * classes;
-        float sum = 0;
-        const float logSum = shiftedExponentials(row, d, classes, sum);
         float rowLoss = 0;
         for (int64_t c = 0; c < classes; ++c) {
             rowLoss -= target[c] * (row[c] - logSum);
             d[c] = (d[c] / sum - target[c]) * perRow;
         }
-        loss += static_cast<double>(rowLoss);
-    }
-    return {loss / static_cast<double>(rows), grad};
+        return static_cast<double>(rowLoss);
+    });
 }
 
 double crossEntropyGradients(MlpImpl& mlp, const at::Tensor& x, const at::Tensor& y)
