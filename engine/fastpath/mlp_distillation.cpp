@@ -1,11 +1,11 @@
 #include "fastpath/mlp_distillation.h"
 
 #include <cstring>
+#include <limits>
+#include <utility>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #endif
-#include <utility>
-#include <limits>
 
 #include <torch/torch.h>
 

@@ -37,10 +37,10 @@
 /// the student may fall a second step behind: the teacher waits for student step s-1
 /// only when it needs step s+1's noise, at the update, and at submission s+1 for step
 /// s-1's drawing of step s+1's inputs, so that a slow step on either core is absorbed.
-/// With gatherAhead, student step s also copies out sampler step s+3's minibatch rows. LibTorch's own threads split
-/// these 64-row products badly (`lcstudio-cli bench distill`, docs/benchmarks.md). One
-/// core runs the same arithmetic in the same order, so the result does not depend on the
-/// number of threads.
+/// With gatherAhead, student step s also copies out sampler step s+3's minibatch rows.
+/// LibTorch's own threads split these 64-row products badly (`lcstudio-cli bench
+/// distill`, docs/benchmarks.md). One core runs the same arithmetic in the same order,
+/// so the result does not depend on the number of threads.
 ///
 /// Its contract is tst_sgmcmc's tests: one step against autograd and torch::optim::SGD,
 /// the gradient against a finite difference, the inputs' law, and the two-core run
@@ -112,6 +112,8 @@ private:
     void awaitFinished(std::unique_lock<std::mutex>& lock, long long step);
     /// drawInputs from `stream`.
     void drawRows(at::Tensor& out, int64_t rows, NormalStream& stream);
+    /// Sampler step `step`'s announced minibatch into its buffer (gatherAhead).
+    void gatherFor(long long step);
     void work();
     at::Tensor& inputsOf(long long step) { return m_inputs[static_cast<size_t>(step % 4)]; }
     std::vector<float>& noiseOf(long long step) { return m_teacherNoise[static_cast<size_t>(step % 3)]; }
@@ -138,7 +140,6 @@ private:
     std::map<long long, at::Tensor> m_announced;
     std::array<long long, 4> m_minibatchStep{};
     std::array<at::Tensor, 4> m_minibatchIndex;
-    void gatherFor(long long step);
     long long m_submitted = 0;
 
     bool m_overlap;
