@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <string>
 
-// This file is compiled with -ffp-contract=off (engine/CMakeLists.txt): a fused
-// multiply-add in one kernel and not in another would make their numbers differ.
+// This file is compiled with -ffp-contract=off (engine/CMakeLists.txt): the kernels fuse
+// exactly the multiply-adds written as fma() and no others, so their numbers agree.
 
 namespace lcs {
 namespace {
@@ -95,20 +95,31 @@ struct BoxMuller {
         m = large ? m * 0.5f : m;
         exponent = large ? exponent + 1 : exponent;
         const F x = m - 1.0f, x2 = x * x;
-        F p = splat(7.0376836292e-2f);
-        p = p * x - 1.1514610310e-1f;
-        p = p * x + 1.1676998740e-1f;
-        p = p * x - 1.2420140846e-1f;
-        p = p * x + 1.4249322787e-1f;
-        p = p * x - 1.6668057665e-1f;
-        p = p * x + 2.0000714765e-1f;
-        p = p * x - 2.4999993993e-1f;
-        p = p * x + 3.3333331174e-1f;
+        F p = fma(splat(7.0376836292e-2f), x, -1.1514610310e-1f);
+        p = fma(p, x, 1.1676998740e-1f);
+        p = fma(p, x, -1.2420140846e-1f);
+        p = fma(p, x, 1.4249322787e-1f);
+        p = fma(p, x, -1.6668057665e-1f);
+        p = fma(p, x, 2.0000714765e-1f);
+        p = fma(p, x, -2.4999993993e-1f);
+        p = fma(p, x, 3.3333331174e-1f);
         const F e = __builtin_convertvector(exponent, F);
         // ln 2 split in two (0.693359375 + -2.12194440e-4) so that e ln 2 stays exact.
-        const F y = x * x2 * p + e * -2.12194440e-4f - 0.5f * x2;
-        return x + y + e * 0.693359375f;
+        const F y = fma(x * x2, p, fma(e, -2.12194440e-4f, -0.5f * x2));
+        return fma(e, 0.693359375f, x + y);
     }
+
+    /// a b + c rounded once, in every lane (one vfmadd when W lanes fit a register and
+    /// the target has FMA; glibc's exact fmaf otherwise, so every kernel agrees).
+    static LCS_ALWAYS_INLINE F fma(F a, F b, F c)
+    {
+        for (int k = 0; k < W; ++k)
+            a[k] = __builtin_fmaf(a[k], b[k], c[k]);
+        return a;
+    }
+    static LCS_ALWAYS_INLINE F fma(F a, float b, F c) { return fma(a, splat(b), c); }
+    static LCS_ALWAYS_INLINE F fma(F a, F b, float c) { return fma(a, b, splat(c)); }
+    static LCS_ALWAYS_INLINE F fma(F a, float b, float c) { return fma(a, splat(b), splat(c)); }
 
     static LCS_ALWAYS_INLINE F sqrt(F x)
     {
@@ -138,23 +149,24 @@ struct BoxMuller {
                 // one of 2^22 equal steps across (-pi/4, pi/4) (an angle uniform over a
                 // whole turn, offset by -pi/4).
                 const U quadrant = c >> 30;
-                const F angle =
-                    (__builtin_convertvector(bitCast<I>((c >> 8) & 0x3fffff), F) + 0.5f) * (0x1.0p-22f * 1.57079632679f) -
-                    0.785398163397f;
+                const F angle = fma(__builtin_convertvector(bitCast<I>((c >> 8) & 0x3fffff), F) + 0.5f,
+                                    0x1.0p-22f * 1.57079632679f, -0.785398163397f);
                 const F a2 = angle * angle;
                 // Cephes' sinf and cosf polynomials on [-pi/4, pi/4].
-                const F sine = angle + angle * a2 * ((splat(-1.9515295891e-4f) * a2 + 8.3321608736e-3f) * a2 -
-                                                     1.6666654611e-1f);
-                const F cosine = 1.0f - 0.5f * a2 +
-                                 a2 * a2 * ((splat(2.443315711809948e-5f) * a2 - 1.388731625493765e-3f) * a2 +
-                                            4.166664568298827e-2f);
+                const F sine =
+                    fma(angle * a2, fma(fma(splat(-1.9515295891e-4f), a2, 8.3321608736e-3f), a2, -1.6666654611e-1f),
+                        angle);
+                const F cosine = fma(a2 * a2,
+                                     fma(fma(splat(2.443315711809948e-5f), a2, -1.388731625493765e-3f), a2,
+                                         4.166664568298827e-2f),
+                                     fma(a2, -0.5f, 1.0f));
                 // Turned by q quarter turns: (c, s), (-s, c), (-c, -s), (s, -c).
                 const I odd = (quadrant & 1) != 0;
                 U x = bitCast<U>(odd ? sine : cosine), y = bitCast<U>(odd ? cosine : sine);
                 x ^= ((quadrant ^ (quadrant >> 1)) & 1) << 31;
                 y ^= (quadrant >> 1) << 31;
-                const F z0 = splat(mean) + splat(std) * (r * bitCast<F>(x));
-                const F z1 = splat(mean) + splat(std) * (r * bitCast<F>(y));
+                const F z0 = fma(r * bitCast<F>(x), std, mean);
+                const F z1 = fma(r * bitCast<F>(y), std, mean);
                 std::memcpy(out + b * NormalStream::kBlock + first, &z0, sizeof z0);
                 std::memcpy(out + b * NormalStream::kBlock + G + first, &z1, sizeof z1);
             }
@@ -173,7 +185,7 @@ __attribute__((target("avx512f"))) void fillAvx512(NormalStream::Lanes& lanes, f
     BoxMuller<16>::fill(lanes, out, blocks, mean, std);
 }
 
-__attribute__((target("avx2"))) void fillAvx2(NormalStream::Lanes& lanes, float* out, int64_t blocks, float mean,
+__attribute__((target("avx2,fma"))) void fillAvx2(NormalStream::Lanes& lanes, float* out, int64_t blocks, float mean,
                                               float std)
 {
     BoxMuller<8>::fill(lanes, out, blocks, mean, std);
@@ -191,7 +203,7 @@ int detectWidestKernel()
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f"))
         return 16;
-    if (__builtin_cpu_supports("avx2"))
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
         return 8;
 #endif
     return 4;

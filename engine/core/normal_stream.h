@@ -9,7 +9,7 @@ namespace lcs {
 /// step and distillation's one per input value per step stay a small part of a step
 /// (about 200 M draws an epoch at the Fashion-MNIST configuration). LibTorch's CPU
 /// normal_ draws about 280 M a second here, most of it in its Mersenne twister; a scalar
-/// ziggurat, which this class used before, about 700 M; these kernels 2.3 G (AVX-512).
+/// ziggurat, which this class used before, about 700 M; these kernels 3-4 G (AVX-512).
 ///
 /// fill() runs 16 xoshiro128++ generators (Blackman and Vigna 2018) side by side, one
 /// per 32-bit lane, and turns each pair of 32-bit draws into two normals by Box and
@@ -18,9 +18,10 @@ namespace lcs {
 /// by 2^24 angles, so the largest |z| is sqrt(2 ln 2^24) = 5.77 (|z| > 5.77 has
 /// probability 8e-9 under the normal: a draw or two in a distillation epoch's 2e8) and
 /// the far tail is coarse (about 60 distinct radii above 5).
-/// ln, sin and cos are polynomials (Cephes' single-precision ones) evaluated without
-/// fused multiply-adds, so the AVX-512, AVX2 and portable kernels give bit-identical
-/// numbers; the one used is the widest this CPU runs. A call's draws are whole blocks
+/// ln, sin and cos are polynomials (Cephes' single-precision ones) in Horner's form with
+/// every step one fused multiply-add (the AVX-512 and AVX2+FMA kernels' instruction,
+/// the portable kernel's exact fmaf), so all kernels give bit-identical numbers; the
+/// one used is the widest this CPU runs. A call's draws are whole blocks
 /// of 32: a call for n values uses ceil(n / 32) blocks, so the numbers depend on the
 /// seed and on the sizes of the calls in order, never on the CPU. tst_sgmcmc checks the
 /// moments, the tails and the distribution function against the closed form.
@@ -43,7 +44,7 @@ public:
     /// bound / 2^32, 1.4e-5 for 60,000 rows).
     int64_t below(int64_t bound);
 
-    /// The widest normal kernel this CPU runs, in 32-bit lanes: 16 (AVX-512), 8 (AVX2)
+    /// The widest normal kernel this CPU runs, in 32-bit lanes: 16 (AVX-512), 8 (AVX2 and FMA)
     /// or 4 (portable).
     static int widestKernel();
     /// fill() through the kernel of `lanes` lanes (one this CPU runs), for the check
