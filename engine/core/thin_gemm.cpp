@@ -8,9 +8,12 @@
 namespace lcs {
 namespace {
 
-// Below this many multiply-adds a call's fixed costs (the weights' transpose, the
-// dispatch) outweigh the kernel's gain, and the small networks keep their BLAS results.
-constexpr int64_t kMinimumWork = int64_t{1} << 20;
+// Below this many multiply-adds a call's fixed costs (the transposes, the call) outweigh
+// the kernel's gain over LibTorch's product, and the small networks (the synthetic
+// experiment's 2-50-2, 128-row minibatches and below: 12800) keep their BLAS results.
+// A 784-200-10 network's output layer at 64 rows (128000) gains: LibTorch's dispatch and
+// allocation cost more than its arithmetic there.
+constexpr int64_t kMinimumWork = int64_t{1} << 16;
 // Above this many rows the products are no longer thin: a whole training or evaluation
 // set's forward, which LibTorch spreads over the intra-op threads (these kernels keep
 // to the caller's one) and which each column panel here would read again.
@@ -191,6 +194,12 @@ void weightGradientAvx512(float* dw, const float* g, const float* x, int64_t m, 
     product(n, k, m, g, 1, n, x, k, dw, k, nullptr);
 }
 
+void inputGradientAvx512(float* dx, const float* g, const float* w, int64_t m, int64_t n, int64_t k)
+{
+    // Row r of dx is g's row r against w's rows: both read along their rows as they lie.
+    product(m, k, n, g, n, 1, w, k, dx, k, nullptr);
+}
+
 } // namespace
 
 #pragma GCC diagnostic pop
@@ -225,6 +234,14 @@ bool thinWeightGradient(float* dw, const float* g, const float* x, int64_t m, in
     if (!applies(m, n, k))
         return false;
     weightGradientAvx512(dw, g, x, m, n, k);
+    return true;
+}
+
+bool thinInputGradient(float* dx, const float* g, const float* w, int64_t m, int64_t n, int64_t k)
+{
+    if (!applies(m, n, k))
+        return false;
+    inputGradientAvx512(dx, g, w, m, n, k);
     return true;
 }
 

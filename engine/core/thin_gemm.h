@@ -9,9 +9,9 @@
 ///
 /// Each returns false, touching nothing, where it does not apply: a CPU without
 /// AVX-512 (F), an empty size, more than 256 rows (m: no longer thin, and LibTorch
-/// would spread it over its threads), or a product too small to gain (under 2^20
+/// would spread it over its threads), or a product too small to gain (under 2^16
 /// multiply-adds); the caller then computes it its own way. In the distillation's MLP
-/// 784-200-10 at batch 64 that leaves the first layer's products to these kernels. The
+/// 784-200-10 at batch 64 that is every product of both layers. The
 /// sums run in a different order from a BLAS's, so results agree with one to float
 /// rounding, not bit for bit.
 namespace lcs {
@@ -23,6 +23,9 @@ bool thinLinearForward(float* y, const float* x, const float* w, const float* bi
 /// dw[n x k] = g[m x n]^T x[m x k] (a Linear layer's weight gradient, summed over the
 /// m rows).
 bool thinWeightGradient(float* dw, const float* g, const float* x, int64_t m, int64_t n, int64_t k);
+
+/// dx[m x k] = g[m x n] w[n x k] (a Linear layer's input gradient; w as above).
+bool thinInputGradient(float* dx, const float* g, const float* w, int64_t m, int64_t n, int64_t k);
 
 /// Whether this CPU runs the kernels (tests compare them with a plain loop only there).
 bool thinGemmAvailable();

@@ -129,6 +129,18 @@ void weightGradientInto(at::Tensor& into, const at::Tensor& dS, const at::Tensor
     at::mm_out(into, dS.t(), h);
 }
 
+/// dS W, the gradient with respect to a layer's input.
+at::Tensor inputGradient(const at::Tensor& dS, const at::Tensor& weight)
+{
+    if (thinOperands({&dS, &weight}) && dS.dim() == 2 && weight.dim() == 2 && dS.size(1) == weight.size(0)) {
+        auto out = at::empty({dS.size(0), weight.size(1)}, dS.options());
+        if (thinInputGradient(out.data_ptr<float>(), dS.data_ptr<float>(), weight.data_ptr<float>(), dS.size(0),
+                              weight.size(0), weight.size(1)))
+            return out;
+    }
+    return dS.mm(weight);
+}
+
 } // namespace
 
 MlpTrace traceMlp(MlpImpl& mlp, const at::Tensor& x)
@@ -157,7 +169,7 @@ std::vector<at::Tensor> backpropagateMlp(MlpImpl& mlp, const MlpTrace& t, const 
     for (size_t i = n - 1; i > 0; --i) {
         // dL/dh_{i-1} = dS_i W_i, then through the ReLU: zero where its output, layer i's
         // input, is not positive.
-        dS[i - 1] = dS[i].mm(layers[i]->weight);
+        dS[i - 1] = inputGradient(dS[i], layers[i]->weight);
         passWherePositive(dS[i - 1], t.inputs[i]);
     }
     return dS;
