@@ -216,6 +216,11 @@ double productSecondsPerStep(const std::vector<int64_t>& layers, int64_t batch)
                                      l.x.size(0), l.w.size(0), l.w.size(1)))
             at::mm_out(l.dW, l.dOut.t(), l.x);
     };
+    const auto inputGradient = [](Layer& l) {
+        if (!lcs::thinInputGradient(l.dX.data_ptr<float>(), l.dOut.data_ptr<float>(), l.w.data_ptr<float>(),
+                                    l.x.size(0), l.w.size(0), l.w.size(1)))
+            at::mm_out(l.dX, l.dOut, l.w);
+    };
     const auto step = [&] {
         for (int pass = 0; pass < 3; ++pass)
             for (auto& layer : net)
@@ -224,7 +229,7 @@ double productSecondsPerStep(const std::vector<int64_t>& layers, int64_t batch)
             for (size_t l = 0; l < net.size(); ++l) {
                 weightGradient(net[l]);
                 if (l > 0)
-                    at::mm_out(net[l].dX, net[l].dOut, net[l].w);
+                    inputGradient(net[l]);
             }
     };
     step();
@@ -259,8 +264,8 @@ void printBlasKernels()
         if (!lcs::isAvx512Kernels(blas.kernels) && __builtin_cpu_supports("avx512f"))
             std::printf("  note: this CPU has AVX-512, which these kernels do not use\n");
     }
-    std::printf("minibatch products (at most 256 rows, 2^20 multiply-adds or more: here the first layer's "
-                "forward and weight gradient): %s\n",
+    std::printf("minibatch products (at most 256 rows, 2^16 multiply-adds or more: here every product of "
+                "both layers): %s\n",
                 lcs::thinGemmAvailable() ? "LC Studio's AVX-512 kernels" : "the BLAS (no AVX-512 here)");
 }
 

@@ -294,6 +294,25 @@ private Q_SLOTS:
         QVERIFY(std::isnan(crossEntropyGradients(*net, x, y)));
     }
 
+    /// The targets' softmax against hand-computed rows: logits 0, ln 2, ln 3 give 1/6,
+    /// 2/6, 3/6; 1000, 999, 1000 give e/(2e+1), 1/(2e+1), e/(2e+1) (a softmax without the
+    /// row's largest logit taken out would give inf/inf); a double tensor takes LibTorch's.
+    void rowSoftmaxMatchesTheClosedForm()
+    {
+        const double l2 = std::log(2.0), l3 = std::log(3.0), e = std::exp(1.0);
+        const auto exact = torch::tensor({0.0, l2, l3, 1000.0, 999.0, 1000.0}, torch::kDouble).view({2, 3});
+        const auto logits = exact.to(torch::kFloat);
+        const auto expected =
+            torch::tensor({1 / 6.0, 2 / 6.0, 3 / 6.0, e / (2 * e + 1), 1 / (2 * e + 1), e / (2 * e + 1)}, torch::kDouble)
+                .view({2, 3});
+        const auto p = rowSoftmax(logits);
+        QCOMPARE(p.scalar_type(), at::kFloat);
+        QVERIFY2(torch::allclose(p.to(torch::kDouble), expected, 0, 1e-6), qPrintable(QString::number(
+                     (p.to(torch::kDouble) - expected).abs().max().item<double>())));
+        const auto pd = rowSoftmax(exact);
+        QVERIFY(torch::allclose(pd, expected, 0, 1e-12));
+    }
+
     void mlpHandGradientsMatchAutograd_data()
     {
         QTest::addColumn<int>("inputs");

@@ -250,6 +250,20 @@ std::pair<double, at::Tensor> softCrossEntropyWithGradient(const at::Tensor& log
     });
 }
 
+at::Tensor rowSoftmax(const at::Tensor& logits)
+{
+    torch::NoGradGuard noGrad;
+    if (!plainFloat(logits) || logits.dim() != 2 || logits.size(0) == 0 || logits.size(1) == 0)
+        return torch::softmax(logits, 1);
+    const int64_t classes = logits.size(1);
+    return softmaxRows(logits, [classes](int64_t, const float*, float* d, float sum, float) {
+               for (int64_t c = 0; c < classes; ++c)
+                   d[c] /= sum;
+               return 0.0;
+           })
+        .second;
+}
+
 double crossEntropyGradients(MlpImpl& mlp, const at::Tensor& x, const at::Tensor& y)
 {
     const auto trace = traceMlp(mlp, x);

@@ -48,6 +48,9 @@ double crossEntropyGradients(MlpImpl& mlp, const at::Tensor& x, const at::Tensor
 /// to the logits, (softmax - onehot) / N.
 std::pair<at::Tensor, at::Tensor> crossEntropyWithGradient(const at::Tensor& logits, const at::Tensor& labels);
 
+/// softmax(logits) along each row of logits [N, C]: exp(l_c - max l) / sum_c' exp(l_c' - max l).
+at::Tensor rowSoftmax(const at::Tensor& logits);
+
 /// Mean over rows of -sum_c target_c log softmax(logits)_c against targets [N, C] (rows
 /// of probabilities), and its gradient with respect to the logits, (softmax - target) / N.
 std::pair<double, at::Tensor> softCrossEntropyWithGradient(const at::Tensor& logits, const at::Tensor& targets);

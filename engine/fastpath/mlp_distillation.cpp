@@ -185,7 +185,7 @@ double MlpStudentSteps::submit(int64_t rows, double learningRate)
         // The targets here, from the teacher as it is now; the student's core draws the
         // sampler's noise and the inputs instead.
         torch::NoGradGuard noGrad;
-        job.targets = torch::softmax(traceMlp(m_teacher, inputsOf(job.step).narrow(0, 0, rows)).logits, 1);
+        job.targets = rowSoftmax(traceMlp(m_teacher, inputsOf(job.step).narrow(0, 0, rows)).logits);
     }
     ++m_submitted;
     if (!m_overlap)
