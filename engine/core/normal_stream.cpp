@@ -52,6 +52,12 @@ LCS_ALWAYS_INLINE To bitCast(From from)
 /// Box-Muller over W lanes of xoshiro128++ at once (GCC vector extensions: AVX-512,
 /// AVX2 or SSE2 instructions, by the function it is inlined into). Written once, so
 /// every width does the same operations in the same order.
+#if defined(__FP_FAST_FMAF) || defined(__FMA__)
+constexpr bool kPortableFuses = true;
+#else
+constexpr bool kPortableFuses = false;
+#endif
+
 template <int W>
 struct VectorsOf {
     typedef uint32_t U __attribute__((vector_size(4 * W)));
@@ -109,10 +115,16 @@ struct BoxMuller {
         return fma(e, 0.693359375f, x + y);
     }
 
-    /// a b + c rounded once, in every lane (one vfmadd when W lanes fit a register and
-    /// the target has FMA; glibc's exact fmaf otherwise, so every kernel agrees).
+    /// a b + c rounded once, in every lane: one vfmadd where the kernel's target has FMA
+    /// (AVX-512, AVX2+FMA, and the portable kernel wherever the compiler targets FMA,
+    /// AArch64 say). The portable kernel built without FMA rounds the product and the
+    /// sum apart: an exact fmaf there takes glibc's software routine (tens of
+    /// nanoseconds a call, ten calls a normal), so it stays fast and differs from the
+    /// fused kernels in the last bits instead (NormalStream::portableKernelFuses).
     static LCS_ALWAYS_INLINE F fma(F a, F b, F c)
     {
+        if constexpr (W == 4 && !kPortableFuses)
+            return a * b + c;
         for (int k = 0; k < W; ++k)
             a[k] = __builtin_fmaf(a[k], b[k], c[k]);
         return a;
@@ -237,6 +249,11 @@ int64_t NormalStream::below(int64_t bound)
 {
     const auto product = static_cast<unsigned __int128>(bits() >> 32) * static_cast<uint64_t>(bound);
     return static_cast<int64_t>(product >> 32);
+}
+
+bool NormalStream::portableKernelFuses()
+{
+    return kPortableFuses;
 }
 
 int NormalStream::widestKernel()

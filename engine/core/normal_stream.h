@@ -19,12 +19,14 @@ namespace lcs {
 /// probability 8e-9 under the normal: a draw or two in a distillation epoch's 2e8) and
 /// the far tail is coarse (about 60 distinct radii above 5).
 /// ln, sin and cos are polynomials (Cephes' single-precision ones) in Horner's form with
-/// every step one fused multiply-add (the AVX-512 and AVX2+FMA kernels' instruction,
-/// the portable kernel's exact fmaf), so all kernels give bit-identical numbers; the
-/// one used is the widest this CPU runs. A call's draws are whole blocks
-/// of 32: a call for n values uses ceil(n / 32) blocks, so the numbers depend on the
-/// seed and on the sizes of the calls in order, never on the CPU. tst_sgmcmc checks the
-/// moments, the tails and the distribution function against the closed form.
+/// every step one fused multiply-add, so the AVX-512 and AVX2+FMA kernels give
+/// bit-identical numbers, as does the portable one where it is built for FMA (AArch64);
+/// the one used is the widest this CPU runs. A call's draws are whole blocks of 32: a
+/// call for n values uses ceil(n / 32) blocks, so the numbers depend on the seed and on
+/// the sizes of the calls in order, not on the CPU, except on an x86 CPU without FMA
+/// (before 2013, and low-power Atom cores), whose portable kernel rounds each product and
+/// sum apart and so differs in the last bits. tst_sgmcmc checks the moments, the tails
+/// and the distribution function against the closed form.
 ///
 /// bits() and below() run a scalar xoshiro256++ of their own, so drawing row indices
 /// does not move the normal draws. Deterministic given the seed; one stream per thread.
@@ -50,6 +52,9 @@ public:
     /// fill() through the kernel of `lanes` lanes (one this CPU runs), for the check
     /// that every kernel gives the same numbers.
     void fillWithKernel(int lanes, float* out, int64_t n, float mean, float std);
+    /// Whether the portable kernel fuses its multiply-adds (built for a CPU with FMA) and
+    /// so gives the other kernels' numbers bit for bit.
+    static bool portableKernelFuses();
 
     static constexpr int kGenerators = 16;
     static constexpr int kBlock = 2 * kGenerators;  ///< normals per step of the generators
