@@ -265,7 +265,7 @@ void printBlasKernels()
             std::printf("  note: this CPU has AVX-512, which these kernels do not use\n");
     }
     std::printf("minibatch products (at most 256 rows, 2^16 multiply-adds or more: here every product of "
-                "both layers): %s\n",
+                "both layers at 64 rows): %s\n",
                 lcs::thinGemmAvailable() ? "LC Studio's AVX-512 kernels" : "the BLAS (no AVX-512 here)");
 }
 

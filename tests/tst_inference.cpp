@@ -277,8 +277,8 @@ private Q_SLOTS:
 
     // The hand-written gradients against autograd's: a small network with gradients made
     // fresh, and the distillation's shapes through existing gradient buffers (as the
-    // samplers' flat ones are: written in place, the weight gradient's thin kernel path
-    // where the CPU has AVX-512).
+    // samplers' flat ones are: written in place, the thin kernels' path for all three
+    // products where the CPU has AVX-512).
     /// A NaN weight reaches the loss, where the chain stops on it, rather than being
     /// zeroed by the ReLU: the fast path's ReLU passes NaN on, as LibTorch's does.
     void fastPathLossShowsANaNWeight()

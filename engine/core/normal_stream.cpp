@@ -49,14 +49,15 @@ LCS_ALWAYS_INLINE To bitCast(From from)
     return to;
 }
 
-/// Box-Muller over W lanes of xoshiro128++ at once (GCC vector extensions: AVX-512,
-/// AVX2 or SSE2 instructions, by the function it is inlined into). Written once, so
-/// every width does the same operations in the same order.
 #if defined(__FP_FAST_FMAF) || defined(__FMA__)
 constexpr bool kPortableFuses = true;
 #else
 constexpr bool kPortableFuses = false;
 #endif
+
+/// Box-Muller over W lanes of xoshiro128++ at once (GCC vector extensions: AVX-512,
+/// AVX2 or SSE2 instructions, by the function it is inlined into). Written once, so
+/// every width does the same operations in the same order.
 
 template <int W>
 struct VectorsOf {

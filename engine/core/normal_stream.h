@@ -50,7 +50,8 @@ public:
     /// or 4 (portable).
     static int widestKernel();
     /// fill() through the kernel of `lanes` lanes (one this CPU runs), for the check
-    /// that every kernel gives the same numbers.
+    /// that every kernel gives the same numbers (the portable one within a few ulps
+    /// where it does not fuse).
     void fillWithKernel(int lanes, float* out, int64_t n, float mean, float std);
     /// Whether the portable kernel fuses its multiply-adds (built for a CPU with FMA) and
     /// so gives the other kernels' numbers bit for bit.

@@ -11,7 +11,8 @@
 /// AVX-512 (F), an empty size, more than 256 rows (m: no longer thin, and LibTorch
 /// would spread it over its threads), or a product too small to gain (under 2^16
 /// multiply-adds); the caller then computes it its own way. In the distillation's MLP
-/// 784-200-10 at batch 64 that is every product of both layers. The
+/// 784-200-10 at batch 64 that is every product of both layers (a last, 32-row batch's
+/// output layer, 64000, stays LibTorch's). The
 /// sums run in a different order from a BLAS's, so results agree with one to float
 /// rounding, not bit for bit.
 namespace lcs {
