@@ -403,38 +403,33 @@ private Q_SLOTS:
         const auto xa = x.accessor<float, 2>(), wa = w.accessor<float, 2>(), ga = g.accessor<float, 2>();
         const auto ya = y.accessor<float, 2>(), dwa = dw.accessor<float, 2>(), dxa = dx.accessor<float, 2>();
         const auto ba = bias.accessor<float, 1>();
-        double worst = 0;  // error over the terms' magnitudes
-        for (int i = 0; i < m; ++i)
-            for (int j = 0; j < n; ++j) {
-                double sum = ba[j], size = std::abs(ba[j]);
-                for (int l = 0; l < k; ++l) {
-                    sum += static_cast<double>(xa[i][l]) * wa[j][l];
-                    size += std::abs(static_cast<double>(xa[i][l]) * wa[j][l]);
+        // The largest |got(r, c) - offset(c) - sum_t term(r, c, t)| over the terms' magnitudes.
+        const auto worstError = [](int rows, int cols, int inner, auto term, auto got, auto offset) {
+            double worst = 0;
+            for (int r = 0; r < rows; ++r)
+                for (int c = 0; c < cols; ++c) {
+                    double sum = offset(c), size = std::abs(offset(c));
+                    for (int t = 0; t < inner; ++t) {
+                        const double product = term(r, c, t);
+                        sum += product;
+                        size += std::abs(product);
+                    }
+                    worst = std::max(worst, std::abs(got(r, c) - sum) / std::max(size, 1e-30));
                 }
-                worst = std::max(worst, std::abs(ya[i][j] - sum) / size);
-            }
+            return worst;
+        };
+        const auto noOffset = [](int) { return 0.0; };
+        double worst = worstError(
+            m, n, k, [&](int i, int j, int l) { return static_cast<double>(xa[i][l]) * wa[j][l]; },
+            [&](int i, int j) { return static_cast<double>(ya[i][j]); }, [&](int j) { return double(ba[j]); });
         QVERIFY2(worst < 1e-5, qPrintable(QString("forward: error %1 of the terms' magnitudes").arg(worst)));
-        worst = 0;
-        for (int j = 0; j < n; ++j)
-            for (int l = 0; l < k; ++l) {
-                double sum = 0, size = 0;
-                for (int i = 0; i < m; ++i) {
-                    sum += static_cast<double>(ga[i][j]) * xa[i][l];
-                    size += std::abs(static_cast<double>(ga[i][j]) * xa[i][l]);
-                }
-                worst = std::max(worst, std::abs(dwa[j][l] - sum) / std::max(size, 1e-30));
-            }
+        worst = worstError(
+            n, k, m, [&](int j, int l, int i) { return static_cast<double>(ga[i][j]) * xa[i][l]; },
+            [&](int j, int l) { return static_cast<double>(dwa[j][l]); }, noOffset);
         QVERIFY2(worst < 1e-5, qPrintable(QString("weight gradient: error %1 of the terms' magnitudes").arg(worst)));
-        worst = 0;
-        for (int i = 0; i < m; ++i)
-            for (int l = 0; l < k; ++l) {
-                double sum = 0, size = 0;
-                for (int j = 0; j < n; ++j) {
-                    sum += static_cast<double>(ga[i][j]) * wa[j][l];
-                    size += std::abs(static_cast<double>(ga[i][j]) * wa[j][l]);
-                }
-                worst = std::max(worst, std::abs(dxa[i][l] - sum) / std::max(size, 1e-30));
-            }
+        worst = worstError(
+            m, k, n, [&](int i, int l, int j) { return static_cast<double>(ga[i][j]) * wa[j][l]; },
+            [&](int i, int l) { return static_cast<double>(dxa[i][l]); }, noOffset);
         QVERIFY2(worst < 1e-5, qPrintable(QString("input gradient: error %1 of the terms' magnitudes").arg(worst)));
     }
 

@@ -58,7 +58,6 @@ constexpr bool kPortableFuses = false;
 /// Box-Muller over W lanes of xoshiro128++ at once (GCC vector extensions: AVX-512,
 /// AVX2 or SSE2 instructions, by the function it is inlined into). Written once, so
 /// every width does the same operations in the same order.
-
 template <int W>
 struct VectorsOf {
     typedef uint32_t U __attribute__((vector_size(4 * W)));
