@@ -3,6 +3,7 @@
 // choice between q and P, and the labels reader. Every figure against hand counts or a
 // closed form.
 #include <cmath>
+#include <random>
 
 #include <QtTest/QtTest>
 
@@ -79,15 +80,130 @@ private Q_SLOTS:
         QVERIFY(std::abs(d.mean - 0.05) < 1e-12);
         QVERIFY(std::abs(d.low - 0.05) < 1e-12 && std::abs(d.high - 0.05) < 1e-12);
         QCOMPARE(verdictOf(d), Verdict::Worse);
-        const auto better = pairedBootstrap({0.2, 0.2}, {0.1, 0.1}, 7);
+        const auto better = pairedBootstrap({0.2, 0.2, 0.2}, {0.1, 0.1, 0.1}, 7);
         QCOMPARE(verdictOf(better), Verdict::Better);
+        // Two pairs give no verdict, however clear they look.
+        QCOMPARE(verdictOf(pairedBootstrap({0.2, 0.2}, {0.1, 0.1}, 7)), Verdict::TooFewToTell);
+    }
+
+    // Student t quantiles against printed tables (to the tables' 3-4 decimals) and the
+    // normal limit.
+    void studentTQuantilesAgainstTables_data()
+    {
+        QTest::addColumn<double>("p");
+        QTest::addColumn<double>("df");
+        QTest::addColumn<double>("expected");
+        QTest::newRow("0.975, 1 df") << 0.975 << 1.0 << 12.7062;
+        QTest::newRow("0.975, 2 df") << 0.975 << 2.0 << 4.3027;
+        QTest::newRow("0.975, 4 df") << 0.975 << 4.0 << 2.7764;
+        QTest::newRow("0.975, 9 df") << 0.975 << 9.0 << 2.2622;
+        QTest::newRow("0.975, 29 df") << 0.975 << 29.0 << 2.0452;
+        QTest::newRow("0.95, 5 df") << 0.95 << 5.0 << 2.0150;
+        QTest::newRow("0.025, 9 df") << 0.025 << 9.0 << -2.2622;
+        QTest::newRow("0.975, 1e6 df") << 0.975 << 1e6 << 1.95997;
+        QTest::newRow("median") << 0.5 << 3.0 << 0.0;
+    }
+    void studentTQuantilesAgainstTables()
+    {
+        QFETCH(double, p);
+        QFETCH(double, df);
+        QFETCH(double, expected);
+        const double t = studentTQuantile(p, df);
+        QVERIFY2(std::abs(t - expected) < 6e-5, qPrintable(QString::number(t, 'g', 10)));
+    }
+
+    // The interval over replicates by hand: differences -0.01, -0.02, -0.03 have mean
+    // -0.02, s = 0.01 (divisor n - 1), standard error 0.01 / sqrt 3, half-width
+    // 4.3027 x 0.005774 = 0.024841.
+    void replicateIntervalByHand()
+    {
+        const auto d = replicateInterval({0.1, 0.1, 0.1}, {0.09, 0.08, 0.07});
+        QCOMPARE(d.rows, int64_t{3});
+        QVERIFY(std::abs(d.mean + 0.02) < 1e-12);
+        QVERIFY2(std::abs(d.low - (-0.02 - 0.0248414)) < 1e-6, qPrintable(QString::number(d.low, 'g', 10)));
+        QVERIFY2(std::abs(d.high - (-0.02 + 0.0248414)) < 1e-6, qPrintable(QString::number(d.high, 'g', 10)));
+        QCOMPARE(verdictOf(d), Verdict::NoClearDifference);
+        // One replicate has no interval.
+        const auto one = replicateInterval({0.1}, {0.2});
+        QVERIFY(std::isnan(one.low) && std::isnan(one.high));
+        QCOMPARE(verdictOf(one), Verdict::TooFewToTell);
+    }
+
+    // Two replicates, however far apart P and q are: no "helps", only how many more a
+    // verdict needs.
+    void twoReplicatesAreTooFewToTell()
+    {
+        const auto c = compareOverReplicates({0.05, 0.06}, {0.02, 0.03});
+        QCOMPARE(c.verdict, Verdict::TooFewToTell);
+        const auto sentence = verdictSentence(c, "test", "replicates");
+        QVERIFY2(sentence.find("too few replicates to tell") != std::string::npos, sentence.c_str());
+        QVERIFY2(sentence.find("1 more") != std::string::npos, sentence.c_str());
+        QVERIFY2(sentence.find("helps") == std::string::npos, sentence.c_str());
+    }
+
+    // Coverage by simulation: the 95% intervals printed over replicates (Student t) and
+    // over rows (the expanded paired bootstrap) cover a known true difference at the sizes
+    // users run. Over replicates 20,000 runs of normal differences, each within 94-96%
+    // (Monte Carlo error 0.15%): z for t gives 81-92%, the divisor n for n - 1 92.7% at 3
+    // and 93.2% at 5 replicates, t with n degrees of freedom 91% at 3. Over rows 2,000 runs
+    // (each a 2,000-draw bootstrap) within 93-97%, of normal differences and of a
+    // three-valued cost difference (-1, 0, +1: rows whose decision changed either way).
+    void intervalsCoverTheTruth_data()
+    {
+        QTest::addColumn<QString>("over");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<double>("truth");
+        QTest::addColumn<QString>("shape");
+        for (int n : {3, 5, 10})
+            for (double truth : {0.0, 0.02}) {
+                const auto name = QString("replicates, n %1, truth %2").arg(n).arg(truth);
+                QTest::newRow(qPrintable(name)) << QString("replicates") << n << truth << QString("normal");
+            }
+        for (int n : {50, 500})
+            for (double truth : {0.0, 0.1}) {
+                for (const char* shape : {"normal", "three-valued"}) {
+                    const auto name = QString("rows, n %1, truth %2, %3").arg(n).arg(truth).arg(shape);
+                    QTest::newRow(qPrintable(name)) << QString("rows") << n << truth << QString(shape);
+                }
+            }
+    }
+    void intervalsCoverTheTruth()
+    {
+        QFETCH(QString, over);
+        QFETCH(int, n);
+        QFETCH(double, truth);
+        QFETCH(QString, shape);
+        const bool replicates = over == "replicates";
+        const int runs = replicates ? 20000 : 2000;
+        std::mt19937_64 generator(static_cast<uint64_t>(n) * 7919 + (truth > 0 ? 1 : 0));
+        std::normal_distribution<double> normal(truth, replicates ? 0.01 : 1.0);
+        std::uniform_real_distribution<double> uniform(0.0, 1.0);
+        // Three-valued: -1 with probability 0.15 - truth / 2, +1 with 0.15 + truth / 2.
+        const auto draw = [&] {
+            if (shape == "normal")
+                return normal(generator);
+            const double u = uniform(generator);
+            return u < 0.15 - truth / 2 ? -1.0 : u < 0.30 ? 1.0 : 0.0;
+        };
+        int covered = 0;
+        for (int run = 0; run < runs; ++run) {
+            std::vector<double> reference(static_cast<size_t>(n), 0.0), candidate(static_cast<size_t>(n));
+            for (auto& c : candidate)
+                c = draw();
+            const auto d = replicates ? replicateInterval(reference, candidate)
+                                                : pairedBootstrap(reference, candidate, static_cast<uint64_t>(run));
+            covered += d.low <= truth && truth <= d.high ? 1 : 0;
+        }
+        const double coverage = covered / static_cast<double>(runs);
+        const double band = replicates ? 0.01 : 0.02;
+        QVERIFY2(std::abs(coverage - 0.95) <= band, qPrintable(QString("coverage %1").arg(coverage)));
     }
 
     // q against P over replicates: one cost each per replicate, the rules named, the
     // costs the means, the change q - P: here -0.01 in every replicate.
     void replicatesAreComparedAsPairs()
     {
-        const auto c = compareOverReplicates({0.02, 0.03, 0.01}, {0.01, 0.02, 0.0}, 3);
+        const auto c = compareOverReplicates({0.02, 0.03, 0.01}, {0.01, 0.02, 0.0});
         QCOMPARE(c.reference.rule, std::string("P"));
         QCOMPARE(c.candidate.rule, std::string("q"));
         QVERIFY(std::abs(c.reference.cost - 0.02) < 1e-12);

@@ -441,7 +441,7 @@ private Q_SLOTS:
             row.correctedCost = row.uncorrectedCost + 0.01;
             rows << row;
         }
-        panel.showReplicates(rows, {"sghmc"}, {}, 0);
+        panel.showReplicates(rows, {"sghmc"}, {});
         QVERIFY(panel.worse());
         QVERIFY2(panel.verdictText().contains("keep P's decisions"), qPrintable(panel.verdictText()));
         auto* table = panel.findChild<QTableWidget*>("evidence_rules");

@@ -176,6 +176,10 @@ private Q_SLOTS:
         QTest::newRow("selection off: q kept") << false << "none" << false;
         // Two rows, one in q's favour: lower, but not beyond the interval.
         QTest::newRow("clear: q right, not clearly: P kept") << true << "clear" << true;
+        // Cross-validation over two folds of one row: no calibration fits on one class
+        // (the constant decision does, and misses the held-out row), so P and q decide.
+        QTest::newRow("cv: q wrong on validation: P kept") << false << "cv" << true;
+        QTest::newRow("cv: q right on validation: q kept") << true << "cv" << false;
     }
     void selectionOnValidationRows()
     {
@@ -207,16 +211,19 @@ private Q_SLOTS:
     }
 
     // The baselines of each replicate, by hand. P says (0.6, 0.4) on every row and every
-    // label is 1: Bayes under 0/1 costs decides 0 and pays 1 per row. Offsets fitted on the
-    // validation rows move class 1 up by more than log(0.6/0.4) = 0.41, so the test rows
-    // are decided 1 (cost 0). Temperature only flattens (0.6, 0.4) towards (0.5, 0.5)
-    // without crossing it: still 0, cost 1. Without validation rows there are none.
+    // test label is 1: Bayes under 0/1 costs decides 0 and pays 1 per row. Two of the three
+    // validation labels are 1: offsets fitted there move class 1 up by more than
+    // log(0.6/0.4) = 0.41, so the test rows are decided 1 (cost 0). Temperature only
+    // flattens (0.6, 0.4) towards (0.5, 0.5) without crossing it: still 0, cost 1. Platt
+    // and isotonic map every row to the validation share 2/3 (Platt's smoothed targets:
+    // (2 x 3/4 + 1/3) / 3 = 0.61): decided 1, cost 0. The cheapest constant decision on
+    // the validation labels is 1: cost 0. Without validation rows there are none.
     void baselinesPerReplicateByHand()
     {
         const auto costs = CostMatrix::zeroOne(2);
         SyntheticPredictive p;
         p.data.testY = torch::ones({4}, torch::kLong);
-        p.data.validationY = torch::ones({3}, torch::kLong);
+        p.data.validationY = torch::tensor(std::vector<int64_t>{1, 0, 1});
         p.data.validationX = torch::zeros({3, 2});
         p.testProbs = torch::tensor(std::vector<float>{0.6f, 0.4f}).repeat({4, 1});
         p.validationProbs = torch::tensor(std::vector<float>{0.6f, 0.4f}).repeat({3, 1});
@@ -225,13 +232,17 @@ private Q_SLOTS:
         c.validationProbs = p.validationProbs;
         const auto o = evaluateSynthetic(p, c, costs, Selection::None);
         QCOMPARE(o.uncorrected.averageCost, 1.0);
-        QCOMPARE(o.temperatureCost, 1.0);
-        QCOMPARE(o.offsetsCost, 0.0);
+        QCOMPARE(o.baselineCost("temperature"), 1.0);
+        QCOMPARE(o.baselineCost("offsets"), 0.0);
+        QCOMPARE(o.baselineCost("platt"), 0.0);
+        QCOMPARE(o.baselineCost("isotonic"), 0.0);
+        QCOMPARE(o.baselineCost("constant"), 0.0);
+        QVERIFY(std::isnan(o.baselineCost("vector")));  // three or more classes only
         SyntheticPredictive unlabelled = p;
         unlabelled.validationProbs = torch::Tensor();
         unlabelled.data.validationY = torch::Tensor();
         const auto none = evaluateSynthetic(unlabelled, c, costs, Selection::None);
-        QVERIFY(std::isnan(none.temperatureCost) && std::isnan(none.offsetsCost));
+        QVERIFY(none.baselines.empty() && std::isnan(none.baselineCost("temperature")));
     }
 
     // "clear" keeps q only where the paired interval over validation rows lies below 0:

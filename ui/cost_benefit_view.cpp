@@ -17,7 +17,7 @@ QString ruleLabel(const std::string& rule)
     if (rule == "uncorrected")
         return QObject::tr("P");
     if (rule == "corrected")
-        return QObject::tr("q");
+        return QObject::tr("kept rule");
     return QString::fromStdString(rule);
 }
 
@@ -90,6 +90,11 @@ bool CostBenefitView::setResults(const nlohmann::json& results, const QString& e
     double lo = 1e300, hi = -1e300;
     bool ownPredictive = false;  // a user's P (no catalogue method): q re-trained on it, not on a posterior
     for (const auto& key : order) {
+        // P, the kept rule and the two one-parameter recalibrations: every calibration of
+        // every method would bury the curves (the results file and the evidence tab have them all).
+        if (key.second != "uncorrected" && key.second != "corrected" && key.second != "temperature" &&
+            key.second != "offsets")
+            continue;
         const QString method = QString::fromStdString(key.first);
         // A user's predictive is no catalogue method: its rules are told apart by style,
         // q in the correction's colour.

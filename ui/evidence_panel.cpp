@@ -220,7 +220,7 @@ void EvidencePanel::fillConfusion(const CorrectionEvidence& e, const CostMatrix&
 }
 
 void EvidencePanel::showReplicates(const QVector<ResultRow>& rows, const QStringList& methods,
-                                   const QStringList& labels, unsigned long long seed)
+                                   const QStringList& labels)
 {
     QStringList sentences;
     bool anyWorse = false, allBetter = true, any = false;
@@ -228,7 +228,7 @@ void EvidencePanel::showReplicates(const QVector<ResultRow>& rows, const QString
     m_rules->setColumnCount(5);
     m_rules->setHorizontalHeaderLabels({tr("method"), tr("P"), tr("q"), tr("change [95%]"), tr("verdict")});
     m_rules->horizontalHeaderItem(3)->setToolTip(
-        tr("Mean change in test cost q - P over replicates, with a 95% bootstrap interval over replicates "
+        tr("Mean change in test cost q - P over replicates, with a 95% Student t interval over replicates "
            "(< 0: the correction lowered the cost)"));
     m_rules->setRowCount(static_cast<int>(methods.size()));
     for (int i = 0; i < methods.size(); ++i) {
@@ -255,7 +255,7 @@ void EvidencePanel::showReplicates(const QVector<ResultRow>& rows, const QString
             continue;
         }
         any = true;
-        const auto c = compareOverReplicates(uncorrected, corrected, seed);
+        const auto c = compareOverReplicates(uncorrected, corrected);
         m_rules->setItem(i, 1, new QTableWidgetItem(number(c.reference.cost, 4)));
         m_rules->setItem(i, 2, new QTableWidgetItem(number(c.candidate.cost, 4)));
         m_rules->setItem(i, 3, new QTableWidgetItem(changeCell(c.difference)));
@@ -265,7 +265,7 @@ void EvidencePanel::showReplicates(const QVector<ResultRow>& rows, const QString
         allBetter = allBetter && c.verdict == Verdict::Better;
     }
     if (!any)
-        sentences << tr("Verdicts need two or more finished replicates per method.");
+        sentences << tr("Verdicts need three or more finished replicates per method.");
     setVerdict(sentences, anyWorse, any && allBetter);
     m_rules->show();
     m_confusionCaption->hide();

@@ -34,10 +34,9 @@ public:
     /// `correct` with labels (gatherCorrectionEvidence's result) under `costs`.
     void showCorrection(const CorrectionEvidence& evidence, const CostMatrix& costs);
     /// Replicated experiments: one row per method of `methods` (`labels` for methods
-    /// outside the catalogue), the bootstrap over the replicates in `rows` drawn from `seed`
-    /// as the command line's report draws it.
-    void showReplicates(const QVector<ResultRow>& rows, const QStringList& methods, const QStringList& labels,
-                        unsigned long long seed);
+    /// outside the catalogue), the Student t interval over the replicates in `rows` as the
+    /// command line's report computes it (compareOverReplicates).
+    void showReplicates(const QVector<ResultRow>& rows, const QStringList& methods, const QStringList& labels);
 
     QString verdictText() const;
     /// The last evidence shown says q is worse than P (on rows, or over replicates).

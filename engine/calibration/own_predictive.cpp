@@ -177,7 +177,7 @@ void gatherEvidence(const OwnPredictive& own, const CostMatrix& costs, const Own
         toClassProbabilities(own.probabilities.index_select(0, validationRows)),
         toClassProbabilities(r.qProbabilities.index_select(0, validationRows)), pick(evidence.labels, split.validation),
         toClassProbabilities(testP), toClassProbabilities(testQ), testLabels, costs, evidence.selection,
-        mixSeed(seed, kEvidenceStream));
+        mixSeed(seed, kEvidenceStream), evidence.folds);
     r.evidence.setName = separateTest ? "test" : "held-out test";
     r.hasEvidence = true;
     const auto reliability = [&](const at::Tensor& probs, std::vector<ReliabilityBin>& bins, double& ece) {
@@ -197,6 +197,9 @@ void gatherEvidence(const OwnPredictive& own, const CostMatrix& costs, const Own
     r.testLabels = std::move(testLabels);
     if (r.evidence.kept == "P")
         r.decisionsKept = r.decisionsBefore;
+    else if (const auto* calibration = r.evidence.calibration(r.evidence.kept))
+        r.decisionsKept =
+            torch::tensor(calibration->decisions(toClassProbabilities(own.probabilities), costs), torch::kLong);
 }
 
 } // namespace

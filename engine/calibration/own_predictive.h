@@ -45,7 +45,8 @@ struct OwnEvidenceInputs {
     std::vector<int64_t> testLabels;
     double validationShare = 0.25;        ///< of X's rows, when labelled
     double testShare = 0.25;              ///< of X's rows, when labelled and no test set is given
-    Selection selection = Selection::Validation;
+    Selection selection = Selection::CrossValidation;
+    int folds = 0;                        ///< cross-validation folds (0 chooses; foldsFor)
     /// q standardises its inputs with the mean and std of the rows it trains on (stored
     /// in the model file); off, it takes the features as they are.
     bool standardise = true;
@@ -74,7 +75,7 @@ struct OwnCorrectionResult {
     std::vector<ReliabilityBin> reliabilityBefore, reliabilityAfter;
     double eceBefore = std::numeric_limits<double>::quiet_NaN();
     double eceAfter = std::numeric_limits<double>::quiet_NaN();
-    at::Tensor decisionsKept;        ///< [N] the decisions the run stands by (q's, or P's when P was kept)
+    at::Tensor decisionsKept;        ///< [N] the decisions the run stands by: the kept rule's (evidence.kept)
 };
 
 /// The generator the correction draws q's initialisation (and batches) from, for a run

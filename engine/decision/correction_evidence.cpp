@@ -50,28 +50,51 @@ CorrectionEvidence gatherCorrectionEvidence(const ClassProbabilities& validation
                                             const std::vector<int64_t>& validationLabels,
                                             const ClassProbabilities& testP, const ClassProbabilities& testQ,
                                             const std::vector<int64_t>& testLabels, const CostMatrix& costs,
-                                            Selection selection, uint64_t seed)
+                                            Selection selection, uint64_t seed, int folds)
 {
     if (validationLabels.empty() || testLabels.empty())
         throw std::invalid_argument("correction evidence: needs validation and test rows");
     CorrectionEvidence e;
     e.validationP = scoreRule("P", bayesDecisionsOf(validationP, costs), validationLabels, costs, validationP);
     e.validationQ = scoreRule("q", bayesDecisionsOf(validationQ, costs), validationLabels, costs, validationQ);
-
-    const auto logValidation = logOf(validationP), logTest = logOf(testP);
-    e.temperature = fitTemperature(logValidation, validationLabels);
-    e.offsets = fitClassOffsets(logValidation, validationLabels, costs);
-    const auto tempered = adjustedProbabilities(logTest, e.temperature);
-    const auto offset = adjustedProbabilities(logTest, 1.0, e.offsets);
+    // Refuses validation labels of one class, or folds a class cannot fill, before anything is fitted.
+    const int chosenFolds =
+        selection == Selection::CrossValidation ? foldsFor(validationLabels, costs, folds) : 0;
 
     e.rules.push_back(scoreRule("P", bayesDecisionsOf(testP, costs), testLabels, costs, testP));
     e.rules.push_back(scoreRule("q", bayesDecisionsOf(testQ, costs), testLabels, costs, testQ));
-    e.rules.push_back(scoreRule("temperature", bayesDecisionsOf(tempered, costs), testLabels, costs, tempered));
-    e.rules.push_back(scoreRule("offsets", bayesDecisionsOf(offset, costs), testLabels, costs, offset));
+    std::vector<CalibrationKind> offered;
+    for (auto kind : calibrationsFor(validationP.classes)) {
+        try {
+            e.calibrations.push_back(fitCalibration(kind, validationP, validationLabels, costs));
+        } catch (const std::invalid_argument&) {
+            continue;  // only under the older rules: cross-validation refused one class above
+        }
+        offered.push_back(kind);
+        const auto& fit = e.calibrations.back();
+        if (fit.hasProbabilities()) {
+            const auto calibrated = fit.probabilities(testP);
+            e.rules.push_back(scoreRule(fit.name(), bayesDecisionsOf(calibrated, costs), testLabels, costs, calibrated));
+        } else {
+            e.rules.push_back(scoreRule(fit.name(), fit.decisions(testP, costs), testLabels, costs));
+        }
+        if (kind == CalibrationKind::Temperature)
+            e.temperature = fit.temperature;
+        if (kind == CalibrationKind::Offsets)
+            e.offsets = fit.offsets;
+    }
     for (size_t k = 1; k < e.rules.size(); ++k)
         e.comparisons.push_back(compareRules(e.rules[0], e.rules[k], seed + k));
 
     const std::string rows = " (" + std::to_string(validationLabels.size()) + " rows)";
+    if (selection == Selection::CrossValidation) {
+        e.choice = chooseRuleByCrossValidation(validationP,
+                                               {{"P", e.validationP.decisions}, {"q", e.validationQ.decisions}},
+                                               validationLabels, costs, offered, chosenFolds, seed + 211);
+        e.kept = e.choice.kept;
+        e.keptReason = e.choice.reason;
+        return e;
+    }
     const bool keep = selectionKeepsQ(selection, e.validationP, e.validationQ, seed + 101);
     e.kept = keep ? "q" : "P";
     if (selection == Selection::None)
@@ -91,9 +114,34 @@ CorrectionEvidence gatherCorrectionEvidence(const ClassProbabilities& validation
     return e;
 }
 
+const RuleScore* CorrectionEvidence::rule(const std::string& name) const
+{
+    for (const auto& r : rules)
+        if (r.rule == name)
+            return &r;
+    return nullptr;
+}
+
+const Comparison* CorrectionEvidence::comparison(const std::string& name) const
+{
+    for (const auto& c : comparisons)
+        if (c.candidate.rule == name)
+            return &c;
+    return nullptr;
+}
+
+const FittedCalibration* CorrectionEvidence::calibration(const std::string& name) const
+{
+    for (const auto& c : calibrations)
+        if (c.name() == name)
+            return &c;
+    return nullptr;
+}
+
 const char* selectionName(Selection s)
 {
     switch (s) {
+    case Selection::CrossValidation: return "cv";
     case Selection::Validation: return "validation";
     case Selection::Clear: return "clear";
     case Selection::None: return "none";
@@ -103,13 +151,13 @@ const char* selectionName(Selection s)
 
 const std::vector<std::string>& selectionNames()
 {
-    static const std::vector<std::string> names{"validation", "clear", "none"};
+    static const std::vector<std::string> names{"cv", "validation", "clear", "none"};
     return names;
 }
 
 Selection selectionFromName(const std::string& name)
 {
-    for (auto s : {Selection::Validation, Selection::Clear, Selection::None})
+    for (auto s : {Selection::CrossValidation, Selection::Validation, Selection::Clear, Selection::None})
         if (name == selectionName(s))
             return s;
     throw std::invalid_argument("unknown selection rule \"" + name.substr(0, 40) + "\"");
@@ -119,6 +167,7 @@ bool selectionKeepsQ(Selection s, const RuleScore& validationP, const RuleScore&
 {
     switch (s) {
     case Selection::None: return true;
+    case Selection::CrossValidation:
     case Selection::Validation: return validationQ.cost <= validationP.cost;
     case Selection::Clear:
         return !validationP.rowCosts.empty() &&
@@ -130,14 +179,22 @@ bool selectionKeepsQ(Selection s, const RuleScore& validationP, const RuleScore&
 std::string correctionEvidenceText(const CorrectionEvidence& e, const CostMatrix& costs)
 {
     const int64_t rows = e.rules.empty() ? 0 : static_cast<int64_t>(e.rules[0].rowCosts.size());
-    std::string out = "Held-out evidence on " + std::to_string(rows) + " " + e.setName +
-                      " rows (no network or choice saw their labels):\n";
+    std::string out;
+    // The kept rule first: it is what the run's decisions, files and models use.
+    if (const auto* kept = e.comparison(e.kept))
+        out += "Decisions kept: " + e.kept + ". " + verdictSentence(*kept, e.setName) + "\n";
+    else
+        out += "Decisions kept: P (the uncorrected decisions).\n";
+    out += "  Why: " + e.keptReason + ".\n";
+    out += "Held-out evidence on " + std::to_string(rows) + " " + e.setName +
+           " rows (no network, calibration or choice saw their labels):\n";
     out += "  " + padded("rule", 13) + padded("cost", 9) + padded("accuracy", 10) + padded("referred", 10) +
            padded("ECE", 8) + padded("vs P: change [95% interval]", 32) + "verdict\n";
     for (size_t k = 0; k < e.rules.size(); ++k) {
         const auto& r = e.rules[k];
-        std::string line = "  " + padded(r.rule, 13) + padded(number(r.cost), 9) + padded(number(r.accuracy, "%.3f"), 10) +
-                           padded(number(r.referralRate, "%.3f"), 10) + padded(number(r.ece, "%.3f"), 8);
+        std::string line = "  " + padded(r.rule + (r.rule == e.kept ? " *" : ""), 13) + padded(number(r.cost), 9) +
+                           padded(number(r.accuracy, "%.3f"), 10) + padded(number(r.referralRate, "%.3f"), 10) +
+                           padded(number(r.ece, "%.3f"), 8);
         if (k > 0) {
             const auto& c = e.comparisons[k - 1];
             line += padded(number(c.difference.mean, "%+.4f") + " [" + number(c.difference.low, "%+.4f") + ", " +
@@ -147,20 +204,28 @@ std::string correctionEvidenceText(const CorrectionEvidence& e, const CostMatrix
         }
         out += line + "\n";
     }
+    out += "  (* the kept rule)\n";
     out += "Confusion on the " + e.setName + " rows:\n" + confusionText(e.rules[0], costs) +
            confusionText(e.rules[1], costs);
-    out += "Temperature fitted on validation: " + number(e.temperature, "%.3g") + "; class offsets:";
-    for (double b : e.offsets)
-        out += " " + number(b, "%+.2f");
-    out += "\nKept: " + e.kept + ", because " + e.keptReason + ".\n";
-    out += "Verdict: " + verdictSentence(e.comparisons[0], e.setName) + "\n";
-    if (e.kept == "P" && e.comparisons[0].verdict != Verdict::Worse)
-        out += "The run's decisions are P's (chosen on validation).\n";
-    for (size_t k = 1; k < e.comparisons.size(); ++k)
-        if (e.comparisons[k].difference.mean < e.comparisons[0].difference.mean)
-            out += "Note: " + e.comparisons[k].candidate.rule + " costs less than q on these rows (" +
-                   number(e.comparisons[k].candidate.cost) + " against " + number(e.comparisons[0].candidate.cost) +
-                   ").\n";
+    if (const auto* kept = e.rule(e.kept); kept && e.kept != "P" && e.kept != "q")
+        out += confusionText(*kept, costs);
+    out += "Fitted on validation:";
+    for (const auto& c : e.calibrations) {
+        out += " " + c.name();
+        if (c.kind == CalibrationKind::Temperature)
+            out += " " + number(c.temperature, "%.3g");
+        else if (c.kind == CalibrationKind::Offsets)
+            for (double b : c.offsets)
+                out += " " + number(b, "%+.2f");
+        else if (c.kind == CalibrationKind::Platt)
+            out += " a " + number(c.platt.a, "%.3g") + " b " + number(c.platt.b, "%+.3g");
+        else if (c.kind == CalibrationKind::Isotonic)
+            out += " (" + std::to_string(c.isotonic.x.size()) + " knots)";
+        else if (c.kind == CalibrationKind::Constant)
+            out += " \"" + costs.decisionName(static_cast<int>(c.constantDecision)) + "\"";
+        out += ";";
+    }
+    out += "\nVerdict on q: " + verdictSentence(e.comparisons[0], e.setName) + "\n";
     return out;
 }
 
@@ -199,15 +264,30 @@ nlohmann::json correctionEvidenceJson(const CorrectionEvidence& e, const CostMat
         }
         rules.push_back(j);
     }
+    nlohmann::json calibrations = nlohmann::json::array();
+    for (const auto& c : e.calibrations)
+        calibrations.push_back(c.toJson());
+    nlohmann::json crossValidation = nullptr;
+    if (e.choice.folds > 0) {
+        nlohmann::json costsByRule = nlohmann::json::object();
+        for (const auto& c : e.choice.candidates)
+            costsByRule[c.rule] = orNull(c.cost);
+        crossValidation = {{"folds", e.choice.folds}, {"rows", e.choice.rows}, {"cost", costsByRule}};
+    }
+    const auto* kept = e.comparison(e.kept);
     return {{"set", e.setName},
+            {"kept", e.kept},
+            {"kept_reason", e.keptReason},
+            {"kept_verdict", kept ? nlohmann::json(verdictSentence(*kept, e.setName))
+                                  : nlohmann::json("the uncorrected decisions are kept")},
             {"rules", rules},
             {"validation", {{"rows", e.validationP.rowCosts.size()},
                             {"cost_p", e.validationP.cost},
                             {"cost_q", e.validationQ.cost}}},
+            {"cross_validation", crossValidation},
+            {"calibrations", calibrations},
             {"temperature", e.temperature},
             {"offsets", e.offsets},
-            {"kept", e.kept},
-            {"kept_reason", e.keptReason},
             {"verdict", verdictSentence(e.comparisons.at(0), e.setName)}};
 }
 

@@ -125,6 +125,81 @@ double sortedQuantile(const std::vector<double>& sorted, double q)
     return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
 }
 
+namespace {
+
+/// The continued fraction of the regularised incomplete beta function (modified Lentz).
+double incompleteBetaFraction(double a, double b, double x)
+{
+    constexpr double tiny = 1e-300;
+    const double qab = a + b, qap = a + 1, qam = a - 1;
+    double c = 1, d = 1 - qab * x / qap;
+    d = 1 / (std::abs(d) < tiny ? tiny : d);
+    double h = d;
+    for (int m = 1; m <= 500; ++m) {
+        const double m2 = 2.0 * m;
+        double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+        d = 1 + aa * d;
+        c = 1 + aa / c;
+        d = 1 / (std::abs(d) < tiny ? tiny : d);
+        c = std::abs(c) < tiny ? tiny : c;
+        h *= d * c;
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+        d = 1 + aa * d;
+        c = 1 + aa / c;
+        d = 1 / (std::abs(d) < tiny ? tiny : d);
+        c = std::abs(c) < tiny ? tiny : c;
+        const double step = d * c;
+        h *= step;
+        if (std::abs(step - 1) < 1e-15)
+            break;
+    }
+    return h;
+}
+
+/// I_x(a, b), the regularised incomplete beta function.
+double regularisedIncompleteBeta(double a, double b, double x)
+{
+    if (x <= 0)
+        return 0;
+    if (x >= 1)
+        return 1;
+    const double front =
+        std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x));
+    // The fraction converges fast below the mean of the beta distribution; above it, by symmetry.
+    if (x < (a + 1) / (a + b + 2))
+        return front * incompleteBetaFraction(a, b, x) / a;
+    return 1 - front * incompleteBetaFraction(b, a, 1 - x) / b;
+}
+
+/// P(T <= t) for Student's t with `df` degrees of freedom.
+double studentTCdf(double t, double df)
+{
+    const double tail = 0.5 * regularisedIncompleteBeta(df / 2, 0.5, df / (df + t * t));
+    return t >= 0 ? 1 - tail : tail;
+}
+
+constexpr double kNormalQuantile975 = 1.959963984540054;
+
+} // namespace
+
+double studentTQuantile(double p, double df)
+{
+    if (!(p > 0 && p < 1) || !(df > 0))
+        throw std::invalid_argument("studentTQuantile: needs 0 < p < 1 and df > 0");
+    if (p == 0.5)
+        return 0;
+    if (p < 0.5)
+        return -studentTQuantile(1 - p, df);
+    double low = 0, high = 1;
+    while (studentTCdf(high, df) < p && high < 1e12)
+        high *= 2;
+    for (int it = 0; it < 200 && high - low > 1e-12 * std::max(1.0, high); ++it) {
+        const double mid = (low + high) / 2;
+        (studentTCdf(mid, df) < p ? low : high) = mid;
+    }
+    return (low + high) / 2;
+}
+
 PairedDifference pairedBootstrap(const std::vector<double>& reference, const std::vector<double>& candidate,
                                  uint64_t seed, int resamples)
 {
@@ -137,24 +212,57 @@ PairedDifference pairedBootstrap(const std::vector<double>& reference, const std
     PairedDifference out;
     out.rows = static_cast<int64_t>(n);
     out.mean = mean(diff);
-    // The row indices come from a fixed engine and a hand-rolled bounded draw, so the
-    // interval is the same on every standard library.
+    // The row indices come from a fixed engine and a hand-rolled bounded draw (the high
+    // half of a 64 x 64-bit product: no division per draw), so the interval is the same on
+    // every standard library.
     std::mt19937_64 engine(seed);
     std::vector<double> means(static_cast<size_t>(resamples));
     for (int r = 0; r < resamples; ++r) {
         double s = 0;
         for (size_t k = 0; k < n; ++k)
-            s += diff[static_cast<size_t>(engine() % n)];
+            s += diff[static_cast<size_t>((static_cast<unsigned __int128>(engine()) * n) >> 64)];
         means[static_cast<size_t>(r)] = s / static_cast<double>(n);
     }
     std::sort(means.begin(), means.end());
-    out.low = sortedQuantile(means, 0.025);
-    out.high = sortedQuantile(means, 0.975);
+    const double low = sortedQuantile(means, 0.025), high = sortedQuantile(means, 0.975);
+    const double expansion =
+        n < 2 ? 1.0
+              : std::sqrt(static_cast<double>(n) / static_cast<double>(n - 1)) *
+                    studentTQuantile(0.975, static_cast<double>(n - 1)) / kNormalQuantile975;
+    out.low = out.mean + expansion * (low - out.mean);
+    out.high = out.mean + expansion * (high - out.mean);
+    return out;
+}
+
+PairedDifference replicateInterval(const std::vector<double>& reference, const std::vector<double>& candidate)
+{
+    if (reference.size() != candidate.size() || reference.empty())
+        throw std::invalid_argument("replicateInterval: needs two equally long, non-empty cost lists");
+    const size_t n = reference.size();
+    std::vector<double> diff(n);
+    for (size_t i = 0; i < n; ++i)
+        diff[i] = candidate[i] - reference[i];
+    PairedDifference out;
+    out.rows = static_cast<int64_t>(n);
+    out.mean = mean(diff);
+    if (n < 2) {
+        out.low = out.high = std::numeric_limits<double>::quiet_NaN();
+        return out;
+    }
+    double squares = 0;
+    for (double d : diff)
+        squares += (d - out.mean) * (d - out.mean);
+    const double standardError = std::sqrt(squares / static_cast<double>(n - 1) / static_cast<double>(n));
+    const double half = studentTQuantile(0.975, static_cast<double>(n - 1)) * standardError;
+    out.low = out.mean - half;
+    out.high = out.mean + half;
     return out;
 }
 
 Verdict verdictOf(const PairedDifference& d)
 {
+    if (d.rows < kMinimumPairsForVerdict)
+        return Verdict::TooFewToTell;
     if (d.high < 0)
         return Verdict::Better;
     if (d.low > 0)
@@ -167,6 +275,7 @@ const char* verdictName(Verdict v)
     switch (v) {
     case Verdict::Better: return "better";
     case Verdict::Worse: return "worse";
+    case Verdict::TooFewToTell: return "too few to tell";
     case Verdict::NoClearDifference: break;
     }
     return "no clear difference";
@@ -182,8 +291,7 @@ Comparison compareRules(const RuleScore& reference, const RuleScore& candidate, 
     return c;
 }
 
-Comparison compareOverReplicates(const std::vector<double>& uncorrected, const std::vector<double>& corrected,
-                                 uint64_t seed)
+Comparison compareOverReplicates(const std::vector<double>& uncorrected, const std::vector<double>& corrected)
 {
     RuleScore p, q;
     p.rule = "P";
@@ -198,12 +306,24 @@ Comparison compareOverReplicates(const std::vector<double>& uncorrected, const s
     };
     p.cost = mean(uncorrected);
     q.cost = mean(corrected);
-    return compareRules(p, q, seed);
+    Comparison c;
+    c.reference = p;
+    c.candidate = q;
+    c.difference = replicateInterval(uncorrected, corrected);
+    c.verdict = verdictOf(c.difference);
+    return c;
 }
 
 std::string verdictSentence(const Comparison& c, const std::string& setName, const std::string& unit)
 {
     const auto& d = c.difference;
+    if (c.verdict == Verdict::TooFewToTell) {
+        const int64_t more = kMinimumPairsForVerdict - d.rows;
+        return c.candidate.rule + " moved the " + setName + " cost from " + fixed4(c.reference.cost) + " to " +
+               fixed4(c.candidate.cost) + " over " + std::to_string(d.rows) + " " + unit + ": too few " + unit +
+               " to tell (a verdict needs at least " + std::to_string(kMinimumPairsForVerdict) + "; " +
+               std::to_string(more) + " more).";
+    }
     const std::string change = "(change " + signed4(d.mean) + ", 95% interval " + signed4(d.low) + " to " +
                                signed4(d.high) + ", " + std::to_string(d.rows) + " " + unit + ")";
     const std::string from = " the " + setName + " cost from " + fixed4(c.reference.cost) + " to " +
@@ -213,7 +333,8 @@ std::string verdictSentence(const Comparison& c, const std::string& setName, con
     switch (c.verdict) {
     case Verdict::Better: return q + " lowered" + from + change + ": " + q + " helps.";
     case Verdict::Worse: return q + " raised" + from + change + ": keep " + p + "'s decisions.";
-    case Verdict::NoClearDifference: break;
+    case Verdict::NoClearDifference:
+    case Verdict::TooFewToTell: break;  // the latter answered above
     }
     return q + " moved" + from + change + ": no clear difference from " + p + ".";
 }

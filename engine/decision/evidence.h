@@ -71,9 +71,8 @@ private:
 double expectedCalibrationError(const ClassProbabilities& p, const std::vector<int64_t>& labels,
                                 int bins = kReliabilityBins);
 
-/// mean_i (candidate_i - reference_i) with a 95% percentile bootstrap interval over rows
-/// (`resamples` draws of N rows with replacement from a generator seeded `seed`).
-/// Negative: the candidate costs less.
+/// mean_i (candidate_i - reference_i) with a 95% interval. Negative: the candidate costs
+/// less. `rows` counts the pairs (rows, frames or replicates).
 struct PairedDifference {
     double mean = 0;
     double low = 0;
@@ -84,14 +83,35 @@ struct PairedDifference {
 /// (numpy's default): every bootstrap interval's percentiles.
 double sortedQuantile(const std::vector<double>& sorted, double q);
 
+/// The p-quantile of Student's t distribution with `df` > 0 degrees of freedom (the
+/// regularised incomplete beta function inverted by bisection; within 1e-10).
+double studentTQuantile(double p, double df);
+
+/// Over rows: the paired bootstrap, `resamples` draws of N rows with replacement from a
+/// generator seeded `seed`. Its percentile interval is widened about the mean by
+/// sqrt(N / (N - 1)) t_{0.975, N-1} / z_{0.975} (Hesterberg's expanded percentile
+/// interval): the plain percentile interval is an interval of known variance with the
+/// variance's divisor N, which covers too rarely at small N (about 91% at 10 rows); at
+/// 500 rows the factor is 1.003. Coverage by simulation: tst_rule_choice.
 PairedDifference pairedBootstrap(const std::vector<double>& reference, const std::vector<double>& candidate,
                                  uint64_t seed, int resamples = 2000);
 
+/// Over replicates: the Student t interval mean +- t_{0.975, n-1} s / sqrt(n), s the
+/// standard deviation with divisor n - 1. Each replicate's difference is a mean over
+/// hundreds of rows, so close to normal, where t is exact; a percentile bootstrap over 2-10
+/// replicates covered the truth in 48-91% of simulated runs. NaN bounds below 2 pairs.
+PairedDifference replicateInterval(const std::vector<double>& reference, const std::vector<double>& candidate);
+
+/// Fewer pairs than this give no verdict, only "too few to tell": an interval from two
+/// replicates is so wide (t = 12.7) or, bootstrapped, so narrow that neither reading helps.
+inline constexpr int64_t kMinimumPairsForVerdict = 3;
+
 /// The interval's reading: the candidate is better (the whole interval below 0), worse
-/// (the whole interval above 0) or not distinguishable.
-enum class Verdict { Better, NoClearDifference, Worse };
+/// (the whole interval above 0), not distinguishable, or unreadable (fewer than
+/// kMinimumPairsForVerdict pairs).
+enum class Verdict { Better, NoClearDifference, Worse, TooFewToTell };
 Verdict verdictOf(const PairedDifference& d);
-const char* verdictName(Verdict v);  ///< "better", "no clear difference", "worse"
+const char* verdictName(Verdict v);  ///< "better", "no clear difference", "worse", "too few to tell"
 
 /// The candidate's comparison with the uncorrected rule on one set of rows.
 struct Comparison {
@@ -103,9 +123,9 @@ struct Comparison {
 Comparison compareRules(const RuleScore& reference, const RuleScore& candidate, uint64_t seed);
 
 /// q against P over replicates (one test cost of each per replicate): the paired change
-/// with its bootstrap interval over replicates, rules named "P" and "q", costs the means.
-Comparison compareOverReplicates(const std::vector<double>& uncorrected, const std::vector<double>& corrected,
-                                 uint64_t seed);
+/// with its Student t interval over replicates (replicateInterval), rules named "P" and
+/// "q", costs the means.
+Comparison compareOverReplicates(const std::vector<double>& uncorrected, const std::vector<double>& corrected);
 
 /// One sentence a user can act on, e.g. "q raised the test cost from 0.0183 to 0.0213
 /// (change +0.0030, 95% interval +0.0004 to +0.0061): keep P's decisions."

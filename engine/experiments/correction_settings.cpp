@@ -5,10 +5,27 @@ namespace lcs {
 SettingSpec selectionSettingSpec(Selection defaultRule)
 {
     return choiceSetting("select", "RULE",
-                         "validation: use the uncorrected decisions where q's validation cost is above theirs; "
-                         "clear: keep q only where its validation cost is lower beyond the paired 95% interval; "
-                         "none: keep q",
+                         "cv: keep the rule of P, q and the calibrations of P (temperature, class offsets, Platt, "
+                         "isotonic or vector scaling, the cheapest constant decision) with the lowest cost in k-fold "
+                         "cross-validation on the validation rows; the older rules choose between q and P only: "
+                         "validation: the uncorrected decisions where q's validation cost is above theirs; "
+                         "clear: q only where its validation cost is lower beyond the paired 95% interval; "
+                         "none: q",
                          selectionName(defaultRule), selectionNames());
+}
+
+SettingSpec foldsSettingSpec()
+{
+    auto spec = integerSetting("folds", "K",
+                               "folds of the cross-validation that chooses the kept rule (select cv): 0 chooses "
+                               "five, fewer where a class has fewer validation rows; K >= 2 is refused where a "
+                               "class has fewer than K",
+                               0, 0, 100);
+    spec.problem = [](const std::string& text) {
+        return text == "1" ? std::string("is not 0 (choose) or 2 to 100: cross-validation needs two folds")
+                           : std::string();
+    };
+    return spec;
 }
 
 SettingSpec qFormSettingSpec(bool residualByDefault)

@@ -10,8 +10,11 @@
 /// experiments bind them to their own configuration fields.
 namespace lcs {
 
-/// `select`: validation, clear or none (selectionNames), defaulting to `defaultRule`.
+/// `select`: cv, validation, clear or none (selectionNames), defaulting to `defaultRule`.
 SettingSpec selectionSettingSpec(Selection defaultRule);
+/// `folds`: the cross-validation's folds (0 chooses: five, fewer where a class has fewer
+/// validation rows).
+SettingSpec foldsSettingSpec();
 
 /// `q_form`: "standalone" (the paper's q, a network on the inputs alone) or "residual"
 /// (q = P x exp(f(x)), which needs P where it decides).

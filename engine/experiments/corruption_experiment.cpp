@@ -5,6 +5,7 @@
 #include "experiments/report_json.h"
 
 #include <algorithm>
+#include <limits>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -44,7 +45,7 @@ CorrectionEvidence imageEvidence(const at::Tensor& probsBefore, const at::Tensor
         toClassProbabilities(probsBefore.index_select(0, validation)),
         toClassProbabilities(probsAfter.index_select(0, validation)), labelsOf(validation),
         toClassProbabilities(probsBefore.index_select(0, scored)), toClassProbabilities(probsAfter.index_select(0, scored)),
-        labelsOf(scored), costs, Selection::Clear, mixSeed(seed, kEvidenceStream));
+        labelsOf(scored), costs, Selection::CrossValidation, mixSeed(seed, kEvidenceStream));
     e.setName = "scored-half";
     return e;
 }
@@ -94,7 +95,8 @@ std::string imageEvidenceText(const std::vector<DecisionComparison>& comparisons
     const auto validationRows = first.validationP.rowCosts.size();
     const auto scoredRows = first.rules.front().rowCosts.size();
     std::string out = "Held-out evidence (P = S's predictive). The test images are split in two by the run's seed:\n"
-                      "  temperature, class offsets and the choice between q and P (rule clear) are fitted on " +
+                      "  the calibrations of P and the kept rule (the lowest cost among P, q and the calibrations\n"
+                      "  in cross-validation, " + std::to_string(first.choice.folds) + " folds) are fitted and chosen on " +
                       std::to_string(validationRows) + ",\n  every rule is scored on the other " +
                       std::to_string(scoredRows) + ":\n";
     char line[320];
@@ -105,15 +107,19 @@ std::string imageEvidenceText(const std::vector<DecisionComparison>& comparisons
     int temperatureBeatsQ = 0, offsetsBeatQ = 0;
     for (const auto* c : withEvidence) {
         const auto& e = c->evidence;
+        const auto costOf = [&](const char* rule) {
+            const auto* r = e.rule(rule);
+            return r ? r->cost : std::numeric_limits<double>::quiet_NaN();
+        };
         const auto& d = e.comparisons[0].difference;
         char change[64];
         std::snprintf(change, sizeof change, "%+.4f [%+.4f, %+.4f]", d.mean, d.low, d.high);
         std::snprintf(line, sizeof line, "  %-6s %-5d %-8.4f %-8.4f %-30s %-19s %-11.4f %-8.4f %s\n",
                       formatNumber(c->rate).c_str(), c->trial, e.rules[0].cost, e.rules[1].cost, change,
-                      verdictName(e.comparisons[0].verdict), e.rules[2].cost, e.rules[3].cost, e.kept.c_str());
+                      verdictName(e.comparisons[0].verdict), costOf("temperature"), costOf("offsets"), e.kept.c_str());
         out += line;
-        temperatureBeatsQ += e.rules[2].cost < e.rules[1].cost ? 1 : 0;
-        offsetsBeatQ += e.rules[3].cost < e.rules[1].cost ? 1 : 0;
+        temperatureBeatsQ += costOf("temperature") < e.rules[1].cost ? 1 : 0;
+        offsetsBeatQ += costOf("offsets") < e.rules[1].cost ? 1 : 0;
         for (const auto& comparison : e.comparisons)
             if (comparison.verdict == Verdict::Worse)
                 sentences.push_back(settingName + " " + formatNumber(c->rate) + ", trial " + std::to_string(c->trial) +
@@ -137,9 +143,8 @@ std::string imageEvidenceText(const std::vector<DecisionComparison>& comparisons
                 uncorrected.push_back(c.uncorrected.averageCost);
                 corrected.push_back(c.corrected.averageCost);
             }
-        if (uncorrected.size() < 3)  // a bootstrap over two pairs says nothing
-            continue;
-        auto over = compareOverReplicates(uncorrected, corrected, seedFor(kEvidenceStream, {settingCoordinate(value)}));
+        // Below three trials the sentence says so (Verdict::TooFewToTell) instead of a verdict.
+        auto over = compareOverReplicates(uncorrected, corrected);
         over.reference.rule = "S";
         out += "  " + settingName + " " + formatNumber(value) + ", over trials: " +
                verdictSentence(over, "test", "trials") + "\n";

@@ -101,22 +101,16 @@ std::string withCostBenefit(const std::string& resultsJson, const CostBenefit& c
 void addEvidenceRows(CostBenefit& curve, double value, const std::string& method, int replicate,
                      const CorrectionEvidence& evidence)
 {
-    const auto rule = [&](const char* name) -> const RuleScore* {
-        for (const auto& r : evidence.rules)
-            if (r.rule == name)
-                return &r;
-        return nullptr;
-    };
-    const RuleScore* p = rule("P");
-    const RuleScore* kept = rule(evidence.kept == "P" ? "P" : "q");
+    const RuleScore* p = evidence.rule("P");
+    const RuleScore* kept = evidence.rule(evidence.kept);
     if (!p || !kept)
-        throw ResultError("cost-benefit: the evidence at " + formatNumber(value) + " has no P or q");
+        throw ResultError("cost-benefit: the evidence at " + formatNumber(value) + " has no P or no kept rule (" +
+                          evidence.kept + ")");
     curve.rows.push_back({value, method, replicate, "uncorrected", p->cost, p->referralRate});
     curve.rows.push_back({value, method, replicate, "corrected", kept->cost, kept->referralRate});
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    for (const char* baseline : {"temperature", "offsets"})
-        if (const RuleScore* b = rule(baseline))
-            curve.rows.push_back({value, method, replicate, baseline, b->cost, nan});
+    for (const auto& calibration : evidence.calibrations)
+        if (const RuleScore* b = evidence.rule(calibration.name()))
+            curve.rows.push_back({value, method, replicate, b->rule, b->cost, b->referralRate});
 }
 
 } // namespace lcs

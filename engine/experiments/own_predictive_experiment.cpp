@@ -367,8 +367,10 @@ const std::vector<BoundSetting<OwnPredictiveChoices>>& ownPredictiveSettings()
                                    "share of X's labelled rows held out to score the rules (without a test set)",
                                    0.25, 0, 0.8, true),
                      [](const C& c) { return J(c.testShare); }, [](C& c, const J& v) { c.testShare = v.get<double>(); }});
-        s.push_back({selectionSettingSpec(Selection::Validation),
+        s.push_back({selectionSettingSpec(Selection::CrossValidation),
                      [](const C& c) { return J(c.select); }, [](C& c, const J& v) { c.select = v.get<std::string>(); }});
+        s.push_back({foldsSettingSpec(), [](const C& c) { return J(c.folds); },
+                     [](C& c, const J& v) { c.folds = v.get<int>(); }});
         s.push_back({switchSetting("no_standardise", "q takes X as it is (by default it standardises each feature "
                                                      "with the mean and std of the rows it trains on)"),
                      [](const C& c) { return J(c.noStandardise); }, [](C& c, const J& v) { c.noStandardise = v.get<bool>(); }});
@@ -391,6 +393,7 @@ OwnEvidenceInputs loadEvidenceInputs(const OwnPredictiveChoices& choices, const 
     in.validationShare = choices.validationShare;
     in.testShare = choices.testShare;
     in.selection = selectionFromName(choices.select);
+    in.folds = choices.folds;
     in.standardise = !choices.noStandardise;
     const int k = static_cast<int>(own.probabilities.size(1));
     const bool anyTest = !choices.testFeaturesPath.empty() || !choices.testPredictivePath.empty() ||

@@ -30,12 +30,14 @@ struct OwnPredictiveChoices {
     /// synthetic experiment declares and applies them: q trains here exactly as there.
     SyntheticConfig correction;
     /// Evidence (all optional): labels of X's rows, a separate labelled test set, the
-    /// shares of X's rows held out when labelled, and whether the run chooses between q
-    /// and P on the validation rows ("validation") or keeps q ("none").
+    /// shares of X's rows held out when labelled, and how the run chooses its rule on the
+    /// validation rows (selectionNames: "cv" among P, q and the calibrations by k-fold
+    /// cross-validation with `folds` folds, 0 choosing).
     std::string labelsPath, testFeaturesPath, testPredictivePath, testLabelsPath;
     double validationShare = 0.25;
     double testShare = 0.25;
-    std::string select = "validation";
+    std::string select = "cv";
+    int folds = 0;
     bool noStandardise = false;
 };
 

@@ -303,50 +303,85 @@ SyntheticModelInfos syntheticModelInfos(const SyntheticConfig& config, const Cos
     return out;
 }
 
+double ReplicateOutcome::baselineCost(const std::string& rule) const
+{
+    for (const auto& b : baselines)
+        if (b.rule == rule)
+            return b.metrics.averageCost;
+    return std::numeric_limits<double>::quiet_NaN();
+}
+
+namespace {
+
+at::Tensor tensorOf(const ClassProbabilities& p)
+{
+    return torch::tensor(p.values, torch::kDouble).reshape({p.rows, p.classes}).to(torch::kFloat);
+}
+
+} // namespace
+
 ReplicateOutcome evaluateSynthetic(const SyntheticPredictive& predictive, const SyntheticCorrection& correction,
-                                   const CostMatrix& costs, Selection selection, uint64_t seed)
+                                   const CostMatrix& costs, Selection selection, uint64_t seed, int folds)
 {
     const auto L = costTensor(costs);
     ReplicateOutcome r;
     r.replicate = predictive.replicate;
     r.method = predictive.method;
+    r.inferenceSeconds = predictive.seconds;
+    r.correctionSeconds = correction.seconds;
+    r.collapsed = correction.collapsed;
     const auto& y = predictive.data.testY;
     r.uncorrected = evaluateDecisions(predictive.testProbs, bayesDecisions(predictive.testProbs, L), y, costs);
     r.corrected = evaluateDecisions(correction.testProbs, bayesDecisions(correction.testProbs, L), y, costs);
     r.qAlone = r.corrected;
-    if (predictive.validationProbs.defined() && predictive.data.validationY.defined() &&
-        predictive.data.validationY.numel() > 0) {
-        // Temperature and offsets fitted on the validation rows, scored on the test rows.
-        const auto yv = int64s(predictive.data.validationY);
-        const auto yt = int64s(y);
-        const auto logValidation = logOf(toClassProbabilities(predictive.validationProbs));
-        const auto logTest = logOf(toClassProbabilities(predictive.testProbs));
-        const double temperature = fitTemperature(logValidation, yv);
-        const auto offsets = fitClassOffsets(logValidation, yv, costs);
-        r.temperatureCost =
-            scoreRule("temperature", bayesDecisionsOf(adjustedProbabilities(logTest, temperature), costs), yt, costs).cost;
-        r.offsetsCost =
-            scoreRule("offsets", bayesDecisionsOf(adjustedProbabilities(logTest, 1.0, offsets), costs), yt, costs).cost;
+    if (!predictive.validationProbs.defined() || !predictive.data.validationY.defined() ||
+        predictive.data.validationY.numel() == 0)
+        return r;
+    const auto yv = int64s(predictive.data.validationY);
+    const auto validationP = toClassProbabilities(predictive.validationProbs);
+    const auto testP = toClassProbabilities(predictive.testProbs);
+    // Refuses validation labels of one class, or folds a class cannot fill, before fitting.
+    const bool crossValidate = selection == Selection::CrossValidation && correction.validationProbs.defined();
+    const int chosenFolds = crossValidate ? foldsFor(yv, costs, folds) : 0;
+    // Every calibration fitted on the validation rows, scored on the test rows.
+    std::vector<CalibrationKind> offered;
+    for (auto kind : calibrationsFor(validationP.classes)) {
+        FittedCalibration fit;
+        try {
+            fit = fitCalibration(kind, validationP, yv, costs);
+        } catch (const std::invalid_argument&) {
+            continue;  // one class among the validation rows, under a rule that does not cross-validate
+        }
+        offered.push_back(kind);
+        const auto decisions = torch::tensor(fit.decisions(testP, costs), torch::kLong);
+        // The constant decision has no probabilities of its own: its NLL and ECE are P's.
+        const auto probs = fit.hasProbabilities() ? tensorOf(fit.probabilities(testP)) : predictive.testProbs;
+        r.baselines.push_back({fit.name(), evaluateDecisions(probs, decisions, y, costs)});
     }
-    if (selection != Selection::None && predictive.validationProbs.defined() && correction.validationProbs.defined()) {
-        // The choice between q and P, made on rows neither the networks nor q trained on,
-        // by the rule `correct` uses (selectionKeepsQ).
-        const auto yv = int64s(predictive.data.validationY);
-        r.selected = true;
-        const auto onValidation = [&](const char* rule, const at::Tensor& probs) {
-            return scoreRule(rule, int64s(bayesDecisions(probs, L)), yv, costs);
-        };
-        const auto p = onValidation("P", predictive.validationProbs), q = onValidation("q", correction.validationProbs);
-        r.validationCostUncorrected = p.cost;
-        r.validationCostQ = q.cost;
-        r.keptUncorrected =
-            !selectionKeepsQ(selection, p, q, mixSeed(seed, static_cast<uint64_t>(predictive.replicate), 0x5e1));
-        if (r.keptUncorrected)
-            r.corrected = r.uncorrected;
-    }
-    r.inferenceSeconds = predictive.seconds;
-    r.correctionSeconds = correction.seconds;
-    r.collapsed = correction.collapsed;
+    if (selection == Selection::None || !correction.validationProbs.defined())
+        return r;
+    // The choice among the rules, made on rows neither the networks nor q trained on, by
+    // the rule `correct` uses.
+    r.selected = true;
+    const auto onValidation = [&](const char* rule, const at::Tensor& probs) {
+        return scoreRule(rule, int64s(bayesDecisions(probs, L)), yv, costs);
+    };
+    const auto p = onValidation("P", predictive.validationProbs), q = onValidation("q", correction.validationProbs);
+    r.validationCostUncorrected = p.cost;
+    r.validationCostQ = q.cost;
+    const uint64_t choiceSeed = mixSeed(seed, static_cast<uint64_t>(predictive.replicate), 0x5e1);
+    if (crossValidate)
+        r.kept = chooseRuleByCrossValidation(validationP, {{"P", p.decisions}, {"q", q.decisions}}, yv, costs,
+                                             offered, chosenFolds, choiceSeed)
+                     .kept;
+    else
+        r.kept = selectionKeepsQ(selection, p, q, choiceSeed) ? "q" : "P";
+    r.keptUncorrected = r.kept == "P";
+    if (r.kept == "P")
+        r.corrected = r.uncorrected;
+    for (const auto& b : r.baselines)
+        if (b.rule == r.kept)
+            r.corrected = b.metrics;
     return r;
 }
 
@@ -460,7 +495,7 @@ SyntheticResult runSynthetic(const SyntheticConfig& config, const JobContext& ct
             const auto [replicate, method] = tasks[i];
             auto predictive = inferSynthetic(config, replicate, method, shared);
             auto correction = correctSynthetic(config, predictive, config.costs, shared);
-            auto outcome = evaluateSynthetic(predictive, correction, config.costs, config.selection, config.seed);
+            auto outcome = evaluateSynthetic(predictive, correction, config.costs, config.selection, config.seed, config.folds);
             std::lock_guard<std::mutex> lock(mutex);
             outcomes.push_back(outcome);
             ++done;

@@ -2,6 +2,7 @@
 
 #include "experiments/report_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -43,14 +44,14 @@ constexpr double kMuchWorseRatio = 1.5;
 
 /// The paired difference corrected - uncorrected over replicates with its bootstrap
 /// interval: the run's verdict on q for one method.
-Comparison replicateComparison(const MethodSummary& m, uint64_t seed)
+Comparison replicateComparison(const MethodSummary& m)
 {
     std::vector<double> uncorrected, corrected;
     for (const auto& o : m.replicates) {
         uncorrected.push_back(o.uncorrected.averageCost);
         corrected.push_back(o.corrected.averageCost);
     }
-    return compareOverReplicates(uncorrected, corrected, seed);
+    return compareOverReplicates(uncorrected, corrected);
 }
 
 /// A baseline's test costs over the replicates that fitted it, paired with P's there.
@@ -58,16 +59,27 @@ struct BaselineSeries {
     std::vector<double> uncorrected, baseline, corrected;
 };
 
-BaselineSeries baselineSeries(const MethodSummary& m, double ReplicateOutcome::*cost)
+BaselineSeries baselineSeries(const MethodSummary& m, const std::string& rule)
 {
     BaselineSeries out;
     for (const auto& o : m.replicates)
-        if (std::isfinite(o.*cost)) {
+        if (const double cost = o.baselineCost(rule); std::isfinite(cost)) {
             out.uncorrected.push_back(o.uncorrected.averageCost);
-            out.baseline.push_back(o.*cost);
+            out.baseline.push_back(cost);
             out.corrected.push_back(o.corrected.averageCost);
         }
     return out;
+}
+
+/// The calibrations any replicate of the method fitted, in calibrationsFor's order.
+std::vector<std::string> baselineNames(const MethodSummary& m)
+{
+    std::vector<std::string> names;
+    for (const auto& o : m.replicates)
+        for (const auto& b : o.baselines)
+            if (std::find(names.begin(), names.end(), b.rule) == names.end())
+                names.push_back(b.rule);
+    return names;
 }
 
 /// The baselines a reviewer asks for, per method, as q is reported: each one's mean test
@@ -80,12 +92,11 @@ struct BaselineSummary {
     std::optional<Comparison> againstP;
 };
 
-std::vector<BaselineSummary> baselineSummaries(const MethodSummary& m, uint64_t seed)
+std::vector<BaselineSummary> baselineSummaries(const MethodSummary& m)
 {
     std::vector<BaselineSummary> out;
-    for (const auto& [name, cost] : {std::pair{"temperature", &ReplicateOutcome::temperatureCost},
-                                     std::pair{"offsets", &ReplicateOutcome::offsetsCost}}) {
-        const auto series = baselineSeries(m, cost);
+    for (const auto& name : baselineNames(m)) {
+        const auto series = baselineSeries(m, name);
         if (series.baseline.empty())
             continue;
         BaselineSummary b;
@@ -94,12 +105,21 @@ std::vector<BaselineSummary> baselineSummaries(const MethodSummary& m, uint64_t 
         b.cost = meanStd(series.baseline).mean;
         b.corrected = meanStd(series.corrected).mean;
         if (series.baseline.size() >= 2) {
-            auto c = compareOverReplicates(series.uncorrected, series.baseline, seed);
+            auto c = compareOverReplicates(series.uncorrected, series.baseline);
             c.candidate.rule = name;
             b.againstP = c;
         }
         out.push_back(std::move(b));
     }
+    return out;
+}
+
+/// A replicate's calibrations by name: each one's test metrics.
+nlohmann::json baselinesJson(const ReplicateOutcome& o)
+{
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& b : o.baselines)
+        out[b.rule] = metricsJson(b.metrics);
     return out;
 }
 
@@ -174,22 +194,31 @@ std::string syntheticTable(const SyntheticResult& r)
           << "x the uncorrected cost in " << worse.size() << " replicate(s) (" << which << ")\n";
     }
     for (const auto& m : r.methods) {
-        int selected = 0, keptQ = 0;
+        int selected = 0;
+        std::vector<std::pair<std::string, int>> keptCounts;  // in order of first appearance
         std::vector<double> qAlone;
         for (const auto& o : m.replicates) {
-            selected += o.selected ? 1 : 0;
-            keptQ += o.selected && !o.keptUncorrected ? 1 : 0;
             qAlone.push_back(o.qAlone.averageCost);
+            if (!o.selected)
+                continue;
+            ++selected;
+            auto it = std::find_if(keptCounts.begin(), keptCounts.end(), [&](const auto& k) { return k.first == o.kept; });
+            if (it == keptCounts.end())
+                keptCounts.emplace_back(o.kept, 1);
+            else
+                ++it->second;
         }
         if (selected == 0)
             continue;
-        s << "selection: " << methodLabel(m.method) << ": q kept in " << keptQ << " of " << selected
-          << " replicate(s) (elsewhere the validation rows did not favour q, and the uncorrected decisions are "
-             "used); q alone: "
+        std::string kept;
+        for (const auto& [rule, count] : keptCounts)
+            kept += (kept.empty() ? "" : ", ") + rule + " in " + std::to_string(count);
+        s << "selection: " << methodLabel(m.method) << ": the rule kept (chosen on the validation rows) was " << kept
+          << " of " << selected << " replicate(s); the corrected column holds the kept rule's test cost; q alone: "
           << meanStdText(meanStd(qAlone), 3) << "\n";
     }
     for (const auto& m : r.methods)
-        for (const auto& b : baselineSummaries(m, r.seed)) {
+        for (const auto& b : baselineSummaries(m)) {
             char figure[64];
             std::snprintf(figure, sizeof figure, "%.4f", b.cost);
             s << "baseline: " << methodLabel(m.method) << ": " << b.name << " (fitted on the validation rows) "
@@ -206,7 +235,7 @@ std::string syntheticTable(const SyntheticResult& r)
         for (const auto& m : r.methods) {
             if (m.replicates.size() < 2)
                 continue;
-            const auto c = replicateComparison(m, r.seed);
+            const auto c = replicateComparison(m);
             s << "verdict: " << methodLabel(m.method) << ": " << verdictSentence(c, "test", "replicates") << "\n";
         }
     std::snprintf(line, sizeof line, "(paired diff = uncorrected - corrected; > 0 means the correction lowered the cost)\n"
@@ -227,10 +256,9 @@ std::string syntheticJson(const SyntheticResult& r)
                             {"inference_seconds", o.inferenceSeconds},
                             {"correction_seconds", o.correctionSeconds},
                             {"collapsed", o.collapsed},
-                            {"kept", o.selected ? nlohmann::json(o.keptUncorrected ? "P" : "q") : nlohmann::json(nullptr)},
+                            {"kept", o.selected ? nlohmann::json(o.kept) : nlohmann::json(nullptr)},
                             {"q_alone", metricsJson(o.qAlone)},
-                            {"temperature_cost", reportNumber(o.temperatureCost)},
-                            {"offsets_cost", reportNumber(o.offsetsCost)},
+                            {"baselines", baselinesJson(o)},
                             {"validation_cost", o.selected ? nlohmann::json{{"uncorrected", o.validationCostUncorrected},
                                                                              {"q", o.validationCostQ}}
                                                            : nlohmann::json(nullptr)}});
@@ -241,7 +269,7 @@ std::string syntheticJson(const SyntheticResult& r)
                                          {"much_worse_replicates", muchWorseReplicates(m)},
                                          {"replicates", reps}};
         nlohmann::json baselines = nlohmann::json::object();
-        for (const auto& b : baselineSummaries(m, r.seed)) {
+        for (const auto& b : baselineSummaries(m)) {
             nlohmann::json entry = {{"cost", b.cost}, {"replicates", b.replicates}};
             if (b.againstP)
                 entry["change_against_uncorrected"] = {{"mean", b.againstP->difference.mean},
@@ -253,7 +281,7 @@ std::string syntheticJson(const SyntheticResult& r)
         if (!baselines.empty())
             methods[methodName(m.method)]["baselines"] = baselines;
         if (m.replicates.size() >= 2) {
-            const auto c = replicateComparison(m, r.seed);
+            const auto c = replicateComparison(m);
             methods[methodName(m.method)]["change_over_replicates"] = {
                 {"mean", c.difference.mean}, {"low", c.difference.low}, {"high", c.difference.high},
                 {"verdict", verdictName(c.verdict)}};
@@ -293,8 +321,8 @@ std::vector<Observation> syntheticObservations(const SyntheticResult& r)
                 out.push_back(std::move(row));
             };
             add("paired_diff", "cost", o.uncorrected.averageCost - o.corrected.averageCost);
-            add("temperature", "cost", o.temperatureCost);
-            add("offsets", "cost", o.offsetsCost);
+            for (const auto& b : o.baselines)
+                add(b.rule.c_str(), "cost", b.metrics.averageCost);
             add("", "inference_seconds", o.inferenceSeconds);
             add("", "correction_seconds", o.correctionSeconds);
             add("", "collapsed", o.collapsed ? 1 : 0);
@@ -320,7 +348,11 @@ std::string syntheticCsv(const SyntheticResult& r)
                       {"correction_seconds", "", "correction_seconds"},
                       {"collapsed", "", "collapsed", true},
                       {"temperature_cost", "temperature", "cost"},
-                      {"offsets_cost", "offsets", "cost"}};
+                      {"offsets_cost", "offsets", "cost"},
+                      {"platt_cost", "platt", "cost"},
+                      {"isotonic_cost", "isotonic", "cost"},
+                      {"vector_cost", "vector", "cost"},
+                      {"constant_cost", "constant", "cost"}};
     if (r.record.costs.hasReferral())  // the long table has referral rates only then
         layout.columns.insert(layout.columns.end(), {{"uncorrected_referral_rate", "uncorrected", "referral_rate"},
                                                      {"corrected_referral_rate", "corrected", "referral_rate"}});

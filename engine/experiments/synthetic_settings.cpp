@@ -84,6 +84,8 @@ const std::vector<BoundSetting<SyntheticConfig>>& syntheticSettings()
         s.push_back({selectionSettingSpec(d.selection),
                      [](const C& c) { return J(selectionName(c.selection)); },
                      [](C& c, const J& v) { c.selection = selectionFromName(v.get<std::string>()); }});
+        s.push_back({foldsSettingSpec(), [](const C& c) { return J(c.folds); },
+                     [](C& c, const J& v) { c.folds = v.get<int>(); }});
         s.push_back({integerSetting("validation_points", "N",
                                     "labelled validation points drawn as the test set is, 9 negative to 1 positive "
                                     "(not in the paper): where q's cost there is above the uncorrected decisions', "

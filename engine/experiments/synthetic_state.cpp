@@ -56,19 +56,16 @@ CostBenefit SyntheticState::costBenefit(int points, const JobContext& ctx) const
         const CostMatrix costs = costsAt(m_config.costs, out.axis.setting, value);
         std::vector<ReplicateOutcome> outcomes(m_predictives.size());
         correctAll(m_config, m_predictives, costs, ctx, {}, [&](size_t i, const SyntheticCorrection& c) {
-            outcomes[i] = evaluateSynthetic(m_predictives[i], c, costs, m_config.selection, m_config.seed);
+            outcomes[i] = evaluateSynthetic(m_predictives[i], c, costs, m_config.selection, m_config.seed, m_config.folds);
         });
-        const double nan = std::numeric_limits<double>::quiet_NaN();
         for (const auto& o : outcomes) {
             const std::string method = methodName(o.method);
             out.rows.push_back({value, method, o.replicate, "uncorrected", o.uncorrected.averageCost,
                                 o.uncorrected.referralRate});
             out.rows.push_back({value, method, o.replicate, "corrected", o.corrected.averageCost,
                                 o.corrected.referralRate});
-            if (std::isfinite(o.temperatureCost))
-                out.rows.push_back({value, method, o.replicate, "temperature", o.temperatureCost, nan});
-            if (std::isfinite(o.offsetsCost))
-                out.rows.push_back({value, method, o.replicate, "offsets", o.offsetsCost, nan});
+            for (const auto& b : o.baselines)
+                out.rows.push_back({value, method, o.replicate, b.rule, b.metrics.averageCost, b.metrics.referralRate});
         }
     }
     return out;
@@ -122,7 +119,7 @@ ExperimentOutput SyntheticState::correctWith(SyntheticConfig next, const CostMat
         };
     auto corrections = correctAll(
         next, m_predictives, costs, ctx, observers, [&](size_t i, const SyntheticCorrection& c) {
-            outcomes[i] = evaluateSynthetic(m_predictives[i], c, costs, next.selection, next.seed);
+            outcomes[i] = evaluateSynthetic(m_predictives[i], c, costs, next.selection, next.seed, next.folds);
             showView(ctx, &RunViews::syntheticCorrected, SyntheticCorrected{next, m_predictives[i], c, outcomes[i]});
         });
     if (!modelDir.empty())

@@ -84,9 +84,6 @@ void SyntheticPage::resetResults(const nlohmann::json& settings)
         return;
     }
     showEvidenceTitle();
-    m_resultsSeed = settings.contains("seed") && settings.at("seed").is_number_unsigned()
-                        ? settings.at("seed").get<unsigned long long>()
-                        : 0;
     m_evidence->showNoEvidence(tr("Verdicts on the test rows appear here as replicates finish."));
     QStringList methods;
     for (const auto& id : settings.at("methods"))
@@ -330,7 +327,7 @@ void SyntheticPage::connectRunner()
     connect(&m_runner, &SyntheticJobRunner::resultRow, this, [this](const ResultRow& row) {
         m_results->addRow(row);
         if (row.method != QLatin1String(kOwnPredictiveSeries)) {  // a user's predictive has its own evidence
-            m_evidence->showReplicates(m_results->rows(), m_results->methods(), m_results->labels(), m_resultsSeed);
+            m_evidence->showReplicates(m_results->rows(), m_results->methods(), m_results->labels());
             showEvidenceTitle();
         }
     });

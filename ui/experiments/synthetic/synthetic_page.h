@@ -130,7 +130,6 @@ private:
     ResultsTable* m_results = nullptr;
     QTabWidget* m_centralTabs = nullptr;  ///< the plots, and the held-out evidence
     EvidencePanel* m_evidence = nullptr;
-    unsigned long long m_resultsSeed = 0;  ///< the run's seed: the evidence draws its bootstrap from it
 
     QHash<QString, TaskView> m_tasks;
     QString m_followedTask;

@@ -1,0 +1,166 @@
+#include "decision/rule_choice.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <random>
+#include <stdexcept>
+
+namespace lcs {
+
+int foldsFor(const std::vector<int64_t>& labels, const CostMatrix& costs, int requested)
+{
+    if (requested < 0 || requested == 1)
+        throw std::invalid_argument("folds " + std::to_string(requested) +
+                                    ": cross-validation needs 2 or more folds (0 chooses " +
+                                    std::to_string(kDefaultFolds) + ")");
+    std::map<int64_t, int64_t> perClass;
+    for (auto y : labels)
+        ++perClass[y];
+    if (perClass.size() < 2) {
+        const std::string only = perClass.empty() ? std::string("no class")
+                                                  : "only class \"" +
+                                                        costs.decisionName(static_cast<int>(perClass.begin()->first)) +
+                                                        "\"";
+        throw std::invalid_argument("the " + std::to_string(labels.size()) + " labelled validation rows hold " + only +
+                                    ": choosing a rule and fitting a calibration need labelled rows of at least two "
+                                    "classes (more labelled rows, or a larger validation share)");
+    }
+    auto fewest = perClass.begin();
+    for (auto it = perClass.begin(); it != perClass.end(); ++it)
+        if (it->second < fewest->second)
+            fewest = it;
+    const std::string name = costs.decisionName(static_cast<int>(fewest->first));
+    if (requested == 0)
+        return static_cast<int>(std::max<int64_t>(2, std::min<int64_t>(kDefaultFolds, fewest->second)));
+    if (fewest->second < requested)
+        throw std::invalid_argument("folds " + std::to_string(requested) + ": class \"" + name + "\" has " +
+                                    std::to_string(fewest->second) + " labelled validation row(s), " +
+                                    std::to_string(requested - fewest->second) +
+                                    " short of one per fold; ask for at most " + std::to_string(fewest->second) +
+                                    " folds, or 0 to choose");
+    return requested;
+}
+
+std::vector<int> stratifiedFolds(const std::vector<int64_t>& labels, int folds, uint64_t seed)
+{
+    std::map<int64_t, std::vector<size_t>> byClass;
+    for (size_t i = 0; i < labels.size(); ++i)
+        byClass[labels[i]].push_back(i);
+    std::mt19937_64 engine(seed);
+    std::vector<int> out(labels.size(), 0);
+    int next = 0;
+    for (auto& [label, rows] : byClass) {
+        // Fisher-Yates with a hand-rolled bounded draw: the same folds on every library.
+        for (size_t i = rows.size(); i > 1; --i)
+            std::swap(rows[i - 1], rows[static_cast<size_t>((static_cast<unsigned __int128>(engine()) * i) >> 64)]);
+        for (size_t r : rows) {
+            out[r] = next;
+            next = (next + 1) % folds;
+        }
+    }
+    return out;
+}
+
+namespace {
+
+ClassProbabilities subset(const ClassProbabilities& p, const std::vector<size_t>& rows)
+{
+    ClassProbabilities out;
+    out.classes = p.classes;
+    out.rows = static_cast<int64_t>(rows.size());
+    out.values.reserve(rows.size() * static_cast<size_t>(p.classes));
+    for (size_t r : rows)
+        out.values.insert(out.values.end(), p.row(static_cast<int64_t>(r)), p.row(static_cast<int64_t>(r)) + p.classes);
+    return out;
+}
+
+std::string figure(double v)
+{
+    if (!std::isfinite(v))
+        return "not fitted";
+    char b[32];
+    std::snprintf(b, sizeof b, "%.4f", v);
+    return b;
+}
+
+} // namespace
+
+RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::vector<FixedRule>& fixed,
+                                       const std::vector<int64_t>& labels, const CostMatrix& costs,
+                                       const std::vector<CalibrationKind>& calibrations, int folds, uint64_t seed)
+{
+    if (p.rows != static_cast<int64_t>(labels.size()) || labels.empty())
+        throw std::invalid_argument("rule choice: " + std::to_string(labels.size()) + " labels for " +
+                                    std::to_string(p.rows) + " rows");
+    if (folds < 2)
+        throw std::invalid_argument("rule choice: cross-validation needs 2 or more folds");
+    const double n = static_cast<double>(labels.size());
+    RuleChoice choice;
+    choice.folds = folds;
+    choice.rows = static_cast<int64_t>(labels.size());
+    for (const auto& rule : fixed) {
+        if (rule.decisions.size() != labels.size())
+            throw std::invalid_argument("rule choice: " + rule.name + " has " + std::to_string(rule.decisions.size()) +
+                                        " decisions for " + std::to_string(labels.size()) + " labelled rows");
+        double total = 0;
+        for (size_t i = 0; i < labels.size(); ++i)
+            total += costs.at(static_cast<int>(labels[i]), static_cast<int>(rule.decisions[i]));
+        choice.candidates.push_back({rule.name, total / n});
+    }
+    const auto fold = stratifiedFolds(labels, folds, seed);
+    std::vector<std::string> unfitted;
+    for (auto kind : calibrations) {
+        double total = 0;
+        bool fitted = true;
+        for (int f = 0; f < folds && fitted; ++f) {
+            std::vector<size_t> train, held;
+            for (size_t i = 0; i < labels.size(); ++i)
+                (fold[i] == f ? held : train).push_back(i);
+            if (held.empty())
+                continue;
+            std::vector<int64_t> trainLabels;
+            for (size_t i : train)
+                trainLabels.push_back(labels[i]);
+            try {
+                const auto fit = fitCalibration(kind, subset(p, train), trainLabels, costs);
+                const auto decisions = fit.decisions(subset(p, held), costs);
+                for (size_t k = 0; k < held.size(); ++k)
+                    total += costs.at(static_cast<int>(labels[held[k]]), static_cast<int>(decisions[k]));
+            } catch (const std::invalid_argument&) {
+                fitted = false;  // e.g. a fold's training rows of one class: the rule sits this choice out
+            }
+        }
+        choice.candidates.push_back(
+            {calibrationName(kind), fitted ? total / n : std::numeric_limits<double>::quiet_NaN()});
+        if (!fitted)
+            unfitted.push_back(calibrationName(kind));
+    }
+    const CandidateCost* best = nullptr;
+    for (const auto& c : choice.candidates)
+        if (std::isfinite(c.cost) && (!best || c.cost < best->cost - 1e-12))
+            best = &c;
+    if (!best)
+        throw std::invalid_argument("rule choice: no candidate rule could be scored");
+    choice.kept = best->rule;
+    std::string list;
+    auto ranked = choice.candidates;
+    std::stable_sort(ranked.begin(), ranked.end(), [](const CandidateCost& a, const CandidateCost& b) {
+        return (std::isfinite(a.cost) ? a.cost : INFINITY) < (std::isfinite(b.cost) ? b.cost : INFINITY);
+    });
+    for (const auto& c : ranked)
+        list += (list.empty() ? "" : ", ") + c.rule + " " + figure(c.cost);
+    choice.reason = choice.kept + " had the lowest cost in " + std::to_string(folds) + "-fold cross-validation on " +
+                    std::to_string(labels.size()) + " labelled validation rows (" + list + ")";
+    if (!unfitted.empty()) {
+        std::string names;
+        for (const auto& u : unfitted)
+            names += (names.empty() ? "" : ", ") + u;
+        choice.reason += "; " + names + " could not be fitted on every fold's training rows";
+    }
+    return choice;
+}
+
+} // namespace lcs

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "decision/calibrations.h"
+#include "decision/cost_matrix.h"
+#include "decision/evidence.h"
+
+/// The choice of the decision rule a run keeps, by k-fold cross-validation on the
+/// labelled rows no network trained on: P, the q variants and every calibration of P
+/// compete on the realised cost of rows each rule was not fitted on. One validation split
+/// of 100 rows is too noisy to choose by (a q that helped was dropped in every replicate of
+/// Table 2's SGHMC); the folds use every labelled row both to fit and to score.
+namespace lcs {
+
+/// The folds when none are asked for: five, fewer where a class has fewer labelled rows.
+inline constexpr int kDefaultFolds = 5;
+
+/// A rule that needs no fitting on the labels: its decisions on the labelled rows.
+struct FixedRule {
+    std::string name;               ///< "P", "q", ...
+    std::vector<int64_t> decisions;
+};
+
+/// One candidate's cross-validated cost: the mean realised cost over every labelled row,
+/// each decided by the rule as fitted on the other folds. NaN where it could not be fitted.
+struct CandidateCost {
+    std::string rule;
+    double cost = 0;
+};
+
+struct RuleChoice {
+    std::string kept;                       ///< the candidate with the lowest cost
+    int folds = 0;
+    int64_t rows = 0;
+    std::vector<CandidateCost> candidates;  ///< in the order offered
+    std::string reason;                     ///< one sentence: how it was chosen and among what
+};
+
+/// The folds to use. `requested` 0: kDefaultFolds, lowered to the fewest labelled rows of
+/// any class present (at least 2). `requested` k >= 2: refused (std::invalid_argument
+/// naming the class and how many rows it lacks) where a class present has fewer than k
+/// rows, or where the labels hold one class only.
+int foldsFor(const std::vector<int64_t>& labels, const CostMatrix& costs, int requested);
+
+/// Row i's fold in [0, folds), stratified by class: each class's rows shuffled from
+/// `seed` and dealt round the folds in turn, continuing from class to class.
+std::vector<int> stratifiedFolds(const std::vector<int64_t>& labels, int folds, uint64_t seed);
+
+/// Chooses among the fixed rules (their decisions scored as they are) and the
+/// calibrations of `p` (each fitted on k - 1 folds, scored on the last) by the lowest
+/// cross-validated cost; a tie keeps the rule offered first (offer P first).
+RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::vector<FixedRule>& fixed,
+                                       const std::vector<int64_t>& labels, const CostMatrix& costs,
+                                       const std::vector<CalibrationKind>& calibrations, int folds, uint64_t seed);
+
+} // namespace lcs
