@@ -37,6 +37,7 @@
 #include "core/json_input.h"
 #include "io/model_io.h"
 #include "io/table_csv.h"
+#include "calibration/own_predictive.h"
 #include "io/tabular_csv.h"
 #include "models/architectures.h"
 #include "experiments/camvid_experiment.h"
@@ -137,6 +138,9 @@ Options:
                       header's names, as in training; a category it never saw is an error
   --point X,Y,...     one input point (repeatable; the table's cells in column order)
   --costs FILE        decide under this matrix instead of the one saved with the model
+  --predictive FILE   the predictive P at each point (.npy or .csv, one row of class
+                      probabilities per point): required by a residual q, which corrects
+                      P (and first calibrates it where it was trained on a calibrated P)
   -h, --help          this text
 Prints one line per point: the features, the class probabilities and the decision.
 )";
@@ -323,11 +327,36 @@ void printDecisions(const DecidePoints& points, const torch::Tensor& probs, cons
 
 } // namespace
 
+/// The predictive a residual q corrects at `decide`'s points: one row of `classes`
+/// probabilities per point, each non-negative and summing to 1.
+torch::Tensor decidePredictive(const std::string& path, size_t points, int64_t classes)
+{
+    const auto p = lcs::readNumericArray(path, "--predictive", 2, 2, size_t{64} << 20);
+    if (p.dim(0) != static_cast<int64_t>(points) || p.dim(1) != classes)
+        throw lcs::InputError("--predictive " + path + ": " + std::to_string(p.dim(0)) + " x " +
+                              std::to_string(p.dim(1)) + ", but there are " + std::to_string(points) +
+                              " points and the model has " + std::to_string(classes) + " classes");
+    for (int64_t i = 0; i < p.dim(0); ++i) {
+        double sum = 0;
+        for (int64_t c = 0; c < classes; ++c) {
+            const double v = p.values[static_cast<size_t>(i * classes + c)];
+            if (!(v >= 0))
+                throw lcs::InputError("--predictive " + path + ": row " + std::to_string(i + 1) + ", class " +
+                                      std::to_string(c + 1) + ": " + lcs::formatNumber(v) + " is not a probability");
+            sum += v;
+        }
+        if (std::abs(sum - 1) > lcs::kRowSumTolerance)
+            throw lcs::InputError("--predictive " + path + ": row " + std::to_string(i + 1) + " sums to " +
+                                  lcs::formatNumber(sum) + ", not 1; give probabilities, not logits or scores");
+    }
+    return torch::tensor(p.values, torch::kDouble).reshape({p.dim(0), classes}).to(torch::kFloat);
+}
+
 int runDecideCommand(int argc, char** argv)
 {
     const auto parsed = parseFlags(argc, argv, 2, "decide", {},
                                    {{"--model", true}, {"--points", true}, {"--point", true, /*repeatable=*/true},
-                                    {"--costs", true}},
+                                    {"--costs", true}, {"--predictive", true}},
                                    kDecideHelp);
     if (parsed.help) {
         std::fputs(kDecideHelp, stdout);
@@ -338,6 +367,7 @@ int runDecideCommand(int argc, char** argv)
         return it == parsed.values.end() ? std::string() : it->second;
     };
     const std::string modelPath = given("--model"), pointsPath = given("--points"), costsPath = given("--costs");
+    const std::string predictivePath = given("--predictive");
     if (modelPath.empty())
         throw UsageError("decide: --model FILE is required");
     const auto loaded = lcs::loadClassifier(modelPath);
@@ -353,15 +383,21 @@ int runDecideCommand(int argc, char** argv)
     if (lcs::isSegNetArchitecture(loaded.info.architecture))
         throw UsageError("decide: " + modelPath + " is a segmentation network (" + loaded.info.architecture +
                          "); decide on frames with `lcstudio-cli camvid eval`");
-    if (loaded.info.residualOnPredictive)
+    if (loaded.info.residualOnPredictive && predictivePath.empty())
         throw UsageError("decide: " + modelPath + " is a residual q: it corrects a predictive and needs P at every "
-                         "row (forward(x, p) in PyTorch); decide with `lcstudio-cli correct`'s decisions.csv, or "
-                         "train it with --q-form standalone");
+                         "point; give it with --predictive FILE (one row of class probabilities per point)");
+    if (!loaded.info.residualOnPredictive && !predictivePath.empty())
+        throw UsageError("decide: " + modelPath + " takes its inputs alone (it is not a residual q); leave out "
+                         "--predictive " + predictivePath);
     if (loaded.info.collapsed)
         std::fprintf(stderr, "lcstudio-cli: warning: %s collapsed to one class when it was trained\n",
                      modelPath.c_str());
     const auto costs = decideCosts(loaded, modelPath, costsPath);
-    const auto probs = loaded.probabilities(decideInputs(points.rows, loaded.info.inputDims()));
+    const auto inputs = decideInputs(points.rows, loaded.info.inputDims());
+    const auto probs = predictivePath.empty()
+                           ? loaded.probabilities(inputs)
+                           : loaded.probabilities(inputs, decidePredictive(predictivePath, points.rows.size(),
+                                                                           loaded.info.classes));
     // A result that is not finite is an error, never printed as a decision.
     const auto finiteRows = torch::isfinite(probs).all(1);
     for (int64_t i = 0; i < finiteRows.size(0); ++i)

@@ -1,11 +1,12 @@
 #!/usr/bin/python3
-"""Decisions on public tables: P, q, temperature and class offsets, held out.
+"""Decisions on public tables: P, q and the calibrations practitioners use, held out.
 
 For every table x seed x model, fixed before anything runs:
   * the rows are split (stratified, from the seed) into 30% to fit the model, 40% given
     to `lcstudio-cli correct` as X with labels (q trains on 70% of them, the rest are the
-    validation rows where temperature and offsets are fitted and q or P is kept), and 30%
-    as the separate labelled test set that nothing is fitted or chosen on;
+    validation rows where the calibrations are fitted and the kept rule is chosen by
+    cross-validation), and 30% as the separate labelled test set that nothing is fitted
+    or chosen on;
   * the model is made in scikit-learn on the raw features (as shipped): a bootstrap
     ensemble of 10 logistic regressions (each a StandardScaler + LogisticRegression
     pipeline), or a 30-tree random forest; P is its predict_proba;
@@ -13,7 +14,9 @@ For every table x seed x model, fixed before anything runs:
     (breast cancer: missing a malignant tumour costs 10, a false alarm 1; Weka's credit-g:
     its documented matrix, a bad customer taken as good costs 5).
   * q is `correct`'s default in both forms, residual (the default) and standalone (the
-    paper's), each scored against P with temperature scaling and class offsets.
+    paper's), each scored against P with every calibration `correct` fits: temperature,
+    class offsets, Platt and isotonic (two classes) or vector scaling (more), and the
+    cheapest constant decision; the kept rule is what the default run stands by.
 Prints one line per run and a summary per table, and writes every figure to --out CSV.
 Flags after `--` go to every `correct` run (to try a setting on every table at once).
 
@@ -143,34 +146,57 @@ def split(y, seed):
     return fit, x_rows, test
 
 
+# The columns every table and the summary show: (label, q form, rule). "platt|vec" is Platt
+# scaling on two classes and vector scaling on more (the calibration of that kind the run fits).
+COLUMNS = [("P", "residual", "P"), ("q resid", "residual", "q"), ("q stand", "standalone", "q"),
+           ("temp", "residual", "temperature"), ("offsets", "residual", "offsets"),
+           ("platt|vec", "residual", "platt|vector"), ("isotonic", "residual", "isotonic"),
+           ("constant", "residual", "constant")]
+BASELINES = ("temperature", "offsets", "platt|vector", "isotonic", "constant")
+
+
+def pick(rules, rule):
+    """The rule's row (a "platt|vector" column takes whichever the run fitted), or None."""
+    for name in rule.split("|"):
+        if name in rules:
+            return rules[name]
+    return None
+
+
 def summarise(lines):
-    """Per table: mean test cost of each rule over seeds and models, and how many runs'
-    intervals say better (b) or worse (w) than P."""
+    """Per table: mean test cost of each rule over seeds and models, how many runs'
+    intervals say better (b) or worse (w) than P, and the kept rule's."""
     import csv
     import io
     rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
-    rules = [("P", "residual", "P"), ("q resid", "residual", "q"), ("q stand", "standalone", "q"),
-             ("temp", "residual", "temperature"), ("offsets", "residual", "offsets")]
+    runs = {}
+    for r in rows:
+        runs.setdefault((r["table"], r["seed"], r["model"]), {}).setdefault(r["q_form"], {})[r["rule"]] = r
     print("\nSummary: mean test cost over seeds and models (runs better / worse than P by the interval)")
-    print(f"{'table':18} {'runs':>4} " + " ".join(f"{label:>14}" for label, _, _ in rules) + f" {'kept':>14}")
+    print(f"{'table':18} {'runs':>4} " + " ".join(f"{label:>14}" for label, _, _ in COLUMNS) +
+          f" {'kept (cv)':>14} {'best baseline':>18}")
     tables = list(dict.fromkeys(r["table"] for r in rows))
     for table in tables + ["all"]:
+        chosen = [v for k, v in runs.items() if table in ("all", k[0])]
         cells = []
-        for label, form, rule in rules:
-            sel = [r for r in rows if (table == "all" or r["table"] == table) and r["q_form"] == form
-                   and r["rule"] == rule]
+        for label, form, rule in COLUMNS:
+            sel = [pick(v[form], rule) for v in chosen if form in v]
+            sel = [r for r in sel if r is not None]
+            if not sel:
+                cells.append("-")
+                continue
             mean = sum(float(r["cost"]) for r in sel) / len(sel)
             b = sum(r["verdict"] == "better" for r in sel)
             w = sum(r["verdict"] == "worse" for r in sel)
             cells.append(f"{mean:.4f}" + ("" if rule == "P" else f" {b:>2}/{w:<2}"))
-        # The rule the default run stands by: q where kept, else P.
-        runs = {}
-        for r in rows:
-            if (table == "all" or r["table"] == table) and r["q_form"] == "residual":
-                runs.setdefault((r["table"], r["seed"], r["model"]), {})[r["rule"]] = r
-        kept = [float(v["q"]["cost"]) if v["q"]["kept"] == "q" else float(v["P"]["cost"]) for v in runs.values()]
-        print(f"{table:18} {len(runs):>4} " + " ".join(f"{c:>14}" for c in cells) +
-              f" {sum(kept) / len(kept):>14.4f}")
+        kept = [v["residual"][v["residual"]["P"]["kept"]] for v in chosen]
+        kept_mean = sum(float(r["cost"]) for r in kept) / len(kept)
+        kept_b = sum(r["verdict"] == "better" for r in kept)
+        kept_w = sum(r["verdict"] == "worse" for r in kept)
+        best = min(((sum(float(pick(v["residual"], b)["cost"]) for v in chosen) / len(chosen), b)
+                    for b in BASELINES if all(pick(v["residual"], b) for v in chosen)), default=(float("nan"), "-"))
+        print(f"{table:18} {len(chosen):>4} " + " ".join(f"{c:>14}" for c in cells) +
+              f" {kept_mean:.4f} {kept_b:>2}/{kept_w:<2} {best[1]:>11} {best[0]:.4f}")
 
 
 def main():
@@ -178,16 +204,19 @@ def main():
     ap.add_argument("--cli", default="build/app/lcstudio-cli")
     ap.add_argument("--weka-data", default="")
     ap.add_argument("--out", default="decisions_benchmark.csv")
-    ap.add_argument("--select", default="validation", choices=("validation", "clear", "none"))
+    ap.add_argument("--select", default="cv", choices=("cv", "validation", "clear", "none"))
     ap.add_argument("extra", nargs="*", help="further flags for every correct run (after --)")
     args = ap.parse_args()
+    if args.weka_data and not os.path.isdir(args.weka_data):
+        print(f"decisions.py: --weka-data {args.weka_data}: no such folder", file=sys.stderr)
+        return 2
     tables = sklearn_tables() + weka_tables(args.weka_data)
     if not tables:
-        print("no tables: install python3-sklearn")
-        return 0
+        print("decisions.py: no tables to benchmark: install python3-sklearn (and give --weka-data)", file=sys.stderr)
+        return 1
     lines = ["table,seed,model,q_form,rows_test,rule,cost,accuracy,referral_rate,ece,change,low,high,verdict,kept,validation_p,validation_q"]
     print(f"{'table':18} {'seed':>4} {'model':12} {'P':>7} {'q resid':>7} {'q-P [95%]':>26} {'q stand':>7} "
-          f"{'q-P [95%]':>26} {'temp':>7} {'offsets':>7} {'kept':>4}")
+          f"{'q-P [95%]':>26} " + " ".join(f"{label:>9}" for label, _, _ in COLUMNS[3:]) + f" {'kept':>11}")
     for name, x, y, classes in tables:
         k = len(classes)
         for seed in SEEDS:
@@ -230,9 +259,11 @@ def main():
                     cells.append(f"{rules['q']['cost']:7.4f} {q['mean']:+8.4f} [{q['low']:+.4f},{q['high']:+.4f}]"
                                  f"{'!' if q['verdict'] == 'worse' else ' '}")
                 rules = {r["rule"]: r for r in evidence[Q_FORMS[0]]["rules"]}
+                baselines = " ".join(f"{pick(rules, rule)['cost']:9.4f}" if pick(rules, rule) else f"{'-':>9}"
+                                     for _, _, rule in COLUMNS[3:])
+                kept = evidence[Q_FORMS[0]]["kept"]
                 print(f"{name:18} {seed:>4} {model:12} {rules['P']['cost']:7.4f} {cells[0]} {cells[1]} "
-                      f"{rules['temperature']['cost']:7.4f} {rules['offsets']['cost']:7.4f} "
-                      f"{evidence[Q_FORMS[0]]['kept']:>4}")
+                      f"{baselines} {kept:>11}{'!' if rules[kept].get('change_vs_p', {}).get('verdict') == 'worse' else ''}")
                 sys.stdout.flush()
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -789,7 +789,14 @@ expect 0 "network mlp 2-50-2 (q, ours)" -- check "$s2/own/q.pt"
 expect 0 "0.1,0.9" -- decide --model "$s2/own/q.pt" --point 0.1,0.9
 # The default q is a residual on P: decide has no P to give it, and says so.
 expect 0 "No labels given: nothing here shows" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --preset synthetic --out "$s2/own_residual" --correction-iterations 20 --quiet
-expect 2 "is a residual q: it corrects a predictive and needs P at every row" -- decide --model "$s2/own_residual/q.pt" --point 0.1,0.9
+expect 2 "is a residual q: it corrects a predictive and needs P at every point; give it with --predictive FILE" -- decide --model "$s2/own_residual/q.pt" --point 0.1,0.9
+printf '0.3,0.7\n' > "$s2/p_one.csv"
+printf '0.3,0.7\n0.5,0.5\n' > "$s2/p_two.csv"
+printf '0.3,0.6\n' > "$s2/p_one_sum.csv"
+expect 0 "0.1,0.9" -- decide --model "$s2/own_residual/q.pt" --point 0.1,0.9 --predictive "$s2/p_one.csv"
+expect 2 "--predictive $s2/p_two.csv: 2 x 2, but there are 1 points and the model has 2 classes" -- decide --model "$s2/own_residual/q.pt" --point 0.1,0.9 --predictive "$s2/p_two.csv"
+expect 2 "--predictive $s2/p_one_sum.csv: row 1 sums to 0.9, not 1" -- decide --model "$s2/own_residual/q.pt" --point 0.1,0.9 --predictive "$s2/p_one_sum.csv"
+expect 2 "takes its inputs alone (it is not a residual q); leave out --predictive" -- decide --model "$s2/own/q.pt" --point 0.1,0.9 --predictive "$s2/p_one.csv"
 absent "$s2/own_sum" 2 "--predictive $s2/p_sum.csv: row 1 sums to 0.9, not 1 (within 0.001)" -- correct --features "$s2/x.csv" --predictive "$s2/p_sum.csv" --preset synthetic --out "$s2/own_sum"
 absent "$s2/own_rows" 2 "has 5 rows, --features $s2/x.csv has 6" -- correct --features "$s2/x.csv" --predictive "$s2/p_rows.csv" --preset synthetic --out "$s2/own_rows"
 absent "$s2/own_k" 2 "the cost matrix has 2 classes but --predictive $s2/p3.csv has 3" -- correct --features "$s2/x.csv" --predictive "$s2/p3.csv" --preset synthetic --out "$s2/own_k"
@@ -814,6 +821,22 @@ absent "$s2/own_tn" 2 "--test-features needs --labels too" -- correct --features
 absent "$s2/own_tp" 2 "a test set needs all three of --test-features, --test-predictive and --test-labels" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --test-features "$s2/x.csv" --preset synthetic --out "$s2/own_tp"
 absent "$s2/own_tl" 2 "--test-labels $s2/yt.csv: 2 labels for 6 rows of features" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --test-features "$s2/x.csv" --test-predictive "$s2/p.csv" --test-labels "$s2/yt.csv" --preset synthetic --out "$s2/own_tl"
 expect 2 "--select: \"best\"" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --select best --preset synthetic --out "$s2/o"
+# The kept rule's cross-validation: folds a class cannot fill, validation labels of one
+# class, one fold, a calibrated q base without labels: named, and nothing written.
+python3 - "$s2" <<'PY'
+import sys
+d = sys.argv[1]
+open(d + "/x40.csv", "w").write("".join("%d,%d\n" % (i, i % 7) for i in range(40)))
+open(d + "/p40.csv", "w").write("".join("0.%d,0.%d\n" % (i % 9 + 1, 9 - i % 9) for i in range(40)))
+open(d + "/y40.csv", "w").write("".join("%d\n" % (i % 2) for i in range(40)))
+open(d + "/y40_one.csv", "w").write("0\n" * 40)
+PY
+absent "$s2/own_folds" 2 "folds 20: class" -- correct --features "$s2/x40.csv" --predictive "$s2/p40.csv" --labels "$s2/y40.csv" --folds 20 --preset synthetic --correction-iterations 5 --warm-start-steps 2 --out "$s2/own_folds" --quiet
+absent "$s2/own_folds" 2 "short of one per fold; ask for at most" -- correct --features "$s2/x40.csv" --predictive "$s2/p40.csv" --labels "$s2/y40.csv" --folds 20 --preset synthetic --correction-iterations 5 --warm-start-steps 2 --out "$s2/own_folds" --quiet
+absent "$s2/own_one" 2 "labelled validation rows hold only class \"negative\": choosing a rule and fitting a calibration need labelled rows of at least two classes" -- correct --features "$s2/x40.csv" --predictive "$s2/p40.csv" --labels "$s2/y40_one.csv" --preset synthetic --correction-iterations 5 --warm-start-steps 2 --out "$s2/own_one" --quiet
+expect 2 "--folds: \"1\" is not 0 (choose) or 2 to 100" -- correct --features "$s2/x40.csv" --predictive "$s2/p40.csv" --labels "$s2/y40.csv" --folds 1 --preset synthetic
+absent "$s2/own_base" 2 "q_base calibrated needs --labels" -- correct --features "$s2/x40.csv" --predictive "$s2/p40.csv" --q-base calibrated --preset synthetic --out "$s2/own_base" --quiet
+expect 0 "Decisions kept:" -- correct --features "$s2/x40.csv" --predictive "$s2/p40.csv" --labels "$s2/y40.csv" --q-base calibrated --preset synthetic --correction-iterations 5 --warm-start-steps 2 --out "$s2/own_base_ok" --quiet
 # --reliability and the cost-benefit curve score on labelled rows: refused without labels,
 # and a curve the matrix cannot draw is refused before any work.
 printf '{"costs": [[0, 0], [1, 0]]}\n' > "$s2/free_false_alarm.json"

@@ -231,6 +231,19 @@ private Q_SLOTS:
         QCOMPARE(again.low, d.low);
     }
 
+    // At 10 rows of +1 and -1 the bootstrap means' 97.5% point is about 0.6 (their spread
+    // is the divisor-n standard error 1/sqrt(10)); the printed bound is that widened by
+    // sqrt(10/9) x 2.262 / 1.96 = 1.2165, about 0.73.
+    void bootstrapIsWidenedAtSmallN()
+    {
+        std::vector<double> ref(10, 0.0), cand(10);
+        for (size_t i = 0; i < cand.size(); ++i)
+            cand[i] = i % 2 ? 1.0 : -1.0;
+        const auto d = pairedBootstrap(ref, cand, 5, 4000);
+        QVERIFY2(d.high > 0.68 && d.high < 0.80, qPrintable(QString::number(d.high)));
+        QVERIFY2(d.low < -0.68 && d.low > -0.80, qPrintable(QString::number(d.low)));
+    }
+
     void temperatureClosedForm()
     {
         // Every row P = [0.9, 0.1], class 0 true in 3 of 4 rows: the NLL is lowest where

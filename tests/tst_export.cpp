@@ -147,6 +147,39 @@ private Q_SLOTS:
         auto rscript = torch::jit::load(rpath);
         QVERIFY(torch::allclose(rscript.forward({raw, p}).toTensor(), residual, 0, 1e-6));
 
+        // A residual q on a calibrated P carries the calibration: scale 1/2, shift
+        // (0, log 3) turns p into sqrt(p) * (1, 3) renormalised, by hand (0.5, 0.5),
+        // (0.25, 0.75), (1/7, 6/7); the loader, the TorchScript file and the sidecar agree.
+        info.predictiveCalibration = "vector";
+        info.predictiveScale = {0.5, 0.5};
+        info.predictiveShift = {0.0, std::log(3.0)};
+        const auto calibrated =
+            torch::tensor(std::vector<float>{0.5f, 0.5f, 0.25f, 0.75f, 1.0f / 7, 6.0f / 7}).reshape({3, 2});
+        const auto onCalibrated = expected * calibrated / (expected * calibrated).sum(1, true);
+        const std::string bpath = tmp.filePath("b.pt").toStdString();
+        saveModel(net, info, bpath);
+        const auto bloaded = loadClassifier(bpath);
+        QCOMPARE(bloaded.info.predictiveCalibration, std::string("vector"));
+        QVERIFY(torch::allclose(bloaded.probabilities(raw, p), onCalibrated, 0, 1e-6));
+        QVERIFY(torch::allclose(torch::jit::load(bpath).forward({raw, p}).toTensor(), onCalibrated, 0, 1e-6));
+        const auto bsidecar = readFile(bpath + ".json", 1 << 20);
+        for (const auto& [from, to, message] : std::vector<std::tuple<std::string, std::string, std::string>>{
+                 {"\"residual_on_predictive\": true", "\"residual_on_predictive\": false", "applies to a residual q only"},
+                 {"\"rule\": \"vector\"", "\"rule\": \"isotonic\"", "not temperature, offsets, platt or vector"}}) {
+            auto edited = bsidecar;
+            QVERIFY2(edited.find(from) != std::string::npos, from.c_str());
+            edited.replace(edited.find(from), from.size(), to);
+            try {
+                modelInfoFromJson(edited, "b.pt.json");
+                QFAIL(("accepted: " + message).c_str());
+            } catch (const InputError& e) {
+                QVERIFY2(QString(e.what()).contains(QString::fromStdString(message)), e.what());
+            }
+        }
+        info.predictiveCalibration.clear();
+        info.predictiveScale.clear();
+        info.predictiveShift.clear();
+
         // A table's categorical columns travel in the sidecar; they must encode to the
         // network's inputs, levels sorted.
         info.residualOnPredictive = false;

@@ -219,6 +219,7 @@ private Q_SLOTS:
         const auto costs = falseAlarmsCostFive();
         const std::vector<int64_t> threeBad{0, 0, 0, 0, 0, 0, 0, 1, 1, 1};
         QVERIFY(throwsWith([&] { foldsFor(threeBad, costs, 5); }, "class \"bad\" has 3 labelled validation row(s), 2 short"));
+        QVERIFY(throwsWith([&] { foldsFor(threeBad, costs, 4); }, "1 short of one per fold; ask for at most 3"));
         QCOMPARE(foldsFor(threeBad, costs, 3), 3);
         QCOMPARE(foldsFor(threeBad, costs, 0), 3);
         QCOMPARE(foldsFor({0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1}, costs, 0), 5);
@@ -264,6 +265,24 @@ private Q_SLOTS:
         // A tie keeps the rule offered first: P and q equally good keeps P.
         const auto tie = chooseRuleByCrossValidation(p, {{"P", pDecisions}, {"q", pDecisions}}, labels, costs, {}, 5, 3);
         QCOMPARE(tie.kept, std::string("P"));
+    }
+
+    // The cross-validated cost is scored on rows the rule was not fitted on, by hand: 4
+    // good and 3 bad rows, missing a bad one costs 1.5, two folds (good rows dealt 0, 1, 0,
+    // 1, then bad 0, 1, 0). Fitted on fold 1 (2 good, 1 bad) the cheapest constant is
+    // "good", which costs 2 x 1.5 on fold 0; fitted on fold 0 (2 and 2) it is "bad", which
+    // costs 2 x 1 on fold 1: 5/7. Fitted on all rows it would be "bad" everywhere: 4/7.
+    void crossValidatedCostIsOutOfFold()
+    {
+        auto costs = CostMatrix::zeroOne(2, {"good", "bad"});
+        costs.set(1, 0, 1.5);
+        const std::vector<int64_t> labels{0, 0, 0, 0, 1, 1, 1};
+        const auto p = binary({0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5});
+        const auto choice =
+            chooseRuleByCrossValidation(p, {}, labels, costs, {CalibrationKind::Constant}, 2, 11);
+        QCOMPARE(choice.candidates.size(), size_t{1});
+        QVERIFY2(std::abs(choice.candidates[0].cost - 5.0 / 7) < 1e-12,
+                 qPrintable(QString::number(choice.candidates[0].cost)));
     }
 
     // The whole evidence under cross-validation: every calibration scored on the test

@@ -126,22 +126,28 @@ void EvidencePanel::showCorrection(const CorrectionEvidence& e, const CostMatrix
 
 void EvidencePanel::showVerdictOf(const CorrectionEvidence& e)
 {
-    const auto& first = e.comparisons[0];
-    QStringList sentences{tr("Verdict on the %1 rows: %2")
-                              .arg(QString::fromStdString(e.setName))
-                              .arg(QString::fromStdString(verdictSentence(first, e.setName))),
-                          tr("Kept: %1, because %2.").arg(QString::fromStdString(e.kept), QString::fromStdString(e.keptReason))};
-    for (size_t k = 1; k < e.comparisons.size(); ++k)
-        if (e.comparisons[k].difference.mean < first.difference.mean)
-            sentences << tr("%1 costs less than q on these rows (%2 against %3).")
-                             .arg([&] {
-                                 // A sentence opens with a capital: "Temperature costs less ...".
-                                 auto rule = QString::fromStdString(e.comparisons[k].candidate.rule);
-                                 return rule.left(1).toUpper() + rule.mid(1);
-                             }())
-                             .arg(e.comparisons[k].candidate.cost, 0, 'f', 4)
-                             .arg(first.candidate.cost, 0, 'f', 4);
-    setVerdict(sentences, first.verdict == Verdict::Worse, first.verdict == Verdict::Better);
+    // The kept rule first: its decisions are the run's, its files and models.
+    const auto* kept = e.comparison(e.kept);
+    const auto& onQ = e.comparisons[0];
+    QStringList sentences;
+    if (kept)
+        sentences << tr("Decisions kept: %1. %2")
+                         .arg(QString::fromStdString(e.kept), QString::fromStdString(verdictSentence(*kept, e.setName)));
+    else
+        sentences << tr("Decisions kept: P (the uncorrected decisions).");
+    sentences << tr("Why: %1.").arg(QString::fromStdString(e.keptReason));
+    if (e.kept != "q")
+        sentences << tr("Verdict on q: %1").arg(QString::fromStdString(verdictSentence(onQ, e.setName)));
+    const double keptCost = kept ? kept->candidate.cost : e.rules[0].cost;
+    for (const auto& c : e.comparisons)
+        if (c.candidate.rule != e.kept && c.candidate.cost < keptCost)
+            sentences << tr("Note: %1 costs less than the kept rule on these rows (%2 against %3); the choice was "
+                            "made on the validation rows.")
+                             .arg(QString::fromStdString(c.candidate.rule))
+                             .arg(c.candidate.cost, 0, 'f', 4)
+                             .arg(keptCost, 0, 'f', 4);
+    const Verdict v = kept ? kept->verdict : Verdict::NoClearDifference;
+    setVerdict(sentences, v == Verdict::Worse, v == Verdict::Better);
 }
 
 void EvidencePanel::fillRules(const CorrectionEvidence& e)
@@ -154,22 +160,32 @@ void EvidencePanel::fillRules(const CorrectionEvidence& e)
         tr("Mean paired change in test cost against P, with a 95% bootstrap interval over rows (< 0: cheaper)"));
     m_rules->horizontalHeaderItem(4)->setToolTip(tr("Top-label expected calibration error, 15 bins"));
     m_rules->setRowCount(static_cast<int>(e.rules.size()));
-    for (int k = 0; k < static_cast<int>(e.rules.size()); ++k) {
-        const auto& r = e.rules[static_cast<size_t>(k)];
-        auto* name = new QTableWidgetItem(QString::fromStdString(r.rule) +
-                                          (r.rule == e.kept ? tr(" (kept)") : QString()));
-        m_rules->setItem(k, 0, name);
-        m_rules->setItem(k, 1, new QTableWidgetItem(number(r.cost, 4)));
-        m_rules->setItem(k, 2, new QTableWidgetItem(number(r.accuracy, 3)));
-        m_rules->setItem(k, 3, new QTableWidgetItem(number(r.referralRate, 3)));
-        m_rules->setItem(k, 4, new QTableWidgetItem(number(r.ece, 3)));
-        if (k > 0 && static_cast<size_t>(k - 1) < e.comparisons.size()) {
-            const auto& c = e.comparisons[static_cast<size_t>(k - 1)];
-            m_rules->setItem(k, 5, new QTableWidgetItem(changeCell(c.difference)));
-            m_rules->setItem(k, 6, verdictItem(c.verdict));
+    // The kept rule's row first, then P (the reference), then the rest in the run's order.
+    std::vector<size_t> order;
+    for (size_t k = 0; k < e.rules.size(); ++k)
+        if (e.rules[k].rule == e.kept)
+            order.push_back(k);
+    for (size_t k = 0; k < e.rules.size(); ++k)
+        if (e.rules[k].rule != e.kept)
+            order.push_back(k);
+    for (int row = 0; row < static_cast<int>(order.size()); ++row) {
+        const size_t k = order[static_cast<size_t>(row)];
+        const auto& r = e.rules[k];
+        auto* name = new QTableWidgetItem(QString::fromStdString(r.rule) + (r.rule == e.kept ? tr(" (kept)") : QString()));
+        if (r.rule == e.kept)
+            name->setFont([&] { QFont f = font(); f.setBold(true); return f; }());
+        m_rules->setItem(row, 0, name);
+        m_rules->setItem(row, 1, new QTableWidgetItem(number(r.cost, 4)));
+        m_rules->setItem(row, 2, new QTableWidgetItem(number(r.accuracy, 3)));
+        m_rules->setItem(row, 3, new QTableWidgetItem(number(r.referralRate, 3)));
+        m_rules->setItem(row, 4, new QTableWidgetItem(number(r.ece, 3)));
+        if (k > 0 && k - 1 < e.comparisons.size()) {
+            const auto& c = e.comparisons[k - 1];
+            m_rules->setItem(row, 5, new QTableWidgetItem(changeCell(c.difference)));
+            m_rules->setItem(row, 6, verdictItem(c.verdict));
         } else {
-            m_rules->setItem(k, 5, new QTableWidgetItem(tr("reference")));
-            m_rules->setItem(k, 6, new QTableWidgetItem(QString()));
+            m_rules->setItem(row, 5, new QTableWidgetItem(tr("reference")));
+            m_rules->setItem(row, 6, new QTableWidgetItem(QString()));
         }
     }
     m_rules->show();
@@ -180,7 +196,8 @@ void EvidencePanel::fillConfusion(const CorrectionEvidence& e, const CostMatrix&
     // P's and q's decisions on the same rows, side by side in each cell: where q moves
     // rows between classes (how many malignant tumours were missed) reads at a glance.
     const auto& p = e.rules[0];
-    const auto& q = e.rules.size() > 1 ? e.rules[1] : e.rules[0];
+    const auto* keptRule = e.rule(e.kept);
+    const auto& q = keptRule ? *keptRule : e.rules.size() > 1 ? e.rules[1] : e.rules[0];
     const int classes = costs.numClasses(), decisions = costs.numDecisions();
     if (classes <= 0 || p.confusion.size() != static_cast<size_t>(classes * decisions) ||
         q.confusion.size() != p.confusion.size()) {
@@ -193,8 +210,8 @@ void EvidencePanel::fillConfusion(const CorrectionEvidence& e, const CostMatrix&
                    ? QString::fromStdString(costs.classNames()[static_cast<size_t>(k)])
                    : tr("class %1").arg(k);
     };
-    m_confusionCaption->setText(tr("Confusion on the %1 rows, P → q (rows: true class; columns: decision)")
-                                    .arg(QString::fromStdString(e.setName)));
+    m_confusionCaption->setText(tr("Confusion on the %1 rows, P → %2, the kept rule (rows: true class; columns: decision)")
+                                    .arg(QString::fromStdString(e.setName), QString::fromStdString(q.rule)));
     m_confusion->clear();
     m_confusion->setRowCount(classes);
     m_confusion->setColumnCount(decisions);

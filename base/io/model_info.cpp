@@ -1,5 +1,6 @@
 #include "io/model_info.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -7,6 +8,7 @@
 #include "core/utf8.h"
 #include "core/input_error.h"
 #include "core/json_input.h"
+#include "core/number_format.h"
 #include "core/version.h"
 #include "models/architectures.h"
 
@@ -47,6 +49,9 @@ std::vector<int64_t> ModelInfo::inputDims() const
 
 std::string ModelInfo::outputMeaning() const
 {
+    if (residualOnPredictive && !predictiveScale.empty())
+        return "class probabilities [N, C], softmax(log c + f(x)) with c = softmax(scale * log p + shift) (the "
+               "predictive's calibration); forward(x, p), p the predictive [N, C] at x";
     if (residualOnPredictive)
         return "class probabilities [N, C], softmax(log p + f(x)); forward(x, p), p the predictive [N, C] at x";
     if (isSegNetArchitecture(architecture))
@@ -111,6 +116,10 @@ std::string modelInfoToJson(const ModelInfo& info)
     j["collapsed"] = info.collapsed;
     if (info.residualOnPredictive)
         j["residual_on_predictive"] = true;
+    if (!info.predictiveScale.empty())
+        j["predictive_calibration"] = {{"rule", info.predictiveCalibration},
+                                       {"scale", info.predictiveScale},
+                                       {"shift", info.predictiveShift}};
     j["class_names"] = !info.classNames.empty() ? nlohmann::json(info.classNames)
                        : info.costs.empty()     ? nlohmann::json::array()
                                                 : nlohmann::json(info.costs.classNames());
@@ -323,7 +332,7 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
     const JsonObjectReader r(j, source);
     r.refuseUnknown({"format", "version", "role", "experiment", "method", "replicate", "seed", "architecture",
                      "weights", "collapsed", "class_names", "cost_matrix", "preset", "input", "output", "program",
-                     "residual_on_predictive"});
+                     "residual_on_predictive", "predictive_calibration"});
     if (r.stringOr("format", "") != kFormat)
         r.fail("format", std::string("must be \"") + kFormat + "\"");
     const auto version = r.integer("version", 1, 1000);
@@ -342,6 +351,29 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
         info.residualOnPredictive = r.boolean("residual_on_predictive");
         if (info.residualOnPredictive && info.architecture != "mlp")
             r.fail("residual_on_predictive", "applies to an MLP only");
+    }
+    if (r.has("predictive_calibration")) {
+        if (!info.residualOnPredictive)
+            r.fail("predictive_calibration", "applies to a residual q only (residual_on_predictive)");
+        const auto c = r.object("predictive_calibration");
+        c.refuseUnknown({"rule", "scale", "shift"});
+        info.predictiveCalibration = c.string("rule");
+        if (info.predictiveCalibration != "temperature" && info.predictiveCalibration != "offsets" &&
+            info.predictiveCalibration != "platt" && info.predictiveCalibration != "vector")
+            c.fail("rule", "is \"" + info.predictiveCalibration.substr(0, 40) +
+                               "\", not temperature, offsets, platt or vector");
+        info.predictiveScale = c.numbers("scale", static_cast<size_t>(info.classes));
+        info.predictiveShift = c.numbers("shift", static_cast<size_t>(info.classes));
+        for (const auto* v : {&info.predictiveScale, &info.predictiveShift})
+            if (static_cast<int64_t>(v->size()) != info.classes)
+                c.fail(v == &info.predictiveScale ? "scale" : "shift",
+                       "has " + std::to_string(v->size()) + " values for " + std::to_string(info.classes) + " classes");
+        for (double v : info.predictiveScale)
+            if (!std::isfinite(v) || std::abs(v) > 1e6)
+                c.fail("scale", "holds " + formatNumber(v) + ", not a finite number within 1e6");
+        for (double v : info.predictiveShift)
+            if (!std::isfinite(v) || std::abs(v) > 1e6)
+                c.fail("shift", "holds " + formatNumber(v) + ", not a finite number within 1e6");
     }
     if (info.torchScript)
         readInput(r.object("input"), source, info);

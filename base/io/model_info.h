@@ -50,6 +50,12 @@ struct ModelInfo {
     /// A residual q (CorrectionConfig::residual): forward(x, p) takes the predictive p
     /// [N, C] it corrects at x and returns softmax(log p + f(x)).
     bool residualOnPredictive = false;
+    /// A residual q trained on top of a calibration of P (`correct --q-base calibrated`):
+    /// forward(x, p) first replaces p by softmax(scale * log p + shift), one scale and
+    /// shift per class, then corrects that. Empty: p as given. `predictiveCalibration`
+    /// names the calibration ("temperature", "offsets", "platt", "vector").
+    std::string predictiveCalibration;
+    std::vector<double> predictiveScale, predictiveShift;
     /// The weights file this sidecar belongs to: its size and FNV-1a 64 checksum (hex).
     uint64_t weightsBytes = 0;
     std::string weightsChecksum;

@@ -130,6 +130,39 @@ RowSplit splitRows(int64_t n, const OwnEvidenceInputs& evidence, uint64_t seed, 
     return split;
 }
 
+at::Tensor tensorOf(const ClassProbabilities& p)
+{
+    return torch::tensor(p.values, torch::kDouble).reshape({p.rows, p.classes}).to(torch::kFloat);
+}
+
+/// The predictive q trains on and corrects: P, or P calibrated by the run's q base.
+at::Tensor qBaseOf(const OwnCorrectionResult& r, const at::Tensor& p)
+{
+    return r.qBase ? tensorOf(r.qBase->probabilities(toClassProbabilities(p))) : p;
+}
+
+/// The calibration q is trained on top of: the calibration of P (softmax-affine) with
+/// the lowest cross-validated cost on the validation rows (P itself where none beats it),
+/// fitted on all of them.
+void chooseQBase(const OwnPredictive& own, const CostMatrix& costs, const OwnEvidenceInputs& evidence,
+                 const RowSplit& split, uint64_t seed, OwnCorrectionResult& r)
+{
+    const auto validationP = toClassProbabilities(own.probabilities.index_select(0, indexTensor(split.validation)));
+    const auto labels = pick(evidence.labels, split.validation);
+    // The calibrations of the form softmax(scale * log p + shift), which the saved q
+    // carries inside its forward (isotonic's steps and the constant decision do not fit it).
+    std::vector<CalibrationKind> kinds;
+    for (auto kind : calibrationsFor(validationP.classes))
+        if (kind != CalibrationKind::Constant && kind != CalibrationKind::Isotonic)
+            kinds.push_back(kind);
+    const int folds = foldsFor(labels, costs, evidence.folds);
+    r.qBaseChoice = chooseRuleByCrossValidation(validationP, {{"P", bayesDecisionsOf(validationP, costs)}}, labels,
+                                                costs, kinds, folds, mixSeed(seed, kEvidenceStream, 0xba5e));
+    for (auto kind : kinds)
+        if (r.qBaseChoice.kept == calibrationName(kind))
+            r.qBase = fitCalibration(kind, validationP, labels, costs);
+}
+
 /// Both rules' Bayes decisions on every row of X and what P expects each to cost.
 void decideBothRules(const OwnPredictive& own, const CostMatrix& costs, OwnCorrectionResult& r)
 {
@@ -165,7 +198,7 @@ void gatherEvidence(const OwnPredictive& own, const CostMatrix& costs, const Own
     std::vector<int64_t> testLabels;
     if (separateTest) {
         testP = evidence.test.probabilities;
-        testQ = correctedProbabilities(*r.correction.q, evidence.test.features, testP, r.correction.residual);
+        testQ = correctedProbabilities(*r.correction.q, evidence.test.features, qBaseOf(r, testP), r.correction.residual);
         testLabels = evidence.testLabels;
     } else {
         const auto testRows = indexTensor(split.test);
@@ -213,6 +246,9 @@ OwnCorrectionResult correctOwnPredictive(const OwnPredictive& own, const CostMat
     const bool labelled = !evidence.labels.empty();
     if (labelled && static_cast<int64_t>(evidence.labels.size()) != n)
         throw InputError("labels: " + std::to_string(evidence.labels.size()) + " for " + std::to_string(n) + " rows");
+    if (evidence.qOnCalibrated && !labelled)
+        throw InputError("q_base calibrated needs --labels: the calibration q trains on top of is fitted on labelled "
+                         "validation rows");
     if (evidence.test.features.defined() && !labelled)
         throw InputError("a test set needs labels of X's rows too: they choose between q and P and fit the baselines");
 
@@ -227,12 +263,14 @@ OwnCorrectionResult correctOwnPredictive(const OwnPredictive& own, const CostMat
         qConfig.inputMean = r.scaling.mean;
         qConfig.inputStd = r.scaling.std;
     }
+    if (labelled && evidence.qOnCalibrated)
+        chooseQBase(own, costs, evidence, split, seed, r);
+    const auto base = qBaseOf(r, own.probabilities);
     auto generator = correctionGenerator(seed);
     // q standardises its raw inputs itself (MlpImpl::standardise), so every caller of q,
     // the observer's region grid and the saved file included, gives it rows as they are.
-    r.correction = trainCorrection(xFit, own.probabilities.index_select(0, fitRows), costs, qConfig, generator, ctx,
-                                   observer);
-    r.qProbabilities = correctedProbabilities(*r.correction.q, own.features, own.probabilities, r.correction.residual);
+    r.correction = trainCorrection(xFit, base.index_select(0, fitRows), costs, qConfig, generator, ctx, observer);
+    r.qProbabilities = correctedProbabilities(*r.correction.q, own.features, base, r.correction.residual);
     decideBothRules(own, costs, r);
     if (labelled)
         gatherEvidence(own, costs, evidence, split, seed, r);
@@ -259,6 +297,10 @@ std::string ownCorrectionJson(const OwnCorrectionResult& r, const CostMatrix& co
     j["collapsed"] = r.correction.collapsed;
     j["standardised"] = !r.scaling.mean.empty();
     j["q_form"] = r.correction.residual ? "residual" : "standalone";
+    if (r.qBaseChoice.folds > 0)
+        j["q_base"] = {{"rule", r.qBase ? r.qBase->name() : std::string("P")},
+                       {"calibration", r.qBase ? r.qBase->toJson() : nlohmann::json(nullptr)},
+                       {"why", r.qBaseChoice.reason}};
     j["rows_q_trained_on"] = std::count(r.rowRole.begin(), r.rowRole.end(), "fit");
     if (r.correction.keptEpoch >= 0)
         j["held_out_unlabelled"] = {{"rows", r.correction.heldOutInputs},

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ struct OwnEvidenceInputs {
     double testShare = 0.25;              ///< of X's rows, when labelled and no test set is given
     Selection selection = Selection::CrossValidation;
     int folds = 0;                        ///< cross-validation folds (0 chooses; foldsFor)
+    /// q on the calibrated P: with labels, the calibration of P with the lowest
+    /// cross-validated cost on the validation rows (P itself where none beats it) is
+    /// fitted first, and q trains on, and corrects, the calibrated P instead of P.
+    bool qOnCalibrated = false;
     /// q standardises its inputs with the mean and std of the rows it trains on (stored
     /// in the model file); off, it takes the features as they are.
     bool standardise = true;
@@ -76,6 +81,10 @@ struct OwnCorrectionResult {
     double eceBefore = std::numeric_limits<double>::quiet_NaN();
     double eceAfter = std::numeric_limits<double>::quiet_NaN();
     at::Tensor decisionsKept;        ///< [N] the decisions the run stands by: the kept rule's (evidence.kept)
+    /// With OwnEvidenceInputs::qOnCalibrated: the calibration q was trained on top of
+    /// (absent where P itself won the cross-validation) and the choice that picked it.
+    std::optional<FittedCalibration> qBase;
+    RuleChoice qBaseChoice;
 };
 
 /// The generator the correction draws q's initialisation (and batches) from, for a run

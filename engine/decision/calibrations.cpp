@@ -429,4 +429,30 @@ nlohmann::json FittedCalibration::toJson() const
     return j;
 }
 
+bool FittedCalibration::softmaxAffine(int classes, std::vector<double>& scale, std::vector<double>& shift) const
+{
+    const auto k = static_cast<size_t>(classes);
+    switch (kind) {
+    case CalibrationKind::Temperature:
+        scale.assign(k, 1 / temperature);
+        shift.assign(k, 0.0);
+        return true;
+    case CalibrationKind::Offsets:
+        scale.assign(k, 1.0);
+        shift = offsets;
+        return true;
+    case CalibrationKind::Vector:
+        scale = vector.scale;
+        shift = vector.shift;
+        return true;
+    case CalibrationKind::Platt:
+        scale.assign(2, platt.a);
+        shift = {0.0, platt.b};
+        return true;
+    case CalibrationKind::Isotonic:
+    case CalibrationKind::Constant: break;
+    }
+    return false;
+}
+
 } // namespace lcs

@@ -67,6 +67,10 @@ struct FittedCalibration {
     std::vector<int64_t> decisions(const ClassProbabilities& p, const CostMatrix& costs) const;
     /// Every fitted parameter, under the rule's name.
     nlohmann::json toJson() const;
+    /// Temperature, offsets, Platt and vector scaling are all softmax(scale * log p +
+    /// shift) with one scale and shift per class (Platt: scale a, shift (0, b)); true and
+    /// those filled for them, false for isotonic and the constant decision.
+    bool softmaxAffine(int classes, std::vector<double>& scale, std::vector<double>& shift) const;
 };
 
 /// Fits `kind` on P's rows with labels. Throws std::invalid_argument naming what is short:

@@ -173,6 +173,12 @@ ModelInfo ownQInfo(const OwnCorrectionResult& result, const CostMatrix& costs, u
     info.costs = costs;
     info.collapsed = result.correction.collapsed;
     info.residualOnPredictive = result.correction.residual;
+    if (result.qBase && result.correction.residual) {
+        // A residual q corrects the calibrated P: the saved model calibrates the P it is
+        // given first. (A standalone q takes x alone; the calibration shaped its training.)
+        info.predictiveCalibration = result.qBase->name();
+        result.qBase->softmaxAffine(static_cast<int>(costs.numClasses()), info.predictiveScale, info.predictiveShift);
+    }
     return info;
 }
 
@@ -371,6 +377,12 @@ const std::vector<BoundSetting<OwnPredictiveChoices>>& ownPredictiveSettings()
                      [](const C& c) { return J(c.select); }, [](C& c, const J& v) { c.select = v.get<std::string>(); }});
         s.push_back({foldsSettingSpec(), [](const C& c) { return J(c.folds); },
                      [](C& c, const J& v) { c.folds = v.get<int>(); }});
+        s.push_back({choiceSetting("q_base", "BASE",
+                                   "p: q trains on P; calibrated: with --labels, the calibration of P with the "
+                                   "lowest cross-validated cost on the validation rows is fitted first and q "
+                                   "corrects what it leaves",
+                                   "p", {"p", "calibrated"}),
+                     [](const C& c) { return J(c.qBase); }, [](C& c, const J& v) { c.qBase = v.get<std::string>(); }});
         s.push_back({switchSetting("no_standardise", "q takes X as it is (by default it standardises each feature "
                                                      "with the mean and std of the rows it trains on)"),
                      [](const C& c) { return J(c.noStandardise); }, [](C& c, const J& v) { c.noStandardise = v.get<bool>(); }});
@@ -394,6 +406,7 @@ OwnEvidenceInputs loadEvidenceInputs(const OwnPredictiveChoices& choices, const 
     in.testShare = choices.testShare;
     in.selection = selectionFromName(choices.select);
     in.folds = choices.folds;
+    in.qOnCalibrated = choices.qBase == "calibrated";
     in.standardise = !choices.noStandardise;
     const int k = static_cast<int>(own.probabilities.size(1));
     const bool anyTest = !choices.testFeaturesPath.empty() || !choices.testPredictivePath.empty() ||

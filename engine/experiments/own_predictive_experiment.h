@@ -38,6 +38,8 @@ struct OwnPredictiveChoices {
     double testShare = 0.25;
     std::string select = "cv";
     int folds = 0;
+    /// "p": q trains on P; "calibrated": on P calibrated first (OwnEvidenceInputs::qOnCalibrated).
+    std::string qBase = "p";
     bool noStandardise = false;
 };
 

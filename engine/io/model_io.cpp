@@ -321,7 +321,9 @@ static void writeModelPair(const torch::nn::Module& model, const ModelSpec& spec
 {
     std::ostringstream bytes;
     try {
-        scriptClassifier(model, spec, {info.inputMean, info.inputStd}, info.residualOnPredictive).save(bytes);
+        scriptClassifier(model, spec, {info.inputMean, info.inputStd}, info.residualOnPredictive, info.predictiveScale,
+                         info.predictiveShift)
+            .save(bytes);
     } catch (const std::exception& e) {
         throw OutputError("cannot serialise the network for " + path + ": " + std::string(e.what()).substr(0, 300));
     }
@@ -445,7 +447,14 @@ at::Tensor LoadedClassifier::probabilities(const at::Tensor& raw, const at::Tens
 {
     // softmax(log p + f(x)) = softmax(log p + log softmax(f(x))): a row's constant cancels.
     const auto logF = probabilities(raw).clamp_min(1e-30).log();
-    return torch::softmax(logF + predictive.to(torch::kFloat).clamp_min(1e-12).log(), 1);
+    auto p = predictive.to(torch::kFloat);
+    if (!info.predictiveScale.empty()) {
+        const auto row = [](const std::vector<double>& v) {
+            return torch::tensor(v, torch::kDouble).to(torch::kFloat).reshape({1, static_cast<int64_t>(v.size())});
+        };
+        p = torch::softmax(row(info.predictiveScale) * p.clamp_min(1e-12).log() + row(info.predictiveShift), 1);
+    }
+    return torch::softmax(logF + p.clamp_min(1e-12).log(), 1);
 }
 
 LoadedMlp loadMlp(const std::string& path)

@@ -133,7 +133,9 @@ void writeSegNet(const SegNetImpl& net, ForwardSource& src)
 } // namespace
 
 torch::jit::Module scriptClassifier(const torch::nn::Module& model, const ModelSpec& spec,
-                                    const InputStandardisation& standardisation, bool residualOnPredictive)
+                                    const InputStandardisation& standardisation, bool residualOnPredictive,
+                                    const std::vector<double>& predictiveScale,
+                                    const std::vector<double>& predictiveShift)
 {
     torch::jit::Module script(c10::QualifiedName("__torch__.lcstudio.Classifier"));
     for (const auto& item : model.named_parameters())
@@ -168,6 +170,17 @@ torch::jit::Module scriptClassifier(const torch::nn::Module& model, const ModelS
     if (residualOnPredictive) {
         if (!model.as<MlpImpl>())
             throw std::invalid_argument("TorchScript export: a residual q must be an MLP");
+        if (!predictiveScale.empty()) {
+            if (predictiveScale.size() != predictiveShift.size())
+                throw std::invalid_argument("TorchScript export: one calibration scale and shift per class");
+            const auto row = [](const std::vector<double>& v) {
+                return torch::tensor(v, torch::kDouble).to(torch::kFloat).reshape({1, static_cast<int64_t>(v.size())});
+            };
+            script.register_buffer("predictive_scale", row(predictiveScale));
+            script.register_buffer("predictive_shift", row(predictiveShift));
+            src.line("p = torch.softmax(self.predictive_scale * torch.log(torch.clamp(p, min=1e-12)) + "
+                     "self.predictive_shift, 1)");
+        }
         src.line("return torch.softmax(x + torch.log(torch.clamp(p, min=1e-12)), 1)");
     } else {
         src.line("return torch.softmax(x, 1)");

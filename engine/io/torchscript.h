@@ -22,9 +22,12 @@ namespace lcs {
 /// The TorchScript module for `model` (built from `spec`), its parameters and buffers
 /// copied. Throws std::invalid_argument for an architecture it cannot write.
 /// With `residualOnPredictive` the forward is forward(x, p): softmax(log p + network(x)),
-/// p the predictive [N, C] a residual q corrects.
+/// p the predictive [N, C] a residual q corrects; with a `predictiveScale` and `Shift`
+/// (one per class) p is first calibrated to softmax(scale * log p + shift).
 torch::jit::Module scriptClassifier(const torch::nn::Module& model, const ModelSpec& spec,
-                                    const InputStandardisation& standardisation, bool residualOnPredictive = false);
+                                    const InputStandardisation& standardisation, bool residualOnPredictive = false,
+                                    const std::vector<double>& predictiveScale = {},
+                                    const std::vector<double>& predictiveShift = {});
 
 /// The attribute name under which a parameter or buffer ("stages.0.conv1.weight") is
 /// stored in the module: dots become "__", which TorchScript names allow.
