@@ -956,7 +956,7 @@ private Q_SLOTS:
                               {"threads", 3},             {"correction_iterations", 77}, {"correction_lr", 0.125},
                               {"warm_start_steps", 11},   {"grid_resolution", 30},       {"bbvi_prior", "isotropic"},
                               {"device", "cpu"},          {"select", "none"},            {"validation_points", 50},
-                              {"q_form", "residual"},     {"cost_benefit_points", 5}};
+                              {"q_form", "residual"},     {"cost_benefit_points", 5},    {"folds", 4}};
         QCOMPARE(values.size(), settings.size());  // one value per declared setting
         SyntheticConfig config;
         applySettings(settings, values, config);
@@ -970,6 +970,7 @@ private Q_SLOTS:
         QCOMPARE(config.gridResolution, 30);
         QVERIFY(config.bbvi.prior.kind == BbviPrior::Kind::Isotropic);
         QVERIFY(config.selection == Selection::None);
+        QCOMPARE(config.folds, 4);
         QCOMPARE(config.data.validationNegative, 45);
         QCOMPARE(config.data.validationPositive, 5);
         QVERIFY(config.correction.residual);

@@ -50,8 +50,7 @@ std::vector<int64_t> ModelInfo::inputDims() const
 std::string ModelInfo::outputMeaning() const
 {
     if (residualOnPredictive && !predictiveScale.empty())
-        return "class probabilities [N, C], softmax(log c + f(x)) with c = softmax(scale * log p + shift) (the "
-               "predictive's calibration); forward(x, p), p the predictive [N, C] at x";
+        return "class probabilities [N, C], softmax(log c + f(x)), c = softmax(s * log p + b); forward(x, p)";
     if (residualOnPredictive)
         return "class probabilities [N, C], softmax(log p + f(x)); forward(x, p), p the predictive [N, C] at x";
     if (isSegNetArchitecture(architecture))

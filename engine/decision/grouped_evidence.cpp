@@ -172,6 +172,9 @@ std::string groupedVerdictSentence(const GroupedComparison& c)
         return s;
     };
     const std::string over = " over " + std::to_string(c.groups) + " " + c.unit;
+    if (c.groups < kMinimumPairsForVerdict)
+        return c.candidate + " against " + c.reference + over + ": too few " + c.unit + " to tell (a verdict needs at least " +
+               std::to_string(kMinimumPairsForVerdict) + ").";
     if (!worse.empty())
         return c.candidate + " is worse than " + c.reference + " on " + join(worse) +
                (better.empty() ? "" : " (better on " + join(better) + ")") + over + ": keep " + c.reference +

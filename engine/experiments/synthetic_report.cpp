@@ -42,16 +42,27 @@ nlohmann::json metricsJson(const DecisionMetrics& m)
 /// A q whose test cost is more than this times P's on a replicate is named in a warning.
 constexpr double kMuchWorseRatio = 1.5;
 
-/// The paired difference corrected - uncorrected over replicates with its bootstrap
-/// interval: the run's verdict on q for one method.
-Comparison replicateComparison(const MethodSummary& m)
+/// Whether any replicate of the method kept a rule other than q.
+bool keptOtherThanQ(const MethodSummary& m)
+{
+    return std::any_of(m.replicates.begin(), m.replicates.end(),
+                       [](const ReplicateOutcome& o) { return o.selected && o.kept != "q"; });
+}
+
+/// The paired difference corrected - uncorrected over replicates with its Student t
+/// interval: the run's verdict for one method on the rules it kept ("the kept rule"
+/// where any replicate kept other than q), or with `qAlone` on q's own decisions.
+Comparison replicateComparison(const MethodSummary& m, bool qAlone = false)
 {
     std::vector<double> uncorrected, corrected;
     for (const auto& o : m.replicates) {
         uncorrected.push_back(o.uncorrected.averageCost);
-        corrected.push_back(o.corrected.averageCost);
+        corrected.push_back(qAlone ? o.qAlone.averageCost : o.corrected.averageCost);
     }
-    return compareOverReplicates(uncorrected, corrected);
+    auto c = compareOverReplicates(uncorrected, corrected);
+    if (!qAlone && keptOtherThanQ(m))
+        c.candidate.rule = "the kept rule";
+    return c;
 }
 
 /// A baseline's test costs over the replicates that fitted it, paired with P's there.
@@ -237,6 +248,9 @@ std::string syntheticTable(const SyntheticResult& r)
                 continue;
             const auto c = replicateComparison(m);
             s << "verdict: " << methodLabel(m.method) << ": " << verdictSentence(c, "test", "replicates") << "\n";
+            if (keptOtherThanQ(m))
+                s << "verdict: " << methodLabel(m.method) << " (q alone): "
+                  << verdictSentence(replicateComparison(m, true), "test", "replicates") << "\n";
         }
     std::snprintf(line, sizeof line, "(paired diff = uncorrected - corrected; > 0 means the correction lowered the cost)\n"
                                      "%.1f s wall\n", r.seconds);
@@ -281,10 +295,13 @@ std::string syntheticJson(const SyntheticResult& r)
         if (!baselines.empty())
             methods[methodName(m.method)]["baselines"] = baselines;
         if (m.replicates.size() >= 2) {
-            const auto c = replicateComparison(m);
+            const auto c = replicateComparison(m), q = replicateComparison(m, true);
             methods[methodName(m.method)]["change_over_replicates"] = {
                 {"mean", c.difference.mean}, {"low", c.difference.low}, {"high", c.difference.high},
                 {"verdict", verdictName(c.verdict)}};
+            methods[methodName(m.method)]["q_alone_change_over_replicates"] = {
+                {"mean", q.difference.mean}, {"low", q.difference.low}, {"high", q.difference.high},
+                {"verdict", verdictName(q.verdict)}};
         }
     }
     nlohmann::json j = {{"experiment", r.record.experiment}, {"run", runRecordJson(r.record)}, {"replicates", r.replicates}, {"seconds", r.seconds},

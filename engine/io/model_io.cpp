@@ -250,11 +250,13 @@ torch::jit::Module loadScriptWeights(torch::nn::Module& module, const std::strin
         copy(item.key(), item.value());
     for (auto item : module.named_buffers())
         copy(item.key(), item.value());
-    // The input standardisation lives in the module only; every other tensor must be one
-    // of the network's.
+    // The input standardisation and a residual q's predictive calibration live in the
+    // module only (the sidecar repeats them; the probe checks the forward agrees); every
+    // other tensor must be one of the network's.
     size_t tensors = 0;
     for (const auto& item : script.named_attributes(/*recurse=*/false))
-        if (item.value.isTensor() && item.name != "input_mean" && item.name != "input_std")
+        if (item.value.isTensor() && item.name != "input_mean" && item.name != "input_std" &&
+            item.name != "predictive_scale" && item.name != "predictive_shift")
             ++tensors;
     if (tensors != copied)
         throw InputError(path + ": holds " + std::to_string(tensors) + " tensors, the architecture in " + sidecar +
