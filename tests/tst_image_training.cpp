@@ -320,7 +320,8 @@ private Q_SLOTS:
         QCOMPARE(result.comparisons.size(), size_t(4));
         for (const auto& c : result.comparisons) {
             const auto& e = c.evidence;
-            QCOMPARE(e.rules.size(), size_t(4));
+            // P, q and the calibrations of three classes: temperature, offsets, vector, constant.
+            QCOMPARE(e.rules.size(), size_t(6));
             const auto validation = static_cast<double>(e.validationP.rowCosts.size());
             const auto scored = static_cast<double>(e.rules[0].rowCosts.size());
             QCOMPARE(validation + scored, static_cast<double>(data.test.size()));
@@ -423,7 +424,7 @@ private Q_SLOTS:
         const auto again = recorrect(*result.cache, selectiveCosts(config.baseCosts, 0.4), {});
         QCOMPARE(again.comparison.corrected.count, data.test.size());
         QCOMPARE(again.comparison.corrected.numDecisions, 4);
-        QCOMPARE(again.comparison.evidence.rules.size(), size_t(4));
+        QCOMPARE(again.comparison.evidence.rules.size(), size_t(6));
     }
 
     // Seeds come from the catalogue's seed tags and the task's coordinates: choosing more

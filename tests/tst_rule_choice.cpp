@@ -52,7 +52,7 @@ bool throwsWith(const std::function<void()>& f, const std::string& needle)
 {
     try {
         f();
-    } catch (const std::invalid_argument& e) {
+    } catch (const std::exception& e) {  // InputError (folds, labels) or std::invalid_argument (fits)
         if (std::string(e.what()).find(needle) != std::string::npos)
             return true;
         qWarning("message was: %s", e.what());

@@ -146,8 +146,9 @@ void EvidencePanel::showVerdictOf(const CorrectionEvidence& e)
                              .arg(QString::fromStdString(c.candidate.rule))
                              .arg(c.candidate.cost, 0, 'f', 4)
                              .arg(keptCost, 0, 'f', 4);
+    // Red where the kept rule or q is worse than P: a worse q is said even when P is kept.
     const Verdict v = kept ? kept->verdict : Verdict::NoClearDifference;
-    setVerdict(sentences, v == Verdict::Worse, v == Verdict::Better);
+    setVerdict(sentences, v == Verdict::Worse || onQ.verdict == Verdict::Worse, v == Verdict::Better);
 }
 
 void EvidencePanel::fillRules(const CorrectionEvidence& e)

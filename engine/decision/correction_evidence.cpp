@@ -31,12 +31,14 @@ std::string confusionText(const RuleScore& s, const CostMatrix& costs)
     size_t width = 6;
     for (int k = 0; k < d; ++k)
         width = std::max(width, costs.decisionName(k).size() + 1);
-    std::string out = "  " + padded(s.rule + " (truth \\ decision)", 24);
+    const std::string corner = s.rule + " (truth \\ decision)";
+    const size_t cornerWidth = std::max<size_t>(24, corner.size() + 2);
+    std::string out = "  " + padded(corner, cornerWidth);
     for (int k = 0; k < d; ++k)
         out += padded(costs.decisionName(k), width);
     out += "\n";
     for (int y = 0; y < c; ++y) {
-        out += "  " + padded(costs.decisionName(y), 24);
+        out += "  " + padded(costs.decisionName(y), cornerWidth);
         for (int k = 0; k < d; ++k)
             out += padded(std::to_string(s.confusion[static_cast<size_t>(y * d + k)]), width);
         out += "\n";

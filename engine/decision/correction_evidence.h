@@ -64,7 +64,7 @@ struct CorrectionEvidence {
 /// The calibrations are fitted on the validation rows; with Selection::CrossValidation
 /// the kept rule is chosen among P, q and them in `folds`-fold cross-validation there
 /// (foldsFor: 0 chooses; a class short of rows for the folds asked for, or validation
-/// labels of one class, are refused with std::invalid_argument). With Selection::Validation
+/// labels of one class, are refused with InputError). With Selection::Validation
 /// P's decisions replace q's when q's mean validation cost is above P's (a tie keeps q:
 /// measured over the decisions benchmark, dropping q on ties gave away more of its gains
 /// than it saved). Bootstrap draws come from `seed`.

@@ -1,5 +1,7 @@
 #include "decision/rule_choice.h"
 
+#include "core/input_error.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -13,7 +15,7 @@ namespace lcs {
 int foldsFor(const std::vector<int64_t>& labels, const CostMatrix& costs, int requested)
 {
     if (requested < 0 || requested == 1)
-        throw std::invalid_argument("folds " + std::to_string(requested) +
+        throw InputError("folds " + std::to_string(requested) +
                                     ": cross-validation needs 2 or more folds (0 chooses " +
                                     std::to_string(kDefaultFolds) + ")");
     std::map<int64_t, int64_t> perClass;
@@ -24,7 +26,7 @@ int foldsFor(const std::vector<int64_t>& labels, const CostMatrix& costs, int re
                                                   : "only class \"" +
                                                         costs.decisionName(static_cast<int>(perClass.begin()->first)) +
                                                         "\"";
-        throw std::invalid_argument("the " + std::to_string(labels.size()) + " labelled validation rows hold " + only +
+        throw InputError("the " + std::to_string(labels.size()) + " labelled validation rows hold " + only +
                                     ": choosing a rule and fitting a calibration need labelled rows of at least two "
                                     "classes (more labelled rows, or a larger validation share)");
     }
@@ -36,7 +38,7 @@ int foldsFor(const std::vector<int64_t>& labels, const CostMatrix& costs, int re
     if (requested == 0)
         return static_cast<int>(std::max<int64_t>(2, std::min<int64_t>(kDefaultFolds, fewest->second)));
     if (fewest->second < requested)
-        throw std::invalid_argument("folds " + std::to_string(requested) + ": class \"" + name + "\" has " +
+        throw InputError("folds " + std::to_string(requested) + ": class \"" + name + "\" has " +
                                     std::to_string(fewest->second) + " labelled validation row(s), " +
                                     std::to_string(requested - fewest->second) +
                                     " short of one per fold; ask for at most " + std::to_string(fewest->second) +

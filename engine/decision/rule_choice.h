@@ -40,9 +40,9 @@ struct RuleChoice {
 };
 
 /// The folds to use. `requested` 0: kDefaultFolds, lowered to the fewest labelled rows of
-/// any class present (at least 2). `requested` k >= 2: refused (std::invalid_argument
-/// naming the class and how many rows it lacks) where a class present has fewer than k
-/// rows, or where the labels hold one class only.
+/// any class present (at least 2). `requested` k >= 2: refused (InputError, bad input
+/// to show as it is: the class and how many rows it lacks) where a class present has
+/// fewer than k rows; any k where the labels hold one class only.
 int foldsFor(const std::vector<int64_t>& labels, const CostMatrix& costs, int requested);
 
 /// Row i's fold in [0, folds), stratified by class: each class's rows shuffled from

@@ -138,8 +138,8 @@ std::vector<int> muchWorseReplicates(const MethodSummary& m)
 {
     std::vector<int> out;
     for (const auto& o : m.replicates)
-        if (o.corrected.averageCost > kMuchWorseRatio * o.uncorrected.averageCost &&
-            o.corrected.averageCost > o.uncorrected.averageCost)
+        if (o.qAlone.averageCost > kMuchWorseRatio * o.uncorrected.averageCost &&
+            o.qAlone.averageCost > o.uncorrected.averageCost)
             out.push_back(o.replicate);
     return out;
 }
