@@ -267,6 +267,36 @@ private Q_SLOTS:
         QCOMPARE(tie.kept, std::string("P"));
     }
 
+    // The guard: q better than P on 1 of 40 rows is a change of -1/40 with a standard
+    // error of sqrt((0.975^2 + 39 x 0.025^2) / 39) / sqrt(40) = 1/40: not beyond one
+    // standard error, so cv keeps P; unguarded, q. Better on 10 of 40: -0.25 against a
+    // standard error of 0.069, kept under the guard too.
+    void guardKeepsPUnlessARuleIsBetterBeyondOneStandardError()
+    {
+        const auto costs = CostMatrix::zeroOne(2, {"good", "bad"});
+        std::vector<int64_t> labels(40, 0), pDecisions(40, 0), qDecisions(40, 0), tenBetter(40, 0);
+        for (int i = 0; i < 10; ++i)
+            labels[static_cast<size_t>(i)] = 1;  // P misses all ten bad rows
+        qDecisions[0] = 1;                       // q catches one
+        for (int i = 0; i < 10; ++i)
+            tenBetter[static_cast<size_t>(i)] = 1;
+        const auto p = binary(std::vector<double>(40, 0.3));
+        const auto guarded = chooseRuleByCrossValidation(p, {{"P", pDecisions}, {"q", qDecisions}}, labels, costs, {},
+                                                         5, 1, kSelectionGuard);
+        QCOMPARE(guarded.kept, std::string("P"));
+        QVERIFY(std::abs(guarded.candidates[1].changeVsFirst + 1.0 / 40) < 1e-12);
+        QVERIFY2(std::abs(guarded.candidates[1].standardError - 1.0 / 40) < 1e-12,
+                 qPrintable(QString::number(guarded.candidates[1].standardError, 'g', 12)));
+        QVERIFY2(guarded.reason.find("no rule beat P by more than 1.0 standard error") != std::string::npos,
+                 guarded.reason.c_str());
+        QCOMPARE(chooseRuleByCrossValidation(p, {{"P", pDecisions}, {"q", qDecisions}}, labels, costs, {}, 5, 1).kept,
+                 std::string("q"));
+        QCOMPARE(chooseRuleByCrossValidation(p, {{"P", pDecisions}, {"q", tenBetter}}, labels, costs, {}, 5, 1,
+                                             kSelectionGuard)
+                     .kept,
+                 std::string("q"));
+    }
+
     // The cross-validated cost is scored on rows the rule was not fitted on, by hand: 4
     // good and 3 bad rows, missing a bad one costs 1.5, two folds (good rows dealt 0, 1, 0,
     // 1, then bad 0, 1, 0). Fitted on fold 1 (2 good, 1 bad) the cheapest constant is

@@ -178,8 +178,11 @@ private Q_SLOTS:
         QTest::newRow("clear: q right, not clearly: P kept") << true << "clear" << true;
         // Cross-validation over two folds of one row: no calibration fits on one class
         // (the constant decision does, and misses the held-out row), so P and q decide.
+        // q's one row in its favour is a change of -0.5 with a standard error of 0.5: not
+        // beyond the guard's one standard error, so cv keeps P; cv-min keeps q.
         QTest::newRow("cv: q wrong on validation: P kept") << false << "cv" << true;
-        QTest::newRow("cv: q right on validation: q kept") << true << "cv" << false;
+        QTest::newRow("cv: q right on one row of two: P kept") << true << "cv" << true;
+        QTest::newRow("cv-min: q right on validation: q kept") << true << "cv-min" << false;
     }
     void selectionOnValidationRows()
     {

@@ -157,7 +157,8 @@ void chooseQBase(const OwnPredictive& own, const CostMatrix& costs, const OwnEvi
             kinds.push_back(kind);
     const int folds = foldsFor(labels, costs, evidence.folds);
     r.qBaseChoice = chooseRuleByCrossValidation(validationP, {{"P", bayesDecisionsOf(validationP, costs)}}, labels,
-                                                costs, kinds, folds, mixSeed(seed, kEvidenceStream, 0xba5e));
+                                                costs, kinds, folds, mixSeed(seed, kEvidenceStream, 0xba5e),
+                                                selectionGuard(evidence.selection));
     for (auto kind : kinds)
         if (r.qBaseChoice.kept == calibrationName(kind))
             r.qBase = fitCalibration(kind, validationP, labels, costs);

@@ -61,7 +61,7 @@ CorrectionEvidence gatherCorrectionEvidence(const ClassProbabilities& validation
     e.validationQ = scoreRule("q", bayesDecisionsOf(validationQ, costs), validationLabels, costs, validationQ);
     // Refuses validation labels of one class, or folds a class cannot fill, before anything is fitted.
     const int chosenFolds =
-        selection == Selection::CrossValidation ? foldsFor(validationLabels, costs, folds) : 0;
+        crossValidates(selection) ? foldsFor(validationLabels, costs, folds) : 0;
 
     e.rules.push_back(scoreRule("P", bayesDecisionsOf(testP, costs), testLabels, costs, testP));
     e.rules.push_back(scoreRule("q", bayesDecisionsOf(testQ, costs), testLabels, costs, testQ));
@@ -89,10 +89,11 @@ CorrectionEvidence gatherCorrectionEvidence(const ClassProbabilities& validation
         e.comparisons.push_back(compareRules(e.rules[0], e.rules[k], seed + k));
 
     const std::string rows = " (" + std::to_string(validationLabels.size()) + " rows)";
-    if (selection == Selection::CrossValidation) {
+    if (crossValidates(selection)) {
         e.choice = chooseRuleByCrossValidation(validationP,
                                                {{"P", e.validationP.decisions}, {"q", e.validationQ.decisions}},
-                                               validationLabels, costs, offered, chosenFolds, seed + 211);
+                                               validationLabels, costs, offered, chosenFolds, seed + 211,
+                                               selectionGuard(selection));
         e.kept = e.choice.kept;
         e.keptReason = e.choice.reason;
         return e;
@@ -114,6 +115,16 @@ CorrectionEvidence gatherCorrectionEvidence(const ClassProbabilities& validation
         e.keptReason = "q's validation cost " + number(e.validationQ.cost) + " is above P's " +
                        number(e.validationP.cost) + rows + ": the uncorrected decisions are used";
     return e;
+}
+
+bool crossValidates(Selection s)
+{
+    return s == Selection::CrossValidation || s == Selection::CrossValidationMin;
+}
+
+double selectionGuard(Selection s)
+{
+    return s == Selection::CrossValidation ? kSelectionGuard : 0.0;
 }
 
 const RuleScore* CorrectionEvidence::rule(const std::string& name) const
@@ -144,6 +155,7 @@ const char* selectionName(Selection s)
 {
     switch (s) {
     case Selection::CrossValidation: return "cv";
+    case Selection::CrossValidationMin: return "cv-min";
     case Selection::Validation: return "validation";
     case Selection::Clear: return "clear";
     case Selection::None: return "none";
@@ -153,13 +165,14 @@ const char* selectionName(Selection s)
 
 const std::vector<std::string>& selectionNames()
 {
-    static const std::vector<std::string> names{"cv", "validation", "clear", "none"};
+    static const std::vector<std::string> names{"cv", "cv-min", "validation", "clear", "none"};
     return names;
 }
 
 Selection selectionFromName(const std::string& name)
 {
-    for (auto s : {Selection::CrossValidation, Selection::Validation, Selection::Clear, Selection::None})
+    for (auto s : {Selection::CrossValidation, Selection::CrossValidationMin, Selection::Validation, Selection::Clear,
+                   Selection::None})
         if (name == selectionName(s))
             return s;
     throw std::invalid_argument("unknown selection rule \"" + name.substr(0, 40) + "\"");
@@ -170,6 +183,7 @@ bool selectionKeepsQ(Selection s, const RuleScore& validationP, const RuleScore&
     switch (s) {
     case Selection::None: return true;
     case Selection::CrossValidation:
+    case Selection::CrossValidationMin:
     case Selection::Validation: return validationQ.cost <= validationP.cost;
     case Selection::Clear:
         return !validationP.rowCosts.empty() &&

@@ -18,13 +18,20 @@ namespace lcs {
 
 /// How a run chooses its decisions on validation rows q never trained on.
 /// CrossValidation (the default): among P, q and every calibration of P (calibrationsFor),
-/// the lowest cost in k-fold cross-validation on the validation rows (rule_choice.h).
+/// the lowest cost in k-fold cross-validation on the validation rows of the rules that beat
+/// P there by more than kSelectionGuard standard errors, else P (rule_choice.h);
+/// CrossValidationMin: the lowest cost, unguarded.
 /// The older rules choose between q and P only. Validation: q unless its mean validation
 /// cost is above P's (a tie keeps q). Clear: q only where the paired bootstrap interval of
 /// q - P over the validation rows lies below zero (the verdict "better"). None: q, always.
-enum class Selection { CrossValidation, Validation, Clear, None };
+enum class Selection { CrossValidation, CrossValidationMin, Validation, Clear, None };
 
-/// "cv", "validation", "clear", "none": the settings' spelling, one place.
+/// Whether the selection cross-validates among P, q and the calibrations, and the
+/// guard it applies (kSelectionGuard for cv, 0 for cv-min: the plain lowest cost).
+bool crossValidates(Selection s);
+double selectionGuard(Selection s);
+
+/// "cv", "cv-min", "validation", "clear", "none": the settings' spelling, one place.
 const char* selectionName(Selection s);
 /// The names above, in order; throws std::invalid_argument for any other.
 Selection selectionFromName(const std::string& name);

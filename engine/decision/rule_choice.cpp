@@ -92,7 +92,8 @@ std::string figure(double v)
 
 RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::vector<FixedRule>& fixed,
                                        const std::vector<int64_t>& labels, const CostMatrix& costs,
-                                       const std::vector<CalibrationKind>& calibrations, int folds, uint64_t seed)
+                                       const std::vector<CalibrationKind>& calibrations, int folds, uint64_t seed,
+                                       double guard)
 {
     if (p.rows != static_cast<int64_t>(labels.size()) || labels.empty())
         throw std::invalid_argument("rule choice: " + std::to_string(labels.size()) + " labels for " +
@@ -107,16 +108,19 @@ RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::v
         if (rule.decisions.size() != labels.size())
             throw std::invalid_argument("rule choice: " + rule.name + " has " + std::to_string(rule.decisions.size()) +
                                         " decisions for " + std::to_string(labels.size()) + " labelled rows");
+        CandidateCost candidate{rule.name, 0, std::vector<double>(labels.size()), 0, 0};
         double total = 0;
         for (size_t i = 0; i < labels.size(); ++i)
-            total += costs.at(static_cast<int>(labels[i]), static_cast<int>(rule.decisions[i]));
-        choice.candidates.push_back({rule.name, total / n});
+            total += (candidate.rowCosts[i] = costs.at(static_cast<int>(labels[i]), static_cast<int>(rule.decisions[i])));
+        candidate.cost = total / n;
+        choice.candidates.push_back(std::move(candidate));
     }
     const auto fold = stratifiedFolds(labels, folds, seed);
     std::vector<std::string> unfitted;
     for (auto kind : calibrations) {
         double total = 0;
         bool fitted = true;
+        std::vector<double> rowCosts(labels.size(), 0.0);
         for (int f = 0; f < folds && fitted; ++f) {
             std::vector<size_t> train, held;
             for (size_t i = 0; i < labels.size(); ++i)
@@ -130,20 +134,51 @@ RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::v
                 const auto fit = fitCalibration(kind, subset(p, train), trainLabels, costs);
                 const auto decisions = fit.decisions(subset(p, held), costs);
                 for (size_t k = 0; k < held.size(); ++k)
-                    total += costs.at(static_cast<int>(labels[held[k]]), static_cast<int>(decisions[k]));
+                    total += (rowCosts[held[k]] = costs.at(static_cast<int>(labels[held[k]]), static_cast<int>(decisions[k])));
             } catch (const std::invalid_argument&) {
                 fitted = false;  // e.g. a fold's training rows of one class: the rule sits this choice out
             }
         }
-        choice.candidates.push_back(
-            {calibrationName(kind), fitted ? total / n : std::numeric_limits<double>::quiet_NaN()});
+        choice.candidates.push_back({calibrationName(kind), fitted ? total / n : std::numeric_limits<double>::quiet_NaN(),
+                                     fitted ? std::move(rowCosts) : std::vector<double>{}, 0, 0});
         if (!fitted)
             unfitted.push_back(calibrationName(kind));
     }
+    // Each rule's paired difference from the first offered, with its standard error.
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (size_t c = 0; c < choice.candidates.size(); ++c) {
+        auto& candidate = choice.candidates[c];
+        const auto& first = choice.candidates.front().rowCosts;
+        if (c == 0 || candidate.rowCosts.empty() || first.empty()) {
+            candidate.changeVsFirst = candidate.standardError = nan;
+            continue;
+        }
+        double mean = 0, squares = 0;
+        for (size_t i = 0; i < first.size(); ++i)
+            mean += candidate.rowCosts[i] - first[i];
+        mean /= n;
+        for (size_t i = 0; i < first.size(); ++i) {
+            const double d = candidate.rowCosts[i] - first[i] - mean;
+            squares += d * d;
+        }
+        candidate.changeVsFirst = mean;
+        candidate.standardError = first.size() > 1 ? std::sqrt(squares / (n - 1) / n) : nan;
+    }
+    const auto eligible = [&](size_t c) {
+        const auto& candidate = choice.candidates[c];
+        if (!std::isfinite(candidate.cost))
+            return false;
+        if (guard <= 0 || c == 0)
+            return true;
+        // Strictly beyond, with room for rounding: one row in a rule's favour is a change
+        // of exactly -1/n with a standard error of exactly 1/n, which is not beyond.
+        return std::isfinite(candidate.standardError) &&
+               candidate.changeVsFirst + guard * candidate.standardError < -1e-12;
+    };
     const CandidateCost* best = nullptr;
-    for (const auto& c : choice.candidates)
-        if (std::isfinite(c.cost) && (!best || c.cost < best->cost - 1e-12))
-            best = &c;
+    for (size_t c = 0; c < choice.candidates.size(); ++c)
+        if (eligible(c) && (!best || choice.candidates[c].cost < best->cost - 1e-12))
+            best = &choice.candidates[c];
     if (!best)
         throw std::invalid_argument("rule choice: no candidate rule could be scored");
     choice.kept = best->rule;
@@ -154,8 +189,17 @@ RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::v
     });
     for (const auto& c : ranked)
         list += (list.empty() ? "" : ", ") + c.rule + " " + figure(c.cost);
-    choice.reason = choice.kept + " had the lowest cost in " + std::to_string(folds) + "-fold cross-validation on " +
-                    std::to_string(labels.size()) + " labelled validation rows (" + list + ")";
+    const std::string where = std::to_string(folds) + "-fold cross-validation on " + std::to_string(labels.size()) +
+                              " labelled validation rows (" + list + ")";
+    const std::string& first = choice.candidates.front().rule;
+    if (guard <= 0)
+        choice.reason = choice.kept + " had the lowest cost in " + where;
+    else if (choice.kept == first)
+        choice.reason = "no rule beat " + first + " by more than " + figure(guard).substr(0, 3) +
+                        " standard error of the paired difference in " + where;
+    else
+        choice.reason = choice.kept + " had the lowest cost of the rules that beat " + first + " by more than " +
+                        figure(guard).substr(0, 3) + " standard error of the paired difference in " + where;
     if (!unfitted.empty()) {
         std::string names;
         for (const auto& u : unfitted)

@@ -7,7 +7,9 @@ SettingSpec selectionSettingSpec(Selection defaultRule)
     return choiceSetting("select", "RULE",
                          "cv: keep the rule of P, q and the calibrations of P (temperature, class offsets, Platt, "
                          "isotonic or vector scaling, the cheapest constant decision) with the lowest cost in k-fold "
-                         "cross-validation on the validation rows; the older rules choose between q and P only: "
+                         "cross-validation on the validation rows among those that beat P there by more than one "
+                         "standard error (else P); cv-min: the lowest cost, unguarded; the older rules choose "
+                         "between q and P only: "
                          "validation: the uncorrected decisions where q's validation cost is above theirs; "
                          "clear: q only where its validation cost is lower beyond the paired 95% interval; "
                          "none: q",

@@ -341,7 +341,7 @@ ReplicateOutcome evaluateSynthetic(const SyntheticPredictive& predictive, const 
     const auto validationP = toClassProbabilities(predictive.validationProbs);
     const auto testP = toClassProbabilities(predictive.testProbs);
     // Refuses validation labels of one class, or folds a class cannot fill, before fitting.
-    const bool crossValidate = selection == Selection::CrossValidation && correction.validationProbs.defined();
+    const bool crossValidate = crossValidates(selection) && correction.validationProbs.defined();
     const int chosenFolds = crossValidate ? foldsFor(yv, costs, folds) : 0;
     // Every calibration fitted on the validation rows, scored on the test rows.
     std::vector<CalibrationKind> offered;
@@ -372,7 +372,7 @@ ReplicateOutcome evaluateSynthetic(const SyntheticPredictive& predictive, const 
     const uint64_t choiceSeed = mixSeed(seed, static_cast<uint64_t>(predictive.replicate), 0x5e1);
     if (crossValidate)
         r.kept = chooseRuleByCrossValidation(validationP, {{"P", p.decisions}, {"q", q.decisions}}, yv, costs,
-                                             offered, chosenFolds, choiceSeed)
+                                             offered, chosenFolds, choiceSeed, selectionGuard(selection))
                      .kept;
     else
         r.kept = selectionKeepsQ(selection, p, q, choiceSeed) ? "q" : "P";
