@@ -831,9 +831,9 @@ open(d + "/p40.csv", "w").write("".join("0.%d,0.%d\n" % (i % 9 + 1, 9 - i % 9) f
 open(d + "/y40.csv", "w").write("".join("%d\n" % (i % 2) for i in range(40)))
 open(d + "/y40_one.csv", "w").write("0\n" * 40)
 PY
-absent "$s2/own_folds" 2 "folds 20: class" -- correct --features "$s2/x40.csv" --predictive "$s2/p40.csv" --labels "$s2/y40.csv" --folds 20 --preset synthetic --correction-iterations 5 --warm-start-steps 2 --out "$s2/own_folds" --quiet
-absent "$s2/own_folds" 2 "short of one per fold; ask for at most" -- correct --features "$s2/x40.csv" --predictive "$s2/p40.csv" --labels "$s2/y40.csv" --folds 20 --preset synthetic --correction-iterations 5 --warm-start-steps 2 --out "$s2/own_folds" --quiet
-absent "$s2/own_one" 2 "labelled validation rows hold only class \"negative\": choosing a rule and fitting a calibration need labelled rows of at least two classes" -- correct --features "$s2/x40.csv" --predictive "$s2/p40.csv" --labels "$s2/y40_one.csv" --preset synthetic --correction-iterations 5 --warm-start-steps 2 --out "$s2/own_one" --quiet
+absent "$s2/own_folds" 2 "folds 20: class" -- correct --features "$s2/x40.csv" --predictive "$s2/p40.csv" --labels "$s2/y40.csv" --folds 20 --select cv --preset synthetic --correction-iterations 5 --warm-start-steps 2 --out "$s2/own_folds" --quiet
+absent "$s2/own_folds" 2 "short of one per fold; ask for at most" -- correct --features "$s2/x40.csv" --predictive "$s2/p40.csv" --labels "$s2/y40.csv" --folds 20 --select cv --preset synthetic --correction-iterations 5 --warm-start-steps 2 --out "$s2/own_folds" --quiet
+absent "$s2/own_one" 2 "labelled validation rows hold only class \"negative\": choosing a rule and fitting a calibration need labelled rows of at least two classes" -- correct --features "$s2/x40.csv" --predictive "$s2/p40.csv" --labels "$s2/y40_one.csv" --select cv --preset synthetic --correction-iterations 5 --warm-start-steps 2 --out "$s2/own_one" --quiet
 expect 2 "--folds: \"1\" is not 0 (choose) or 2 to 100" -- correct --features "$s2/x40.csv" --predictive "$s2/p40.csv" --labels "$s2/y40.csv" --folds 1 --preset synthetic
 absent "$s2/own_base" 2 "q_base calibrated needs --labels" -- correct --features "$s2/x40.csv" --predictive "$s2/p40.csv" --q-base calibrated --preset synthetic --out "$s2/own_base" --quiet
 expect 0 "Decisions kept:" -- correct --features "$s2/x40.csv" --predictive "$s2/p40.csv" --labels "$s2/y40.csv" --q-base calibrated --preset synthetic --correction-iterations 5 --warm-start-steps 2 --out "$s2/own_base_ok" --quiet
