@@ -244,7 +244,10 @@ void EvidencePanel::showReplicates(const QVector<ResultRow>& rows, const QString
     bool anyWorse = false, allBetter = true, any = false;
     m_rules->clear();
     m_rules->setColumnCount(5);
-    m_rules->setHorizontalHeaderLabels({tr("method"), tr("P"), tr("q"), tr("change [95%]"), tr("verdict")});
+    m_rules->setHorizontalHeaderLabels({tr("method"), tr("P"), tr("kept"), tr("change [95%]"), tr("verdict")});
+    m_rules->horizontalHeaderItem(2)->setToolTip(
+        tr("Test cost of the rule each replicate kept on its validation rows (q, P or a calibration of P; q "
+           "where there are no validation rows), mean over replicates"));
     m_rules->horizontalHeaderItem(3)->setToolTip(
         tr("Mean change in test cost q - P over replicates, with a 95% Student t interval over replicates "
            "(< 0: the correction lowered the cost)"));
@@ -273,7 +276,8 @@ void EvidencePanel::showReplicates(const QVector<ResultRow>& rows, const QString
             continue;
         }
         any = true;
-        const auto c = compareOverReplicates(uncorrected, corrected);
+        auto c = compareOverReplicates(uncorrected, corrected);
+        c.candidate.rule = "the kept rule";
         m_rules->setItem(i, 1, new QTableWidgetItem(number(c.reference.cost, 4)));
         m_rules->setItem(i, 2, new QTableWidgetItem(number(c.candidate.cost, 4)));
         m_rules->setItem(i, 3, new QTableWidgetItem(changeCell(c.difference)));

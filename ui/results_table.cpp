@@ -20,9 +20,10 @@ ResultsTable::ResultsTable(QWidget* parent) : QTableWidget(parent)
 {
     setObjectName("results_table");
     setColumnCount(5);
-    setHorizontalHeaderLabels({tr("method"), tr("w/o q"), tr("with q"), tr("diff"), tr("n")});
-    const QStringList tips{tr("Inference method"), tr("Test decision cost without correction, mean ± std"),
-                           tr("Test decision cost with the post-hoc correction (ours), mean ± std"),
+    setHorizontalHeaderLabels({tr("method"), tr("P"), tr("kept"), tr("diff"), tr("n")});
+    const QStringList tips{tr("Inference method"), tr("Test decision cost of P (no correction), mean ± std"),
+                           tr("Test decision cost of the rule each replicate kept on its validation rows (q, P or a "
+                              "calibration of P; q itself without validation rows), mean ± std"),
                            tr("Average paired difference uncorrected - corrected ± its std (> 0: the correction helped)"),
                            tr("Replicates finished / requested")};
     for (int i = 0; i < tips.size(); ++i)
