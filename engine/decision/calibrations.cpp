@@ -371,17 +371,16 @@ FittedCalibration fitCalibration(CalibrationKind kind, const ClassProbabilities&
 
 ClassProbabilities FittedCalibration::probabilities(const ClassProbabilities& p) const
 {
-    switch (kind) {
-    case CalibrationKind::Temperature: return adjustedProbabilities(logOf(p), temperature);
-    case CalibrationKind::Offsets: return adjustedProbabilities(logOf(p), 1.0, offsets);
-    case CalibrationKind::Vector: {
+    // Temperature, offsets, vector and Platt scaling through the one form a saved q's
+    // forward computes (softmaxAffine), so the window, the CLI and PyTorch agree.
+    std::vector<double> scale, shift;
+    if (softmaxAffine(p.classes, scale, shift)) {
         ClassProbabilities out = p;
         for (int64_t i = 0; i < p.rows; ++i) {
             double* r = out.values.data() + i * p.classes;
             double top = -INFINITY;
             for (int k = 0; k < p.classes; ++k)
-                top = std::max(top, r[k] = vector.scale[static_cast<size_t>(k)] * safeLog(r[k]) +
-                                           vector.shift[static_cast<size_t>(k)]);
+                top = std::max(top, r[k] = scale[static_cast<size_t>(k)] * safeLog(r[k]) + shift[static_cast<size_t>(k)]);
             double sum = 0;
             for (int k = 0; k < p.classes; ++k)
                 sum += (r[k] = std::exp(r[k] - top));
@@ -390,20 +389,15 @@ ClassProbabilities FittedCalibration::probabilities(const ClassProbabilities& p)
         }
         return out;
     }
-    case CalibrationKind::Platt:
-    case CalibrationKind::Isotonic: {
+    if (kind == CalibrationKind::Isotonic) {
         ClassProbabilities out = p;
         for (int64_t i = 0; i < p.rows; ++i) {
             double* r = out.values.data() + i * 2;
-            const double p1 = kind == CalibrationKind::Platt
-                                  ? sigmoid(platt.a * (safeLog(r[1]) - safeLog(r[0])) + platt.b)
-                                  : isotonic(r[1]);
+            const double p1 = isotonic(r[1]);
             r[0] = 1 - p1;
             r[1] = p1;
         }
         return out;
-    }
-    case CalibrationKind::Constant: break;
     }
     throw std::logic_error("the constant decision has no probabilities");
 }

@@ -200,18 +200,32 @@ double studentTQuantile(double p, double df)
     return (low + high) / 2;
 }
 
+namespace {
+
+/// candidate_i - reference_i, with `out` holding their count and mean.
+std::vector<double> pairedDifferences(const std::vector<double>& reference, const std::vector<double>& candidate,
+                                      const char* what, PairedDifference& out)
+{
+    if (reference.size() != candidate.size() || reference.empty())
+        throw std::invalid_argument(std::string(what) + ": needs two equally long, non-empty cost lists");
+    std::vector<double> diff(reference.size());
+    for (size_t i = 0; i < diff.size(); ++i)
+        diff[i] = candidate[i] - reference[i];
+    out.rows = static_cast<int64_t>(diff.size());
+    out.mean = mean(diff);
+    return diff;
+}
+
+} // namespace
+
 PairedDifference pairedBootstrap(const std::vector<double>& reference, const std::vector<double>& candidate,
                                  uint64_t seed, int resamples)
 {
-    if (reference.size() != candidate.size() || reference.empty() || resamples < 1)
-        throw std::invalid_argument("pairedBootstrap: needs two equally long, non-empty cost lists");
-    const size_t n = reference.size();
-    std::vector<double> diff(n);
-    for (size_t i = 0; i < n; ++i)
-        diff[i] = candidate[i] - reference[i];
+    if (resamples < 1)
+        throw std::invalid_argument("pairedBootstrap: needs at least one resample");
     PairedDifference out;
-    out.rows = static_cast<int64_t>(n);
-    out.mean = mean(diff);
+    const auto diff = pairedDifferences(reference, candidate, "pairedBootstrap", out);
+    const size_t n = diff.size();
     // The row indices come from a fixed engine and a hand-rolled bounded draw (the high
     // half of a 64 x 64-bit product: no division per draw), so the interval is the same on
     // every standard library.
@@ -236,15 +250,9 @@ PairedDifference pairedBootstrap(const std::vector<double>& reference, const std
 
 PairedDifference replicateInterval(const std::vector<double>& reference, const std::vector<double>& candidate)
 {
-    if (reference.size() != candidate.size() || reference.empty())
-        throw std::invalid_argument("replicateInterval: needs two equally long, non-empty cost lists");
-    const size_t n = reference.size();
-    std::vector<double> diff(n);
-    for (size_t i = 0; i < n; ++i)
-        diff[i] = candidate[i] - reference[i];
     PairedDifference out;
-    out.rows = static_cast<int64_t>(n);
-    out.mean = mean(diff);
+    const auto diff = pairedDifferences(reference, candidate, "replicateInterval", out);
+    const size_t n = diff.size();
     if (n < 2) {
         out.low = out.high = std::numeric_limits<double>::quiet_NaN();
         return out;
