@@ -7,6 +7,8 @@
 
 #include <QtTest/QtTest>
 
+#include "probability_rows.h"
+
 #include <ATen/ATen.h>
 
 #include "core/input_error.h"
@@ -21,15 +23,6 @@
 using namespace lcs;
 
 namespace {
-
-ClassProbabilities rows(int classes, std::vector<double> values)
-{
-    ClassProbabilities p;
-    p.classes = classes;
-    p.rows = static_cast<int64_t>(values.size()) / classes;
-    p.values = std::move(values);
-    return p;
-}
 
 /// L = [[0, 5], [1, 0]] with referral 0.5.
 CostMatrix asymmetricWithReferral()

@@ -7,6 +7,8 @@
 
 #include <QtTest/QtTest>
 
+#include "probability_rows.h"
+
 #include "decision/calibrations.h"
 #include "decision/correction_evidence.h"
 #include "decision/rule_choice.h"
@@ -14,15 +16,6 @@
 using namespace lcs;
 
 namespace {
-
-ClassProbabilities rows(int classes, std::vector<double> values)
-{
-    ClassProbabilities p;
-    p.classes = classes;
-    p.rows = static_cast<int64_t>(values.size()) / classes;
-    p.values = std::move(values);
-    return p;
-}
 
 /// Two classes, every row's p1 from `p1`.
 ClassProbabilities binary(const std::vector<double>& p1)
