@@ -41,11 +41,24 @@ CorrectionEvidence imageEvidence(const at::Tensor& probsBefore, const at::Tensor
         const auto y = labels.index_select(0, rows).to(at::kLong).contiguous();
         return std::vector<int64_t>(y.data_ptr<int64_t>(), y.data_ptr<int64_t>() + y.numel());
     };
-    auto e = gatherCorrectionEvidence(
-        toClassProbabilities(probsBefore.index_select(0, validation)),
-        toClassProbabilities(probsAfter.index_select(0, validation)), labelsOf(validation),
-        toClassProbabilities(probsBefore.index_select(0, scored)), toClassProbabilities(probsAfter.index_select(0, scored)),
-        labelsOf(scored), costs, Selection::CrossValidation, mixSeed(seed, kEvidenceStream));
+    const auto gather = [&](Selection selection) {
+        return gatherCorrectionEvidence(
+            toClassProbabilities(probsBefore.index_select(0, validation)),
+            toClassProbabilities(probsAfter.index_select(0, validation)), labelsOf(validation),
+            toClassProbabilities(probsBefore.index_select(0, scored)),
+            toClassProbabilities(probsAfter.index_select(0, scored)), labelsOf(scored), costs, selection,
+            mixSeed(seed, kEvidenceStream));
+    };
+    CorrectionEvidence e;
+    try {
+        e = gather(Selection::CrossValidation);
+    } catch (const InputError& why) {
+        // A test set too small to hold two classes in its validation half: the run's
+        // evidence is an addition to its figures, so it chooses between S and q there
+        // instead of refusing the run, and says why.
+        e = gather(Selection::Validation);
+        e.keptReason += " (no cross-validation: " + std::string(why.what()) + ")";
+    }
     e.setName = "scored-half";
     return e;
 }
