@@ -31,6 +31,18 @@ std::vector<int64_t> bayesDecisionsOf(const ClassProbabilities& p, const CostMat
     return out;
 }
 
+void softmaxInPlace(double* row, int classes)
+{
+    double top = -INFINITY;
+    for (int k = 0; k < classes; ++k)
+        top = std::max(top, row[k]);
+    double sum = 0;
+    for (int k = 0; k < classes; ++k)
+        sum += (row[k] = std::exp(row[k] - top));
+    for (int k = 0; k < classes; ++k)
+        row[k] /= sum;
+}
+
 ClassProbabilities adjustedProbabilities(const ClassProbabilities& logP, double temperature,
                                          const std::vector<double>& offsets)
 {
@@ -39,16 +51,9 @@ ClassProbabilities adjustedProbabilities(const ClassProbabilities& logP, double 
     ClassProbabilities out = logP;
     for (int64_t i = 0; i < logP.rows; ++i) {
         double* r = out.values.data() + i * logP.classes;
-        double top = -INFINITY;
-        for (int k = 0; k < logP.classes; ++k) {
+        for (int k = 0; k < logP.classes; ++k)
             r[k] = r[k] / temperature + (offsets.empty() ? 0.0 : offsets[static_cast<size_t>(k)]);
-            top = std::max(top, r[k]);
-        }
-        double sum = 0;
-        for (int k = 0; k < logP.classes; ++k)
-            sum += (r[k] = std::exp(r[k] - top));
-        for (int k = 0; k < logP.classes; ++k)
-            r[k] /= sum;
+        softmaxInPlace(r, logP.classes);
     }
     return out;
 }

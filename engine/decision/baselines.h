@@ -14,6 +14,10 @@ namespace lcs {
 /// Bayes decisions argmin_d sum_y p(y) L[y, d] per row; ties go to the lowest index.
 std::vector<int64_t> bayesDecisionsOf(const ClassProbabilities& p, const CostMatrix& costs);
 
+/// Replaces the `classes` scores at `row` by their softmax (the largest taken out first):
+/// every calibration's last step, one place.
+void softmaxInPlace(double* row, int classes);
+
 /// softmax(logP / temperature + offsets) per row; offsets empty or one per class.
 ClassProbabilities adjustedProbabilities(const ClassProbabilities& logP, double temperature,
                                          const std::vector<double>& offsets = {});

@@ -378,14 +378,9 @@ ClassProbabilities FittedCalibration::probabilities(const ClassProbabilities& p)
         ClassProbabilities out = p;
         for (int64_t i = 0; i < p.rows; ++i) {
             double* r = out.values.data() + i * p.classes;
-            double top = -INFINITY;
             for (int k = 0; k < p.classes; ++k)
-                top = std::max(top, r[k] = scale[static_cast<size_t>(k)] * safeLog(r[k]) + shift[static_cast<size_t>(k)]);
-            double sum = 0;
-            for (int k = 0; k < p.classes; ++k)
-                sum += (r[k] = std::exp(r[k] - top));
-            for (int k = 0; k < p.classes; ++k)
-                r[k] /= sum;
+                r[k] = scale[static_cast<size_t>(k)] * safeLog(r[k]) + shift[static_cast<size_t>(k)];
+            softmaxInPlace(r, p.classes);
         }
         return out;
     }

@@ -273,6 +273,9 @@ std::string syntheticJson(const SyntheticResult& r)
                             {"kept", o.selected ? nlohmann::json(o.kept) : nlohmann::json(nullptr)},
                             {"q_alone", metricsJson(o.qAlone)},
                             {"baselines", baselinesJson(o)},
+                            // The two fields earlier versions wrote, kept for readers of them.
+                            {"temperature_cost", reportNumber(o.baselineCost("temperature"))},
+                            {"offsets_cost", reportNumber(o.baselineCost("offsets"))},
                             {"validation_cost", o.selected ? nlohmann::json{{"uncorrected", o.validationCostUncorrected},
                                                                              {"q", o.validationCostQ}}
                                                            : nlohmann::json(nullptr)}});
