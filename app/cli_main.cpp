@@ -574,7 +574,7 @@ std::string checkFile(const std::string& path)
             const auto set = tabularDefaultLabel();
             const std::string label = set.empty() ? lcs::kDefaultLabelColumn : set;
             try {
-                return tableSummary(lcs::readTable(path, set, lcs::kMaxTableValues));
+                return tableSummary(lcs::readTable(path, set, lcs::kMaxTableValues, lcs::MissingValues::Impute));
             } catch (const lcs::InputError& asTable) {
                 throw lcs::InputError(std::string(asArray.what()) + "; nor is it a table for tabular with the label "
                                       "column \"" + label + "\" (another: tabular --label COLUMN): " + asTable.what());
@@ -582,7 +582,7 @@ std::string checkFile(const std::string& path)
         }
     }
     if (lcs::isArffPath(path))
-        return tableSummary(lcs::readTable(path, tabularDefaultLabel(), lcs::kMaxTableValues));
+        return tableSummary(lcs::readTable(path, tabularDefaultLabel(), lcs::kMaxTableValues, lcs::MissingValues::Impute));
     if (endsWith(".bin")) {
         const auto batch = lcs::parseCifarBatch(lcs::readFile(path, lcs::kMaxCifarBatchBytes), path);
         return "CIFAR-10 batch of " + std::to_string(batch.size()) + " images";

@@ -937,7 +937,18 @@ expect 2 "nor is it a table for tabular with the label column \"label\" (another
 expect 2 "no_such_table.csv: No such file or directory" -- check "$s2/no_such_table.csv"
 expect 2 "table_word.csv column 2 (y) mixes numbers (line 2: \"2\") and text (line 3: \"four\")" -- tabular --data "$s2/table_word.csv" $tq
 printf 'x,y,label\n1,2,a\n3,?,b\n5,6,\n' > "$s2/table_missing.csv"
-expect 2 "(missing values are not supported)" -- tabular --data "$s2/table_missing.csv" $tq
+expect 2 "(with --missing impute or drop it is a missing value)" -- tabular --data "$s2/table_missing.csv" --missing refuse $tq
+# Missing values are imputed by default, and the run says how many; drop leaves the rows
+# out; an unknown choice, a column missing in every row, and a model asked to impute a
+# column that had no missing value in training are refused, naming them.
+expect 2 "sometimes" -- tabular --data "$s2/table_missing.csv" --missing sometimes $tq
+printf 'x,y,label\n1,NA,a\n3,,b\n5,NA,a\n7,?,b\n' > "$s2/table_empty_column.csv"
+expect 2 "table_empty_column.csv column 2 (y): every one of its 4 cells is missing (100%)" -- tabular --data "$s2/table_empty_column.csv" $tq
+printf 'x,y,label\n-1,-1,a\n1,NA,b\n-1.2,-0.8,a\n0.9,1.1,b\n-0.5,?,a\n1,0.5,b\nNA,0,\n2,2,NA\n' > "$s2/table_na.csv"
+expect 0 "3 missing value(s) in 3 row(s): each number filled by the training rows' mean" -- tabular --data "$s2/table_na.csv" --save-models "$s2/na_models" $tq
+expect 0 "3 missing value(s) in 3 row(s): those rows are left out (--missing drop)" -- tabular --data "$s2/table_na.csv" --missing drop $tq
+expect 0 "1 row(s) whose label is a missing value (NA, ?) are unlabelled" -- check "$s2/table_na.csv"
+expect 0 "NA,2," -- decide --model "$s2/na_models/kfac_laplace_r0_q.pt" --point NA,2
 expect 2 "holds 1 class(es) among its labelled rows" -- tabular --data "$s2/table_one.csv" $tq
 # Every row labelled: q trains on the training rows' inputs, and the table says so.
 expect 0 "q trained on each replicate's training rows' inputs, labels unused (the table has no unlabelled rows)" -- tabular --data "$s2/table_nocal.csv" $tq
@@ -972,6 +983,7 @@ expect 2 "cat_new.csv line 3 column 2 (colour): \"purple\" is not a category see
 printf 'x,y\n1,2\n' > "$s2/cat_nocolumn.csv"
 expect 2 "cat_nocolumn.csv line 1: no column named \"colour\"" -- decide --model "$s2/cat_models/kfac_laplace_r0_q.pt" --points "$s2/cat_nocolumn.csv"
 expect 0 "1,blue," -- decide --model "$s2/cat_models/kfac_laplace_r0_q.pt" --point 1,blue
+expect 2 "--point NA,blue column 1 (x): \"NA\" is a missing value, and the training rows had none in this column, so it cannot be imputed" -- decide --model "$s2/cat_models/kfac_laplace_r0_q.pt" --point NA,blue
 
 # A Weka ARFF table: the class is the last attribute unless --label names one; ? marks
 # an unlabelled row; nominal features are one-hot over their declared values.
@@ -981,7 +993,8 @@ expect 0 "Table $s2/table.arff" -- tabular --data "$s2/table.arff" --label class
 expect 0 "ok: $s2/table.arff: table: 6 labelled and 2 unlabelled rows, 2 feature(s), classes a, b (attribute class" -- check "$s2/table.arff"
 expect 2 "no attribute named \"Class\"; did you mean \"class\" (its attributes: x, y, class)" -- tabular --data "$s2/table.arff" --label Class $tq
 printf '@relation t\n@attribute x numeric\n@attribute class {a, b}\n@data\n1,a\n?,b\n3,?\n' > "$s2/arff_missing.arff"
-expect 2 "arff_missing.arff line 6 attribute \"x\": a missing value (?); missing feature values are not imputed" -- tabular --data "$s2/arff_missing.arff" $tq
+expect 2 "arff_missing.arff line 6 attribute \"x\": a missing value (?), refused by --missing refuse" -- tabular --data "$s2/arff_missing.arff" --missing refuse $tq
+expect 0 "1 missing value(s) in 1 row(s)" -- check "$s2/arff_missing.arff"
 printf '@relation t\n@attribute x numeric\n@attribute class {a, b}\n@data\n{0 1, 1 a}\n' > "$s2/arff_sparse.arff"
 expect 2 "arff_sparse.arff line 5: a sparse row" -- tabular --data "$s2/arff_sparse.arff" $tq
 printf '@relation t\n@attribute Text string\n@attribute class {a, b}\n@data\n' > "$s2/arff_string.arff"

@@ -20,12 +20,49 @@ using Labels = std::vector<int64_t>;
 class ArffTest : public QObject {
     Q_OBJECT
 
-    static TabularData parse(const std::string& text, const std::string& classAttribute = "", size_t maxValues = 1000)
+    static TabularData parse(const std::string& text, const std::string& classAttribute = "", size_t maxValues = 1000,
+                             MissingValues missing = MissingValues::Refuse)
     {
-        return parseArff(text, "t.arff", classAttribute, maxValues);
+        return parseArff(text, "t.arff", classAttribute, maxValues, missing);
     }
 
 private Q_SLOTS:
+    // Weka's missing value `?` in features (labor.arff has one in 56 of 57 rows). Imputed:
+    // a numeric attribute gains its 0/1 "missing" feature (the value NaN until the fill is
+    // fitted), a nominal one the level "(missing)" beside its declared values; a `?` class
+    // is still an unlabelled row. Dropped: rows with a missing feature are left out.
+    void missingFeaturesAreImputedOrDropped()
+    {
+        const std::string text = "@relation r\n@attribute x numeric\n@attribute k {u, v}\n@attribute c {a, b}\n@data\n"
+                                 "1,u,a\n?,v,b\n3,?,a\n?,?,?\n5,u,b\n";
+        const auto t = parse(text, "", 1000, MissingValues::Impute);
+        QCOMPARE(t.featureNames, (Strings{"x", "x missing", "k=(missing)", "k=u", "k=v"}));
+        QCOMPARE(t.missingCells, int64_t{4});
+        QCOMPARE(t.missingRows, int64_t{3});
+        QCOMPARE(t.labels, (Labels{0, 1, 0, 1}));
+        const auto nan = std::numeric_limits<double>::quiet_NaN();
+        const Values labelled{1, 0, 0, 1, 0, nan, 1, 0, 0, 1, 3, 0, 1, 0, 0, 5, 0, 0, 1, 0};
+        QCOMPARE(t.labelled.values.size(), labelled.size());
+        for (size_t i = 0; i < labelled.size(); ++i)
+            QVERIFY2(std::isnan(labelled[i]) ? std::isnan(t.labelled.values[i]) : t.labelled.values[i] == labelled[i],
+                     qPrintable(QString::number(i)));
+        QCOMPARE(t.unlabelled.values.size(), size_t{5});
+        QVERIFY(std::isnan(t.unlabelled.values[0]));
+        QCOMPARE(Values(t.unlabelled.values.begin() + 1, t.unlabelled.values.end()), (Values{1, 1, 0, 0}));
+        const auto dropped = parse(text, "", 1000, MissingValues::Drop);
+        QCOMPARE(dropped.featureNames, (Strings{"x", "k=u", "k=v"}));
+        QCOMPARE(dropped.labelled.values, (Values{1, 1, 0, 5, 1, 0}));
+        QCOMPARE(dropped.labels, (Labels{0, 1}));
+        try {
+            parse("@relation r\n@attribute x numeric\n@attribute y numeric\n@attribute c {a, b}\n@data\n1,?,a\n2,?,b\n",
+                  "", 1000, MissingValues::Impute);
+            QFAIL("an attribute missing in every row was imputed");
+        } catch (const InputError& e) {
+            QCOMPARE(QString(e.what()), QString("t.arff attribute \"y\": missing (?) in every one of its 2 rows (100%); "
+                                                "there is nothing to impute from: remove the attribute"));
+        }
+    }
+
     // Comments, a quoted name with a blank, quoted values, a `?` class (unlabelled), a
     // trailing comment; nominal levels sorted, the class in declared order.
     void numbersQuotesAndComments()
@@ -64,8 +101,8 @@ private Q_SLOTS:
             parse(text);
             QFAIL("a ? feature was accepted");
         } catch (const InputError& e) {
-            QVERIFY2(QString(e.what()).startsWith("t.arff line 8 attribute \"y\": a missing value (?); missing feature "
-                                                  "values are not imputed"),
+            QVERIFY2(QString(e.what()).startsWith("t.arff line 8 attribute \"y\": a missing value (?), refused by "
+                                                  "--missing refuse"),
                      e.what());
         }
     }
@@ -138,12 +175,12 @@ private Q_SLOTS:
         const std::string arff = dir.filePath("T.ARFF").toStdString();
         writeFileAtomically(arff, "@relation r\n@attribute x numeric\n@attribute label {a, b}\n@attribute k {u, v}\n"
                                   "@data\n1,a,u\n2,b,v\n");
-        QCOMPARE(readTable(arff, "", 1000).labelName, std::string("k"));
-        QCOMPARE(readTable(arff, "label", 1000).labelName, std::string("label"));
+        QCOMPARE(readTable(arff, "", 1000, MissingValues::Refuse).labelName, std::string("k"));
+        QCOMPARE(readTable(arff, "label", 1000, MissingValues::Refuse).labelName, std::string("label"));
         const std::string csv = dir.filePath("t.csv").toStdString();
         writeFileAtomically(csv, "x,label,k\n1,a,u\n2,b,v\n");
-        QCOMPARE(readTable(csv, "", 1000).labelName, std::string("label"));
-        QCOMPARE(readTable(csv, "", 1000).featureNames, (Strings{"x", "k=u", "k=v"}));
+        QCOMPARE(readTable(csv, "", 1000, MissingValues::Refuse).labelName, std::string("label"));
+        QCOMPARE(readTable(csv, "", 1000, MissingValues::Refuse).featureNames, (Strings{"x", "k=u", "k=v"}));
     }
 
     void badFilesNameTheProblem_data()
@@ -213,7 +250,7 @@ private Q_SLOTS:
         row("huge", h + "1e31,a\n", "\"1e31\" is not a finite number (at most 1e30)");
         row("nan", h + "nan,a\n", "\"nan\" is not a finite number");
         row("missing feature", h + "?,a\n",
-            "t.arff line 5 attribute \"x\": a missing value (?); missing feature values are not imputed");
+            "t.arff line 5 attribute \"x\": a missing value (?), refused by --missing refuse");
         row("no rows", h, "t.arff: attribute \"c\" holds 0 class(es) among its labelled rows; at least 2 are needed");
         row("one class", h + "1,a\n2,a\n3,?\n", "holds 1 class(es) among its labelled rows");
         row("cells past the cap", h + "1,a\n2,b\n3,?\n", "t.arff: more than 5 numbers", {}, 5);

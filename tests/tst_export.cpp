@@ -202,6 +202,28 @@ private Q_SLOTS:
                 QVERIFY2(QString(e.what()).contains(QString::fromStdString(message)), e.what());
             }
         }
+        // A numeric column that imputes: its value and its 0/1 "missing" feature are the
+        // network's two inputs. The file's forward fills a NaN with missing_fill (0.5) and
+        // sets the flag, as LC Studio's loaded model does: a NaN row decides as the row
+        // (0.5, 1) does, in the TorchScript module and in the loaded classifier alike.
+        info.inputColumns = {InputColumn{"x", {}, true, 0.5}};
+        const std::string mpath = tmp.filePath("m.pt").toStdString();
+        saveModel(net, info, mpath);
+        const auto imputing = loadClassifier(mpath);  // its probe includes a row with x missing
+        QVERIFY(imputing.info.inputColumns[0].missingIndicator);
+        QCOMPARE(imputing.info.inputColumns[0].fill, 0.5);
+        const auto nan = std::numeric_limits<float>::quiet_NaN();
+        const auto missingRow = torch::tensor({nan, 0.0f}).reshape({1, 2});
+        const auto filledRow = torch::tensor({0.5f, 1.0f}).reshape({1, 2});
+        QVERIFY(torch::allclose(imputing.probabilities(missingRow), imputing.probabilities(filledRow)));
+        QVERIFY(!torch::allclose(imputing.probabilities(torch::tensor({0.5f, 0.0f}).reshape({1, 2})),
+                                 imputing.probabilities(filledRow)));  // the flag matters to this network
+        auto module = torch::jit::load(mpath);
+        const auto scripted = module.forward({missingRow}).toTensor();
+        QVERIFY2(torch::allclose(scripted, imputing.probabilities(filledRow), 1e-5, 1e-6),
+                 c10::str(scripted, imputing.probabilities(filledRow)).c_str());
+        QVERIFY(readFile(mpath + ".json", 1 << 20).find("\"missing_fill\": 0.5") != std::string::npos);
+
         // Only an MLP corrects a predictive as a residual: a ResNet sidecar that claims it
         // is refused, whichever field the file lists first.
         ModelInfo resnet;

@@ -295,6 +295,43 @@ private Q_SLOTS:
     // 1, then bad 0, 1, 0). Fitted on fold 1 (2 good, 1 bad) the cheapest constant is
     // "good", which costs 2 x 1.5 on fold 0; fitted on fold 0 (2 and 2) it is "bad", which
     // costs 2 x 1 on fold 1: 5/7. Fitted on all rows it would be "bad" everywhere: 4/7.
+
+    // A rule that never met its dear mistake on the validation rows: "sharp" saves 11
+    // false alarms on 68 rows (a missed malignant costs 10, a false alarm 1) and meets no
+    // malignant row where it differs from P. Paired difference -11/68 = -0.1618 with a
+    // standard error sqrt((11 - 68 x 0.1618^2) / 67 / 68) = 0.04499: beyond one standard
+    // error, so the plain guard would move off P. The unseen row at the dearest change
+    // (+10: malignant, P says malignant, sharp says benign) gives 69 differences with mean
+    // -1/69 = -0.0145 and standard error sqrt((111 - 69 x 0.0145^2) / 68 / 69) = 0.1538:
+    // P is kept.
+    void guardCountsOneUnseenRowAtTheDearestChange()
+    {
+        auto costs = CostMatrix::zeroOne(2, {"malignant", "benign"});
+        costs.set(0, 1, 10.0);
+        std::vector<int64_t> labels(68, 1), pDecisions(68, 1), sharp(68, 1);
+        for (size_t i = 0; i < 6; ++i)
+            labels[i] = pDecisions[i] = sharp[i] = 0;  // malignant, both treat it
+        for (size_t i = 6; i < 17; ++i)
+            pDecisions[i] = 0;  // benign, P raises a false alarm, sharp does not
+        const auto p = binary(std::vector<double>(68, 0.5));
+        const auto choice =
+            chooseRuleByCrossValidation(p, {{"P", pDecisions}, {"sharp", sharp}}, labels, costs, {}, 5, 1, kSelectionGuard);
+        const auto& s = choice.candidates[1];
+        QVERIFY(std::abs(s.changeVsFirst + 11.0 / 68) < 1e-12);
+        QVERIFY2(std::abs(s.standardError - 0.044987) < 1e-6, qPrintable(QString::number(s.standardError, 'g', 8)));
+        QCOMPARE(s.dearestChange, 10.0);
+        QCOMPARE(choice.kept, std::string("P"));
+        QVERIFY2(choice.reason.find("one more row at the rule's dearest change") != std::string::npos,
+                 choice.reason.c_str());
+        // With a false alarm saved on 40 of the 62 benign rows the gain survives the
+        // unseen row: mean -30/69 = -0.4348, standard error 0.1645.
+        for (size_t i = 17; i < 46; ++i)
+            pDecisions[i] = 0;
+        QCOMPARE(chooseRuleByCrossValidation(p, {{"P", pDecisions}, {"sharp", sharp}}, labels, costs, {}, 5, 1,
+                                             kSelectionGuard)
+                     .kept,
+                 std::string("sharp"));
+    }
     void crossValidatedCostIsOutOfFold()
     {
         auto costs = CostMatrix::zeroOne(2, {"good", "bad"});

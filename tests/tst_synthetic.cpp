@@ -442,7 +442,7 @@ private Q_SLOTS:
         // Integer labels order by value (2 before 10); an empty label is unlabelled; a
         // BOM and CRLF lines are read.
         const auto t = parseTabularCsv("\xEF\xBB\xBFx, label ,y\r\n1,10,2\r\n3,2,4\r\n5,,6\r\n7,10,8\r\n", "t.csv", "label",
-                                       1000);
+                                       1000, MissingValues::Impute);
         QCOMPARE(t.featureNames, (std::vector<std::string>{"x", "y"}));
         QCOMPARE(t.classNames, (std::vector<std::string>{"2", "10"}));
         QCOMPARE(t.labels, (std::vector<int64_t>{1, 0, 1}));
@@ -455,7 +455,7 @@ private Q_SLOTS:
     void textColumnsAreOneHotCategories()
     {
         const auto t = parseTabularCsv("size, colour ,label\n1,red,a\n2, blue,b\n3,red,\n4,green,a\n", "t.csv",
-                                       "label", 1000);
+                                       "label", 1000, MissingValues::Impute);
         QCOMPARE(t.featureNames, (std::vector<std::string>{"size", "colour=blue", "colour=green", "colour=red"}));
         QCOMPARE(t.columns.size(), size_t{2});
         QVERIFY(!t.columns[0].categorical());
@@ -475,12 +475,91 @@ private Q_SLOTS:
         }
     }
 
+    // Missing cells as R and Weka write them. Imputed: a number is NaN with a 0/1
+    // "missing" feature after it until the fill (the mean of the rows it is fitted on) is
+    // known; a category's missing cell is the level "(missing)", sorted before "blue"; a
+    // label NA is an unlabelled row. Dropped: every row with a missing cell left out.
+    // Refused: stopped at the first, naming it.
+    void missingCellsAreImputedDroppedOrRefused()
+    {
+        const std::string text = "x,colour,label\n1,red,a\nNA,blue,b\n4,,a\n?,red,NA\n7,blue,b\n";
+        const auto nan = std::numeric_limits<double>::quiet_NaN();
+        const auto t = parseTabularCsv(text, "t.csv", "label", 1000, MissingValues::Impute);
+        QCOMPARE(t.featureNames,
+                 (std::vector<std::string>{"x", "x missing", "colour=(missing)", "colour=blue", "colour=red"}));
+        QVERIFY(t.columns[0].missingIndicator && std::isnan(t.columns[0].fill));
+        QCOMPARE(t.missingCells, int64_t{3});
+        QCOMPARE(t.missingRows, int64_t{3});
+        QCOMPARE(t.missingLabels, int64_t{1});
+        QCOMPARE(t.labels, (std::vector<int64_t>{0, 1, 0, 1}));
+        const std::vector<double> labelled{1, 0, 0, 0, 1, nan, 1, 0, 1, 0, 4, 0, 1, 0, 0, 7, 0, 0, 1, 0};
+        QCOMPARE(t.labelled.values.size(), labelled.size());
+        for (size_t i = 0; i < labelled.size(); ++i)
+            QVERIFY2(std::isnan(labelled[i]) ? std::isnan(t.labelled.values[i]) : t.labelled.values[i] == labelled[i],
+                     qPrintable(QString::number(i)));
+        QVERIFY(std::isnan(t.unlabelled.values[0]) && t.unlabelled.values[1] == 1);
+        QVERIFY2(describeTable(t).find("3 missing value(s) in 3 row(s): each number filled by the training rows' "
+                                       "mean") != std::string::npos &&
+                     describeTable(t).find("1 row(s) whose label is a missing value (NA, ?) are unlabelled") !=
+                         std::string::npos,
+                 describeTable(t).c_str());
+        // The fill: the mean of the rows it is fitted on (rows 0 and 3: (1 + 7) / 2 = 4),
+        // or of every row where those have none (row 1 alone: (1 + 4 + 7) / 3 = 4).
+        auto filled = fitMissingFill(t.columns, t.labelled.values, {0, 3});
+        QCOMPARE(filled[0].fill, 4.0);
+        QCOMPARE(fitMissingFill(t.columns, t.labelled.values, {0, 2}).front().fill, 2.5);
+        QCOMPARE(fitMissingFill(t.columns, t.labelled.values, {1}).front().fill, 4.0);
+        filled = fitMissingFill(t.columns, t.labelled.values, {0, 2});
+        auto values = t.labelled.values;
+        fillMissingValues(filled, values);
+        QCOMPARE(values[5], 2.5);
+        QCOMPARE(values[6], 1.0);  // the flag stays
+        // decide's rows: a missing number takes the fill and its flag; a missing category its level.
+        std::vector<double> out;
+        appendEncodedRow(filled, {"", "N/A"}, "new.csv line 2", out);
+        QCOMPARE(out, (std::vector<double>{2.5, 1, 1, 0, 0}));
+        QCOMPARE(encodedFill(filled)[0], 2.5);
+        QVERIFY(std::isnan(encodedFill(filled)[1]));
+        QCOMPARE(encodedIndicators(filled), (std::vector<std::pair<size_t, size_t>>{{0, 1}}));
+        // A column that had no missing cell in training cannot impute one.
+        const auto complete = parseTabularCsv("x,label\n1,a\n2,b\n", "t.csv", "label", 1000, MissingValues::Impute);
+        QVERIFY(!hasMissingValues(complete.columns));
+        try {
+            appendEncodedRow(complete.columns, {"NA"}, "new.csv line 3", out);
+            QFAIL("a missing value was encoded by a column that cannot impute");
+        } catch (const InputError& e) {
+            QCOMPARE(QString(e.what()), QString("new.csv line 3 column 1 (x): \"NA\" is a missing value, and the "
+                                                "training rows had none in this column, so it cannot be imputed: "
+                                                "fill it in"));
+        }
+        // Dropped: rows 2, 3 and 4 have a missing cell.
+        const auto dropped = parseTabularCsv(text + "3,red,a\n", "t.csv", "label", 1000, MissingValues::Drop);
+        QCOMPARE(dropped.labelled.values, (std::vector<double>{1, 0, 1, 7, 1, 0, 3, 0, 1}));
+        QCOMPARE(dropped.missingRows, int64_t{3});
+        QVERIFY2(describeTable(dropped).find("those rows are left out (--missing drop)") != std::string::npos,
+                 describeTable(dropped).c_str());
+        // A column missing in every row has nothing to impute from.
+        try {
+            parseTabularCsv("x,y,label\n1,NA,a\n2,,b\n", "t.csv", "label", 1000, MissingValues::Impute);
+            QFAIL("an empty column was imputed");
+        } catch (const InputError& e) {
+            QCOMPARE(QString(e.what()), QString("t.csv column 2 (y): every one of its 2 cells is missing (100%); "
+                                                "there is nothing to impute from: leave the column out"));
+        }
+        try {
+            parseTabularCsv("x,label\nNA,a\n", "t.csv", "label", 1000, MissingValues::Drop);
+            QFAIL("dropping every row was accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).contains("so --missing drop leaves none"), e.what());
+        }
+    }
+
     // Tables as R (write.csv) and Excel write them: quoted names and cells, a quote
     // inside a quoted cell doubled, commas and line breaks inside quotes kept.
     void quotedTablesReadAsWritten()
     {
         const auto t = parseTabularCsv("\"a\",\"label\"\r\n1,\"x, \"\"q\"\"\"\r\n\"2\",\"y\"\r\n3,\"two\nlines\"\r\n4,\r\n",
-                                       "t.csv", "label", 1000);
+                                       "t.csv", "label", 1000, MissingValues::Impute);
         QCOMPARE(t.featureNames, (std::vector<std::string>{"a"}));
         QCOMPARE(t.classNames, (std::vector<std::string>{"two\nlines", "x, \"q\"", "y"}));
         QCOMPARE(t.labels, (std::vector<int64_t>{1, 2, 0}));
@@ -489,7 +568,7 @@ private Q_SLOTS:
         // A record is numbered by the line it starts on: after a cell of two lines the
         // next row is line 4, and the ragged one line 5.
         try {
-            parseTabularCsv("a,label\n1,\"two\nlines\"\n2,y\n3\n", "t.csv", "label", 1000);
+            parseTabularCsv("a,label\n1,\"two\nlines\"\n2,y\n3\n", "t.csv", "label", 1000, MissingValues::Impute);
             QFAIL("accepted");
         } catch (const InputError& e) {
             QCOMPARE(QString(e.what()), QString("t.csv line 5: 1 columns, the header has 2"));
@@ -508,7 +587,7 @@ private Q_SLOTS:
         row("word among numbers", "a,label\n1,x\nfoo,y\n3,\n",
             "t.csv column 1 (a) mixes numbers (line 2: \"1\") and text (line 3: \"foo\"); a column holds numbers, "
             "or categories as text");
-        row("missing marker", "a,label\n1,x\n?,y\n3,\n", "(missing values are not supported)");
+        row("missing marker", "a,label\n1,x\n?,y\n3,\n", "(with --missing impute or drop it is a missing value)");
         row("empty category", "a,label\nu,x\n,y\nv,\n", "t.csv line 3 column 1 (a): an empty category");
         row("one class", "a,label\n1,x\n2,x\n3,\n", "holds 1 class(es)");
         row("empty", "", "t.csv: empty");
@@ -536,7 +615,7 @@ private Q_SLOTS:
         QFETCH(QByteArray, text);
         QFETCH(QString, message);
         try {
-            parseTabularCsv(text.toStdString(), "t.csv", "label", 1000);
+            parseTabularCsv(text.toStdString(), "t.csv", "label", 1000, MissingValues::Refuse);
             QFAIL("accepted");
         } catch (const InputError& e) {
             QVERIFY2(QString(e.what()).contains(message), e.what());

@@ -257,7 +257,7 @@ Attribute readAttribute(Cursor& c, const std::string& where, size_t lineNumber)
 } // namespace
 
 TabularData parseArff(const std::string& text, const std::string& source, const std::string& classAttribute,
-                      size_t maxValues)
+                      size_t maxValues, MissingValues missing)
 {
     // Names and values end up in the results' JSON, whose writer refuses invalid UTF-8:
     // refused here, naming the line, rather than after a whole run. Comment lines never
@@ -364,6 +364,7 @@ TabularData parseArff(const std::string& text, const std::string& source, const 
 
     TabularData out;
     out.source = source;
+    out.missingValues = missing;
     std::vector<std::string> contexts;  // ` attribute "name"` of each attribute, for messages
     for (size_t i = 0; i < attributes.size(); ++i) {
         contexts.push_back(attributeLabel(attributes[i].name));
@@ -391,11 +392,13 @@ TabularData parseArff(const std::string& text, const std::string& source, const 
                           valueList(attributes[at].values) + ")");
     };
 
-    // The rows, each checked and encoded as it is read: the columns are known already.
+    // The rows, each checked as it is read and kept as cells: a column's missing-value
+    // feature or level is known only once every row is.
     const size_t count = attributes.size();
-    std::vector<std::string> cells(out.columns.size());
-    std::vector<double> labelledValues, unlabelledValues;
-    std::vector<bool> used(classAttr.values.size(), false);
+    std::vector<std::vector<std::string>> rowCells;
+    std::vector<std::string> rowWhere;
+    std::vector<int64_t> rowLabels;
+    std::vector<size_t> missingInColumn(out.columns.size(), 0);
     size_t cellCount = 0, rows = 0;
     while (lines.next(line)) {
         Cursor c{line, 0};
@@ -411,7 +414,8 @@ TabularData parseArff(const std::string& text, const std::string& source, const 
         if (width > maxValues / (rows + 1))
             throw tooMany();
         int64_t label = -1;  // -1: unlabelled
-        size_t n = 0, f = 0;
+        size_t n = 0, f = 0, missingHere = 0;
+        std::vector<std::string> cells(out.columns.size());
         for (;;) {
             c.skipBlanks();
             if (c.pos < line.size() && c.peek() == '{')
@@ -435,11 +439,15 @@ TabularData parseArff(const std::string& text, const std::string& source, const 
                         throw undeclared(where, n, v.text);
                     label = k->second;
                 }
-            } else {
-                if (v.missing())
+            } else if (v.missing()) {
+                if (missing == MissingValues::Refuse)
                     throw InputError(where + contexts[n] +
-                                     ": a missing value (?); missing feature values are not imputed: fill it in or "
-                                     "remove the row");
+                                     ": a missing value (?), refused by --missing refuse (impute fills it, drop "
+                                     "leaves the row out)");
+                ++missingHere;
+                ++missingInColumn[f];
+                cells[f++].clear();  // empty: a missing cell to the encoder, never a declared value
+            } else {
                 if (a.nominal) {
                     if (!std::binary_search(a.sorted.begin(), a.sorted.end(), v.text))
                         throw undeclared(where, n, v.text);
@@ -462,13 +470,61 @@ TabularData parseArff(const std::string& text, const std::string& source, const 
         if (n != count)
             throw InputError(where + ": " + std::to_string(n) + " values, the header declares " +
                              std::to_string(count) + " attributes");
-        // Checked above, so this only encodes, exactly as the CSV reader's rows are.
-        appendEncodedRow(out.columns, cells, where, label < 0 ? unlabelledValues : labelledValues);
-        if (label >= 0) {
-            out.labels.push_back(label);
-            used[static_cast<size_t>(label)] = true;
-        }
+        out.missingCells += static_cast<int64_t>(missingHere);
+        out.missingRows += missingHere > 0;
         ++rows;
+        if (missingHere > 0 && missing == MissingValues::Drop)
+            continue;
+        rowCells.push_back(std::move(cells));
+        rowWhere.push_back(where);
+        rowLabels.push_back(label);
+    }
+    if (rowCells.empty() && out.missingRows > 0)
+        throw InputError(source + ": every one of its " + std::to_string(out.missingRows) +
+                         " rows has a missing value, so --missing drop leaves none (use --missing impute)");
+
+    // Imputed: a numeric attribute with a missing value gains its 0/1 feature, a nominal
+    // one the level kMissingLevel; one missing in every row is refused.
+    if (missing == MissingValues::Impute) {
+        for (size_t f = 0; f < out.columns.size(); ++f) {
+            if (missingInColumn[f] == 0)
+                continue;
+            auto& column = out.columns[f];
+            if (missingInColumn[f] == rows)
+                throw InputError(source + attributeLabel(column.name) + ": missing (?) in every one of its " +
+                                 std::to_string(rows) + " rows (100%); there is nothing to impute from: remove the "
+                                 "attribute");
+            if (column.categorical()) {
+                column.levels.insert(std::lower_bound(column.levels.begin(), column.levels.end(),
+                                                      std::string(kMissingLevel)),
+                                     kMissingLevel);
+                if (column.levels.size() > kMaxCategoryLevels)
+                    throw InputError(source + attributeLabel(column.name) + ": more than " +
+                                     std::to_string(kMaxCategoryLevels) + " values with the missing one");
+            } else {
+                column.missingIndicator = true;
+            }
+        }
+        if (encodedWidth(out.columns) > kMaxTabularFeatures)
+            throw InputError(source + ": its attributes encoded (nominal ones one-hot, a missing value's feature "
+                                      "beside each numeric one that has any) make " +
+                             std::to_string(encodedWidth(out.columns)) + " features; at most " +
+                             std::to_string(kMaxTabularFeatures));
+        out.featureNames = encodedFeatureNames(out.columns);
+    }
+    const size_t encodedWidthNow = encodedWidth(out.columns);
+    if (encodedWidthNow * rowCells.size() > maxValues)
+        throw tooMany();
+
+    std::vector<double> labelledValues, unlabelledValues;
+    std::vector<bool> used(classAttr.values.size(), false);
+    for (size_t r = 0; r < rowCells.size(); ++r) {
+        // Checked above, so this only encodes, exactly as the CSV reader's rows are.
+        appendEncodedRow(out.columns, rowCells[r], rowWhere[r], rowLabels[r] < 0 ? unlabelledValues : labelledValues);
+        if (rowLabels[r] >= 0) {
+            out.labels.push_back(rowLabels[r]);
+            used[static_cast<size_t>(rowLabels[r])] = true;
+        }
     }
 
     const auto classes = std::count(used.begin(), used.end(), true);
@@ -485,10 +541,12 @@ TabularData parseArff(const std::string& text, const std::string& source, const 
     return out;
 }
 
-TabularData readArff(const std::string& path, const std::string& classAttribute, size_t maxValues)
+TabularData readArff(const std::string& path, const std::string& classAttribute, size_t maxValues,
+                     MissingValues missing)
 {
     // As the CSV reader's cap (text takes at most ~25 bytes a number), and the header's.
-    return parseArff(readFile(path, maxValues * 32 + kMaxArffHeaderBytes + 65536), path, classAttribute, maxValues);
+    return parseArff(readFile(path, maxValues * 32 + kMaxArffHeaderBytes + 65536), path, classAttribute, maxValues,
+                     missing);
 }
 
 } // namespace lcs

@@ -25,8 +25,9 @@
 /// Refused, with an InputError naming the file, line, attribute and value: `string`,
 /// `date` and `relational` attributes, a numeric class (regression is not supported),
 /// sparse rows (`{0 x, 3 y}`) and instance weights, a value not declared for its
-/// attribute, a feature that is not a finite number of magnitude at most 1e30, and a
-/// missing feature value (`?`): missing features are not imputed.
+/// attribute, a feature that is not a finite number of magnitude at most 1e30. A missing
+/// feature value (`?`) is read as `missing` says (io/input_columns.h): imputed, the row
+/// left out, or refused.
 namespace lcs {
 
 /// Caps checked before anything is allocated for them. The header (everything before
@@ -40,9 +41,10 @@ constexpr size_t kMaxArffHeaderBytes = size_t{16} << 20;
 /// rows or more than kMaxTabularClasses declared, more than maxValues
 /// numbers (attributes per row, or one-hot encoded features, times rows).
 TabularData parseArff(const std::string& text, const std::string& source, const std::string& classAttribute,
-                      size_t maxValues);
+                      size_t maxValues, MissingValues missing);
 
 /// Reads and parses `path` (size-capped to match maxValues and the header cap).
-TabularData readArff(const std::string& path, const std::string& classAttribute, size_t maxValues);
+TabularData readArff(const std::string& path, const std::string& classAttribute, size_t maxValues,
+                     MissingValues missing);
 
 } // namespace lcs

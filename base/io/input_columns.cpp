@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "core/input_error.h"
 #include "core/nearest_names.h"
@@ -17,13 +18,6 @@ bool isNumber(const std::string& cell)
     return parseFiniteNumber(cell).has_value();
 }
 
-bool isMissingMarker(const std::string& text)
-{
-    for (const char* marker : {"", "?", "NA", "N/A", "nan", "NaN", "null", "-"})
-        if (text == marker)
-            return true;
-    return false;
-}
 
 const auto shown = quotedForMessage;
 
@@ -36,19 +30,31 @@ std::string columnLabel(size_t c, const std::string& name)
 
 std::vector<InputColumn> inferInputColumns(const std::vector<std::string>& names,
                                            const std::vector<std::vector<std::string>>& rows,
-                                           const std::vector<size_t>& lines, const std::string& source)
+                                           const std::vector<size_t>& lines, const std::string& source,
+                                           MissingValues missing)
 {
     std::vector<InputColumn> columns;
+    const bool impute = missing == MissingValues::Impute;
     for (size_t c = 0; c < names.size(); ++c) {
         InputColumn column{names[c], {}};
         // The first number and the first text cell: a column with both is refused, and
-        // the message points at each.
-        size_t firstNumber = rows.size(), firstText = rows.size();
-        for (size_t r = 0; r < rows.size() && (firstNumber == rows.size() || firstText == rows.size()); ++r) {
+        // the message points at each. Imputed, a missing cell is neither.
+        size_t firstNumber = rows.size(), firstText = rows.size(), missingCells = 0;
+        for (size_t r = 0; r < rows.size(); ++r) {
+            if (impute && isMissingCell(rows[r][c])) {
+                ++missingCells;
+                continue;
+            }
             auto& first = isNumber(rows[r][c]) ? firstNumber : firstText;
             if (first == rows.size())
                 first = r;
         }
+        if (missingCells > 0 && missingCells == rows.size())
+            throw InputError(source + " " + columnLabel(c, names[c]) + ": every one of its " +
+                             std::to_string(rows.size()) +
+                             " cells is missing (100%); there is nothing to impute from: leave the column out");
+        if (missingCells > 0 && firstText == rows.size())
+            column.missingIndicator = true;
         if (firstText < rows.size()) {
             const auto& text = rows[firstText][c];
             if (firstNumber < rows.size())
@@ -56,11 +62,16 @@ std::vector<InputColumn> inferInputColumns(const std::vector<std::string>& names
                                  std::to_string(lines[firstNumber]) + ": " + shown(rows[firstNumber][c]) +
                                  ") and text (line " + std::to_string(lines[firstText]) + ": " + shown(text) +
                                  "); a column holds numbers, or categories as text" +
-                                 (isMissingMarker(text) ? " (missing values are not supported)" : ""));
+                                 (isMissingCell(text) ? " (with --missing impute or drop it is a missing value)" : ""));
             for (size_t r = 0; r < rows.size(); ++r) {
+                if (impute && isMissingCell(rows[r][c])) {
+                    column.levels.push_back(kMissingLevel);
+                    continue;
+                }
                 if (rows[r][c].empty())
                     throw InputError(source + " line " + std::to_string(lines[r]) + " " + columnLabel(c, names[c]) +
-                                     ": an empty category (missing values are not supported)");
+                                     ": an empty category (with --missing impute a missing value, its own level; "
+                                     "with --missing drop the row is left out)");
                 if (rows[r][c].size() > kMaxColumnTextLength)
                     throw InputError(source + " line " + std::to_string(lines[r]) + " " + columnLabel(c, names[c]) +
                                      ": a category of more than " + std::to_string(kMaxColumnTextLength) +
@@ -83,7 +94,7 @@ size_t encodedWidth(const std::vector<InputColumn>& columns)
 {
     size_t width = 0;
     for (const auto& c : columns)
-        width += c.categorical() ? c.levels.size() : 1;
+        width += c.categorical() ? c.levels.size() : c.missingIndicator ? 2 : 1;
     return width;
 }
 
@@ -91,8 +102,11 @@ std::vector<std::string> encodedFeatureNames(const std::vector<InputColumn>& col
 {
     std::vector<std::string> names;
     for (const auto& c : columns) {
-        if (!c.categorical())
+        if (!c.categorical()) {
             names.push_back(c.name);
+            if (c.missingIndicator)
+                names.push_back(c.name + " missing");
+        }
         for (const auto& level : c.levels)
             names.push_back(c.name + "=" + level);
     }
@@ -108,12 +122,32 @@ void appendEncodedRow(const std::vector<InputColumn>& columns, const std::vector
     for (size_t c = 0; c < columns.size(); ++c) {
         const auto& column = columns[c];
         const auto& cell = cells[c];
+        // A declared level that looks like a marker (an ARFF file's quoted '?') stays a level.
+        if (isMissingCell(cell) && !(column.categorical() && std::binary_search(column.levels.begin(),
+                                                                                 column.levels.end(), cell))) {
+            if (!column.categorical() && column.missingIndicator) {
+                out.push_back(column.fill);  // NaN until fitted: fillMissingValues
+                out.push_back(1.0);
+                continue;
+            }
+            if (column.categorical() && std::binary_search(column.levels.begin(), column.levels.end(),
+                                                           std::string(kMissingLevel))) {
+                for (const auto& level : column.levels)
+                    out.push_back(level == kMissingLevel ? 1.0 : 0.0);
+                continue;
+            }
+            throw InputError(where + " " + columnLabel(c, column.name) + ": " + shown(cell) +
+                             " is a missing value, and the training rows had none in this column, so it cannot "
+                             "be imputed: fill it in");
+        }
         if (!column.categorical()) {
             const auto v = parseFiniteNumber(cell);
             if (!v || std::abs(*v) > 1e30)
                 throw InputError(where + " " + columnLabel(c, column.name) + ": " + shown(cell) +
                                  " is not a finite number (at most 1e30)");
             out.push_back(*v);
+            if (column.missingIndicator)
+                out.push_back(0.0);
             continue;
         }
         const auto it = std::lower_bound(column.levels.begin(), column.levels.end(), cell);
@@ -130,6 +164,105 @@ void appendEncodedRow(const std::vector<InputColumn>& columns, const std::vector
         for (size_t k = 0; k < column.levels.size(); ++k)
             out.push_back(k == hot ? 1.0 : 0.0);
     }
+}
+
+const char* missingValuesName(MissingValues m)
+{
+    switch (m) {
+    case MissingValues::Impute: return "impute";
+    case MissingValues::Drop: return "drop";
+    case MissingValues::Refuse: return "refuse";
+    }
+    return "impute";
+}
+
+bool isMissingCell(std::string_view cell)
+{
+    for (const char* marker : {"", "?", "NA", "N/A", "NaN", "nan", "null"})
+        if (cell == marker)
+            return true;
+    return false;
+}
+
+std::vector<double> encodedFill(const std::vector<InputColumn>& columns)
+{
+    std::vector<double> fill;
+    for (const auto& c : columns) {
+        const size_t features = c.categorical() ? c.levels.size() : c.missingIndicator ? 2 : 1;
+        fill.push_back(c.missingIndicator ? c.fill : std::numeric_limits<double>::quiet_NaN());
+        fill.insert(fill.end(), features - 1, std::numeric_limits<double>::quiet_NaN());
+    }
+    return fill;
+}
+
+std::vector<std::pair<size_t, size_t>> encodedIndicators(const std::vector<InputColumn>& columns)
+{
+    std::vector<std::pair<size_t, size_t>> out;
+    size_t at = 0;
+    for (const auto& c : columns) {
+        if (c.missingIndicator)
+            out.emplace_back(at, at + 1);
+        at += c.categorical() ? c.levels.size() : c.missingIndicator ? 2 : 1;
+    }
+    return out;
+}
+
+std::vector<InputColumn> fitMissingFill(const std::vector<InputColumn>& columns, const std::vector<double>& values,
+                                        const std::vector<size_t>& fitRows)
+{
+    const size_t width = encodedWidth(columns);
+    if (width == 0 || values.size() % width != 0)
+        throw std::invalid_argument("fitMissingFill: values are not rows of the columns' width");
+    const size_t rows = values.size() / width;
+    auto out = columns;
+    size_t at = 0;
+    for (auto& c : out) {
+        if (c.missingIndicator) {
+            const auto meanOver = [&](auto&& forEachRow) {
+                double sum = 0;
+                size_t n = 0;
+                forEachRow([&](size_t r) {
+                    const double v = values[r * width + at];
+                    if (!std::isnan(v)) {
+                        sum += v;
+                        ++n;
+                    }
+                });
+                return n > 0 ? sum / static_cast<double>(n) : std::numeric_limits<double>::quiet_NaN();
+            };
+            c.fill = meanOver([&](auto&& f) {
+                for (size_t r : fitRows)
+                    if (r < rows)
+                        f(r);
+            });
+            if (std::isnan(c.fill))
+                c.fill = meanOver([&](auto&& f) {
+                    for (size_t r = 0; r < rows; ++r)
+                        f(r);
+                });
+            if (std::isnan(c.fill))
+                c.fill = 0;  // every cell missing: refused by the readers, so only hand-made columns
+        }
+        at += c.categorical() ? c.levels.size() : c.missingIndicator ? 2 : 1;
+    }
+    return out;
+}
+
+void fillMissingValues(const std::vector<InputColumn>& columns, std::vector<double>& values)
+{
+    const auto fill = encodedFill(columns);
+    if (fill.empty())
+        return;
+    for (size_t i = 0; i < values.size(); ++i)
+        if (std::isnan(values[i]) && !std::isnan(fill[i % fill.size()]))
+            values[i] = fill[i % fill.size()];
+}
+
+bool hasMissingValues(const std::vector<InputColumn>& columns)
+{
+    return std::any_of(columns.begin(), columns.end(), [](const InputColumn& c) {
+        return c.missingIndicator || std::binary_search(c.levels.begin(), c.levels.end(), std::string(kMissingLevel));
+    });
 }
 
 bool hasCategoricalColumn(const std::vector<InputColumn>& columns)

@@ -94,7 +94,7 @@ std::string modelInfoToJson(const ModelInfo& info)
                              {"classes", info.classes}};
     nlohmann::json input{{"shape", info.inputDims()}, {"dtype", "float32"}};
     input["values"] = info.inputMean.empty()     ? "as they are (no standardisation)"
-                      : !info.inputColumns.empty() ? "the table's columns encoded as input.columns says (each category one-hot); the model standardises them"
+                      : !info.inputColumns.empty() ? "the table's columns encoded as input.columns says (each category one-hot; a missing number NaN, which the model fills with missing_fill, setting the 0/1 feature after it); the model standardises them"
                       : info.inputShape.empty() ? "raw features; the model standardises them"
                                                 : "raw, pixels in [0, 1]; the model standardises them";
     if (!info.inputMean.empty())
@@ -103,9 +103,12 @@ std::string modelInfoToJson(const ModelInfo& info)
         // The table's columns before encoding; a categorical one is one-hot over its
         // levels, in this order.
         auto columns = nlohmann::json::array();
+        // A numeric column with missing cells in training carries its fill: a missing
+        // cell takes it and the "missing" feature after the value is 1.
         for (const auto& c : info.inputColumns)
-            columns.push_back(c.categorical() ? nlohmann::json{{"name", c.name}, {"levels", c.levels}}
-                                              : nlohmann::json{{"name", c.name}});
+            columns.push_back(c.categorical()       ? nlohmann::json{{"name", c.name}, {"levels", c.levels}}
+                              : c.missingIndicator ? nlohmann::json{{"name", c.name}, {"missing_fill", c.fill}}
+                                                    : nlohmann::json{{"name", c.name}});
         input["columns"] = columns;
     }
     j["input"] = input;
@@ -220,7 +223,7 @@ void readInputColumns(const JsonObjectReader& input, const std::string& source, 
     size_t width = 0;
     for (size_t i = 0; i < columns.size(); ++i) {
         const JsonObjectReader c(columns[i], source, "input.columns[" + std::to_string(i) + "].");
-        c.refuseUnknown({"name", "levels"});
+        c.refuseUnknown({"name", "levels", "missing_fill"});
         InputColumn column{c.string("name"), {}};
         if (column.name.size() > kMaxColumnTextLength)
             c.fail("name", "is longer than " + std::to_string(kMaxColumnTextLength) + " characters");
@@ -237,7 +240,16 @@ void readInputColumns(const JsonObjectReader& input, const std::string& source, 
                                          "\" is out of place)");
             }
         }
-        width += column.categorical() ? column.levels.size() : 1;
+        if (c.has("missing_fill")) {
+            if (column.categorical())
+                c.fail("missing_fill", "is for a numeric column (a categorical one has the level " +
+                                           std::string(kMissingLevel) + ")");
+            column.missingIndicator = true;
+            column.fill = c.number("missing_fill");
+            if (std::abs(column.fill) > 1e30)
+                c.fail("missing_fill", "is beyond 1e30 (a table's numbers are at most that)");
+        }
+        width += column.categorical() ? column.levels.size() : column.missingIndicator ? 2 : 1;
         info.inputColumns.push_back(std::move(column));
     }
     if (static_cast<int64_t>(width) != info.inputs)

@@ -50,10 +50,11 @@ std::vector<std::string> orderedClasses(const std::vector<std::string>& rawLabel
 } // namespace
 
 TabularData parseTabularCsv(const std::string& text, const std::string& source, const std::string& labelColumn,
-                            size_t maxValues)
+                            size_t maxValues, MissingValues missing)
 {
     TabularData out;
     out.source = source;
+    out.missingValues = missing;
     out.labelName = labelColumn;
     std::vector<std::string> header, inputNames;
     size_t labelAt = 0;
@@ -122,7 +123,35 @@ TabularData parseTabularCsv(const std::string& text, const std::string& source, 
         source);
     if (header.empty())
         throw InputError(source + ": empty; expected a header line naming the columns, then one row per input");
-    out.columns = inferInputColumns(inputNames, cells, lines, source);
+    for (auto& label : rowLabels)
+        if (!label.empty() && isMissingCell(label)) {
+            label.clear();  // R's NA, Weka's ?: an unlabelled row, never a class named "NA"
+            ++out.missingLabels;
+        }
+    {
+        size_t kept = 0;
+        for (size_t r = 0; r < cells.size(); ++r) {
+            const auto n = std::count_if(cells[r].begin(), cells[r].end(),
+                                         [](const std::string& cell) { return isMissingCell(cell); });
+            out.missingCells += n;
+            out.missingRows += n > 0;
+            if (n > 0 && missing == MissingValues::Drop)
+                continue;
+            if (kept != r) {  // a vector moved onto itself would be left empty
+                cells[kept] = std::move(cells[r]);
+                lines[kept] = lines[r];
+                rowLabels[kept] = std::move(rowLabels[r]);
+            }
+            ++kept;
+        }
+        cells.resize(kept);
+        lines.resize(kept);
+        rowLabels.resize(kept);
+        if (kept == 0 && out.missingRows > 0)
+            throw InputError(source + ": every one of its " + std::to_string(out.missingRows) +
+                             " rows has a missing value, so --missing drop leaves none (use --missing impute)");
+    }
+    out.columns = inferInputColumns(inputNames, cells, lines, source, missing);
     const size_t width = encodedWidth(out.columns);
     if (width > kMaxTabularFeatures)
         throw InputError(source + ": its categories one-hot encoded make " + std::to_string(width) +
@@ -162,11 +191,39 @@ TabularData parseTabularCsv(const std::string& text, const std::string& source, 
     return out;
 }
 
-TabularData readTable(const std::string& path, const std::string& labelColumn, size_t maxValues)
+TabularData readTable(const std::string& path, const std::string& labelColumn, size_t maxValues,
+                      MissingValues missing)
 {
     if (isArffPath(path))
-        return readArff(path, labelColumn, maxValues);
-    return readTabularCsv(path, labelColumn.empty() ? std::string(kDefaultLabelColumn) : labelColumn, maxValues);
+        return readArff(path, labelColumn, maxValues, missing);
+    return readTabularCsv(path, labelColumn.empty() ? std::string(kDefaultLabelColumn) : labelColumn, maxValues,
+                          missing);
+}
+
+std::string describeMissingValues(const TabularData& t)
+{
+    std::string out;
+    if (t.missingCells > 0 && t.missingValues != MissingValues::Refuse) {
+        out = std::to_string(t.missingCells) + " missing value(s) in " + std::to_string(t.missingRows) + " row(s): ";
+        if (t.missingValues == MissingValues::Drop)
+            out += "those rows are left out (--missing drop)";
+        else {
+            const bool numbers = std::any_of(t.columns.begin(), t.columns.end(),
+                                             [](const InputColumn& c) { return c.missingIndicator; });
+            const bool categories = std::any_of(t.columns.begin(), t.columns.end(), [](const InputColumn& c) {
+                return std::binary_search(c.levels.begin(), c.levels.end(), std::string(kMissingLevel));
+            });
+            if (numbers)
+                out += "each number filled by the training rows' mean, with a 0/1 \"missing\" feature beside it";
+            if (categories)
+                out += std::string(numbers ? "; " : "") + "a category's as its own level " + kMissingLevel;
+            out += " (--missing impute)";
+        }
+    }
+    if (t.missingLabels > 0)
+        out += (out.empty() ? "" : "; ") + std::to_string(t.missingLabels) +
+               " row(s) whose label is a missing value (NA, ?) are unlabelled";
+    return out;
 }
 
 namespace {
@@ -188,10 +245,12 @@ std::string describeTable(const TabularData& t)
     for (const auto& c : t.classNames)
         classes += (classes.empty() ? "" : ", ") + utf8Prefix(c, 40);
     const int64_t unlabelled = t.unlabelled.shape.empty() ? 0 : t.unlabelled.shape[0];
+    const auto missing = describeMissingValues(t);
     return std::to_string(t.labels.size()) + " labelled and " + std::to_string(unlabelled) + " unlabelled rows, " +
            std::to_string(t.featureNames.size()) + " feature(s), classes " + classes + " (" +
            (isArffPath(t.source) ? "attribute " : "column ") + utf8Prefix(t.labelName, 80) +
-           (unlabelled == 0 ? "; no unlabelled rows, so q trains on the training rows' inputs" : "") + ")";
+           (unlabelled == 0 ? "; no unlabelled rows, so q trains on the training rows' inputs" : "") + ")" +
+           (missing.empty() ? "" : "; " + missing);
 }
 
 bool isArffPath(const std::string& path)
@@ -204,9 +263,10 @@ bool isArffPath(const std::string& path)
     return tail == ".arff";
 }
 
-TabularData readTabularCsv(const std::string& path, const std::string& labelColumn, size_t maxValues)
+TabularData readTabularCsv(const std::string& path, const std::string& labelColumn, size_t maxValues,
+                           MissingValues missing)
 {
-    return parseTabularCsv(readFile(path, maxValues * 32 + 65536), path, labelColumn, maxValues);
+    return parseTabularCsv(readFile(path, maxValues * 32 + 65536), path, labelColumn, maxValues, missing);
 }
 
 } // namespace lcs

@@ -46,6 +46,14 @@ struct TabularData {
     NumericArray labelled;                  ///< [N, D]
     std::vector<int64_t> labels;            ///< [N], indices into classNames
     NumericArray unlabelled;                ///< [M, D]; M = 0 when every row is labelled
+    /// What the reader did with missing cells (isMissingCell; ARFF: ?). Imputed, a missing
+    /// number is NaN here until fillMissingValues fills it with the training rows' mean
+    /// (fitMissingFill), which the tabular experiment does per replicate.
+    MissingValues missingValues = MissingValues::Impute;
+    int64_t missingCells = 0;   ///< feature cells missing (before any row was dropped)
+    int64_t missingRows = 0;    ///< rows with one or more of them (dropped, with Drop)
+    /// Rows whose label is a missing-value marker other than empty ("NA", "?"): unlabelled.
+    int64_t missingLabels = 0;
 };
 
 /// Parses `text` (the contents of `source`). Throws InputError naming the file, line,
@@ -53,12 +61,13 @@ struct TabularData {
 /// not a finite number, a column mixing numbers and text, an empty category, fewer than 2
 /// classes or more than kMaxTabularClasses, more than maxValues numbers.
 TabularData parseTabularCsv(const std::string& text, const std::string& source, const std::string& labelColumn,
-                            size_t maxValues);
+                            size_t maxValues, MissingValues missing);
 
 /// Reads `path` as an ARFF file when its name ends in .arff (any case), else as a CSV
 /// table. An empty `labelColumn` means the format's default: a CSV table's column
 /// kDefaultLabelColumn, an ARFF file's last attribute.
-TabularData readTable(const std::string& path, const std::string& labelColumn, size_t maxValues);
+TabularData readTable(const std::string& path, const std::string& labelColumn, size_t maxValues,
+                      MissingValues missing);
 
 /// "6 labelled and 2 unlabelled rows, 2 feature(s), classes a, b (column label)": what
 /// `check` says of a table it read (class names shown up to 40 characters each).
@@ -68,6 +77,12 @@ std::string describeTable(const TabularData& table);
 bool isArffPath(const std::string& path);
 
 /// Reads and parses `path` (size-capped to match maxValues).
-TabularData readTabularCsv(const std::string& path, const std::string& labelColumn, size_t maxValues);
+TabularData readTabularCsv(const std::string& path, const std::string& labelColumn, size_t maxValues,
+                           MissingValues missing);
+
+/// "326 missing values in 56 rows: each number filled by the training rows' mean, with a
+/// 0/1 "missing" feature beside it; a category's as its own level" (or "...rows left
+/// out"); empty when the table had none.
+std::string describeMissingValues(const TabularData& table);
 
 } // namespace lcs

@@ -46,7 +46,7 @@ struct OwnEvidenceInputs {
     std::vector<int64_t> testLabels;
     double validationShare = 0.25;        ///< of X's rows, when labelled
     double testShare = 0.25;              ///< of X's rows, when labelled and no test set is given
-    Selection selection = Selection::Validation;  ///< OwnPredictiveChoices::select says why
+    Selection selection = Selection::CrossValidation;  ///< OwnPredictiveChoices::select says why
     int folds = 0;                        ///< cross-validation folds (0 chooses; foldsFor)
     /// q on the calibrated P: with labels, the calibration of P with the lowest
     /// cross-validated cost on the validation rows (P itself where none beats it) is

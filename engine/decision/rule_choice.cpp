@@ -9,6 +9,7 @@
 #include <map>
 #include <random>
 #include <stdexcept>
+#include <utility>
 
 namespace lcs {
 
@@ -68,6 +69,19 @@ std::vector<int> stratifiedFolds(const std::vector<int64_t>& labels, int folds, 
 
 namespace {
 
+/// The mean of `values` and its standard error (divisor n - 1; NaN below two values).
+std::pair<double, double> meanAndStandardError(const std::vector<double>& values)
+{
+    const double n = static_cast<double>(values.size());
+    double mean = 0, squares = 0;
+    for (double v : values)
+        mean += v;
+    mean /= n;
+    for (double v : values)
+        squares += (v - mean) * (v - mean);
+    return {mean, values.size() > 1 ? std::sqrt(squares / (n - 1) / n) : std::numeric_limits<double>::quiet_NaN()};
+}
+
 ClassProbabilities subset(const ClassProbabilities& p, const std::vector<size_t>& rows)
 {
     ClassProbabilities out;
@@ -108,7 +122,7 @@ RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::v
         if (rule.decisions.size() != labels.size())
             throw std::invalid_argument("rule choice: " + rule.name + " has " + std::to_string(rule.decisions.size()) +
                                         " decisions for " + std::to_string(labels.size()) + " labelled rows");
-        CandidateCost candidate{rule.name, 0, std::vector<double>(labels.size()), 0, 0};
+        CandidateCost candidate{rule.name, 0, std::vector<double>(labels.size()), rule.decisions, 0, 0, 0};
         double total = 0;
         for (size_t i = 0; i < labels.size(); ++i)
             total += (candidate.rowCosts[i] = costs.at(static_cast<int>(labels[i]), static_cast<int>(rule.decisions[i])));
@@ -121,6 +135,7 @@ RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::v
         double total = 0;
         bool fitted = true;
         std::vector<double> rowCosts(labels.size(), 0.0);
+        std::vector<int64_t> rowDecisions(labels.size(), 0);
         for (int f = 0; f < folds && fitted; ++f) {
             std::vector<size_t> train, held;
             for (size_t i = 0; i < labels.size(); ++i)
@@ -133,14 +148,17 @@ RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::v
             try {
                 const auto fit = fitCalibration(kind, subset(p, train), trainLabels, costs);
                 const auto decisions = fit.decisions(subset(p, held), costs);
-                for (size_t k = 0; k < held.size(); ++k)
+                for (size_t k = 0; k < held.size(); ++k) {
+                    rowDecisions[held[k]] = decisions[k];
                     total += (rowCosts[held[k]] = costs.at(static_cast<int>(labels[held[k]]), static_cast<int>(decisions[k])));
+                }
             } catch (const std::invalid_argument&) {
                 fitted = false;  // e.g. a fold's training rows of one class: the rule sits this choice out
             }
         }
         choice.candidates.push_back({calibrationName(kind), fitted ? total / n : std::numeric_limits<double>::quiet_NaN(),
-                                     fitted ? std::move(rowCosts) : std::vector<double>{}, 0, 0});
+                                     fitted ? std::move(rowCosts) : std::vector<double>{},
+                                     fitted ? std::move(rowDecisions) : std::vector<int64_t>{}, 0, 0, 0});
         if (!fitted)
             unfitted.push_back(calibrationName(kind));
     }
@@ -153,16 +171,21 @@ RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::v
             candidate.changeVsFirst = candidate.standardError = nan;
             continue;
         }
-        double mean = 0, squares = 0;
+        std::vector<double> differences(first.size());
         for (size_t i = 0; i < first.size(); ++i)
-            mean += candidate.rowCosts[i] - first[i];
-        mean /= n;
-        for (size_t i = 0; i < first.size(); ++i) {
-            const double d = candidate.rowCosts[i] - first[i] - mean;
-            squares += d * d;
-        }
+            differences[i] = candidate.rowCosts[i] - first[i];
+        const auto [mean, error] = meanAndStandardError(differences);
         candidate.changeVsFirst = mean;
-        candidate.standardError = first.size() > 1 ? std::sqrt(squares / (n - 1) / n) : nan;
+        candidate.standardError = error;
+        const auto& firstDecisions = choice.candidates.front().decisions;
+        for (size_t i = 0; i < first.size(); ++i) {
+            if (candidate.decisions[i] == firstDecisions[i])
+                continue;
+            for (int y = 0; y < costs.numClasses(); ++y)
+                candidate.dearestChange =
+                    std::max(candidate.dearestChange, costs.at(y, static_cast<int>(candidate.decisions[i])) -
+                                                          costs.at(y, static_cast<int>(firstDecisions[i])));
+        }
     }
     const auto eligible = [&](size_t c) {
         const auto& candidate = choice.candidates[c];
@@ -170,10 +193,16 @@ RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::v
             return false;
         if (guard <= 0 || c == 0)
             return true;
+        if (!std::isfinite(candidate.standardError))
+            return false;
+        auto differences = candidate.rowCosts;
+        for (size_t i = 0; i < differences.size(); ++i)
+            differences[i] -= choice.candidates.front().rowCosts[i];
+        differences.insert(differences.end(), kUnseenRows, candidate.dearestChange);
+        const auto [mean, error] = meanAndStandardError(differences);
         // Strictly beyond, with room for rounding: one row in a rule's favour is a change
         // of exactly -1/n with a standard error of exactly 1/n, which is not beyond.
-        return std::isfinite(candidate.standardError) &&
-               candidate.changeVsFirst + guard * candidate.standardError < -1e-12;
+        return mean + guard * error < -1e-12;
     };
     const CandidateCost* best = nullptr;
     for (size_t c = 0; c < choice.candidates.size(); ++c)
@@ -196,10 +225,13 @@ RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::v
         choice.reason = choice.kept + " had the lowest cost in " + where;
     else if (choice.kept == first)
         choice.reason = "no rule beat " + first + " by more than " + figure(guard).substr(0, 3) +
-                        " standard error of the paired difference in " + where;
+                        " standard error of the paired difference (counting one more row at the rule's dearest "
+                        "change) in " + where;
     else
         choice.reason = choice.kept + " had the lowest cost of the rules that beat " + first + " by more than " +
-                        figure(guard).substr(0, 3) + " standard error of the paired difference in " + where;
+                        figure(guard).substr(0, 3) +
+                        " standard error of the paired difference (counting one more row at the rule's dearest "
+                        "change) in " + where;
     if (!unfitted.empty()) {
         std::string names;
         for (const auto& u : unfitted)

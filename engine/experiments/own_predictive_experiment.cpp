@@ -373,7 +373,7 @@ const std::vector<BoundSetting<OwnPredictiveChoices>>& ownPredictiveSettings()
                                    "share of X's labelled rows held out to score the rules (without a test set)",
                                    0.25, 0, 0.8, true),
                      [](const C& c) { return J(c.testShare); }, [](C& c, const J& v) { c.testShare = v.get<double>(); }});
-        s.push_back({selectionSettingSpec(Selection::Validation),
+        s.push_back({selectionSettingSpec(Selection::CrossValidation),
                      [](const C& c) { return J(c.select); }, [](C& c, const J& v) { c.select = v.get<std::string>(); }});
         s.push_back({foldsSettingSpec(), [](const C& c) { return J(c.folds); },
                      [](C& c, const J& v) { c.folds = v.get<int>(); }});

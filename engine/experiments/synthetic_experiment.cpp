@@ -121,7 +121,7 @@ int64_t classCount(const SyntheticConfig& config)
     return config.table ? static_cast<int64_t>(config.table->classNames.size()) : 2;
 }
 
-SyntheticData syntheticDataFor(const SyntheticConfig& config, int replicate)
+SyntheticData syntheticDataFor(const SyntheticConfig& config, int replicate, std::vector<InputColumn>* columns)
 {
     if (!config.table)
         return makeSyntheticData(config.data, config.seed, replicate);
@@ -138,11 +138,21 @@ SyntheticData syntheticDataFor(const SyntheticConfig& config, int replicate)
     // The split is replicate r's: a permutation drawn from (seed, r).
     auto generator = makeGenerator(mixSeed(config.seed, static_cast<uint64_t>(replicate), 0x7ab));
     const auto order = torch::randperm(n, generator, torch::kLong);
-    const auto x = torch::tensor(t.labelled.values, torch::kDouble).reshape({n, d}).to(torch::kFloat);
+    const auto trainRows = order.narrow(0, nTest + nValidation, n - nTest - nValidation);
+    // Missing cells (NaN) take the mean of the replicate's training rows, never a test
+    // row's: the same fill the saved models carry in their columns.
+    const auto filled = fitMissingFill(
+        t.columns, t.labelled.values,
+        std::vector<size_t>(trainRows.data_ptr<int64_t>(), trainRows.data_ptr<int64_t>() + trainRows.numel()));
+    auto labelledValues = t.labelled.values, unlabelledValues = t.unlabelled.values;
+    fillMissingValues(filled, labelledValues);
+    fillMissingValues(filled, unlabelledValues);
+    if (columns)
+        *columns = filled;
+    const auto x = torch::tensor(labelledValues, torch::kDouble).reshape({n, d}).to(torch::kFloat);
     const auto y = torch::tensor(t.labels, torch::kLong);
     const auto testRows = order.narrow(0, 0, nTest);
     const auto validationRows = order.narrow(0, nTest, nValidation);
-    const auto trainRows = order.narrow(0, nTest + nValidation, n - nTest - nValidation);
     SyntheticData out;
     out.trainX = x.index_select(0, trainRows).contiguous();
     out.trainY = y.index_select(0, trainRows).contiguous();
@@ -150,7 +160,7 @@ SyntheticData syntheticDataFor(const SyntheticConfig& config, int replicate)
     out.testY = y.index_select(0, testRows).contiguous();
     // Without unlabelled rows q trains on the training rows' inputs (their labels unused),
     // never on a test row: the held-out evidence stays held out.
-    out.calibrationX = t.unlabelled.dim(0) > 0 ? torch::tensor(t.unlabelled.values, torch::kDouble)
+    out.calibrationX = t.unlabelled.dim(0) > 0 ? torch::tensor(unlabelledValues, torch::kDouble)
                                                      .reshape({t.unlabelled.dim(0), d})
                                                      .to(torch::kFloat)
                                                : out.trainX.clone();
@@ -171,7 +181,7 @@ SyntheticPredictive inferSynthetic(const SyntheticConfig& config, int replicate,
     SyntheticPredictive out;
     out.replicate = replicate;
     out.method = method;
-    out.data = syntheticDataFor(config, replicate);
+    out.data = syntheticDataFor(config, replicate, &out.columns);
 
     // One forward pass over calibration, test and grid points together.
     std::vector<at::Tensor> parts{out.data.calibrationX, out.data.testX};
@@ -287,8 +297,8 @@ SyntheticModelInfos syntheticModelInfos(const SyntheticConfig& config, const Cos
     info.replicate = predictive.replicate;
     info.seed = config.seed;
     info.costs = costs;
-    if (config.table && hasCategoricalColumn(config.table->columns))
-        info.inputColumns = config.table->columns;
+    if (config.table && (hasCategoricalColumn(predictive.columns) || hasMissingValues(predictive.columns)))
+        info.inputColumns = predictive.columns;  // with this replicate's fills
     SyntheticModelInfos out;
     out.q = info;
     out.q.role = "q";
@@ -449,6 +459,9 @@ SyntheticResult tabulate(const SyntheticConfig& config, const std::vector<Replic
     if (config.table)
         result.record.resolved[kCalibrationRowsKey] =
             config.table->unlabelled.dim(0) > 0 ? "the table's unlabelled rows" : kTrainingInputsCalibration;
+    if (config.table)
+        if (const auto missing = describeMissingValues(*config.table); !missing.empty())
+            result.record.resolved[kMissingValuesKey] = missing;
     result.replicates = config.replicates;
     result.seed = config.seed;
     result.bbviPrior = config.bbvi.prior.kind;

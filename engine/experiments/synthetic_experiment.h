@@ -56,6 +56,11 @@ struct SyntheticConfig {
     /// classes are the table's; the region grid covers its range when it has 2 features.
     std::shared_ptr<const TabularData> table;
     std::string tablePath, labelColumn;  ///< where the table came from (the tabular settings)
+    /// A table's missing cells: imputed by default, as Weka's classifiers, Orange and
+    /// scikit-learn's SimpleImputer take them (a number by the replicate's training rows'
+    /// mean with a 0/1 "missing" feature, a category as its own level; both inside every
+    /// saved model); drop leaves a row with any out; refuse stops at the first.
+    MissingValues missingValues = MissingValues::Impute;
     double testFraction = 0.3;
     /// On a table, every network standardises its inputs with the mean and std of the
     /// replicate's training rows (q takes them over; saved models carry them).
@@ -81,7 +86,10 @@ struct SyntheticConfig {
 };
 
 /// The replicate's data: generated, or split from config.table.
-SyntheticData syntheticDataFor(const SyntheticConfig& config, int replicate);
+/// `columns`, where given, receives the table's columns with the replicate's missing-value
+/// fills (fitMissingFill on its training rows); untouched for generated data.
+SyntheticData syntheticDataFor(const SyntheticConfig& config, int replicate,
+                               std::vector<InputColumn>* columns = nullptr);
 /// Features and classes the networks have: 2 and 2, or the table's.
 int64_t featureCount(const SyntheticConfig& config);
 int64_t classCount(const SyntheticConfig& config);
@@ -98,6 +106,9 @@ struct SyntheticPredictive {
     int replicate = 0;
     InferenceMethod method = InferenceMethod::Sghmc;
     SyntheticData data;
+    /// A table's input columns with this replicate's missing-value fills (empty for
+    /// generated data): what a saved model of this task encodes new rows with.
+    std::vector<InputColumn> columns;
     at::Tensor calibrationProbs;  ///< [Ncal, 2]
     at::Tensor testProbs;         ///< [Ntest, 2]
     at::Tensor gridProbs;         ///< [res^2, 2] or undefined
@@ -160,6 +171,9 @@ struct MethodSummary {
 /// Where a table's q trained, in the run record's resolved values: the unlabelled rows,
 /// or, for a table without any, kTrainingInputsCalibration.
 inline constexpr const char* kCalibrationRowsKey = "q_trained_on";
+/// In the record's resolved values: what the reader did with a table's missing cells (absent
+/// when it had none).
+inline constexpr const char* kMissingValuesKey = "missing_values";
 inline constexpr const char* kTrainingInputsCalibration =
     "each replicate's training rows' inputs, labels unused (the table has no unlabelled rows)";
 

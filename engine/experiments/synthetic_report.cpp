@@ -158,6 +158,9 @@ std::string syntheticTable(const SyntheticResult& r)
     const auto calibration = r.record.resolved.find(kCalibrationRowsKey);
     if (calibration != r.record.resolved.end() && *calibration == kTrainingInputsCalibration)
         s << "q trained on " << kTrainingInputsCalibration << "\n";
+    if (const auto missing = r.record.resolved.find(kMissingValuesKey);
+        missing != r.record.resolved.end() && missing->is_string())
+        s << "missing values: " << missing->get<std::string>() << "\n";
     // Accuracy, ECE (15 bins of top-label confidence) and, with a referral decision, the
     // share of test rows referred: without ->
     // with correction, means over the replicates.

@@ -163,6 +163,18 @@ const std::vector<BoundSetting<SyntheticConfig>>& tabularSettings()
                                  ""),
                      [](const C& c) { return J(c.labelColumn); },
                      [](C& c, const J& v) { c.labelColumn = v.get<std::string>(); }});
+        s.push_back({choiceSetting("missing", "HOW",
+                                   "a missing cell (empty, ?, NA, N/A, NaN, null): impute (a number by the training "
+                                   "rows' mean, with a 0/1 \"missing\" feature beside it; a category as its own "
+                                   "level), drop (the row is left out), refuse (stop at the first)",
+                                   missingValuesName(d.missingValues), {"impute", "drop", "refuse"}),
+                     [](const C& c) { return J(missingValuesName(c.missingValues)); },
+                     [](C& c, const J& v) {
+                         const auto name = v.get<std::string>();
+                         c.missingValues = name == "drop"     ? MissingValues::Drop
+                                           : name == "refuse" ? MissingValues::Refuse
+                                                              : MissingValues::Impute;
+                     }});
         s.push_back({numberSetting("test_fraction", "X", "share of the labelled rows each replicate tests on",
                                    d.testFraction, 0, 0.9, true),
                      [](const C& c) { return J(c.testFraction); },
@@ -197,7 +209,8 @@ SyntheticConfig tabularConfigFrom(const nlohmann::json& settings, const std::opt
     SyntheticConfig config;
     config.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     applySettings(tabularSettings(), settings, config);
-    config.table = std::make_shared<TabularData>(readTable(config.tablePath, config.labelColumn, kMaxTableValues));
+    config.table = std::make_shared<TabularData>(readTable(config.tablePath, config.labelColumn, kMaxTableValues,
+                                                                config.missingValues));
     config.experiment = kTabularExperiment;
     config.recordSettings = settingValues(tabularSettings(), config);
     const auto& t = *config.table;

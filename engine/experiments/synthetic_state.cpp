@@ -131,7 +131,14 @@ ExperimentOutput SyntheticState::correctWith(SyntheticConfig next, const CostMat
     // Only a finished correction replaces the last one: its q, costs and settings go together.
     m_config = std::move(next);
     m_corrections = std::move(corrections);
-    const auto result = tabulate(m_config, outcomes, secondsSince(start));
+    m_lastResult = tabulate(m_config, outcomes, secondsSince(start));
+    return lastOutput(m_lastResult.seconds);
+}
+
+ExperimentOutput SyntheticState::lastOutput(double seconds) const
+{
+    auto result = m_lastResult;
+    result.seconds = seconds;
     return {syntheticJson(result), syntheticCsv(result), syntheticTable(result), syntheticReliabilityCsv(result), {}};
 }
 
@@ -183,6 +190,7 @@ ExperimentRun runSyntheticConfig(const SyntheticConfig& config, const JobContext
     // The cost-benefit curve, where asked for: by the setting, or by its output alone.
     if (curvePoints > 0) {
         const auto curve = state->costBenefit(curvePoints, correcting);
+        out.output = state->lastOutput(secondsSince(start));  // the wall time the whole run took
         out.output.costBenefit = costBenefitCsv(curve);
         out.output.json = withCostBenefit(out.output.json, curve);
     }

@@ -45,6 +45,9 @@ public:
     /// `points`): at each value, every cached predictive's q re-trained and scored as
     /// the run scores it. The state keeps its own corrections.
     CostBenefit costBenefit(int points, const JobContext& ctx) const;
+    /// The last correction's output again, its wall time `seconds` (a run that went on to
+    /// the cost-benefit curve reports the time of everything it did).
+    ExperimentOutput lastOutput(double seconds) const;
     /// The run's config (its costs the last correction's).
     const SyntheticConfig& config() const { return m_config; }
     const std::vector<SyntheticPredictive>& predictives() const { return m_predictives; }
@@ -65,6 +68,7 @@ private:
     SyntheticConfig m_config;
     std::vector<SyntheticPredictive> m_predictives;
     std::vector<SyntheticCorrection> m_corrections;
+    SyntheticResult m_lastResult;  ///< what the last correction tabulated
     const std::vector<BoundSetting<SyntheticConfig>>* m_bindings;
 };
 

@@ -256,7 +256,8 @@ torch::jit::Module loadScriptWeights(torch::nn::Module& module, const std::strin
     size_t tensors = 0;
     for (const auto& item : script.named_attributes(/*recurse=*/false))
         if (item.value.isTensor() && item.name != "input_mean" && item.name != "input_std" &&
-            item.name != "predictive_scale" && item.name != "predictive_shift")
+            item.name != "predictive_scale" && item.name != "predictive_shift" && item.name != "missing_fill" &&
+            item.name != "missing_value_columns" && item.name != "missing_flag_columns")
             ++tensors;
     if (tensors != copied)
         throw InputError(path + ": holds " + std::to_string(tensors) + " tensors, the architecture in " + sidecar +
@@ -273,9 +274,16 @@ void checkScriptForward(torch::jit::Module& script, const LoadedClassifier& load
     for (auto d : loaded.info.inputDims())
         shape.push_back(d);
     auto generator = makeGenerator(0x5eed);
-    const auto probe = torch::rand(shape, generator);
+    auto probe = torch::rand(shape, generator);
+    // A model that imputes gets a second row with every imputing column's value missing.
+    if (const auto indicators = encodedIndicators(loaded.info.inputColumns); !indicators.empty()) {
+        auto missingRow = probe.clone();
+        for (const auto& column : indicators)
+            missingRow.index_put_({0, static_cast<int64_t>(column.first)}, std::numeric_limits<float>::quiet_NaN());
+        probe = torch::cat({probe, missingRow}, 0);
+    }
     // A residual q's second argument: a predictive at the probe's rows.
-    const auto p = torch::softmax(torch::rand({1, loaded.info.classes}, generator), 1);
+    const auto p = torch::softmax(torch::rand({probe.size(0), loaded.info.classes}, generator), 1);
     const auto ours = loaded.info.residualOnPredictive ? loaded.probabilities(probe, p) : loaded.probabilities(probe);
     at::Tensor theirs;
     try {
@@ -324,7 +332,7 @@ static void writeModelPair(const torch::nn::Module& model, const ModelSpec& spec
     std::ostringstream bytes;
     try {
         scriptClassifier(model, spec, {info.inputMean, info.inputStd}, info.residualOnPredictive, info.predictiveScale,
-                         info.predictiveShift)
+                         info.predictiveShift, info.inputColumns)
             .save(bytes);
     } catch (const std::exception& e) {
         throw OutputError("cannot serialise the network for " + path + ": " + std::string(e.what()).substr(0, 300));
@@ -433,9 +441,26 @@ LoadedClassifier loadClassifier(const std::string& path)
     return out;
 }
 
-at::Tensor LoadedClassifier::probabilities(const at::Tensor& raw) const
+static at::Tensor imputedInputs(const at::Tensor& raw, const std::vector<InputColumn>& columns)
 {
     auto x = raw.to(torch::kFloat);
+    const auto indicators = encodedIndicators(columns);
+    if (indicators.empty() || x.dim() != 2)
+        return x;
+    x = x.clone();
+    const auto fill = encodedFill(columns);
+    for (const auto& [value, flag] : indicators) {
+        const auto v = static_cast<int64_t>(value), f = static_cast<int64_t>(flag);
+        const auto missing = torch::isnan(x.select(1, v));
+        x.select(1, v).masked_fill_(missing, fill[value]);
+        x.select(1, f).copy_(torch::maximum(x.select(1, f), missing.to(torch::kFloat)));
+    }
+    return x;
+}
+
+at::Tensor LoadedClassifier::probabilities(const at::Tensor& raw) const
+{
+    auto x = imputedInputs(raw, info.inputColumns);
     if (!info.inputMean.empty()) {
         std::vector<int64_t> shape(static_cast<size_t>(x.dim()), 1);
         shape[1] = static_cast<int64_t>(info.inputMean.size());

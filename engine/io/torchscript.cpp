@@ -1,5 +1,6 @@
 #include "io/torchscript.h"
 
+#include <cmath>
 #include <stdexcept>
 
 #include <torch/torch.h>
@@ -135,7 +136,8 @@ void writeSegNet(const SegNetImpl& net, ForwardSource& src)
 torch::jit::Module scriptClassifier(const torch::nn::Module& model, const ModelSpec& spec,
                                     const InputStandardisation& standardisation, bool residualOnPredictive,
                                     const std::vector<double>& predictiveScale,
-                                    const std::vector<double>& predictiveShift)
+                                    const std::vector<double>& predictiveShift,
+                                    const std::vector<InputColumn>& inputColumns)
 {
     torch::jit::Module script(c10::QualifiedName("__torch__.lcstudio.Classifier"));
     for (const auto& item : model.named_parameters())
@@ -145,6 +147,30 @@ torch::jit::Module scriptClassifier(const torch::nn::Module& model, const ModelS
         script.register_buffer(scriptAttributeName(item.key()), item.value().detach().to(torch::kCPU).clone());
 
     ForwardSource src;
+    if (const auto indicators = encodedIndicators(inputColumns); !indicators.empty()) {
+        const auto fill = encodedFill(inputColumns);
+        if (spec.inputShape.size() != 1 || static_cast<int64_t>(fill.size()) != spec.inputShape[0])
+            throw std::invalid_argument("TorchScript export: the columns encode to " + std::to_string(fill.size()) +
+                                        " features, the network takes another shape");
+        std::vector<double> filled;  // every feature's fill, 0 where it has none (NaN stays NaN there)
+        std::vector<int64_t> values, flags;
+        for (double f : fill)
+            filled.push_back(std::isnan(f) ? 0.0 : f);
+        for (const auto& [value, flag] : indicators) {
+            values.push_back(static_cast<int64_t>(value));
+            flags.push_back(static_cast<int64_t>(flag));
+        }
+        script.register_buffer("missing_fill", torch::tensor(filled, torch::kDouble).to(torch::kFloat).reshape({1, -1}));
+        script.register_buffer("missing_value_columns", torch::tensor(values, torch::kLong));
+        script.register_buffer("missing_flag_columns", torch::tensor(flags, torch::kLong));
+        // Only the imputing columns' NaN are filled: a NaN elsewhere stays and shows.
+        src.line("missing = torch.isnan(x.index_select(1, self.missing_value_columns))");
+        src.line("x = x.index_copy(1, self.missing_value_columns, torch.where(missing, "
+                 "self.missing_fill.index_select(1, self.missing_value_columns), "
+                 "x.index_select(1, self.missing_value_columns)))");
+        src.line("x = x.index_copy(1, self.missing_flag_columns, torch.maximum(x.index_select(1, "
+                 "self.missing_flag_columns), missing.to(x.dtype)))");
+    }
     if (!standardisation.mean.empty()) {
         if (standardisation.mean.size() != standardisation.std.size() || spec.inputShape.empty() ||
             static_cast<int64_t>(standardisation.mean.size()) != spec.inputShape[0])

@@ -5,6 +5,7 @@
 
 #include <torch/csrc/jit/api/module.h>
 
+#include "io/input_columns.h"
 #include "models/classifier.h"
 #include "models/mlp.h"
 
@@ -23,11 +24,15 @@ namespace lcs {
 /// copied. Throws std::invalid_argument for an architecture it cannot write.
 /// With `residualOnPredictive` the forward is forward(x, p): softmax(log p + network(x)),
 /// p the predictive [N, C] a residual q corrects; with a `predictiveScale` and `Shift`
-/// (one per class) p is first calibrated to softmax(scale * log p + shift).
+/// (one per class) p is first calibrated to softmax(scale * log p + shift). With
+/// `inputColumns` that impute (a missingIndicator column), a NaN in such a column's value
+/// takes its fill and sets the 0/1 feature after it, before the standardisation: what
+/// `decide` does when it encodes a missing cell.
 torch::jit::Module scriptClassifier(const torch::nn::Module& model, const ModelSpec& spec,
                                     const InputStandardisation& standardisation, bool residualOnPredictive = false,
                                     const std::vector<double>& predictiveScale = {},
-                                    const std::vector<double>& predictiveShift = {});
+                                    const std::vector<double>& predictiveShift = {},
+                                    const std::vector<InputColumn>& inputColumns = {});
 
 /// The attribute name under which a parameter or buffer ("stages.0.conv1.weight") is
 /// stored in the module: dots become "__", which TorchScript names allow.

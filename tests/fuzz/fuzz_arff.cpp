@@ -20,6 +20,15 @@ void requireRows(const lcs::TabularData& t, const std::vector<double>& values)
         size_t at = row * d;
         for (const auto& column : t.columns) {
             if (column.levels.empty()) {
+                // A missing number is NaN with its 0/1 flag set, only in a column that imputes.
+                if (column.missingIndicator) {
+                    const bool missing = std::isnan(values[at]);
+                    LCS_FUZZ_REQUIRE(t.missingValues == lcs::MissingValues::Impute);
+                    LCS_FUZZ_REQUIRE(missing || (std::isfinite(values[at]) && std::abs(values[at]) <= 1e30));
+                    LCS_FUZZ_REQUIRE(values[at + 1] == (missing ? 1.0 : 0.0));
+                    at += 2;
+                    continue;
+                }
                 LCS_FUZZ_REQUIRE(std::isfinite(values[at]) && std::abs(values[at]) <= 1e30);
                 ++at;
                 continue;
@@ -40,7 +49,11 @@ void requireRows(const lcs::TabularData& t, const std::vector<double>& values)
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size)
 {
     try {
-        const auto t = lcs::parseArff(fuzzText(data, size), "fuzz.arff", "", 1 << 16);
+        // The first byte picks what a missing value (?) does, so every policy meets every input.
+        const auto missing = size == 0 ? lcs::MissingValues::Impute : static_cast<lcs::MissingValues>(data[0] % 3);
+        const auto t = lcs::parseArff(fuzzText(data, size), "fuzz.arff", "", 1 << 16, missing);
+        LCS_FUZZ_REQUIRE(missing != lcs::MissingValues::Refuse || t.missingCells == 0);
+        LCS_FUZZ_REQUIRE(t.missingCells >= t.missingRows);
         const auto d = static_cast<int64_t>(t.featureNames.size());
         LCS_FUZZ_REQUIRE(d >= 1 && t.classNames.size() >= 2 && t.classNames.size() <= lcs::kMaxTabularClasses);
         LCS_FUZZ_REQUIRE(t.labelled.values.size() == t.labels.size() * static_cast<size_t>(d));

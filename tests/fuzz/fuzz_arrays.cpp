@@ -32,7 +32,10 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size)
     if (data[0] % 4 == 2) {
         // A user's table: rows split into labelled and unlabelled, labels within the classes.
         try {
-            const auto t = lcs::parseTabularCsv(text, "fuzz.csv", "label", 1 << 16);
+            const auto missing = static_cast<lcs::MissingValues>((data[0] / 4) % 3);
+            const auto t = lcs::parseTabularCsv(text, "fuzz.csv", "label", 1 << 16, missing);
+            for (double v : t.labelled.values)  // NaN only where imputed, the fill fitted later
+                LCS_FUZZ_REQUIRE(!std::isnan(v) || missing == lcs::MissingValues::Impute);
             const auto d = static_cast<int64_t>(t.featureNames.size());
             LCS_FUZZ_REQUIRE(d >= 1 && t.classNames.size() >= 2);
             LCS_FUZZ_REQUIRE(t.labelled.values.size() == t.labels.size() * static_cast<size_t>(d));
