@@ -34,19 +34,26 @@ private Q_SLOTS:
         QVERIFY(changed.count() >= 6);
     }
 
-    /// With many classes the rows read "index name", names cut at 8 characters so that
-    /// the columns of costs keep their room; the tooltip has the whole name.
+    /// With many classes the rows read "index name", names of more than 16 characters
+    /// elided in the middle so that the columns of costs keep their room; the tooltip has
+    /// the whole name.
     void manyClassRowsNameTheirClassShortly()
     {
         CostMatrixModel model;
         auto ten = CostMatrix::zeroOne(10, {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt",
                                             "Sneaker", "Bag", "Ankle boot"});
         model.setMatrixDirect(ten);
-        QCOMPARE(model.headerData(0, Qt::Vertical, Qt::DisplayRole).toString(), QString("0 T-shirt") + QChar(0x2026));
+        QCOMPARE(model.headerData(0, Qt::Vertical, Qt::DisplayRole).toString(), QString("0 T-shirt/top"));
         QCOMPARE(model.headerData(2, Qt::Vertical, Qt::DisplayRole).toString(), QString("2 Pullover"));
-        QCOMPARE(model.headerData(9, Qt::Vertical, Qt::DisplayRole).toString(), QString("9 Ankle b") + QChar(0x2026));
+        QCOMPARE(model.headerData(9, Qt::Vertical, Qt::DisplayRole).toString(), QString("9 Ankle boot"));
         QCOMPARE(model.headerData(0, Qt::Vertical, Qt::ToolTipRole).toString(), QString("True class: T-shirt/top"));
         QCOMPARE(model.headerData(3, Qt::Horizontal, Qt::DisplayRole).toString(), QString("3"));
+        // Longer than 16 characters: both ends kept, the middle elided.
+        model.setMatrixDirect(CostMatrix::zeroOne(5, {"build wind float", "build wind non-float", "containers",
+                                                      "tableware", "headlamps"}));
+        QCOMPARE(model.headerData(0, Qt::Vertical, Qt::DisplayRole).toString(), QString("0 build wind float"));
+        QCOMPARE(model.headerData(1, Qt::Vertical, Qt::DisplayRole).toString(),
+                 QString("1 build win") + QChar(0x2026) + QString("-float"));
     }
 
     void editsToOneCellMergeIntoOneUndoStep()

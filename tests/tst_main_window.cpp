@@ -2,6 +2,11 @@
 // colours present), a cost edit re-runs only the correction, sessions round-trip.
 #include <QTableWidget>
 #include <QLabel>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QScrollBar>
+#include <QSpinBox>
+#include <QWheelEvent>
 #include <QtTest/QtTest>
 
 #include "gui_test_setup.h"
@@ -101,6 +106,53 @@ private Q_SLOTS:
     }
 
     void initTestCase() { isolateWindowTest(); }
+
+    /// Window habits: the wheel over a spin box that has no focus leaves its value alone;
+    /// the log follows new lines unless the user scrolled up.
+    void wheelNeedsFocusAndTheLogFollows()
+    {
+        MainWindow window;
+        window.resize(1366, 768);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QAbstractSpinBox* spin = nullptr;
+        for (auto* s : window.findChildren<QSpinBox*>())
+            if (s->isVisible() && s->isEnabled() && s->value() < s->maximum() && s->value() > s->minimum()) {
+                spin = s;
+                break;
+            }
+        QVERIFY(spin);
+        const QString before = spin->text();
+        window.setFocus();
+        QVERIFY(!spin->hasFocus());
+        const QPointF at(spin->width() / 2.0, spin->height() / 2.0);
+        QWheelEvent wheel(at, spin->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(spin, &wheel);
+        QCOMPARE(spin->text(), before);
+        spin->setFocus();
+        QTRY_VERIFY(spin->hasFocus());
+        QWheelEvent focused(at, spin->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                            Qt::NoScrollPhase, false);
+        QApplication::sendEvent(spin, &focused);
+        QVERIFY2(spin->text() != before, qPrintable(spin->text()));
+
+        QPlainTextEdit* log = nullptr;
+        for (auto* edit : window.findChildren<QPlainTextEdit*>())
+            if (edit->isReadOnly())
+                log = edit;
+        QVERIFY(log);
+        auto* bar = log->verticalScrollBar();
+        auto* page = window.pages().front();
+        for (int i = 0; i < 200; ++i)
+            Q_EMIT page->logLine(QString("line %1").arg(i));
+        QCoreApplication::processEvents();
+        QCOMPARE(bar->value(), bar->maximum());
+        bar->setValue(bar->maximum() / 2);  // the user reads an earlier line
+        const int reading = bar->value();
+        Q_EMIT page->logLine(QString("one more"));
+        QCOMPARE(bar->value(), reading);
+    }
 
     void screenshotIsNotBlank()
     {
@@ -368,15 +420,34 @@ private Q_SLOTS:
                 QVERIFY(p->key >= 0 && p->key <= 1 && p->value >= 0 && p->value <= 1);
         }
         // A matrix a user chose (or a session brought) that does not fit the table is kept,
-        // never swapped silently, and the run refuses it naming both (as lcstudio-cli run).
+        // never swapped silently: the run waits, and a dialog offers the reset by the name
+        // of its button. Keeping the matrix keeps it (and runs nothing); the reset takes
+        // the table's classes and runs.
         const CostMatrix chosen(3, {0, 5, 1, 1, 0, 1, 1, 1, 0}, false, {"ant", "bee", "cow"});
+        const auto answer = [&](const QString& button) {
+            QTRY_VERIFY(window.findChild<QMessageBox*>("costsResetBox"));
+            auto* box = window.findChild<QMessageBox*>("costsResetBox");
+            QVERIFY2(box->text().contains("(ant, bee, cow) do not fit the data's (cat, dog, emu)"),
+                     qPrintable(box->text()));
+            QAbstractButton* chosenButton = nullptr;
+            for (auto* b : box->buttons())
+                if (b->text() == button)
+                    chosenButton = b;
+            QVERIFY2(chosenButton, qPrintable(button));
+            chosenButton->click();
+            QTRY_VERIFY(!window.findChild<QMessageBox*>("costsResetBox"));
+        };
         QVERIFY(window.costModel()->applyMatrix(chosen, "chosen"));
-        QSignalSpy failed(syntheticRunner(window), &JobRunner::failed);
+        QSignalSpy started(page, &ExperimentPage::jobStarted);
         window.runAll();
-        QVERIFY(failed.wait(60000));
+        answer("Keep My Matrix");
+        QCOMPARE(started.count(), 0);
         QCOMPARE(window.costModel()->matrix().classNames(), (std::vector<std::string>{"ant", "bee", "cow"}));
-        QVERIFY2(failed.front().at(1).toString().contains("cost matrix classes (ant, bee, cow) are not the classes of"),
-                 qPrintable(failed.front().at(1).toString()));
+        window.runAll();
+        answer("Reset Costs to 0/1 and Run");
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(window.costModel()->matrix().classNames(), (std::vector<std::string>{"cat", "dog", "emu"}));
+        QVERIFY(window.costModel()->matrix() == CostMatrix::zeroOne(3, {"cat", "dog", "emu"}));
         // A plain 0/1 matrix (another data set's default) takes the next table's classes.
         QVERIFY(window.costModel()->resetToZeroOne());
 

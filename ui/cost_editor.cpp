@@ -80,8 +80,9 @@ QHBoxLayout* CostEditor::presetRow()
             m_model->loadPreset(m_presets->itemText(index));
         m_presets->setCurrentIndex(0);
     });
-    auto* reset = new QPushButton(tr("0/1 defaults"), this);
-    reset->setToolTip(tr("0 on the diagonal, 1 elsewhere"));
+    // Named as the Edit menu's action (Reset Costs to 0/1), so a message naming one finds both.
+    auto* reset = new QPushButton(tr("Reset to 0/1"), this);
+    reset->setToolTip(tr("Reset Costs to 0/1: 0 on the diagonal, 1 elsewhere (the run's data decides the classes)"));
     connect(reset, &QPushButton::clicked, m_model, &CostMatrixModel::resetToZeroOne);
     auto* importButton = new QPushButton(tr("Import..."), this);
     auto* exportButton = new QPushButton(tr("Export..."), this);

@@ -102,9 +102,11 @@ QVariant CostMatrixModel::headerData(int section, Qt::Orientation orientation, i
     const bool compact = m_matrix.numClasses() > 4;
     if (orientation == Qt::Horizontal)
         return compact ? (section < m_matrix.numClasses() ? QString::number(section) : tr("ref")) : name;
-    // Rows name their class, shortened to 8 characters so that ten columns of costs and
-    // the referral column still fit the dock beside them (the tooltip has the whole name).
-    const QString shortName = name.size() > 8 ? name.left(7) + QChar(0x2026) : name;
+    // Rows name their class, at most 16 characters so that ten columns of costs and the
+    // referral column still fit the dock beside them, elided in the middle where longer
+    // (both ends of "build wind non-float" say more than its first word; the tooltip has
+    // the whole name).
+    const QString shortName = name.size() > 16 ? name.left(9) + QChar(0x2026) + name.right(6) : name;
     return compact ? QStringLiteral("%1 %2").arg(section).arg(shortName) : name;
 }
 

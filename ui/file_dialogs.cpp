@@ -1,5 +1,6 @@
 #include "file_dialogs.h"
 
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMessageBox>
@@ -19,11 +20,31 @@ QString settingsKey(const QString& folderKey)
     return "paths/" + folderKey;
 }
 
+/// Any dialog's last folder, for a kind of file never opened or saved before.
+const char* const kLastFolderKey = "paths/last";
+
 QString remember(const QString& folderKey, const QString& path, bool isFolder)
 {
-    if (!path.isEmpty())
-        QSettings().setValue(settingsKey(folderKey), isFolder ? path : QFileInfo(path).absolutePath());
+    if (!path.isEmpty()) {
+        const QString folder = isFolder ? path : QFileInfo(path).absolutePath();
+        QSettings().setValue(settingsKey(folderKey), folder);
+        QSettings().setValue(kLastFolderKey, folder);
+    }
     return path;
+}
+
+/// Where a dialog for `folderKey` starts: the folder last used for that kind of file,
+/// else the last folder any dialog used, else the folder the window was started in
+/// (never the file system's root, where an empty key would put a save dialog).
+QString startFolder(const QString& folderKey)
+{
+    QSettings stored;
+    for (const QString& key : {settingsKey(folderKey), QString::fromLatin1(kLastFolderKey)}) {
+        const QString folder = stored.value(key).toString();
+        if (!folder.isEmpty() && QFileInfo(folder).isDir())
+            return folder;
+    }
+    return QDir::currentPath();
 }
 
 /// The window's inputs so far (GUI thread only).
@@ -77,7 +98,7 @@ QString windowOutputProblem(const QString& what, const QString& path, bool isFol
 
 QString askOpenPath(QWidget* parent, const QString& title, const QString& folderKey, const QString& filter)
 {
-    const QString start = QSettings().value(settingsKey(folderKey)).toString();
+    const QString start = startFolder(folderKey);
     const QString path = remember(folderKey, QFileDialog::getOpenFileName(parent, title, start, filter), false);
     noteWindowInput(title, path, false);
     if (path.endsWith(QLatin1String(".pt")))
@@ -88,7 +109,7 @@ QString askOpenPath(QWidget* parent, const QString& title, const QString& folder
 QString askSavePath(QWidget* parent, const QString& title, const QString& folderKey, const QString& fileName,
                     const QString& filter, const QString& document)
 {
-    const QString start = QSettings().value(settingsKey(folderKey)).toString() + "/" + fileName;
+    const QString start = startFolder(folderKey) + "/" + fileName;
     return checkedOutput(parent, title,
                          remember(folderKey, QFileDialog::getSaveFileName(parent, title, start, filter), false), false,
                          document);
@@ -96,7 +117,7 @@ QString askSavePath(QWidget* parent, const QString& title, const QString& folder
 
 QString askFolder(QWidget* parent, const QString& title, const QString& folderKey)
 {
-    const QString start = QSettings().value(settingsKey(folderKey)).toString();
+    const QString start = startFolder(folderKey);
     return checkedOutput(parent, title, remember(folderKey, QFileDialog::getExistingDirectory(parent, title, start), true),
                          true);
 }

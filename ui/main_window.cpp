@@ -4,10 +4,15 @@
 
 #include <algorithm>
 
+#include <QAbstractSpinBox>
+#include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScreen>
 #include <QScrollBar>
 #include <QSettings>
 #include <QStackedWidget>
@@ -50,10 +55,16 @@ MainWindow::MainWindow(QWidget* parent)
 
     QSettings stored;
     restoreGeometry(stored.value("window/geometry").toByteArray());
-    if (!restoreState(stored.value("window/state").toByteArray()))
-        resize(1500, 950);
-    else
+    if (!restoreState(stored.value("window/state").toByteArray())) {
+        // The first window fits the screen it opens on (a 1366x768 laptop included).
+        QSize size(1500, 950);
+        if (const auto* screen = this->screen())
+            size = size.boundedTo(screen->availableGeometry().size() * 0.95);
+        resize(size);
+    } else {
         m_docksFitted = true;  // the user's own proportions
+    }
+    qApp->installEventFilter(this);
     rebuildRecentMenu();
     updateActions();
     if (const QString welcome = m_page->welcomeText(); !welcome.isEmpty())
@@ -108,6 +119,44 @@ void MainWindow::connectPage(ExperimentPage* page)
     connect(page, &ExperimentPage::logLine, this, &MainWindow::log);
     connect(page, &ExperimentPage::errorRaised, this, &MainWindow::showError);
     connect(page, &ExperimentPage::stateChanged, this, &MainWindow::updateActions);
+    connect(page, &ExperimentPage::statusNote, this, [this](const QString& text) {
+        statusBar()->showMessage(text, 15000);
+    });
+    connect(page, &ExperimentPage::costsNeedReset, this, &MainWindow::offerCostsReset);
+}
+
+void MainWindow::offerCostsReset(const QString& text)
+{
+    log(text);
+    // Window-modal but not blocking, as showError: a test never hangs on it.
+    auto* box = new QMessageBox(QMessageBox::Question, tr("Cost matrix and data"), text, QMessageBox::NoButton, this);
+    auto* reset = box->addButton(tr("Reset Costs to 0/1 and Run"), QMessageBox::AcceptRole);
+    box->addButton(tr("Keep My Matrix"), QMessageBox::RejectRole);
+    box->setDefaultButton(reset);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setObjectName(QStringLiteral("costsResetBox"));
+    connect(box, &QMessageBox::buttonClicked, this, [this, reset](QAbstractButton* clicked) {
+        if (clicked == reset) {
+            if (m_page->acceptOfferedCosts())
+                runAll();
+        } else {
+            log(tr("Cost matrix kept; the run waits for a matrix over the data's classes (Edit > Reset Costs to "
+                   "0/1, or File > Import Cost Matrix)"));
+        }
+    });
+    box->open();
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() == QEvent::Wheel)
+        if (auto* widget = qobject_cast<QWidget*>(watched);
+            widget && !widget->hasFocus() &&
+            (qobject_cast<QAbstractSpinBox*>(widget) || qobject_cast<QComboBox*>(widget)) && widget->parentWidget()) {
+            QCoreApplication::sendEvent(widget->parentWidget(), event);  // the form scrolls
+            return true;
+        }
+    return QMainWindow::eventFilter(watched, event);
 }
 
 Session MainWindow::currentSession() const
@@ -138,8 +187,13 @@ void MainWindow::showError(const QString& title, const QString& text)
 
 void MainWindow::log(const QString& line)
 {
+    // The log follows new lines unless the user scrolled up to read an earlier one.
+    auto* bar = m_log->verticalScrollBar();
+    const int reading = bar->value();
+    const bool following = reading >= bar->maximum() - 2;
     m_log->appendPlainText(QTime::currentTime().toString("HH:mm:ss  ") + line);
     m_log->horizontalScrollBar()->setValue(0);  // appending scrolls to the long line's end
+    bar->setValue(following ? bar->maximum() : reading);
 }
 
 void MainWindow::runAll()

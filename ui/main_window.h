@@ -70,6 +70,9 @@ public Q_SLOTS:
 protected:
     void closeEvent(QCloseEvent* event) override;
     void showEvent(QShowEvent* event) override;
+    /// A spin box or combo box without focus passes the mouse wheel on to the form it
+    /// sits in (which scrolls) instead of changing its value under the pointer.
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void buildActions();
@@ -78,6 +81,8 @@ private:
     bool anyBusy() const;
     void updateActions();
     void log(const QString& line);
+    /// The page's matrix does not fit its data: a dialog offers the reset (then Run).
+    void offerCostsReset(const QString& text);
     void showError(const QString& title, const QString& text);
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();

@@ -44,14 +44,18 @@ void MainWindow::buildActions()
     file->addAction(tr("&Import Cost Matrix..."), QKeySequence(tr("Ctrl+I")), m_costEditor, &CostEditor::importMatrix);
     file->addAction(tr("&Export Cost Matrix..."), QKeySequence(tr("Ctrl+E")), m_costEditor, &CostEditor::exportMatrix);
     file->addSeparator();
-    file->addAction(tr("Export &Plots..."), QKeySequence(tr("Ctrl+Shift+P")), this,
-                    [this] { m_page->exportPlotsAsked(this); });
+    auto* exportPlots = file->addAction(tr("Export &Plots..."), QKeySequence(tr("Ctrl+Shift+P")), this,
+                                        [this] { m_page->exportPlotsAsked(this); });
     m_exportResultsAction = file->addAction(tr("Export &Results..."), QKeySequence(tr("Ctrl+Shift+R")), this,
                                             [this] { m_page->exportResultsAsked(this); });
     m_saveModelAction = file->addAction(tr("Export &Model..."), QKeySequence(tr("Ctrl+Shift+S")), this,
                                         [this] { m_page->saveModel(); });
     m_openModelAction = file->addAction(tr("Open Mo&del..."), QKeySequence(tr("Ctrl+Shift+O")), this,
                                         [this] { m_page->openModel(); });
+    // The export shortcuts work wherever the focus went after a dialog closed (a floating
+    // dock, a plot): an application shortcut, not only the window's.
+    for (auto* action : {exportPlots, m_exportResultsAction, m_saveModelAction, m_openModelAction})
+        action->setShortcutContext(Qt::ApplicationShortcut);
     for (auto* page : std::as_const(m_pages))
         for (const auto& open : page->openActions())
             m_openActions << file->addAction(open.title, this, [this, page, open] {

@@ -269,36 +269,52 @@ CostMatrix ExperimentPage::declaredDefaultCosts(const Experiment& experiment, co
     }
 }
 
-void ExperimentPage::adoptDataClasses(const Experiment& experiment, const nlohmann::json& settings)
+bool ExperimentPage::adoptDataClasses(const Experiment& experiment, const nlohmann::json& settings)
 {
     try {
         const CostMatrix fromData = experiment.defaultCosts(settings);
         const CostMatrix& current = m_costs->matrix();
         if (fitsClassesOf(current, fromData))
-            return;  // the run uses it as the CLI would
+            return true;  // the run uses it as the CLI would
+        const auto names = [](const CostMatrix& m) { return QString::fromStdString(nameList(m.classNames(), 12)); };
         // Only a matrix nobody chose (the page's default for other data) or a plain 0/1
-        // one is replaced: a matrix a user edited, imported or a session brought is kept,
-        // and the run refuses it naming both, as lcstudio-cli run would.
+        // one is replaced: a matrix a user edited, imported or a session brought is kept
+        // until the user says otherwise.
         const bool plainDefault = !current.hasReferral() &&
                                   current.values() == CostMatrix::zeroOne(current.numClasses()).values();
         if (m_costsChosen && !plainDefault) {
-            const auto names = [](const CostMatrix& m) {
-                return QString::fromStdString(nameList(m.classNames(), 12));
-            };
-            Q_EMIT logLine(tr("Cost matrix kept: its classes (%1) do not fit the data's (%2), so the run will refuse "
-                              "it; Edit > Reset Costs to 0/1 takes the data's classes on the next run, or File > "
-                              "Import Cost Matrix another")
-                               .arg(names(current), names(fromData)));
-            return;
+            m_offeredCosts = fromData;
+            Q_EMIT costsNeedReset(tr("The cost matrix's classes (%1) do not fit the data's (%2). Reset the costs to "
+                                     "0/1 over the data's classes and run, or keep your matrix (the run needs one "
+                                     "for the data's classes: File > Import Cost Matrix, or edit it).")
+                                      .arg(names(current), names(fromData)));
+            return false;
         }
         setCostsQuietly(fromData);
         m_costsChosen = false;
         m_costEditor->setExpectedClasses(fromData.numClasses());
-        Q_EMIT logLine(tr("Cost matrix: the data's %1 classes, 0/1 costs (edit them, then re-correct)")
-                           .arg(fromData.numClasses()));
+        const QString note = tr("Cost matrix: the data's %1 classes (%2), 0/1 costs; edit them, then re-correct")
+                                 .arg(fromData.numClasses())
+                                 .arg(names(fromData));
+        Q_EMIT logLine(note);
+        Q_EMIT statusNote(note);
     } catch (const std::exception&) {
         // the run itself reports what is wrong with the settings
     }
+    return true;
+}
+
+bool ExperimentPage::acceptOfferedCosts()
+{
+    if (!m_offeredCosts)
+        return false;
+    const CostMatrix costs = *m_offeredCosts;
+    m_offeredCosts.reset();
+    setCostsQuietly(costs);
+    m_costsChosen = false;
+    m_costEditor->setExpectedClasses(costs.numClasses());
+    Q_EMIT logLine(tr("Cost matrix reset to 0/1 over the data's %1 classes").arg(costs.numClasses()));
+    return true;
 }
 
 } // namespace lcs::ui

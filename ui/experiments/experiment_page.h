@@ -160,6 +160,10 @@ public:
     void startDemo();
     bool demoMode() const { return m_demo; }
 
+    /// Takes the matrix costsNeedReset offered (the data's 0/1 matrix). False when none
+    /// is on offer.
+    bool acceptOfferedCosts();
+
 Q_SIGNALS:
     void jobStarted(const QString& name);
     void progress(const lcs::ui::JobProgress& progress);
@@ -172,6 +176,11 @@ Q_SIGNALS:
     /// Busy, cache or results changed: the window's actions need updating.
     void stateChanged();
     void demoDone();
+    /// A short note for the status bar (the matrix followed the data's classes).
+    void statusNote(const QString& text);
+    /// The user's matrix does not fit the data's classes: `text` says both; the window
+    /// offers acceptOfferedCosts (then Run) or keeping the matrix.
+    void costsNeedReset(const QString& text);
     /// `message` for stderr (without the program's prefix); `exitCode` 2 for missing data.
     void demoFailed(int exitCode, const QString& message);
 
@@ -199,10 +208,12 @@ protected:
     /// values as they are, else from the declared defaults, else (an experiment that
     /// cannot say without data) the matrix shown.
     CostMatrix declaredDefaultCosts(const Experiment& experiment, const nlohmann::json& values) const;
-    /// Before a run of an experiment whose data decides the classes (a table's label
-    /// column): a shown matrix over other classes is replaced by the data's default, and
-    /// the log says so. `settings` checked.
-    void adoptDataClasses(const Experiment& experiment, const nlohmann::json& settings);
+    /// When data decides the classes (a table's label column), on opening it and before a
+    /// run: a matrix nobody chose over other classes is replaced by the data's 0/1 one,
+    /// and the status bar says so; a matrix the user edited, imported or a session brought
+    /// is kept, and costsNeedReset offers the reset. False where the run must wait for
+    /// that answer (the matrix does not fit). `settings` checked.
+    bool adoptDataClasses(const Experiment& experiment, const nlohmann::json& settings);
     /// Exports one painted view (its paint function and size) in the three formats.
     static void exportPaintedView(const std::function<void(QPainter&)>& paint, const QSize& size,
                                   const QString& name, const QString& dir, int& written, QStringList& errors);
@@ -220,6 +231,7 @@ private:
     /// The matrix was set by the user (an edit, an import, a preset) or by a session, not
     /// by the page: such a matrix is never replaced to fit the data, only refused.
     bool m_costsChosen = false;
+    std::optional<CostMatrix> m_offeredCosts;  ///< the data's matrix costsNeedReset offered
     QHash<QString, bool> m_chosenByExperiment;
     bool m_recorrectPending = false;
     bool m_demo = false;

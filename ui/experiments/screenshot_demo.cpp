@@ -48,7 +48,16 @@ QString applyCommandLineSettings(MainWindow& window, bool demo, const QList<QPai
             session.settings[spec->name] = parseSettingValue(*spec, value.toStdString());
         }
         // What a run will check: a demo without its data says so now, naming the setting.
-        checkedSettings(specs, session.settings, name.toStdString());
+        const auto checked = checkedSettings(specs, session.settings, name.toStdString());
+        // A demo's matrix is the page's default, nobody's choice: data of other classes
+        // (--set data=a 7-class table) takes its own 0/1 matrix, as File > Open Data does.
+        if (demo)
+            try {
+                if (const auto fromData = experiment->defaultCosts(checked); !fitsClassesOf(session.costs, fromData))
+                    session.costs = fromData;
+            } catch (const std::exception&) {
+                // the run says what is wrong with the data
+            }
         window.applySession(session);
     } catch (const InputError& e) {
         return QString::fromStdString(e.what());

@@ -101,8 +101,8 @@ void RegistryExperimentPage::startJob(JobKind job)
     const auto settings = settingsForJob(job == JobKind::Run);
     if (!settings)
         return;
-    if (job == JobKind::Run)
-        adoptDataClasses(m_experiment, *settings);
+    if (job == JobKind::Run && !adoptDataClasses(m_experiment, *settings))
+        return;  // the window asks whether to reset the matrix
     m_runner.start(job, QVariant::fromValue(*settings), costs()->matrix());
 }
 

@@ -142,6 +142,12 @@ QList<ExperimentPage::OpenAction> SyntheticPage::openActions()
                  if (path.isEmpty())
                      return;
                  openTable(path);
+                 // The matrix follows the table's classes now, not at the first run.
+                 try {
+                     adoptDataClasses(declared(), settings());
+                 } catch (const InputError&) {
+                     // a table the form cannot read yet: the run says why
+                 }
                  Q_EMIT logLine(path.endsWith(QLatin1String(".arff"), Qt::CaseInsensitive)
                                     ? tr("Table %1: its class is the last attribute unless the Experiment dock's "
                                          "label names another; Run (F5)")
@@ -459,8 +465,8 @@ void SyntheticPage::startJob(SyntheticJobRunner::Job job)
         return;
     }
     const bool ownData = experiment() != QLatin1String(kSyntheticExperiment);
-    if (ownData && job != SyntheticJobRunner::Job::Recorrect)
-        adoptDataClasses(declared(), s);
+    if (ownData && job != SyntheticJobRunner::Job::Recorrect && !adoptDataClasses(declared(), s))
+        return;  // the window asks whether to reset the matrix
     // A table's or a predictive's classes are checked against the matrix when it is read.
     if (!costsUsable(ownData ? 0 : 2))
         return;
