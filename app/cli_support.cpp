@@ -74,6 +74,10 @@ CommandOutputs::CommandOutputs(const std::vector<lcs::OutputSpec>& outputs,
     } catch (const lcs::InputError& e) {
         throw UsageError(e.what());
     }
+    for (const auto& o : outputs)
+        if (const auto it = given.find(lcs::outputFlag(o)); it != given.end())
+            if (const auto problem = lcs::outputFormatProblem(o, it->second); !problem.empty())
+                throw UsageError(problem);
 }
 
 std::string CommandOutputs::path(const std::string& name) const

@@ -814,6 +814,23 @@ printf '1,2,3\n4,5,6\n' > "$s2/xt3.csv"
 printf '0.5,0.5\n0.5,0.5\n' > "$s2/pt.csv"
 printf '0\n1\n' > "$s2/yt.csv"
 expect 0 "Held-out evidence on 2 held-out test rows" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --preset synthetic --out "$s2/own_labelled" --correction-iterations 20 --warm-start-steps 5 --quiet
+# decisions.csv holds a separate test set's rows too (role "test set"), after X's.
+python3 -c "
+import math, random
+random.seed(3)
+def rows(n, prefix):
+    xs, ps, ys = [], [], []
+    for i in range(n):
+        y = i % 2
+        a, b = random.gauss(y, 1), random.gauss(0, 1)
+        p1 = 1 / (1 + math.exp(-2 * (a - 0.5)))
+        xs.append(f'{a:.3f},{b:.3f}'); ps.append(f'{1 - p1:.6f},{p1:.6f}'); ys.append(str(y))
+    for name, lines in (('x', xs), ('p', ps), ('y', ys)):
+        open(f'$s2/{prefix}{name}.csv', 'w').write('\\n'.join(lines) + '\\n')
+rows(60, 'ts_'); rows(10, 'ts_t')
+"
+expect 0 "written to $s2/own_testset" -- correct --features "$s2/ts_x.csv" --predictive "$s2/ts_p.csv" --labels "$s2/ts_y.csv" --test-features "$s2/ts_tx.csv" --test-predictive "$s2/ts_tp.csv" --test-labels "$s2/ts_ty.csv" --preset synthetic --out "$s2/own_testset" --correction-iterations 20 --warm-start-steps 5 --quiet
+[ "$(grep -c ',test set,' "$s2/own_testset/decisions.csv" 2>/dev/null)" = 10 ] || { echo "FAIL: decisions.csv lacks the 10 test-set rows: $(tail -2 "$s2/own_testset/decisions.csv" 2>&1)"; failures=$((failures + 1)); }
 absent "$s2/own_y5" 2 "--labels $s2/y5.csv: 5 labels for 6 rows of features" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y5.csv" --preset synthetic --out "$s2/own_y5"
 absent "$s2/own_y2" 2 "--labels $s2/y_class2.csv line 3: \"2\" is not one of the cost matrix's classes (0..1 or \"negative\", \"positive\")" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y_class2.csv" --preset synthetic --out "$s2/own_y2"
 absent "$s2/own_t3" 2 "--test-features $s2/xt3.csv: 3 features per row, --features $s2/x.csv has 2" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --test-features "$s2/xt3.csv" --test-predictive "$s2/pt.csv" --test-labels "$s2/yt.csv" --preset synthetic --out "$s2/own_t3"
@@ -845,6 +862,9 @@ absent "$s2/own_cb.csv" 2 "--cost-benefit needs --labels" -- correct --features 
 absent "$s2/own_cbp" 2 "cost_benefit_points needs --labels" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --preset synthetic --cost-benefit-points 3 --out "$s2/own_cbp"
 absent "$s2/own_cb_ratio.csv" 2 "the cost ratio needs both errors to cost more than 0" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --costs "$s2/free_false_alarm.json" --cost-benefit "$s2/own_cb_ratio.csv"
 expect 2 "--cost-benefit-points: \"1\" is not 0 (no curve) or 2 to 50" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --preset synthetic --cost-benefit-points 1
+# An output's name says its format: a CSV under a .json name (or JSON under .txt) is refused, nothing written.
+absent "$s2/cb.json" 2 "--cost-benefit $s2/cb.json: this file is written as CSV; give a name ending in .csv" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --preset synthetic --cost-benefit "$s2/cb.json"
+absent "$s2/r.txt" 2 "--json $s2/r.txt: this file is written as JSON; give a name ending in .json" -- synthetic --replicates 1 --json "$s2/r.txt"
 expect 0 "Held-out evidence" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --preset synthetic --referral 0.3 --correction-iterations 20 --warm-start-steps 5 --reliability "$s2/rel_ok.csv" --cost-benefit "$s2/cb_ok.csv" --cost-benefit-points 2 --quiet
 for file in rel_ok.csv cb_ok.csv; do
   [ -s "$s2/$file" ] || { echo "FAIL: correct --labels did not write $file"; failures=$((failures + 1)); }

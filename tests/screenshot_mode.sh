@@ -16,7 +16,8 @@ is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a
 "$app" --demo synthetic --replicates 1 --screenshot "$tmp/window.png" --export-plots "$tmp/plots" > "$tmp/out.txt" 2>&1 || { cat "$tmp/out.txt"; fail "demo run failed"; }
 for plot in regions_uncorrected regions_corrected correction_curves; do
   for format in png svg pdf; do
-    [ -s "$tmp/plots/$plot.$format" ] || fail "--export-plots did not write $plot.$format"
+    # Named by the experiment, the task shown and the plot: synthetic_bbvi_r0_regions_corrected.png
+    ls "$tmp"/plots/synthetic_*_r0_"$plot.$format" > /dev/null 2>&1 || fail "--export-plots did not write synthetic_METHOD_r0_$plot.$format ($(ls "$tmp/plots" | head -3 | tr '\n' ' '))"
   done
 done
 grep -q "event-loop delay" "$tmp/out.txt" || fail "no responsiveness figure printed"

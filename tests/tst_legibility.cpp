@@ -11,6 +11,8 @@
 #include <QHeaderView>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTextStream>
 #include <QtTest/QtTest>
 
 #include "gui_test_setup.h"
@@ -26,6 +28,7 @@
 #include "inference/method_catalog.h"
 #include "main_window.h"
 #include "method_style.h"
+#include "plot_export.h"
 #include "qcustomplot_compat.h"
 #include "synthetic_job_runner.h"
 
@@ -502,6 +505,71 @@ private Q_SLOTS:
                      qPrintable(QString("column %1 (%2) is %3 px, its contents %4 px")
                                     .arg(c).arg(table->horizontalHeaderItem(c)->text()).arg(table->columnWidth(c)).arg(wanted)));
         }
+    }
+
+    /// File > Export Plots of a 7-class table, its plots never shown on screen (hidden
+    /// tabs): each is laid out at the size it is exported at, every axis rect keeps room
+    /// for its data (a confusion matrix never collapses to a sliver), and every title,
+    /// legend and axis rect lies inside the image with its text whole; the file names say
+    /// the experiment, method and replicate.
+    void exportedPlotsFitTheirLayout()
+    {
+        QTemporaryDir dir;
+        QFile csv(dir.filePath("glass.csv"));
+        QVERIFY(csv.open(QIODevice::WriteOnly));
+        QTextStream out(&csv);
+        out << "f0,f1,label\n";
+        const QStringList classes{"build wind float", "build wind non-float", "vehic wind float",
+                                  "vehic wind non-float", "containers", "tableware", "headlamps"};
+        for (int i = 0; i < 280; ++i) {
+            const int k = i % 7;
+            out << std::cos(k) * 3 + ((i * 37) % 100) / 60.0 << "," << std::sin(k) * 3 + ((i * 91) % 100) / 60.0 << ","
+                << (i % 10 == 9 ? QString() : classes[k]) << "\n";
+        }
+        csv.close();
+        MainWindow window;
+        Session s;
+        s.experiment = "tabular";
+        s.settings = {{"data", dir.filePath("glass.csv").toStdString()}, {"replicates", 1},
+                      {"methods", {"kfac_laplace"}}, {"correction_iterations", 40}, {"threads", 2}};
+        s.costs = CostMatrix::zeroOne(7);
+        window.applySession(s);
+        QSignalSpy finished(syntheticRunner(window), &SyntheticJobRunner::finished);
+        window.runAll();
+        QVERIFY(finished.wait(120000));
+        const QString plotsDir = dir.filePath("plots");
+        QVERIFY(window.currentPage()->exportPlotsStaged(plotsDir).isEmpty());
+        const QStringList files = QDir(plotsDir).entryList(QDir::Files);
+        QVERIFY(!files.isEmpty());
+        for (const auto& f : files)
+            QVERIFY2(f.startsWith("tabular_kfac_laplace_r0_"), qPrintable(f));
+        QStringList problems;
+        for (auto* plot : window.currentPage()->plots()) {
+            const int w = std::max(plot->width(), kMinimumExportWidth), h = std::max(plot->height(), kMinimumExportHeight);
+            const QRect old = plot->viewport();
+            plot->setViewport(QRect(0, 0, w, h));
+            plot->replot(QCustomPlot::rpImmediateRefresh);
+            const QRect image(0, 0, w, h);
+            const QString name = plot->objectName();
+            for (auto* rect : plot->axisRects()) {
+                if (!image.contains(rect->outerRect()))
+                    problems << name + ": an axis rect outside the image";
+                if (rect->rect().width() < 150 || rect->rect().height() < 100)
+                    problems << QString("%1: data area %2x%3").arg(name).arg(rect->rect().width()).arg(rect->rect().height());
+            }
+            for (auto* legend : shownLegends(plot))
+                if (!image.contains(legend->outerRect()))
+                    problems << name + ": legend outside the image";
+            for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
+                if (auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i))) {
+                    const int needed = QFontMetrics(title->font()).horizontalAdvance(title->text());
+                    if (!image.contains(title->outerRect()) || needed > title->outerRect().width())
+                        problems << name + ": title \"" + title->text() + "\" cut";
+                }
+            plot->setViewport(old);
+            plot->replot(QCustomPlot::rpImmediateRefresh);
+        }
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join("; ")));
     }
 
     void noEmptyPanel_data() { pages_data(); }

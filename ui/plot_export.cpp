@@ -48,8 +48,11 @@ bool paintInto(QCustomPlot* plot, QPaintDevice* device, int w, int h)
 QString exportPlot(QCustomPlot* plot, const QString& path)
 {
     const QString suffix = QFileInfo(path).suffix().toLower();
-    const int w = plot->width() > 50 ? plot->width() : 800;
-    const int h = plot->height() > 50 ? plot->height() : 600;
+    // At least its size on screen, and never below 900 x 700: a plot on a tab never shown
+    // has Qt's default 640 x 480 or less, where a 7-class confusion matrix collapses and
+    // legends and axis labels are cut.
+    const int w = std::max(plot->width(), kMinimumExportWidth);
+    const int h = std::max(plot->height(), kMinimumExportHeight);
     // Every format is rendered into memory first and written in one checked step.
     QByteArray bytes;
     QBuffer buffer(&bytes);

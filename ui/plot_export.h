@@ -12,8 +12,13 @@ class QWidget;
 
 namespace lcs::ui {
 
-/// Writes a plot as PNG, SVG or PDF, chosen by the file's extension; returns an empty
-/// string on success, otherwise the reason. Files are written atomically.
+/// The smallest size a plot is exported at (its on-screen size where larger).
+inline constexpr int kMinimumExportWidth = 900;
+inline constexpr int kMinimumExportHeight = 700;
+
+/// Writes a plot as PNG, SVG or PDF, chosen by the file's extension (another is refused
+/// naming the three); returns an empty string on success, otherwise the reason. Files are
+/// written atomically, at least kMinimumExportWidth x kMinimumExportHeight.
 QString exportPlot(QCustomPlot* plot, const QString& path);
 
 /// Saves `image` as PNG, encoded in memory and written atomically (a full disk leaves

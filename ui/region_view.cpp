@@ -89,6 +89,16 @@ RegionView::Panel RegionView::makePanel(const QString& title, const QString& obj
     panel.map = new QCPColorMap(panel.plot->xAxis, panel.plot->yAxis);
     panel.map->setInterpolate(false);
     panel.map->setTightBoundary(true);
+    // A new colour map holds 10 x 10 zeros, which its default gradient paints as one
+    // navy block: empty until a task's regions arrive, with a line saying what will come.
+    panel.map->data()->clear();
+    panel.placeholder = new QCPItemText(panel.plot);
+    panel.placeholder->position->setType(QCPItemPosition::ptAxisRectRatio);
+    panel.placeholder->position->setCoords(0.5, 0.5);
+    panel.placeholder->setColor(QColor(110, 110, 110));
+    panel.placeholder->setText(objectName == QLatin1String("regions_difference")
+                                   ? tr("Run (F5): where q decides otherwise than P")
+                                   : tr("Run (F5): the decision for every point of the plane"));
     installExportMenu(panel.plot, this);
     // Equal scales on both axes, whatever the panel's shape: once the layout has sized
     // the axis rect, the box is shown whole and the longer side's axis widened.
@@ -200,6 +210,7 @@ void RegionView::clear()
     m_shown = {};
     for (auto* p : {&m_uncorrected, &m_corrected, &m_difference}) {
         p->map->data()->clear();
+        p->placeholder->setVisible(true);
         p->plot->clearGraphs();
         p->plot->replot(QCustomPlot::rpQueuedReplot);
     }
@@ -322,6 +333,8 @@ void RegionView::setTask(const TaskView& view, const QStringList& decisionNames)
                           && m_shown.uncorrected == view.uncorrected.decisions && m_shown.decisionNames == decisionNames
                           && m_shown.testUncorrected == view.testDecisionsUncorrected;
     setAxisNames(view.xName, view.yName);
+    for (auto* p : {&m_uncorrected, &m_corrected, &m_difference})
+        p->placeholder->setVisible(false);
     if (!sameBase) {
         const bool training = !view.train.isEmpty(), test = !view.test.isEmpty(),
                    unlabelled = !view.calibration.isEmpty();

@@ -6,6 +6,7 @@
 
 class QCustomPlot;
 class QCPColorMap;
+class QCPItemText;
 class QCPLegend;
 class QCPAbstractPlottable;
 class QGridLayout;
@@ -46,6 +47,8 @@ private:
         /// Under the title, outside the data: what each colour and marker means.
         QCPLegend* legend = nullptr;
         QList<QCPAbstractPlottable*> legendKeys;  ///< data-less plottables the legend shows
+        /// Before any task is shown: what the panel will show, in the middle of its axes.
+        QCPItemText* placeholder = nullptr;
     };
     /// Fills a panel's legend: each decision's region colour ("refer" included), or for
     /// the difference panel "decisions differ" / "same decision", then the markers.

@@ -1,6 +1,7 @@
 #include "core/outputs.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -17,22 +18,38 @@ namespace lcs {
 
 std::vector<OutputSpec> resultsOutputs(const std::string& csvHelp)
 {
-    return {{"json", "FILE", PathKind::File, "write results as JSON (atomically)"},
-            {"csv", "FILE", PathKind::File, csvHelp}};
+    return {{"json", "FILE", PathKind::File, "write results as JSON (atomically)", "json"},
+            {"csv", "FILE", PathKind::File, csvHelp, "csv"}};
 }
 
 OutputSpec reliabilityOutput(const std::string& whose)
 {
     return {"reliability", "FILE", PathKind::File,
             "write " + whose + ": 15 bins of top-label confidence, count, mean confidence, accuracy) as CSV "
-            "(atomically)"};
+            "(atomically)",
+            "csv"};
 }
 
 OutputSpec costBenefitOutput(const std::string& when)
 {
     return {"cost_benefit", "FILE", PathKind::File,
             "write the cost-benefit curve (cost_benefit_points, 9 when unset" + when +
-                ") as CSV (atomically): setting, value, current, method, replicate, rule, cost, referral_rate"};
+                ") as CSV (atomically): setting, value, current, method, replicate, rule, cost, referral_rate",
+            "csv"};
+}
+
+std::string outputFormatProblem(const OutputSpec& spec, const std::string& path)
+{
+    if (spec.format.empty() || spec.kind != PathKind::File)
+        return {};
+    const std::string ending = "." + spec.format;
+    std::string tail = path.size() >= ending.size() ? path.substr(path.size() - ending.size()) : std::string();
+    std::transform(tail.begin(), tail.end(), tail.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (tail == ending)
+        return {};
+    std::string upper = spec.format;
+    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return outputFlag(spec) + " " + path + ": this file is written as " + upper + "; give a name ending in " + ending;
 }
 
 std::string outputFlag(const OutputSpec& spec)

@@ -16,7 +16,14 @@ struct OutputSpec {
     std::string valueName = "FILE";   ///< FILE or DIR, in help
     PathKind kind = PathKind::File;
     std::string help;
+    /// The file's one format ("csv", "json"), which its name must end in (any case): a
+    /// `--cost-benefit x.json` that would hold CSV is refused. Empty: any name.
+    std::string format = {};
 };
+
+/// Why `path` does not fit `spec`'s format ("--cost-benefit x.json: this file is written
+/// as CSV; name it ....csv"), or "" where it does or the spec has none.
+std::string outputFormatProblem(const OutputSpec& spec, const std::string& path);
 
 /// The results files every experiment writes: JSON and CSV (csvHelp says what a row is).
 std::vector<OutputSpec> resultsOutputs(const std::string& csvHelp = "write results as CSV (atomically)");

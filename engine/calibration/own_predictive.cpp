@@ -345,6 +345,36 @@ std::string ownCorrectionCsv(const OwnCorrectionResult& r, const CostMatrix& cos
             s += "," + formatNumber(qs[i][c]);
         s += "\n";
     }
+    // A separate labelled test set (--test-*): its rows follow, numbered from 1 again with
+    // the role "test set", decided as X's rows are (the kept rule's decisions included).
+    const bool separateTest = r.hasEvidence && r.testProbsBefore.defined() && !r.testLabels.empty() &&
+                              std::find(r.rowRole.begin(), r.rowRole.end(), "test") == r.rowRole.end();
+    const auto* kept = separateTest ? r.evidence.rule(r.evidence.kept) : nullptr;
+    if (!kept)
+        return s;
+    const auto loss = costTensor(costs, torch::kDouble);
+    const auto pBefore = r.testProbsBefore.to(torch::kDouble), pAfter = r.testProbsAfter.to(torch::kDouble);
+    const auto tb = bayesDecisions(pBefore, loss).contiguous(), ta = bayesDecisions(pAfter, loss).contiguous();
+    const auto expected = [&](const at::Tensor& decisions) {  // sum_y P(y) L[y, d], P before the correction
+        return (pBefore * loss.index_select(1, decisions).t()).sum(1).contiguous();
+    };
+    const auto eb = expected(tb), ea = expected(ta);
+    const auto tq = pAfter.contiguous();
+    const auto tba = tb.accessor<int64_t, 1>(), taa = ta.accessor<int64_t, 1>();
+    const auto eba = eb.accessor<double, 1>(), eaa = ea.accessor<double, 1>();
+    const auto tqa = tq.accessor<double, 2>();
+    for (int64_t i = 0; i < tba.size(0); ++i) {
+        s += std::to_string(i + 1) + ",test set,";
+        if (labelled)
+            s += csvText(costs.decisionName(static_cast<int>(r.testLabels[static_cast<size_t>(i)]))) + ",";
+        s += csvText(costs.decisionName(static_cast<int>(tba[i]))) + "," +
+             csvText(costs.decisionName(static_cast<int>(taa[i]))) + "," +
+             csvText(costs.decisionName(static_cast<int>(kept->decisions[static_cast<size_t>(i)]))) + "," +
+             formatNumber(eba[i]) + "," + formatNumber(eaa[i]);
+        for (int64_t c = 0; c < tqa.size(1); ++c)
+            s += "," + formatNumber(tqa[i][c]);
+        s += "\n";
+    }
     return s;
 }
 

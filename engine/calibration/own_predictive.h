@@ -100,7 +100,8 @@ OwnCorrectionResult correctOwnPredictive(const OwnPredictive& own, const CostMat
                                          const CorrectionObserver& observer = {},
                                          const OwnEvidenceInputs& evidence = {});
 
-/// Results as JSON (summary, per-row decisions and the curve) and the per-row CSV.
+/// Results as JSON (summary, per-row decisions and the curve) and the per-row CSV: X's
+/// rows, then a separate labelled test set's (role "test set", numbered from 1).
 std::string ownCorrectionJson(const OwnCorrectionResult& r, const CostMatrix& costs, uint64_t seed);
 std::string ownCorrectionCsv(const OwnCorrectionResult& r, const CostMatrix& costs);
 

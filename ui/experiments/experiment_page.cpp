@@ -130,9 +130,13 @@ void ExperimentPage::setResults(const QString& json, const QString& csv, const Q
 QStringList ExperimentPage::exportPlots(const QString& dir, int& written) const
 {
     QStringList errors;
+    // "tabular_kfac_laplace_r9_regions_corrected.png": the experiment, task and plot (the
+    // plot's name says the rule: uncorrected, corrected, ...).
+    const QString context = plotFileContext();
     for (auto* plot : plots())
         for (const char* format : {"png", "svg", "pdf"}) {
-            const QString error = exportPlot(plot, dir + "/" + plot->objectName() + "." + format);
+            const QString error =
+                exportPlot(plot, dir + "/" + context + "_" + plot->objectName() + "." + format);
             if (error.isEmpty())
                 ++written;
             else

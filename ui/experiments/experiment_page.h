@@ -163,6 +163,8 @@ public:
     /// Takes the matrix costsNeedReset offered (the data's 0/1 matrix). False when none
     /// is on offer.
     bool acceptOfferedCosts();
+    /// The plots exportPlots() writes; pages with painted views override exportPlots.
+    virtual QList<QCustomPlot*> plots() const { return {}; }
 
 Q_SIGNALS:
     void jobStarted(const QString& name);
@@ -187,8 +189,9 @@ Q_SIGNALS:
 protected:
     CostMatrixModel* costs() const { return m_costs; }
     CostEditor* costEditor() const { return m_costEditor; }
-    /// The plots exportPlots() writes; pages with painted views override exportPlots.
-    virtual QList<QCustomPlot*> plots() const { return {}; }
+    /// What the exported plots show, first in their file names: the experiment, and where
+    /// the page shows one task, its method and replicate ("tabular_kfac_laplace_r9").
+    virtual QString plotFileContext() const { return experiment(); }
     /// Cancels the runner's job (cancel() has dropped the pending re-correction).
     virtual void cancelJob() = 0;
     /// A job is re-correcting: a newer edit cancels it rather than waiting for it.

@@ -540,6 +540,14 @@ QList<QCustomPlot*> SyntheticPage::plots() const
     return out;
 }
 
+QString SyntheticPage::plotFileContext() const
+{
+    const QString method = m_viewMethod->currentData().toString();
+    if (method.isEmpty())
+        return experiment();
+    return QStringLiteral("%1_%2_r%3").arg(experiment(), method).arg(m_viewReplicate->value());
+}
+
 void SyntheticPage::saveModel()
 {
     const QString method = m_viewMethod->currentData().toString();

@@ -84,6 +84,7 @@ public:
 
 protected:
     QList<QCustomPlot*> plots() const override;
+    QString plotFileContext() const override;
     void cancelJob() override { m_runner.cancel(); }
     bool recorrecting() const override { return m_currentJob == SyntheticJobRunner::Job::Recorrect; }
 
