@@ -969,6 +969,14 @@ expect 0 "3 missing value(s) in 3 row(s): each number filled by the training row
 expect 0 "3 missing value(s) in 3 row(s): those rows are left out (--missing drop)" -- tabular --data "$s2/table_na.csv" --missing drop $tq
 expect 0 "1 row(s) whose label is a missing value (NA, ?) are unlabelled" -- check "$s2/table_na.csv"
 expect 0 "NA,2," -- decide --model "$s2/na_models/kfac_laplace_r0_q.pt" --point NA,2
+# Exporters' dialects read as meant: old Mac line ends (CR only), labels 1 and 1.0 one
+# class, a continuous label column refused as a regression target.
+printf 'x,label\r1,a\r2,b\r3,a\r4,b\r5,\r' > "$s2/table_mac.csv"
+expect 0 "table: 4 labelled and 1 unlabelled rows, 1 feature(s), classes a, b" -- check "$s2/table_mac.csv"
+printf 'x,label\n1,1\n2,1.0\n3,2\n4,2.0\n5,\n' > "$s2/table_one_point_zero.csv"
+expect 0 "classes 1, 2 (column label" -- check "$s2/table_one_point_zero.csv"
+python3 -c "print('x,label'); [print(f'{i},{i * 0.37 + 0.05:.2f}') for i in range(30)]" > "$s2/table_continuous.csv"
+expect 2 "holds 30 distinct numbers with fractions (0.05, 0.42, ...): it looks continuous (a regression target?)" -- tabular --data "$s2/table_continuous.csv" $tq
 expect 2 "holds 1 class(es) among its labelled rows" -- tabular --data "$s2/table_one.csv" $tq
 # Every row labelled: q trains on the training rows' inputs, and the table says so.
 expect 0 "q trained on each replicate's training rows' inputs, labels unused (the table has no unlabelled rows)" -- tabular --data "$s2/table_nocal.csv" $tq

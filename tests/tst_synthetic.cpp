@@ -448,6 +448,15 @@ private Q_SLOTS:
         QCOMPARE(t.labels, (std::vector<int64_t>{1, 0, 1}));
         QCOMPARE(t.labelled.values, (std::vector<double>{1, 2, 3, 4, 7, 8}));
         QCOMPARE(t.unlabelled.values, (std::vector<double>{5, 6}));
+        // Numbers compare as numbers: 1 and 1.0 are one class, named as first written.
+        const auto merged = parseTabularCsv("x,label\n1,1\n2,1.0\n3,2\n4,1e0\n", "t.csv", "label", 1000,
+                                            MissingValues::Impute);
+        QCOMPARE(merged.classNames, (std::vector<std::string>{"1", "2"}));
+        QCOMPARE(merged.labels, (std::vector<int64_t>{0, 0, 1, 0}));
+        // Old Mac line ends (carriage returns only) are line ends.
+        const auto mac = parseTabularCsv("x,label\r1,a\r2,b\r3,\r", "t.csv", "label", 1000, MissingValues::Impute);
+        QCOMPARE(mac.labels, (std::vector<int64_t>{0, 1}));
+        QCOMPARE(mac.unlabelled.values, (std::vector<double>{3}));
     }
 
     // A text column is categorical: one 0/1 feature per level, levels sorted by text,
@@ -590,6 +599,12 @@ private Q_SLOTS:
         row("missing marker", "a,label\n1,x\n?,y\n3,\n", "(with --missing impute or drop it is a missing value)");
         row("empty category", "a,label\nu,x\n,y\nv,\n", "t.csv line 3 column 1 (a): an empty category");
         row("one class", "a,label\n1,x\n2,x\n3,\n", "holds 1 class(es)");
+        QByteArray continuous = "a,label\n";
+        for (int i = 0; i < 12; ++i)
+            continuous += QByteArray::number(i) + "," + QByteArray::number(i * 0.37 + 0.05) + "\n";
+        row("continuous labels", continuous,
+            "t.csv: column \"label\" holds 12 distinct numbers with fractions (0.05, 0.42, ...): it looks continuous "
+            "(a regression target?)");
         row("empty", "", "t.csv: empty");
         row("only the label", "label\nx\n", "names no feature column");
         row("huge", "a,label\n1e31,x\n2,y\n3,\n", "\"1e31\" is not a finite number (at most 1e30)");

@@ -60,6 +60,10 @@ void forEachCsvRow(const std::string& textIn,
     // numbered by the line it starts on.
     size_t line = 1, i = 0;
     const size_t n = text.size();
+    // Old Mac line ends (Excel's "CSV (Macintosh)"): a file with carriage returns and no
+    // line feed at all ends each line with a carriage return. Elsewhere a lone carriage
+    // return is text, as before.
+    const bool crOnly = text.find('\n') == std::string_view::npos && text.find('\r') != std::string_view::npos;
     while (i <= n) {
         const size_t recordLine = line;
         std::vector<std::string> fields;
@@ -86,7 +90,7 @@ void forEachCsvRow(const std::string& textIn,
                         ++i;
                         break;
                     }
-                    if (text[i] == '\n')
+                    if (text[i] == '\n' || (crOnly && text[i] == '\r'))
                         ++line;
                     field += text[i];
                 }
@@ -102,8 +106,8 @@ void forEachCsvRow(const std::string& textIn,
                 ++i;
                 continue;
             }
-            if (c == '\n' || (c == '\r' && (i + 1 == n || text[i + 1] == '\n'))) {
-                i += c == '\r' && i + 1 < n ? 2 : 1;
+            if (c == '\n' || (c == '\r' && (crOnly || i + 1 == n || text[i + 1] == '\n'))) {
+                i += c == '\r' && !crOnly && i + 1 < n ? 2 : 1;
                 ++line;
                 break;
             }

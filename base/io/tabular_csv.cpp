@@ -37,12 +37,12 @@ std::vector<std::string> orderedClasses(const std::vector<std::string>& rawLabel
     std::vector<std::string> names = rawLabels;
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
-    const bool integers = std::all_of(names.begin(), names.end(), [](const std::string& n) {
-        return parseInteger(n, -1000000000, 1000000000).has_value();
+    const bool numbers = std::all_of(names.begin(), names.end(), [](const std::string& n) {
+        return parseFiniteNumber(n).has_value();
     });
-    if (integers)
+    if (numbers)  // by value: 2 before 10, 1.0 (one class with 1) before 1.5
         std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
-            return *parseInteger(a, -1000000000, 1000000000) < *parseInteger(b, -1000000000, 1000000000);
+            return *parseFiniteNumber(a) < *parseFiniteNumber(b);
         });
     return names;
 }
@@ -171,6 +171,26 @@ TabularData parseTabularCsv(const std::string& text, const std::string& source, 
             rawLabels.push_back(rowLabels[r]);
     }
     const auto d = static_cast<int64_t>(out.featureNames.size());
+    // Labels that are all numbers are compared as numbers: "1" and "1.0" are one class
+    // (named as first written). A numeric column of many distinct values with fractions
+    // is a measurement, not classes: refused rather than run as one class per row.
+    if (!rawLabels.empty() && std::all_of(rawLabels.begin(), rawLabels.end(), [](const std::string& l) {
+            return parseFiniteNumber(l).has_value();
+        })) {
+        std::map<double, std::string> firstWritten;
+        bool fractions = false;
+        for (auto& l : rawLabels) {
+            const double v = *parseFiniteNumber(l);
+            fractions = fractions || v != std::floor(v);
+            l = firstWritten.emplace(v, l).first->second;
+        }
+        if (fractions && firstWritten.size() > kMaxContinuousLookingClasses)
+            throw InputError(source + ": column \"" + labelColumn.substr(0, 40) + "\" holds " +
+                             std::to_string(firstWritten.size()) + " distinct numbers with fractions (" +
+                             firstWritten.begin()->second + ", " + std::next(firstWritten.begin())->second +
+                             ", ...): it looks continuous (a regression target?); classes are names or whole "
+                             "numbers");
+    }
     const auto names = orderedClasses(rawLabels);
     if (names.size() < 2)
         throw InputError(source + ": column \"" + labelColumn.substr(0, 40) + "\" holds " +

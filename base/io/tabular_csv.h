@@ -17,6 +17,9 @@
 namespace lcs {
 
 constexpr size_t kMaxTabularClasses = 100;
+/// A numeric label column with fractions and more distinct values than this is refused as
+/// continuous (a regression target) rather than run as one class per value.
+constexpr size_t kMaxContinuousLookingClasses = 10;
 /// Columns of a header (CSV) or attributes (ARFF), checked before anything is built on
 /// them, and features once categories are one-hot encoded: a network's size, and the
 /// K-FAC Laplace approximation's (D + 1)^2 factors, grow with them.
@@ -39,8 +42,8 @@ struct TabularData {
     /// The network's features: the columns with each categorical one one-hot encoded
     /// (encodedFeatureNames).
     std::vector<std::string> featureNames;
-    /// Class names in a stable order. From a CSV table by value when every label is an
-    /// integer, else by text; from an ARFF file the class attribute's declared values in
+    /// Class names in a stable order. From a CSV table by value when every label is a
+    /// number (1 and 1.0 one class, named as first written), else by text; from an ARFF file the class attribute's declared values in
     /// their declared order, used or not (Weka's numbering). Class k is classNames[k].
     std::vector<std::string> classNames;
     NumericArray labelled;                  ///< [N, D]
