@@ -486,6 +486,9 @@ private Q_SLOTS:
         }
         QTemporaryDir dir;
         QVERIFY(page->exportResults(dir.filePath("r.csv")).isEmpty());
+        // The name says the format: another is refused, nothing written.
+        QVERIFY(page->exportResults(dir.filePath("r.txt")).contains("give a name ending in .json or .csv"));
+        QVERIFY(!QFileInfo::exists(dir.filePath("r.txt")));
         // The page has no plots: Export Plots says so and writes nothing.
         QVERIFY(page->exportPlotsStaged(dir.filePath("plots")).contains("no plots"));
         QVERIFY(!QFileInfo::exists(dir.filePath("plots")));

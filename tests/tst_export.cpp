@@ -445,6 +445,18 @@ private Q_SLOTS:
             << QByteArray::fromStdString(npyFile("{'shape': (3, 2), 'fortran_order': False, 'descr': '<f8'}",
                                                  {0, 1, 2, 3, 4, 5}))
             << "3x2";
+        // Integers as np.save writes labels (int64 by default), and the other widths: the
+        // .npy header is the same, the payload holds the integers themselves.
+        const auto integers = [](const char* descr, auto zero) {
+            std::vector<decltype(zero)> v{0, 1, 2, 3, 4, 5};
+            std::string file = npyFile(std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (6,), }", {});
+            file.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(zero));
+            return QByteArray::fromStdString(file);
+        };
+        QTest::newRow("int64") << integers("<i8", int64_t{0}) << "6";
+        QTest::newRow("int32") << integers("<i4", int32_t{0}) << "6";
+        QTest::newRow("uint8") << integers("|u1", uint8_t{0}) << "6";
+        QTest::newRow("int16") << integers("<i2", int16_t{0}) << "6";
         // A header longer than 127 bytes: its length's low byte is above 0x7f.
         QTest::newRow("long header")
             << QByteArray::fromStdString(npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }" +
@@ -489,8 +501,8 @@ private Q_SLOTS:
         row("header past the end", good.substr(0, 40), "does not fit the file");
         row("big-endian", npyFile("{'descr': '>f8', 'fortran_order': False, 'shape': (6,), }", {0, 1, 2, 3, 4, 5}),
             "big-endian");
-        row("integers", npyFile("{'descr': '<i8', 'fortran_order': False, 'shape': (6,), }", {0, 1, 2, 3, 4, 5}),
-            "not float32 or float64");
+        row("complex", npyFile("{'descr': '<c8', 'fortran_order': False, 'shape': (6,), }", {0, 1, 2, 3, 4, 5}),
+            "dtype <c8 is not a float or an integer");
         row("objects", npyFile("{'descr': '|O', 'fortran_order': False, 'shape': (6,), }", {0, 1, 2, 3, 4, 5}),
             "has 'descr' '|O', not a byte order, a kind and a size");
         row("rank 4", npyFile("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 2, 3), }", {0, 1, 2, 3, 4, 5}),

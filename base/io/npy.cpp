@@ -186,10 +186,14 @@ NumericArray parseNpy(const std::string& bytes, const std::string& source, size_
     static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the .npy reader assumes a little-endian machine");
     if (descr[0] == '=' || descr[0] == '|')
         descr[0] = '<';
-    if (descr == ">f4" || descr == ">f8")
+    if (descr[0] == '>')
         refuse(source, "dtype " + descr + " is big-endian; save it little-endian (numpy's default: array.astype('<f8'))");
-    if (descr != "<f4" && descr != "<f8")
-        refuse(source, "dtype " + descr + " is not float32 or float64 (<f4, <f8); convert with array.astype('float64')");
+    // Floats, and integers as np.save writes labels and counts (int64 by default); an
+    // integer beyond 2^53 would lose digits as a double, which no label or count reaches.
+    static const char* const kReadable[] = {"<f4", "<f8", "<i1", "<i2", "<i4", "<i8", "<u1", "<u2", "<u4", "<u8"};
+    if (std::find(std::begin(kReadable), std::end(kReadable), descr) == std::end(kReadable))
+        refuse(source, "dtype " + descr + " is not a float or an integer (<f4, <f8, <i1 to <i8, <u1 to <u8); convert "
+                                          "with array.astype('float64')");
     if (shape.size() < minRank || shape.size() > maxRank)
         refuse(source, "has " + std::to_string(shape.size()) + " dimensions, expected " +
                            (minRank == maxRank ? std::to_string(minRank)
@@ -202,19 +206,33 @@ NumericArray parseNpy(const std::string& bytes, const std::string& source, size_
     }
     if (count > maxValues)
         refuse(source, "holds more than " + std::to_string(maxValues) + " values");
-    const size_t word = descr == "<f4" ? 4 : 8;
+    const size_t word = static_cast<size_t>(descr[2] - '0');
     const size_t dataStart = headerStart + headerLength;
     if (bytes.size() - dataStart != count * word)
         refuse(source, "has " + std::to_string(bytes.size() - dataStart) + " bytes of data, but its header describes " +
                            std::to_string(count * word) + " (the file is cut off or has trailing bytes)");
 
-    xt::detail::npy_file file(shape, fortranOrder, descr);
+    // One-byte types are '|' to numpy and xtensor alike (no byte order).
+    xt::detail::npy_file file(shape, fortranOrder, word == 1 ? "|" + descr.substr(1) : descr);
     if (count > 0)
         std::memcpy(file.ptr(), bytes.data() + dataStart, count * word);
     NumericArray out;
     for (size_t d : shape)
         out.shape.push_back(static_cast<int64_t>(d));
-    out.values = word == 4 ? valuesOf<float>(std::move(file)) : valuesOf<double>(std::move(file));
+    const char kind = descr[1];
+    switch (word) {
+    case 1: out.values = kind == 'i' ? valuesOf<int8_t>(std::move(file)) : valuesOf<uint8_t>(std::move(file)); break;
+    case 2: out.values = kind == 'i' ? valuesOf<int16_t>(std::move(file)) : valuesOf<uint16_t>(std::move(file)); break;
+    case 4:
+        out.values = kind == 'f'   ? valuesOf<float>(std::move(file))
+                     : kind == 'i' ? valuesOf<int32_t>(std::move(file))
+                                   : valuesOf<uint32_t>(std::move(file));
+        break;
+    default:
+        out.values = kind == 'f'   ? valuesOf<double>(std::move(file))
+                     : kind == 'i' ? valuesOf<int64_t>(std::move(file))
+                                   : valuesOf<uint64_t>(std::move(file));
+    }
     for (size_t i = 0; i < out.values.size(); ++i)
         if (!std::isfinite(out.values[i]))
             refuse(source, "value " + std::to_string(i) + " (in C order) is not finite");

@@ -195,7 +195,10 @@ QString ExperimentPage::exportResults(const QString& path) const
 {
     if (m_resultsJson.isEmpty())
         return tr("no results yet: run the experiment first");
+    // The name says the format, as on the command line: .csv or .json, nothing else.
     const bool csv = path.endsWith(".csv", Qt::CaseInsensitive);
+    if (!csv && !path.endsWith(".json", Qt::CaseInsensitive))
+        return tr("%1: results are written as JSON or CSV; give a name ending in .json or .csv").arg(path);
     try {
         writeFileAtomically(path.toStdString(), (csv ? m_resultsCsv : m_resultsJson).toStdString());
     } catch (const std::exception& e) {
