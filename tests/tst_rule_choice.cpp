@@ -321,8 +321,13 @@ private Q_SLOTS:
         QVERIFY2(std::abs(s.standardError - 0.044987) < 1e-6, qPrintable(QString::number(s.standardError, 'g', 8)));
         QCOMPARE(s.dearestChange, 10.0);
         QCOMPARE(choice.kept, std::string("P"));
-        QVERIFY2(choice.reason.find("one more row at the rule's dearest change") != std::string::npos,
-                 choice.reason.c_str());
+        QVERIFY2(choice.reason.find("one more row at its dearest change") != std::string::npos, choice.reason.c_str());
+        // q's rule counts no unseen row (its KL term bounds how far it moves from P): the
+        // plain guard, -0.1618 + 0.0450 < 0, keeps it.
+        QCOMPARE(chooseRuleByCrossValidation(p, {{"P", pDecisions}, {"q", sharp, false}}, labels, costs, {}, 5, 1,
+                                             kSelectionGuard)
+                     .kept,
+                 std::string("q"));
         // With a false alarm saved on 40 of the 62 benign rows the gain survives the
         // unseen row: mean -30/69 = -0.4348, standard error 0.1645.
         for (size_t i = 17; i < 46; ++i)

@@ -91,7 +91,7 @@ CorrectionEvidence gatherCorrectionEvidence(const ClassProbabilities& validation
     const std::string rows = " (" + std::to_string(validationLabels.size()) + " rows)";
     if (crossValidates(selection)) {
         e.choice = chooseRuleByCrossValidation(validationP,
-                                               {{"P", e.validationP.decisions}, {"q", e.validationQ.decisions}},
+                                               {{"P", e.validationP.decisions}, {"q", e.validationQ.decisions, false}},
                                                validationLabels, costs, offered, chosenFolds, seed + 211,
                                                selectionGuard(selection));
         e.kept = e.choice.kept;

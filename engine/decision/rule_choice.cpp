@@ -198,7 +198,8 @@ RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::v
         auto differences = candidate.rowCosts;
         for (size_t i = 0; i < differences.size(); ++i)
             differences[i] -= choice.candidates.front().rowCosts[i];
-        differences.insert(differences.end(), kUnseenRows, candidate.dearestChange);
+        if (c >= fixed.size() || fixed[c].guardUnseenRow)
+            differences.insert(differences.end(), kUnseenRows, candidate.dearestChange);
         const auto [mean, error] = meanAndStandardError(differences);
         // Strictly beyond, with room for rounding: one row in a rule's favour is a change
         // of exactly -1/n with a standard error of exactly 1/n, which is not beyond.
@@ -225,13 +226,13 @@ RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::v
         choice.reason = choice.kept + " had the lowest cost in " + where;
     else if (choice.kept == first)
         choice.reason = "no rule beat " + first + " by more than " + figure(guard).substr(0, 3) +
-                        " standard error of the paired difference (counting one more row at the rule's dearest "
-                        "change) in " + where;
+                        " standard error of the paired difference (a calibration counting one more row at its "
+                        "dearest change) in " + where;
     else
         choice.reason = choice.kept + " had the lowest cost of the rules that beat " + first + " by more than " +
                         figure(guard).substr(0, 3) +
-                        " standard error of the paired difference (counting one more row at the rule's dearest "
-                        "change) in " + where;
+                        " standard error of the paired difference (a calibration counting one more row at its "
+                        "dearest change) in " + where;
     if (!unfitted.empty()) {
         std::string names;
         for (const auto& u : unfitted)

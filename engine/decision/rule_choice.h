@@ -22,6 +22,11 @@ inline constexpr int kDefaultFolds = 5;
 struct FixedRule {
     std::string name;               ///< "P", "q", ...
     std::vector<int64_t> decisions;
+    /// Whether the guard counts the unseen row (kUnseenRows) for this rule, as it does
+    /// for every calibration. Off for q: its departures from P are bounded by the KL term
+    /// it trains with, a calibration's are not (a temperature at its bound decides by
+    /// argmax everywhere). Measured both ways: docs/decisions-benchmark.md.
+    bool guardUnseenRow = true;
 };
 
 /// One candidate's cross-validated cost: the mean realised cost over every labelled row,
@@ -65,7 +70,7 @@ std::vector<int> stratifiedFolds(const std::vector<int64_t>& labels, int folds, 
 /// P on average (0.2468 against 0.2350) and more than P beyond the interval in 2 runs.
 inline constexpr double kSelectionGuard = 1.0;
 
-/// Rows the guard adds to the paired differences at the rule's dearest change
+/// Rows the guard adds to a calibration's paired differences at its dearest change
 /// (CandidateCost::dearestChange): the next row could be the mistake the validation rows
 /// happened not to hold. Without it the standard error cannot see a rare dear mistake that
 /// never occurred: a temperature fitted at its bound (argmax decisions) saved 11 false
@@ -78,8 +83,9 @@ inline constexpr int kUnseenRows = 1;
 /// Chooses among the fixed rules (their decisions scored as they are) and the
 /// calibrations of `p` (each fitted on k - 1 folds, scored on the last) by the lowest
 /// cross-validated cost. With `guard` > 0 only rules whose mean paired difference from
-/// the first rule offered, counting kUnseenRows more rows at the rule's dearest change,
-/// lies below zero by more than `guard` standard errors compete, and the first is kept
+/// the first rule offered (for a calibration, or a fixed rule with guardUnseenRow,
+/// counting kUnseenRows more rows at its dearest change) lies below zero by more than
+/// `guard` standard errors compete, and the first is kept
 /// where none does; 0: the lowest cost, a tie keeping the rule
 /// offered first (offer P first).
 RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::vector<FixedRule>& fixed,

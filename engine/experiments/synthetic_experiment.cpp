@@ -381,7 +381,7 @@ ReplicateOutcome evaluateSynthetic(const SyntheticPredictive& predictive, const 
     r.validationCostQ = q.cost;
     const uint64_t choiceSeed = mixSeed(seed, static_cast<uint64_t>(predictive.replicate), 0x5e1);
     if (crossValidate)
-        r.kept = chooseRuleByCrossValidation(validationP, {{"P", p.decisions}, {"q", q.decisions}}, yv, costs,
+        r.kept = chooseRuleByCrossValidation(validationP, {{"P", p.decisions}, {"q", q.decisions, false}}, yv, costs,
                                              offered, chosenFolds, choiceSeed, selectionGuard(selection))
                      .kept;
     else
