@@ -94,7 +94,7 @@ size_t encodedWidth(const std::vector<InputColumn>& columns)
 {
     size_t width = 0;
     for (const auto& c : columns)
-        width += c.categorical() ? c.levels.size() : c.missingIndicator ? 2 : 1;
+        width += c.width();
     return width;
 }
 
@@ -130,8 +130,7 @@ void appendEncodedRow(const std::vector<InputColumn>& columns, const std::vector
                 out.push_back(1.0);
                 continue;
             }
-            if (column.categorical() && std::binary_search(column.levels.begin(), column.levels.end(),
-                                                           std::string(kMissingLevel))) {
+            if (column.hasMissingLevel()) {
                 for (const auto& level : column.levels)
                     out.push_back(level == kMissingLevel ? 1.0 : 0.0);
                 continue;
@@ -188,9 +187,8 @@ std::vector<double> encodedFill(const std::vector<InputColumn>& columns)
 {
     std::vector<double> fill;
     for (const auto& c : columns) {
-        const size_t features = c.categorical() ? c.levels.size() : c.missingIndicator ? 2 : 1;
         fill.push_back(c.missingIndicator ? c.fill : std::numeric_limits<double>::quiet_NaN());
-        fill.insert(fill.end(), features - 1, std::numeric_limits<double>::quiet_NaN());
+        fill.insert(fill.end(), c.width() - 1, std::numeric_limits<double>::quiet_NaN());
     }
     return fill;
 }
@@ -202,7 +200,7 @@ std::vector<std::pair<size_t, size_t>> encodedIndicators(const std::vector<Input
     for (const auto& c : columns) {
         if (c.missingIndicator)
             out.emplace_back(at, at + 1);
-        at += c.categorical() ? c.levels.size() : c.missingIndicator ? 2 : 1;
+        at += c.width();
     }
     return out;
 }
@@ -243,7 +241,7 @@ std::vector<InputColumn> fitMissingFill(const std::vector<InputColumn>& columns,
             if (std::isnan(c.fill))
                 c.fill = 0;  // every cell missing: refused by the readers, so only hand-made columns
         }
-        at += c.categorical() ? c.levels.size() : c.missingIndicator ? 2 : 1;
+        at += c.width();
     }
     return out;
 }
@@ -258,11 +256,15 @@ void fillMissingValues(const std::vector<InputColumn>& columns, std::vector<doub
             values[i] = fill[i % fill.size()];
 }
 
+bool InputColumn::hasMissingLevel() const
+{
+    return std::binary_search(levels.begin(), levels.end(), std::string(kMissingLevel));
+}
+
 bool hasMissingValues(const std::vector<InputColumn>& columns)
 {
-    return std::any_of(columns.begin(), columns.end(), [](const InputColumn& c) {
-        return c.missingIndicator || std::binary_search(c.levels.begin(), c.levels.end(), std::string(kMissingLevel));
-    });
+    return std::any_of(columns.begin(), columns.end(),
+                       [](const InputColumn& c) { return c.missingIndicator || c.hasMissingLevel(); });
 }
 
 bool hasCategoricalColumn(const std::vector<InputColumn>& columns)

@@ -43,6 +43,10 @@ struct InputColumn {
     double fill = std::numeric_limits<double>::quiet_NaN();
 
     bool categorical() const { return !levels.empty(); }
+    /// The features this column encodes to: a level each, or the value (and its flag).
+    size_t width() const { return categorical() ? levels.size() : missingIndicator ? 2 : 1; }
+    /// A categorical column whose missing cells are the level kMissingLevel.
+    bool hasMissingLevel() const;
 };
 
 /// True for the cells a table marks missing: empty, "?" (Weka), "NA" (R), "N/A", "NaN",

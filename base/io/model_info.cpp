@@ -249,7 +249,7 @@ void readInputColumns(const JsonObjectReader& input, const std::string& source, 
             if (std::abs(column.fill) > 1e30)
                 c.fail("missing_fill", "is beyond 1e30 (a table's numbers are at most that)");
         }
-        width += column.categorical() ? column.levels.size() : column.missingIndicator ? 2 : 1;
+        width += column.width();
         info.inputColumns.push_back(std::move(column));
     }
     if (static_cast<int64_t>(width) != info.inputs)

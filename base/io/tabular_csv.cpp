@@ -230,9 +230,8 @@ std::string describeMissingValues(const TabularData& t)
         else {
             const bool numbers = std::any_of(t.columns.begin(), t.columns.end(),
                                              [](const InputColumn& c) { return c.missingIndicator; });
-            const bool categories = std::any_of(t.columns.begin(), t.columns.end(), [](const InputColumn& c) {
-                return std::binary_search(c.levels.begin(), c.levels.end(), std::string(kMissingLevel));
-            });
+            const bool categories = std::any_of(t.columns.begin(), t.columns.end(),
+                                                [](const InputColumn& c) { return c.hasMissingLevel(); });
             if (numbers)
                 out += "each number filled by the training rows' mean, with a 0/1 \"missing\" feature beside it";
             if (categories)
