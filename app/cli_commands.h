@@ -13,6 +13,7 @@
 
 namespace lcs {
 struct ModelSpec;
+struct SessionData;
 class Experiment;
 struct ExperimentAction;
 }
@@ -25,6 +26,11 @@ namespace cli {
 int runBenchCommand(int argc, char** argv);
 /// `lcstudio-cli sweep plan|run|collect` (app/cli_sweep.cpp).
 int runSweepCommand(int argc, char** argv);
+
+/// A session checked as `run` takes it (`check SESSION`, and `sweep plan` for every
+/// cell before anything is written): one line on what it reads, or InputError naming
+/// `path` and what its run would refuse.
+std::string checkedSession(const lcs::SessionData& s, const std::string& path);
 
 /// "lcstudio-cli NAME - title" and the experiment's description, for --help.
 std::string experimentIntro(const lcs::Experiment& experiment);

@@ -140,7 +140,8 @@ Options:
   --costs FILE        decide under this matrix instead of the one saved with the model
   --predictive FILE   the predictive P at each point (.npy or .csv, one row of class
                       probabilities per point): required by a residual q, which corrects
-                      P (and first calibrates it where it was trained on a calibrated P)
+                      P (and first calibrates it where it was trained on a calibrated P),
+                      and by correct's kept_rule.pt (P, q or a calibration of P)
   -h, --help          this text
 Prints one line per point: the features, the class probabilities and the decision.
 )";
@@ -384,10 +385,13 @@ int runDecideCommand(int argc, char** argv)
         throw UsageError("decide: " + modelPath + " is a segmentation network (" + loaded.info.architecture +
                          "); decide on frames with `lcstudio-cli camvid eval`");
     if (loaded.info.residualOnPredictive && predictivePath.empty())
-        throw UsageError("decide: " + modelPath + " is a residual q: it corrects a predictive and needs P at every "
-                         "point; give it with --predictive FILE (one row of class probabilities per point)");
+        throw UsageError("decide: " + modelPath + " is a model of the predictive (" +
+                         (loaded.info.decisionRule.empty() ? std::string("a residual q")
+                                                           : "the kept rule " + loaded.info.decisionRule) +
+                         "): it needs P at every point; give it with --predictive FILE (one row of class "
+                         "probabilities per point)");
     if (!loaded.info.residualOnPredictive && !predictivePath.empty())
-        throw UsageError("decide: " + modelPath + " takes its inputs alone (it is not a residual q); leave out "
+        throw UsageError("decide: " + modelPath + " takes its inputs alone (it is not a model of the predictive); leave out "
                          "--predictive " + predictivePath);
     if (loaded.info.collapsed)
         std::fprintf(stderr, "lcstudio-cli: warning: %s collapsed to one class when it was trained\n",
@@ -487,21 +491,6 @@ std::string sessionSummary(const lcs::SessionData& s)
         given += (given.empty() ? "" : ", ") + spec.name + " " + text;
     }
     return "session: " + s.experiment + " (" + given + "), " + describe(s.costs);
-}
-
-/// A session checked as `run` takes it: its own fields, then everything its run reads
-/// (data, table, arrays, model folders) with the matrix fitted to it, by the experiment's
-/// own first step (Experiment::checkInputs), so that check passes what run accepts.
-std::string checkedSession(const lcs::SessionData& s, const std::string& path)
-{
-    std::string read;
-    try {
-        checkSessionDevice(s.settings);
-        read = lcs::ExperimentRegistry::global().get(s.experiment).checkInputs(s.settings, s.costs);
-    } catch (const lcs::InputError& e) {
-        throw lcs::InputError(path + " (what its run reads): " + e.what());
-    }
-    return sessionSummary(s) + (read.empty() ? "" : "; " + read);
 }
 
 /// One line about one file, or throws InputError / CostMatrixError naming the problem.
@@ -643,6 +632,22 @@ int runPresetsCommand(int argc, char** argv)
 }
 
 } // namespace
+
+/// A session checked as `run` takes it: its own fields, then everything its run reads
+/// (data, table, arrays, model folders) with the matrix fitted to it, by the experiment's
+/// own first step (Experiment::checkInputs), so that check passes what run accepts.
+std::string cli::checkedSession(const lcs::SessionData& s, const std::string& path)
+{
+    std::string read;
+    try {
+        checkSessionDevice(s.settings);
+        read = lcs::ExperimentRegistry::global().get(s.experiment).checkInputs(s.settings, s.costs);
+    } catch (const lcs::InputError& e) {
+        throw lcs::InputError(path + " (what its run reads): " + e.what());
+    }
+    return sessionSummary(s) + (read.empty() ? "" : "; " + read);
+}
+
 
 int cli::runCli(int argc, char** argv)
 {

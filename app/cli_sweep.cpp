@@ -142,6 +142,12 @@ int runPlan(int argc, char** argv)
     const auto overs = parsed.repeated.count("--over") ? parsed.repeated.at("--over") : std::vector<std::string>{};
     const auto axes = lcs::parseSweepAxes(overs, *experiment);
     lcs::checkOutputPolicy({{"--out", out, lcs::PathKind::Folder}}, {{"SESSION", sessionPath, lcs::PathKind::File}});
+    // Every cell is checked as `run` (and `check`) would take it before anything is
+    // written: a grid with one cell its run refuses writes no folder.
+    for (const auto& cell : lcs::sweepCells(axes)) {
+        g_cancel.throwIfCancelled();
+        checkedSession(lcs::cellSession(session, cell, *experiment), "cell " + std::to_string(cell.id));
+    }
     lcs::writeSweepFolder(out, session, *experiment, axes, &g_cancel);
     size_t cells = 1;
     std::string shape;

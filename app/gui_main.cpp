@@ -4,6 +4,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QSize>
 #include <QTimer>
 
@@ -201,6 +202,13 @@ int main(int argc, char** argv)
         QString problem = lcs::ui::screenshotPathProblem(window, parser.value(o.screenshot));
         if (problem.isEmpty() && parser.isSet(o.exportPlots))
             problem = lcs::ui::windowOutputProblem(QStringLiteral("--export-plots"), parser.value(o.exportPlots), true);
+        // Two outputs of one command never share a path: checked before the run, so
+        // neither is written and then refused.
+        if (problem.isEmpty() && parser.isSet(o.exportPlots) &&
+            QFileInfo(parser.value(o.exportPlots)).absoluteFilePath() ==
+                QFileInfo(parser.value(o.screenshot)).absoluteFilePath())
+            problem = QStringLiteral("--export-plots %1 is the --screenshot path; give the plots their own folder")
+                          .arg(parser.value(o.exportPlots));
         if (!problem.isEmpty())
             return usageError(problem);
     }

@@ -210,6 +210,15 @@ def main():
     if args.weka_data and not os.path.isdir(args.weka_data):
         print(f"decisions.py: --weka-data {args.weka_data}: no such folder", file=sys.stderr)
         return 2
+    # Everything a run would fail on at its end is checked before minutes of work.
+    if not (os.path.isfile(args.cli) and os.access(args.cli, os.X_OK)):
+        print(f"decisions.py: --cli {args.cli}: no such program (build it first, or give the path to "
+              "lcstudio-cli)", file=sys.stderr)
+        return 2
+    out_dir = os.path.dirname(os.path.abspath(args.out))
+    if not os.path.isdir(out_dir) or not os.access(out_dir, os.W_OK):
+        print(f"decisions.py: --out {args.out}: cannot write into {out_dir}", file=sys.stderr)
+        return 2
     tables = sklearn_tables() + weka_tables(args.weka_data)
     if not tables:
         print("decisions.py: no tables to benchmark: install python3-sklearn (and give --weka-data)", file=sys.stderr)
@@ -265,8 +274,9 @@ def main():
                 print(f"{name:18} {seed:>4} {model:12} {rules['P']['cost']:7.4f} {cells[0]} {cells[1]} "
                       f"{baselines} {kept:>11}{'!' if rules[kept].get('change_vs_p', {}).get('verdict') == 'worse' else ''}")
                 sys.stdout.flush()
-    with open(args.out, "w") as f:
+    with tempfile.NamedTemporaryFile("w", dir=out_dir, delete=False, suffix=".tmp") as f:
         f.write("\n".join(lines) + "\n")
+    os.replace(f.name, args.out)  # whole or not at all
     summarise(lines)
     print(f"written: {args.out}")
     return 0

@@ -782,21 +782,21 @@ open(d + "/p3.csv", "w").write("0.2,0.3,0.5\n" * 6)
 open(d + "/x_word.csv", "w").write("1,2\n3,abc\n" + "0,0\n" * 4)
 PY
 expect 0 "q changed" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --preset synthetic --out "$s2/own" --correction-iterations 20 --warm-start-steps 5 --q-form standalone --quiet
-for file in results.json decisions.csv curve.csv q.pt q.pt.json; do
+for file in results.json decisions.csv curve.csv q.pt q.pt.json kept_rule.pt kept_rule.pt.json; do
   [ -f "$s2/own/$file" ] || { echo "FAIL: correct did not write $file"; failures=$((failures + 1)); }
 done
 expect 0 "network mlp 2-50-2 (q, ours)" -- check "$s2/own/q.pt"
 expect 0 "0.1,0.9" -- decide --model "$s2/own/q.pt" --point 0.1,0.9
 # The default q is a residual on P: decide has no P to give it, and says so.
 expect 0 "No labels given: nothing here shows" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --preset synthetic --out "$s2/own_residual" --correction-iterations 20 --quiet
-expect 2 "is a residual q: it corrects a predictive and needs P at every point; give it with --predictive FILE" -- decide --model "$s2/own_residual/q.pt" --point 0.1,0.9
+expect 2 "is a model of the predictive (a residual q): it needs P at every point; give it with --predictive FILE" -- decide --model "$s2/own_residual/q.pt" --point 0.1,0.9
 printf '0.3,0.7\n' > "$s2/p_one.csv"
 printf '0.3,0.7\n0.5,0.5\n' > "$s2/p_two.csv"
 printf '0.1,0.8\n' > "$s2/p_one_sum.csv"
 expect 0 "0.1,0.9" -- decide --model "$s2/own_residual/q.pt" --point 0.1,0.9 --predictive "$s2/p_one.csv"
 expect 2 "--predictive $s2/p_two.csv: 2 x 2, but there are 1 points and the model has 2 classes" -- decide --model "$s2/own_residual/q.pt" --point 0.1,0.9 --predictive "$s2/p_two.csv"
 expect 2 "--predictive $s2/p_one_sum.csv: row 1 sums to 0.9, not 1" -- decide --model "$s2/own_residual/q.pt" --point 0.1,0.9 --predictive "$s2/p_one_sum.csv"
-expect 2 "takes its inputs alone (it is not a residual q); leave out --predictive" -- decide --model "$s2/own/q.pt" --point 0.1,0.9 --predictive "$s2/p_one.csv"
+expect 2 "takes its inputs alone (it is not a model of the predictive); leave out --predictive" -- decide --model "$s2/own/q.pt" --point 0.1,0.9 --predictive "$s2/p_one.csv"
 absent "$s2/own_sum" 2 "--predictive $s2/p_sum.csv: row 1 sums to 0.9, not 1 (within 0.001)" -- correct --features "$s2/x.csv" --predictive "$s2/p_sum.csv" --preset synthetic --out "$s2/own_sum"
 absent "$s2/own_rows" 2 "has 5 rows, --features $s2/x.csv has 6" -- correct --features "$s2/x.csv" --predictive "$s2/p_rows.csv" --preset synthetic --out "$s2/own_rows"
 absent "$s2/own_k" 2 "the cost matrix has 2 classes but --predictive $s2/p3.csv has 3" -- correct --features "$s2/x.csv" --predictive "$s2/p3.csv" --preset synthetic --out "$s2/own_k"
@@ -810,6 +810,10 @@ expect 2 "--referral: \"-1\" is not a number >= 0" -- correct --features "$s2/x.
 printf '0\n1\n0\n1\n0\n1\n' > "$s2/y.csv"
 printf 'status\nnegative\npositive\nnegative\npositive\nnegative\n' > "$s2/y5.csv"
 printf '0\n1\n2\n1\n0\n1\n' > "$s2/y_class2.csv"
+printf 'postive\nnegative\npositive\nnegative\npositive\nnegative\n' > "$s2/y_misspelt.csv"
+printf 'status\nnegative\npositive\nnegative\npositive\nnegative\npositive\n' > "$s2/y_header.csv"
+printf 'negative\npositive\nNA\npositive\nnegative\npositive\n' > "$s2/y_na.csv"
+printf 'negative\npositive\n5\n' > "$s2/y_three.csv"
 printf '1,2,3\n4,5,6\n' > "$s2/xt3.csv"
 printf '0.5,0.5\n0.5,0.5\n' > "$s2/pt.csv"
 printf '0\n1\n' > "$s2/yt.csv"
@@ -831,7 +835,11 @@ rows(60, 'ts_'); rows(10, 'ts_t')
 "
 expect 0 "written to $s2/own_testset" -- correct --features "$s2/ts_x.csv" --predictive "$s2/ts_p.csv" --labels "$s2/ts_y.csv" --test-features "$s2/ts_tx.csv" --test-predictive "$s2/ts_tp.csv" --test-labels "$s2/ts_ty.csv" --preset synthetic --out "$s2/own_testset" --correction-iterations 20 --warm-start-steps 5 --quiet
 [ "$(grep -c ',test set,' "$s2/own_testset/decisions.csv" 2>/dev/null)" = 10 ] || { echo "FAIL: decisions.csv lacks the 10 test-set rows: $(tail -2 "$s2/own_testset/decisions.csv" 2>&1)"; failures=$((failures + 1)); }
-absent "$s2/own_y5" 2 "--labels $s2/y5.csv: 5 labels for 6 rows of features" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y5.csv" --preset synthetic --out "$s2/own_y5"
+absent "$s2/own_y5" 2 "--labels $s2/y5.csv line 1: \"status\" is not one of the cost matrix's classes (0..1 or \"negative\", \"positive\"); read as a label, since the file has a line for each of the 6 rows (as a header it would leave 5 labels for 6 rows)" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y5.csv" --preset synthetic --out "$s2/own_y5"
+absent "$s2/own_ym" 2 "--labels $s2/y_misspelt.csv line 1: \"postive\" is not one of the cost matrix's classes" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y_misspelt.csv" --preset synthetic --out "$s2/own_ym"
+absent "$s2/own_yna" 2 "--labels $s2/y_na.csv line 3: \"NA\" marks a missing label; every row needs its label here" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y_na.csv" --preset synthetic --out "$s2/own_yna"
+absent "$s2/own_y3" 2 "--labels $s2/y_three.csv: 3 labels for 6 rows of features" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y_three.csv" --preset synthetic --out "$s2/own_y3"
+expect 0 "Held-out evidence on 2 held-out test rows" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y_header.csv" --preset synthetic --correction-iterations 20 --warm-start-steps 5 --quiet
 absent "$s2/own_y2" 2 "--labels $s2/y_class2.csv line 3: \"2\" is not one of the cost matrix's classes (0..1 or \"negative\", \"positive\")" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y_class2.csv" --preset synthetic --out "$s2/own_y2"
 absent "$s2/own_t3" 2 "--test-features $s2/xt3.csv: 3 features per row, --features $s2/x.csv has 2" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --test-features "$s2/xt3.csv" --test-predictive "$s2/pt.csv" --test-labels "$s2/yt.csv" --preset synthetic --out "$s2/own_t3"
 absent "$s2/own_tn" 2 "--test-features needs --labels too" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --test-features "$s2/x.csv" --test-predictive "$s2/p.csv" --test-labels "$s2/y.csv" --preset synthetic --out "$s2/own_tn"
@@ -1057,6 +1065,17 @@ expect 2 "sweep plan: --out DIR is required" -- sweep plan "$sw/s.lcsession" --o
 expect 2 "sweep plan: no axis" -- sweep plan "$sw/s.lcsession" --out "$sw/a"
 [ ! -e "$sw/a" ] || { echo "FAIL: a refused sweep plan wrote $sw/a"; failures=$((failures + 1)); }
 expect 0 "2 cell(s) of synthetic" -- sweep plan "$sw/s.lcsession" --over seed=0..1 --out "$sw/ok"
+# sweep plan checks every cell as run would, before writing: one cell whose labels file is
+# missing, or whose shares leave nothing to train on, refuses the whole plan.
+expect 0 "wrote $sw/c.lcsession" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --preset synthetic --write-session "$sw/c.lcsession"
+absent "$sw/cbad" 2 "cell 1 (what its run reads): --labels $sw/none.csv" -- sweep plan "$sw/c.lcsession" --over "labels=$s2/y.csv,$sw/none.csv" --out "$sw/cbad"
+expect 0 "wrote $sw/c60.lcsession" -- correct --features "$s2/ts_x.csv" --predictive "$s2/ts_p.csv" --labels "$s2/ts_y.csv" --preset synthetic --write-session "$sw/c60.lcsession"
+absent "$sw/cshare" 2 "cell 1 (what its run reads): --validation-share 0.8 and --test-share 0.25 add up to 1.05" -- sweep plan "$sw/c60.lcsession" --over validation_share=0.25,0.8 --out "$sw/cshare"
+# check of a session refuses what its run refuses: shares that leave q nothing to train on.
+"$cli" correct --features "$s2/ts_x.csv" --predictive "$s2/ts_p.csv" --labels "$s2/ts_y.csv" --preset synthetic --validation-share 0.8 --test-share 0.8 --write-session "$sw/c88.lcsession" > /dev/null 2>&1
+expect 2 "--validation-share 0.8 and --test-share 0.8 add up to 1.6" -- check "$sw/c88.lcsession"
+expect 2 "--validation-share 0.8 and --test-share 0.8 add up to 1.6" -- correct --features "$s2/ts_x.csv" --predictive "$s2/ts_p.csv" --labels "$s2/ts_y.csv" --preset synthetic --validation-share 0.8 --test-share 0.8
+expect 0 "2 cell(s) of correct" -- sweep plan "$sw/c.lcsession" --over seed=0,1 --out "$sw/cok"
 keeps "$sw/ok/sweep.json" 2 "already holds a sweep" -- sweep plan "$sw/s.lcsession" --over seed=0..3 --out "$sw/ok"
 expect 2 "not a sweep folder (no sweep.json" -- sweep run "$sw"
 expect 2 "--backend: \"pbs\" is not local or slurm" -- sweep run "$sw/ok" --backend pbs
@@ -1258,6 +1277,27 @@ if [ "$rc" -ne 0 ] || [ ! -s "$sg/nohup.json" ]; then
   echo "FAIL: under nohup a hang-up stopped the run (exit $rc): $(head -c 200 "$sg/nohup.txt")"
   failures=$((failures + 1))
 fi
+
+# ---------------------------------------------------------------- the decisions benchmark
+# bench/decisions.py speaks as the CLI does: exit 2 and one line for a bad argument,
+# checked before any table is fitted; never a Python traceback.
+bench="$(dirname "$0")/../bench/decisions.py"
+bench_expect() {
+  local want="$1" fragment="$2"
+  shift 3
+  rows=$((rows + 1))
+  local out rc
+  out=$(/usr/bin/python3 "$bench" "$@" 2>&1 < /dev/null); rc=$?
+  if [ "$rc" -ne "$want" ] || ! grep -qF -- "$fragment" <<< "$out" || grep -q Traceback <<< "$out"; then
+    echo "FAIL: decisions.py $*: exit $rc, expected $want with \"$fragment\": $(echo "$out" | head -c 300)"
+    failures=$((failures + 1))
+  fi
+}
+bench_expect 2 "--weka-data $tmp/none: no such folder" -- --cli "$cli" --weka-data "$tmp/none"
+bench_expect 2 "--cli $tmp/none: no such program" -- --cli "$tmp/none"
+bench_expect 2 "--out $tmp/none/b.csv: cannot write into" -- --cli "$cli" --out "$tmp/none/b.csv"
+bench_expect 2 "unrecognized arguments: --tables" -- --cli "$cli" --tables 3
+bench_expect 2 "invalid choice: 'best'" -- --cli "$cli" --select best
 
 # ---------------------------------------------------------------- nothing left behind
 leftovers=$(find "$tmp" -name '*.tmp.*' | head -5)

@@ -75,4 +75,35 @@ grep -q '"experiment": "tabular"' "$tq.json" || fail "tabular sidecar's experime
 [ -f "$tmp/tmodels/kfac_laplace_r0_map.pt" ] || fail "tabular MAP network missing"
 "$cli" decide --model "$tq" --point=-3,0 --point 3,0 --point 0,4 | awk -F, '{print $NF}' | tr '\n' ' ' \
   | grep -qx "cat dog emu " || fail "tabular q decides the blobs' classes"
+
+# correct --out saves the rule the run kept as one model, forward(x, p): decide applies
+# it to X's rows with P and gives the run's kept decisions (decisions.csv) on every row.
+# P is twice as sure as the world (logit 4a against 2a): a calibration should win here.
+python3 - "$tmp" <<'PY'
+import math, random, sys
+random.seed(1)
+d = sys.argv[1]
+with open(d + "/cx.csv", "w") as x, open(d + "/cp.csv", "w") as p, open(d + "/cy.csv", "w") as y:
+    for i in range(600):
+        a, b = random.uniform(-2, 2), random.uniform(-2, 2)
+        p1 = 1 / (1 + math.exp(-4 * a))
+        x.write(f"{a},{b}\n")
+        p.write(f"{1 - p1},{p1}\n")
+        y.write("positive\n" if random.random() < 1 / (1 + math.exp(-2 * a)) else "negative\n")
+PY
+"$cli" correct --features "$tmp/cx.csv" --predictive "$tmp/cp.csv" --labels "$tmp/cy.csv" --preset synthetic \
+  --correction-iterations 100 --out "$tmp/corrected" --quiet > "$tmp/correct.txt" || fail "correct --out failed"
+kept=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["decision_rule"])' "$tmp/corrected/kept_rule.pt.json")
+grep -q "kept_rule.pt (+ .json; the kept rule, $kept)" "$tmp/correct.txt" || fail "correct does not name the kept rule's file"
+"$cli" decide --model "$tmp/corrected/kept_rule.pt" --points "$tmp/cx.csv" --predictive "$tmp/cp.csv" \
+  | awk -F, '{print $NF}' > "$tmp/kept_decided.txt" || fail "decide of the kept rule failed"
+python3 - "$tmp/corrected/decisions.csv" "$tmp/kept_decided.txt" "$kept" <<'PY' || fail "the kept rule's file decides otherwise than the run"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["role"] != "test set"]
+decided = open(sys.argv[2]).read().split()
+assert len(rows) == len(decided) == 600, (len(rows), len(decided))
+differ = [i for i, (r, d) in enumerate(zip(rows, decided)) if r["decision_kept"] != d]
+assert not differ, f"kept rule {sys.argv[3]}: rows {differ[:5]} differ"
+print(f"kept rule {sys.argv[3]}: decide reproduces the run's 600 decisions")
+PY
 echo "cli contract: ok"

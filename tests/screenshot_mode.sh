@@ -68,6 +68,8 @@ grep -q "is also the input of the session" "$tmp/same.txt" || { cat "$tmp/same.t
 [ "$before" = "$(cksum < "$tmp/s.png")" ] || fail "the session was overwritten"
 "$app" --demo synthetic --screenshot "$tmp/x.jpg" > /dev/null 2>&1; [ $? -eq 2 ] || fail "a screenshot not named .png should exit 2"
 "$app" --demo synthetic --export-plots "$tmp/p" > /dev/null 2>&1; [ $? -eq 2 ] || fail "--export-plots without --screenshot should exit 2"
+"$app" --demo synthetic --screenshot "$tmp/x.png" --export-plots "$tmp/x.png" > "$tmp/shared.txt" 2>&1; [ $? -eq 2 ] || fail "--export-plots onto the screenshot path should exit 2"
+grep -q "is the --screenshot path" "$tmp/shared.txt" || { cat "$tmp/shared.txt"; fail "no message naming the shared path"; }
 "$app" --demo synthetic --set seed=1 --set seed=2 --screenshot "$tmp/x.png" > /dev/null 2>&1; [ $? -eq 2 ] || fail "--set twice should exit 2"
 [ ! -e "$tmp/x.png" ] && [ ! -e "$tmp/x.jpg" ] || fail "failed runs wrote a screenshot"
 # A session the command line runs without a region grid (0) runs in the window too.

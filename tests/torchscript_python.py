@@ -30,7 +30,11 @@ def main(folder):
             continue
         model = torch.jit.load(path)
         with torch.no_grad():
-            probabilities = model(torch.from_numpy(x)).double().numpy()
+            if sidecar.get("residual_on_predictive"):  # a model of the predictive: forward(x, p)
+                p = np.load(os.path.join(folder, kind + ".p.npy"))
+                probabilities = model(torch.from_numpy(x), torch.from_numpy(p)).double().numpy()
+            else:
+                probabilities = model(torch.from_numpy(x)).double().numpy()
         difference = float(np.abs(probabilities - expected).max())
         ok = probabilities.shape == expected.shape and difference <= TOLERANCE
         print(f"{kind}: {sidecar['architecture']['type']}, output {list(probabilities.shape)}, "

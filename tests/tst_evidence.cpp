@@ -423,6 +423,7 @@ private Q_SLOTS:
         QTest::newRow("names with a header") << QByteArray("diagnosis\nmalignant\nbenign\n\"malignant\"\n")
                                              << QList<int>{1, 0, 1};
         QTest::newRow("CRLF, floats that are whole") << QByteArray("1.0\r\n0\r\n1\r\n") << QList<int>{1, 0, 1};
+        QTest::newRow("a header and a line per row") << QByteArray("status\nbenign\nbenign\n") << QList<int>{0, 0};
     }
     void labelsRead()
     {
@@ -445,6 +446,13 @@ private Q_SLOTS:
         QTest::newRow("too many") << QByteArray("0\n1\n0\n") << 2 << "more than 2 labels";
         QTest::newRow("two columns") << QByteArray("0,1\n") << 1 << "2 columns";
         QTest::newRow("a fraction") << QByteArray("0.5\n") << 1 << "\"0.5\" is not one";
+        // A first line that is no class, with a line for every row, is a misspelt label,
+        // not a header: named, never dropped to complain of a count later.
+        QTest::newRow("a misspelt first label") << QByteArray("malignnt\nbenign\nmalignant\n") << 3
+                                                << "y.csv line 1: \"malignnt\" is not one of the cost matrix's "
+                                                   "classes (0..1 or \"benign\", \"malignant\"); read as a label";
+        QTest::newRow("R's NA") << QByteArray("benign\nNA\n") << 2 << "y.csv line 2: \"NA\" marks a missing label";
+        QTest::newRow("Weka's ?") << QByteArray("?\nbenign\n") << 2 << "y.csv line 1: \"?\" marks a missing label";
     }
     void labelsRefused()
     {

@@ -18,6 +18,7 @@
 #include "core/atomic_file.h"
 #include "core/input_error.h"
 #include "fastpath/mlp_backward.h"
+#include "decision/baselines.h"
 #include "io/model_io.h"
 #include "io/npy.h"
 #include "io/torchscript.h"
@@ -165,7 +166,9 @@ private Q_SLOTS:
         const auto bsidecar = readFile(bpath + ".json", 1 << 20);
         for (const auto& [from, to, message] : std::vector<std::tuple<std::string, std::string, std::string>>{
                  {"\"residual_on_predictive\": true", "\"residual_on_predictive\": false", "applies to a residual q only"},
-                 {"\"rule\": \"vector\"", "\"rule\": \"isotonic\"", "not temperature, offsets, platt or vector"}}) {
+                 {"\"rule\": \"vector\"", "\"rule\": \"sigmoid\"",
+                  "not temperature, offsets, platt, vector, constant or isotonic"},
+                 {"\"rule\": \"vector\"", "\"rule\": \"isotonic\"", "unknown field \"predictive_calibration.scale\" (known: rule, x, y)"}}) {
             auto edited = bsidecar;
             QVERIFY2(edited.find(from) != std::string::npos, from.c_str());
             edited.replace(edited.find(from), from.size(), to);
@@ -241,6 +244,129 @@ private Q_SLOTS:
         } catch (const InputError& e) {
             QVERIFY2(QString(e.what()).contains("residual_on_predictive") && QString(e.what()).contains("MLP only"),
                      e.what());
+        }
+    }
+
+    // The rule a run kept, saved as one model of the predictive: P, or a calibration of P
+    // inside a residual whose network is zero. Each file's forward(x, p) (LC Studio's
+    // loader, LibTorch's TorchScript and, in torchscript_python, PyTorch's) must give the
+    // calibration's own probabilities as FittedCalibration computes them in double, and
+    // its Bayes decisions must be the rule's on every row (the constant rule's shares
+    // decide its constant decision).
+    void keptRulesSaveAsOneModel_data()
+    {
+        QTest::addColumn<int>("classes");
+        QTest::addColumn<QString>("rule");
+        for (const char* rule : {"P", "temperature", "offsets", "platt", "isotonic", "constant"})
+            QTest::addRow("2 classes, %s", rule) << 2 << rule;
+        for (const char* rule : {"temperature", "offsets", "vector", "constant"})
+            QTest::addRow("3 classes, %s", rule) << 3 << rule;
+    }
+
+    void keptRulesSaveAsOneModel()
+    {
+        QFETCH(int, classes);
+        QFETCH(QString, rule);
+        // A predictive too sure of itself: the truth is softmax(log p / 2.5 + (0, 0.4, ..)).
+        auto generator = makeGenerator(11);
+        const int64_t n = 240;
+        const auto logits = torch::randn({n, classes}, generator) * 3;
+        const auto pTensor = torch::softmax(logits, 1).to(torch::kDouble);
+        auto truthLogits = logits / 2.5;
+        truthLogits.select(1, 1) += 0.4;
+        const auto labelsTensor = torch::multinomial(torch::softmax(truthLogits, 1), 1, false, generator).reshape({-1});
+        ClassProbabilities p;
+        p.rows = n;
+        p.classes = classes;
+        p.values.assign(pTensor.data_ptr<double>(), pTensor.data_ptr<double>() + n * classes);
+        std::vector<int64_t> labels(labelsTensor.data_ptr<int64_t>(), labelsTensor.data_ptr<int64_t>() + n);
+        auto costs = CostMatrix::zeroOne(classes);
+        costs.set(1, 0, 4);  // missing class 1 costs 4
+
+        ModelInfo info;
+        info.role = "kept_rule";
+        info.residualOnPredictive = true;
+        info.decisionRule = rule.toStdString();
+        info.costs = costs;
+        ClassProbabilities expected = p;
+        std::vector<int64_t> expectedDecisions;
+        if (rule == "P") {
+            expectedDecisions = bayesDecisionsOf(p, costs);
+        } else {
+            const auto kinds = calibrationsFor(classes);
+            const auto kind = *std::find_if(kinds.begin(), kinds.end(),
+                                            [&](CalibrationKind k) { return rule == calibrationName(k); });
+            const auto fitted = fitCalibration(kind, p, labels, costs);
+            setPredictiveCalibration(fitted, classes, info);
+            expectedDecisions = fitted.decisions(p, costs);
+            if (fitted.hasProbabilities()) {
+                expected = fitted.probabilities(p);
+            } else {
+                for (int64_t i = 0; i < n; ++i)
+                    std::copy(fitted.classShares.begin(), fitted.classShares.end(), expected.values.begin() + i * classes);
+            }
+        }
+        Mlp zero(3, std::vector<int64_t>{}, classes);
+        {
+            torch::NoGradGuard noGrad;
+            for (auto& t : zero->parameters())
+                t.zero_();
+        }
+        QTemporaryDir tmp;
+        const std::string dir = qEnvironmentVariableIsSet("LCS_EXPORT_DIR")
+                                    ? qEnvironmentVariable("LCS_EXPORT_DIR").toStdString()
+                                    : tmp.path().toStdString();
+        const std::string name = "kept_" + std::to_string(classes) + "_" + rule.toStdString();
+        const std::string path = dir + "/" + name + ".pt";
+        saveModel(zero, info, path);
+
+        const auto loaded = loadClassifier(path);  // its probe compares the file's forward with ours
+        QCOMPARE(loaded.info.decisionRule, rule.toStdString());
+        const auto x = torch::randn({n, 3}, generator);
+        const auto pFloat = pTensor.to(torch::kFloat);
+        const auto want = torch::tensor(expected.values, torch::kDouble).reshape({n, classes});
+        const auto ours = loaded.probabilities(x, pFloat).to(torch::kDouble);
+        const double error = (ours - want).abs().max().item<double>();
+        QVERIFY2(error < 1e-5, qPrintable(QString("the loaded kept rule differs by %1").arg(error)));
+        auto script = torch::jit::load(path);
+        const auto scripted = script.forward({x, pFloat}).toTensor().to(torch::kDouble);
+        const double scriptError = (scripted - want).abs().max().item<double>();
+        QVERIFY2(scriptError < 1e-5, qPrintable(QString("the TorchScript kept rule differs by %1").arg(scriptError)));
+        ClassProbabilities decided = p;
+        decided.values.assign(scripted.data_ptr<double>(), scripted.data_ptr<double>() + n * classes);
+        QCOMPARE(bayesDecisionsOf(decided, costs), expectedDecisions);
+        if (qEnvironmentVariableIsSet("LCS_EXPORT_DIR")) {
+            writeFileAtomically(dir + "/" + name + ".x.npy", npyBytes(arrayOf(x), true));
+            writeFileAtomically(dir + "/" + name + ".p.npy", npyBytes(arrayOf(pFloat), true));
+            writeFileAtomically(dir + "/" + name + ".expected.npy", npyBytes(arrayOf(want)));
+        }
+
+        // The sidecar must name a rule that fits its calibration.
+        const auto sidecar = readFile(path + ".json", 1 << 20);
+        const std::string field = "\"decision_rule\": \"" + rule.toStdString() + "\"";
+        QVERIFY2(sidecar.find(field) != std::string::npos, sidecar.c_str());
+        auto edited = sidecar;
+        edited.replace(edited.find(field), field.size(), rule == "P" ? "\"decision_rule\": \"temperature\"" : "\"decision_rule\": \"P\"");
+        try {
+            modelInfoFromJson(edited, "kept.pt.json");
+            QFAIL("a decision rule that is not its calibration was accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).contains("decision_rule"), e.what());
+        }
+        if (rule == "isotonic") {  // knots must increase within [0, 1]
+            edited = sidecar;
+            const auto at = edited.find("\"x\": [");
+            QVERIFY(at != std::string::npos);
+            edited.insert(at + 6, "0.9,");  // a first knot above the second
+            const auto atY = edited.find("\"y\": [");
+            QVERIFY(atY != std::string::npos);
+            edited.insert(atY + 6, "0.5,");
+            try {
+                modelInfoFromJson(edited, "kept.pt.json");
+                QFAIL("isotonic knots out of order were accepted");
+            } catch (const InputError& e) {
+                QVERIFY2(QString(e.what()).contains("the knots must increase"), e.what());
+            }
         }
     }
 

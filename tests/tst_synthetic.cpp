@@ -584,6 +584,49 @@ private Q_SLOTS:
         }
     }
 
+    // Excel's and R's thousands separators: a column whose cells are numbers, some
+    // written "1,037", is one numeric column (said so), never a category per value; a
+    // comma that is not a thousands group leaves the cell text.
+    void thousandsSeparatorsReadAsNumbers()
+    {
+        const auto t = parseTabularCsv("income,label\n\"1,037\",a\n523,b\n\"-12,345.5\",a\n\"1,000,000\",b\n",
+                                       "t.csv", "label", 1000, MissingValues::Impute);
+        QCOMPARE(t.featureNames, (std::vector<std::string>{"income"}));
+        QCOMPARE(t.labelled.values, (std::vector<double>{1037, 523, -12345.5, 1000000}));
+        QCOMPARE(t.groupedNumberColumns, (std::vector<std::string>{"income"}));
+        QVERIFY2(QString::fromStdString(describeTable(t)).contains("column income: numbers with thousands separators"),
+                 describeTable(t).c_str());
+        for (const char* cell : {"1,03", "1,0370", ",037", "1,037.", "1037,000", "12,34,567", "1,037e3", "1.037,5"})
+            QVERIFY2(!parseGroupedNumber(cell), cell);
+        QCOMPARE(*parseGroupedNumber("+999,999.25"), 999999.25);
+        // Mixed with text, the column is refused as before, naming both cells.
+        try {
+            parseTabularCsv("income,label\n\"1,037\",a\nlots,b\n", "t.csv", "label", 1000, MissingValues::Impute);
+            QFAIL("accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(QString(e.what()).contains("mixes numbers (line 2: \"1,037\") and text (line 3: \"lots\")"), e.what());
+        }
+    }
+
+    // pandas' to_csv(index=False) of a frame made from an array names its columns 0, 1,
+    // ...: above rows of fractions that line is a header, said so; a table of whole numbers
+    // whose first row counts up keeps it as data.
+    void pandasHeaderIsNotARow()
+    {
+        const auto t = parseNumericCsv("0,1\n0.25,0.75\n0.5,0.5\n", "p.csv", 100);
+        QVERIFY(t.pandasHeader);
+        QCOMPARE(t.values.shape, (std::vector<int64_t>{2, 2}));
+        QCOMPARE(t.values.values, (std::vector<double>{0.25, 0.75, 0.5, 0.5}));
+        const auto whole = parseNumericCsv("0,1\n1,0\n0,1\n", "p.csv", 100);
+        QVERIFY(!whole.pandasHeader);
+        QCOMPARE(whole.values.shape, (std::vector<int64_t>{3, 2}));
+        const auto notCounting = parseNumericCsv("1,0\n0.5,0.5\n", "p.csv", 100);
+        QVERIFY(!notCounting.pandasHeader);
+        QCOMPARE(notCounting.values.shape, (std::vector<int64_t>{2, 2}));
+        const auto oneColumn = parseNumericCsv("0\n0.5\n", "x.csv", 100);
+        QVERIFY(!oneColumn.pandasHeader);
+    }
+
     void badTablesNameTheProblem_data()
     {
         QTest::addColumn<QByteArray>("text");

@@ -1,6 +1,7 @@
 #include "io/input_columns.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 
@@ -15,7 +16,7 @@ namespace {
 bool isNumber(const std::string& cell)
 {
     // A huge number is still a number: the encoder says it is out of range.
-    return parseFiniteNumber(cell).has_value();
+    return parseTableNumber(cell).has_value();
 }
 
 
@@ -27,6 +28,45 @@ std::string columnLabel(size_t c, const std::string& name)
 }
 
 } // namespace
+
+std::optional<double> parseGroupedNumber(std::string_view cell)
+{
+    // [+-] d{1,3} (,ddd)+ [.d+]: Excel's and R's format(big.mark = ",") thousands.
+    size_t i = 0;
+    if (i < cell.size() && (cell[i] == '+' || cell[i] == '-'))
+        ++i;
+    size_t lead = 0;
+    while (i < cell.size() && std::isdigit(static_cast<unsigned char>(cell[i])) && lead < 4) {
+        ++i;
+        ++lead;
+    }
+    if (lead < 1 || lead > 3 || i >= cell.size() || cell[i] != ',')
+        return std::nullopt;
+    std::string plain(cell.substr(0, i));
+    while (i < cell.size() && cell[i] == ',') {
+        for (size_t k = 1; k <= 3; ++k)
+            if (i + k >= cell.size() || !std::isdigit(static_cast<unsigned char>(cell[i + k])))
+                return std::nullopt;
+        plain.append(cell.substr(i + 1, 3));
+        i += 4;
+    }
+    if (i < cell.size()) {
+        if (cell[i] != '.' || i + 1 >= cell.size())
+            return std::nullopt;
+        for (size_t k = i + 1; k < cell.size(); ++k)
+            if (!std::isdigit(static_cast<unsigned char>(cell[k])))
+                return std::nullopt;
+        plain.append(cell.substr(i));
+    }
+    return parseFiniteNumber(plain);
+}
+
+std::optional<double> parseTableNumber(std::string_view cell)
+{
+    if (auto v = parseFiniteNumber(cell))
+        return v;
+    return parseGroupedNumber(cell);
+}
 
 std::vector<InputColumn> inferInputColumns(const std::vector<std::string>& names,
                                            const std::vector<std::vector<std::string>>& rows,
@@ -140,7 +180,7 @@ void appendEncodedRow(const std::vector<InputColumn>& columns, const std::vector
                              "be imputed: fill it in");
         }
         if (!column.categorical()) {
-            const auto v = parseFiniteNumber(cell);
+            const auto v = parseTableNumber(cell);
             if (!v || std::abs(*v) > 1e30)
                 throw InputError(where + " " + columnLabel(c, column.name) + ": " + shown(cell) +
                                  " is not a finite number (at most 1e30)");

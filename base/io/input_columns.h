@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,6 +49,13 @@ struct InputColumn {
     /// A categorical column whose missing cells are the level kMissingLevel.
     bool hasMissingLevel() const;
 };
+
+/// A number written with thousands separators as Excel and R's format(big.mark = ",")
+/// write it: "1,037", "-12,345.5" (one to three digits, then groups of exactly three after
+/// each comma, an optional fraction). nullopt for anything else, plain numbers included.
+std::optional<double> parseGroupedNumber(std::string_view cell);
+/// A table's numeric cell: a plain number (parseFiniteNumber) or a grouped one.
+std::optional<double> parseTableNumber(std::string_view cell);
 
 /// True for the cells a table marks missing: empty, "?" (Weka), "NA" (R), "N/A", "NaN",
 /// "nan", "null".

@@ -5,6 +5,7 @@
 #include "core/atomic_file.h"
 #include "core/input_error.h"
 #include "core/number_format.h"
+#include "io/input_columns.h"
 #include "io/npy.h"
 #include "io/table_csv.h"
 
@@ -59,7 +60,8 @@ std::vector<int64_t> parseLabels(const std::string& bytes, const std::string& so
             labels.push_back(static_cast<int64_t>(v));
         }
     } else {
-        bool first = true;
+        // Every line first: whether line 1 is a header depends on how many lines follow.
+        std::vector<std::pair<size_t, std::string>> fieldsByLine;
         forEachCsvRow(bytes, [&](size_t line, const std::vector<std::string>& fields) {
             if (fields.size() != 1)
                 throw InputError(source + " line " + std::to_string(line) + ": " + std::to_string(fields.size()) +
@@ -71,21 +73,40 @@ std::vector<int64_t> parseLabels(const std::string& bytes, const std::string& so
                 throw InputError(source + " line " + std::to_string(line) + ": a label of " +
                                  std::to_string(field.size()) + " characters (at most " +
                                  std::to_string(kMaxLabelLength) + ")");
+            if (static_cast<int64_t>(fieldsByLine.size()) > expectedRows)
+                throw InputError(source + ": more than " + std::to_string(expectedRows) +
+                                 " labels; one per row of the features is needed");
+            fieldsByLine.emplace_back(line, std::move(field));
+        }, source);
+        // One header line: a first line that is neither a class nor a number, with one
+        // label per row after it. With exactly one line per row the first is a label, and
+        // one that is no class (a misspelt "postive") is refused, never taken as a header.
+        const bool header = !fieldsByLine.empty() && classOf(fieldsByLine.front().second, classCount, classNames) < 0 &&
+                            !parseFiniteNumber(fieldsByLine.front().second) && !isMissingCell(fieldsByLine.front().second) &&
+                            static_cast<int64_t>(fieldsByLine.size()) != expectedRows;
+        for (size_t i = header ? 1 : 0; i < fieldsByLine.size(); ++i) {
+            const auto& [line, field] = fieldsByLine[i];
             const int64_t k = classOf(field, classCount, classNames);
-            // One header line: a first line that is neither a class nor a number.
-            const bool header = first && k < 0 && !parseFiniteNumber(field);
-            first = false;
-            if (header)
-                return;
+            if (k < 0 && isMissingCell(field))
+                throw InputError(source + " line " + std::to_string(line) + ": " +
+                                 (field.empty() ? std::string("an empty label") : "\"" + field + "\"") +
+                                 " marks a missing label; every row needs its label here (leave the "
+                                 "unlabelled rows out of the features, predictive and labels alike)");
             if (k < 0)
                 throw InputError(source + " line " + std::to_string(line) + ": \"" + field.substr(0, 40) +
-                                 "\" is not one of the cost matrix's classes (" +
-                                 classList(classCount, classNames) + ")");
+                                 "\" is not one of the cost matrix's classes (" + classList(classCount, classNames) +
+                                 ")" +
+                                 (i == 0 && !parseFiniteNumber(field)
+                                      ? "; read as a label, since the file has a line for each of the " +
+                                            std::to_string(expectedRows) + " rows (as a header it would leave " +
+                                            std::to_string(expectedRows - 1) + " labels for " +
+                                            std::to_string(expectedRows) + " rows)"
+                                      : std::string()));
             if (static_cast<int64_t>(labels.size()) >= expectedRows)
                 throw InputError(source + ": more than " + std::to_string(expectedRows) +
                                  " labels; one per row of the features is needed");
             labels.push_back(k);
-        }, source);
+        }
     }
     if (static_cast<int64_t>(labels.size()) != expectedRows)
         throw InputError(source + ": " + std::to_string(labels.size()) + " labels for " +

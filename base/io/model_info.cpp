@@ -1,5 +1,6 @@
 #include "io/model_info.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -49,6 +50,12 @@ std::vector<int64_t> ModelInfo::inputDims() const
 
 std::string ModelInfo::outputMeaning() const
 {
+    // At most 100 characters: the reader caps the field.
+    if (!decisionRule.empty() && decisionRule != "q")
+        return "class probabilities [N, C] of the kept rule " + decisionRule.substr(0, 12) +
+               "; forward(x, p), p the predictive [N, C]";
+    if (residualOnPredictive && !isotonicX.empty())
+        return "class probabilities [N, C], softmax(log c + f(x)), c = p through isotonic knots; forward(x, p)";
     if (residualOnPredictive && !predictiveScale.empty())
         return "class probabilities [N, C], softmax(log c + f(x)), c = softmax(s * log p + b); forward(x, p)";
     if (residualOnPredictive)
@@ -122,6 +129,10 @@ std::string modelInfoToJson(const ModelInfo& info)
         j["predictive_calibration"] = {{"rule", info.predictiveCalibration},
                                        {"scale", info.predictiveScale},
                                        {"shift", info.predictiveShift}};
+    else if (!info.isotonicX.empty())
+        j["predictive_calibration"] = {{"rule", info.predictiveCalibration}, {"x", info.isotonicX}, {"y", info.isotonicY}};
+    if (!info.decisionRule.empty())
+        j["decision_rule"] = info.decisionRule;
     j["class_names"] = !info.classNames.empty() ? nlohmann::json(info.classNames)
                        : info.costs.empty()     ? nlohmann::json::array()
                                                 : nlohmann::json(info.costs.classNames());
@@ -335,6 +346,49 @@ void readDecisions(const JsonObjectReader& r, const std::string& source, ModelIn
                                   + std::to_string(info.classes));
 }
 
+/// predictive_calibration as softmax(scale * log p + shift): one scale and shift per class.
+void readAffineCalibration(const JsonObjectReader& c, ModelInfo& info)
+{
+    c.refuseUnknown({"rule", "scale", "shift"});
+    static const std::vector<std::string> kAffine{"temperature", "offsets", "platt", "vector", "constant"};
+    if (std::find(kAffine.begin(), kAffine.end(), info.predictiveCalibration) == kAffine.end())
+        c.fail("rule", "is \"" + info.predictiveCalibration.substr(0, 40) +
+                           "\", not temperature, offsets, platt, vector, constant or isotonic");
+    info.predictiveScale = c.numbers("scale", static_cast<size_t>(info.classes));
+    info.predictiveShift = c.numbers("shift", static_cast<size_t>(info.classes));
+    for (const auto* v : {&info.predictiveScale, &info.predictiveShift})
+        if (static_cast<int64_t>(v->size()) != info.classes)
+            c.fail(v == &info.predictiveScale ? "scale" : "shift",
+                   "has " + std::to_string(v->size()) + " values for " + std::to_string(info.classes) + " classes");
+    for (double v : info.predictiveScale)
+        if (!std::isfinite(v) || std::abs(v) > 1e6)
+            c.fail("scale", "holds " + formatNumber(v) + ", not a finite number within 1e6");
+    for (double v : info.predictiveShift)
+        if (!std::isfinite(v) || std::abs(v) > 1e6)
+            c.fail("shift", "holds " + formatNumber(v) + ", not a finite number within 1e6");
+}
+
+/// Isotonic regression's knots: two classes, x strictly increasing, x and y in [0, 1].
+void readIsotonicKnots(const JsonObjectReader& c, ModelInfo& info)
+{
+    c.refuseUnknown({"rule", "x", "y"});
+    if (info.classes != 2)
+        c.fail("rule", "isotonic calibrates two classes, not " + std::to_string(info.classes));
+    constexpr size_t kMaxKnots = 1 << 20;
+    info.isotonicX = c.numbers("x", kMaxKnots);
+    info.isotonicY = c.numbers("y", kMaxKnots);
+    if (info.isotonicX.empty() || info.isotonicX.size() != info.isotonicY.size())
+        c.fail("y", "has " + std::to_string(info.isotonicY.size()) + " knots for " +
+                        std::to_string(info.isotonicX.size()) + " in x (one or more each, as many)");
+    for (size_t i = 0; i < info.isotonicX.size(); ++i) {
+        if (!(info.isotonicX[i] >= 0 && info.isotonicX[i] <= 1) || (i > 0 && !(info.isotonicX[i] > info.isotonicX[i - 1])))
+            c.fail("x", "knot " + std::to_string(i + 1) + " is " + formatNumber(info.isotonicX[i]) +
+                            "; the knots must increase within [0, 1]");
+        if (!(info.isotonicY[i] >= 0 && info.isotonicY[i] <= 1))
+            c.fail("y", "knot " + std::to_string(i + 1) + " is " + formatNumber(info.isotonicY[i]) + ", not within [0, 1]");
+    }
+}
+
 } // namespace
 
 ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
@@ -343,7 +397,7 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
     const JsonObjectReader r(j, source);
     r.refuseUnknown({"format", "version", "role", "experiment", "method", "replicate", "seed", "architecture",
                      "weights", "collapsed", "class_names", "cost_matrix", "preset", "input", "output", "program",
-                     "residual_on_predictive", "predictive_calibration"});
+                     "residual_on_predictive", "predictive_calibration", "decision_rule"});
     if (r.stringOr("format", "") != kFormat)
         r.fail("format", std::string("must be \"") + kFormat + "\"");
     const auto version = r.integer("version", 1, 1000);
@@ -367,24 +421,24 @@ ModelInfo modelInfoFromJson(const std::string& text, const std::string& source)
         if (!info.residualOnPredictive)
             r.fail("predictive_calibration", "applies to a residual q only (residual_on_predictive)");
         const auto c = r.object("predictive_calibration");
-        c.refuseUnknown({"rule", "scale", "shift"});
         info.predictiveCalibration = c.string("rule");
-        if (info.predictiveCalibration != "temperature" && info.predictiveCalibration != "offsets" &&
-            info.predictiveCalibration != "platt" && info.predictiveCalibration != "vector")
-            c.fail("rule", "is \"" + info.predictiveCalibration.substr(0, 40) +
-                               "\", not temperature, offsets, platt or vector");
-        info.predictiveScale = c.numbers("scale", static_cast<size_t>(info.classes));
-        info.predictiveShift = c.numbers("shift", static_cast<size_t>(info.classes));
-        for (const auto* v : {&info.predictiveScale, &info.predictiveShift})
-            if (static_cast<int64_t>(v->size()) != info.classes)
-                c.fail(v == &info.predictiveScale ? "scale" : "shift",
-                       "has " + std::to_string(v->size()) + " values for " + std::to_string(info.classes) + " classes");
-        for (double v : info.predictiveScale)
-            if (!std::isfinite(v) || std::abs(v) > 1e6)
-                c.fail("scale", "holds " + formatNumber(v) + ", not a finite number within 1e6");
-        for (double v : info.predictiveShift)
-            if (!std::isfinite(v) || std::abs(v) > 1e6)
-                c.fail("shift", "holds " + formatNumber(v) + ", not a finite number within 1e6");
+        if (info.predictiveCalibration == "isotonic")
+            readIsotonicKnots(c, info);
+        else
+            readAffineCalibration(c, info);
+    }
+    if (r.has("decision_rule")) {
+        info.decisionRule = nameField(r, "decision_rule");
+        if (!info.residualOnPredictive && info.decisionRule != "q")
+            r.fail("decision_rule", "\"" + info.decisionRule + "\" needs a model of the predictive (residual_on_predictive)");
+        // q may correct a calibrated P; P has no calibration; a calibration is its own.
+        const std::string& calibration = info.predictiveCalibration;
+        const bool fits = info.decisionRule == "q"   ? true
+                          : info.decisionRule == "P" ? calibration.empty()
+                                                     : info.decisionRule == calibration;
+        if (!fits)
+            r.fail("decision_rule", "is \"" + info.decisionRule + "\" but the predictive calibration is " +
+                                        (calibration.empty() ? std::string("none") : "\"" + calibration + "\""));
     }
     if (info.torchScript)
         readInput(r.object("input"), source, info);

@@ -53,9 +53,19 @@ struct ModelInfo {
     /// A residual q trained on top of a calibration of P (`correct --q-base calibrated`):
     /// forward(x, p) first replaces p by softmax(scale * log p + shift), one scale and
     /// shift per class, then corrects that. Empty: p as given. `predictiveCalibration`
-    /// names the calibration ("temperature", "offsets", "platt", "vector").
+    /// names the calibration ("temperature", "offsets", "platt", "vector", and for a
+    /// kept rule also "constant": scale 0, shift the log of the labelled rows' class
+    /// shares, whose Bayes decision is the cheapest constant one; or "isotonic").
     std::string predictiveCalibration;
     std::vector<double> predictiveScale, predictiveShift;
+    /// "isotonic" (two classes): p(second class) becomes the piecewise-linear map through
+    /// these knots (x increasing, both in [0, 1]), clipped outside them.
+    std::vector<double> isotonicX, isotonicY;
+    /// The decision rule a run kept, saved as one model (`correct --out`'s kept_rule.pt):
+    /// "q" (the residual network), "P" or a calibration's name. For any rule but q the
+    /// network is a single linear layer of zeros, f(x) = 0, so forward(x, p) is P or the
+    /// calibrated P. Empty: the file is a network as trained, not a kept rule.
+    std::string decisionRule;
     /// The weights file this sidecar belongs to: its size and FNV-1a 64 checksum (hex).
     uint64_t weightsBytes = 0;
     std::string weightsChecksum;

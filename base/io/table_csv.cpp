@@ -1,6 +1,7 @@
 #include "io/table_csv.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "core/atomic_file.h"
@@ -148,7 +149,13 @@ NumericTable parseNumericCsv(const std::string& text, const std::string& source,
 {
     NumericTable table;
     size_t columns = 0, rows = 0;
+    bool firstCountsUp = false, laterFraction = false;
     forEachCsvRow(text, [&](size_t lineNo, const std::vector<std::string>& fields) {
+        if (rows == 0 && table.header.empty() && fields.size() >= 2) {
+            firstCountsUp = true;
+            for (size_t c = 0; c < fields.size() && firstCountsUp; ++c)
+                firstCountsUp = trimmed(fields[c]) == std::to_string(c);
+        }
         if (rows == 0 && table.header.empty() && isHeader(fields)) {
             for (const auto& f : fields)
                 table.header.push_back(trimmed(f));
@@ -170,9 +177,17 @@ NumericTable parseNumericCsv(const std::string& text, const std::string& source,
                                  (table.header.empty() ? std::string() : " (" + table.header[c] + ")") + ": \"" +
                                  trimmed(fields[c]).substr(0, 40) + "\" is not a finite number");
             table.values.values.push_back(*v);
+            laterFraction = laterFraction || (rows > 0 && *v != std::floor(*v));
         }
         ++rows;
     }, source);
+    if (firstCountsUp && laterFraction) {
+        table.pandasHeader = true;
+        for (size_t c = 0; c < columns; ++c)
+            table.header.push_back(std::to_string(c));
+        table.values.values.erase(table.values.values.begin(), table.values.values.begin() + static_cast<std::ptrdiff_t>(columns));
+        --rows;
+    }
     if (rows == 0)
         throw InputError(source + " has no data rows" + (table.header.empty() ? "" : " (only a header line)"));
     table.values.shape = {static_cast<int64_t>(rows), static_cast<int64_t>(columns)};
@@ -180,7 +195,7 @@ NumericTable parseNumericCsv(const std::string& text, const std::string& source,
 }
 
 NumericArray readNumericArray(const std::string& path, const std::string& what, size_t minRank, size_t maxRank,
-                              size_t maxValues)
+                              size_t maxValues, std::string* note)
 {
     // Text needs at most ~25 bytes per number, .npy 8 and a header.
     const std::string bytes = readFile(path, maxValues * 32 + 65536);
@@ -190,7 +205,15 @@ NumericArray readNumericArray(const std::string& path, const std::string& what, 
     if (minRank > 2)
         throw InputError(source + ": a CSV file holds a 2-D table; give this " + std::to_string(minRank) +
                          "-D array as .npy");
-    return parseNumericCsv(bytes, source, maxValues).values;
+    auto table = parseNumericCsv(bytes, source, maxValues);
+    if (note && table.pandasHeader) {
+        std::string names;
+        for (const auto& h : table.header)
+            names += (names.empty() ? "" : ",") + h;
+        *note = source + ": line 1 (" + (names.size() > 40 ? names.substr(0, 37) + "..." : names) +
+                ") read as pandas' column names, a header, not a row of data";
+    }
+    return std::move(table.values);
 }
 
 } // namespace lcs

@@ -17,9 +17,17 @@ namespace lcs {
 struct NumericTable {
     std::vector<std::string> header;  ///< empty without a header line
     NumericArray values;              ///< [rows, columns]
+    /// The first line was pandas' default column names ("0,1,...": to_csv(index=False) of
+    /// a frame made from an array), taken as a header.
+    bool pandasHeader = false;
 };
 
 /// Parses `text` (the contents of `source`); at most maxValues numbers. Throws InputError.
+/// A first line is a header when no field starts like a number, or when it is exactly
+/// 0,1,...,C-1 written as whole numbers (pandas' names), C >= 2, and some later cell holds
+/// a fraction: a table of fractions whose first row counts up from 0 is pandas' header,
+/// not data (pandasHeader says so; a first data row that truly is 0,1,... in a table of
+/// whole numbers stays data).
 NumericTable parseNumericCsv(const std::string& text, const std::string& source, size_t maxValues);
 
 /// A CSV cell holding text, for writers: quoted when it holds a comma, a quote or a line
@@ -47,7 +55,9 @@ void forEachCsvRow(const std::string& text,
 /// A 2-D or 3-D array from a .npy or .csv file (by the file's first bytes, not its name):
 /// `what` names it in messages ("--features"). CSV gives [rows, columns]. At most
 /// maxValues numbers; the file is read with a size cap to match. Throws InputError.
+/// With `note`, a sentence on how the file was read where a user could not guess it (a
+/// first line taken as pandas' header); empty otherwise.
 NumericArray readNumericArray(const std::string& path, const std::string& what, size_t minRank, size_t maxRank,
-                              size_t maxValues);
+                              size_t maxValues, std::string* note = nullptr);
 
 } // namespace lcs

@@ -152,6 +152,10 @@ TabularData parseTabularCsv(const std::string& text, const std::string& source, 
                              " rows has a missing value, so --missing drop leaves none (use --missing impute)");
     }
     out.columns = inferInputColumns(inputNames, cells, lines, source, missing);
+    for (size_t c = 0; c < out.columns.size(); ++c)
+        if (!out.columns[c].categorical() &&
+            std::any_of(cells.begin(), cells.end(), [&](const auto& row) { return parseGroupedNumber(row[c]).has_value(); }))
+            out.groupedNumberColumns.push_back(out.columns[c].name);
     const size_t width = encodedWidth(out.columns);
     if (width > kMaxTabularFeatures)
         throw InputError(source + ": its categories one-hot encoded make " + std::to_string(width) +
@@ -245,6 +249,17 @@ std::string describeMissingValues(const TabularData& t)
     return out;
 }
 
+std::string describeNumberFormats(const TabularData& t)
+{
+    if (t.groupedNumberColumns.empty())
+        return {};
+    std::string names;
+    for (const auto& name : t.groupedNumberColumns)
+        names += (names.empty() ? "" : ", ") + name.substr(0, 40);
+    return std::string(t.groupedNumberColumns.size() == 1 ? "column " : "columns ") + names +
+           ": numbers with thousands separators (\"1,037\") read as numbers";
+}
+
 namespace {
 /// The first `characters` characters of well-formed UTF-8 `text` (never half a character).
 std::string utf8Prefix(const std::string& text, size_t characters)
@@ -269,7 +284,8 @@ std::string describeTable(const TabularData& t)
            std::to_string(t.featureNames.size()) + " feature(s), classes " + classes + " (" +
            (isArffPath(t.source) ? "attribute " : "column ") + utf8Prefix(t.labelName, 80) +
            (unlabelled == 0 ? "; no unlabelled rows, so q trains on the training rows' inputs" : "") + ")" +
-           (missing.empty() ? "" : "; " + missing);
+           (missing.empty() ? "" : "; " + missing) +
+           (t.groupedNumberColumns.empty() ? "" : "; " + describeNumberFormats(t));
 }
 
 bool isArffPath(const std::string& path)

@@ -57,6 +57,9 @@ struct TabularData {
     int64_t missingRows = 0;    ///< rows with one or more of them (dropped, with Drop)
     /// Rows whose label is a missing-value marker other than empty ("NA", "?"): unlabelled.
     int64_t missingLabels = 0;
+    /// Numeric columns some of whose cells were written with thousands separators
+    /// ("1,037", parseGroupedNumber): read as numbers, and said so (describeNumberFormats).
+    std::vector<std::string> groupedNumberColumns;
 };
 
 /// Parses `text` (the contents of `source`). Throws InputError naming the file, line,
@@ -71,6 +74,10 @@ TabularData parseTabularCsv(const std::string& text, const std::string& source, 
 /// kDefaultLabelColumn, an ARFF file's last attribute.
 TabularData readTable(const std::string& path, const std::string& labelColumn, size_t maxValues,
                       MissingValues missing);
+
+/// "column income: numbers with thousands separators (\"1,037\") read as numbers": what
+/// a run and `check` say of such columns; empty without any.
+std::string describeNumberFormats(const TabularData& table);
 
 /// "6 labelled and 2 unlabelled rows, 2 feature(s), classes a, b (column label)": what
 /// `check` says of a table it read (class names shown up to 40 characters each).

@@ -97,6 +97,29 @@ struct RowSplit {
     std::vector<int64_t> fit, validation, test;
 };
 
+} // namespace
+
+SplitCounts splitCounts(int64_t n, const OwnEvidenceInputs& evidence)
+{
+    const bool separateTest = evidence.test.features.defined();
+    const double testShare = separateTest ? 0.0 : evidence.testShare;
+    if (evidence.validationShare + testShare >= 1)
+        throw InputError("--validation-share " + formatNumber(evidence.validationShare) + " and --test-share " +
+                         formatNumber(testShare) + " add up to " + formatNumber(evidence.validationShare + testShare) +
+                         "; together they must stay below 1, leaving rows for q to train on");
+    SplitCounts c;
+    c.test = static_cast<int64_t>(std::llround(testShare * static_cast<double>(n)));
+    c.validation = static_cast<int64_t>(std::llround(evidence.validationShare * static_cast<double>(n)));
+    c.fit = n - c.test - c.validation;
+    if (c.validation < 1 || (!separateTest && c.test < 1) || c.fit < 2)
+        throw InputError("labels: " + std::to_string(n) + " rows are too few to split into rows q trains on, " +
+                         "validation rows and test rows (shares " + formatNumber(evidence.validationShare) + " and " +
+                         formatNumber(testShare) + ")");
+    return c;
+}
+
+namespace {
+
 /// The split of X's rows, each row's role written into `rowRole`. Without labels every
 /// row is fitted; with labels the rows are shuffled from a stream of their own (so the
 /// split does not move q's initialisation) and cut by the evidence's shares.
@@ -109,16 +132,10 @@ RowSplit splitRows(int64_t n, const OwnEvidenceInputs& evidence, uint64_t seed, 
             split.fit.push_back(i);
         return split;
     }
-    const bool separateTest = evidence.test.features.defined();
+    const auto counts = splitCounts(n, evidence);
+    const int64_t nTest = counts.test, nValidation = counts.validation;
     auto splitGenerator = makeGenerator(mixSeed(seed, 13));
     const auto order = torch::randperm(n, splitGenerator, torch::TensorOptions().dtype(torch::kLong));
-    const double testShare = separateTest ? 0.0 : evidence.testShare;
-    const auto nTest = static_cast<int64_t>(std::llround(testShare * static_cast<double>(n)));
-    const auto nValidation = static_cast<int64_t>(std::llround(evidence.validationShare * static_cast<double>(n)));
-    if (nValidation < 1 || (!separateTest && nTest < 1) || n - nTest - nValidation < 2)
-        throw InputError("labels: " + std::to_string(n) + " rows are too few to split into rows q trains on, " +
-                         "validation rows and test rows (shares " + formatNumber(evidence.validationShare) + " and " +
-                         formatNumber(testShare) + ")");
     const auto o = order.accessor<int64_t, 1>();
     for (int64_t i = 0; i < n; ++i) {
         auto& part = i < nTest ? split.test : i < nTest + nValidation ? split.validation : split.fit;

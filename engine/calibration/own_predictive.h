@@ -27,6 +27,9 @@ struct OwnPredictive {
     at::Tensor features;       ///< [N, D] float
     at::Tensor probabilities;  ///< [N, K] float, rows summing to 1
     int64_t samples = 1;       ///< T when P came as samples
+    /// How the files were read where a user could not guess it (a first line taken as
+    /// pandas' header): printed with the run's summary.
+    std::vector<std::string> readingNotes;
 };
 
 /// Checks X and P against each other and P's rows (non-negative, each summing to 1
@@ -56,6 +59,15 @@ struct OwnEvidenceInputs {
     /// in the model file); off, it takes the features as they are.
     bool standardise = true;
 };
+
+/// How many of X's `rows` each part of the labelled split takes: test rows (0 with a
+/// separate test set), validation rows, and the rest, which q trains on. Throws InputError
+/// naming the shares where they add up to 1 or more, or leave a part empty (fewer than 2
+/// rows to train on): what run and check refuse before any work.
+struct SplitCounts {
+    int64_t test = 0, validation = 0, fit = 0;
+};
+SplitCounts splitCounts(int64_t rows, const OwnEvidenceInputs& evidence);
 
 struct OwnCorrectionResult {
     CorrectionOutput correction;     ///< q (an MLP on D standardised features), its curve, collapse

@@ -364,7 +364,12 @@ FittedCalibration fitCalibration(CalibrationKind kind, const ClassProbabilities&
     case CalibrationKind::Vector: f.vector = fitVectorScaling(p, labels); break;
     case CalibrationKind::Platt: f.platt = fitPlatt(p, labels); break;
     case CalibrationKind::Isotonic: f.isotonic = fitIsotonic(p, labels); break;
-    case CalibrationKind::Constant: f.constantDecision = cheapestConstantDecision(labels, costs); break;
+    case CalibrationKind::Constant:
+        f.constantDecision = cheapestConstantDecision(labels, costs);
+        f.classShares.assign(static_cast<size_t>(p.classes), 0.0);
+        for (auto y : labels)
+            f.classShares[static_cast<size_t>(y)] += 1.0 / static_cast<double>(labels.size());
+        break;
     }
     return f;
 }
@@ -413,7 +418,7 @@ nlohmann::json FittedCalibration::toJson() const
     case CalibrationKind::Vector: j["scale"] = vector.scale; j["shift"] = vector.shift; break;
     case CalibrationKind::Platt: j["a"] = platt.a; j["b"] = platt.b; break;
     case CalibrationKind::Isotonic: j["knots_p1"] = isotonic.x; j["knots_calibrated"] = isotonic.y; break;
-    case CalibrationKind::Constant: j["decision"] = constantDecision; break;
+    case CalibrationKind::Constant: j["decision"] = constantDecision; j["class_shares"] = classShares; break;
     }
     return j;
 }

@@ -56,6 +56,9 @@ struct FittedCalibration {
     IsotonicMap isotonic;
     VectorScaling vector;
     int64_t constantDecision = -1;
+    /// The constant rule's labelled rows' class shares: their Bayes decision is the
+    /// cheapest constant one, so a saved constant rule is these probabilities.
+    std::vector<double> classShares;
 
     std::string name() const { return calibrationName(kind); }
     /// Whether the rule yields probabilities (all but the constant decision).

@@ -16,6 +16,7 @@
 #include "io/model_io.h"
 #include "experiments/synthetic_settings.h"
 #include "io/labels_file.h"
+#include "io/observations.h"
 #include "io/table_csv.h"
 
 namespace lcs {
@@ -68,7 +69,8 @@ public:
     {
         auto outputs = resultsOutputs("write one row per row of X (its decisions before and after) as CSV");
         outputs.push_back({"out", "DIR", PathKind::Folder,
-                           "write results.json, decisions.csv, curve.csv and q.pt (TorchScript) with q.pt.json; "
+                           "write results.json, decisions.csv, curve.csv, q.pt (TorchScript) with q.pt.json, and "
+                           "kept_rule.pt with its sidecar (the kept rule as one model: forward(x, p)); "
                            "all of them or none"});
         outputs.push_back(costBenefitOutput("; needs --labels"));
         outputs.push_back(reliabilityOutput("P's and q's reliability diagrams on the held-out rows (needs --labels"));
@@ -109,8 +111,9 @@ public:
         if (OutputFolder folder(outputs, "out"); folder.asked()) {
             state->writeFiles(folder.path());  // every file, or none
             folder.commit();
-            out.output.table +=
-                "written to " + folder.target() + ": results.json, decisions.csv, curve.csv, q.pt (+ q.pt.json)\n";
+            out.output.table += "written to " + folder.target() +
+                                ": results.json, decisions.csv, curve.csv, q.pt (+ q.pt.json), " + kKeptRuleFile +
+                                " (+ .json; the kept rule, " + state->keptRule() + ")\n";
         }
         out.cache = std::move(state);
         return out;
@@ -236,7 +239,7 @@ ExperimentOutput OwnPredictiveState::correctWith(OwnPredictiveChoices choices, C
     m_last = std::move(result);
     showView(ctx, &RunViews::ownCorrected, OwnCorrected{m_own, *m_last, m_costs});
     return {ownPredictiveResultsJson(*m_last, m_costs, m_choices), ownCorrectionCsv(*m_last, m_costs),
-            ownPredictiveTable(*m_last, m_costs, m_own.samples), ownReliabilityCsv(*m_last), {}};
+            ownPredictiveTable(*m_last, m_costs, m_own, m_evidence.test.readingNotes), ownReliabilityCsv(*m_last), {}};
 }
 
 CostBenefit OwnPredictiveState::costBenefit(int points, const JobContext& ctx) const
@@ -279,6 +282,45 @@ void OwnPredictiveState::saveQ(const std::string& path) const
     saveModel(m_last->correction.q, ownQInfo(*m_last, m_costs, m_choices.correction.seed), path);
 }
 
+ModelInfo ownKeptRuleInfo(const OwnCorrectionResult& result, const CostMatrix& costs, uint64_t seed)
+{
+    ModelInfo info = ownQInfo(result, costs, seed);
+    info.role = "kept_rule";
+    info.decisionRule = result.hasEvidence ? result.evidence.kept : "q";
+    if (info.decisionRule == "q")
+        return info;
+    info.residualOnPredictive = true;
+    info.predictiveCalibration.clear();
+    info.predictiveScale.clear();
+    info.predictiveShift.clear();
+    if (info.decisionRule != "P") {
+        const auto* calibration = result.evidence.calibration(info.decisionRule);
+        if (!calibration)
+            throw std::logic_error("the kept rule " + info.decisionRule + " has no fitted calibration");
+        setPredictiveCalibration(*calibration, static_cast<int>(costs.numClasses()), info);
+    }
+    return info;
+}
+
+void OwnPredictiveState::saveKeptRule(const std::string& path) const
+{
+    if (!m_last)
+        throw InputError("no corrected model yet: run the correction first");
+    const auto info = ownKeptRuleInfo(*m_last, m_costs, m_choices.correction.seed);
+    if (info.decisionRule == "q") {
+        saveModel(m_last->correction.q, info, path);
+        return;
+    }
+    // P or a calibration of P: the residual form with f(x) = 0, one linear layer of zeros.
+    Mlp zero(m_own.features.size(1), std::vector<int64_t>{}, m_costs.numClasses());
+    {
+        torch::NoGradGuard noGrad;
+        for (auto& t : zero->parameters())
+            t.zero_();
+    }
+    saveModel(zero, info, path);
+}
+
 void OwnPredictiveState::writeFiles(const std::string& folder) const
 {
     if (!m_last)
@@ -291,6 +333,7 @@ void OwnPredictiveState::writeFiles(const std::string& folder) const
                  formatNumber(s.expectedCost) + "\n";
     writeFileAtomically(folder + "/curve.csv", curve);
     saveQ(folder + "/q.pt");
+    saveKeptRule(folder + "/" + kKeptRuleFile);
 }
 
 // Long by design: a declaration table, one entry per setting in the order the form and
@@ -393,9 +436,14 @@ const std::vector<BoundSetting<OwnPredictiveChoices>>& ownPredictiveSettings()
 
 OwnPredictive loadOwnPredictive(const OwnPredictiveChoices& choices)
 {
-    const auto x = readNumericArray(choices.featuresPath, "--features", 2, 2, kMaxArrayValues);
-    const auto p = readNumericArray(choices.predictivePath, "--predictive", 2, 3, kMaxArrayValues);
-    return ownPredictive(x, p, "--features " + choices.featuresPath, "--predictive " + choices.predictivePath);
+    std::string xNote, pNote;
+    const auto x = readNumericArray(choices.featuresPath, "--features", 2, 2, kMaxArrayValues, &xNote);
+    const auto p = readNumericArray(choices.predictivePath, "--predictive", 2, 3, kMaxArrayValues, &pNote);
+    auto own = ownPredictive(x, p, "--features " + choices.featuresPath, "--predictive " + choices.predictivePath);
+    for (auto* note : {&xNote, &pNote})
+        if (!note->empty())
+            own.readingNotes.push_back(std::move(*note));
+    return own;
 }
 
 OwnEvidenceInputs loadEvidenceInputs(const OwnPredictiveChoices& choices, const OwnPredictive& own,
@@ -421,10 +469,14 @@ OwnEvidenceInputs loadEvidenceInputs(const OwnPredictiveChoices& choices, const 
         return in;
     in.labels = readLabels(choices.labelsPath, "--labels", k, costs.classNames(), own.features.size(0));
     if (anyTest) {
-        const auto x = readNumericArray(choices.testFeaturesPath, "--test-features", 2, 2, kMaxArrayValues);
-        const auto p = readNumericArray(choices.testPredictivePath, "--test-predictive", 2, 3, kMaxArrayValues);
+        std::string xNote, pNote;
+        const auto x = readNumericArray(choices.testFeaturesPath, "--test-features", 2, 2, kMaxArrayValues, &xNote);
+        const auto p = readNumericArray(choices.testPredictivePath, "--test-predictive", 2, 3, kMaxArrayValues, &pNote);
         in.test = ownPredictive(x, p, "--test-features " + choices.testFeaturesPath,
                                 "--test-predictive " + choices.testPredictivePath);
+        for (auto* note : {&xNote, &pNote})
+            if (!note->empty())
+                in.test.readingNotes.push_back(std::move(*note));
         if (in.test.features.size(1) != own.features.size(1))
             throw InputError("--test-features " + choices.testFeaturesPath + ": " +
                              std::to_string(in.test.features.size(1)) + " features per row, --features " +
@@ -436,7 +488,44 @@ OwnEvidenceInputs loadEvidenceInputs(const OwnPredictiveChoices& choices, const 
         in.testLabels = readLabels(choices.testLabelsPath, "--test-labels", k, costs.classNames(),
                                    in.test.features.size(0));
     }
+    splitCounts(own.features.size(0), in);  // shares that leave a part empty: refused here, before any work
     return in;
+}
+
+std::vector<Observation> ownObservations(const OwnCorrectionResult& result)
+{
+    std::vector<Observation> rows;
+    const auto add = [&](const std::string& rule, const std::string& metric, double value) {
+        if (!std::isfinite(value))
+            return;  // an undefined figure has no row
+        Observation o;
+        o.method = kOwnPredictiveMethod;
+        o.rule = rule;
+        o.metric = metric;
+        o.value = value;
+        rows.push_back(std::move(o));
+    };
+    add("corrected", "collapsed", result.correction.collapsed ? 1 : 0);
+    add("corrected", "changed_decisions", static_cast<double>(result.changed));
+    add("uncorrected", "expected_cost", result.expectedCostBefore.mean().item<double>());
+    add("corrected", "expected_cost", result.expectedCostAfter.mean().item<double>());
+    if (!result.hasEvidence)
+        return rows;
+    // P and q under the names every experiment gives them, each calibration under its
+    // own, and the kept rule once more as "kept": what a sweep's table compares.
+    const auto ruleName = [](const std::string& rule) {
+        return rule == "P" ? std::string("uncorrected") : rule == "q" ? std::string("corrected") : rule;
+    };
+    for (const auto& score : result.evidence.rules)
+        for (const auto& name : score.rule == result.evidence.kept
+                                    ? std::vector<std::string>{ruleName(score.rule), "kept"}
+                                    : std::vector<std::string>{ruleName(score.rule)}) {
+            add(name, "cost", score.cost);
+            add(name, "accuracy", score.accuracy);
+            add(name, "referral_rate", score.referralRate);
+            add(name, "ece", score.ece);
+        }
+    return rows;
 }
 
 std::string ownPredictiveResultsJson(const OwnCorrectionResult& result, const CostMatrix& costs,
@@ -455,11 +544,14 @@ std::string ownPredictiveResultsJson(const OwnCorrectionResult& result, const Co
     for (const auto& [key, value] : summary.items())
         if (key != "program" && key != "cost_matrix" && key != "seed")
             out[key] = value;
+    out["observations"] = observationsJson(ownObservations(result));
     return out.dump(2) + "\n";
 }
 
-std::string ownPredictiveTable(const OwnCorrectionResult& result, const CostMatrix& costs, int64_t samples)
+std::string ownPredictiveTable(const OwnCorrectionResult& result, const CostMatrix& costs, const OwnPredictive& own,
+                               const std::vector<std::string>& testNotes)
 {
+    const int64_t samples = own.samples;
     const int64_t n = result.decisionsBefore.size(0);
     char line[512];
     std::snprintf(line, sizeof line,
@@ -472,6 +564,9 @@ std::string ownPredictiveTable(const OwnCorrectionResult& result, const CostMatr
                   result.expectedCostBefore.mean().item<double>(), result.expectedCostAfter.mean().item<double>(),
                   result.correction.collapsed ? " (warning: q collapsed to one class)" : "");
     std::string out = line;
+    for (const auto* notes : {&own.readingNotes, &testNotes})
+        for (const auto& note : *notes)
+            out += "note: " + note + "\n";
     if (result.correction.keptEpoch >= 0)
         out += "q kept from epoch " + std::to_string(result.correction.keptEpoch) + " of " +
                std::to_string(result.correction.curve.size()) + " (lowest objective on " +

@@ -12,6 +12,7 @@
 #include "experiments/experiment.h"
 #include "experiments/synthetic_experiment.h"
 #include "io/model_info.h"
+#include "io/observations.h"
 
 /// The correction on a predictive made anywhere, as a registered experiment ("correct"):
 /// its settings (the two files and the correction's settings, shared with the synthetic
@@ -66,9 +67,18 @@ OwnPredictive loadOwnPredictive(const OwnPredictiveChoices& choices);
 /// ownCorrectionJson's summary, per-row decisions and curve.
 std::string ownPredictiveResultsJson(const OwnCorrectionResult& result, const CostMatrix& costs,
                                      const OwnPredictiveChoices& choices);
+/// The run's long table (results' "observations", what `sweep collect` merges): method
+/// "own", trial 0; P as "uncorrected" and q as "corrected" (their mean expected cost under
+/// P, q's changed decisions and collapse), and with labels every rule's held-out cost,
+/// accuracy, referral rate and ECE, each calibration under its name, the kept rule also
+/// as "kept".
+std::vector<Observation> ownObservations(const OwnCorrectionResult& result);
 /// The text table a run prints: changed decisions and the mean expected cost under P.
 /// With labels, the held-out evidence follows (correctionEvidenceText).
-std::string ownPredictiveTable(const OwnCorrectionResult& result, const CostMatrix& costs, int64_t samples);
+/// How X and P (and a test set, `testNotes`) were read where a user could not guess it
+/// follows the first line ("note: ...").
+std::string ownPredictiveTable(const OwnCorrectionResult& result, const CostMatrix& costs, const OwnPredictive& own,
+                               const std::vector<std::string>& testNotes = {});
 /// P's and q's reliability diagrams on the held-out rows (reliabilityCsv: method "own",
 /// rules "uncorrected" and "corrected"); empty without labels.
 std::string ownReliabilityCsv(const OwnCorrectionResult& result);
@@ -77,6 +87,13 @@ inline constexpr const char* kOwnPredictiveMethod = "own";
 
 /// The sidecar of q trained on a user's predictive under `costs` (the q.pt every route saves).
 ModelInfo ownQInfo(const OwnCorrectionResult& result, const CostMatrix& costs, uint64_t seed);
+
+/// The sidecar of the rule the run kept (CorrectionEvidence::kept; q without labels),
+/// saved as one model of the predictive, forward(x, p): q itself, or P or a calibration of
+/// P with the calibration inside and a zero network (ModelInfo::decisionRule).
+ModelInfo ownKeptRuleInfo(const OwnCorrectionResult& result, const CostMatrix& costs, uint64_t seed);
+/// The kept rule's file in `correct --out`'s folder.
+inline constexpr const char* kKeptRuleFile = "kept_rule.pt";
 
 /// What a run of the "correct" experiment leaves: X and P as read, and q as last trained
 /// on them, so that a cost edit (or new settings for q) re-trains only q. Publishes the
@@ -103,9 +120,14 @@ public:
     /// Saves the last q at `path` with its sidecar (ownQInfo); throws InputError before
     /// any correction.
     void saveQ(const std::string& path) const;
+    /// Saves the rule the last run kept at `path` with its sidecar (ownKeptRuleInfo): what
+    /// `decide --model PATH --predictive P` applies. Throws InputError before any correction.
+    void saveKeptRule(const std::string& path) const;
+    /// The rule the last run kept ("q" without labels; empty before any run).
+    std::string keptRule() const { return !m_last ? std::string() : m_last->hasEvidence ? m_last->evidence.kept : "q"; }
     /// Writes the last correction's files into the existing `folder` (a staging folder
     /// of OutputFolder, which puts them in place all or none): results.json,
-    /// decisions.csv, curve.csv and q.pt with its sidecar.
+    /// decisions.csv, curve.csv, q.pt and kept_rule.pt, each model with its sidecar.
     void writeFiles(const std::string& folder) const;
 
 private:

@@ -462,6 +462,9 @@ SyntheticResult tabulate(const SyntheticConfig& config, const std::vector<Replic
     if (config.table)
         if (const auto missing = describeMissingValues(*config.table); !missing.empty())
             result.record.resolved[kMissingValuesKey] = missing;
+    if (config.table)
+        if (const auto formats = describeNumberFormats(*config.table); !formats.empty())
+            result.record.resolved[kNumberFormatsKey] = formats;
     result.replicates = config.replicates;
     result.seed = config.seed;
     result.bbviPrior = config.bbvi.prior.kind;

@@ -174,6 +174,8 @@ inline constexpr const char* kCalibrationRowsKey = "q_trained_on";
 /// In the record's resolved values: what the reader did with a table's missing cells (absent
 /// when it had none).
 inline constexpr const char* kMissingValuesKey = "missing_values";
+/// In the record's resolved values: columns whose numbers had thousands separators.
+inline constexpr const char* kNumberFormatsKey = "number_formats";
 inline constexpr const char* kTrainingInputsCalibration =
     "each replicate's training rows' inputs, labels unused (the table has no unlabelled rows)";
 

@@ -161,6 +161,9 @@ std::string syntheticTable(const SyntheticResult& r)
     if (const auto missing = r.record.resolved.find(kMissingValuesKey);
         missing != r.record.resolved.end() && missing->is_string())
         s << "missing values: " << missing->get<std::string>() << "\n";
+    if (const auto formats = r.record.resolved.find(kNumberFormatsKey);
+        formats != r.record.resolved.end() && formats->is_string())
+        s << "number formats: " << formats->get<std::string>() << "\n";
     // Accuracy, ECE (15 bins of top-label confidence) and, with a referral decision, the
     // share of test rows referred: without ->
     // with correction, means over the replicates.

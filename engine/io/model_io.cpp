@@ -1,5 +1,6 @@
 #include "io/model_io.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -256,7 +257,8 @@ torch::jit::Module loadScriptWeights(torch::nn::Module& module, const std::strin
     size_t tensors = 0;
     for (const auto& item : script.named_attributes(/*recurse=*/false))
         if (item.value.isTensor() && item.name != "input_mean" && item.name != "input_std" &&
-            item.name != "predictive_scale" && item.name != "predictive_shift" && item.name != "missing_fill" &&
+            item.name != "predictive_scale" && item.name != "predictive_shift" && item.name != "isotonic_x" &&
+            item.name != "isotonic_y" && item.name != "missing_fill" &&
             item.name != "missing_value_columns" && item.name != "missing_flag_columns")
             ++tensors;
     if (tensors != copied)
@@ -331,9 +333,7 @@ static void writeModelPair(const torch::nn::Module& model, const ModelSpec& spec
 {
     std::ostringstream bytes;
     try {
-        scriptClassifier(model, spec, {info.inputMean, info.inputStd}, info.residualOnPredictive, info.predictiveScale,
-                         info.predictiveShift, info.inputColumns)
-            .save(bytes);
+        scriptClassifier(model, spec, info).save(bytes);
     } catch (const std::exception& e) {
         throw OutputError("cannot serialise the network for " + path + ": " + std::string(e.what()).substr(0, 300));
     }
@@ -474,14 +474,50 @@ at::Tensor LoadedClassifier::probabilities(const at::Tensor& raw, const at::Tens
 {
     // softmax(log p + f(x)) = softmax(log p + log softmax(f(x))): a row's constant cancels.
     const auto logF = probabilities(raw).clamp_min(1e-30).log();
+    return torch::softmax(logF + calibratedPredictive(predictive).clamp_min(1e-12).log(), 1);
+}
+
+at::Tensor LoadedClassifier::calibratedPredictive(const at::Tensor& predictive) const
+{
     auto p = predictive.to(torch::kFloat);
-    if (!info.predictiveScale.empty()) {
-        const auto row = [](const std::vector<double>& v) {
-            return torch::tensor(v, torch::kDouble).to(torch::kFloat).reshape({1, static_cast<int64_t>(v.size())});
-        };
-        p = torch::softmax(row(info.predictiveScale) * p.clamp_min(1e-12).log() + row(info.predictiveShift), 1);
+    const auto row = [](const std::vector<double>& v) {
+        return torch::tensor(v, torch::kDouble).to(torch::kFloat).reshape({1, static_cast<int64_t>(v.size())});
+    };
+    if (!info.predictiveScale.empty())
+        return torch::softmax(row(info.predictiveScale) * p.clamp_min(1e-12).log() + row(info.predictiveShift), 1);
+    if (!info.isotonicX.empty()) {
+        // IsotonicMap's rule, evaluated as the file's forward evaluates it.
+        const auto x = row(info.isotonicX).reshape({-1}), y = row(info.isotonicY).reshape({-1});
+        const auto p1 = p.select(1, 1).contiguous();
+        at::Tensor c1;
+        if (x.size(0) == 1) {
+            c1 = torch::zeros_like(p1) + y[0];
+        } else {
+            const auto hi = torch::searchsorted(x, p1, /*out_int32=*/false, /*right=*/true).clamp(1, x.size(0) - 1);
+            const auto x0 = x.index_select(0, hi - 1), x1 = x.index_select(0, hi);
+            const auto y0 = y.index_select(0, hi - 1), y1 = y.index_select(0, hi);
+            c1 = y0 + ((p1 - x0) / (x1 - x0)).clamp(0.0, 1.0) * (y1 - y0);
+        }
+        return torch::stack({1 - c1, c1}, 1);
     }
-    return torch::softmax(logF + p.clamp_min(1e-12).log(), 1);
+    return p;
+}
+
+void setPredictiveCalibration(const FittedCalibration& calibration, int classes, ModelInfo& info)
+{
+    info.predictiveCalibration = calibration.name();
+    if (calibration.softmaxAffine(classes, info.predictiveScale, info.predictiveShift))
+        return;
+    if (calibration.kind == CalibrationKind::Constant) {
+        info.predictiveScale.assign(static_cast<size_t>(classes), 0.0);
+        info.predictiveShift.clear();
+        // A share of 0 becomes 1e-12: finite in the file, and no decision moves for it.
+        for (double share : calibration.classShares)
+            info.predictiveShift.push_back(std::log(std::max(share, 1e-12)));
+        return;
+    }
+    info.isotonicX = calibration.isotonic.x;
+    info.isotonicY = calibration.isotonic.y;
 }
 
 LoadedMlp loadMlp(const std::string& path)

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "decision/calibrations.h"
 #include "io/model_info.h"
 #include "models/classifier.h"
 #include "models/mlp.h"
@@ -33,6 +34,9 @@ struct LoadedClassifier {
     /// A residual q's (info.residualOnPredictive): softmax(log p + f(x)), `predictive` p
     /// [N, C] the predictive at the same rows; what forward(x, p) computes.
     at::Tensor probabilities(const at::Tensor& raw, const at::Tensor& predictive) const;
+    /// The predictive as the file's calibration leaves it (softmax-affine or isotonic;
+    /// as given without one), before a residual q corrects it.
+    at::Tensor calibratedPredictive(const at::Tensor& predictive) const;
 };
 /// Reads the sidecar, checks the weights' checksum, rebuilds the network (an "mlp"
 /// sidecar gives a FlatMlp) and loads its parameters and buffers, checking each shape.
@@ -47,5 +51,12 @@ struct LoadedMlp {
 LoadedMlp loadMlp(const std::string& path);
 
 ModelSpec modelSpecFromInfo(const ModelInfo& info);
+
+/// A fitted calibration as a saved model's predictive calibration (ModelInfo's
+/// predictiveCalibration, scale and shift or isotonic knots): softmax-affine for
+/// temperature, offsets, Platt and vector scaling; the constant rule as its class shares
+/// (scale 0, so softmax(log shares) whatever p is; their Bayes decision is the cheapest
+/// constant one); isotonic as its knots.
+void setPredictiveCalibration(const FittedCalibration& calibration, int classes, ModelInfo& info);
 
 } // namespace lcs

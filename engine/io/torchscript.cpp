@@ -133,12 +133,11 @@ void writeSegNet(const SegNetImpl& net, ForwardSource& src)
 
 } // namespace
 
-torch::jit::Module scriptClassifier(const torch::nn::Module& model, const ModelSpec& spec,
-                                    const InputStandardisation& standardisation, bool residualOnPredictive,
-                                    const std::vector<double>& predictiveScale,
-                                    const std::vector<double>& predictiveShift,
-                                    const std::vector<InputColumn>& inputColumns)
+torch::jit::Module scriptClassifier(const torch::nn::Module& model, const ModelSpec& spec, const ModelInfo& info)
 {
+    const InputStandardisation standardisation{info.inputMean, info.inputStd};
+    const auto& inputColumns = info.inputColumns;
+    const bool residualOnPredictive = info.residualOnPredictive;
     torch::jit::Module script(c10::QualifiedName("__torch__.lcstudio.Classifier"));
     for (const auto& item : model.named_parameters())
         script.register_parameter(scriptAttributeName(item.key()), item.value().detach().to(torch::kCPU).clone(),
@@ -196,16 +195,36 @@ torch::jit::Module scriptClassifier(const torch::nn::Module& model, const ModelS
     if (residualOnPredictive) {
         if (!model.as<MlpImpl>())
             throw std::invalid_argument("TorchScript export: a residual q must be an MLP");
-        if (!predictiveScale.empty()) {
-            if (predictiveScale.size() != predictiveShift.size())
+        const auto row = [](const std::vector<double>& v) {
+            return torch::tensor(v, torch::kDouble).to(torch::kFloat).reshape({1, static_cast<int64_t>(v.size())});
+        };
+        if (!info.predictiveScale.empty()) {
+            if (info.predictiveScale.size() != info.predictiveShift.size())
                 throw std::invalid_argument("TorchScript export: one calibration scale and shift per class");
-            const auto row = [](const std::vector<double>& v) {
-                return torch::tensor(v, torch::kDouble).to(torch::kFloat).reshape({1, static_cast<int64_t>(v.size())});
-            };
-            script.register_buffer("predictive_scale", row(predictiveScale));
-            script.register_buffer("predictive_shift", row(predictiveShift));
+            script.register_buffer("predictive_scale", row(info.predictiveScale));
+            script.register_buffer("predictive_shift", row(info.predictiveShift));
             src.line("p = torch.softmax(self.predictive_scale * torch.log(torch.clamp(p, min=1e-12)) + "
                      "self.predictive_shift, 1)");
+        } else if (!info.isotonicX.empty()) {
+            if (info.isotonicX.size() != info.isotonicY.size() || spec.classes != 2)
+                throw std::invalid_argument("TorchScript export: isotonic knots calibrate two classes, x and y alike");
+            script.register_buffer("isotonic_x", row(info.isotonicX).reshape({-1}));
+            script.register_buffer("isotonic_y", row(info.isotonicY).reshape({-1}));
+            // Linear between the knots, clipped outside them (IsotonicMap): the knot at or
+            // left of p1 and the one after it, the weight clamped to [0, 1].
+            const std::string last = std::to_string(std::max<size_t>(info.isotonicX.size(), 2) - 1);
+            src.line("p1 = p[:, 1].contiguous()");
+            if (info.isotonicX.size() == 1) {
+                src.line("c1 = torch.zeros_like(p1) + self.isotonic_y[0]");
+            } else {
+                src.line("hi = torch.clamp(torch.searchsorted(self.isotonic_x, p1, right=True), 1, " + last + ")");
+                src.line("x0 = self.isotonic_x.index_select(0, hi - 1)");
+                src.line("x1 = self.isotonic_x.index_select(0, hi)");
+                src.line("y0 = self.isotonic_y.index_select(0, hi - 1)");
+                src.line("y1 = self.isotonic_y.index_select(0, hi)");
+                src.line("c1 = y0 + torch.clamp((p1 - x0) / (x1 - x0), 0.0, 1.0) * (y1 - y0)");
+            }
+            src.line("p = torch.stack([1.0 - c1, c1], 1)");
         }
         src.line("return torch.softmax(x + torch.log(torch.clamp(p, min=1e-12)), 1)");
     } else {

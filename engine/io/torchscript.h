@@ -6,6 +6,7 @@
 #include <torch/csrc/jit/api/module.h>
 
 #include "io/input_columns.h"
+#include "io/model_info.h"
 #include "models/classifier.h"
 #include "models/mlp.h"
 
@@ -21,18 +22,16 @@
 namespace lcs {
 
 /// The TorchScript module for `model` (built from `spec`), its parameters and buffers
-/// copied. Throws std::invalid_argument for an architecture it cannot write.
-/// With `residualOnPredictive` the forward is forward(x, p): softmax(log p + network(x)),
-/// p the predictive [N, C] a residual q corrects; with a `predictiveScale` and `Shift`
-/// (one per class) p is first calibrated to softmax(scale * log p + shift). With
-/// `inputColumns` that impute (a missingIndicator column), a NaN in such a column's value
-/// takes its fill and sets the 0/1 feature after it, before the standardisation: what
-/// `decide` does when it encodes a missing cell.
-torch::jit::Module scriptClassifier(const torch::nn::Module& model, const ModelSpec& spec,
-                                    const InputStandardisation& standardisation, bool residualOnPredictive = false,
-                                    const std::vector<double>& predictiveScale = {},
-                                    const std::vector<double>& predictiveShift = {},
-                                    const std::vector<InputColumn>& inputColumns = {});
+/// copied, with what `info` adds around the network: the input standardisation
+/// (inputMean, inputStd); with `inputColumns` that impute (a missingIndicator column), a
+/// NaN in such a column's value takes its fill and sets the 0/1 feature after it, before
+/// the standardisation (what `decide` does when it encodes a missing cell). With
+/// `residualOnPredictive` the forward is forward(x, p): softmax(log p + network(x)), p
+/// the predictive [N, C] a residual q corrects; with a predictiveScale and Shift (one
+/// per class) p is first calibrated to softmax(scale * log p + shift), with isotonic
+/// knots its second class's probability is first mapped through them.
+/// Throws std::invalid_argument for an architecture it cannot write.
+torch::jit::Module scriptClassifier(const torch::nn::Module& model, const ModelSpec& spec, const ModelInfo& info);
 
 /// The attribute name under which a parameter or buffer ("stages.0.conv1.weight") is
 /// stored in the module: dots become "__", which TorchScript names allow.

@@ -459,7 +459,7 @@ public:
             QStringList written;
             if (const auto* own = dynamic_cast<const OwnPredictiveState*>(m_state.get());
                 own && method == QLatin1String(kOwnPredictiveSeries)) {
-                own->saveQ(path.toStdString());
+                own->saveKeptRule(path.toStdString());
                 written << path;
             } else if (const auto* state = dynamic_cast<const SyntheticState*>(m_state.get());
                        state && parseMethod(method.toStdString())) {

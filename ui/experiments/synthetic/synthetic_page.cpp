@@ -552,9 +552,15 @@ void SyntheticPage::saveModel()
 {
     const QString method = m_viewMethod->currentData().toString();
     const int replicate = m_viewReplicate->value();
+    // A user's predictive saves the rule its run kept (q, P or a calibration inside one
+    // model); the synthetic and table methods save q.
+    const bool own = method == QLatin1String(kOwnPredictiveSeries);
     const QString path = askSavePath(m_central,
-                                     tr("Save correction model (%1, replicate %2)").arg(m_viewMethod->currentText()).arg(replicate),
-                                     "modelDir", QString("%1_r%2_q.pt").arg(method).arg(replicate), tr("LibTorch model (*.pt)"));
+                                     own ? tr("Save the kept rule (%1)").arg(m_viewMethod->currentText())
+                                         : tr("Save correction model (%1, replicate %2)").arg(m_viewMethod->currentText()).arg(replicate),
+                                     "modelDir",
+                                     own ? QString::fromLatin1(kKeptRuleFile) : QString("%1_r%2_q.pt").arg(method).arg(replicate),
+                                     tr("LibTorch model (*.pt)"));
     if (path.isEmpty())
         return;
     m_runner.saveModel(replicate, method, path);
