@@ -22,8 +22,10 @@ struct ExperimentAction;
 /// both their flags and `lcstudio-cli run SESSION` fill in.
 namespace cli {
 
-/// `lcstudio-cli bench distill`: figures against the machine's own peak.
+/// `lcstudio-cli bench distill|tabular`: figures against the machine's own peak.
 int runBenchCommand(int argc, char** argv);
+/// `lcstudio-cli bench tabular` (app/cli_bench_tabular.cpp).
+int benchTabular(int argc, char** argv);
 /// `lcstudio-cli sweep plan|run|collect` (app/cli_sweep.cpp).
 int runSweepCommand(int argc, char** argv);
 

@@ -98,6 +98,7 @@ std::string topHelp()
     line("presets [NAME]", "list the paper's cost matrices, or print one as JSON");
     line("check FILE...", "check cost matrices, sessions, saved models and data");
     line("bench distill", "time distillation against this machine's sgemm peak");
+    line("bench tabular", "time the table methods (BBVI, SGHMC, KFAC-Laplace, q) against the same peak");
     out += R"(  lcstudio-cli --help | --version
 
 Run "lcstudio-cli COMMAND --help" for the options of a command.
@@ -554,7 +555,23 @@ std::string checkFile(const std::string& path)
             // needs rows: an empty one passes no command's check.
             if (!array.shape.empty() && array.shape[0] == 0)
                 throw lcs::InputError(path + ": an array " + shape + " holds no rows; no command reads an empty array");
-            return "array " + shape + " of finite numbers";
+            std::string out = "array " + shape + " of finite numbers";
+            // A CSV with a header line may be meant as a table for tabular too: what
+            // tabular would make of it follows, accepted or refused, so that check says
+            // what run would (numbers only, a label column of fractions is refused there).
+            if (endsWith(".csv") &&
+                !lcs::parseNumericCsv(lcs::readFile(path, size_t{1} << 28), path, size_t{1} << 28).header.empty()) {
+                const auto set = tabularDefaultLabel();
+                const std::string label = set.empty() ? lcs::kDefaultLabelColumn : set;
+                try {
+                    out += "; as a table for tabular (label column \"" + label + "\"): " +
+                           tableSummary(lcs::readTable(path, set, lcs::kMaxTableValues, lcs::MissingValues::Impute));
+                } catch (const lcs::InputError& asTable) {
+                    out += "; tabular would refuse it as a table (label column \"" + label + "\"; another: tabular "
+                           "--label COLUMN): " + asTable.what();
+                }
+            }
+            return out;
         } catch (const lcs::InputError& asArray) {
             struct stat info {};
             if (endsWith(".npy") || ::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode))

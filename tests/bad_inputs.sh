@@ -813,7 +813,7 @@ printf '0\n1\n2\n1\n0\n1\n' > "$s2/y_class2.csv"
 printf 'postive\nnegative\npositive\nnegative\npositive\nnegative\n' > "$s2/y_misspelt.csv"
 printf 'status\nnegative\npositive\nnegative\npositive\nnegative\npositive\n' > "$s2/y_header.csv"
 printf 'negative\npositive\nNA\npositive\nnegative\npositive\n' > "$s2/y_na.csv"
-printf 'negative\npositive\n5\n' > "$s2/y_three.csv"
+printf 'negative\npositive\nnegative\n' > "$s2/y_three.csv"
 printf '1,2,3\n4,5,6\n' > "$s2/xt3.csv"
 printf '0.5,0.5\n0.5,0.5\n' > "$s2/pt.csv"
 printf '0\n1\n' > "$s2/yt.csv"
@@ -985,6 +985,21 @@ printf 'x,label\n1,1\n2,1.0\n3,2\n4,2.0\n5,\n' > "$s2/table_one_point_zero.csv"
 expect 0 "classes 1, 2 (column label" -- check "$s2/table_one_point_zero.csv"
 python3 -c "print('x,label'); [print(f'{i},{i * 0.37 + 0.05:.2f}') for i in range(30)]" > "$s2/table_continuous.csv"
 expect 2 "holds 30 distinct numbers with fractions (0.05, 0.42, ...): it looks continuous (a regression target?)" -- tabular --data "$s2/table_continuous.csv" $tq
+expect 0 "tabular would refuse it as a table (label column \"label\"; another: tabular --label COLUMN): $s2/table_continuous.csv: column \"label\" holds 30 distinct numbers" -- check "$s2/table_continuous.csv"
+# Excel's thousands separators: a numeric column, said so; pandas' 0,1 header above fractions.
+printf 'income,label\n"1,037",a\n523,b\n"12,400",a\n"2,250.5",b\n980,\n' > "$s2/table_thousands.csv"
+expect 0 "number formats: column income: numbers with thousands separators (\"1,037\") read as numbers" -- tabular --data "$s2/table_thousands.csv" $tq
+expect 0 "column income: numbers with thousands separators" -- check "$s2/table_thousands.csv"
+python3 -c "
+import random
+random.seed(4)
+xs, ps, ys = ['0,1'], ['0,1'], []
+for i in range(40):
+    a = random.uniform(-2, 2); p1 = 1 / (1 + 2.718281828 ** (-2 * a))
+    xs.append(f'{a:.4f},{random.uniform(-1, 1):.4f}'); ps.append(f'{1 - p1:.6f},{p1:.6f}'); ys.append(str(int(random.random() < p1)))
+open('$s2/pd_x.csv', 'w').write('\n'.join(xs) + '\n'); open('$s2/pd_p.csv', 'w').write('\n'.join(ps) + '\n'); open('$s2/pd_y.csv', 'w').write('\n'.join(ys) + '\n')
+"
+expect 0 "note: --features $s2/pd_x.csv: line 1 (0,1) read as pandas' column names, a header, not a row of data" -- correct --features "$s2/pd_x.csv" --predictive "$s2/pd_p.csv" --labels "$s2/pd_y.csv" --preset synthetic --correction-iterations 20 --warm-start-steps 5 --quiet
 expect 2 "holds 1 class(es) among its labelled rows" -- tabular --data "$s2/table_one.csv" $tq
 # Every row labelled: q trains on the training rows' inputs, and the table says so.
 expect 0 "q trained on each replicate's training rows' inputs, labels unused (the table has no unlabelled rows)" -- tabular --data "$s2/table_nocal.csv" $tq
@@ -1068,7 +1083,7 @@ expect 0 "2 cell(s) of synthetic" -- sweep plan "$sw/s.lcsession" --over seed=0.
 # sweep plan checks every cell as run would, before writing: one cell whose labels file is
 # missing, or whose shares leave nothing to train on, refuses the whole plan.
 expect 0 "wrote $sw/c.lcsession" -- correct --features "$s2/x.csv" --predictive "$s2/p.csv" --labels "$s2/y.csv" --preset synthetic --write-session "$sw/c.lcsession"
-absent "$sw/cbad" 2 "cell 1 (what its run reads): --labels $sw/none.csv" -- sweep plan "$sw/c.lcsession" --over "labels=$s2/y.csv,$sw/none.csv" --out "$sw/cbad"
+absent "$sw/cbad" 2 "cell 1 (what its run reads): cannot open $sw/none.csv: No such file" -- sweep plan "$sw/c.lcsession" --over "labels=$s2/y.csv,$sw/none.csv" --out "$sw/cbad"
 expect 0 "wrote $sw/c60.lcsession" -- correct --features "$s2/ts_x.csv" --predictive "$s2/ts_p.csv" --labels "$s2/ts_y.csv" --preset synthetic --write-session "$sw/c60.lcsession"
 absent "$sw/cshare" 2 "cell 1 (what its run reads): --validation-share 0.8 and --test-share 0.25 add up to 1.05" -- sweep plan "$sw/c60.lcsession" --over validation_share=0.25,0.8 --out "$sw/cshare"
 # check of a session refuses what its run refuses: shares that leave q nothing to train on.

@@ -70,6 +70,8 @@ grep -q "is also the input of the session" "$tmp/same.txt" || { cat "$tmp/same.t
 "$app" --demo synthetic --export-plots "$tmp/p" > /dev/null 2>&1; [ $? -eq 2 ] || fail "--export-plots without --screenshot should exit 2"
 "$app" --demo synthetic --screenshot "$tmp/x.png" --export-plots "$tmp/x.png" > "$tmp/shared.txt" 2>&1; [ $? -eq 2 ] || fail "--export-plots onto the screenshot path should exit 2"
 grep -q "is the --screenshot path" "$tmp/shared.txt" || { cat "$tmp/shared.txt"; fail "no message naming the shared path"; }
+"$app" --demo synthetic --set device=cuda:7 --screenshot "$tmp/x.png" > "$tmp/cuda.txt" 2>&1; [ $? -eq 2 ] || fail "--set device=cuda:7 should exit 2 on a build without that device"
+grep -q 'setting "device": "cuda:7" cannot be chosen here' "$tmp/cuda.txt" || { cat "$tmp/cuda.txt"; fail "no message naming the device"; }
 "$app" --demo synthetic --set seed=1 --set seed=2 --screenshot "$tmp/x.png" > /dev/null 2>&1; [ $? -eq 2 ] || fail "--set twice should exit 2"
 [ ! -e "$tmp/x.png" ] && [ ! -e "$tmp/x.jpg" ] || fail "failed runs wrote a screenshot"
 # A session the command line runs without a region grid (0) runs in the window too.

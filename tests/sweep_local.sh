@@ -93,4 +93,28 @@ grep -q "cells/0001.lcsession" "$tmp/broken/logs/0001.log" || fail "the log lack
 [ $? -eq 1 ] || fail "collect with a failed cell did not exit 1"
 grep -q "^bbvi,corrected,cost,2," "$tmp/broken.csv" || fail "the failed cell was averaged: $(cat "$tmp/broken.csv")"
 grep -q "not merged: cell 1 failed (exit status 2)" "$tmp/bc.out" || fail "collect does not list the failed cell"
+
+# A sweep of correct (a user's own predictive with labels) plans, runs and collects like
+# any other: its results carry the long table, every rule under its name.
+python3 - "$tmp" <<'PY'
+import math, random, sys
+random.seed(2)
+d = sys.argv[1]
+with open(d + "/ox.csv", "w") as x, open(d + "/op.csv", "w") as p, open(d + "/oy.csv", "w") as y:
+    for i in range(200):
+        a = random.uniform(-2, 2)
+        p1 = 1 / (1 + math.exp(-3 * a))
+        x.write(f"{a},{random.uniform(-1, 1)}\n")
+        p.write(f"{1 - p1},{p1}\n")
+        y.write("1\n" if random.random() < 1 / (1 + math.exp(-1.5 * a)) else "0\n")
+PY
+"$cli" correct --features "$tmp/ox.csv" --predictive "$tmp/op.csv" --labels "$tmp/oy.csv" --preset synthetic \
+  --correction-iterations 60 --warm-start-steps 20 --write-session "$tmp/own.lcsession" > /dev/null 2>&1 || fail "correct --write-session"
+"$cli" sweep plan "$tmp/own.lcsession" --over seed=0..1 --out "$tmp/own_sweep" > /dev/null 2>&1 || fail "plan of correct"
+"$cli" sweep run "$tmp/own_sweep" -j 2 > "$tmp/own_run.out" 2>&1 || fail "run of correct: $(cat "$tmp/own_run.out")"
+"$cli" sweep collect "$tmp/own_sweep" --csv "$tmp/own_table.csv" > "$tmp/own_collect.out" 2>&1 ||
+  fail "collect of correct: $(cat "$tmp/own_collect.out")"
+for rule in uncorrected corrected kept temperature; do
+  grep -q "^own,$rule,cost,2," "$tmp/own_table.csv" || fail "no $rule cost over 2 runs: $(cat "$tmp/own_table.csv")"
+done
 echo "sweep_local: ok"

@@ -21,6 +21,14 @@
 
 namespace lcs::ui {
 
+namespace {
+/// A setting's value as its flag would write it: text without JSON's quotes.
+std::string sessionValueText(const nlohmann::json& value)
+{
+    return value.is_string() ? value.get<std::string>() : value.dump();
+}
+} // namespace
+
 QString applyCommandLineSettings(MainWindow& window, bool demo, const QList<QPair<QString, QString>>& assignments)
 {
     const QString name = window.experiment();
@@ -59,6 +67,17 @@ QString applyCommandLineSettings(MainWindow& window, bool demo, const QList<QPai
                 // the run says what is wrong with the data
             }
         window.applySession(session);
+        // A value the form cannot hold (a device this build lacks: its list offers cpu
+        // only) would be replaced without a word: refused instead, before any run.
+        const auto taken = window.currentSession().settings;
+        for (const auto& [setting, value] : assignments) {
+            const auto key = setting.toStdString();
+            if (taken.contains(key) && taken.at(key) != session.settings.at(key))
+                return QObject::tr("setting \"%1\": \"%2\" cannot be chosen here (the window offers \"%3\"%4)")
+                    .arg(setting.left(40), value.left(40), QString::fromStdString(sessionValueText(taken.at(key))).left(40),
+                         key == "device" ? QObject::tr("; this LibTorch build has no CUDA support or no GPU is visible")
+                                         : QString());
+        }
     } catch (const InputError& e) {
         return QString::fromStdString(e.what());
     }
