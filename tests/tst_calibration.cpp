@@ -114,6 +114,49 @@ Q_DECLARE_METATYPE(HandCase)
 class TestCalibration : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // The label terms by hand: logits (0, ln 3) give q = (1/4, 3/4). Log loss of label 1:
+    // -ln 3/4, gradient w (q - e_1) = (1/4, -1/4). Soft cost of label 0 under 0/1 costs
+    // (tau = 0.1): R = q L = (3/4, 1/4), pi = softmax(-R / tau) = (e^-5, 1) / (1 + e^-5),
+    // loss pi . L[0, .] = 1 / (1 + e^-5) = 0.9933071; gradient (-0.0249302, +0.0249302) by
+    // the chain rule through R and q, written out in Python. An unlabelled row (-1) adds
+    // nothing; the weight scales both; finite differences agree with each gradient.
+    void labelTermsByHand()
+    {
+        const auto logits = torch::tensor({0.0, std::log(3.0), 0.3, -0.2}, torch::kDouble).reshape({2, 2});
+        const auto costs = torch::tensor({0.0, 1.0, 1.0, 0.0}, torch::kDouble).reshape({2, 2});
+        auto logLoss = labelTermWithGradient(logits, torch::tensor({1, -1}), costs, LabelTerm::LogLoss, 2.0);
+        QVERIFY(std::abs(logLoss.loss - 2 * -std::log(0.75)) < 1e-12);
+        QVERIFY(torch::allclose(logLoss.gradient,
+                                torch::tensor({0.5, -0.5, 0.0, 0.0}, torch::kDouble).reshape({2, 2}), 0, 1e-12));
+        auto soft = labelTermWithGradient(logits, torch::tensor({0, -1}), costs, LabelTerm::SoftCost, 1.0);
+        QVERIFY2(std::abs(soft.loss - 0.993307149075715) < 1e-12, qPrintable(QString::number(soft.loss, 'g', 15)));
+        QVERIFY(torch::allclose(soft.gradient,
+                                torch::tensor({-0.02493021251546326, 0.024930212515463263, 0.0, 0.0}, torch::kDouble)
+                                    .reshape({2, 2}),
+                                0, 1e-12));
+        // Finite differences on two labelled rows, both terms.
+        const auto labels = torch::tensor({0, 1});
+        for (auto term : {LabelTerm::LogLoss, LabelTerm::SoftCost}) {
+            const auto g = labelTermWithGradient(logits, labels, costs, term, 1.0).gradient;
+            for (int64_t i = 0; i < 4; ++i) {
+                auto up = logits.clone(), down = logits.clone();
+                up.view({-1})[i] += 1e-6;
+                down.view({-1})[i] -= 1e-6;
+                const double numeric = (labelTermWithGradient(up, labels, costs, term, 1.0).loss -
+                                        labelTermWithGradient(down, labels, costs, term, 1.0).loss) /
+                                       2e-6;
+                QVERIFY2(std::abs(numeric - g.view({-1})[i].item<double>()) < 1e-6,
+                         qPrintable(QString("%1 %2: %3 against %4").arg(labelTermName(term)).arg(i).arg(numeric).arg(
+                             g.view({-1})[i].item<double>())));
+            }
+        }
+        QCOMPARE(labelTermFromName("soft_cost"), LabelTerm::SoftCost);
+        QVERIFY(labelTermWithGradient(logits, torch::tensor({-1, -1}), costs, LabelTerm::LogLoss, 1.0)
+                    .gradient.abs()
+                    .sum()
+                    .item<double>() == 0);
+    }
+
     void initTestCase() { lcs::configureThreads(1); }
 
     void gradientMatchesFiniteDifferences_data()
@@ -442,7 +485,7 @@ private Q_SLOTS:
             bool aligned = true;
             std::vector<at::Tensor> parameters() override { return {theta}; }
             CorrectionTerms objectiveAndGradient(const at::Tensor& x, const at::Tensor& p, const at::Tensor&, double,
-                                                 const at::Tensor&) override
+                                                 const at::Tensor&, const LabelBatch&) override
             {
                 aligned = aligned && torch::equal(p.select(1, 0), x.squeeze(1)) &&
                           torch::equal(p.select(1, 1), -x.squeeze(1));
@@ -484,7 +527,7 @@ private Q_SLOTS:
             bool teacherAtInputs = true, moved = false;
             std::vector<at::Tensor> parameters() override { return {theta}; }
             CorrectionTerms objectiveAndGradient(const at::Tensor& x, const at::Tensor& p, const at::Tensor&, double,
-                                                 const at::Tensor&) override
+                                                 const at::Tensor&, const LabelBatch&) override
             {
                 const auto s = torch::sigmoid(x.squeeze(1));
                 teacherAtInputs = teacherAtInputs && torch::allclose(p.select(1, 0), s, 0, 1e-6);
@@ -545,7 +588,7 @@ private Q_SLOTS:
             torch::Tensor theta = torch::zeros({1}, torch::kDouble).requires_grad_();
             std::vector<at::Tensor> parameters() override { return {theta}; }
             CorrectionTerms objectiveAndGradient(const at::Tensor&, const at::Tensor&, const at::Tensor&, double,
-                                                 const at::Tensor&) override
+                                                 const at::Tensor&, const LabelBatch&) override
             {
                 theta.mutable_grad() = torch::ones({1}, torch::kDouble);
                 const auto zero = torch::zeros({});
@@ -610,7 +653,7 @@ private Q_SLOTS:
             double bad = 0;
             std::vector<at::Tensor> parameters() override { return {theta}; }
             CorrectionTerms objectiveAndGradient(const at::Tensor&, const at::Tensor&, const at::Tensor&, double,
-                                                 const at::Tensor&) override
+                                                 const at::Tensor&, const LabelBatch&) override
             {
                 theta.mutable_grad() = torch::ones({1}, torch::kDouble);
                 const auto loss = torch::full({}, ++calls == 3 ? bad : 1.0, torch::kDouble);

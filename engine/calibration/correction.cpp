@@ -64,6 +64,58 @@ CorrectionGradient correctionObjectiveWithGradient(const at::Tensor& qLogits, co
     return out;
 }
 
+const char* labelTermName(LabelTerm term)
+{
+    switch (term) {
+    case LabelTerm::None: return "none";
+    case LabelTerm::LogLoss: return "log_loss";
+    case LabelTerm::SoftCost: return "soft_cost";
+    }
+    return "none";
+}
+
+LabelTerm labelTermFromName(const std::string& name)
+{
+    for (auto term : {LabelTerm::None, LabelTerm::LogLoss, LabelTerm::SoftCost})
+        if (name == labelTermName(term))
+            return term;
+    throw std::invalid_argument("label term \"" + name.substr(0, 40) + "\" is not none, log_loss or soft_cost");
+}
+
+LabelTermGradient labelTermWithGradient(const at::Tensor& logits, const at::Tensor& labels, const at::Tensor& costs,
+                                        LabelTerm term, double weight)
+{
+    torch::NoGradGuard noGrad;
+    LabelTermGradient out;
+    out.gradient = torch::zeros_like(logits);
+    const auto labelled = labels.ge(0).nonzero().reshape({-1}).to(logits.device());
+    const int64_t n = labelled.size(0);
+    if (term == LabelTerm::None || n == 0 || weight <= 0)
+        return out;
+    const auto z = logits.index_select(0, labelled);
+    const auto y = labels.to(logits.device()).index_select(0, labelled).to(at::kLong);
+    const auto q = torch::softmax(z, 1);
+    const auto L = costs.to(z.options());
+    at::Tensor g;
+    if (term == LabelTerm::LogLoss) {
+        out.loss = -torch::log_softmax(z, 1).gather(1, y.unsqueeze(1)).mean().item<double>();
+        g = q - torch::one_hot(y, z.size(1)).to(z.options());
+    } else {
+        const double tau = 0.1 * L.max().item<double>();
+        const auto R = q.matmul(L);                             // [n, D] expected cost of each decision
+        const auto pi = torch::softmax(-R / tau, 1);            // soft decision
+        const auto c = L.index_select(0, y);                    // [n, D] realised cost of each decision
+        const auto piC = (pi * c).sum(1, /*keepdim=*/true);
+        out.loss = piC.mean().item<double>();
+        const auto dR = -pi * (c - piC) / tau;
+        const auto dq = dR.matmul(L.t());                       // [n, C]
+        g = q * (dq - (q * dq).sum(1, /*keepdim=*/true));
+    }
+    out.loss *= weight;
+    out.gradient.index_copy_(0, labelled, g * (weight / static_cast<double>(n)));
+    return out;
+}
+
 at::Tensor closedFormCorrection(const at::Tensor& p, const at::Tensor& costs, int64_t decision,
                                 double utilityConstant)
 {
@@ -193,7 +245,14 @@ double heldOutObjective(const CorrectionProblem& c, const at::Tensor& heldOutRow
         const auto qLogits = classRows(c.q.probabilities(xb, p)).to(c.predictive.device).clamp_min(1e-30).log();
         const auto decisions = c.config.jointDecision ? bayesDecisions(p, c.optimumCosts) : at::Tensor();
         const auto terms = correctionObjective(qLogits, p, c.L, c.M, decisions);
-        sum += terms.loss.item<double>() * static_cast<double>(index.size(0));
+        double loss = terms.loss.item<double>();
+        // The objective q is kept by is the one it trains on: the label term included
+        // (its mean over the chunk's labelled rows, weighted as the chunk's rows).
+        if (c.source.labels.defined() && c.config.labelTerm != LabelTerm::None)
+            loss += labelTermWithGradient(qLogits, c.source.labels.index_select(0, index.to(c.source.labels.device())),
+                                          c.L, c.config.labelTerm, c.config.labelWeight)
+                        .loss;
+        sum += loss * static_cast<double>(index.size(0));
     }
     return sum / static_cast<double>(rows);
 }
@@ -220,7 +279,14 @@ CorrectionStep correctionStep(const CorrectionProblem& c, torch::optim::Optimize
         decisions = bayesDecisions(classRows(p), c.optimumCosts);
     setLearningRate(optimizer, scheduledLearningRate(config.schedule, config.learningRate, step, total));
     optimizer.zero_grad();
-    const auto terms = c.q.objectiveAndGradient(xb, p, c.L, c.M, decisions);
+    LabelBatch labels;
+    if (c.source.labels.defined() && config.labelTerm != LabelTerm::None) {
+        labels.labels = index.defined() ? c.source.labels.index_select(0, index.to(c.source.labels.device()))
+                                        : c.source.labels;
+        labels.term = config.labelTerm;
+        labels.weight = config.labelWeight;
+    }
+    const auto terms = c.q.objectiveAndGradient(xb, p, c.L, c.M, decisions, labels);
     optimizer.step();
     return {static_cast<int>(step + 1), terms.loss.item<double>(), terms.kl.item<double>(),
             terms.expectedCost.item<double>()};
@@ -366,7 +432,8 @@ public:
 
     std::vector<at::Tensor> parameters() override { return {m_flat.tensor()}; }
     CorrectionTerms objectiveAndGradient(const at::Tensor& x, const at::Tensor& p, const at::Tensor& costs,
-                                         double utilityConstant, const at::Tensor& decisions) override
+                                         double utilityConstant, const at::Tensor& decisions,
+                                         const LabelBatch& labels) override
     {
         auto trace = traceMlp(*m_q, x);
         // The whole set in order hands over the same p every step: its log is taken once.
@@ -378,6 +445,11 @@ public:
         // gradient w.r.t. the logits.
         const auto logits = m_residual ? trace.logits + m_logP : trace.logits;
         auto g = correctionObjectiveWithGradient(logits, m_logP, costs, utilityConstant, decisions);
+        if (labels.active()) {
+            const auto term = labelTermWithGradient(logits, labels.labels, costs, labels.term, labels.weight);
+            g.gradient = g.gradient + term.gradient;
+            g.terms.loss = g.terms.loss + term.loss;
+        }
         setMlpGradients(*m_q, trace, backpropagateMlp(*m_q, trace, g.gradient));
         return g.terms;
     }
@@ -427,9 +499,11 @@ double distilPredictive(MlpImpl& net, const at::Tensor& x, const at::Tensor& log
 
 CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const CostMatrix& costs,
                                  const CorrectionConfig& config, at::Generator& generator, const JobContext& ctx,
-                                 const CorrectionObserver& observer, const Mlp* initial)
+                                 const CorrectionObserver& observer, const Mlp* initial, const at::Tensor& labels)
 {
     costs.validateFor(static_cast<int>(p.size(1)));
+    TORCH_CHECK(!labels.defined() || labels.size(0) == x.size(0), "correction: ", labels.size(0), " labels for ",
+                x.size(0), " calibration inputs");
     TORCH_CHECK(x.size(0) == p.size(0), "correction: ", x.size(0), " calibration inputs but ", p.size(0),
                 " predictive rows");
     const auto start = std::chrono::steady_clock::now();
@@ -466,6 +540,7 @@ CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const
 
     // A teacher between the rows: S distilled from p, asked wherever q trains.
     PredictiveSource source{nullptr, p, {}};
+    source.labels = labels.defined() ? labels.to(at::kLong) : at::Tensor();
     Mlp student{nullptr};
     if (config.studentTeacherSteps > 0) {
         student = Mlp(x.size(1), config.hidden, p.size(1));

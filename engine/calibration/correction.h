@@ -46,6 +46,30 @@ CorrectionGradient correctionObjectiveWithGradient(const at::Tensor& qLogits, co
                                                    const at::Tensor& costs, double utilityConstant,
                                                    const at::Tensor& decisions = {});
 
+/// What q learns from labelled rows besides the paper's objective (CorrectionConfig::
+/// labelTerm): nothing (the paper's q, the default); the labels' log loss -log q(y|x), a
+/// proper scoring rule that pulls q towards the frequencies the labels show (what a
+/// calibration of P fits); or a soft realised cost sum_d pi_d L[y, d] with pi =
+/// softmax(-R / tau) over the decisions, R_d = sum_k q_k L[k, d] the expected cost of
+/// decision d under q and tau a tenth of the largest cost: the cost q's own decision
+/// would realise on the row, made differentiable.
+enum class LabelTerm { None, LogLoss, SoftCost };
+/// "none", "log_loss", "soft_cost": the settings' spelling; throws std::invalid_argument.
+const char* labelTermName(LabelTerm term);
+LabelTerm labelTermFromName(const std::string& name);
+
+/// The label term on logits [B, C] against labels [B] (class indices; -1: unlabelled,
+/// contributing nothing), weight w, as mean over the labelled rows times w, with its
+/// gradient w.r.t. the logits in closed form: log loss w (q - e_y) / B_l; soft cost
+/// w / B_l * q_j (g_j - sum_k q_k g_k) with g = (dl/dR) L^T, dl/dR_d = -pi_d (c_d - pi.c) / tau,
+/// c = L[y, .]. Zero loss and gradient without labelled rows.
+struct LabelTermGradient {
+    double loss = 0;
+    at::Tensor gradient;  ///< [B, C]
+};
+LabelTermGradient labelTermWithGradient(const at::Tensor& logits, const at::Tensor& labels, const at::Tensor& costs,
+                                        LabelTerm term, double weight);
+
 /// The optimum of the objective at one point for a fixed decision c:
 /// q(y) ∝ p(y) exp(-L[y, c] / M).
 at::Tensor closedFormCorrection(const at::Tensor& p, const at::Tensor& costs, int64_t decision,
@@ -131,6 +155,11 @@ struct CorrectionConfig {
     /// inputNoiseStd are scored against S there rather than against P at the row they came
     /// from. A residual q builds on S at those inputs too. 0: P at the row.
     int studentTeacherSteps = 0;
+    /// Labelled calibration rows (PredictiveSource::labels) add this term, times
+    /// labelWeight, to the objective q trains on and is kept by (LabelTerm). The fast
+    /// path (Mlp) only.
+    LabelTerm labelTerm = LabelTerm::None;
+    double labelWeight = 1.0;
 };
 
 /// The image experiments' q: SGD with momentum 0.9 and no weight decay on minibatches.
@@ -160,6 +189,17 @@ struct PredictiveSource {
     /// Probabilities at any inputs (a student of a stored predictive); used before
     /// `stored`, which it makes unnecessary.
     std::function<at::Tensor(const at::Tensor& inputs)> teacherAt;
+    /// The calibration rows' labels [N] (class indices, -1 where unlabelled), for
+    /// CorrectionConfig::labelTerm; undefined: none.
+    at::Tensor labels;
+};
+
+/// A batch's labels and the term they add (none: labels undefined or LabelTerm::None).
+struct LabelBatch {
+    at::Tensor labels;  ///< [B], -1 where unlabelled
+    LabelTerm term = LabelTerm::None;
+    double weight = 0;
+    bool active() const { return labels.defined() && term != LabelTerm::None && weight > 0; }
 };
 
 /// The one thing that differs between the networks q can be: how the objective and its
@@ -174,8 +214,10 @@ public:
     /// The objective on inputs x against p (class dimension second) with the decisions
     /// given (or, undefined, q's Bayes decisions), leaving its gradient in parameters()'
     /// .grad().
+    /// With an active `labels`, the label term joins the loss and its gradient.
     virtual CorrectionTerms objectiveAndGradient(const at::Tensor& x, const at::Tensor& p, const at::Tensor& costs,
-                                                 double utilityConstant, const at::Tensor& decisions) = 0;
+                                                 double utilityConstant, const at::Tensor& decisions,
+                                                 const LabelBatch& labels) = 0;
     virtual void setTraining(bool on) = 0;
     /// Class probabilities on the CPU, in inference mode, without gradient. `p` is the
     /// predictive at the same inputs, which a residual q (CorrectionConfig::residual)
@@ -243,9 +285,11 @@ using CorrectionObserver = std::function<void(const CorrectionStep&, MlpImpl& q)
 /// on calibration inputs x [N, D] against the predictive p [N, C]. `initial` warm-starts
 /// q (copied, not modified); without it q is a fresh MLP with config.hidden drawn from
 /// `generator`, first distilled into p for config.warmStartSteps.
+/// `labels` [N] (class indices, -1 unlabelled; undefined: none) feed config.labelTerm.
 CorrectionOutput trainCorrection(const at::Tensor& x, const at::Tensor& p, const CostMatrix& costs,
                                  const CorrectionConfig& config, at::Generator& generator, const JobContext& ctx,
-                                 const CorrectionObserver& observer = {}, const Mlp* initial = nullptr);
+                                 const CorrectionObserver& observer = {}, const Mlp* initial = nullptr,
+                                 const at::Tensor& labels = {});
 
 /// q's class probabilities at x (no gradient), computed on q's device, returned on the CPU.
 at::Tensor predictProbabilities(MlpImpl& model, const at::Tensor& x);

@@ -381,8 +381,10 @@ public:
 
     std::vector<at::Tensor> parameters() override { return m_q.parameters(); }
     CorrectionTerms objectiveAndGradient(const at::Tensor& x, const at::Tensor& p, const at::Tensor& costs,
-                                         double utilityConstant, const at::Tensor& decisions) override
+                                         double utilityConstant, const at::Tensor& decisions,
+                                         const LabelBatch& labels) override
     {
+        TORCH_CHECK(!labels.active(), "correction: a label term needs the MLP fast path");
         auto terms = correctionObjective(classRows(m_q.forward(x)), classRows(p), costs, utilityConstant, decisions);
         terms.loss.backward();
         return terms;

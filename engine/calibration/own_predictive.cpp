@@ -287,7 +287,17 @@ OwnCorrectionResult correctOwnPredictive(const OwnPredictive& own, const CostMat
     auto generator = correctionGenerator(seed);
     // q standardises its raw inputs itself (MlpImpl::standardise), so every caller of q,
     // the observer's region grid and the saved file included, gives it rows as they are.
-    r.correction = trainCorrection(xFit, base.index_select(0, fitRows), costs, qConfig, generator, ctx, observer);
+    at::Tensor fitLabels;
+    if (labelled && evidence.labelTerm != LabelTerm::None) {
+        qConfig.labelTerm = evidence.labelTerm;
+        qConfig.labelWeight = evidence.labelWeight;
+        std::vector<int64_t> y;
+        for (auto row : split.fit)
+            y.push_back(evidence.labels[static_cast<size_t>(row)]);
+        fitLabels = torch::tensor(y, torch::kLong);
+    }
+    r.correction =
+        trainCorrection(xFit, base.index_select(0, fitRows), costs, qConfig, generator, ctx, observer, nullptr, fitLabels);
     r.qProbabilities = correctedProbabilities(*r.correction.q, own.features, base, r.correction.residual);
     decideBothRules(own, costs, r);
     if (labelled)

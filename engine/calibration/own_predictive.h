@@ -55,6 +55,9 @@ struct OwnEvidenceInputs {
     /// cross-validated cost on the validation rows (P itself where none beats it) is
     /// fitted first, and q trains on, and corrects, the calibrated P instead of P.
     bool qOnCalibrated = false;
+    /// With labels: the term the rows q trains on add (CorrectionConfig::labelTerm).
+    LabelTerm labelTerm = LabelTerm::None;
+    double labelWeight = 1.0;
     /// q standardises its inputs with the mean and std of the rows it trains on (stored
     /// in the model file); off, it takes the features as they are.
     bool standardise = true;

@@ -426,6 +426,15 @@ const std::vector<BoundSetting<OwnPredictiveChoices>>& ownPredictiveSettings()
                                    "corrects what it leaves",
                                    "p", {"p", "calibrated"}),
                      [](const C& c) { return J(c.qBase); }, [](C& c, const J& v) { c.qBase = v.get<std::string>(); }});
+        s.push_back({choiceSetting("label_term", "TERM",
+                                   "none: q trains on the paper's objective alone; log_loss or soft_cost: with "
+                                   "--labels, the rows q trains on add the labels' log loss, or a soft realised "
+                                   "cost of q's decisions, times --label-weight (measured: docs/decisions-benchmark.md)",
+                                   "none", {"none", "log_loss", "soft_cost"}),
+                     [](const C& c) { return J(c.labelTerm); }, [](C& c, const J& v) { c.labelTerm = v.get<std::string>(); }});
+        s.push_back({numberSetting("label_weight", "W", "the weight of the label term (with --label-term)", 1.0, 0,
+                                   100, false),
+                     [](const C& c) { return J(c.labelWeight); }, [](C& c, const J& v) { c.labelWeight = v.get<double>(); }});
         s.push_back({switchSetting("no_standardise", "q takes X as it is (by default it standardises each feature "
                                                      "with the mean and std of the rows it trains on)"),
                      [](const C& c) { return J(c.noStandardise); }, [](C& c, const J& v) { c.noStandardise = v.get<bool>(); }});
@@ -455,6 +464,11 @@ OwnEvidenceInputs loadEvidenceInputs(const OwnPredictiveChoices& choices, const 
     in.selection = selectionFromName(choices.select);
     in.folds = choices.folds;
     in.qOnCalibrated = choices.qBase == "calibrated";
+    in.labelTerm = labelTermFromName(choices.labelTerm);
+    in.labelWeight = choices.labelWeight;
+    if (in.labelTerm != LabelTerm::None && choices.labelsPath.empty())
+        throw InputError("label_term " + choices.labelTerm + " needs --labels: the term is computed on the labelled "
+                         "rows q trains on");
     in.standardise = !choices.noStandardise;
     const int k = static_cast<int>(own.probabilities.size(1));
     const bool anyTest = !choices.testFeaturesPath.empty() || !choices.testPredictivePath.empty() ||

@@ -46,6 +46,9 @@ struct OwnPredictiveChoices {
     int folds = 0;
     /// "p": q trains on P; "calibrated": on P calibrated first (OwnEvidenceInputs::qOnCalibrated).
     std::string qBase = "p";
+    /// "none" (the paper's q), "log_loss" or "soft_cost" (LabelTerm), weighted.
+    std::string labelTerm = "none";
+    double labelWeight = 1.0;
     bool noStandardise = false;
 };
 
