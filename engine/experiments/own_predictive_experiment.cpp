@@ -427,10 +427,11 @@ const std::vector<BoundSetting<OwnPredictiveChoices>>& ownPredictiveSettings()
                                    "p", {"p", "calibrated"}),
                      [](const C& c) { return J(c.qBase); }, [](C& c, const J& v) { c.qBase = v.get<std::string>(); }});
         s.push_back({choiceSetting("label_term", "TERM",
-                                   "none: q trains on the paper's objective alone; log_loss or soft_cost: with "
-                                   "--labels, the rows q trains on add the labels' log loss, or a soft realised "
-                                   "cost of q's decisions, times --label-weight (measured: docs/decisions-benchmark.md)",
-                                   "none", {"none", "log_loss", "soft_cost"}),
+                                   "with --labels, what the rows q trains on add to the paper's objective, times "
+                                   "--label-weight: log_loss, the labels' log loss (the default); soft_cost, a soft "
+                                   "realised cost of q's decisions; none, the paper's q (measured: "
+                                   "docs/decisions-benchmark.md). Without labels q trains on the objective alone",
+                                   "log_loss", {"none", "log_loss", "soft_cost"}),
                      [](const C& c) { return J(c.labelTerm); }, [](C& c, const J& v) { c.labelTerm = v.get<std::string>(); }});
         s.push_back({numberSetting("label_weight", "W", "the weight of the label term (with --label-term)", 1.0, 0,
                                    100, false),
@@ -466,9 +467,6 @@ OwnEvidenceInputs loadEvidenceInputs(const OwnPredictiveChoices& choices, const 
     in.qOnCalibrated = choices.qBase == "calibrated";
     in.labelTerm = labelTermFromName(choices.labelTerm);
     in.labelWeight = choices.labelWeight;
-    if (in.labelTerm != LabelTerm::None && choices.labelsPath.empty())
-        throw InputError("label_term " + choices.labelTerm + " needs --labels: the term is computed on the labelled "
-                         "rows q trains on");
     in.standardise = !choices.noStandardise;
     const int k = static_cast<int>(own.probabilities.size(1));
     const bool anyTest = !choices.testFeaturesPath.empty() || !choices.testPredictivePath.empty() ||
@@ -584,7 +582,7 @@ std::string ownPredictiveTable(const OwnCorrectionResult& result, const CostMatr
     if (result.correction.keptEpoch >= 0)
         out += "q kept from epoch " + std::to_string(result.correction.keptEpoch) + " of " +
                std::to_string(result.correction.curve.size()) + " (lowest objective on " +
-               std::to_string(result.correction.heldOutInputs) + " held-out unlabelled rows; 0 = the warm start)\n";
+               std::to_string(result.correction.heldOutInputs) + " held-out rows of those it trains on; 0 = the warm start)\n";
     if (result.hasEvidence)
         out += correctionEvidenceText(result.evidence, costs);
     else
