@@ -506,8 +506,13 @@ std::string checkFile(const std::string& path)
     };
     if (endsWith(".pt")) {
         const auto loaded = lcs::loadClassifier(path);
+        const auto& rule = loaded.info.decisionRule;
         return "network " + loaded.spec.describe() + " (" + (loaded.info.role.empty() ? "model" : loaded.info.role) + ", "
                + (loaded.info.method.empty() ? "unknown method" : loaded.info.method) + "), weights match the sidecar"
+               + (rule.empty() ? std::string()
+                  : rule == "q" ? std::string("; the kept rule q: forward(x, p) needs P")
+                                : "; the kept rule " + rule + " (P" + (rule == "P" ? "" : " calibrated") +
+                                      " inside, the network zero): forward(x, p) needs P")
                + (loaded.info.collapsed ? "; warning: q collapsed when it was trained" : "");
     }
     if (endsWith(".lcsession"))

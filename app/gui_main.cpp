@@ -55,6 +55,15 @@ struct GuiOptions {
                            "With --screenshot: show the page's tab of this title (as Calibration, Cost-benefit, "
                            "Evidence) before the PNG is saved.",
                            "title"};
+    QCommandLineOption editCost{"edit-cost",
+                                "With --demo and --screenshot: after the run, set the cost of deciding COLUMN when "
+                                "the truth is ROW (both counted from 0) to VALUE in the cost editor, as a click "
+                                "would; the page re-corrects and the PNG shows the result. Repeatable.",
+                                "row,column=value"};
+    QCommandLineOption exportModel{"export-model",
+                                   "With --demo and --screenshot: after the run (and any --edit-cost), save the shown "
+                                   "method's model as File > Export Model does (on a user's predictive: the kept rule).",
+                                   "file"};
     QCommandLineOption sweep{"sweep",
                              "Open this sweep folder (lcstudio-cli sweep plan) in the sweep window; with "
                              "--screenshot, save a PNG of that window (at --size) and exit.",
@@ -65,7 +74,8 @@ struct GuiOptions {
         parser.setApplicationDescription("LC Studio: post-hoc loss calibration of Bayesian neural networks");
         parser.addHelpOption();
         parser.addVersionOption();
-        parser.addOptions({demo, screenshot, exportPlots, set, replicates, data, maxTrain, maxTest, size, tab, sweep});
+        parser.addOptions(
+            {demo, screenshot, exportPlots, set, replicates, data, maxTrain, maxTest, size, tab, editCost, exportModel, sweep});
         // Positional, not --session: QGuiApplication takes -session for X11 session management.
         parser.addPositionalArgument("session", "A session file (.lcsession) to open at start-up.", "[session]");
     }
@@ -198,6 +208,25 @@ int main(int argc, char** argv)
         return usageError(QStringLiteral("--tab needs --screenshot and --demo"));
     if (parser.isSet(o.exportPlots) && !parser.isSet(o.screenshot))
         return usageError(QStringLiteral("--export-plots needs --screenshot"));
+    if ((parser.isSet(o.editCost) || parser.isSet(o.exportModel)) && (!parser.isSet(o.screenshot) || !parser.isSet(o.demo)))
+        return usageError(QStringLiteral("--edit-cost and --export-model need --screenshot and --demo"));
+    QList<lcs::ui::ScreenshotSteps::CostEdit> edits;
+    for (const QString& text : parser.values(o.editCost)) {
+        // ROW,COLUMN=VALUE: two whole numbers, then a number.
+        const auto eq = text.indexOf(QLatin1Char('='));
+        const auto cells = text.left(eq).split(QLatin1Char(','));
+        bool okRow = false, okColumn = false, okValue = false;
+        lcs::ui::ScreenshotSteps::CostEdit edit;
+        if (eq > 0 && cells.size() == 2) {
+            edit.row = cells[0].trimmed().toInt(&okRow);
+            edit.column = cells[1].trimmed().toInt(&okColumn);
+            edit.value = text.mid(eq + 1).trimmed().toDouble(&okValue);
+        }
+        if (!okRow || !okColumn || !okValue)
+            return usageError(QStringLiteral("--edit-cost: \"%1\" is not ROW,COLUMN=VALUE (as 1,0=5)").arg(text.left(60)));
+        edit.text = text;
+        edits.append(edit);
+    }
     if (parser.isSet(o.screenshot)) {
         QString problem = lcs::ui::screenshotPathProblem(window, parser.value(o.screenshot));
         if (problem.isEmpty() && parser.isSet(o.exportPlots))
@@ -209,6 +238,15 @@ int main(int argc, char** argv)
                 QFileInfo(parser.value(o.screenshot)).absoluteFilePath())
             problem = QStringLiteral("--export-plots %1 is the --screenshot path; give the plots their own folder")
                           .arg(parser.value(o.exportPlots));
+        if (problem.isEmpty() && parser.isSet(o.exportModel)) {
+            problem = lcs::ui::windowOutputProblem(QStringLiteral("--export-model"), parser.value(o.exportModel), false);
+            for (const auto& other : {o.screenshot, o.exportPlots})
+                if (problem.isEmpty() && parser.isSet(other) &&
+                    QFileInfo(parser.value(o.exportModel)).absoluteFilePath() ==
+                        QFileInfo(parser.value(other)).absoluteFilePath())
+                    problem = QStringLiteral("--export-model %1 is the --%2 path; give the model its own name")
+                                  .arg(parser.value(o.exportModel), other.names().front());
+        }
         if (!problem.isEmpty())
             return usageError(problem);
     }
@@ -221,7 +259,8 @@ int main(int argc, char** argv)
     if (parser.isSet(o.sweep))
         return showSweep(window, parser, o, windowSize);
     if (parser.isSet(o.screenshot))
-        window.runDemoAndScreenshot(parser.value(o.screenshot), parser.value(o.exportPlots), parser.value(o.tab));
+        window.runDemoAndScreenshot(parser.value(o.screenshot), parser.value(o.exportPlots), parser.value(o.tab), edits,
+                                    parser.value(o.exportModel));
     else if (parser.isSet(o.demo))
         window.runAll();
     return QApplication::exec();

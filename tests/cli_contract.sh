@@ -95,6 +95,7 @@ PY
   --correction-iterations 100 --out "$tmp/corrected" --quiet > "$tmp/correct.txt" || fail "correct --out failed"
 kept=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["decision_rule"])' "$tmp/corrected/kept_rule.pt.json")
 grep -q "kept_rule.pt (+ .json; the kept rule, $kept)" "$tmp/correct.txt" || fail "correct does not name the kept rule's file"
+"$cli" check "$tmp/corrected/kept_rule.pt" | grep -q "the kept rule $kept" || fail "check does not name the kept rule"
 "$cli" decide --model "$tmp/corrected/kept_rule.pt" --points "$tmp/cx.csv" --predictive "$tmp/cp.csv" \
   | awk -F, '{print $NF}' > "$tmp/kept_decided.txt" || fail "decide of the kept rule failed"
 python3 - "$tmp/corrected/decisions.csv" "$tmp/kept_decided.txt" "$kept" <<'PY' || fail "the kept rule's file decides otherwise than the run"

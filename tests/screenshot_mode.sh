@@ -24,6 +24,37 @@ grep -q "event-loop delay" "$tmp/out.txt" || fail "no responsiveness figure prin
 is_png "$tmp/window.png" || fail "not a PNG"
 [ "$(stat -c %s "$tmp/window.png")" -gt 20000 ] || fail "PNG suspiciously small"
 
+# A user's steps after the run, in the window: edit a cost (the page re-corrects), then
+# File > Export Model (on a user's predictive, the kept rule); the PNG shows the result.
+python3 - "$tmp" <<'PY'
+import math, random, sys
+random.seed(5)
+d = sys.argv[1]
+with open(d + "/ox.csv", "w") as x, open(d + "/op.csv", "w") as p, open(d + "/oy.csv", "w") as y:
+    for i in range(300):
+        a = random.uniform(-2, 2)
+        p1 = 1 / (1 + math.exp(-3 * a))
+        x.write(f"{a},{random.uniform(-1, 1)}\n"); p.write(f"{1 - p1},{p1}\n")
+        y.write("positive\n" if random.random() < 1 / (1 + math.exp(-1.5 * a)) else "negative\n")
+PY
+own=(--demo correct --set "features=$tmp/ox.csv" --set "predictive=$tmp/op.csv" --set "labels=$tmp/oy.csv" --set correction_iterations=60)
+"$app" "${own[@]}" --edit-cost 1,0=2 --export-model "$tmp/kept.pt" --screenshot "$tmp/edited.png" > "$tmp/edited.txt" 2>&1 || { cat "$tmp/edited.txt"; fail "--edit-cost with --export-model failed"; }
+grep -q "re-corrected after the cost edit(s)" "$tmp/edited.txt" || { cat "$tmp/edited.txt"; fail "no re-correction after the edit"; }
+grep -q "model saved: $tmp/kept.pt" "$tmp/edited.txt" || { cat "$tmp/edited.txt"; fail "the model was not saved"; }
+is_png "$tmp/edited.png" || fail "no PNG after the edit"
+python3 - "$tmp/kept.pt.json" <<'PY' || fail "the saved model is not the kept rule under the edited matrix"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["cost_matrix"]["costs"][1][0] == 2, d["cost_matrix"]
+assert d["role"] == "kept_rule" and d["decision_rule"], d
+PY
+"$app" "${own[@]}" --edit-cost 1,0 --screenshot "$tmp/x.png" > /dev/null 2>&1; [ $? -eq 2 ] || fail "--edit-cost without =VALUE should exit 2"
+"$app" "${own[@]}" --edit-cost 5,0=1 --screenshot "$tmp/x.png" > "$tmp/range.txt" 2>&1; [ $? -eq 2 ] || fail "--edit-cost outside the matrix should exit 2"
+grep -q "the matrix has 2 rows (true classes) and 2 columns (decisions)" "$tmp/range.txt" || { cat "$tmp/range.txt"; fail "no message naming the matrix's size"; }
+"$app" "${own[@]}" --export-model "$tmp/x.png" --screenshot "$tmp/x.png" > /dev/null 2>&1; [ $? -eq 2 ] || fail "--export-model onto the screenshot should exit 2"
+"$app" --demo synthetic --export-model "$tmp/m.pt" > /dev/null 2>&1; [ $? -eq 2 ] || fail "--export-model without --screenshot should exit 2"
+[ ! -e "$tmp/x.png" ] || fail "a refused step left a screenshot"
+
 # The image demos: Debian's dataset-fashion-mnist (scripts/setup.sh installs it).
 if [ -d /usr/share/datasets/fashion-mnist ]; then
   for demo in corruption selective; do

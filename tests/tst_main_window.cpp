@@ -542,6 +542,7 @@ private Q_SLOTS:
         QVERIFY2(saved.first().at(1).toString().isEmpty(), qPrintable(saved.first().at(1).toString()));
         const auto q = loadMlp(qPath.toStdString());
         QCOMPARE(q.info.experiment, std::string("correct"));
+        QCOMPARE(q.info.decisionRule, std::string("q"));  // Export Model saves the kept rule: q without labels
         QCOMPARE(q.info.costs.at(1, 0), 2.0);
     }
 

@@ -283,9 +283,25 @@ void MainWindow::showEvent(QShowEvent* event)
     });
 }
 
-void MainWindow::runDemoAndScreenshot(const QString& pngPath, const QString& plotsDir, const QString& tab)
+void MainWindow::runDemoAndScreenshot(const QString& pngPath, const QString& plotsDir, const QString& tab,
+                                      const QList<ScreenshotSteps::CostEdit>& edits, const QString& modelPath)
 {
-    runScreenshotDemo(this, m_page, pngPath, plotsDir, tab);
+    ScreenshotSteps steps;
+    steps.edits = edits;
+    steps.modelPath = modelPath;
+    // As the cost editor edits: through the model, so the page re-corrects as after a click.
+    steps.applyEdit = [this](const ScreenshotSteps::CostEdit& edit) {
+        if (edit.row < 0 || edit.row >= m_costs.rowCount() || edit.column < 0 || edit.column >= m_costs.columnCount())
+            return tr("the matrix has %1 rows (true classes) and %2 columns (decisions), counted from 0")
+                .arg(m_costs.rowCount())
+                .arg(m_costs.columnCount());
+        if (m_costs.matrix().at(edit.row, edit.column) == edit.value)
+            return tr("the cost is %1 already: the edit changes nothing to re-correct").arg(edit.value);
+        if (!m_costs.setData(m_costs.index(edit.row, edit.column), edit.value))
+            return tr("the cost editor does not take %1 there").arg(edit.value);
+        return QString();
+    };
+    runScreenshotDemo(this, m_page, pngPath, plotsDir, tab, steps);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

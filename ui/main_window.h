@@ -6,6 +6,7 @@
 #include <QMainWindow>
 
 #include "cost_matrix_model.h"
+#include "experiments/screenshot_demo.h"
 #include "experiments/experiment_page.h"
 #include "session.h"
 
@@ -52,8 +53,11 @@ public:
     /// Screenshot mode: runs the whole pipeline of the current experiment, saves a PNG of
     /// the window and quits the application with 0, 1 with a message on stderr on
     /// failure, or 2 when the experiment finds no data.
+    /// `edits` (true class, decision, value) are made in the cost editor's model after the
+    /// run, and with `modelPath` the shown model is then saved (screenshot_demo.h).
     void runDemoAndScreenshot(const QString& pngPath, const QString& plotsDir = QString(),
-                              const QString& tab = QString());
+                              const QString& tab = QString(), const QList<ScreenshotSteps::CostEdit>& edits = {},
+                              const QString& modelPath = QString());
 
 public Q_SLOTS:
     void runAll();

@@ -116,6 +116,14 @@ public:
     virtual bool hasModels() const { return false; }
     virtual bool canSaveModel() const { return false; }
     virtual void saveModel() {}
+    /// File > Export Model without its dialog (the screenshot mode's --export-model): the
+    /// shown model saved to `path`, answered by modelSaved. False where the page has no
+    /// model to save this way (nothing is then saved or answered).
+    virtual bool exportModelTo(const QString& path)
+    {
+        Q_UNUSED(path);
+        return false;
+    }
     virtual void openModel() {}
 
     /// Writes the current experiment's settings as its form holds them (unchecked: a
@@ -178,6 +186,8 @@ Q_SIGNALS:
     /// Busy, cache or results changed: the window's actions need updating.
     void stateChanged();
     void demoDone();
+    /// exportModelTo finished: the files written, or the error (nothing written).
+    void modelSaved(const QString& paths, const QString& error);
     /// A short note for the status bar (the matrix followed the data's classes).
     void statusNote(const QString& text);
     /// The user's matrix does not fit the data's classes: `text` says both; the window

@@ -109,8 +109,123 @@ QString showTabTitled(QWidget* page, const QString& title)
     return QStringLiteral("--tab: no tab \"%1\" on this page (its tabs: %2)").arg(title, titles.join(QStringLiteral(", ")));
 }
 
+namespace {
+
+/// The PNG (and the plots) of the window as it is now, then the application's exit.
+void grabAndExit(QWidget* window, ExperimentPage* page, const QString& pngPath, const QString& plotsDir,
+                 const QString& tab)
+{
+    if (!tab.isEmpty()) {
+        const QString problem = showTabTitled(page->centralWidget(), tab);
+        if (!problem.isEmpty()) {
+            std::fprintf(stderr, "lcstudio: %s\n", qPrintable(problem));
+            QApplication::exit(2);
+            return;
+        }
+    }
+    // Let the queued replots land before grabbing.
+    QTimer::singleShot(300, window, [window, page, pngPath, plotsDir] {
+        for (auto* plot : window->findChildren<QCustomPlot*>())
+            plot->replot();
+        const QString error = saveImageAtomically(window->grab().toImage(), pngPath);
+        if (!error.isEmpty()) {
+            std::fprintf(stderr, "lcstudio: cannot write screenshot: %s\n", qPrintable(error));
+            QApplication::exit(1);
+            return;
+        }
+        std::fprintf(stdout, "lcstudio: screenshot written to %s\n", qPrintable(pngPath));
+        if (!plotsDir.isEmpty()) {
+            const QString problem = page->exportPlotsStaged(plotsDir);
+            if (!problem.isEmpty()) {
+                std::fprintf(stderr, "lcstudio: --export-plots: %s\n", qPrintable(problem));
+                QApplication::exit(1);
+                return;
+            }
+            std::fprintf(stdout, "lcstudio: plots exported to %s\n", qPrintable(plotsDir));
+        }
+        QApplication::exit(0);
+    });
+}
+
+/// The steps after the run: the model saved (waited for), then `done`.
+void saveModelThen(ExperimentPage* page, const ScreenshotSteps& steps, const std::function<void()>& done)
+{
+    if (steps.modelPath.isEmpty()) {
+        done();
+        return;
+    }
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    *connection = QObject::connect(page, &ExperimentPage::modelSaved, page,
+                                   [connection, done](const QString& paths, const QString& error) {
+                                       QObject::disconnect(*connection);
+                                       if (!error.isEmpty()) {
+                                           std::fprintf(stderr, "lcstudio: --export-model: %s\n", qPrintable(error));
+                                           QApplication::exit(1);
+                                           return;
+                                       }
+                                       std::fprintf(stdout, "lcstudio: model saved: %s\n", qPrintable(paths));
+                                       done();
+                                   });
+    if (!page->exportModelTo(steps.modelPath)) {
+        QObject::disconnect(*connection);
+        std::fprintf(stderr, "lcstudio: --export-model: this page has no model to save (File > Export Model is for "
+                             "the synthetic, table and own-predictive pages)\n");
+        QApplication::exit(2);
+    }
+}
+
+/// The cost edits, the re-correction they start (waited for), then `done`.
+void editCostsThen(ExperimentPage* page, const ScreenshotSteps& steps, const std::function<void()>& done)
+{
+    if (steps.edits.isEmpty()) {
+        done();
+        return;
+    }
+    auto started = std::make_shared<bool>(false);
+    auto connections = std::make_shared<QList<QMetaObject::Connection>>();
+    connections->append(QObject::connect(page, &ExperimentPage::jobStarted, page, [started] { *started = true; }));
+    connections->append(QObject::connect(page, &ExperimentPage::jobEnded, page,
+                                         [started, connections, done](const QString& status, bool complete) {
+                                             if (!*started)
+                                                 return;
+                                             for (const auto& c : *connections)
+                                                 QObject::disconnect(c);
+                                             if (!complete) {
+                                                 std::fprintf(stderr, "lcstudio: --edit-cost: the re-correction did "
+                                                                      "not finish: %s\n", qPrintable(status));
+                                                 QApplication::exit(1);
+                                                 return;
+                                             }
+                                             std::fprintf(stdout, "lcstudio: re-corrected after the cost edit(s): %s\n",
+                                                          qPrintable(status));
+                                             done();
+                                         }));
+    // An edit re-corrects after the editor's short pause; a page that started nothing in
+    // 10 s (it cannot re-correct) ends the run rather than waiting for ever.
+    QTimer::singleShot(10000, page, [started, connections] {
+        if (*started)
+            return;
+        for (const auto& c : *connections)
+            QObject::disconnect(c);
+        std::fprintf(stderr, "lcstudio: --edit-cost: the page did not re-correct after the edit\n");
+        QApplication::exit(1);
+    });
+    for (const auto& edit : steps.edits) {
+        const QString problem = steps.applyEdit(edit);
+        if (!problem.isEmpty()) {
+            for (const auto& c : *connections)
+                QObject::disconnect(c);
+            std::fprintf(stderr, "lcstudio: --edit-cost %s: %s\n", qPrintable(edit.text), qPrintable(problem));
+            QApplication::exit(2);
+            return;
+        }
+    }
+}
+
+} // namespace
+
 void runScreenshotDemo(QWidget* window, ExperimentPage* page, const QString& pngPath, const QString& plotsDir,
-                       const QString& tab)
+                       const QString& tab, const ScreenshotSteps& steps)
 {
     // Responsiveness probe: a 10 ms timer on the GUI thread; its largest lateness while
     // the pipeline runs (with live plots) is printed at the end.
@@ -135,40 +250,15 @@ void runScreenshotDemo(QWidget* window, ExperimentPage* page, const QString& png
         probe->start();
     });
     QObject::connect(page, &ExperimentPage::demoDone, window, [window, page, pngPath, plotsDir, tab, probe, worst,
-                                                               worstAt, clock] {
+                                                               worstAt, clock, steps] {
         std::fprintf(stdout,
                      "lcstudio: largest event-loop delay while the pipeline ran: %lld ms (%.1f s into the run of %.1f s)\n",
                      static_cast<long long>(*worst), *worstAt / 1000.0, clock->elapsed() / 1000.0);
         probe->stop();
-        if (!tab.isEmpty()) {
-            const QString problem = showTabTitled(page->centralWidget(), tab);
-            if (!problem.isEmpty()) {
-                std::fprintf(stderr, "lcstudio: %s\n", qPrintable(problem));
-                QApplication::exit(2);
-                return;
-            }
-        }
-        // Let the queued replots land before grabbing.
-        QTimer::singleShot(300, window, [window, page, pngPath, plotsDir] {
-            for (auto* plot : window->findChildren<QCustomPlot*>())
-                plot->replot();
-            const QString error = saveImageAtomically(window->grab().toImage(), pngPath);
-            if (!error.isEmpty()) {
-                std::fprintf(stderr, "lcstudio: cannot write screenshot: %s\n", qPrintable(error));
-                QApplication::exit(1);
-                return;
-            }
-            std::fprintf(stdout, "lcstudio: screenshot written to %s\n", qPrintable(pngPath));
-            if (!plotsDir.isEmpty()) {
-                const QString problem = page->exportPlotsStaged(plotsDir);
-                if (!problem.isEmpty()) {
-                    std::fprintf(stderr, "lcstudio: --export-plots: %s\n", qPrintable(problem));
-                    QApplication::exit(1);
-                    return;
-                }
-                std::fprintf(stdout, "lcstudio: plots exported to %s\n", qPrintable(plotsDir));
-            }
-            QApplication::exit(0);
+        editCostsThen(page, steps, [window, page, pngPath, plotsDir, tab, steps] {
+            saveModelThen(page, steps, [window, page, pngPath, plotsDir, tab] {
+                grabAndExit(window, page, pngPath, plotsDir, tab);
+            });
         });
     });
     QObject::connect(page, &ExperimentPage::demoFailed, window, [](int exitCode, const QString& message) {

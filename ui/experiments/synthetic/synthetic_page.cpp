@@ -377,10 +377,11 @@ void SyntheticPage::connectRunner()
         reportDemoFailure(QString(), QString(), message, false);
     });
     connect(&m_runner, &SyntheticJobRunner::modelSaved, this, [this](const QString& paths, const QString& error) {
-        if (!error.isEmpty())
+        if (!error.isEmpty() && !demoMode())
             Q_EMIT errorRaised(tr("Export model"), error);
-        else
+        else if (error.isEmpty())
             Q_EMIT logLine(tr("Saved %1").arg(paths));
+        Q_EMIT modelSaved(paths, error);
     });
     connect(&m_runner, &SyntheticJobRunner::modelLoaded, this, [this](const TaskView& view, const QString& error) {
         if (!error.isEmpty()) {
@@ -564,6 +565,12 @@ void SyntheticPage::saveModel()
     if (path.isEmpty())
         return;
     m_runner.saveModel(replicate, method, path);
+}
+
+bool SyntheticPage::exportModelTo(const QString& path)
+{
+    const QString method = m_viewMethod->currentData().toString();
+    return canSaveModel() && !method.isEmpty() && m_runner.saveModel(m_viewReplicate->value(), method, path);
 }
 
 void SyntheticPage::openModel()

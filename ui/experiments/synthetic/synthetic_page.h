@@ -77,6 +77,7 @@ public:
     bool hasModels() const override { return true; }
     bool canSaveModel() const override { return hasOwnPosterior(); }
     void saveModel() override;
+    bool exportModelTo(const QString& path) override;
     void openModel() override;
 
     void writeSession(Session& session) const override;
