@@ -7,7 +7,7 @@
 /// Every network architecture a model file can name, in one table. The builder
 /// (ModelSpec::build, makeSegNet), the sidecar reader and every "this is a segmentation
 /// network" check read it, so a new SegNet layout is one row here. Plain data: the
-/// readers in lcs_formats use it without LibTorch.
+/// readers in lcs_base use it without LibTorch.
 namespace lcs {
 
 enum class ArchitectureFamily {
