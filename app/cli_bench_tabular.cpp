@@ -155,8 +155,9 @@ MethodFlop methodFlop(const lcs::SyntheticConfig& config, lcs::InferenceMethod m
     q.insert(q.end(), config.correction.hidden.begin(), config.correction.hidden.end());
     q.push_back(lcs::classCount(config));
     const double calibration = static_cast<double>(data.calibrationX.size(0));
-    f.correction = (config.correction.epochs + config.correction.warmStartSteps) *
-                   stepFlop(q, rowsOf(config.correction.batchSize) > 0 ? std::min(calibration, rowsOf(config.correction.batchSize)) : calibration);
+    const double batch = config.correction.batchSize > 0 ? std::min<double>(config.correction.batchSize, calibration)
+                                                         : calibration;
+    f.correction = (config.correction.epochs + config.correction.warmStartSteps) * stepFlop(q, batch);
     return f;
 }
 

@@ -74,9 +74,24 @@ const char* labelTermName(LabelTerm term)
     return "none";
 }
 
+namespace {
+constexpr LabelTerm kLabelTerms[] = {LabelTerm::None, LabelTerm::LogLoss, LabelTerm::SoftCost};
+} // namespace
+
+const std::vector<std::string>& labelTermNames()
+{
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> out;
+        for (auto term : kLabelTerms)
+            out.push_back(labelTermName(term));
+        return out;
+    }();
+    return names;
+}
+
 LabelTerm labelTermFromName(const std::string& name)
 {
-    for (auto term : {LabelTerm::None, LabelTerm::LogLoss, LabelTerm::SoftCost})
+    for (auto term : kLabelTerms)
         if (name == labelTermName(term))
             return term;
     throw std::invalid_argument("label term \"" + name.substr(0, 40) + "\" is not none, log_loss or soft_cost");

@@ -57,6 +57,8 @@ enum class LabelTerm { None, LogLoss, SoftCost };
 /// "none", "log_loss", "soft_cost": the settings' spelling; throws std::invalid_argument.
 const char* labelTermName(LabelTerm term);
 LabelTerm labelTermFromName(const std::string& name);
+/// Every term's name, in the enum's order: the setting's choices.
+const std::vector<std::string>& labelTermNames();
 
 /// The label term on logits [B, C] against labels [B] (class indices; -1: unlabelled,
 /// contributing nothing), weight w, as mean over the labelled rows times w, with its

@@ -431,7 +431,7 @@ const std::vector<BoundSetting<OwnPredictiveChoices>>& ownPredictiveSettings()
                                    "--label-weight: log_loss, the labels' log loss (the default); soft_cost, a soft "
                                    "realised cost of q's decisions; none, the paper's q (measured: "
                                    "docs/decisions-benchmark.md). Without labels q trains on the objective alone",
-                                   "log_loss", {"none", "log_loss", "soft_cost"}),
+                                   labelTermName(LabelTerm::LogLoss), labelTermNames()),
                      [](const C& c) { return J(c.labelTerm); }, [](C& c, const J& v) { c.labelTerm = v.get<std::string>(); }});
         s.push_back({numberSetting("label_weight", "W", "the weight of the label term (with --label-term)", 1.0, 0,
                                    100, false),
