@@ -293,8 +293,11 @@ int runBenchCommand(int argc, char** argv)
         return benchDistill(argc, argv);
     if (what == "tabular")
         return benchTabular(argc, argv);
-    throw UsageError(what.empty() ? "bench: say what to measure: lcstudio-cli bench distill|tabular"
-                                  : "bench: unknown benchmark \"" + what.substr(0, 40) + "\" (known: distill, tabular)");
+    if (what == "camvid")
+        return benchCamvid(argc, argv);
+    throw UsageError(what.empty() ? "bench: say what to measure: lcstudio-cli bench distill|tabular|camvid"
+                                  : "bench: unknown benchmark \"" + what.substr(0, 40) +
+                                        "\" (known: distill, tabular, camvid)");
 }
 
 } // namespace cli

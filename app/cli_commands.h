@@ -26,6 +26,9 @@ namespace cli {
 int runBenchCommand(int argc, char** argv);
 /// `lcstudio-cli bench tabular` (app/cli_bench_tabular.cpp).
 int benchTabular(int argc, char** argv);
+int benchCamvid(int argc, char** argv);
+/// lcstudio-cli decide (cli_decide.cpp).
+int runDecideCommand(int argc, char** argv);
 /// `lcstudio-cli sweep plan|run|collect` (app/cli_sweep.cpp).
 int runSweepCommand(int argc, char** argv);
 

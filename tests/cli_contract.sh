@@ -56,6 +56,18 @@ q="$tmp/models/kfac_laplace_r0_q.pt"
 [ "$(sed -n 1p "$tmp/decisions.txt" | awk -F, '{print $NF}')" = negative ] || fail "(-2,-2) should be negative"
 [ "$(sed -n 2p "$tmp/decisions.txt" | awk -F, '{print $NF}')" = positive ] || fail "(2,2) should be positive"
 expect_usage decide --model "$q" --point 1,2,3
+# The rule the run kept is saved beside q, named in its sidecar as in the results.
+kr="$tmp/models/kfac_laplace_r0_kept_rule.pt"
+[ -f "$kr" ] && [ -f "$kr.json" ] || fail "synthetic kept rule or its sidecar missing"
+python3 - "$tmp/out.json" "$kr.json" <<'PY' || fail "the saved kept rule is not the run's"
+import json, sys
+run = json.load(open(sys.argv[1]))["methods"]["kfac_laplace"]["replicates"][0]
+side = json.load(open(sys.argv[2]))
+kept = run["kept"] or "q"
+assert side["role"] == "kept_rule" and side["decision_rule"] == kept, (side.get("decision_rule"), kept)
+assert side.get("residual_on_predictive", False) == (kept != "q"), side
+PY
+"$cli" check "$kr" | grep -q "the kept rule" || fail "check does not name the synthetic kept rule"
 # Your own data: --save-models writes the table's networks, named by its classes.
 python3 - "$tmp/table.csv" <<'PY'
 import sys

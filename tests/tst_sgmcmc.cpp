@@ -603,11 +603,11 @@ private Q_SLOTS:
             layer->biasLogVar.fill_(-30.0);  // effectively no bias
         }
         auto x = c.X.to(torch::kFloat), y = c.y.to(torch::kFloat);
-        auto gen = makeGenerator(3);
+        NormalStream noise(3);
         torch::optim::Adam adam({layer->weightMean, layer->weightLogVar}, torch::optim::AdamOptions(0.01));
         for (int it = 0; it < 4000; ++it) {
             adam.zero_grad();
-            auto out = layer->forwardLocalAutograd(x, gen).squeeze(1);
+            auto out = layer->forwardLocalAutograd(x, noise).squeeze(1);
             auto nll = (y - out).pow(2).sum() / (2 * c.sigma * c.sigma * n);
             // KL of the weights only (bias pinned).
             auto mu = layer->weightMean, lv = layer->weightLogVar;

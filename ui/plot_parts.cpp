@@ -40,6 +40,11 @@ QStringList PlotView::graphNames() const
     return names;
 }
 
+QFont plotTitleFont()
+{
+    return QFont("sans", 9, QFont::Bold);
+}
+
 QCPAxisRect* makeRect(QCustomPlot* plot)
 {
     auto* rect = new QCPAxisRect(plot);

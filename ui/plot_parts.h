@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QFont>
 #include <QList>
 #include <QStringList>
 #include <QWidget>
@@ -32,6 +33,9 @@ protected:
 
     QCustomPlot* const m_plot;
 };
+
+/// The font of a plot's title where a view shows several plots (sans 9, bold).
+QFont plotTitleFont();
 
 /// An axis rect with the window's small tick and label fonts.
 QCPAxisRect* makeRect(QCustomPlot* plot);

@@ -282,43 +282,13 @@ void OwnPredictiveState::saveQ(const std::string& path) const
     saveModel(m_last->correction.q, ownQInfo(*m_last, m_costs, m_choices.correction.seed), path);
 }
 
-ModelInfo ownKeptRuleInfo(const OwnCorrectionResult& result, const CostMatrix& costs, uint64_t seed)
-{
-    ModelInfo info = ownQInfo(result, costs, seed);
-    info.role = "kept_rule";
-    info.decisionRule = result.hasEvidence ? result.evidence.kept : "q";
-    if (info.decisionRule == "q")
-        return info;
-    info.residualOnPredictive = true;
-    info.predictiveCalibration.clear();
-    info.predictiveScale.clear();
-    info.predictiveShift.clear();
-    if (info.decisionRule != "P") {
-        const auto* calibration = result.evidence.calibration(info.decisionRule);
-        if (!calibration)
-            throw std::logic_error("the kept rule " + info.decisionRule + " has no fitted calibration");
-        setPredictiveCalibration(*calibration, static_cast<int>(costs.numClasses()), info);
-    }
-    return info;
-}
-
 void OwnPredictiveState::saveKeptRule(const std::string& path) const
 {
     if (!m_last)
         throw InputError("no corrected model yet: run the correction first");
-    const auto info = ownKeptRuleInfo(*m_last, m_costs, m_choices.correction.seed);
-    if (info.decisionRule == "q") {
-        saveModel(m_last->correction.q, info, path);
-        return;
-    }
-    // P or a calibration of P: the residual form with f(x) = 0, one linear layer of zeros.
-    Mlp zero(m_own.features.size(1), std::vector<int64_t>{}, m_costs.numClasses());
-    {
-        torch::NoGradGuard noGrad;
-        for (auto& t : zero->parameters())
-            t.zero_();
-    }
-    saveModel(zero, info, path);
+    const std::string rule = m_last->hasEvidence ? m_last->evidence.kept : "q";
+    lcs::saveKeptRule(m_last->correction.q, ownQInfo(*m_last, m_costs, m_choices.correction.seed), rule,
+                      m_last->hasEvidence ? m_last->evidence.calibration(rule) : nullptr, path);
 }
 
 void OwnPredictiveState::writeFiles(const std::string& folder) const

@@ -95,10 +95,6 @@ inline constexpr const char* kOwnPredictiveMethod = "own";
 /// The sidecar of q trained on a user's predictive under `costs` (the q.pt every route saves).
 ModelInfo ownQInfo(const OwnCorrectionResult& result, const CostMatrix& costs, uint64_t seed);
 
-/// The sidecar of the rule the run kept (CorrectionEvidence::kept; q without labels),
-/// saved as one model of the predictive, forward(x, p): q itself, or P or a calibration of
-/// P with the calibration inside and a zero network (ModelInfo::decisionRule).
-ModelInfo ownKeptRuleInfo(const OwnCorrectionResult& result, const CostMatrix& costs, uint64_t seed);
 /// The kept rule's file in `correct --out`'s folder.
 inline constexpr const char* kKeptRuleFile = "kept_rule.pt";
 
@@ -127,7 +123,7 @@ public:
     /// Saves the last q at `path` with its sidecar (ownQInfo); throws InputError before
     /// any correction.
     void saveQ(const std::string& path) const;
-    /// Saves the rule the last run kept at `path` with its sidecar (ownKeptRuleInfo): what
+    /// Saves the rule the last run kept at `path` with its sidecar (saveKeptRule): what
     /// `decide --model PATH --predictive P` applies. Throws InputError before any correction.
     void saveKeptRule(const std::string& path) const;
     /// The rule the last run kept ("q" without labels; empty before any run).

@@ -321,6 +321,14 @@ double ReplicateOutcome::baselineCost(const std::string& rule) const
     return std::numeric_limits<double>::quiet_NaN();
 }
 
+const FittedCalibration* ReplicateOutcome::keptCalibration() const
+{
+    for (const auto& b : baselines)
+        if (b.rule == kept)
+            return &b.calibration;
+    return nullptr;
+}
+
 namespace {
 
 at::Tensor tensorOf(const ClassProbabilities& p)
@@ -366,7 +374,7 @@ ReplicateOutcome evaluateSynthetic(const SyntheticPredictive& predictive, const 
         const auto decisions = torch::tensor(fit.decisions(testP, costs), torch::kLong);
         // The constant decision has no probabilities of its own: its NLL and ECE are P's.
         const auto probs = fit.hasProbabilities() ? tensorOf(fit.probabilities(testP)) : predictive.testProbs;
-        r.baselines.push_back({fit.name(), evaluateDecisions(probs, decisions, y, costs)});
+        r.baselines.push_back({fit.name(), evaluateDecisions(probs, decisions, y, costs), fit});
     }
     if (selection == Selection::None || !correction.validationProbs.defined())
         return r;

@@ -135,6 +135,7 @@ struct SyntheticCorrection {
 struct BaselineOutcome {
     std::string rule;  ///< calibrationName
     DecisionMetrics metrics;
+    FittedCalibration calibration;  ///< as fitted on the validation rows: what a saved kept rule holds
 };
 
 struct ReplicateOutcome {
@@ -153,6 +154,8 @@ struct ReplicateOutcome {
     std::vector<BaselineOutcome> baselines;
     /// The named baseline's test cost, NaN where it was not fitted.
     double baselineCost(const std::string& rule) const;
+    /// The kept rule's fitted calibration; null where the run kept P or q.
+    const FittedCalibration* keptCalibration() const;
     double inferenceSeconds = 0;
     double correctionSeconds = 0;
     bool collapsed = false;  ///< q collapsed to one class (its "corrected" row is still reported)

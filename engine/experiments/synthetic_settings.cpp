@@ -251,8 +251,9 @@ std::vector<OutputSpec> syntheticOutputs()
 {
     auto outputs = resultsOutputs("write per-replicate results as CSV (atomically)");
     outputs.push_back({"save_models", "DIR", PathKind::Folder,
-                       "save each q (and the MAP / last-sample networks) with a JSON sidecar; the folder is "
-                       "created once the run starts"});
+                       "save each q, the rule the run kept (METHOD_rR_kept_rule.pt: q, or P or a calibration of "
+                       "P taking the predictive) and the MAP / last-sample networks, each with a JSON sidecar; "
+                       "the folder is created once the run starts"});
     outputs.push_back(costBenefitOutput());
     outputs.push_back(reliabilityOutput("each replicate's reliability diagrams (uncorrected and corrected"));
     return outputs;

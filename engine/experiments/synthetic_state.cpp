@@ -20,18 +20,31 @@ double secondsSince(std::chrono::steady_clock::time_point t)
 
 /// Saves q, and the MAP or last-sample network it corrects, as TorchScript with JSON
 /// sidecars: Q_PATH and NETWORK_STEM_ROLE.pt. Returns the paths written.
+/// q, the rule the run kept (STEM_kept_rule.pt: q, or P or a calibration of P over a zero
+/// network, taking the predictive) and the MAP / last-sample network, each with its sidecar.
 std::vector<std::string> saveTaskNetworks(const SyntheticConfig& config, const SyntheticPredictive& p,
-                                          const SyntheticCorrection& c, const std::string& qPath,
-                                          const std::string& networkStem)
+                                          const SyntheticCorrection& c, const ReplicateOutcome& outcome,
+                                          const std::string& qPath, const std::string& networkStem)
 {
     const auto infos = syntheticModelInfos(config, config.costs, p, c);
     saveModel(c.q, infos.q, qPath);
     std::vector<std::string> written{qPath};
+    written.push_back(networkStem + "_kept_rule.pt");
+    saveKeptRule(c.q, infos.q, outcome.kept, outcome.keptCalibration(), written.back());
     if (infos.network) {
         written.push_back(networkStem + "_" + infos.network->role + ".pt");
         saveModel(Mlp(std::dynamic_pointer_cast<MlpImpl>(p.model)), *infos.network, written.back());
     }
     return written;
+}
+
+const ReplicateOutcome& outcomeOf(const SyntheticResult& result, int replicate, InferenceMethod method)
+{
+    for (const auto& m : result.methods)
+        for (const auto& o : m.replicates)
+            if (o.replicate == replicate && o.method == method)
+                return o;
+    throw std::logic_error("no outcome for replicate " + std::to_string(replicate) + ", " + methodName(method));
 }
 
 } // namespace
@@ -126,7 +139,7 @@ ExperimentOutput SyntheticState::correctWith(SyntheticConfig next, const CostMat
         for (size_t i = 0; i < corrections.size(); ++i) {
             const std::string stem =
                 modelDir + "/" + methodName(outcomes[i].method) + "_r" + std::to_string(outcomes[i].replicate);
-            saveTaskNetworks(next, m_predictives[i], corrections[i], stem + "_q.pt", stem);
+            saveTaskNetworks(next, m_predictives[i], corrections[i], outcomes[i], stem + "_q.pt", stem);
         }
     // Only a finished correction replaces the last one: its q, costs and settings go together.
     m_config = std::move(next);
@@ -152,7 +165,8 @@ std::vector<std::string> SyntheticState::saveNetworks(int replicate, InferenceMe
         const std::string stem = path.size() > 3 && path.compare(path.size() - 3, 3, ".pt") == 0
                                      ? path.substr(0, path.size() - 3)
                                      : path;
-        return saveTaskNetworks(m_config, p, m_corrections[i], path, stem);
+        return saveTaskNetworks(m_config, p, m_corrections[i], outcomeOf(m_lastResult, replicate, method), path,
+                                stem);
     }
     throw InputError("no corrected model for replicate " + std::to_string(replicate) + ", " + methodName(method) +
                      ": run the correction first");

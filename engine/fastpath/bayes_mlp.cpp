@@ -5,11 +5,84 @@
 
 #include <torch/torch.h>
 
+#include "core/thin_gemm.h"
 #include "fastpath/flat_parameters.h"
 #include "fastpath/mlp_backward.h"
 #include "models/mlp.h"
 
 namespace lcs {
+namespace {
+
+/// Standard normals of `like`'s shape, device and type, drawn on the CPU in float.
+torch::Tensor standardNormals(const torch::Tensor& like, NormalStream& noise)
+{
+    auto z = torch::empty(like.sizes(), torch::dtype(torch::kFloat));
+    noise.fill(z.data_ptr<float>(), z.numel());
+    return z.to(like.device(), like.scalar_type());
+}
+
+/// Whether the element-wise steps can run as plain loops: float tensors in the CPU's
+/// memory, each contiguous. Elsewhere (CUDA, double) the same steps run as LibTorch ops.
+bool plainFloats(std::initializer_list<const torch::Tensor*> tensors)
+{
+    for (const auto* t : tensors)
+        if (!t->is_cpu() || t->scalar_type() != torch::kFloat || !t->is_contiguous())
+            return false;
+    return true;
+}
+
+/// dVar = dOut eps / (2 sd), element by element, at the CPU's widest vectors (this file
+/// is built without contracted multiply-adds, so every clone gives the same numbers).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void
+varianceGradient(const float* __restrict g, const float* __restrict e, const float* __restrict sd,
+                 float* __restrict dv, int64_t n)
+{
+    for (int64_t i = 0; i < n; ++i)
+        dv[i] = 0.5f * g[i] * e[i] / sd[i];
+}
+
+/// d = 0 where the pre-activation a was not positive (the gradient through a ReLU).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void
+throughRelu(float* __restrict d, const float* __restrict a, int64_t n)
+{
+    for (int64_t i = 0; i < n; ++i)
+        d[i] = a[i] > 0.0f ? d[i] : 0.0f;
+}
+
+/// The thin kernels' largest row count (thin_gemm.h), and the fewest multiply-adds a
+/// block must hold for them to gain.
+constexpr int64_t kThinRows = 256;
+constexpr int64_t kThinMultiplyAdds = int64_t{1} << 16;
+
+/// Whether a full batch's products go through the thin kernels in row blocks: a general
+/// BLAS at BBVI's shapes (thousands of rows by 57 inputs by 50 units) ran at about 60% of
+/// the core's peak.
+bool blockedThin(const at::Tensor& x, int64_t n, int64_t k)
+{
+    return thinGemmAvailable() && std::min(kThinRows, x.size(0)) * n * k >= kThinMultiplyAdds;
+}
+
+/// g^T x summed over the rows ([n, k] for g [m, n], x [m, k]), in the same blocks: each
+/// block's sum into its own slice, then one sum over the blocks.
+at::Tensor blockedWeightGradient(const at::Tensor& g, const at::Tensor& x)
+{
+    const int64_t m = x.size(0), n = g.size(1), k = x.size(1);
+    if (!plainFloats({&g, &x}) || !blockedThin(x, n, k))
+        return g.t().mm(x);
+    const int64_t blocks = (m + kThinRows - 1) / kThinRows;
+    auto parts = torch::empty({blocks, n, k}, x.options());
+    for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t r = b * kThinRows, rows = std::min(kThinRows, m - r);
+        if (!thinWeightGradient(parts.data_ptr<float>() + b * n * k, g.data_ptr<float>() + r * n,
+                                x.data_ptr<float>() + r * k, rows, n, k)) {
+            auto part = parts[b];
+            at::mm_out(part, g.slice(0, r, r + rows).t(), x.slice(0, r, r + rows));
+        }
+    }
+    return blocks == 1 ? parts[0] : parts.sum(0);
+}
+
+} // namespace
 
 BayesLinearImpl::BayesLinearImpl(int64_t in, int64_t out, double initialLogVariance)
 {
@@ -20,36 +93,48 @@ BayesLinearImpl::BayesLinearImpl(int64_t in, int64_t out, double initialLogVaria
     biasLogVar = register_parameter("bias_log_var", torch::full({out}, initialLogVariance));
 }
 
-torch::Tensor BayesLinearImpl::forwardLocal(const torch::Tensor& x, at::Generator& generator, Trace& t)
+torch::Tensor BayesLinearImpl::forwardLocal(const torch::Tensor& x, NormalStream& noise, Trace& t)
 {
     torch::NoGradGuard noGrad;
     auto mean = torch::addmm(biasMean, x, weightMean.t());
-    auto var = torch::addmm(biasLogVar.exp(), x.pow(2), weightLogVar.exp().t());
     t.x = x;
-    t.eps = standardNormalLike(mean, generator);
-    t.sd = var.add_(1e-16).sqrt_();
+    if (!t.xSquared.defined())
+        t.xSquared = x.square();
+    // The 1e-16 that keeps sd's gradient finite rides in the bias: one pass fewer.
+    auto var = torch::addmm(biasLogVar.exp().add_(1e-16), t.xSquared, weightLogVar.exp().t());
+    t.eps = standardNormals(mean, noise);
+    t.sd = var.sqrt_();
     return mean.addcmul_(t.sd, t.eps);
 }
 
-torch::Tensor BayesLinearImpl::backwardLocal(const Trace& t, const torch::Tensor& dOut)
+torch::Tensor BayesLinearImpl::backwardLocal(const Trace& t, const torch::Tensor& dOut, bool inputGradient)
 {
     torch::NoGradGuard noGrad;
     // out = m + sd * eps, m = x W^T + b, sd^2 = x^2 s2W^T + s2b, s2 = exp(logVar).
-    auto dVar = dOut * t.eps / (2.0 * t.sd);
+    torch::Tensor dVar;
+    if (plainFloats({&dOut, &t.eps, &t.sd})) {
+        dVar = torch::empty_like(dOut);
+        varianceGradient(dOut.data_ptr<float>(), t.eps.data_ptr<float>(), t.sd.data_ptr<float>(),
+                         dVar.data_ptr<float>(), dOut.numel());
+    } else {
+        dVar = dOut.mul(t.eps).div_(t.sd).mul_(0.5);
+    }
     auto varW = weightLogVar.exp();
     auto varB = biasLogVar.exp();
-    writeGradient(weightMean, dOut.t().mm(t.x));
+    writeGradient(weightMean, blockedWeightGradient(dOut, t.x));
     writeGradient(biasMean, dOut.sum(0));
-    writeGradient(weightLogVar, dVar.t().mm(t.x.pow(2)).mul_(varW));
+    writeGradient(weightLogVar, blockedWeightGradient(dVar, t.xSquared).mul_(varW));
     writeGradient(biasLogVar, dVar.sum(0).mul_(varB));
-    return dOut.mm(weightMean).add_(2.0 * t.x * dVar.mm(varW));
+    if (!inputGradient)
+        return {};
+    return dOut.mm(weightMean).addcmul_(t.x, dVar.mm(varW), 2.0);
 }
 
-torch::Tensor BayesLinearImpl::forwardLocalAutograd(const torch::Tensor& x, at::Generator& generator)
+torch::Tensor BayesLinearImpl::forwardLocalAutograd(const torch::Tensor& x, NormalStream& noise)
 {
     auto mean = torch::addmm(biasMean, x, weightMean.t());
     auto var = torch::addmm(biasLogVar.exp(), x.pow(2), weightLogVar.exp().t());
-    return mean + (var + 1e-16).sqrt() * standardNormalLike(mean, generator);
+    return mean + (var + 1e-16).sqrt() * standardNormals(mean, noise);
 }
 
 torch::Tensor BayesLinearImpl::forwardSampled(const torch::Tensor& x, at::Generator& generator)
@@ -75,8 +160,23 @@ void BayesLinearImpl::addKlGradient(double tauWeight, double tauBias, double sca
     // dKL/dmu = tau mu, dKL/dlogVar = 0.5 (tau s2 - 1).
     for (auto [tau, mean, logVar] : {std::tuple{tauWeight, &weightMean, &weightLogVar},
                                      std::tuple{tauBias, &biasMean, &biasLogVar}}) {
-        mean->mutable_grad().add_(*mean, scale * tau);
-        logVar->mutable_grad().add_(logVar->exp().mul_(tau).sub_(1.0), 0.5 * scale);
+        auto& meanGrad = mean->mutable_grad();
+        auto& logVarGrad = logVar->mutable_grad();
+        if (plainFloats({mean, &meanGrad, logVar, &logVarGrad})) {
+            // Two plain loops for six LibTorch ops: at BBVI's sizes each op's dispatch
+            // cost more than its arithmetic.
+            float* gm = meanGrad.data_ptr<float>();
+            const float* mu = mean->data_ptr<float>();
+            for (int64_t i = 0, n = mean->numel(); i < n; ++i)
+                gm[i] += static_cast<float>(scale * tau) * mu[i];
+            float* gv = logVarGrad.data_ptr<float>();
+            const float* lv = logVar->data_ptr<float>();
+            for (int64_t i = 0, n = logVar->numel(); i < n; ++i)
+                gv[i] += static_cast<float>(0.5 * scale) * (static_cast<float>(tau) * std::exp(lv[i]) - 1.0f);
+            continue;
+        }
+        meanGrad.add_(*mean, scale * tau);
+        logVarGrad.add_(logVar->exp().mul_(tau).sub_(1.0), 0.5 * scale);
     }
 }
 
@@ -90,10 +190,10 @@ BayesMlpImpl::BayesMlpImpl(int64_t inputs, std::vector<int64_t> hidden, int64_t 
     }
 }
 
-torch::Tensor BayesMlpImpl::forwardLocalAutograd(torch::Tensor x, at::Generator& generator)
+torch::Tensor BayesMlpImpl::forwardLocalAutograd(torch::Tensor x, NormalStream& noise)
 {
     for (size_t i = 0; i < layers.size(); ++i) {
-        x = layers[i]->forwardLocalAutograd(x, generator);
+        x = layers[i]->forwardLocalAutograd(x, noise);
         if (i + 1 < layers.size())
             x = torch::relu(x);
     }
@@ -119,22 +219,31 @@ torch::Tensor BayesMlpImpl::kl(const BbviPrior& prior) const
 }
 
 double BayesMlpImpl::lossAndGradients(const torch::Tensor& x, const torch::Tensor& y, const BbviPrior& prior,
-                                      double numData, at::Generator& generator)
+                                      double numData, NormalStream& noise, const torch::Tensor& xSquared)
 {
     torch::NoGradGuard noGrad;
     std::vector<BayesLinearImpl::Trace> traces(layers.size());
+    traces.front().xSquared = xSquared;
     std::vector<torch::Tensor> preActivations;
     torch::Tensor h = x;
     for (size_t i = 0; i < layers.size(); ++i) {
-        auto s = layers[i]->forwardLocal(h, generator, traces[i]);
+        auto s = layers[i]->forwardLocal(h, noise, traces[i]);
         preActivations.push_back(s);
         h = (i + 1 < layers.size()) ? torch::relu(s) : s;
     }
     auto [nll, dOut] = crossEntropyWithGradient(h, y);
     for (size_t i = layers.size(); i-- > 0;) {
-        auto dIn = layers[i]->backwardLocal(traces[i], dOut);
-        if (i > 0)
-            dOut = dIn.mul_(preActivations[i - 1].gt(0));
+        auto dIn = layers[i]->backwardLocal(traces[i], dOut, /*inputGradient=*/i > 0);
+        if (i == 0)
+            continue;
+        // Through the ReLU: zero where the pre-activation was not positive.
+        const auto& pre = preActivations[i - 1];
+        if (plainFloats({&dIn, &pre})) {
+            throughRelu(dIn.data_ptr<float>(), pre.data_ptr<float>(), dIn.numel());
+            dOut = dIn;
+        } else {
+            dOut = dIn.mul_(pre.gt(0));
+        }
     }
     for (auto& l : layers)
         l->addKlGradient(prior.weightPrecision(l->fanIn()), prior.biasPrecision(), 1.0 / numData);

@@ -137,13 +137,18 @@ InferenceOutput runBbvi(int64_t inputs, std::vector<int64_t> hidden, int64_t cla
     }
     net->to(data.x.device());
     const double n = static_cast<double>(data.x.size(0));
+    // The local reparameterisation's noise, seeded from this job's generator.
+    NormalStream noise(drawSeed(generator));
+    // A full batch is the same rows every step: its squares (the variance's input) once.
+    const bool fullBatch = config.batchSize <= 0 || config.batchSize >= data.x.size(0);
+    const auto xSquared = fullBatch ? data.x.square() : torch::Tensor();
     FlatParameters flat(*net);
     torch::optim::Adam adam({flat.tensor()}, torch::optim::AdamOptions(config.learningRate));
     for (int it = 1; it <= config.iterations; ++it) {
         ctx.checkCancelled();
         const auto batch = batchOf(data, config.batchSize, generator);
         // Negative ELBO per training point: E_q[mean NLL] + KL / N.
-        const double nll = net->lossAndGradients(batch.x, batch.y, config.prior, n, generator);
+        const double nll = net->lossAndGradients(batch.x, batch.y, config.prior, n, noise, xSquared);
         requireFiniteLoss(nll, "bbvi", it);
         adam.step();
         reportStep(ctx, "bbvi", it, config.iterations, [&] {

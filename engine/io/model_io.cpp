@@ -520,6 +520,39 @@ void setPredictiveCalibration(const FittedCalibration& calibration, int classes,
     info.isotonicY = calibration.isotonic.y;
 }
 
+void saveKeptRule(const Mlp& q, const ModelInfo& modelInfoOfQ, const std::string& rule,
+                  const FittedCalibration* calibration, const std::string& path)
+{
+    ModelInfo info = modelInfoOfQ;
+    info.role = "kept_rule";
+    info.decisionRule = rule;
+    if (rule == "q") {
+        saveModel(q, info, path);
+        return;
+    }
+    const auto first = q->parameters().front();
+    const int64_t inputs = first.size(1), classes = q->parameters().back().size(0);
+    info.residualOnPredictive = true;
+    info.predictiveCalibration.clear();
+    info.predictiveScale.clear();
+    info.predictiveShift.clear();
+    info.isotonicX.clear();
+    info.isotonicY.clear();
+    if (rule != "P") {
+        if (!calibration || calibration->name() != rule)
+            throw std::logic_error("the kept rule " + rule + " has no fitted calibration");
+        setPredictiveCalibration(*calibration, static_cast<int>(classes), info);
+    }
+    // P or a calibration of P: f(x) = 0 whatever x is, one linear layer of zeros.
+    Mlp zero(inputs, std::vector<int64_t>{}, classes);
+    {
+        torch::NoGradGuard noGrad;
+        for (auto& t : zero->parameters())
+            t.zero_();
+    }
+    saveModel(zero, info, path);
+}
+
 LoadedMlp loadMlp(const std::string& path)
 {
     auto loaded = loadClassifier(path);

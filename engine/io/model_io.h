@@ -59,4 +59,13 @@ ModelSpec modelSpecFromInfo(const ModelInfo& info);
 /// constant one); isotonic as its knots.
 void setPredictiveCalibration(const FittedCalibration& calibration, int classes, ModelInfo& info);
 
+/// Saves the decision rule a run kept as one model (role "kept_rule", its decision_rule
+/// naming it): q itself, with `modelInfoOfQ`, where `rule` is "q"; otherwise P ("P") or
+/// `calibration` of P inside the residual form forward(x, p) = softmax(calibrated log p +
+/// f(x)) over f = one linear layer of zeros with q's inputs, so that `decide` with the
+/// predictive applies it. `modelInfoOfQ` gives the rest of the sidecar (experiment, costs, seed,
+/// input columns). A calibration rule without its fitted calibration is a logic error.
+void saveKeptRule(const Mlp& q, const ModelInfo& modelInfoOfQ, const std::string& rule,
+                  const FittedCalibration* calibration, const std::string& path);
+
 } // namespace lcs

@@ -14,7 +14,6 @@ namespace lcs::ui {
 
 namespace {
 
-const QFont kTitleFont("sans", 9, QFont::Bold);
 
 } // namespace
 
@@ -34,8 +33,8 @@ CamvidEpochPlot::CamvidEpochPlot(QWidget* parent) : PlotView(QStringLiteral("cam
     m_legend = makeLegend(m_plot, 0, 3);
     auto* grid = new QCPLayoutGrid;
     m_plot->plotLayout()->addElement(1, 0, grid);
-    grid->addElement(0, 0, new QCPTextElement(m_plot, tr("Validation mIoU per epoch"), kTitleFont));
-    grid->addElement(0, 1, new QCPTextElement(m_plot, tr("Validation decision cost per epoch"), kTitleFont));
+    grid->addElement(0, 0, new QCPTextElement(m_plot, tr("Validation mIoU per epoch"), plotTitleFont()));
+    grid->addElement(0, 1, new QCPTextElement(m_plot, tr("Validation decision cost per epoch"), plotTitleFont()));
     grid->setRowStretchFactor(0, 0.001);
     // Short: each label spans one of two panels side by side (under 200 px on 1920).
     const QString xLabels[2] = {tr("epoch (CW-SGD, MC dropout)"), tr("S and q epoch, after CW-SGD")};

@@ -21,7 +21,6 @@ namespace lcs::ui {
 
 namespace {
 
-const QFont kTitleFont("sans", 9, QFont::Bold);
 
 } // namespace
 
@@ -88,7 +87,7 @@ QString percent(double v)
 
 ConfusionPlot::ConfusionPlot(QWidget* parent) : PlotView(QStringLiteral("confusion_matrices"), 240, parent)
 {
-    m_header = new QCPTextElement(m_plot, tr("Confusion matrices (test set): run an image experiment"), kTitleFont);
+    m_header = new QCPTextElement(m_plot, tr("Confusion matrices (test set): run an image experiment"), plotTitleFont());
     m_plot->plotLayout()->addElement(0, 0, m_header);
     auto* grid = new QCPLayoutGrid;
     m_plot->plotLayout()->addElement(1, 0, grid);

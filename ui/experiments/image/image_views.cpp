@@ -22,7 +22,6 @@ namespace lcs::ui {
 
 namespace {
 
-const QFont kTitleFont("sans", 9, QFont::Bold);
 
 /// The network a training phase trains ("sgld + S" -> "sgld_s", "ours, r 0.1" -> "ours").
 QString baseSeries(const QString& series)
@@ -102,7 +101,7 @@ EpochCurvePlot::EpochCurvePlot(QWidget* parent) : PlotView(QStringLiteral("image
     m_stepTicker.reset(new QCPAxisTicker);
     for (int i = 0; i < 4; ++i) {
         m_rects[i] = makeRect(m_plot);
-        m_titles[i] = new QCPTextElement(m_plot, QString(), kTitleFont);
+        m_titles[i] = new QCPTextElement(m_plot, QString(), plotTitleFont());
         grid->addElement(2 * (i / 2), i % 2, m_titles[i]);
         grid->addElement(2 * (i / 2) + 1, i % 2, m_rects[i]);
     }
@@ -296,7 +295,7 @@ void EpochCurvePlot::rebuild()
 
 SummaryPlot::SummaryPlot(QWidget* parent) : PlotView(QStringLiteral("image_summary"), 200, parent)
 {
-    m_title = new QCPTextElement(m_plot, tr("Cost and accuracy vs corruption rate / referral cost"), kTitleFont);
+    m_title = new QCPTextElement(m_plot, tr("Cost and accuracy vs corruption rate / referral cost"), plotTitleFont());
     m_plot->plotLayout()->addElement(0, 0, m_title);
     auto* grid = new QCPLayoutGrid;
     m_plot->plotLayout()->addElement(1, 0, grid);
@@ -414,7 +413,7 @@ QCPErrorBars* SummaryPlot::errorBars(int panel, const QString& method) const
 TrainingTimePlot::TrainingTimePlot(QWidget* parent) : PlotView(QStringLiteral("training_time"), 200, parent)
 {
     m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, tr("Training time vs number of cost functions"),
-                                                              kTitleFont));
+                                                              plotTitleFont()));
     auto* rect = makeRect(m_plot);
     m_plot->plotLayout()->addElement(1, 0, rect);
     m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
@@ -493,7 +492,7 @@ void TrainingTimePlot::setTimes(const TrainingTimeView& view)
 
 RiskCoveragePlot::RiskCoveragePlot(QWidget* parent) : PlotView(QStringLiteral("risk_coverage"), 200, parent)
 {
-    m_title = new QCPTextElement(m_plot, tr("Risk vs coverage"), kTitleFont);
+    m_title = new QCPTextElement(m_plot, tr("Risk vs coverage"), plotTitleFont());
     m_plot->plotLayout()->addElement(0, 0, m_title);
     auto* rect = makeRect(m_plot);
     m_plot->plotLayout()->addElement(1, 0, rect);
