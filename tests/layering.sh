@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The folders are the layers, bottom up:
-#   base/                  formats, settings, seeds: no LibTorch, no Qt, no OpenCV
+#   base/                  formats, settings, seeds, sweeps: no LibTorch, no Qt, no OpenCV
 #   datasets/              data files into bytes and tensors: base only
-#   engine/ (lower layers) decisions, models, inference, calibration, sweeps: base only
+#   engine/ (lower layers) decisions, models, inference, calibration: base only
 #   engine/experiments/    the experiments: the only engine code that may use datasets/
 #   ui/, app/              front ends
 # Every quoted include must resolve inside the layers a file may use; one include that

@@ -9,30 +9,11 @@
 #include <utility>
 #include <vector>
 
+#include "core/cancel.h"
+
 /// Plain job plumbing shared by every engine job: progress reports out, cancellation in.
 /// Nothing here knows about threads or Qt; the UI layer adapts these to signals.
 namespace lcs {
-
-/// Thrown by CancelToken::throwIfCancelled(); jobs let it propagate.
-class Cancelled : public std::runtime_error {
-public:
-    Cancelled() : std::runtime_error("cancelled") {}
-};
-
-/// Set from any thread, polled by the job between steps.
-class CancelToken {
-public:
-    void cancel() noexcept { m_cancelled.store(true, std::memory_order_relaxed); }
-    void reset() noexcept { m_cancelled.store(false, std::memory_order_relaxed); }
-    bool isCancelled() const noexcept { return m_cancelled.load(std::memory_order_relaxed); }
-    void throwIfCancelled() const {
-        if (isCancelled())
-            throw Cancelled();
-    }
-
-private:
-    std::atomic<bool> m_cancelled{false};
-};
 
 /// Figures of the optimisation a phase is running: running means over the current epoch
 /// for the image trainers, the latest step for the 2-D ones. A field a phase does not

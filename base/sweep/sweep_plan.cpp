@@ -9,7 +9,7 @@
 
 #include "core/atomic_file.h"
 #include "core/input_error.h"
-#include "core/job.h"
+#include "core/cancel.h"
 #include "core/json_input.h"
 #include "core/number_format.h"
 #include "core/outputs.h"
