@@ -46,6 +46,17 @@ public:
     virtual CostMatrix costs() const = 0;
     /// Re-trains only q for `costs` and scores it.
     virtual ExperimentOutput recorrect(const CostMatrix& costs, const JobContext& ctx) = 0;
+    /// As recorrect(costs, ctx), with q's settings from `settings` (a page's form: its
+    /// correction settings, threads, device) where the state takes them; the default
+    /// leaves them.
+    virtual ExperimentOutput recorrect(const CostMatrix& costs, const nlohmann::json& settings, const JobContext& ctx);
+    /// Saves the model of one task of the last correction at `path`, with what it needs
+    /// beside it: `series` names the task's method (or the page's series for a state of
+    /// one task). Returns the files written; InputError where the state has no such model
+    /// (the default: a state that saves no model from a page).
+    virtual std::vector<std::string> saveModel(int replicate, const std::string& series, const std::string& path) const;
+    /// The posterior predictives the state holds (0 where it holds none).
+    virtual int predictiveCount() const { return 0; }
 };
 
 /// Where a run writes the outputs it declared beyond the results files (outputs() names

@@ -41,6 +41,17 @@ int runThreads(const Experiment& experiment, const nlohmann::json& settings, Cor
     return std::clamp(experiment.intraOpThreads(settings, cores), 1, 256);
 }
 
+ExperimentOutput RecorrectionState::recorrect(const CostMatrix& costs, const nlohmann::json&, const JobContext& ctx)
+{
+    return recorrect(costs, ctx);
+}
+
+std::vector<std::string> RecorrectionState::saveModel(int replicate, const std::string& series, const std::string&) const
+{
+    throw InputError("no model to save for " + series + ", replicate " + std::to_string(replicate) +
+                     " here: a page's run saves its networks with save_models");
+}
+
 std::string OutputPaths::path(const std::string& name) const
 {
     const auto it = find(name);

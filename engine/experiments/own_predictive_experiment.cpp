@@ -279,7 +279,7 @@ void OwnPredictiveState::saveQ(const std::string& path) const
 {
     if (!m_last)
         throw InputError("no corrected model yet: run the correction first");
-    saveModel(m_last->correction.q, ownQInfo(*m_last, m_costs, m_choices.correction.seed), path);
+    lcs::saveModel(m_last->correction.q, ownQInfo(*m_last, m_costs, m_choices.correction.seed), path);
 }
 
 void OwnPredictiveState::saveKeptRule(const std::string& path) const
@@ -289,6 +289,12 @@ void OwnPredictiveState::saveKeptRule(const std::string& path) const
     const std::string rule = m_last->hasEvidence ? m_last->evidence.kept : "q";
     lcs::saveKeptRule(m_last->correction.q, ownQInfo(*m_last, m_costs, m_choices.correction.seed), rule,
                       m_last->hasEvidence ? m_last->evidence.calibration(rule) : nullptr, path);
+}
+
+std::vector<std::string> OwnPredictiveState::saveModel(int, const std::string&, const std::string& path) const
+{
+    saveKeptRule(path);
+    return {path};
 }
 
 void OwnPredictiveState::writeFiles(const std::string& folder) const

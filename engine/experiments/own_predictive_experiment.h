@@ -112,7 +112,11 @@ public:
     /// As recorrect(costs, ctx), with q's settings and the evidence files (labels, test
     /// set, shares) taken from `settings`, the experiment's settings checked. X and P stay
     /// the ones read by the run.
-    ExperimentOutput recorrect(const CostMatrix& costs, const nlohmann::json& settings, const JobContext& ctx);
+    ExperimentOutput recorrect(const CostMatrix& costs, const nlohmann::json& settings,
+                               const JobContext& ctx) override;
+    /// The state's one task: saveKeptRule at `path`, whatever the series and replicate.
+    std::vector<std::string> saveModel(int replicate, const std::string& series,
+                                       const std::string& path) const override;
     /// Trains q under the state's costs and scores it.
     ExperimentOutput correct(const JobContext& ctx);
     /// The cost-benefit curve of the state's costs with `points` values besides the

@@ -155,6 +155,15 @@ ExperimentOutput SyntheticState::lastOutput(double seconds) const
     return {syntheticJson(result), syntheticCsv(result), syntheticTable(result), syntheticReliabilityCsv(result), {}};
 }
 
+std::vector<std::string> SyntheticState::saveModel(int replicate, const std::string& series,
+                                                   const std::string& path) const
+{
+    const auto method = parseMethod(series);
+    if (!method)
+        throw InputError("\"" + series + "\" is not an inference method of this run");
+    return saveNetworks(replicate, *method, path);
+}
+
 std::vector<std::string> SyntheticState::saveNetworks(int replicate, InferenceMethod method,
                                                       const std::string& path) const
 {

@@ -35,7 +35,12 @@ public:
     /// the threads and device it trains on) taken from `settings`, the experiment's
     /// settings checked. What the cache holds (data, replicates, methods, the posteriors)
     /// stays the sampled run's: changing those needs a new run.
-    ExperimentOutput recorrect(const CostMatrix& costs, const nlohmann::json& settings, const JobContext& ctx);
+    ExperimentOutput recorrect(const CostMatrix& costs, const nlohmann::json& settings,
+                               const JobContext& ctx) override;
+    /// saveNetworks of the method named `series` (methodName).
+    std::vector<std::string> saveModel(int replicate, const std::string& series,
+                                       const std::string& path) const override;
+    int predictiveCount() const override { return static_cast<int>(m_predictives.size()); }
     /// The corrections under `costs` and the table; its seconds count from `start`. With
     /// `modelDir`, every q and the network it corrects are saved there.
     ExperimentOutput correct(const CostMatrix& costs, const JobContext& ctx,

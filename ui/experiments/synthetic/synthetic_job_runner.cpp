@@ -432,8 +432,7 @@ private:
         m_state = state;
         if (!m_state)
             return;
-        if (const auto* s = dynamic_cast<const SyntheticState*>(m_state.get()))
-            inferenceRuns += static_cast<int>(s->predictives().size());
+        inferenceRuns += m_state->predictiveCount();
         emitView(&SyntheticJobRunner::posteriorReady, settings);
         Q_EMIT cacheReady(QString::fromStdString(m_state->describe()), m_state->costs());
     }
@@ -441,13 +440,11 @@ private:
     /// q re-trained on the cached predictive for `costs`, with q's settings from the request.
     ExperimentOutput recorrectCached(const SyntheticRequest& request, const CostMatrix& costs, const JobContext& ctx)
     {
-        if (auto* state = dynamic_cast<SyntheticState*>(m_state.get())) {
-            Q_EMIT logMessage(tr("Correcting %1 cached predictive(s)").arg(state->predictives().size()));
-            return state->recorrect(costs, request.settings, ctx);
-        }
-        if (auto* state = dynamic_cast<OwnPredictiveState*>(m_state.get()))
-            return state->recorrect(costs, request.settings, ctx);
-        throw std::runtime_error("no posterior yet: run the experiment first (or Run > Sample Posterior Only)");
+        if (!m_state)
+            throw std::runtime_error("no posterior yet: run the experiment first (or Run > Sample Posterior Only)");
+        if (m_state->predictiveCount() > 0)
+            Q_EMIT logMessage(tr("Correcting %1 cached predictive(s)").arg(m_state->predictiveCount()));
+        return m_state->recorrect(costs, request.settings, ctx);
     }
 
 public:
@@ -456,20 +453,12 @@ public:
     void saveModel(int replicate, const QString& method, const QString& path)
     {
         try {
-            QStringList written;
-            if (const auto* own = dynamic_cast<const OwnPredictiveState*>(m_state.get());
-                own && method == QLatin1String(kOwnPredictiveSeries)) {
-                own->saveKeptRule(path.toStdString());
-                written << path;
-            } else if (const auto* state = dynamic_cast<const SyntheticState*>(m_state.get());
-                       state && parseMethod(method.toStdString())) {
-                for (const auto& file : state->saveNetworks(replicate, *parseMethod(method.toStdString()),
-                                                            path.toStdString()))
-                    written << QString::fromStdString(file);
-            } else {
+            if (!m_state)
                 throw std::runtime_error(tr("no corrected model for replicate %1, %2: run the correction first")
                                              .arg(replicate).arg(method).toStdString());
-            }
+            QStringList written;
+            for (const auto& file : m_state->saveModel(replicate, method.toStdString(), path.toStdString()))
+                written << QString::fromStdString(file);
             emitView(&SyntheticJobRunner::modelSaved, written.join(QStringLiteral(", ")), QString());
         } catch (const std::exception& e) {
             emitView(&SyntheticJobRunner::modelSaved, QString(), QString::fromStdString(e.what()));
