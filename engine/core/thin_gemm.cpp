@@ -8,21 +8,10 @@
 namespace lcs {
 namespace {
 
-// Below this many multiply-adds a call's fixed costs (the transposes, the call) outweigh
-// the kernel's gain over LibTorch's product, and small networks keep their BLAS results
-// (the synthetic experiment's 2-feature 2-50-2 at 128 rows: 12800; a table of 11
-// features or more at 128 rows crosses it). A 784-200-10 network's output layer at 64
-// rows (128000) gains: LibTorch's dispatch and allocation cost more than its arithmetic.
-constexpr int64_t kMinimumWork = int64_t{1} << 16;
-// Above this many rows the products are no longer thin: a whole training or evaluation
-// set's forward, which LibTorch spreads over the intra-op threads (these kernels keep
-// to the caller's one) and which each column panel here would read again.
-constexpr int64_t kMaximumRows = 256;
-
 bool applies(int64_t rows, int64_t n, int64_t k)
 {
-    return thinGemmAvailable() && rows >= 1 && n >= 1 && k >= 1 && rows <= kMaximumRows &&
-           rows * n * k >= kMinimumWork;
+    return thinGemmAvailable() && rows >= 1 && n >= 1 && k >= 1 && rows <= kThinMaximumRows &&
+           rows * n * k >= kThinMinimumMultiplyAdds;
 }
 
 } // namespace

@@ -17,6 +17,20 @@
 /// rounding, not bit for bit.
 namespace lcs {
 
+/// The most rows a kernel takes: above it the product is no longer thin (a whole
+/// training or evaluation set's forward, which LibTorch spreads over the intra-op threads
+/// while these kernels keep to the caller's one, and which each column panel would read
+/// again). A caller with more rows can call them in blocks of this many.
+inline constexpr int64_t kThinMaximumRows = 256;
+
+/// The fewest multiply-adds (rows x n x k) a call must hold: below it a call's fixed
+/// costs (the transposes, the call) outweigh the kernel's gain over LibTorch's product,
+/// and small networks keep their BLAS results (the synthetic experiment's 2-feature
+/// 2-50-2 at 128 rows: 12800; a table of 11 features or more at 128 rows crosses it). A
+/// 784-200-10 network's output layer at 64 rows (128000) gains: LibTorch's dispatch and
+/// allocation cost more than its arithmetic.
+inline constexpr int64_t kThinMinimumMultiplyAdds = int64_t{1} << 16;
+
 /// y[m x n] = x[m x k] w[n x k]^T + bias[n] (a Linear layer's forward; w in PyTorch's
 /// [out, in] layout, bias may be null).
 bool thinLinearForward(float* y, const float* x, const float* w, const float* bias, int64_t m, int64_t n, int64_t k);

@@ -21,16 +21,6 @@ torch::Tensor standardNormals(const torch::Tensor& like, NormalStream& noise)
     return z.to(like.device(), like.scalar_type());
 }
 
-/// Whether the element-wise steps can run as plain loops: float tensors in the CPU's
-/// memory, each contiguous. Elsewhere (CUDA, double) the same steps run as LibTorch ops.
-bool plainFloats(std::initializer_list<const torch::Tensor*> tensors)
-{
-    for (const auto* t : tensors)
-        if (!t->is_cpu() || t->scalar_type() != torch::kFloat || !t->is_contiguous())
-            return false;
-    return true;
-}
-
 /// dVar = dOut eps / (2 sd), element by element, at the CPU's widest vectors (this file
 /// is built without contracted multiply-adds, so every clone gives the same numbers).
 __attribute__((target_clones("avx512f", "avx2", "default"))) void
@@ -49,17 +39,12 @@ throughRelu(float* __restrict d, const float* __restrict a, int64_t n)
         d[i] = a[i] > 0.0f ? d[i] : 0.0f;
 }
 
-/// The thin kernels' largest row count (thin_gemm.h), and the fewest multiply-adds a
-/// block must hold for them to gain.
-constexpr int64_t kThinRows = 256;
-constexpr int64_t kThinMultiplyAdds = int64_t{1} << 16;
-
 /// Whether a full batch's products go through the thin kernels in row blocks: a general
 /// BLAS at BBVI's shapes (thousands of rows by 57 inputs by 50 units) ran at about 60% of
 /// the core's peak.
 bool blockedThin(const at::Tensor& x, int64_t n, int64_t k)
 {
-    return thinGemmAvailable() && std::min(kThinRows, x.size(0)) * n * k >= kThinMultiplyAdds;
+    return thinGemmAvailable() && std::min(kThinMaximumRows, x.size(0)) * n * k >= kThinMinimumMultiplyAdds;
 }
 
 /// g^T x summed over the rows ([n, k] for g [m, n], x [m, k]), in the same blocks: each
@@ -69,10 +54,10 @@ at::Tensor blockedWeightGradient(const at::Tensor& g, const at::Tensor& x)
     const int64_t m = x.size(0), n = g.size(1), k = x.size(1);
     if (!plainFloats({&g, &x}) || !blockedThin(x, n, k))
         return g.t().mm(x);
-    const int64_t blocks = (m + kThinRows - 1) / kThinRows;
+    const int64_t blocks = (m + kThinMaximumRows - 1) / kThinMaximumRows;
     auto parts = torch::empty({blocks, n, k}, x.options());
     for (int64_t b = 0; b < blocks; ++b) {
-        const int64_t r = b * kThinRows, rows = std::min(kThinRows, m - r);
+        const int64_t r = b * kThinMaximumRows, rows = std::min(kThinMaximumRows, m - r);
         if (!thinWeightGradient(parts.data_ptr<float>() + b * n * k, g.data_ptr<float>() + r * n,
                                 x.data_ptr<float>() + r * k, rows, n, k)) {
             auto part = parts[b];
@@ -160,23 +145,8 @@ void BayesLinearImpl::addKlGradient(double tauWeight, double tauBias, double sca
     // dKL/dmu = tau mu, dKL/dlogVar = 0.5 (tau s2 - 1).
     for (auto [tau, mean, logVar] : {std::tuple{tauWeight, &weightMean, &weightLogVar},
                                      std::tuple{tauBias, &biasMean, &biasLogVar}}) {
-        auto& meanGrad = mean->mutable_grad();
-        auto& logVarGrad = logVar->mutable_grad();
-        if (plainFloats({mean, &meanGrad, logVar, &logVarGrad})) {
-            // Two plain loops for six LibTorch ops: at BBVI's sizes each op's dispatch
-            // cost more than its arithmetic.
-            float* gm = meanGrad.data_ptr<float>();
-            const float* mu = mean->data_ptr<float>();
-            for (int64_t i = 0, n = mean->numel(); i < n; ++i)
-                gm[i] += static_cast<float>(scale * tau) * mu[i];
-            float* gv = logVarGrad.data_ptr<float>();
-            const float* lv = logVar->data_ptr<float>();
-            for (int64_t i = 0, n = logVar->numel(); i < n; ++i)
-                gv[i] += static_cast<float>(0.5 * scale) * (static_cast<float>(tau) * std::exp(lv[i]) - 1.0f);
-            continue;
-        }
-        meanGrad.add_(*mean, scale * tau);
-        logVarGrad.add_(logVar->exp().mul_(tau).sub_(1.0), 0.5 * scale);
+        mean->mutable_grad().add_(*mean, scale * tau);
+        logVar->mutable_grad().add_(logVar->exp().mul_(tau).sub_(1.0), 0.5 * scale);
     }
 }
 

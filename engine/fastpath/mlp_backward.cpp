@@ -9,9 +9,8 @@
 #include "fastpath/flat_parameters.h"
 
 namespace lcs {
-namespace {
 
-bool thinOperands(std::initializer_list<const at::Tensor*> tensors)
+bool plainFloats(std::initializer_list<const at::Tensor*> tensors)
 {
     for (const auto* t : tensors)
         if (!t->defined() || t->scalar_type() != at::kFloat || !t->is_contiguous() || t->device().type() != at::kCPU)
@@ -19,9 +18,11 @@ bool thinOperands(std::initializer_list<const at::Tensor*> tensors)
     return true;
 }
 
+namespace {
+
 bool plainFloat(const at::Tensor& t)
 {
-    return t.defined() && t.scalar_type() == at::kFloat && t.is_contiguous() && t.device().type() == at::kCPU;
+    return plainFloats({&t});
 }
 
 // The element-wise work around the products, as plain loops where the tensors are plain
@@ -106,7 +107,7 @@ std::pair<double, at::Tensor> softmaxRows(const at::Tensor& logits, RowLoss rowL
 at::Tensor linearForward(const at::Tensor& h, const at::Tensor& weight, const at::Tensor& bias)
 {
     // Shapes that do not fit go to LibTorch, which says what is wrong.
-    if (thinOperands({&h, &weight, &bias}) && h.dim() == 2 && weight.dim() == 2 && bias.dim() == 1 &&
+    if (plainFloats({&h, &weight, &bias}) && h.dim() == 2 && weight.dim() == 2 && bias.dim() == 1 &&
         h.size(1) == weight.size(1) && bias.size(0) == weight.size(0)) {
         auto out = at::empty({h.size(0), weight.size(0)}, h.options());
         if (thinLinearForward(out.data_ptr<float>(), h.data_ptr<float>(), weight.data_ptr<float>(),
@@ -119,7 +120,7 @@ at::Tensor linearForward(const at::Tensor& h, const at::Tensor& weight, const at
 /// into = dS^T h, the weight gradient summed over the rows.
 void weightGradientInto(at::Tensor& into, const at::Tensor& dS, const at::Tensor& h)
 {
-    if (thinOperands({&into, &dS, &h}) && into.dim() == 2 && dS.dim() == 2 && h.dim() == 2 &&
+    if (plainFloats({&into, &dS, &h}) && into.dim() == 2 && dS.dim() == 2 && h.dim() == 2 &&
         dS.size(0) == h.size(0) && into.size(0) == dS.size(1) && into.size(1) == h.size(1) &&
         thinWeightGradient(into.data_ptr<float>(), dS.data_ptr<float>(), h.data_ptr<float>(), h.size(0),
                            dS.size(1), h.size(1))) {
@@ -132,7 +133,7 @@ void weightGradientInto(at::Tensor& into, const at::Tensor& dS, const at::Tensor
 /// dS W, the gradient with respect to a layer's input.
 at::Tensor inputGradient(const at::Tensor& dS, const at::Tensor& weight)
 {
-    if (thinOperands({&dS, &weight}) && dS.dim() == 2 && weight.dim() == 2 && dS.size(1) == weight.size(0)) {
+    if (plainFloats({&dS, &weight}) && dS.dim() == 2 && weight.dim() == 2 && dS.size(1) == weight.size(0)) {
         auto out = at::empty({dS.size(0), weight.size(1)}, dS.options());
         if (thinInputGradient(out.data_ptr<float>(), dS.data_ptr<float>(), weight.data_ptr<float>(), dS.size(0),
                               weight.size(0), weight.size(1)))

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <initializer_list>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,11 @@
 /// (tst_inference: mlpHandGradientsMatchAutograd, bbviHandGradientsMatchAutograd, the
 /// KFAC factor tests; tst_calibration: the correction's gradient).
 namespace lcs {
+
+/// Whether each tensor is a plain float array the hand-written loops and the thin kernels
+/// can read as it lies: defined, float, contiguous, in the CPU's memory. Elsewhere (CUDA,
+/// double, a strided view) the same steps run as LibTorch ops.
+bool plainFloats(std::initializer_list<const at::Tensor*> tensors);
 
 /// What a hand-written backward pass needs: each layer's input. For i >= 1 that is
 /// ReLU of layer i-1's output, positive exactly where the ReLU passes gradient on.
