@@ -268,6 +268,39 @@ private Q_SLOTS:
         QVERIFY(camvidDifferenceImage(f.frame, f.uncorrected, f.corrected.mid(1)).isNull());
     }
 
+    // The kept rule leads the IoU table as one bold row across its columns, with how it
+    // was chosen as its tooltip; without a choice (fewer than 4 frames) the table starts
+    // with the decision cost as before.
+    void iouTableLeadsWithTheKeptRule()
+    {
+        CamvidIouTable table;
+        CamvidIouView v;
+        v.classNames = {"Sky", "Road"};
+        v.before.iou = {0.5, 0.6};
+        v.after.iou = {0.55, 0.58};
+        v.before.cost = 0.30;
+        v.after.cost = 0.31;
+        table.setComparison(v);
+        QCOMPARE(table.rowCount(), 7);
+        QCOMPARE(table.item(0, 0)->text(), QString("decision cost"));
+        v.keptRule = "vector";
+        v.keptCost = 0.2571;
+        v.keptReferenceCost = 0.2741;
+        v.keptScoredFrames = 51;
+        v.keptReason = "vector had the lowest cost of the rules that beat S";
+        table.setComparison(v);
+        QCOMPARE(table.rowCount(), 8);
+        QCOMPARE(table.item(0, 0)->text(), QString("kept: vector · cost 0.2571 (S 0.2741) on 51 unseen frames"));
+        QCOMPARE(table.columnSpan(0, 0), 4);
+        QVERIFY(table.item(0, 0)->font().bold());
+        QCOMPARE(table.item(0, 0)->toolTip(), v.keptReason);
+        QCOMPARE(table.item(1, 0)->text(), QString("decision cost"));
+        v.keptRule.clear();  // a later run without a choice drops the row and its span
+        table.setComparison(v);
+        QCOMPARE(table.rowCount(), 7);
+        QCOMPARE(table.columnSpan(0, 0), 1);
+    }
+
     void sessionHoldsTheCamvidSettingsAndMatrix()
     {
         const QString path = m_tmp.path() + "/camvid.lcsession";

@@ -2,8 +2,10 @@
 // constant decision) against closed forms and hand-worked pools, and the choice of the
 // kept rule by stratified k-fold cross-validation: its folds, its refusals, and that it
 // keeps the rule that decides best on rows it was not fitted on.
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <QtTest/QtTest>
 
@@ -203,6 +205,52 @@ private Q_SLOTS:
             QVERIFY(good >= 4 && good <= 5);
         }
         QCOMPARE(stratifiedFolds(labels, 4, 9), folds);
+    }
+
+    // Grouped folds keep every row of a group in one fold and deal the groups round the
+    // folds: 7 groups of uneven size over 3 folds give 3, 2 and 2 groups.
+    void groupedFoldsKeepGroupsWhole()
+    {
+        const std::vector<int64_t> groups{5, 5, 5, 2, 2, 9, 9, 9, 9, 1, 4, 4, 7, 7, 7, 3};
+        const auto folds = groupedFolds(groups, 3, 4);
+        std::map<int64_t, std::set<int>> foldsOfGroup;
+        std::map<int, std::set<int64_t>> groupsOfFold;
+        for (size_t i = 0; i < groups.size(); ++i) {
+            foldsOfGroup[groups[i]].insert(folds[i]);
+            groupsOfFold[folds[i]].insert(groups[i]);
+        }
+        for (const auto& [group, in] : foldsOfGroup)
+            QCOMPARE(in.size(), size_t{1});
+        std::vector<size_t> sizes;
+        for (const auto& [fold, in] : groupsOfFold)
+            sizes.push_back(in.size());
+        std::sort(sizes.begin(), sizes.end());
+        QCOMPARE(sizes, (std::vector<size_t>{2, 2, 3}));
+        QCOMPARE(groupedFolds(groups, 3, 4), folds);
+    }
+
+    // The standard error over groups, by hand. Paired differences (rule minus P) on 8
+    // rows in 4 groups of 2: (-1, -1), (-1, 0), (0, 0), (0, +1); mean -1/4. The groups'
+    // summed deviations are -1.5, -0.5, 0.5, 1.5, so the cluster-robust standard error is
+    // sqrt(4/3 x 5) / 8 = 0.322749; the plain one, rows taken as independent, is
+    // sqrt(3.5 / 7 / 8) = 0.25.
+    void standardErrorOverGroupsByHand()
+    {
+        const auto costs = CostMatrix::zeroOne(2, {"good", "bad"});
+        const std::vector<int64_t> labels(8, 0), groups{0, 0, 1, 1, 2, 2, 3, 3};
+        const std::vector<int64_t> pDecisions{1, 1, 1, 0, 0, 0, 0, 0}, rule{0, 0, 0, 0, 0, 0, 0, 1};
+        const auto p = binary(std::vector<double>(8, 0.3));
+        const auto grouped =
+            chooseRuleByCrossValidation(p, {{"P", pDecisions}, {"R", rule}}, labels, costs, {}, 2, 1, 0, groups);
+        QVERIFY(std::abs(grouped.candidates[1].changeVsFirst + 0.25) < 1e-12);
+        QVERIFY2(std::abs(grouped.candidates[1].standardError - std::sqrt(4.0 / 3 * 5) / 8) < 1e-12,
+                 qPrintable(QString::number(grouped.candidates[1].standardError, 'g', 12)));
+        QVERIFY2(grouped.reason.find("in 4 groups kept whole") != std::string::npos, grouped.reason.c_str());
+        const auto plain = chooseRuleByCrossValidation(p, {{"P", pDecisions}, {"R", rule}}, labels, costs, {}, 2, 1);
+        QVERIFY(std::abs(plain.candidates[1].standardError - 0.25) < 1e-12);
+        QVERIFY(throwsWith([&] {
+            chooseRuleByCrossValidation(p, {{"P", pDecisions}}, labels, costs, {}, 2, 1, 0, {0, 1});
+        }, "2 groups for 8 labelled rows"));
     }
 
     // Folds asked for that a class cannot fill, and labels of one class, are refused with

@@ -4,6 +4,7 @@
 // train / eval / frames-per-second end to end, and the window's in-memory job: a
 // re-correction retrains only q and lowers the cost under the new matrix; the frames the
 // evaluation visits agree with the metrics it reports.
+#include <array>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -415,6 +416,76 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(InputError, camvidDecisionCosts(CostMatrix::zeroOne(4)));
     }
 
+    // The kept rule on frames built so that the answer is known: 3 classes, 1,000 pixels
+    // a frame (every 50th void). Truth 0 on half the pixels, 1 on 30%, 2 on 20%; S says
+    // (0.8, 0.1, 0.1) for truth 0 and 0.55 for class 0 otherwise, so under 0/1 costs S
+    // decides 0 everywhere (cost 480/980 on the labelled pixels); q gets truth 1 right
+    // (180/980). Class offsets (log-offsets tuned on the cost) decide every pixel right,
+    // and temperature cannot move an argmax: the choice on frames 0-3 keeps the offsets,
+    // and frames 4-7 score S and temperature 480/980, q 180/980, offsets and the kept
+    // rule 0.
+    void keptRuleChosenOnTheFirstHalfScoredOnTheSecond()
+    {
+        const auto costs = CostMatrix::zeroOne(3, {"road", "car", "sign"});
+        constexpr int64_t kVoid = 3, kPixels = 1000, kFrames = 8;
+        QVERIFY(!CamvidRuleChooser::applies(3));
+        QVERIFY(CamvidRuleChooser::applies(4));
+        CamvidRuleChooser chooser(costs, kFrames, kVoid, 7, {1, 2});
+        auto labels = torch::empty({kPixels}, torch::kLong);
+        auto pS = torch::empty({kPixels, 3}), pQ = torch::empty({kPixels, 3});
+        for (int64_t i = 0; i < kPixels; ++i) {
+            const int64_t y = i % 50 == 49 ? kVoid : i % 10 < 5 ? 0 : i % 10 < 8 ? 1 : 2;
+            labels[i] = y;
+            const std::array<std::array<float, 3>, 4> s{{{0.8f, 0.1f, 0.1f}, {0.55f, 0.4f, 0.05f},
+                                                         {0.55f, 0.05f, 0.4f}, {0.8f, 0.1f, 0.1f}}};
+            const std::array<std::array<float, 3>, 4> q{{{0.8f, 0.1f, 0.1f}, {0.3f, 0.6f, 0.1f},
+                                                         {0.55f, 0.05f, 0.4f}, {0.8f, 0.1f, 0.1f}}};
+            for (int c = 0; c < 3; ++c) {
+                pS[i][c] = s[static_cast<size_t>(y)][static_cast<size_t>(c)];
+                pQ[i][c] = q[static_cast<size_t>(y)][static_cast<size_t>(c)];
+            }
+        }
+        const auto L = costTensor(costs);
+        const auto dS = bayesDecisions(pS, L), dQ = bayesDecisions(pQ, L);
+        for (int64_t f = 0; f < kFrames; ++f) {
+            if (f == 5) {
+                bool refused = false;
+                try {
+                    chooser.result();
+                } catch (const std::logic_error&) {
+                    refused = true;
+                }
+                QVERIFY(refused);  // three frames still to come
+            }
+            chooser.add(pS, dS, pQ, dQ, labels);
+        }
+        const auto kept = chooser.result();
+        QCOMPARE(kept.choiceFrames, int64_t(4));
+        QCOMPARE(kept.scoredFrames, int64_t(4));
+        QCOMPARE(kept.choicePixels, int64_t(4 * kCamvidChoicePixelsPerFrame));
+        QCOMPARE(kept.kept(), std::string("offsets"));
+        QVERIFY2(kept.choice.reason.find("in 4 groups kept whole") != std::string::npos, kept.choice.reason.c_str());
+        // Of the 980 labelled pixels a frame (the void ones would have been truth 2), 480
+        // are not road and 180 are sign.
+        const std::map<std::string, double> expected{
+            {"S", 480.0 / 980}, {"q", 180.0 / 980}, {"temperature", 480.0 / 980}, {"offsets", 0.0}};
+        for (const auto& [rule, cost] : expected) {
+            QVERIFY2(kept.rule(rule), rule.c_str());
+            QVERIFY2(std::abs(kept.rule(rule)->metrics.averageCost - cost) < 1e-9,
+                     qPrintable(QString::fromStdString(rule) + " " + QString::number(kept.rule(rule)->metrics.averageCost)));
+            QCOMPARE(kept.rule(rule)->metrics.count, int64_t(4 * 980));
+        }
+        QCOMPARE(kept.evidence.reference, std::string("S"));
+        QCOMPARE(kept.evidence.candidate, std::string("offsets"));
+        QCOMPARE(kept.evidence.groups, int64_t(4));
+        QCOMPARE(kept.evidence.figures[1].name, std::string("IoU car"));
+        QVERIFY(std::abs(kept.evidence.figures[0].difference.mean + 480.0 / 980) < 1e-9);
+        QCOMPARE(kept.evidence.figures[0].verdict, Verdict::Better);
+        const auto summary = camvidKeptRuleSummary(kept);
+        QVERIFY2(summary.find("decisions kept: offsets") == 0, summary.c_str());
+        QVERIFY2(summary.find("offsets 0.0000 (kept)") != std::string::npos, summary.c_str());
+    }
+
     void trainEvaluateAndTimeOnTinyFrames()
     {
         QTemporaryDir tmp;
@@ -447,6 +518,7 @@ private Q_SLOTS:
         QCOMPARE(result.rows.back().rule, std::string("correction_optimum"));
         QCOMPARE(result.frames, 2);
         QCOMPARE(result.overlays, 2);
+        QVERIFY(!result.keptRule);  // two frames: too few to choose on one half and score on the other
         // The held-out evidence pairs S and q frame by frame: its whole-split figures are
         // the rows' own, its favoured classes named by the cost table.
         QVERIFY(result.evidence);

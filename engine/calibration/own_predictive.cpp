@@ -147,15 +147,10 @@ RowSplit splitRows(int64_t n, const OwnEvidenceInputs& evidence, uint64_t seed, 
     return split;
 }
 
-at::Tensor tensorOf(const ClassProbabilities& p)
-{
-    return torch::tensor(p.values, torch::kDouble).reshape({p.rows, p.classes}).to(torch::kFloat);
-}
-
 /// The predictive q trains on and corrects: P, or P calibrated by the run's q base.
 at::Tensor qBaseOf(const OwnCorrectionResult& r, const at::Tensor& p)
 {
-    return r.qBase ? tensorOf(r.qBase->probabilities(toClassProbabilities(p))) : p;
+    return r.qBase ? probabilitiesTensor(r.qBase->probabilities(toClassProbabilities(p))) : p;
 }
 
 /// The calibration q is trained on top of: the calibration of P (softmax-affine) with

@@ -173,6 +173,11 @@ ClassProbabilities toClassProbabilities(const at::Tensor& probs)
     return out;
 }
 
+at::Tensor probabilitiesTensor(const ClassProbabilities& p)
+{
+    return at::from_blob(const_cast<double*>(p.values.data()), {p.rows, p.classes}, at::kDouble).to(at::kFloat);
+}
+
 DecisionMetrics evaluateDecisions(const at::Tensor& probsIn, const at::Tensor& decisionsIn,
                                   const at::Tensor& labelsIn, const CostMatrix& costs,
                                   int64_t ignoreLabel)

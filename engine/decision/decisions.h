@@ -14,6 +14,10 @@ namespace lcs {
 /// Probabilities [N, C] as the plain rows the held-out evidence reads (double, row-major).
 ClassProbabilities toClassProbabilities(const at::Tensor& probs);
 
+/// The rows back as a float tensor [N, C] on the CPU (a calibration's output, scored by
+/// the tensor metrics).
+at::Tensor probabilitiesTensor(const ClassProbabilities& p);
+
 /// L as a [C, D] tensor of the given dtype on the given device.
 at::Tensor costTensor(const CostMatrix& costs, at::ScalarType dtype = at::kFloat,
                       at::Device device = at::kCPU);

@@ -67,19 +67,55 @@ std::vector<int> stratifiedFolds(const std::vector<int64_t>& labels, int folds, 
     return out;
 }
 
+std::vector<int> groupedFolds(const std::vector<int64_t>& groups, int folds, uint64_t seed)
+{
+    std::map<int64_t, size_t> slot;  // group -> its place among the groups, in order of first appearance
+    std::vector<int64_t> order;
+    for (auto g : groups)
+        if (slot.emplace(g, order.size()).second)
+            order.push_back(g);
+    std::mt19937_64 engine(seed);
+    for (size_t i = order.size(); i > 1; --i)
+        std::swap(order[i - 1], order[static_cast<size_t>((static_cast<unsigned __int128>(engine()) * i) >> 64)]);
+    std::map<int64_t, int> foldOf;
+    for (size_t k = 0; k < order.size(); ++k)
+        foldOf[order[k]] = static_cast<int>(k % static_cast<size_t>(folds));
+    std::vector<int> out(groups.size());
+    for (size_t i = 0; i < groups.size(); ++i)
+        out[i] = foldOf[groups[i]];
+    return out;
+}
+
 namespace {
 
-/// The mean of `values` and its standard error (divisor n - 1; NaN below two values).
-std::pair<double, double> meanAndStandardError(const std::vector<double>& values)
+/// The mean of `values` and its standard error, cluster-robust over `groups` (empty:
+/// every value its own group): sqrt(G / (G - 1) sum_g e_g^2) / n, e_g the sum of group g's
+/// deviations from the mean. One value per group gives sqrt(sum (v - mean)^2 / (n - 1) / n),
+/// the plain standard error. NaN below two groups. Values past the end of `groups` (the
+/// unseen row) are each their own group.
+std::pair<double, double> meanAndStandardError(const std::vector<double>& values,
+                                               const std::vector<int64_t>& groups = {})
 {
     const double n = static_cast<double>(values.size());
-    double mean = 0, squares = 0;
+    double mean = 0;
     for (double v : values)
         mean += v;
     mean /= n;
-    for (double v : values)
-        squares += (v - mean) * (v - mean);
-    return {mean, values.size() > 1 ? std::sqrt(squares / (n - 1) / n) : std::numeric_limits<double>::quiet_NaN()};
+    std::map<int64_t, double> deviation;  // group -> e_g
+    std::vector<double> alone;
+    for (size_t i = 0; i < values.size(); ++i) {
+        if (i < groups.size())
+            deviation[groups[i]] += values[i] - mean;
+        else
+            alone.push_back(values[i] - mean);
+    }
+    double squares = 0;
+    for (const auto& [group, e] : deviation)
+        squares += e * e;
+    for (double e : alone)
+        squares += e * e;
+    const double g = static_cast<double>(deviation.size() + alone.size());
+    return {mean, g > 1 ? std::sqrt(g / (g - 1) * squares) / n : std::numeric_limits<double>::quiet_NaN()};
 }
 
 ClassProbabilities subset(const ClassProbabilities& p, const std::vector<size_t>& rows)
@@ -107,8 +143,11 @@ std::string figure(double v)
 RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::vector<FixedRule>& fixed,
                                        const std::vector<int64_t>& labels, const CostMatrix& costs,
                                        const std::vector<CalibrationKind>& calibrations, int folds, uint64_t seed,
-                                       double guard)
+                                       double guard, const std::vector<int64_t>& groups)
 {
+    if (!groups.empty() && groups.size() != labels.size())
+        throw std::invalid_argument("rule choice: " + std::to_string(groups.size()) + " groups for " +
+                                    std::to_string(labels.size()) + " labelled rows");
     if (p.rows != static_cast<int64_t>(labels.size()) || labels.empty())
         throw std::invalid_argument("rule choice: " + std::to_string(labels.size()) + " labels for " +
                                     std::to_string(p.rows) + " rows");
@@ -129,7 +168,7 @@ RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::v
         candidate.cost = total / n;
         choice.candidates.push_back(std::move(candidate));
     }
-    const auto fold = stratifiedFolds(labels, folds, seed);
+    const auto fold = groups.empty() ? stratifiedFolds(labels, folds, seed) : groupedFolds(groups, folds, seed);
     std::vector<std::string> unfitted;
     for (auto kind : calibrations) {
         double total = 0;
@@ -174,7 +213,7 @@ RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::v
         std::vector<double> differences(first.size());
         for (size_t i = 0; i < first.size(); ++i)
             differences[i] = candidate.rowCosts[i] - first[i];
-        const auto [mean, error] = meanAndStandardError(differences);
+        const auto [mean, error] = meanAndStandardError(differences, groups);
         candidate.changeVsFirst = mean;
         candidate.standardError = error;
         const auto& firstDecisions = choice.candidates.front().decisions;
@@ -200,7 +239,7 @@ RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::v
             differences[i] -= choice.candidates.front().rowCosts[i];
         if (c >= fixed.size() || fixed[c].guardUnseenRow)
             differences.insert(differences.end(), kUnseenRows, candidate.dearestChange);
-        const auto [mean, error] = meanAndStandardError(differences);
+        const auto [mean, error] = meanAndStandardError(differences, groups);
         // Strictly beyond, with room for rounding: one row in a rule's favour is a change
         // of exactly -1/n with a standard error of exactly 1/n, which is not beyond.
         return mean + guard * error < -1e-12;
@@ -219,8 +258,16 @@ RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::v
     });
     for (const auto& c : ranked)
         list += (list.empty() ? "" : ", ") + c.rule + " " + figure(c.cost);
+    std::string grouping;
+    if (!groups.empty()) {
+        std::map<int64_t, int> distinct;
+        for (auto g : groups)
+            distinct[g] = 1;
+        grouping = " in " + std::to_string(distinct.size()) + " groups kept whole (folds by group, cluster-robust "
+                   "standard errors)";
+    }
     const std::string where = std::to_string(folds) + "-fold cross-validation on " + std::to_string(labels.size()) +
-                              " labelled validation rows (" + list + ")";
+                              " labelled validation rows" + grouping + " (" + list + ")";
     const std::string& first = choice.candidates.front().rule;
     if (guard <= 0)
         choice.reason = choice.kept + " had the lowest cost in " + where;

@@ -80,6 +80,11 @@ inline constexpr double kSelectionGuard = 1.0;
 /// with a standard error of 0.15.
 inline constexpr int kUnseenRows = 1;
 
+/// Row i's fold in [0, folds) where the rows come in groups that are not independent (the
+/// pixels of one frame): every row of a group in one fold, the groups (in order of first
+/// appearance) shuffled from `seed` and dealt round the folds in turn.
+std::vector<int> groupedFolds(const std::vector<int64_t>& groups, int folds, uint64_t seed);
+
 /// Chooses among the fixed rules (their decisions scored as they are) and the
 /// calibrations of `p` (each fitted on k - 1 folds, scored on the last) by the lowest
 /// cross-validated cost. With `guard` > 0 only rules whose mean paired difference from
@@ -88,9 +93,15 @@ inline constexpr int kUnseenRows = 1;
 /// `guard` standard errors compete, and the first is kept
 /// where none does; 0: the lowest cost, a tie keeping the rule
 /// offered first (offer P first).
+///
+/// `groups` (empty: every row its own) names each row's group where rows are not
+/// independent: the folds then keep each group whole (groupedFolds), and the standard
+/// error of a paired difference is the cluster-robust one, sqrt(G / (G - 1) sum_g e_g^2) / n
+/// with e_g the sum of group g's deviations from the mean over G groups (the unseen row
+/// its own group). With one row per group it is the plain standard error.
 RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::vector<FixedRule>& fixed,
                                        const std::vector<int64_t>& labels, const CostMatrix& costs,
                                        const std::vector<CalibrationKind>& calibrations, int folds, uint64_t seed,
-                                       double guard = 0);
+                                       double guard = 0, const std::vector<int64_t>& groups = {});
 
 } // namespace lcs

@@ -163,9 +163,13 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
     CamvidEvalResult result;
     std::optional<DecisionChangeAccumulator> changes;
     std::optional<GroupedComparisonAccumulator> frameEvidence;
+    const uint64_t trainingSeed = nets.empty() ? 0 : nets.begin()->second.info.seed;
+    std::optional<CamvidRuleChooser> chooser;
     if (nets.count("sghmc_s") && nets.count("ours")) {
         changes.emplace(costs, kCamvidVoid);
         frameEvidence.emplace(costs);
+        if (CamvidRuleChooser::applies(static_cast<int64_t>(pairs.size())))
+            chooser.emplace(costs, static_cast<int64_t>(pairs.size()), kCamvidVoid, trainingSeed, camvidFavouredClasses());
     }
     // The correction objective's pointwise optimum decides like Bayes under S with the
     // costs 1 - exp(-L / M) (see correctionOptimumCosts): scored as a reference row, it
@@ -182,7 +186,7 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
         auto [image, labels] = camvidFrameTensors(frame, manifest.norm);
         const auto x = image.unsqueeze(0).to(device);
         const auto y = labels.unsqueeze(0);
-        std::map<std::string, at::Tensor> decisions;
+        std::map<std::string, at::Tensor> decisions, probabilities;
         std::map<std::string, std::vector<int64_t>> frameConfusion;
         for (const auto& [m, rule] : order) {
             auto& net = *nets.at(m).model;
@@ -193,6 +197,7 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
             const auto d = bayesDecisions(classRows(cpu), L).reshape({1, manifest.height, manifest.width});
             frameConfusion[m] = accumulators.at(m).add(cpu, d, y);
             decisions[m] = d[0];
+            probabilities[m] = cpu;
             if (m == "sghmc_s" && optimum)
                 optimum->add(cpu, bayesDecisions(classRows(cpu), optimumCosts).reshape(d.sizes()), y);
         }
@@ -200,6 +205,9 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
             changes->add(decisions.at("sghmc_s"), decisions.at("ours"), y[0]);
             frameEvidence->add(frameConfusion.at("sghmc_s"), frameConfusion.at("ours"));
         }
+        if (chooser)
+            chooser->add(probabilities.at("sghmc_s"), decisions.at("sghmc_s"), probabilities.at("ours"),
+                         decisions.at("ours"), y);
         if (visit && changes)
             visit(visitedFrame(index, pair, frame, decisions.at("sghmc_s"), decisions.at("ours")));
         if (!config.overlayDir.empty() && decisions.count("sghmc_s") && decisions.count("ours")) {
@@ -216,9 +224,10 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
         result.rows.push_back({"sghmc_s", "correction_optimum", optimum->result()});
     if (changes)
         result.studentToCorrected = changes->result();
-    const uint64_t trainingSeed = nets.empty() ? 0 : nets.begin()->second.info.seed;
     if (frameEvidence && frameEvidence->groups() > 0)
         result.evidence = camvidEvidence(*frameEvidence, trainingSeed);
+    if (chooser)
+        result.keptRule = chooser->result();
     result.classNames = costs.classNames();
     result.frames = index;
     result.record = evaluationRecord(config, manifest, costs, trainingSeed);

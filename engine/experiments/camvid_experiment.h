@@ -18,6 +18,7 @@
 #include "decision/cost_matrix.h"
 #include "decision/decisions.h"
 #include "decision/grouped_evidence.h"
+#include "experiments/camvid_kept_rule.h"
 #include "decision/metrics_accumulator.h"
 #include "models/classifier.h"
 
@@ -193,6 +194,9 @@ struct CamvidEvalResult {
     std::optional<DecisionChanges> studentToCorrected;
     /// q against S with intervals over the split's frames (with both S and q).
     std::optional<GroupedComparison> evidence;
+    /// The decisions kept among S, q and the calibrations of S, chosen on the split's
+    /// first half and scored on the second (with both S and q, and 4 frames or more).
+    std::optional<CamvidKeptRule> keptRule;
     std::vector<std::string> classNames;  ///< the 11 scored classes
     int64_t frames = 0;
     int overlays = 0;
@@ -399,6 +403,7 @@ struct CamvidComparison {
     DecisionMetrics optimum;          ///< S decided at the correction objective's pointwise optimum
     DecisionChanges changes;          ///< where q's decisions depart from S's, per kind
     GroupedComparison evidence;       ///< q against S with intervals over frames
+    std::optional<CamvidKeptRule> keptRule;  ///< as CamvidEvalResult::keptRule
     int64_t frames = 0;
     double seconds = 0;
 };

@@ -91,6 +91,62 @@ std::vector<Observation> camvidObservations(const CamvidEvalResult& r)
     return out;
 }
 
+nlohmann::json groupedComparisonJson(const GroupedComparison& e)
+{
+    nlohmann::json figures = nlohmann::json::array();
+    for (const auto& f : e.figures) {
+        nlohmann::json figure{{"figure", f.name},
+                              {"higher_is_better", f.higherIsBetter},
+                              {"change", reportNumber(f.difference.mean)},
+                              {"change_low", reportNumber(f.difference.low)},
+                              {"change_high", reportNumber(f.difference.high)},
+                              {"verdict", verdictName(f.verdict)}};
+        figure[e.reference] = reportNumber(f.reference);
+        figure[e.candidate] = reportNumber(f.candidate);  // the kept rule may be S itself: then one value
+        figures.push_back(std::move(figure));
+    }
+    return {{"reference", e.reference},
+            {"candidate", e.candidate},
+            {"resampled", e.unit},
+            {"groups", e.groups},
+            {"interval", "95% percentile bootstrap over resampled frames"},
+            {"figures", figures},
+            {"verdict", groupedVerdictSentence(e)}};
+}
+
+/// The kept rule: how it was chosen (every candidate's cross-validated cost on the choice
+/// frames' pixels), what each calibration fitted, every rule's figures on the scored
+/// frames and the kept rule against S there.
+nlohmann::json keptRuleJson(const CamvidKeptRule& k)
+{
+    nlohmann::json candidates = nlohmann::json::array();
+    for (const auto& c : k.choice.candidates)
+        candidates.push_back({{"rule", c.rule},
+                              {"cross_validated_cost", reportNumber(c.cost)},
+                              {"change_vs_s", reportNumber(c.changeVsFirst)},
+                              {"standard_error", reportNumber(c.standardError)}});
+    nlohmann::json calibrations = nlohmann::json::array();
+    for (const auto& c : k.calibrations)
+        calibrations.push_back(c.toJson());
+    nlohmann::json scored = nlohmann::json::array();
+    for (const auto& r : k.scored)
+        scored.push_back({{"rule", r.rule},
+                          {"cost", reportNumber(r.metrics.averageCost)},
+                          {"mean_iou", reportNumber(r.metrics.meanIoU)},
+                          {"pixel_accuracy", reportNumber(r.metrics.accuracy)},
+                          {"pixels", r.metrics.count}});
+    return {{"kept", k.kept()},
+            {"reason", k.choice.reason},
+            {"folds", k.choice.folds},
+            {"choice_frames", k.choiceFrames},
+            {"choice_pixels", k.choicePixels},
+            {"scored_frames", k.scoredFrames},
+            {"candidates", candidates},
+            {"calibrations", calibrations},
+            {"scored", scored},
+            {"evidence", groupedComparisonJson(k.evidence)}};
+}
+
 } // namespace
 
 std::string camvidEvalTable(const CamvidEvalResult& r)
@@ -100,6 +156,9 @@ std::string camvidEvalTable(const CamvidEvalResult& r)
     std::snprintf(line, sizeof line, "CamVid evaluation over %lld frame(s) (void pixels ignored)\n",
                   static_cast<long long>(r.frames));
     s << line;
+    // The decisions the evaluation keeps come first: what a user should decide with.
+    if (r.keptRule)
+        s << camvidKeptRuleSummary(*r.keptRule) << "\n";
     std::snprintf(line, sizeof line, "%-14s %-13s %-8s %-9s %-8s %-8s\n", "method", "decisions", "cost",
                   "expected", "mIoU", "pixel acc");
     s << line;
@@ -155,6 +214,10 @@ std::string camvidEvalTable(const CamvidEvalResult& r)
         s << "\n" << groupedComparisonText(*r.evidence);
         s << "Verdict: " << groupedVerdictSentence(*r.evidence) << "\n";
     }
+    if (r.keptRule) {
+        s << "\n" << groupedComparisonText(r.keptRule->evidence);
+        s << "Verdict: " << groupedVerdictSentence(r.keptRule->evidence) << "\n";
+    }
     if (r.overlays > 0)
         s << r.overlays << " overlay(s) written (frame | truth | S | q | where they differ)\n";
     std::snprintf(line, sizeof line, "%.1f s\n", r.seconds);
@@ -204,25 +267,10 @@ std::string camvidEvalJson(const CamvidEvalResult& r)
                                  {"cost_change", reportNumber(c.costChange)},
                                  {"kinds", kinds}};
     }
-    if (r.evidence) {
-        nlohmann::json figures = nlohmann::json::array();
-        for (const auto& f : r.evidence->figures)
-            figures.push_back({{"figure", f.name},
-                               {"higher_is_better", f.higherIsBetter},
-                               {r.evidence->reference, reportNumber(f.reference)},
-                               {r.evidence->candidate, reportNumber(f.candidate)},
-                               {"change", reportNumber(f.difference.mean)},
-                               {"change_low", reportNumber(f.difference.low)},
-                               {"change_high", reportNumber(f.difference.high)},
-                               {"verdict", verdictName(f.verdict)}});
-        out["evidence"] = {{"reference", r.evidence->reference},
-                           {"candidate", r.evidence->candidate},
-                           {"resampled", r.evidence->unit},
-                           {"groups", r.evidence->groups},
-                           {"interval", "95% percentile bootstrap over resampled frames"},
-                           {"figures", figures},
-                           {"verdict", groupedVerdictSentence(*r.evidence)}};
-    }
+    if (r.evidence)
+        out["evidence"] = groupedComparisonJson(*r.evidence);
+    if (r.keptRule)
+        out["kept_rule"] = keptRuleJson(*r.keptRule);
     if (r.fps)
         out["fps"] = fpsJson(*r.fps);
     return out.dump(2) + "\n";
@@ -252,6 +300,7 @@ CamvidEvalResult camvidWindowResults(const CamvidComparison& c, const CamvidWind
     r.studentToCorrected = c.changes;
     if (c.evidence.groups > 0)
         r.evidence = c.evidence;
+    r.keptRule = c.keptRule;
     r.classNames = c.classNames;
     r.frames = c.frames;
     r.seconds = c.seconds;

@@ -293,6 +293,9 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
     DecisionChangeAccumulator changes(cache.costs, kCamvidVoid);
     GroupedComparisonAccumulator frameEvidence(cache.costs);
     const auto optimumCosts = correctionOptimumCosts(L, cache.costs.utilityConstant());
+    std::optional<CamvidRuleChooser> chooser;
+    if (CamvidRuleChooser::applies(static_cast<int64_t>(pairs.size())))
+        chooser.emplace(cache.costs, static_cast<int64_t>(pairs.size()), kCamvidVoid, cache.train.seed, camvidFavouredClasses());
     CamvidComparison out;
     for (size_t i = 0; i < pairs.size(); ++i) {
         ctx.checkCancelled();
@@ -307,6 +310,8 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
         frameEvidence.add(before.add(pS, dS, y), after.add(pQ, dQ, y));
         optimum.add(pS, bayesDecisions(classRows(pS), optimumCosts).reshape(y.sizes()), y);
         changes.add(dS, dQ, y);
+        if (chooser)
+            chooser->add(pS, dS, pQ, dQ, y);
         if (visit) {
             CamvidVisitedFrame v;
             v.index = static_cast<int64_t>(i);
@@ -328,6 +333,8 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
     out.changes = changes.result();
     if (frameEvidence.groups() > 0)
         out.evidence = camvidEvidence(frameEvidence, cache.train.seed);
+    if (chooser)
+        out.keptRule = chooser->result();
     out.frames = static_cast<int64_t>(pairs.size());
     out.seconds = secondsSince(start);
     return out;

@@ -329,15 +329,6 @@ const FittedCalibration* ReplicateOutcome::keptCalibration() const
     return nullptr;
 }
 
-namespace {
-
-at::Tensor tensorOf(const ClassProbabilities& p)
-{
-    return torch::tensor(p.values, torch::kDouble).reshape({p.rows, p.classes}).to(torch::kFloat);
-}
-
-} // namespace
-
 ReplicateOutcome evaluateSynthetic(const SyntheticPredictive& predictive, const SyntheticCorrection& correction,
                                    const CostMatrix& costs, Selection selection, uint64_t seed, int folds)
 {
@@ -373,7 +364,7 @@ ReplicateOutcome evaluateSynthetic(const SyntheticPredictive& predictive, const 
         offered.push_back(kind);
         const auto decisions = torch::tensor(fit.decisions(testP, costs), torch::kLong);
         // The constant decision has no probabilities of its own: its NLL and ECE are P's.
-        const auto probs = fit.hasProbabilities() ? tensorOf(fit.probabilities(testP)) : predictive.testProbs;
+        const auto probs = fit.hasProbabilities() ? probabilitiesTensor(fit.probabilities(testP)) : predictive.testProbs;
         r.baselines.push_back({fit.name(), evaluateDecisions(probs, decisions, y, costs), fit});
     }
     if (selection == Selection::None || !correction.validationProbs.defined())

@@ -43,7 +43,8 @@ CamvidIouView::Rule ruleFigures(const DecisionMetrics& m)
 
 /// S's and q's figures on the evaluated frames as the IoU views show them.
 CamvidIouView iouView(const std::vector<std::string>& classNames, const DecisionMetrics& s, const DecisionMetrics& q,
-                      double costAtOptimum, const DecisionChanges& changes, int64_t frames)
+                      double costAtOptimum, const DecisionChanges& changes, int64_t frames,
+                      const std::optional<CamvidKeptRule>& kept)
 {
     CamvidIouView v;
     for (const auto& n : classNames)
@@ -55,6 +56,13 @@ CamvidIouView iouView(const std::vector<std::string>& classNames, const Decision
                                         : NAN;
     v.frames = frames;
     v.pixels = q.count;
+    if (kept) {
+        v.keptRule = QString::fromStdString(kept->kept());
+        v.keptCost = kept->rule(kept->kept())->metrics.averageCost;
+        v.keptReferenceCost = kept->rule("S")->metrics.averageCost;
+        v.keptScoredFrames = kept->scoredFrames;
+        v.keptReason = QString::fromStdString(kept->choice.reason + "\n\n" + groupedVerdictSentence(kept->evidence));
+    }
     return v;
 }
 
@@ -227,7 +235,8 @@ private:
             reporter.flush();  // every frame before the figures
             const auto& c = e.comparison;
             CamvidIouView view =
-                iouView(c.classNames, c.uncorrected, c.corrected, c.optimum.averageCost, c.changes, c.frames);
+                iouView(c.classNames, c.uncorrected, c.corrected, c.optimum.averageCost, c.changes, c.frames,
+                        c.keptRule);
             view.recorrected = e.recorrected;
             view.correctionSeconds = e.correctionSeconds;
             sendComparison(view);
@@ -315,7 +324,7 @@ private:
         }
         if (student && q && optimum && result.studentToCorrected)
             sendComparison(iouView(result.classNames, student->metrics, q->metrics, optimum->metrics.averageCost,
-                                   *result.studentToCorrected, result.frames));
+                                   *result.studentToCorrected, result.frames, result.keptRule));
         Q_EMIT logMessage(QString::fromStdString(camvidEvalTable(result)).trimmed());
         json = QString::fromStdString(camvidEvalJson(result));
         csv = QString::fromStdString(camvidEvalCsv(result));

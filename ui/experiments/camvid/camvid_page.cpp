@@ -110,8 +110,25 @@ void CamvidIouTable::setComparison(const CamvidIouView& v)
     auto number = [](double x, int digits) {
         return std::isfinite(x) ? QString::number(x, 'f', digits) : QStringLiteral("–");
     };
-    setRowCount(static_cast<int>(v.classNames.size()) + 5);
+    clearSpans();
+    const bool kept = !v.keptRule.isEmpty();
+    setRowCount(static_cast<int>(v.classNames.size()) + 5 + (kept ? 1 : 0));
     int row = 0;
+    if (kept) {
+        // The decisions to use come first, on the frames the choice did not see.
+        auto* item = new QTableWidgetItem(tr("kept: %1 · cost %2 (S %3) on %4 unseen frames")
+                                              .arg(v.keptRule, number(v.keptCost, 4), number(v.keptReferenceCost, 4))
+                                              .arg(v.keptScoredFrames));
+        QFont bold = item->font();
+        bold.setBold(true);
+        item->setFont(bold);
+        item->setToolTip(v.keptReason);
+        setItem(row, 0, item);
+        for (int c = 1; c < 4; ++c)
+            setItem(row, c, new QTableWidgetItem);
+        setSpan(row, 0, 1, 4);
+        ++row;
+    }
     auto put = [&](const QString& name, double before, double after, int digits, const QString& tip = {}) {
         setItem(row, 0, new QTableWidgetItem(name));
         setItem(row, 1, new QTableWidgetItem(number(before, digits)));

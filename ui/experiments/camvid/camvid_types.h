@@ -73,6 +73,12 @@ struct CamvidIouView {
     double costAtOptimum = NAN;      ///< S decided at the correction objective's pointwise optimum
     double changedShare = NAN;       ///< fraction of scored pixels where q's decision differs from S's
     qint64 frames = 0, pixels = 0;
+    /// The decisions the evaluation keeps (S, q or a calibration of S, chosen on the first
+    /// half of the frames) and its cost against S's on the other half; empty without a choice.
+    QString keptRule;
+    double keptCost = NAN, keptReferenceCost = NAN;
+    qint64 keptScoredFrames = 0;
+    QString keptReason;              ///< how it was chosen, and the verdict against S
     bool recorrected = false;        ///< after a cost edit
     double correctionSeconds = 0;    ///< q's training time in this job
 };
