@@ -116,13 +116,13 @@ void CamvidIouTable::setComparison(const CamvidIouView& v)
     int row = 0;
     if (kept) {
         // The decisions to use come first, on the frames the choice did not see.
-        auto* item = new QTableWidgetItem(tr("kept: %1 · cost %2 (S %3) on %4 unseen frames")
-                                              .arg(v.keptRule, number(v.keptCost, 4), number(v.keptReferenceCost, 4))
-                                              .arg(v.keptScoredFrames));
+        // Short enough for the dock at 1366 x 768; the frames and the reason in the tooltip.
+        auto* item = new QTableWidgetItem(
+            tr("kept: %1, cost %2 (S %3)").arg(v.keptRule, number(v.keptCost, 4), number(v.keptReferenceCost, 4)));
         QFont bold = item->font();
         bold.setBold(true);
         item->setFont(bold);
-        item->setToolTip(v.keptReason);
+        item->setToolTip(tr("Costs on the %1 frames the choice did not see.\n%2").arg(v.keptScoredFrames).arg(v.keptReason));
         setItem(row, 0, item);
         for (int c = 1; c < 4; ++c)
             setItem(row, c, new QTableWidgetItem);
