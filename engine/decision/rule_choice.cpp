@@ -140,72 +140,66 @@ std::string figure(double v)
 
 } // namespace
 
-RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::vector<FixedRule>& fixed,
-                                       const std::vector<int64_t>& labels, const CostMatrix& costs,
-                                       const std::vector<CalibrationKind>& calibrations, int folds, uint64_t seed,
-                                       double guard, const std::vector<int64_t>& groups)
+namespace {
+
+/// A fixed rule scored as it is on every labelled row.
+CandidateCost fixedCandidate(const FixedRule& rule, const std::vector<int64_t>& labels, const CostMatrix& costs)
 {
-    if (!groups.empty() && groups.size() != labels.size())
-        throw std::invalid_argument("rule choice: " + std::to_string(groups.size()) + " groups for " +
-                                    std::to_string(labels.size()) + " labelled rows");
-    if (p.rows != static_cast<int64_t>(labels.size()) || labels.empty())
-        throw std::invalid_argument("rule choice: " + std::to_string(labels.size()) + " labels for " +
-                                    std::to_string(p.rows) + " rows");
-    if (folds < 2)
-        throw std::invalid_argument("rule choice: cross-validation needs 2 or more folds");
-    const double n = static_cast<double>(labels.size());
-    RuleChoice choice;
-    choice.folds = folds;
-    choice.rows = static_cast<int64_t>(labels.size());
-    for (const auto& rule : fixed) {
-        if (rule.decisions.size() != labels.size())
-            throw std::invalid_argument("rule choice: " + rule.name + " has " + std::to_string(rule.decisions.size()) +
-                                        " decisions for " + std::to_string(labels.size()) + " labelled rows");
-        CandidateCost candidate{rule.name, 0, std::vector<double>(labels.size()), rule.decisions, 0, 0, 0};
-        double total = 0;
+    if (rule.decisions.size() != labels.size())
+        throw std::invalid_argument("rule choice: " + rule.name + " has " + std::to_string(rule.decisions.size()) +
+                                    " decisions for " + std::to_string(labels.size()) + " labelled rows");
+    CandidateCost candidate{rule.name, 0, std::vector<double>(labels.size()), rule.decisions, 0, 0, 0};
+    double total = 0;
+    for (size_t i = 0; i < labels.size(); ++i)
+        total += (candidate.rowCosts[i] = costs.at(static_cast<int>(labels[i]), static_cast<int>(rule.decisions[i])));
+    candidate.cost = total / static_cast<double>(labels.size());
+    return candidate;
+}
+
+/// A calibration fitted on every fold but one and scored on the one left out, fold by
+/// fold; its cost NaN (and no rows) where a fold's training rows could not fit it.
+CandidateCost calibrationCandidate(CalibrationKind kind, const ClassProbabilities& p,
+                                   const std::vector<int64_t>& labels, const CostMatrix& costs,
+                                   const std::vector<int>& fold, int folds)
+{
+    double total = 0;
+    std::vector<double> rowCosts(labels.size(), 0.0);
+    std::vector<int64_t> rowDecisions(labels.size(), 0);
+    for (int f = 0; f < folds; ++f) {
+        std::vector<size_t> train, held;
         for (size_t i = 0; i < labels.size(); ++i)
-            total += (candidate.rowCosts[i] = costs.at(static_cast<int>(labels[i]), static_cast<int>(rule.decisions[i])));
-        candidate.cost = total / n;
-        choice.candidates.push_back(std::move(candidate));
-    }
-    const auto fold = groups.empty() ? stratifiedFolds(labels, folds, seed) : groupedFolds(groups, folds, seed);
-    std::vector<std::string> unfitted;
-    for (auto kind : calibrations) {
-        double total = 0;
-        bool fitted = true;
-        std::vector<double> rowCosts(labels.size(), 0.0);
-        std::vector<int64_t> rowDecisions(labels.size(), 0);
-        for (int f = 0; f < folds && fitted; ++f) {
-            std::vector<size_t> train, held;
-            for (size_t i = 0; i < labels.size(); ++i)
-                (fold[i] == f ? held : train).push_back(i);
-            if (held.empty())
-                continue;
-            std::vector<int64_t> trainLabels;
-            for (size_t i : train)
-                trainLabels.push_back(labels[i]);
-            try {
-                const auto fit = fitCalibration(kind, subset(p, train), trainLabels, costs);
-                const auto decisions = fit.decisions(subset(p, held), costs);
-                for (size_t k = 0; k < held.size(); ++k) {
-                    rowDecisions[held[k]] = decisions[k];
-                    total += (rowCosts[held[k]] = costs.at(static_cast<int>(labels[held[k]]), static_cast<int>(decisions[k])));
-                }
-            } catch (const std::invalid_argument&) {
-                fitted = false;  // e.g. a fold's training rows of one class: the rule sits this choice out
+            (fold[i] == f ? held : train).push_back(i);
+        if (held.empty())
+            continue;
+        std::vector<int64_t> trainLabels;
+        for (size_t i : train)
+            trainLabels.push_back(labels[i]);
+        try {
+            const auto fit = fitCalibration(kind, subset(p, train), trainLabels, costs);
+            const auto decisions = fit.decisions(subset(p, held), costs);
+            for (size_t k = 0; k < held.size(); ++k) {
+                rowDecisions[held[k]] = decisions[k];
+                total += (rowCosts[held[k]] = costs.at(static_cast<int>(labels[held[k]]), static_cast<int>(decisions[k])));
             }
+        } catch (const std::invalid_argument&) {
+            // e.g. a fold's training rows of one class: the rule sits this choice out
+            return {calibrationName(kind), std::numeric_limits<double>::quiet_NaN(), {}, {}, 0, 0, 0};
         }
-        choice.candidates.push_back({calibrationName(kind), fitted ? total / n : std::numeric_limits<double>::quiet_NaN(),
-                                     fitted ? std::move(rowCosts) : std::vector<double>{},
-                                     fitted ? std::move(rowDecisions) : std::vector<int64_t>{}, 0, 0, 0});
-        if (!fitted)
-            unfitted.push_back(calibrationName(kind));
     }
-    // Each rule's paired difference from the first offered, with its standard error.
+    return {calibrationName(kind), total / static_cast<double>(labels.size()), std::move(rowCosts),
+            std::move(rowDecisions), 0, 0, 0};
+}
+
+/// Each candidate's paired difference from the first offered, its standard error and
+/// its dearest change (NaN for the first itself, or where not fitted).
+void compareWithFirst(std::vector<CandidateCost>& candidates, const CostMatrix& costs,
+                      const std::vector<int64_t>& groups)
+{
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    for (size_t c = 0; c < choice.candidates.size(); ++c) {
-        auto& candidate = choice.candidates[c];
-        const auto& first = choice.candidates.front().rowCosts;
+    const auto& first = candidates.front().rowCosts;
+    const auto& firstDecisions = candidates.front().decisions;
+    for (size_t c = 0; c < candidates.size(); ++c) {
+        auto& candidate = candidates[c];
         if (c == 0 || candidate.rowCosts.empty() || first.empty()) {
             candidate.changeVsFirst = candidate.standardError = nan;
             continue;
@@ -216,7 +210,6 @@ RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::v
         const auto [mean, error] = meanAndStandardError(differences, groups);
         candidate.changeVsFirst = mean;
         candidate.standardError = error;
-        const auto& firstDecisions = choice.candidates.front().decisions;
         for (size_t i = 0; i < first.size(); ++i) {
             if (candidate.decisions[i] == firstDecisions[i])
                 continue;
@@ -226,31 +219,36 @@ RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::v
                                                           costs.at(y, static_cast<int>(firstDecisions[i])));
         }
     }
-    const auto eligible = [&](size_t c) {
-        const auto& candidate = choice.candidates[c];
-        if (!std::isfinite(candidate.cost))
-            return false;
-        if (guard <= 0 || c == 0)
-            return true;
-        if (!std::isfinite(candidate.standardError))
-            return false;
-        auto differences = candidate.rowCosts;
-        for (size_t i = 0; i < differences.size(); ++i)
-            differences[i] -= choice.candidates.front().rowCosts[i];
-        if (c >= fixed.size() || fixed[c].guardUnseenRow)
-            differences.insert(differences.end(), kUnseenRows, candidate.dearestChange);
-        const auto [mean, error] = meanAndStandardError(differences, groups);
-        // Strictly beyond, with room for rounding: one row in a rule's favour is a change
-        // of exactly -1/n with a standard error of exactly 1/n, which is not beyond.
-        return mean + guard * error < -1e-12;
-    };
-    const CandidateCost* best = nullptr;
-    for (size_t c = 0; c < choice.candidates.size(); ++c)
-        if (eligible(c) && (!best || choice.candidates[c].cost < best->cost - 1e-12))
-            best = &choice.candidates[c];
-    if (!best)
-        throw std::invalid_argument("rule choice: no candidate rule could be scored");
-    choice.kept = best->rule;
+}
+
+/// Whether candidate c may be kept: scored, and under a guard its paired difference
+/// from the first (with kUnseenRows more rows at its dearest change where the rule
+/// counts them) below zero by more than `guard` standard errors.
+bool eligible(const std::vector<CandidateCost>& candidates, size_t c, bool countsUnseenRow, double guard,
+              const std::vector<int64_t>& groups)
+{
+    const auto& candidate = candidates[c];
+    if (!std::isfinite(candidate.cost))
+        return false;
+    if (guard <= 0 || c == 0)
+        return true;
+    if (!std::isfinite(candidate.standardError))
+        return false;
+    auto differences = candidate.rowCosts;
+    for (size_t i = 0; i < differences.size(); ++i)
+        differences[i] -= candidates.front().rowCosts[i];
+    if (countsUnseenRow)
+        differences.insert(differences.end(), kUnseenRows, candidate.dearestChange);
+    const auto [mean, error] = meanAndStandardError(differences, groups);
+    // Strictly beyond, with room for rounding: one row in a rule's favour is a change
+    // of exactly -1/n with a standard error of exactly 1/n, which is not beyond.
+    return mean + guard * error < -1e-12;
+}
+
+/// One sentence: what was kept, by which rule, on what rows, every candidate's cost.
+std::string choiceReason(const RuleChoice& choice, double guard, size_t rows, const std::vector<int64_t>& groups,
+                         const std::vector<std::string>& unfitted)
+{
     std::string list;
     auto ranked = choice.candidates;
     std::stable_sort(ranked.begin(), ranked.end(), [](const CandidateCost& a, const CandidateCost& b) {
@@ -266,26 +264,69 @@ RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::v
         grouping = " in " + std::to_string(distinct.size()) + " groups kept whole (folds by group, cluster-robust "
                    "standard errors)";
     }
-    const std::string where = std::to_string(folds) + "-fold cross-validation on " + std::to_string(labels.size()) +
+    const std::string where = std::to_string(choice.folds) + "-fold cross-validation on " + std::to_string(rows) +
                               " labelled validation rows" + grouping + " (" + list + ")";
     const std::string& first = choice.candidates.front().rule;
+    std::string reason;
     if (guard <= 0)
-        choice.reason = choice.kept + " had the lowest cost in " + where;
+        reason = choice.kept + " had the lowest cost in " + where;
     else if (choice.kept == first)
-        choice.reason = "no rule beat " + first + " by more than " + figure(guard).substr(0, 3) +
-                        " standard error of the paired difference (a calibration counting one more row at its "
-                        "dearest change) in " + where;
+        reason = "no rule beat " + first + " by more than " + figure(guard).substr(0, 3) +
+                 " standard error of the paired difference (a calibration counting one more row at its "
+                 "dearest change) in " + where;
     else
-        choice.reason = choice.kept + " had the lowest cost of the rules that beat " + first + " by more than " +
-                        figure(guard).substr(0, 3) +
-                        " standard error of the paired difference (a calibration counting one more row at its "
-                        "dearest change) in " + where;
+        reason = choice.kept + " had the lowest cost of the rules that beat " + first + " by more than " +
+                 figure(guard).substr(0, 3) +
+                 " standard error of the paired difference (a calibration counting one more row at its "
+                 "dearest change) in " + where;
     if (!unfitted.empty()) {
         std::string names;
         for (const auto& u : unfitted)
             names += (names.empty() ? "" : ", ") + u;
-        choice.reason += "; " + names + " could not be fitted on every fold's training rows";
+        reason += "; " + names + " could not be fitted on every fold's training rows";
     }
+    return reason;
+}
+
+} // namespace
+
+RuleChoice chooseRuleByCrossValidation(const ClassProbabilities& p, const std::vector<FixedRule>& fixed,
+                                       const std::vector<int64_t>& labels, const CostMatrix& costs,
+                                       const std::vector<CalibrationKind>& calibrations, int folds, uint64_t seed,
+                                       double guard, const std::vector<int64_t>& groups)
+{
+    if (!groups.empty() && groups.size() != labels.size())
+        throw std::invalid_argument("rule choice: " + std::to_string(groups.size()) + " groups for " +
+                                    std::to_string(labels.size()) + " labelled rows");
+    if (p.rows != static_cast<int64_t>(labels.size()) || labels.empty())
+        throw std::invalid_argument("rule choice: " + std::to_string(labels.size()) + " labels for " +
+                                    std::to_string(p.rows) + " rows");
+    if (folds < 2)
+        throw std::invalid_argument("rule choice: cross-validation needs 2 or more folds");
+    RuleChoice choice;
+    choice.folds = folds;
+    choice.rows = static_cast<int64_t>(labels.size());
+    for (const auto& rule : fixed)
+        choice.candidates.push_back(fixedCandidate(rule, labels, costs));
+    const auto fold = groups.empty() ? stratifiedFolds(labels, folds, seed) : groupedFolds(groups, folds, seed);
+    std::vector<std::string> unfitted;
+    for (auto kind : calibrations) {
+        choice.candidates.push_back(calibrationCandidate(kind, p, labels, costs, fold, folds));
+        if (!std::isfinite(choice.candidates.back().cost))
+            unfitted.push_back(calibrationName(kind));
+    }
+    compareWithFirst(choice.candidates, costs, groups);
+    const CandidateCost* best = nullptr;
+    for (size_t c = 0; c < choice.candidates.size(); ++c) {
+        const bool countsUnseenRow = c >= fixed.size() || fixed[c].guardUnseenRow;
+        if (eligible(choice.candidates, c, countsUnseenRow, guard, groups) &&
+            (!best || choice.candidates[c].cost < best->cost - 1e-12))
+            best = &choice.candidates[c];
+    }
+    if (!best)
+        throw std::invalid_argument("rule choice: no candidate rule could be scored");
+    choice.kept = best->rule;
+    choice.reason = choiceReason(choice, guard, labels.size(), groups, unfitted);
     return choice;
 }
 
