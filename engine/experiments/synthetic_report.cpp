@@ -146,9 +146,11 @@ std::vector<int> muchWorseReplicates(const MethodSummary& m)
 
 } // namespace
 
-std::string syntheticTable(const SyntheticResult& r)
+namespace {
+
+/// What the table is of, and the notes on the data it was run on.
+void writeHeading(std::ostringstream& s, const SyntheticResult& r)
 {
-    std::ostringstream s;
     const auto data = r.record.settings.find(kDataSetting);
     s << (r.record.experiment == kTabularExperiment && data != r.record.settings.end() && data->is_string()
               ? "Table " + data->get<std::string>()
@@ -164,6 +166,12 @@ std::string syntheticTable(const SyntheticResult& r)
     if (const auto formats = r.record.resolved.find(kNumberFormatsKey);
         formats != r.record.resolved.end() && formats->is_string())
         s << "number formats: " << formats->get<std::string>() << "\n";
+}
+
+/// One row per method: cost without and with correction, the paired difference,
+/// accuracy, ECE and, with a referral decision, the share referred.
+void writeMethodRows(std::ostringstream& s, const SyntheticResult& r)
+{
     // Accuracy, ECE (15 bins of top-label confidence) and, with a referral decision, the
     // share of test rows referred: without ->
     // with correction, means over the replicates.
@@ -190,6 +198,11 @@ std::string syntheticTable(const SyntheticResult& r)
                       referral ? (" " + change("referral_rate")).c_str() : "");
         s << trimmedRight(line) << "\n";
     }
+}
+
+/// Replicates where q collapsed to one class, or cost far more than P.
+void writeWarnings(std::ostringstream& s, const SyntheticResult& r)
+{
     for (const auto& m : r.methods) {
         if (m.collapsedReplicates == 0)
             continue;
@@ -210,6 +223,11 @@ std::string syntheticTable(const SyntheticResult& r)
         s << "warning: " << methodLabel(m.method) << ": q's test cost is more than " << kMuchWorseRatio
           << "x the uncorrected cost in " << worse.size() << " replicate(s) (" << which << ")\n";
     }
+}
+
+/// Which rule each method's replicates kept.
+void writeSelection(std::ostringstream& s, const SyntheticResult& r)
+{
     for (const auto& m : r.methods) {
         int selected = 0;
         std::vector<std::pair<std::string, int>> keptCounts;  // in order of first appearance
@@ -234,6 +252,11 @@ std::string syntheticTable(const SyntheticResult& r)
           << " of " << selected << " replicate(s); the corrected column holds the kept rule's test cost; q alone: "
           << meanStdText(meanStd(qAlone), 3) << "\n";
     }
+}
+
+/// Every calibration fitted on the validation rows, against P.
+void writeBaselines(std::ostringstream& s, const SyntheticResult& r)
+{
     for (const auto& m : r.methods)
         for (const auto& b : baselineSummaries(m)) {
             char figure[64];
@@ -248,6 +271,11 @@ std::string syntheticTable(const SyntheticResult& r)
             }
             s << "\n";
         }
+}
+
+/// The kept rule (and q alone, where another rule was kept) against P over the replicates.
+void writeVerdicts(std::ostringstream& s, const SyntheticResult& r)
+{
     if (r.replicates > 1)
         for (const auto& m : r.methods) {
             if (m.replicates.size() < 2)
@@ -258,6 +286,20 @@ std::string syntheticTable(const SyntheticResult& r)
                 s << "verdict: " << methodLabel(m.method) << " (q alone): "
                   << verdictSentence(replicateComparison(m, true), "test", "replicates") << "\n";
         }
+}
+
+} // namespace
+
+std::string syntheticTable(const SyntheticResult& r)
+{
+    std::ostringstream s;
+    writeHeading(s, r);
+    writeMethodRows(s, r);
+    writeWarnings(s, r);
+    writeSelection(s, r);
+    writeBaselines(s, r);
+    writeVerdicts(s, r);
+    char line[512];
     std::snprintf(line, sizeof line, "(paired diff = uncorrected - corrected; > 0 means the correction lowered the cost)\n"
                                      "%.1f s wall\n", r.seconds);
     s << line;
