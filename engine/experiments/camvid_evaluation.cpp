@@ -161,16 +161,11 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
         accumulators.emplace(m, MetricsAccumulator(costs, kCamvidVoid));
     const auto device = c10::Device(config.device);
     CamvidEvalResult result;
-    std::optional<DecisionChangeAccumulator> changes;
-    std::optional<GroupedComparisonAccumulator> frameEvidence;
     const uint64_t trainingSeed = nets.empty() ? 0 : nets.begin()->second.info.seed;
-    std::optional<CamvidRuleChooser> chooser;
-    if (nets.count("sghmc_s") && nets.count("ours")) {
-        changes.emplace(costs, kCamvidVoid);
-        frameEvidence.emplace(costs);
-        if (CamvidRuleChooser::applies(static_cast<int64_t>(pairs.size())))
-            chooser.emplace(costs, static_cast<int64_t>(pairs.size()), kCamvidVoid, trainingSeed, camvidFavouredClasses());
-    }
+    std::optional<CamvidStudentAgainstQ> studentAgainstQ;
+    if (nets.count("sghmc_s") && nets.count("ours"))
+        studentAgainstQ.emplace(costs, static_cast<int64_t>(pairs.size()), kCamvidVoid, trainingSeed,
+                                camvidFavouredClasses());
     // The correction objective's pointwise optimum decides like Bayes under S with the
     // costs 1 - exp(-L / M) (see correctionOptimumCosts): scored as a reference row, it
     // separates what the objective asks for from what the network q learned.
@@ -186,7 +181,7 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
         auto [image, labels] = camvidFrameTensors(frame, manifest.norm);
         const auto x = image.unsqueeze(0).to(device);
         const auto y = labels.unsqueeze(0);
-        std::map<std::string, at::Tensor> decisions, probabilities;
+        std::map<std::string, at::Tensor> decisions, probabilities;  // [1, H, W], [1, C, H, W]
         std::map<std::string, std::vector<int64_t>> frameConfusion;
         for (const auto& [m, rule] : order) {
             auto& net = *nets.at(m).model;
@@ -196,24 +191,21 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
             const auto cpu = probs.to(at::kCPU, at::kFloat);
             const auto d = bayesDecisions(classRows(cpu), L).reshape({1, manifest.height, manifest.width});
             frameConfusion[m] = accumulators.at(m).add(cpu, d, y);
-            decisions[m] = d[0];
+            decisions[m] = d;
             probabilities[m] = cpu;
             if (m == "sghmc_s" && optimum)
                 optimum->add(cpu, bayesDecisions(classRows(cpu), optimumCosts).reshape(d.sizes()), y);
         }
-        if (changes) {
-            changes->add(decisions.at("sghmc_s"), decisions.at("ours"), y[0]);
-            frameEvidence->add(frameConfusion.at("sghmc_s"), frameConfusion.at("ours"));
-        }
-        if (chooser)
-            chooser->add(probabilities.at("sghmc_s"), decisions.at("sghmc_s"), probabilities.at("ours"),
-                         decisions.at("ours"), y);
-        if (visit && changes)
-            visit(visitedFrame(index, pair, frame, decisions.at("sghmc_s"), decisions.at("ours")));
-        if (!config.overlayDir.empty() && decisions.count("sghmc_s") && decisions.count("ours")) {
-            writeOverlay(config.overlayDir, pair, image, labels, decisions.at("sghmc_s"), decisions.at("ours"),
-                         manifest);
-            ++result.overlays;
+        if (studentAgainstQ) {
+            const auto &dS = decisions.at("sghmc_s"), &dQ = decisions.at("ours");
+            studentAgainstQ->add(probabilities.at("sghmc_s"), dS, frameConfusion.at("sghmc_s"),
+                                 probabilities.at("ours"), dQ, frameConfusion.at("ours"), y);
+            if (visit)
+                visit(visitedFrame(index, pair, frame, dS[0], dQ[0]));
+            if (!config.overlayDir.empty()) {
+                writeOverlay(config.overlayDir, pair, image, labels, dS[0], dQ[0], manifest);
+                ++result.overlays;
+            }
         }
         ++index;
         ctx.report(Progress::at("eval", config.split, index, static_cast<long long>(pairs.size())));
@@ -222,12 +214,11 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
         result.rows.push_back({m, rule, accumulators.at(m).result()});
     if (optimum)
         result.rows.push_back({"sghmc_s", "correction_optimum", optimum->result()});
-    if (changes)
-        result.studentToCorrected = changes->result();
-    if (frameEvidence && frameEvidence->groups() > 0)
-        result.evidence = camvidEvidence(*frameEvidence, trainingSeed);
-    if (chooser)
-        result.keptRule = chooser->result();
+    if (studentAgainstQ) {
+        result.studentToCorrected = studentAgainstQ->changes();
+        result.evidence = studentAgainstQ->evidence();
+        result.keptRule = studentAgainstQ->keptRule();
+    }
     result.classNames = costs.classNames();
     result.frames = index;
     result.record = evaluationRecord(config, manifest, costs, trainingSeed);

@@ -83,10 +83,6 @@ const std::vector<int>& camvidFavouredClasses()
     return favoured;
 }
 
-GroupedComparison camvidEvidence(const GroupedComparisonAccumulator& frames, uint64_t seed)
-{
-    return frames.compare("S", "q", camvidFavouredClasses(), seedFor(seed, {kEvidenceStream}));
-}
 
 CostMatrix camvidDecisionCosts(const CostMatrix& table)
 {

@@ -35,10 +35,6 @@ const std::vector<std::string>& camvidMethods();  ///< mc_dropout, lc_mc_dropout
 /// weighted up by CW-SGD and compared one by one in the held-out evidence.
 const std::vector<int>& camvidFavouredClasses();
 
-/// q against S on the frames of a split, each frame one group of the cluster bootstrap:
-/// cost, the favoured classes' IoU and mIoU with 95% intervals and their verdicts.
-/// The seed is the networks' (the interval is the same on every rerun).
-GroupedComparison camvidEvidence(const GroupedComparisonAccumulator& frames, uint64_t seed);
 
 /// The 11 x 11 decision costs: the paper's 12 x 12 CamVid table without the void row
 /// and column (void is never decided and never scored).

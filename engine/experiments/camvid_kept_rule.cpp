@@ -158,6 +158,38 @@ CamvidKeptRule CamvidRuleChooser::result() const
     return out;
 }
 
+CamvidStudentAgainstQ::CamvidStudentAgainstQ(const CostMatrix& costs, int64_t frames, int64_t ignoreLabel,
+                                             uint64_t seed, std::vector<int> iouClasses)
+    : m_seed(seed), m_iouClasses(std::move(iouClasses)), m_changes(costs, ignoreLabel), m_frames(costs)
+{
+    if (CamvidRuleChooser::applies(frames))
+        m_chooser.emplace(costs, frames, ignoreLabel, seed, m_iouClasses);
+}
+
+void CamvidStudentAgainstQ::add(const at::Tensor& pS, const at::Tensor& dS, std::vector<int64_t> confusionS,
+                                const at::Tensor& pQ, const at::Tensor& dQ, std::vector<int64_t> confusionQ,
+                                const at::Tensor& labels)
+{
+    m_changes.add(dS, dQ, labels);
+    m_frames.add(std::move(confusionS), std::move(confusionQ));
+    if (m_chooser)
+        m_chooser->add(pS, dS, pQ, dQ, labels);
+}
+
+std::optional<GroupedComparison> CamvidStudentAgainstQ::evidence() const
+{
+    if (m_frames.groups() == 0)
+        return std::nullopt;
+    return m_frames.compare("S", "q", m_iouClasses, seedFor(m_seed, {kEvidenceStream}));
+}
+
+std::optional<CamvidKeptRule> CamvidStudentAgainstQ::keptRule() const
+{
+    if (!m_chooser)
+        return std::nullopt;
+    return m_chooser->result();
+}
+
 std::string camvidKeptRuleSummary(const CamvidKeptRule& k)
 {
     std::string rules;

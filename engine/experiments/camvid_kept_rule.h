@@ -90,6 +90,36 @@ private:
     std::optional<GroupedComparisonAccumulator> m_evidence;
 };
 
+/// Everything an evaluation gathers frame by frame where it has both S and q, in one
+/// place for `camvid eval` and the window's evaluation: where q's decisions depart from
+/// S's, q against S with whole frames resampled, and the kept rule (4 frames or more).
+class CamvidStudentAgainstQ {
+public:
+    /// `frames` in the split, `seed` the networks' (the intervals and the choice are the
+    /// same on every rerun), `iouClasses` the classes the evidence compares one by one.
+    CamvidStudentAgainstQ(const CostMatrix& costs, int64_t frames, int64_t ignoreLabel, uint64_t seed,
+                          std::vector<int> iouClasses);
+
+    /// One frame: S's and q's probabilities [1, C, H, W] (CPU float), their Bayes
+    /// decisions [1, H, W], their confusion counts on the frame (MetricsAccumulator::add's)
+    /// and the labels [1, H, W].
+    void add(const at::Tensor& pS, const at::Tensor& dS, std::vector<int64_t> confusionS, const at::Tensor& pQ,
+             const at::Tensor& dQ, std::vector<int64_t> confusionQ, const at::Tensor& labels);
+
+    DecisionChanges changes() const { return m_changes.result(); }
+    /// q against S over the frames added (none: nullopt).
+    std::optional<GroupedComparison> evidence() const;
+    /// After the split's last frame: the kept rule, or nullopt under 4 frames.
+    std::optional<CamvidKeptRule> keptRule() const;
+
+private:
+    uint64_t m_seed;
+    std::vector<int> m_iouClasses;
+    DecisionChangeAccumulator m_changes;
+    GroupedComparisonAccumulator m_frames;
+    std::optional<CamvidRuleChooser> m_chooser;
+};
+
 /// Two lines: "decisions kept: temperature, chosen among S, q, ... on the split's first 50
 /// frames (...): <how>" and "on the other 51 frames (not used to choose), decision cost:
 /// S ...; q ...; temperature ... (kept); ...".

@@ -290,12 +290,9 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
     const c10::Device device(cache.train.device);
     MetricsAccumulator before(cache.costs, kCamvidVoid), after(cache.costs, kCamvidVoid),
         optimum(cache.costs, kCamvidVoid);
-    DecisionChangeAccumulator changes(cache.costs, kCamvidVoid);
-    GroupedComparisonAccumulator frameEvidence(cache.costs);
+    CamvidStudentAgainstQ studentAgainstQ(cache.costs, static_cast<int64_t>(pairs.size()), kCamvidVoid,
+                                          cache.train.seed, camvidFavouredClasses());
     const auto optimumCosts = correctionOptimumCosts(L, cache.costs.utilityConstant());
-    std::optional<CamvidRuleChooser> chooser;
-    if (CamvidRuleChooser::applies(static_cast<int64_t>(pairs.size())))
-        chooser.emplace(cache.costs, static_cast<int64_t>(pairs.size()), kCamvidVoid, cache.train.seed, camvidFavouredClasses());
     CamvidComparison out;
     for (size_t i = 0; i < pairs.size(); ++i) {
         ctx.checkCancelled();
@@ -307,11 +304,8 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
         const auto pQ = singlePass(*cache.q, x).to(at::kCPU, at::kFloat);
         const auto dS = bayesDecisions(classRows(pS), L).reshape(y.sizes());
         const auto dQ = bayesDecisions(classRows(pQ), L).reshape(y.sizes());
-        frameEvidence.add(before.add(pS, dS, y), after.add(pQ, dQ, y));
+        studentAgainstQ.add(pS, dS, before.add(pS, dS, y), pQ, dQ, after.add(pQ, dQ, y), y);
         optimum.add(pS, bayesDecisions(classRows(pS), optimumCosts).reshape(y.sizes()), y);
-        changes.add(dS, dQ, y);
-        if (chooser)
-            chooser->add(pS, dS, pQ, dQ, y);
         if (visit) {
             CamvidVisitedFrame v;
             v.index = static_cast<int64_t>(i);
@@ -330,11 +324,10 @@ CamvidComparison evaluateCamvidWindow(const CamvidWindowCache& cache, const Camv
     out.uncorrected = before.result();
     out.corrected = after.result();
     out.optimum = optimum.result();
-    out.changes = changes.result();
-    if (frameEvidence.groups() > 0)
-        out.evidence = camvidEvidence(frameEvidence, cache.train.seed);
-    if (chooser)
-        out.keptRule = chooser->result();
+    out.changes = studentAgainstQ.changes();
+    if (auto evidence = studentAgainstQ.evidence())
+        out.evidence = std::move(*evidence);
+    out.keptRule = studentAgainstQ.keptRule();
     out.frames = static_cast<int64_t>(pairs.size());
     out.seconds = secondsSince(start);
     return out;
