@@ -116,6 +116,25 @@ std::vector<std::pair<std::string, std::string>> evaluatedRules(const std::map<s
     return order;
 }
 
+/// The split's frames, the first config.maxFrames of them where that is set.
+std::vector<CamvidPair> evaluatedPairs(const CamvidEvalConfig& config)
+{
+    auto pairs = findCamvidSplit(config.data, config.split);
+    if (config.maxFrames > 0 && static_cast<int64_t>(pairs.size()) > config.maxFrames)
+        pairs.resize(static_cast<size_t>(config.maxFrames));
+    return pairs;
+}
+
+/// One network's predictive on a frame x [1, 3, H, W], as CPU floats: MC dropout's and
+/// LC-MC-dropout's over `passes` dropout passes (which stop on a signal too: a 1000-pass
+/// frame takes seconds), any other network's single pass.
+at::Tensor framePredictive(const std::string& method, ClassifierImpl& net, const at::Tensor& x, int passes,
+                           const JobContext& ctx)
+{
+    const bool dropout = method == "mc_dropout" || method == "lc_mc_dropout";
+    return (dropout ? mcPredictive(net, x, passes, &ctx) : singlePass(net, x)).to(at::kCPU, at::kFloat);
+}
+
 /// The evaluation's run record; its seed is the one the networks were trained with. The
 /// declared settings are the caller's (the eval action's, camvid_entry.cpp); here what
 /// they resolved to.
@@ -149,9 +168,7 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
     const auto nets = loadFolderNetworks(config, manifest);
     torch::manual_seed(config.seed);  // MC dropout's masks come from LibTorch's global generator
     const CostMatrix costs = evaluationCosts(config, nets);
-    auto pairs = findCamvidSplit(config.data, config.split);
-    if (config.maxFrames > 0 && static_cast<int64_t>(pairs.size()) > config.maxFrames)
-        pairs.resize(static_cast<size_t>(config.maxFrames));
+    const auto pairs = evaluatedPairs(config);
     if (!config.overlayDir.empty())
         ensureOutputFolder(config.overlayDir, "--overlays");
     const auto L = costTensor(costs);
@@ -184,11 +201,7 @@ CamvidEvalResult evaluateCamvid(const CamvidEvalConfig& config, const JobContext
         std::map<std::string, at::Tensor> decisions, probabilities;  // [1, H, W], [1, C, H, W]
         std::map<std::string, std::vector<int64_t>> frameConfusion;
         for (const auto& [m, rule] : order) {
-            auto& net = *nets.at(m).model;
-            // A frame's dropout passes stop on a signal too (a 1000-pass frame takes seconds).
-            const bool dropout = m == "mc_dropout" || m == "lc_mc_dropout";
-            const auto probs = dropout ? mcPredictive(net, x, config.mcPasses, &ctx) : singlePass(net, x);
-            const auto cpu = probs.to(at::kCPU, at::kFloat);
+            const auto cpu = framePredictive(m, *nets.at(m).model, x, config.mcPasses, ctx);
             const auto d = bayesDecisions(classRows(cpu), L).reshape({1, manifest.height, manifest.width});
             frameConfusion[m] = accumulators.at(m).add(cpu, d, y);
             decisions[m] = d;

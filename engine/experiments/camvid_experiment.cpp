@@ -230,6 +230,18 @@ Classifier fineTuneLossCalibrated(const ModelSpec& spec, const ClassifierImpl& m
     return lc;
 }
 
+/// The training split's frames, normalised by their own channel statistics; refused
+/// where no pixel is labelled.
+std::pair<CamvidNormalisation, CamvidSet> loadTrainingFrames(const CamvidTrainConfig& config, const JobContext& ctx)
+{
+    ctx.report(Progress::at("load", config.data, 0, 2));
+    auto norm = camvidNormalisation(config.data, config.split, config.height, config.width, config.maxFrames);
+    auto set = loadCamvidSplit(config.data, config.split, config.height, config.width, norm, config.maxFrames);
+    ctx.report(Progress::at("load", config.data, 2, 2));
+    requireLabelledPixels(set, config.data, config.split);
+    return {std::move(norm), std::move(set)};
+}
+
 } // namespace
 
 CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string& outDir, const JobContext& ctx)
@@ -238,11 +250,7 @@ CamvidTrainResult trainCamvid(const CamvidTrainConfig& config, const std::string
     if (config.costs.numClasses() != kCamvidRealClasses)
         throw InputError("the decision cost matrix must have 11 classes (the 12-class table without void)");
     const c10::Device device(config.device);
-    ctx.report(Progress::at("load", config.data, 0, 2));
-    const auto norm = camvidNormalisation(config.data, config.split, config.height, config.width, config.maxFrames);
-    const auto set = loadCamvidSplit(config.data, config.split, config.height, config.width, norm, config.maxFrames);
-    ctx.report(Progress::at("load", config.data, 2, 2));
-    requireLabelledPixels(set, config.data, config.split);
+    const auto [norm, set] = loadTrainingFrames(config, ctx);
     ensureOutputFolder(outDir, "the model folder");
     TrainingSet train{set.images, set.labels};
     auto spec = config.model;
