@@ -253,55 +253,114 @@ std::string sessionSummary(const lcs::SessionData& s)
     return "session: " + s.experiment + " (" + given + "), " + describe(s.costs);
 }
 
+/// Whether `path` ends with `suffix`, in any case: the readers go by content, and
+/// M.COST is a Weka matrix.
+bool endsWithCaseless(const std::string& path, const char* suffix)
+{
+    const size_t n = std::strlen(suffix);
+    return path.size() >= n && strcasecmp(path.c_str() + path.size() - n, suffix) == 0;
+}
+
+/// A saved network: what it is and, for a kept rule, what its forward needs.
+std::string checkedNetwork(const std::string& path)
+{
+    const auto loaded = lcs::loadClassifier(path);
+    const auto& rule = loaded.info.decisionRule;
+    return "network " + loaded.spec.describe() + " (" + (loaded.info.role.empty() ? "model" : loaded.info.role) + ", "
+           + (loaded.info.method.empty() ? "unknown method" : loaded.info.method) + "), weights match the sidecar"
+           + (rule.empty() ? std::string()
+              : rule == "q" ? std::string("; the kept rule q: forward(x, p) needs P")
+                            : "; the kept rule " + rule + " (P" + (rule == "P" ? "" : " calibrated") +
+                                  " inside, the network zero): forward(x, p) needs P")
+           + (loaded.info.collapsed ? "; warning: q collapsed when it was trained" : "");
+}
+
+/// A JSON file of any kind LC Studio reads, told apart by its "format" (or its run record).
+std::string checkedJson(const std::string& path)
+{
+    // Sniffs the kind with room for the largest file any reader takes; the reader of
+    // that kind then applies its own limits, exactly as the commands that read it.
+    const std::string text = lcs::readFile(path, size_t{16} << 20);
+    const auto j = lcs::parseJsonInput(text, path, lcs::JsonLimits{size_t{16} << 20, 32});
+    std::string format;
+    if (j.is_object() && j.contains("format") && j["format"].is_string())
+        format = j["format"].get<std::string>();
+    if (format == "lcstudio-session")
+        return checkedSession(lcs::sessionFromJson(text, path, lcs::sessionCatalogue()), path);
+    // A results file: checked as the session its run record is (what `run` replays).
+    if (format.empty() && j.is_object() && j.contains("run") && j["run"].is_object())
+        return "results file, a replayable " +
+               checkedSession(lcs::sessionFromJson(text, path, lcs::sessionCatalogue()), path);
+    if (format == "lcstudio-camvid-models")
+        return lcs::checkCamvidModelFolder(std::filesystem::path(path).has_parent_path()
+                                               ? std::filesystem::path(path).parent_path().string()
+                                               : std::string("."));
+    if (format == "lcstudio-model") {
+        const auto info = lcs::modelInfoFromJson(text, path);
+        return "model sidecar for a " + std::to_string(info.parameterCount()) + "-parameter network";
+    }
+    return describe(lcs::loadCostMatrix(path));
+}
+
+/// A .npy or .csv array; a CSV with a header also as tabular would read it, and a CSV
+/// of text cells as a table only.
+std::string checkedArrayOrTable(const std::string& path, bool csv)
+{
+    try {
+        const auto array = lcs::readNumericArray(path, "check", 1, 3, size_t{1} << 28);
+        std::string shape;
+        for (auto d : array.shape)
+            shape += (shape.empty() ? "" : "x") + std::to_string(d);
+        // Every command that reads arrays (correct's X, P and labels, decide --points)
+        // needs rows: an empty one passes no command's check.
+        if (!array.shape.empty() && array.shape[0] == 0)
+            throw lcs::InputError(path + ": an array " + shape + " holds no rows; no command reads an empty array");
+        std::string out = "array " + shape + " of finite numbers";
+        // A CSV with a header line may be meant as a table for tabular too: what
+        // tabular would make of it follows, accepted or refused, so that check says
+        // what run would (numbers only, a label column of fractions is refused there).
+        if (csv && !lcs::parseNumericCsv(lcs::readFile(path, size_t{1} << 28), path, size_t{1} << 28).header.empty()) {
+            const auto set = tabularDefaultLabel();
+            const std::string label = set.empty() ? lcs::kDefaultLabelColumn : set;
+            try {
+                out += "; as a table for tabular (label column \"" + label + "\"): " +
+                       tableSummary(lcs::readTable(path, set, lcs::kMaxTableValues, lcs::MissingValues::Impute));
+            } catch (const lcs::InputError& asTable) {
+                out += "; tabular would refuse it as a table (label column \"" + label + "\"; another: tabular "
+                       "--label COLUMN): " + asTable.what();
+            }
+        }
+        return out;
+    } catch (const lcs::InputError& asArray) {
+        struct stat info {};
+        if (!csv || ::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode))
+            throw;  // no file to read as a table either
+        // A CSV of text cells may be a table for `tabular` (its default label column).
+        const auto set = tabularDefaultLabel();
+        const std::string label = set.empty() ? lcs::kDefaultLabelColumn : set;
+        try {
+            return tableSummary(lcs::readTable(path, set, lcs::kMaxTableValues, lcs::MissingValues::Impute));
+        } catch (const lcs::InputError& asTable) {
+            throw lcs::InputError(std::string(asArray.what()) + "; nor is it a table for tabular with the label "
+                                  "column \"" + label + "\" (another: tabular --label COLUMN): " + asTable.what());
+        }
+    }
+}
+
 /// One line about one file, or throws InputError / CostMatrixError naming the problem.
 std::string checkFile(const std::string& path)
 {
     if (path == "-")
         throw lcs::InputError("\"-\" (standard input) is not read; give a file name");
-    // Extensions in any case: the readers go by content, and M.COST is a Weka matrix.
-    auto endsWith = [&](const char* suffix) {
-        const size_t n = std::strlen(suffix);
-        return path.size() >= n && strcasecmp(path.c_str() + path.size() - n, suffix) == 0;
-    };
-    if (endsWith(".pt")) {
-        const auto loaded = lcs::loadClassifier(path);
-        const auto& rule = loaded.info.decisionRule;
-        return "network " + loaded.spec.describe() + " (" + (loaded.info.role.empty() ? "model" : loaded.info.role) + ", "
-               + (loaded.info.method.empty() ? "unknown method" : loaded.info.method) + "), weights match the sidecar"
-               + (rule.empty() ? std::string()
-                  : rule == "q" ? std::string("; the kept rule q: forward(x, p) needs P")
-                                : "; the kept rule " + rule + " (P" + (rule == "P" ? "" : " calibrated") +
-                                      " inside, the network zero): forward(x, p) needs P")
-               + (loaded.info.collapsed ? "; warning: q collapsed when it was trained" : "");
-    }
+    const auto endsWith = [&](const char* suffix) { return endsWithCaseless(path, suffix); };
+    if (endsWith(".pt"))
+        return checkedNetwork(path);
     if (endsWith(".lcsession"))
         return checkedSession(lcs::loadSessionFile(path, lcs::sessionCatalogue()), path);
     if (endsWith(".cost"))
         return describe(lcs::loadCostMatrix(path));
-    if (endsWith(".json")) {
-        // Sniffs the kind with room for the largest file any reader takes; the reader of
-        // that kind then applies its own limits, exactly as the commands that read it.
-        const std::string text = lcs::readFile(path, size_t{16} << 20);
-        const auto j = lcs::parseJsonInput(text, path, lcs::JsonLimits{size_t{16} << 20, 32});
-        std::string format;
-        if (j.is_object() && j.contains("format") && j["format"].is_string())
-            format = j["format"].get<std::string>();
-        if (format == "lcstudio-session")
-            return checkedSession(lcs::sessionFromJson(text, path, lcs::sessionCatalogue()), path);
-        // A results file: checked as the session its run record is (what `run` replays).
-        if (format.empty() && j.is_object() && j.contains("run") && j["run"].is_object())
-            return "results file, a replayable " +
-                   checkedSession(lcs::sessionFromJson(text, path, lcs::sessionCatalogue()), path);
-        if (format == "lcstudio-camvid-models")
-            return lcs::checkCamvidModelFolder(std::filesystem::path(path).has_parent_path()
-                                                   ? std::filesystem::path(path).parent_path().string()
-                                                   : std::string("."));
-        if (format == "lcstudio-model") {
-            const auto info = lcs::modelInfoFromJson(text, path);
-            return "model sidecar for a " + std::to_string(info.parameterCount()) + "-parameter network";
-        }
-        return describe(lcs::loadCostMatrix(path));
-    }
+    if (endsWith(".json"))
+        return checkedJson(path);
     if (endsWith("-ubyte") || endsWith("-ubyte.gz") || endsWith(".idx") || endsWith(".idx.gz")) {
         const auto idx = lcs::readIdxFile(path);
         std::string shape;
@@ -309,48 +368,8 @@ std::string checkFile(const std::string& path)
             shape += (shape.empty() ? "" : "x") + std::to_string(d);
         return "IDX array " + shape + " of unsigned bytes";
     }
-    if (endsWith(".npy") || endsWith(".csv")) {
-        try {
-            const auto array = lcs::readNumericArray(path, "check", 1, 3, size_t{1} << 28);
-            std::string shape;
-            for (auto d : array.shape)
-                shape += (shape.empty() ? "" : "x") + std::to_string(d);
-            // Every command that reads arrays (correct's X, P and labels, decide --points)
-            // needs rows: an empty one passes no command's check.
-            if (!array.shape.empty() && array.shape[0] == 0)
-                throw lcs::InputError(path + ": an array " + shape + " holds no rows; no command reads an empty array");
-            std::string out = "array " + shape + " of finite numbers";
-            // A CSV with a header line may be meant as a table for tabular too: what
-            // tabular would make of it follows, accepted or refused, so that check says
-            // what run would (numbers only, a label column of fractions is refused there).
-            if (endsWith(".csv") &&
-                !lcs::parseNumericCsv(lcs::readFile(path, size_t{1} << 28), path, size_t{1} << 28).header.empty()) {
-                const auto set = tabularDefaultLabel();
-                const std::string label = set.empty() ? lcs::kDefaultLabelColumn : set;
-                try {
-                    out += "; as a table for tabular (label column \"" + label + "\"): " +
-                           tableSummary(lcs::readTable(path, set, lcs::kMaxTableValues, lcs::MissingValues::Impute));
-                } catch (const lcs::InputError& asTable) {
-                    out += "; tabular would refuse it as a table (label column \"" + label + "\"; another: tabular "
-                           "--label COLUMN): " + asTable.what();
-                }
-            }
-            return out;
-        } catch (const lcs::InputError& asArray) {
-            struct stat info {};
-            if (endsWith(".npy") || ::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode))
-                throw;  // no file to read as a table either
-            // A CSV of text cells may be a table for `tabular` (its default label column).
-            const auto set = tabularDefaultLabel();
-            const std::string label = set.empty() ? lcs::kDefaultLabelColumn : set;
-            try {
-                return tableSummary(lcs::readTable(path, set, lcs::kMaxTableValues, lcs::MissingValues::Impute));
-            } catch (const lcs::InputError& asTable) {
-                throw lcs::InputError(std::string(asArray.what()) + "; nor is it a table for tabular with the label "
-                                      "column \"" + label + "\" (another: tabular --label COLUMN): " + asTable.what());
-            }
-        }
-    }
+    if (endsWith(".npy") || endsWith(".csv"))
+        return checkedArrayOrTable(path, endsWith(".csv"));
     if (lcs::isArffPath(path))
         return tableSummary(lcs::readTable(path, tabularDefaultLabel(), lcs::kMaxTableValues, lcs::MissingValues::Impute));
     if (endsWith(".bin")) {
