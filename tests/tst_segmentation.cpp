@@ -459,7 +459,9 @@ private Q_SLOTS:
             }
             chooser.add(pS, dS, pQ, dQ, labels);
         }
-        const auto kept = chooser.result();
+        const auto chosen = chooser.result();
+        QVERIFY(chosen);
+        const auto& kept = *chosen;
         QCOMPARE(kept.choiceFrames, int64_t(4));
         QCOMPARE(kept.scoredFrames, int64_t(4));
         QCOMPARE(kept.choicePixels, int64_t(4 * kCamvidChoicePixelsPerFrame));
@@ -484,6 +486,13 @@ private Q_SLOTS:
         const auto summary = camvidKeptRuleSummary(kept);
         QVERIFY2(summary.find("decisions kept: offsets") == 0, summary.c_str());
         QVERIFY2(summary.find("offsets 0.0000 (kept)") != std::string::npos, summary.c_str());
+
+        // Choice frames with no labelled pixel: the evaluation goes on without a choice.
+        CamvidRuleChooser unlabelled(costs, 4, kVoid, 7, {1, 2});
+        const auto allVoid = torch::full({kPixels}, kVoid, torch::kLong);
+        for (int f = 0; f < 4; ++f)
+            unlabelled.add(pS, dS, pQ, dQ, f < 2 ? allVoid : labels);
+        QVERIFY(!unlabelled.result());
     }
 
     void trainEvaluateAndTimeOnTinyFrames()

@@ -83,6 +83,10 @@ void CamvidRuleChooser::add(const at::Tensor& pS, const at::Tensor& dS, const at
     }
     if (!m_chosen)
         choose();
+    if (m_nothingToChooseOn) {
+        ++m_seen;
+        return;
+    }
     // Every rule on the scored frame; the kept one's confusion beside S's for the evidence.
     std::vector<std::vector<int64_t>> confusion;
     confusion.push_back(m_scored[0].add(rowsS, decisionsS, y));
@@ -108,6 +112,11 @@ void CamvidRuleChooser::add(const at::Tensor& pS, const at::Tensor& dS, const at
 
 void CamvidRuleChooser::choose()
 {
+    m_chosen = true;
+    if (m_labels.empty()) {  // every choice pixel void: the evaluation goes on without a choice
+        m_nothingToChooseOn = true;
+        return;
+    }
     ClassProbabilities p;
     p.classes = m_costs.numClasses();
     p.rows = static_cast<int64_t>(m_labels.size());
@@ -141,14 +150,15 @@ void CamvidRuleChooser::choose()
     m_evidence.emplace(m_costs);
     // The sample has served its purpose.
     m_probabilities = {};
-    m_chosen = true;
 }
 
-CamvidKeptRule CamvidRuleChooser::result() const
+std::optional<CamvidKeptRule> CamvidRuleChooser::result() const
 {
     if (m_seen != m_frames || !m_chosen)
         throw std::logic_error("CamvidRuleChooser: " + std::to_string(m_seen) + " of " + std::to_string(m_frames) +
                                " frames handed over");
+    if (m_nothingToChooseOn)
+        return std::nullopt;
     CamvidKeptRule out = m_result;
     out.scoredFrames = m_frames - m_choiceFrames;
     for (size_t r = 0; r < out.scored.size(); ++r)

@@ -68,9 +68,10 @@ public:
     void add(const at::Tensor& pS, const at::Tensor& dS, const at::Tensor& pQ, const at::Tensor& dQ,
              const at::Tensor& labels);
 
-    /// After the last frame: the choice and every rule's figures on the scored frames.
+    /// After the last frame: the choice and every rule's figures on the scored frames,
+    /// or nullopt where the choice frames held no labelled pixel (nothing to choose on).
     /// Throws std::logic_error before the split's frames were all handed over.
-    CamvidKeptRule result() const;
+    std::optional<CamvidKeptRule> result() const;
 
 private:
     void choose();
@@ -82,6 +83,7 @@ private:
     std::vector<int> m_iouClasses;
     int64_t m_seen = 0;
     bool m_chosen = false;
+    bool m_nothingToChooseOn = false;  ///< the choice frames held no labelled pixel
     // The choice frames' sampled pixels.
     std::vector<double> m_probabilities;
     std::vector<int64_t> m_labels, m_group, m_decisionsS, m_decisionsQ;
