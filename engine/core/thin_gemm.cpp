@@ -189,6 +189,12 @@ void inputGradientAvx512(float* dx, const float* g, const float* w, int64_t m, i
     product(m, k, n, g, n, 1, w, k, dx, k, nullptr);
 }
 
+void unitsProductAvx512(float* c, const float* a, int64_t rowStride, int64_t innerStride, const float* b, int64_t m,
+                        int64_t n, int64_t k)
+{
+    product(m, n, k, a, rowStride, innerStride, b, n, c, n, nullptr);
+}
+
 } // namespace
 
 #pragma GCC diagnostic pop
@@ -231,6 +237,15 @@ bool thinInputGradient(float* dx, const float* g, const float* w, int64_t m, int
     if (!applies(m, n, k))
         return false;
     inputGradientAvx512(dx, g, w, m, n, k);
+    return true;
+}
+
+bool thinProduct(float* c, const float* a, int64_t rowStride, int64_t innerStride, const float* b, int64_t m,
+                 int64_t n, int64_t k)
+{
+    if (!applies(m, n, k))
+        return false;
+    unitsProductAvx512(c, a, rowStride, innerStride, b, m, n, k);
     return true;
 }
 

@@ -42,6 +42,13 @@ bool thinWeightGradient(float* dw, const float* g, const float* x, int64_t m, in
 /// dx[m x k] = g[m x n] w[n x k] (a Linear layer's input gradient; w as above).
 bool thinInputGradient(float* dx, const float* g, const float* w, int64_t m, int64_t n, int64_t k);
 
+/// c[m x n] = a b for a [m x k] read as a(i, l) = a[i rowStride + l innerStride] (a
+/// matrix or its transpose, read as it lies) and b [k x n] row-major: the products of a
+/// layer kept with its units as rows (m the units, n a whole batch's rows, any number),
+/// where every vector of c is full and b's panels stay in the caches.
+bool thinProduct(float* c, const float* a, int64_t rowStride, int64_t innerStride, const float* b, int64_t m,
+                 int64_t n, int64_t k);
+
 /// Whether this CPU runs the kernels (tests compare them with a plain loop only there).
 bool thinGemmAvailable();
 

@@ -31,7 +31,7 @@ varianceGradient(const float* __restrict g, const float* __restrict e, const flo
         dv[i] = 0.5f * g[i] * e[i] / sd[i];
 }
 
-/// d = 0 where the pre-activation a was not positive (the gradient through a ReLU).
+/// d = 0 where the ReLU's output a is not positive (the gradient through a ReLU).
 __attribute__((target_clones("avx512f", "avx2", "default"))) void
 throughRelu(float* __restrict d, const float* __restrict a, int64_t n)
 {
@@ -39,32 +39,35 @@ throughRelu(float* __restrict d, const float* __restrict a, int64_t n)
         d[i] = a[i] > 0.0f ? d[i] : 0.0f;
 }
 
-/// Whether a full batch's products go through the thin kernels in row blocks: a general
-/// BLAS at BBVI's shapes (thousands of rows by 57 inputs by 50 units) ran at about 60% of
-/// the core's peak.
-bool blockedThin(const at::Tensor& x, int64_t n, int64_t k)
+/// The local reparameterisation's output, in place and unit by unit (the rows of the
+/// units-as-rows layout): sd = sqrt(var + varBias), out = mean + meanBias + sd eps, then
+/// the ReLU where `relu`. var's storage becomes sd's. One pass where LibTorch's ops made
+/// four.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void
+reparameterise(float* __restrict mean, float* __restrict var, const float* __restrict eps,
+               const float* __restrict meanBias, const float* __restrict varBias, int64_t units, int64_t rows,
+               bool relu)
 {
-    return thinGemmAvailable() && std::min(kThinMaximumRows, x.size(0)) * n * k >= kThinMinimumMultiplyAdds;
+    for (int64_t i = 0; i < units; ++i) {
+        float* __restrict out = mean + i * rows;
+        float* __restrict sd = var + i * rows;
+        const float* __restrict e = eps + i * rows;
+        const float b = meanBias[i], vb = varBias[i];
+        for (int64_t r = 0; r < rows; ++r) {
+            sd[r] = std::sqrt(sd[r] + vb);
+            out[r] = (out[r] + b) + sd[r] * e[r];
+        }
+        if (relu)
+            for (int64_t r = 0; r < rows; ++r)
+                out[r] = 0.0f > out[r] ? 0.0f : out[r];  // NaN kept, as LibTorch's relu keeps it
+    }
 }
 
-/// g^T x summed over the rows ([n, k] for g [m, n], x [m, k]), in the same blocks: each
-/// block's sum into its own slice, then one sum over the blocks.
-at::Tensor blockedWeightGradient(const at::Tensor& g, const at::Tensor& x)
+/// g x summed over the rows ([out x in] for g [out x rows]): through the thin kernel
+/// from x's rows where the trace holds them, else the BLAS on x^T's transpose.
+torch::Tensor weightGradient(const torch::Tensor& gT, const torch::Tensor& rows, const torch::Tensor& transposed)
 {
-    const int64_t m = x.size(0), n = g.size(1), k = x.size(1);
-    if (!plainFloats({&g, &x}) || !blockedThin(x, n, k))
-        return g.t().mm(x);
-    const int64_t blocks = (m + kThinMaximumRows - 1) / kThinMaximumRows;
-    auto parts = torch::empty({blocks, n, k}, x.options());
-    for (int64_t b = 0; b < blocks; ++b) {
-        const int64_t r = b * kThinMaximumRows, rows = std::min(kThinMaximumRows, m - r);
-        if (!thinWeightGradient(parts.data_ptr<float>() + b * n * k, g.data_ptr<float>() + r * n,
-                                x.data_ptr<float>() + r * k, rows, n, k)) {
-            auto part = parts[b];
-            at::mm_out(part, g.slice(0, r, r + rows).t(), x.slice(0, r, r + rows));
-        }
-    }
-    return blocks == 1 ? parts[0] : parts.sum(0);
+    return rows.defined() ? unitsProduct(gT, false, rows) : gT.mm(transposed.t());
 }
 
 } // namespace
@@ -78,48 +81,56 @@ BayesLinearImpl::BayesLinearImpl(int64_t in, int64_t out, double initialLogVaria
     biasLogVar = register_parameter("bias_log_var", torch::full({out}, initialLogVariance));
 }
 
-torch::Tensor BayesLinearImpl::forwardLocal(const torch::Tensor& x, NormalStream& noise, Trace& t)
+torch::Tensor BayesLinearImpl::forwardLocal(NormalStream& noise, Trace& t, bool relu)
 {
     torch::NoGradGuard noGrad;
-    auto mean = torch::addmm(biasMean, x, weightMean.t());
-    t.x = x;
-    if (!t.xSquared.defined())
-        t.xSquared = x.square();
-    // The 1e-16 that keeps sd's gradient finite rides in the bias: one pass fewer.
-    auto var = torch::addmm(biasLogVar.exp().add_(1e-16), t.xSquared, weightLogVar.exp().t());
-    t.eps = standardNormals(mean, noise);
-    t.sd = var.sqrt_();
-    return mean.addcmul_(t.sd, t.eps);
+    auto outT = unitsProduct(weightMean, false, t.xT);
+    auto sdT = unitsProduct(weightLogVar.exp(), false, t.xSquaredT);
+    t.epsT = standardNormals(outT, noise);
+    // The 1e-16 keeps sd's gradient finite where every variance underflows.
+    const auto varBias = biasLogVar.exp().add_(1e-16);
+    if (plainFloats({&outT, &sdT, &t.epsT, &biasMean, &varBias})) {
+        reparameterise(outT.data_ptr<float>(), sdT.data_ptr<float>(), t.epsT.data_ptr<float>(),
+                       biasMean.data_ptr<float>(), varBias.data_ptr<float>(), outT.size(0), outT.size(1), relu);
+    } else {
+        sdT.add_(varBias.unsqueeze(1)).sqrt_();
+        outT.add_(biasMean.unsqueeze(1)).addcmul_(sdT, t.epsT);
+        if (relu)
+            outT.relu_();
+    }
+    t.sdT = sdT;
+    return outT;
 }
 
-torch::Tensor BayesLinearImpl::backwardLocal(const Trace& t, const torch::Tensor& dOut, bool inputGradient)
+torch::Tensor BayesLinearImpl::backwardLocal(const Trace& t, const torch::Tensor& dOutT, bool inputGradient)
 {
     torch::NoGradGuard noGrad;
-    // out = m + sd * eps, m = x W^T + b, sd^2 = x^2 s2W^T + s2b, s2 = exp(logVar).
-    torch::Tensor dVar;
-    if (plainFloats({&dOut, &t.eps, &t.sd})) {
-        dVar = torch::empty_like(dOut);
-        varianceGradient(dOut.data_ptr<float>(), t.eps.data_ptr<float>(), t.sd.data_ptr<float>(),
-                         dVar.data_ptr<float>(), dOut.numel());
+    // out = m + sd * eps, m = W x + b, sd^2 = s2W x^2 + s2b, s2 = exp(logVar) (units as rows).
+    torch::Tensor dVarT;
+    if (plainFloats({&dOutT, &t.epsT, &t.sdT})) {
+        dVarT = torch::empty_like(dOutT);
+        varianceGradient(dOutT.data_ptr<float>(), t.epsT.data_ptr<float>(), t.sdT.data_ptr<float>(),
+                         dVarT.data_ptr<float>(), dOutT.numel());
     } else {
-        dVar = dOut.mul(t.eps).div_(t.sd).mul_(0.5);
+        dVarT = dOutT.mul(t.epsT).div_(t.sdT).mul_(0.5);
     }
     auto varW = weightLogVar.exp();
     auto varB = biasLogVar.exp();
-    writeGradient(weightMean, blockedWeightGradient(dOut, t.x));
-    writeGradient(biasMean, dOut.sum(0));
-    writeGradient(weightLogVar, blockedWeightGradient(dVar, t.xSquared).mul_(varW));
-    writeGradient(biasLogVar, dVar.sum(0).mul_(varB));
+    writeGradient(weightMean, weightGradient(dOutT, t.x, t.xT));
+    writeGradient(biasMean, dOutT.sum(1));
+    writeGradient(weightLogVar, weightGradient(dVarT, t.xSquared, t.xSquaredT).mul_(varW));
+    writeGradient(biasLogVar, dVarT.sum(1).mul_(varB));
     if (!inputGradient)
         return {};
-    return dOut.mm(weightMean).addcmul_(t.x, dVar.mm(varW), 2.0);
+    return unitsProduct(weightMean, true, dOutT).addcmul_(t.xT, unitsProduct(varW, true, dVarT), 2.0);
 }
 
 torch::Tensor BayesLinearImpl::forwardLocalAutograd(const torch::Tensor& x, NormalStream& noise)
 {
     auto mean = torch::addmm(biasMean, x, weightMean.t());
     auto var = torch::addmm(biasLogVar.exp(), x.pow(2), weightLogVar.exp().t());
-    return mean + (var + 1e-16).sqrt() * standardNormals(mean, noise);
+    // Drawn unit by unit, as the fast path's units-as-rows layout draws them.
+    return mean + (var + 1e-16).sqrt() * standardNormals(mean.t(), noise).t();
 }
 
 torch::Tensor BayesLinearImpl::forwardSampled(const torch::Tensor& x, at::Generator& generator)
@@ -188,31 +199,42 @@ torch::Tensor BayesMlpImpl::kl(const BbviPrior& prior) const
     return total;
 }
 
-double BayesMlpImpl::lossAndGradients(const torch::Tensor& x, const torch::Tensor& y, const BbviPrior& prior,
-                                      double numData, NormalStream& noise, const torch::Tensor& xSquared)
+BbviInputs::BbviInputs(const torch::Tensor& rows)
+    : x(rows.contiguous()), xSquared(x.square()), xT(x.t().contiguous()), xSquaredT(xSquared.t().contiguous())
+{
+}
+
+double BayesMlpImpl::lossAndGradients(const BbviInputs& inputs, const torch::Tensor& y, const BbviPrior& prior,
+                                      double numData, NormalStream& noise)
 {
     torch::NoGradGuard noGrad;
     std::vector<BayesLinearImpl::Trace> traces(layers.size());
-    traces.front().xSquared = xSquared;
-    std::vector<torch::Tensor> preActivations;
-    torch::Tensor h = x;
+    traces.front().x = inputs.x;
+    traces.front().xSquared = inputs.xSquared;
+    traces.front().xT = inputs.xT;
+    traces.front().xSquaredT = inputs.xSquaredT;
+    torch::Tensor hT;
     for (size_t i = 0; i < layers.size(); ++i) {
-        auto s = layers[i]->forwardLocal(h, noise, traces[i]);
-        preActivations.push_back(s);
-        h = (i + 1 < layers.size()) ? torch::relu(s) : s;
+        if (i > 0) {
+            traces[i].xT = hT;
+            traces[i].xSquaredT = hT.square();
+        }
+        hT = layers[i]->forwardLocal(noise, traces[i], /*relu=*/i + 1 < layers.size());
     }
-    auto [nll, dOut] = crossEntropyWithGradient(h, y);
+    auto [nll, dOut] = crossEntropyWithGradient(hT.t().contiguous(), y);
+    torch::Tensor dOutT = dOut.t().contiguous();
     for (size_t i = layers.size(); i-- > 0;) {
-        auto dIn = layers[i]->backwardLocal(traces[i], dOut, /*inputGradient=*/i > 0);
+        auto dInT = layers[i]->backwardLocal(traces[i], dOutT, /*inputGradient=*/i > 0);
         if (i == 0)
             continue;
-        // Through the ReLU: zero where the pre-activation was not positive.
-        const auto& pre = preActivations[i - 1];
-        if (plainFloats({&dIn, &pre})) {
-            throughRelu(dIn.data_ptr<float>(), pre.data_ptr<float>(), dIn.numel());
-            dOut = dIn;
+        // Through the ReLU: zero where the layer's input (the ReLU's output) is not
+        // positive, which is where its pre-activation was not.
+        const auto& input = traces[i].xT;
+        if (plainFloats({&dInT, &input})) {
+            throughRelu(dInT.data_ptr<float>(), input.data_ptr<float>(), dInT.numel());
+            dOutT = dInT;
         } else {
-            dOut = dIn.mul_(pre.gt(0));
+            dOutT = dInT.mul_(input.gt(0));
         }
     }
     for (auto& l : layers)

@@ -38,21 +38,28 @@ struct BbviPrior {
 struct BayesLinearImpl : torch::nn::Module {
     BayesLinearImpl(int64_t in, int64_t out, double initialLogVariance);
 
-    /// What the hand-written backward pass needs.
+    /// What the hand-written backward pass needs, in the units-as-rows layout every
+    /// product of a step runs in ([features x rows]: the thin kernel's vectors then run
+    /// along a whole batch's rows, full at any layer width, where a row-major [rows x 50]
+    /// output filled 50 of a panel's 64 lanes and the BLAS ran at 60% of the core's peak).
     struct Trace {
-        torch::Tensor x, xSquared, eps, sd;
+        torch::Tensor xT, xSquaredT;  ///< the layer's input and its squares, transposed
+        torch::Tensor x, xSquared;    ///< the same as rows, where held (the data's): the weight gradients' fast operand
+        torch::Tensor epsT, sdT;      ///< the noise drawn and the pre-activations' sd, [out x rows]
     };
-    /// Local-reparameterisation forward without autograd; fills `trace` (its xSquared
-    /// taken as x's squares where already set). The noise comes
-    /// from a NormalStream: one draw per pre-activation per step (about 10^5 a step for a
-    /// 5,000-row table), which LibTorch's generator made half of BBVI's time.
-    torch::Tensor forwardLocal(const torch::Tensor& x, NormalStream& noise, Trace& trace);
-    /// Sets .grad() of the four parameters from dLoss/dOutput; returns dLoss/dx, or an
-    /// undefined tensor without `inputGradient` (the first layer's input is the data: its
-    /// two products are a third of a step's work for nothing).
-    torch::Tensor backwardLocal(const Trace& trace, const torch::Tensor& dOut, bool inputGradient = true);
-    /// The same forward as a differentiable expression (autograd), drawing the same
-    /// noise from `noise`; the reference the hand-written gradient is tested against.
+    /// Local-reparameterisation forward without autograd, from the trace's inputs (set
+    /// by the caller); fills the rest of `trace` and returns the output [out x rows],
+    /// through a ReLU where `relu`. The noise comes from a NormalStream: one draw per
+    /// pre-activation per step (about 10^5 a step for a 5,000-row table), which
+    /// LibTorch's generator made half of BBVI's time.
+    torch::Tensor forwardLocal(NormalStream& noise, Trace& trace, bool relu);
+    /// Sets .grad() of the four parameters from dLoss/dOutput [out x rows]; returns
+    /// dLoss/dx [in x rows], or an undefined tensor without `inputGradient` (the first
+    /// layer's input is the data: its two products are a third of a step's work for
+    /// nothing).
+    torch::Tensor backwardLocal(const Trace& trace, const torch::Tensor& dOutT, bool inputGradient = true);
+    /// The same forward as a differentiable expression (autograd) on x [rows x in],
+    /// drawing the same noise from `noise` in the same order; the reference the hand-written gradient is tested against.
     torch::Tensor forwardLocalAutograd(const torch::Tensor& x, NormalStream& noise);
     /// One weight sample shared by all rows (a coherent function sample).
     torch::Tensor forwardSampled(const torch::Tensor& x, at::Generator& generator);
@@ -67,6 +74,13 @@ struct BayesLinearImpl : torch::nn::Module {
 };
 TORCH_MODULE(BayesLinear);
 
+/// A batch's inputs as a BBVI step reads them: the rows as they lie, transposed, and the
+/// squares of both (the variance's input). A full-batch caller builds it once.
+struct BbviInputs {
+    explicit BbviInputs(const torch::Tensor& rows);
+    torch::Tensor x, xSquared, xT, xSquaredT;
+};
+
 struct BayesMlpImpl : torch::nn::Module {
     BayesMlpImpl(int64_t inputs, std::vector<int64_t> hidden, int64_t classes, double initialLogVariance);
     torch::Tensor forwardSampled(torch::Tensor x, at::Generator& generator);
@@ -74,10 +88,9 @@ struct BayesMlpImpl : torch::nn::Module {
     torch::Tensor kl(const BbviPrior& prior) const;
 
     /// Negative ELBO per training point, mean NLL + KL / numData, with its gradient
-    /// written into every parameter's .grad(). Returns the NLL. `xSquared`, where given,
-    /// is x's squares, kept by a caller whose batch is the same every step (full batch).
-    double lossAndGradients(const torch::Tensor& x, const torch::Tensor& y, const BbviPrior& prior, double numData,
-                            NormalStream& noise, const torch::Tensor& xSquared = {});
+    /// written into every parameter's .grad(). Returns the NLL.
+    double lossAndGradients(const BbviInputs& inputs, const torch::Tensor& y, const BbviPrior& prior,
+                            double numData, NormalStream& noise);
 
     std::vector<BayesLinear> layers;
 };

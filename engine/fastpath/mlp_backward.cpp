@@ -57,6 +57,30 @@ void passWherePositive(at::Tensor& d, const at::Tensor& h)
         g[i] = out[i] > 0.0f ? g[i] : 0.0f;
 }
 
+/// out[i][r] <- out[i][r] + bias[i] over a layer kept with its units as rows, then the
+/// ReLU (NaN kept) where `relu`.
+void addBiasByUnits(at::Tensor& out, const at::Tensor& bias, bool relu)
+{
+    if (!plainFloat(out) || !plainFloat(bias) || out.dim() != 2 || bias.dim() != 1 || bias.size(0) != out.size(0)) {
+        out.add_(bias.unsqueeze(1));
+        if (relu)
+            out.relu_();
+        return;
+    }
+    const int64_t units = out.size(0), rows = out.size(1);
+    const float* b = bias.data_ptr<float>();
+    for (int64_t i = 0; i < units; ++i) {
+        float* v = out.data_ptr<float>() + i * rows;
+        const float add = b[i];
+        if (relu)
+            for (int64_t r = 0; r < rows; ++r)
+                v[r] = 0.0f > v[r] + add ? 0.0f : v[r] + add;
+        else
+            for (int64_t r = 0; r < rows; ++r)
+                v[r] += add;
+    }
+}
+
 /// into[j] = sum_r d[r][j], the bias gradient.
 void columnSumsInto(at::Tensor& into, const at::Tensor& d)
 {
@@ -263,6 +287,65 @@ at::Tensor rowSoftmax(const at::Tensor& logits)
                return 0.0;
            })
         .second;
+}
+
+at::Tensor unitsProduct(const at::Tensor& a, bool transposeA, const at::Tensor& b)
+{
+    const int64_t m = transposeA ? a.size(1) : a.size(0), k = b.size(0), n = b.size(1);
+    if (plainFloats({&a, &b}) && a.dim() == 2 && b.dim() == 2 && (transposeA ? a.size(0) : a.size(1)) == k) {
+        auto c = at::empty({m, n}, b.options());
+        if (thinProduct(c.data_ptr<float>(), a.data_ptr<float>(), transposeA ? 1 : k, transposeA ? m : 1,
+                        b.data_ptr<float>(), m, n, k))
+            return c;
+    }
+    return (transposeA ? a.t() : a).mm(b);
+}
+
+bool FullBatchGradients::keeps(MlpImpl& mlp, const at::Tensor& x)
+{
+    if (!plainFloat(x) || x.dim() != 2 || x.size(0) <= kThinMaximumRows || !thinGemmAvailable())
+        return false;
+    const bool same = m_kept.defined() && m_kept.data_ptr() == x.data_ptr() && m_kept.sizes() == x.sizes() &&
+                      m_keptVersion == static_cast<int64_t>(x._version());
+    if (!same) {
+        torch::NoGradGuard noGrad;
+        m_kept = x;
+        m_keptVersion = static_cast<int64_t>(x._version());
+        m_rows = mlp.standardise(x).contiguous();
+        m_transposed = m_rows.t().contiguous();
+    }
+    return true;
+}
+
+double FullBatchGradients::operator()(MlpImpl& mlp, const at::Tensor& x, const at::Tensor& y)
+{
+    if (!keeps(mlp, x))
+        return crossEntropyGradients(mlp, x, y);
+    torch::NoGradGuard noGrad;
+    auto layers = mlp.linearLayers();
+    const size_t n = layers.size();
+    // Each layer's input, [in x rows]; a hidden one is the ReLU's output.
+    std::vector<at::Tensor> inputs{m_transposed};
+    at::Tensor h = m_transposed;
+    for (size_t i = 0; i < n; ++i) {
+        h = unitsProduct(layers[i]->weight, false, h);
+        addBiasByUnits(h, layers[i]->bias, /*relu=*/i + 1 < n);
+        if (i + 1 < n)
+            inputs.push_back(h);
+    }
+    const auto [loss, dLogits] = crossEntropyWithGradient(h.t().contiguous(), y);
+    at::Tensor d = dLogits.t().contiguous();  // dLoss/dS of the last layer, [classes x rows]
+    for (size_t i = n; i-- > 0;) {
+        // The first layer's weight gradient from the inputs' rows (the thin kernel's
+        // operand as it lies); a hidden layer's, a small product, from the BLAS.
+        writeGradient(layers[i]->weight, i == 0 ? unitsProduct(d, false, m_rows) : d.mm(inputs[i].t()));
+        writeGradient(layers[i]->bias, d.sum(1));
+        if (i == 0)
+            break;
+        d = unitsProduct(layers[i]->weight, true, d);
+        passWherePositive(d, inputs[i]);
+    }
+    return loss.item<double>();
 }
 
 double crossEntropyGradients(MlpImpl& mlp, const at::Tensor& x, const at::Tensor& y)

@@ -50,6 +50,29 @@ void setMlpGradients(MlpImpl& mlp, const MlpTrace& trace, const std::vector<at::
 /// network on rows x [N, D] against labels y [N]; returns that cross-entropy.
 double crossEntropyGradients(MlpImpl& mlp, const at::Tensor& x, const at::Tensor& y);
 
+/// crossEntropyGradients for a training loop that may pass the same rows step after step
+/// (a full batch): for such rows, more than a minibatch (kThinMaximumRows) and where the
+/// CPU runs the thin kernel, their standardised inputs are kept in both layouts and every
+/// product runs with each layer's units as rows, the thin kernel's vectors along the
+/// batch's rows (full at any layer width, where a row-major [rows x 50] output fills 50
+/// of a panel's 64 lanes and the BLAS ran at 60% of the core's peak). Other rows go to
+/// crossEntropyGradients. The rows are known again by their storage, shape and version,
+/// so a tensor changed in place is read afresh.
+class FullBatchGradients {
+public:
+    double operator()(MlpImpl& mlp, const at::Tensor& x, const at::Tensor& y);
+
+private:
+    bool keeps(MlpImpl& mlp, const at::Tensor& x);
+    at::Tensor m_kept;                 // the rows as the caller passed them
+    int64_t m_keptVersion = -1;
+    at::Tensor m_rows, m_transposed;   // their standardised inputs, [rows x in] and [in x rows]
+};
+
+/// a b, or a^T b where `transposeA` (a [m x k] or [k x m], b [k x n]), through the thin
+/// kernel where it applies: the products of a layer kept with its units as rows.
+at::Tensor unitsProduct(const at::Tensor& a, bool transposeA, const at::Tensor& b);
+
 /// Mean cross-entropy of logits [N, C] against labels [N] and its gradient with respect
 /// to the logits, (softmax - onehot) / N.
 std::pair<at::Tensor, at::Tensor> crossEntropyWithGradient(const at::Tensor& logits, const at::Tensor& labels);

@@ -25,7 +25,7 @@ public:
     double potentialAndGradient(const at::Tensor& x, const at::Tensor& y) override
     {
         // Sets every gradient (the flat buffer's views), so no zeroing pass before.
-        return crossEntropyGradients(*m_model, x.flatten(1), y);
+        return m_gradients(*m_model, x.flatten(1), y);
     }
     at::Tensor probabilities(const at::Tensor& x) override
     {
@@ -35,6 +35,7 @@ public:
 private:
     Mlp m_model;
     FlatParameters m_flat;
+    FullBatchGradients m_gradients;
 };
 
 /// The chain's predictions on the evaluation inputs: all of them averaged as they come,

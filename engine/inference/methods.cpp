@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include <torch/torch.h>
 
@@ -74,11 +75,12 @@ void trainMap(Mlp& model, const TrainingSet& data, const MapConfig& config, at::
     const double n = static_cast<double>(data.x.size(0));
     FlatParameters flat(*model);
     torch::optim::Adam adam({flat.tensor()}, torch::optim::AdamOptions(config.learningRate));
+    FullBatchGradients gradients;
     for (int it = 1; it <= config.iterations; ++it) {
         ctx.checkCancelled();
         // Gradient of mean NLL + tau/(2N) |theta|^2.
         const auto batch = batchOf(data, config.batchSize, generator);
-        const double nll = crossEntropyGradients(*model, batch.x, batch.y);
+        const double nll = gradients(*model, batch.x, batch.y);
         requireFiniteLoss(nll, phase.c_str(), it);
         if (config.priorPrecision > 0) {
             torch::NoGradGuard noGrad;
@@ -139,16 +141,19 @@ InferenceOutput runBbvi(int64_t inputs, std::vector<int64_t> hidden, int64_t cla
     const double n = static_cast<double>(data.x.size(0));
     // The local reparameterisation's noise, seeded from this job's generator.
     NormalStream noise(drawSeed(generator));
-    // A full batch is the same rows every step: its squares (the variance's input) once.
+    // A full batch is the same rows every step: its layouts and squares once.
     const bool fullBatch = config.batchSize <= 0 || config.batchSize >= data.x.size(0);
-    const auto xSquared = fullBatch ? data.x.square() : torch::Tensor();
+    std::optional<BbviInputs> fullBatchInputs;
+    if (fullBatch)
+        fullBatchInputs.emplace(data.x);
     FlatParameters flat(*net);
     torch::optim::Adam adam({flat.tensor()}, torch::optim::AdamOptions(config.learningRate));
     for (int it = 1; it <= config.iterations; ++it) {
         ctx.checkCancelled();
         const auto batch = batchOf(data, config.batchSize, generator);
         // Negative ELBO per training point: E_q[mean NLL] + KL / N.
-        const double nll = net->lossAndGradients(batch.x, batch.y, config.prior, n, noise, xSquared);
+        const double nll = net->lossAndGradients(fullBatchInputs ? *fullBatchInputs : BbviInputs(batch.x), batch.y,
+                                                 config.prior, n, noise);
         requireFiniteLoss(nll, "bbvi", it);
         adam.step();
         reportStep(ctx, "bbvi", it, config.iterations, [&] {
