@@ -1,4 +1,4 @@
-#include "bench_machine.h"
+#include "app/bench_machine.h"
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -13,8 +13,8 @@
 
 #include <torch/torch.h>
 
-#include "core/thin_gemm.h"
-#include "core/threads.h"
+#include "engine/core/thin_gemm.h"
+#include "engine/core/threads.h"
 
 namespace cli {
 

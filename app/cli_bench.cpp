@@ -10,16 +10,16 @@
 
 #include <torch/torch.h>
 
-#include "bench_machine.h"
-#include "calibration/image_training.h"
-#include "core/blas_kernels.h"
-#include "core/thin_gemm.h"
-#include "cli_commands.h"
-#include "cli_flags.h"
-#include "cli_support.h"
-#include "core/threads.h"
-#include "decision/decisions.h"
-#include "image_data.h"
+#include "app/bench_machine.h"
+#include "app/cli_commands.h"
+#include "app/cli_flags.h"
+#include "app/cli_support.h"
+#include "datasets/image_data.h"
+#include "engine/calibration/image_training.h"
+#include "engine/core/blas_kernels.h"
+#include "engine/core/thin_gemm.h"
+#include "engine/core/threads.h"
+#include "engine/decision/decisions.h"
 
 namespace cli {
 namespace {
@@ -175,6 +175,48 @@ void printDecisionRates(const lcs::ModelSpec& model, const lcs::ImageDataset& da
                 qRate / ensembleRate);
 }
 
+/// The distillation's network on `data` (one hidden layer of 200, as the paper's) and
+/// its layers' widths, input to output.
+std::pair<lcs::ModelSpec, std::vector<int64_t>> distillationNetwork(const lcs::ImageDataset& data)
+{
+    lcs::ModelSpec model;
+    model.inputShape = data.inputShape;
+    model.classes = data.classes();
+    model.hidden = {200};
+    int64_t inputs = 1;
+    for (auto d : data.inputShape)
+        inputs *= d;
+    std::vector<int64_t> layers{inputs};
+    layers.insert(layers.end(), model.hidden.begin(), model.hidden.end());
+    layers.push_back(model.classes);
+    return {model, layers};
+}
+
+/// One core's seconds per epoch of `rows` for the products alone at their batch shapes,
+/// printed; where they ran faster than every square product, `peak` becomes theirs.
+double timeProductsAlone(const std::vector<int64_t>& layers, int64_t batch, int64_t rows, double gflop,
+                         SgemmPeak& peak, int cores)
+{
+    const double productsOneCore =
+        productSecondsPerStep(layers, batch) * static_cast<double>((rows + batch - 1) / batch);
+    const double productsRate = gflop / productsOneCore;
+    std::printf("the products alone, at their batch-%lld shapes: %.3f s per epoch on one core (%.1f GFLOP/s, %.0f%% of "
+                "its peak)\n",
+                static_cast<long long>(batch), productsOneCore, productsRate, 100.0 * productsRate / peak.oneCore);
+    if (productsRate > peak.oneCore) {
+        // A product ran faster than the "peak": the peak is the fastest rate seen, so the
+        // limit is never flattered by squares that ran below the kernels' best. The
+        // all-core peak scales with it as the cores scaled together (at most the number
+        // of cores, above).
+        peak.allCores *= productsRate / peak.oneCore;
+        peak.oneCore = productsRate;
+        std::printf("  faster than every square product above: the peak is theirs, %.1f GFLOP/s on one core, %.1f on "
+                    "%d idle cores\n",
+                    peak.oneCore, peak.idle(), cores);
+    }
+    return productsOneCore;
+}
+
 int benchDistill(int argc, char** argv)
 {
     const auto parsed =
@@ -205,35 +247,12 @@ int benchDistill(int argc, char** argv)
     const auto data = lcs::loadImageDataset(dataSpec);
     std::printf("%s: %lld training images loaded in %.2f s\n", data.name.c_str(),
                 static_cast<long long>(data.train.size()), secondsSince(start));
-    lcs::ModelSpec model;
-    model.inputShape = data.inputShape;
-    model.classes = data.classes();
-    model.hidden = {200};
-    int64_t inputs = 1;
-    for (auto d : data.inputShape)
-        inputs *= d;
-    std::vector<int64_t> layers{inputs};
-    layers.insert(layers.end(), model.hidden.begin(), model.hidden.end());
-    layers.push_back(model.classes);
+    const auto network = distillationNetwork(data);
+    const lcs::ModelSpec& model = network.first;
+    const std::vector<int64_t>& layers = network.second;
     const double gflop = flopPerRow(layers) * static_cast<double>(data.train.size()) / 1e9;
     const int64_t batch = 64;
-    const double productsOneCore = productSecondsPerStep(layers, batch) *
-                                   static_cast<double>((data.train.size() + batch - 1) / batch);
-    const double productsRate = gflop / productsOneCore;
-    std::printf("the products alone, at their batch-%lld shapes: %.3f s per epoch on one core (%.1f GFLOP/s, %.0f%% of "
-                "its peak)\n",
-                static_cast<long long>(batch), productsOneCore, productsRate, 100.0 * productsRate / peak.oneCore);
-    if (productsRate > peak.oneCore) {
-        // A product ran faster than the "peak": the peak is the fastest rate seen, so the
-        // limit is never flattered by squares that ran below the kernels' best. The
-        // all-core peak scales with it as the cores scaled together (at most the number
-        // of cores, above).
-        peak.allCores *= productsRate / peak.oneCore;
-        peak.oneCore = productsRate;
-        std::printf("  faster than every square product above: the peak is theirs, %.1f GFLOP/s on one core, %.1f on "
-                    "%d idle cores\n",
-                    peak.oneCore, peak.idle(), cores);
-    }
+    const double productsOneCore = timeProductsAlone(layers, batch, data.train.size(), gflop, peak, cores);
     const double limit = gflop / peak.idle();
     // Spread over the idle cores at the rate their peak scales by (2x for two cores, 1x
     // for two hyper-threads of one): the floor for an epoch that did nothing else.

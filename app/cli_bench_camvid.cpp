@@ -7,17 +7,17 @@
 
 #include <torch/torch.h>
 
-#include "bench_machine.h"
-#include "calibration/image_training.h"
-#include "cli_commands.h"
-#include "cli_flags.h"
-#include "cli_support.h"
-#include "core/job.h"
-#include "core/threads.h"
-#include "experiments/camvid_experiment.h"
-#include "models/architectures.h"
-#include "models/mlp.h"
-#include "camvid_data.h"
+#include "app/bench_machine.h"
+#include "app/cli_commands.h"
+#include "app/cli_flags.h"
+#include "app/cli_support.h"
+#include "base/models/architectures.h"
+#include "datasets/camvid_data.h"
+#include "engine/calibration/image_training.h"
+#include "engine/core/job.h"
+#include "engine/core/threads.h"
+#include "engine/experiments/camvid/camvid_experiment.h"
+#include "engine/models/mlp.h"
 
 namespace cli {
 namespace {

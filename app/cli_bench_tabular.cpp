@@ -6,21 +6,22 @@
 #include <cstdio>
 #include <filesystem>
 #include <random>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <unistd.h>
 
-#include "bench_machine.h"
-#include "cli_commands.h"
-#include "cli_flags.h"
-#include "cli_support.h"
-#include "core/atomic_file.h"
-#include "core/threads.h"
-#include "experiments/experiment.h"
-#include "experiments/synthetic_experiment.h"
-#include "experiments/synthetic_settings.h"
-#include "inference/method_catalog.h"
+#include "app/bench_machine.h"
+#include "app/cli_commands.h"
+#include "app/cli_flags.h"
+#include "app/cli_support.h"
+#include "base/core/atomic_file.h"
+#include "base/inference/method_catalog.h"
+#include "engine/core/threads.h"
+#include "engine/experiments/experiment.h"
+#include "engine/experiments/synthetic/synthetic_experiment.h"
+#include "engine/experiments/synthetic/synthetic_settings.h"
 
 namespace cli {
 namespace {
@@ -187,7 +188,15 @@ Timing timeRun(const lcs::SyntheticConfig& config)
 
 } // namespace
 
-int benchTabular(int argc, char** argv)
+/// bench tabular's flags; help asked for prints it and gives nothing.
+struct BenchTabularFlags {
+    int64_t rows = 5000, columns = 57;
+    int classes = 2, replicates = 1;
+    std::string data, methods = "bbvi,sghmc,kfac_laplace";
+    bool generated = true;  ///< no --data: a generated table
+};
+
+std::optional<BenchTabularFlags> parseBenchTabularFlags(int argc, char** argv)
 {
     const auto parsed = parseFlags(argc, argv, 3, "bench tabular", {},
                                    {{"--rows", true}, {"--columns", true}, {"--classes", true}, {"--data", true},
@@ -195,28 +204,36 @@ int benchTabular(int argc, char** argv)
                                    kBenchTabularHelp);
     if (parsed.help) {
         std::fputs(kBenchTabularHelp, stdout);
-        return kExitOk;
+        return std::nullopt;
     }
-    int64_t rows = 5000, columns = 57;
-    int classes = 2, replicates = 1;
-    std::string data, methods = "bbvi,sghmc,kfac_laplace";
+    BenchTabularFlags f;
     for (const auto& [flag, value] : parsed.values) {
         if (flag == "--rows")
-            rows = parseIntegerFlag(flag, value, 100, 1000000);
+            f.rows = parseIntegerFlag(flag, value, 100, 1000000);
         else if (flag == "--columns")
-            columns = parseIntegerFlag(flag, value, 1, 1000);
+            f.columns = parseIntegerFlag(flag, value, 1, 1000);
         else if (flag == "--classes")
-            classes = static_cast<int>(parseIntegerFlag(flag, value, 2, 20));
+            f.classes = static_cast<int>(parseIntegerFlag(flag, value, 2, 20));
         else if (flag == "--data")
-            data = value;
+            f.data = value;
         else if (flag == "--replicates")
-            replicates = static_cast<int>(parseIntegerFlag(flag, value, 1, 100));
+            f.replicates = static_cast<int>(parseIntegerFlag(flag, value, 1, 100));
         else if (flag == "--methods")
-            methods = value;
+            f.methods = value;
     }
-    if (!data.empty() && (parsed.values.count("--rows") || parsed.values.count("--columns") || parsed.values.count("--classes")))
+    f.generated = f.data.empty();
+    if (!f.generated && (parsed.values.count("--rows") || parsed.values.count("--columns") || parsed.values.count("--classes")))
         throw UsageError("bench tabular: --data takes its rows, columns and classes from the table; leave out --rows, "
                          "--columns and --classes");
+    return f;
+}
+
+int benchTabular(int argc, char** argv)
+{
+    const auto flags = parseBenchTabularFlags(argc, argv);
+    if (!flags)
+        return kExitOk;
+    auto [rows, columns, classes, replicates, data, methods, generated] = *flags;
     const int cores = lcs::physicalCores();
     auto peak = sgemmPeak(cores);
     printSgemmPeak(peak);
@@ -244,7 +261,7 @@ int benchTabular(int argc, char** argv)
                 static_cast<long long>(sample.validationX.defined() ? sample.validationX.size(0) : 0),
                 static_cast<long long>(sample.testX.size(0)), static_cast<long long>(sample.calibrationX.size(0)),
                 static_cast<long long>(sample.trainX.size(1)), static_cast<long long>(lcs::classCount(config)),
-                parsed.values.count("--data") ? data.c_str() : "generated");
+                generated ? "generated" : data.c_str());
     std::printf("%d (replicate, method) task(s) on %d worker thread(s), one core each\n",
                 replicates * static_cast<int>(config.methods.size()), config.threads);
 

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "cli_support.h"
-#include "core/atomic_file.h"
-#include "core/settings.h"
-#include "decision/cost_matrix.h"
+#include "app/cli_support.h"
+#include "base/core/atomic_file.h"
+#include "base/core/settings.h"
+#include "base/decision/cost_matrix.h"
 
 namespace lcs {
 struct ModelSpec;

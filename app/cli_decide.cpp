@@ -6,17 +6,17 @@
 
 #include <torch/torch.h>
 
-#include "cli_commands.h"
-#include "cli_flags.h"
-#include "cli_support.h"
-#include "core/input_error.h"
-#include "core/number_format.h"
-#include "decision/decisions.h"
-#include "io/model_io.h"
-#include "io/table_csv.h"
-#include "io/tabular_csv.h"
-#include "calibration/own_predictive.h"
-#include "models/architectures.h"
+#include "app/cli_commands.h"
+#include "app/cli_flags.h"
+#include "app/cli_support.h"
+#include "base/core/input_error.h"
+#include "base/core/number_format.h"
+#include "base/io/table_csv.h"
+#include "base/io/tabular_csv.h"
+#include "base/models/architectures.h"
+#include "engine/calibration/own_predictive.h"
+#include "engine/decision/decisions.h"
+#include "engine/io/model_io.h"
 
 namespace cli {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <unistd.h>
 
-#include "cli_commands.h"
-#include "cli_support.h"
+#include "app/cli_commands.h"
+#include "app/cli_support.h"
 
 namespace {
 

@@ -5,14 +5,14 @@
 #include <cstdio>
 #include <mutex>
 
-#include "cli_commands.h"
-#include "cli_flags.h"
-#include "cli_support.h"
-#include "core/atomic_file.h"
-#include "core/number_format.h"
-#include "core/threads.h"
-#include "decision/cost_matrix.h"
-#include "experiments/experiment.h"
+#include "app/cli_commands.h"
+#include "app/cli_flags.h"
+#include "app/cli_support.h"
+#include "base/core/atomic_file.h"
+#include "base/core/number_format.h"
+#include "base/decision/cost_matrix.h"
+#include "engine/core/threads.h"
+#include "engine/experiments/experiment.h"
 
 namespace cli {
 
@@ -97,6 +97,31 @@ CommandDeclaration actionDeclaration(const lcs::Experiment& experiment, const lc
     return {experiment.name() + " " + action.name, action.name, action.settings, action.outputs, action.takesCosts};
 }
 
+namespace {
+
+/// --referral R on the matrix given (or the experiment's): its referral column set to R,
+/// the matrix checked again before any work.
+void applyReferralFlag(const lcs::Experiment& experiment, ExperimentCommandLine& out, double referral,
+                       const std::string& text)
+{
+    if (!out.costs) {
+        out.costs = experiment.defaultCosts(out.settings);
+        out.costsSource = "the experiment's matrix";
+    }
+    if (out.costs->hasReferral())
+        std::fprintf(stderr, "lcstudio-cli: warning: %s: its referral column (%s) is replaced by --referral %s\n",
+                     out.costsSource.c_str(), lcs::formatNumber(*out.costs->referralCost()).c_str(), text.c_str());
+    out.costs->setReferral(referral);
+    out.costsSource += " with --referral " + text;
+    try {
+        out.costs->validate();  // M against the new column, before any work
+    } catch (const std::exception& e) {
+        throw UsageError(out.costsSource + ": " + e.what());
+    }
+}
+
+} // namespace
+
 std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Experiment& experiment, int argc,
                                                                 char** argv, int first,
                                                                 const CommandDeclaration& declared,
@@ -143,23 +168,8 @@ std::optional<ExperimentCommandLine> parseExperimentCommandLine(const lcs::Exper
             throw UsageError("--referral: \"" + it->second.substr(0, 40) + "\" is not a number >= 0");
     }
     out.settings = lcs::checkedSettings(specs, parsed.settings, declared.command);
-    if (referral) {
-        if (!out.costs) {
-            out.costs = experiment.defaultCosts(out.settings);
-            out.costsSource = "the experiment's matrix";
-        }
-        if (out.costs->hasReferral())
-            std::fprintf(stderr, "lcstudio-cli: warning: %s: its referral column (%s) is replaced by --referral %s\n",
-                         out.costsSource.c_str(), lcs::formatNumber(*out.costs->referralCost()).c_str(),
-                         parsed.values.at("--referral").c_str());
-        out.costs->setReferral(*referral);
-        out.costsSource += " with --referral " + parsed.values.at("--referral");
-        try {
-            out.costs->validate();  // M against the new column, before any work
-        } catch (const std::exception& e) {
-            throw UsageError(out.costsSource + ": " + e.what());
-        }
-    }
+    if (referral)
+        applyReferralFlag(experiment, out, *referral, parsed.values.at("--referral"));
     if (out.costs) {
         // The matrix must fit the experiment: said here, naming the file, before any work
         // (a class count that depends on the data is checked once the data is read). The

@@ -1,4 +1,4 @@
-#include "cli_flags.h"
+#include "app/cli_flags.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,7 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "core/nearest_names.h"
+#include "base/core/nearest_names.h"
 
 namespace cli {
 

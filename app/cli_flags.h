@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_support.h"
-#include "core/settings.h"
+#include "app/cli_support.h"
+#include "base/core/settings.h"
 
 /// Command lines parsed with CLI11 from declarations: an experiment's settings (parsed and
 /// checked by their SettingSpec) and the command's own flags (files, switches). Usage

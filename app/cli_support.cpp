@@ -1,6 +1,6 @@
-#include "cli_support.h"
+#include "app/cli_support.h"
 
-#include "core/atomic_file.h"
+#include "base/core/atomic_file.h"
 
 #include <cmath>
 #include <filesystem>
@@ -8,8 +8,8 @@
 
 #include <unistd.h>
 
-#include "core/number_format.h"
-#include "core/settings.h"
+#include "base/core/number_format.h"
+#include "base/core/settings.h"
 
 namespace cli {
 

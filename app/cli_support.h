@@ -16,9 +16,9 @@
 
 #include <unistd.h>
 
-#include "core/input_error.h"
-#include "core/job.h"
-#include "core/outputs.h"
+#include "base/core/input_error.h"
+#include "base/core/outputs.h"
+#include "engine/core/job.h"
 
 /// What every lcstudio-cli command shares: exit codes, the cancel token the signal
 /// handler sets, strict flag parsing, output-path checks and the progress printer.

@@ -7,15 +7,15 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "cli_commands.h"
-#include "cli_flags.h"
-#include "cli_support.h"
-#include "core/atomic_file.h"
-#include "core/number_format.h"
-#include "experiments/experiment.h"
-#include "sweep/sweep_collect.h"
-#include "sweep/sweep_plan.h"
-#include "sweep/sweep_runner.h"
+#include "app/cli_commands.h"
+#include "app/cli_flags.h"
+#include "app/cli_support.h"
+#include "base/core/atomic_file.h"
+#include "base/core/number_format.h"
+#include "base/sweep/sweep_collect.h"
+#include "base/sweep/sweep_plan.h"
+#include "base/sweep/sweep_runner.h"
+#include "engine/experiments/experiment.h"
 
 namespace cli {
 

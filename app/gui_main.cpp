@@ -8,14 +8,14 @@
 #include <QSize>
 #include <QTimer>
 
-#include "core/threads.h"
-#include "core/version.h"
-#include "experiments/screenshot_demo.h"
-#include "file_dialogs.h"
-#include "main_window.h"
-#include "plot_export.h"
-#include "qcustomplot_compat.h"
-#include "sweep/sweep_view.h"
+#include "base/core/version.h"
+#include "engine/core/threads.h"
+#include "ui/experiments/screenshot_demo.h"
+#include "ui/file_dialogs.h"
+#include "ui/main_window.h"
+#include "ui/plot_export.h"
+#include "ui/qcustomplot_compat.h"
+#include "ui/sweep/sweep_view.h"
 
 namespace {
 

@@ -12,12 +12,12 @@
 
 #include <torch/torch.h>
 
-#include "calibration/correction.h"
-#include "calibration/image_training.h"
-#include "core/threads.h"
-#include "decision/cost_matrix.h"
-#include "decision/decisions.h"
-#include "models/mlp.h"
+#include "base/decision/cost_matrix.h"
+#include "engine/calibration/correction.h"
+#include "engine/calibration/image_training.h"
+#include "engine/core/threads.h"
+#include "engine/decision/decisions.h"
+#include "engine/models/mlp.h"
 
 namespace {
 

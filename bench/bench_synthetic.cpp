@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/threads.h"
-#include "experiments/synthetic_experiment.h"
+#include "engine/core/threads.h"
+#include "engine/experiments/synthetic/synthetic_experiment.h"
 
 int main(int argc, char** argv)
 {

@@ -9,13 +9,9 @@
 # the project's own headers, reach no <torch/...> or <ATen/...> header (c10's few utility
 # headers are cheap and do not count).
 
-# Where a quoted include is looked up after the including file's own folder, in the
-# compilers' order for the targets that use these folders.
-set(LCS_INCLUDE_ROOTS
-    "${PROJECT_SOURCE_DIR}/ui" "${PROJECT_SOURCE_DIR}/ui/experiments"
-    "${PROJECT_SOURCE_DIR}/ui/experiments/synthetic" "${PROJECT_SOURCE_DIR}/ui/experiments/image"
-    "${PROJECT_SOURCE_DIR}/ui/experiments/camvid" "${PROJECT_SOURCE_DIR}/app" "${PROJECT_SOURCE_DIR}/tests"
-    "${PROJECT_SOURCE_DIR}/engine" "${PROJECT_SOURCE_DIR}/base" "${PROJECT_SOURCE_DIR}/datasets")
+# Where a quoted include is looked up after the including file's own folder: every
+# include names its file from the repository's root ("engine/core/job.h").
+set(LCS_INCLUDE_ROOTS "${PROJECT_SOURCE_DIR}")
 
 # Sets `out` to ON when `file` includes a LibTorch header, directly or through a
 # project header (results kept per file for the whole configure run).

@@ -1,11 +1,11 @@
-#include "camvid_data.h"
+#include "datasets/camvid_data.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include <ATen/ATen.h>
 
-#include "core/input_error.h"
+#include "base/core/input_error.h"
 
 namespace lcs {
 

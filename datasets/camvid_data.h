@@ -8,7 +8,7 @@
 #include <ATen/core/Generator.h>
 #include <ATen/core/Tensor.h>
 
-#include "camvid_reader.h"
+#include "datasets/camvid_reader.h"
 
 /// CamVid frames as tensors for training and evaluation. Networks predict the 11 real
 /// classes (0..10); label 11 (void) is ignored in losses and metrics.

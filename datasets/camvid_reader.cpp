@@ -1,4 +1,4 @@
-#include "camvid_reader.h"
+#include "datasets/camvid_reader.h"
 
 #include <algorithm>
 #include <set>
@@ -11,9 +11,9 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "file_checks.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
+#include "datasets/file_checks.h"
 
 namespace lcs {
 namespace {

@@ -1,9 +1,9 @@
-#include "cifar_reader.h"
+#include "datasets/cifar_reader.h"
 
 
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "file_checks.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
+#include "datasets/file_checks.h"
 
 namespace lcs {
 namespace {

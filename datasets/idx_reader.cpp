@@ -1,11 +1,11 @@
-#include "idx_reader.h"
+#include "datasets/idx_reader.h"
 
 #include <limits>
 
 #include <zlib.h>
 
-#include "core/atomic_file.h"
-#include "core/input_error.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
 
 namespace lcs {
 namespace {

@@ -1,4 +1,4 @@
-#include "image_data.h"
+#include "datasets/image_data.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,12 +7,12 @@
 
 #include <ATen/ATen.h>
 
-#include "cifar_reader.h"
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "core/number_format.h"
-#include "file_checks.h"
-#include "idx_reader.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
+#include "base/core/number_format.h"
+#include "datasets/cifar_reader.h"
+#include "datasets/file_checks.h"
+#include "datasets/idx_reader.h"
 
 namespace lcs {
 namespace {

@@ -1,4 +1,4 @@
-#include "synthetic.h"
+#include "datasets/synthetic.h"
 
 #include <cmath>
 #include <random>
@@ -7,7 +7,7 @@
 
 #include <ATen/ATen.h>
 
-#include "core/seeds.h"
+#include "base/core/seeds.h"
 
 namespace lcs {
 

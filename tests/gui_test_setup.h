@@ -3,7 +3,7 @@
 #include <QCoreApplication>
 #include <QStandardPaths>
 
-#include "core/threads.h"
+#include "engine/core/threads.h"
 
 /// What every window test sets up first: one engine thread (the tests run side by side)
 /// and QSettings in a throw-away place, so a test never reads or writes a user's.

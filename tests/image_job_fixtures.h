@@ -4,12 +4,12 @@
 
 #include <QString>
 
-#include "experiments/corruption_experiment.h"
-#include "experiments/experiment.h"
-#include "experiments/image_experiments.h"
-#include "experiments/selective_experiment.h"
-#include "image_job_runner.h"
-#include "tiny_images.h"
+#include "engine/experiments/experiment.h"
+#include "engine/experiments/image/corruption_experiment.h"
+#include "engine/experiments/image/image_experiments.h"
+#include "engine/experiments/image/selective_experiment.h"
+#include "tests/tiny_images.h"
+#include "ui/experiments/image/image_job_runner.h"
 
 /// The image job runner's test fixtures: presets shrunk to seconds on the tiny images.
 namespace lcs::ui {

@@ -3,7 +3,7 @@
 #include <utility>
 #include <vector>
 
-#include "decision/evidence.h"
+#include "engine/decision/evidence.h"
 
 /// Rows of `classes` probabilities from one flat list, row after row: how the evidence's
 /// tests write a predictive by hand.

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "decision/cost_matrix.h"
-#include "experiments/corruption_experiment.h"
-#include "experiments/experiment.h"
-#include "io/session_file.h"
+#include "base/decision/cost_matrix.h"
+#include "base/io/session_file.h"
+#include "engine/experiments/experiment.h"
+#include "engine/experiments/image/corruption_experiment.h"
 
 /// Sweep folders for tests: a corruption session and results files written by the
 /// experiment's own writer (corruptionJson), so the sweep reads what runs write.

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "experiments/camvid_experiment.h"
+#include "engine/experiments/camvid/camvid_experiment.h"
 
 /// CamVid training cut to seconds on a few tiny generated frames: `side` x `side`
 /// pixels, every frame, batches of 2, SGHMC keeping every step after one of burn-in.

@@ -8,7 +8,7 @@
 #include <QDir>
 #include <QString>
 
-#include "core/atomic_file.h"
+#include "base/core/atomic_file.h"
 
 /// The bytes of an IDX file: magic (type, rank), big-endian dimensions, values.
 inline std::string idxBytes(const std::vector<uint32_t>& shape, const std::vector<uint8_t>& values,

@@ -4,8 +4,8 @@
 
 #include <ATen/ATen.h>
 
-#include "image_data.h"
-#include "models/mlp.h"
+#include "datasets/image_data.h"
+#include "engine/models/mlp.h"
 
 /// Three classes of 1 x 4 x 4 "images" for the image experiments' tests: class k lights up
 /// row k (plus noise), so every method can learn them in a few epochs.

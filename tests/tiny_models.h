@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
-#include "calibration/image_training.h"
-#include "models/classifier.h"
+#include "engine/calibration/image_training.h"
+#include "engine/models/classifier.h"
 
 /// A small MLP's spec: `inputShape` ({features} for points, {C, H, W} for images),
 /// `classes` outputs, the given hidden widths.

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "io/arff.h"
-#include "io/input_columns.h"
-#include "io/tabular_csv.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
+#include "base/io/arff.h"
+#include "base/io/input_columns.h"
+#include "base/io/tabular_csv.h"
 
 using namespace lcs;
 using Strings = std::vector<std::string>;

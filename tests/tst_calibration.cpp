@@ -7,9 +7,9 @@
 
 #include <torch/torch.h>
 
-#include "calibration/correction.h"
-#include "core/threads.h"
-#include "decision/decisions.h"
+#include "engine/calibration/correction.h"
+#include "engine/core/threads.h"
+#include "engine/decision/decisions.h"
 
 using namespace lcs;
 

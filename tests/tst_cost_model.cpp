@@ -2,8 +2,8 @@
 // presets, and import/export round trips that refuse bad files and keep the matrix.
 #include <QtTest/QtTest>
 
-#include "cost_matrix_model.h"
-#include "session.h"
+#include "ui/cost_matrix_model.h"
+#include "ui/session.h"
 
 using namespace lcs;
 using namespace lcs::ui;

@@ -8,13 +8,13 @@
 #include <opencv2/imgcodecs.hpp>
 #include <zlib.h>
 
-#include "camvid_reader.h"
-#include "cifar_reader.h"
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "idx_reader.h"
-#include "image_data.h"
-#include "tiny_idx.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
+#include "datasets/camvid_reader.h"
+#include "datasets/cifar_reader.h"
+#include "datasets/idx_reader.h"
+#include "datasets/image_data.h"
+#include "tests/tiny_idx.h"
 
 using namespace lcs;
 

@@ -7,10 +7,10 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 
-#include "core/atomic_file.h"
-#include "decision/cost_matrix.h"
-#include "decision/decisions.h"
-#include "decision/risk_coverage.h"
+#include "base/core/atomic_file.h"
+#include "base/decision/cost_matrix.h"
+#include "engine/decision/decisions.h"
+#include "engine/decision/risk_coverage.h"
 
 using namespace lcs;
 

@@ -7,18 +7,18 @@
 
 #include <QtTest/QtTest>
 
-#include "probability_rows.h"
+#include "tests/probability_rows.h"
 
 #include <ATen/ATen.h>
 
-#include "core/input_error.h"
-#include "decision/baselines.h"
-#include "decision/correction_evidence.h"
-#include "decision/confusion.h"
-#include "decision/decisions.h"
-#include "decision/evidence.h"
-#include "decision/grouped_evidence.h"
-#include "io/labels_file.h"
+#include "base/core/input_error.h"
+#include "base/io/labels_file.h"
+#include "engine/decision/baselines.h"
+#include "engine/decision/confusion.h"
+#include "engine/decision/correction_evidence.h"
+#include "engine/decision/decisions.h"
+#include "engine/decision/evidence.h"
+#include "engine/decision/grouped_evidence.h"
 
 using namespace lcs;
 

@@ -18,24 +18,25 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 
-#include "calibration/correction.h"
-#include "cli_commands.h"
-#include "core/input_error.h"
-#include "core/number_format.h"
-#include "core/threads.h"
-#include "decision/decisions.h"
-#include "decision/evidence.h"
-#include "experiments/experiment.h"
-#include "experiments/run_record.h"
-#include "experiments/run_views.h"
-#include "experiments/synthetic_experiment.h"
-#include "cost_matrix_model.h"
-#include "experiments/registry/registry_page.h"
-#include "gui_test_setup.h"
-#include "job_runner.h"
-#include "main_window.h"
-#include "settings_form.h"
-#include "tiny_idx.h"
+#include "app/cli_commands.h"
+#include "base/core/input_error.h"
+#include "base/core/number_format.h"
+#include "engine/calibration/correction.h"
+#include "engine/core/threads.h"
+#include "engine/decision/decisions.h"
+#include "engine/decision/evidence.h"
+#include "engine/experiments/experiment.h"
+#include "engine/experiments/run_record.h"
+#include "engine/experiments/run_views.h"
+#include "engine/experiments/synthetic/synthetic_experiment.h"
+#include "tests/gui_test_setup.h"
+#include "tests/tiny_idx.h"
+#include "ui/cost_matrix_model.h"
+#include "ui/experiments/page_list.h"
+#include "ui/experiments/registry/registry_page.h"
+#include "ui/job_runner.h"
+#include "ui/main_window.h"
+#include "ui/settings_form.h"
 
 using namespace lcs;
 using namespace lcs::ui;
@@ -238,6 +239,13 @@ CliRun runCommandLine(std::vector<std::string> args)
 }
 
 } // namespace
+
+/// The toy experiment's own page, registered by the test as a plug-in's would be.
+class ThreeGaussiansPage : public RegistryExperimentPage {
+public:
+    using RegistryExperimentPage::RegistryExperimentPage;
+    QString resultsTitle() const override { return "Three Gaussians: decisions"; }
+};
 
 class TestExperimentRegistry : public QObject {
     Q_OBJECT
@@ -496,6 +504,28 @@ private Q_SLOTS:
         page->form()->setValues({{"temperature", 2.5}});
         QCOMPARE(temperature->text(), QString("2.5"));
         QCOMPARE(points->value(), 400);
+    }
+
+    // An experiment with a page of its own: one line registers the page beside the
+    // built-in ones (PageRegistry), the window lists its experiment once, and makes no
+    // derived page for it. The page here is the derived one with a title of its own, as
+    // a page of one's own starts (docs/adding-an-experiment.md).
+    void aPageOfItsOwnIsRegisteredBesideTheBuiltInOnes()
+    {
+        const size_t builtIn = PageRegistry::global().factories().size();
+        QCOMPARE(builtIn, size_t{3});  // synthetic, the image experiments, CamVid
+        PageRegistry::global().add([](CostMatrixModel* costs, CostEditor* editor, QObject* parent) {
+            return new ThreeGaussiansPage(ExperimentRegistry::global().get("three_gaussians"), costs, editor, parent);
+        });
+        MainWindow window;
+        QCOMPARE(window.experiments().count("three_gaussians"), 1);
+        QCOMPARE(window.experiments().first(), QString("synthetic"));
+        window.setExperiment("three_gaussians");
+        auto* page = dynamic_cast<ThreeGaussiansPage*>(window.currentPage());
+        QVERIFY(page);
+        QCOMPARE(page->resultsTitle(), QString("Three Gaussians: decisions"));
+        QVERIFY(page->serves("three_gaussians"));
+        QVERIFY(!page->serves("synthetic"));
     }
 
     // The paper's image experiments run through their registry entries too: data named by

@@ -15,15 +15,15 @@
 #include <torch/csrc/jit/serialization/import.h>
 #include <torch/torch.h>
 
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "fastpath/mlp_backward.h"
-#include "decision/baselines.h"
-#include "io/model_io.h"
-#include "io/npy.h"
-#include "io/torchscript.h"
-#include "models/segnet.h"
-#include "tiny_models.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
+#include "base/io/npy.h"
+#include "engine/decision/baselines.h"
+#include "engine/fastpath/mlp_backward.h"
+#include "engine/io/model_io.h"
+#include "engine/io/torchscript.h"
+#include "engine/models/segnet.h"
+#include "tests/tiny_models.h"
 
 using namespace lcs;
 

@@ -12,16 +12,16 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "decision/decisions.h"
-#include "experiments/run_views.h"
-#include "gui_test_setup.h"
-#include "window_pages.h"
-#include "image_experiment_page.h"
-#include "image_job_fixtures.h"
-#include "image_job_runner.h"
-#include "image_views.h"
-#include "io/model_io.h"
-#include "main_window.h"
+#include "engine/decision/decisions.h"
+#include "engine/experiments/run_views.h"
+#include "engine/io/model_io.h"
+#include "tests/gui_test_setup.h"
+#include "tests/image_job_fixtures.h"
+#include "tests/window_pages.h"
+#include "ui/experiments/image/image_experiment_page.h"
+#include "ui/experiments/image/image_job_runner.h"
+#include "ui/experiments/image/image_views.h"
+#include "ui/main_window.h"
 
 using namespace lcs;
 using namespace lcs::ui;

@@ -14,17 +14,17 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "calibration/correction.h"
-#include "calibration/image_training.h"
-#include "decision/decisions.h"
-#include "experiments/camvid_experiment.h"
-#include "experiments/corruption_experiment.h"
-#include "experiments/selective_experiment.h"
-#include "experiments/image_run_settings.h"
-#include "experiments/run_record.h"
-#include "models/classifier.h"
-#include "tiny_images.h"
-#include "tiny_models.h"
+#include "engine/calibration/correction.h"
+#include "engine/calibration/image_training.h"
+#include "engine/decision/decisions.h"
+#include "engine/experiments/camvid/camvid_experiment.h"
+#include "engine/experiments/image/corruption_experiment.h"
+#include "engine/experiments/image/image_run_settings.h"
+#include "engine/experiments/image/selective_experiment.h"
+#include "engine/experiments/run_record.h"
+#include "engine/models/classifier.h"
+#include "tests/tiny_images.h"
+#include "tests/tiny_models.h"
 
 using namespace lcs;
 

@@ -11,33 +11,33 @@
 #include <QStandardItemModel>
 #include <QtTest/QtTest>
 
-#include "gui_test_setup.h"
-#include "window_pages.h"
+#include "tests/gui_test_setup.h"
+#include "tests/window_pages.h"
 
 #include <torch/torch.h>
 
-#include "core/threads.h"
-#include "cost_matrix_model.h"
-#include "image_conversion.h"
-#include "image_job_runner.h"
-#include "image_page.h"
-#include "evidence_panel.h"
-#include "experiment_panel.h"
-#include "experiments/experiment.h"
-#include "settings_form.h"
-#include "synthetic_job_runner.h"
-#include "image_views.h"
-#include "decisions_view.h"
-#include "region_view.h"
-#include "reliability_view.h"
+#include "engine/core/threads.h"
+#include "engine/experiments/experiment.h"
+#include "ui/cost_matrix_model.h"
+#include "ui/decisions_view.h"
+#include "ui/evidence_panel.h"
+#include "ui/experiment_panel.h"
+#include "ui/experiments/image/image_conversion.h"
+#include "ui/experiments/image/image_job_runner.h"
+#include "ui/experiments/image/image_page.h"
+#include "ui/experiments/image/image_views.h"
+#include "ui/experiments/synthetic/synthetic_job_runner.h"
+#include "ui/region_view.h"
+#include "ui/reliability_view.h"
+#include "ui/settings_form.h"
 #include <QLabel>
 #include <QTableWidget>
-#include "main_window.h"
-#include "method_style.h"
-#include "plot_export.h"
-#include "qcustomplot_compat.h"
-#include "image_job_fixtures.h"
-#include "tiny_images.h"
+#include "tests/image_job_fixtures.h"
+#include "tests/tiny_images.h"
+#include "ui/main_window.h"
+#include "ui/method_style.h"
+#include "ui/plot_export.h"
+#include "ui/qcustomplot_compat.h"
 
 using namespace lcs;
 using namespace lcs::ui;

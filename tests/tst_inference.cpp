@@ -7,12 +7,12 @@
 
 #include <torch/torch.h>
 
-#include "core/thin_gemm.h"
-#include "core/threads.h"
-#include "fastpath/mlp_backward.h"
-#include "inference/methods.h"
-#include "inference/sghmc.h"
-#include "models/mlp.h"
+#include "engine/core/thin_gemm.h"
+#include "engine/core/threads.h"
+#include "engine/fastpath/mlp_backward.h"
+#include "engine/inference/methods.h"
+#include "engine/inference/sghmc.h"
+#include "engine/models/mlp.h"
 
 using namespace lcs;
 

@@ -4,10 +4,10 @@
 
 #include <QtTest/QtTest>
 
-#include "core/threads.h"
-#include "experiments/experiment.h"
-#include "io/model_io.h"
-#include "synthetic_job_runner.h"
+#include "engine/core/threads.h"
+#include "engine/experiments/experiment.h"
+#include "engine/io/model_io.h"
+#include "ui/experiments/synthetic/synthetic_job_runner.h"
 
 using namespace lcs;
 using namespace lcs::ui;

@@ -15,22 +15,22 @@
 #include <QTextStream>
 #include <QtTest/QtTest>
 
-#include "gui_test_setup.h"
-#include "window_pages.h"
+#include "tests/gui_test_setup.h"
+#include "tests/window_pages.h"
 
-#include "evidence_panel.h"
+#include "ui/evidence_panel.h"
 
-#include "camvid_page.h"
-#include "camvid_views.h"
-#include "experiments/experiment.h"
-#include "image_page.h"
-#include "image_views.h"
-#include "inference/method_catalog.h"
-#include "main_window.h"
-#include "method_style.h"
-#include "plot_export.h"
-#include "qcustomplot_compat.h"
-#include "synthetic_job_runner.h"
+#include "base/inference/method_catalog.h"
+#include "engine/experiments/experiment.h"
+#include "ui/experiments/camvid/camvid_page.h"
+#include "ui/experiments/camvid/camvid_views.h"
+#include "ui/experiments/image/image_page.h"
+#include "ui/experiments/image/image_views.h"
+#include "ui/experiments/synthetic/synthetic_job_runner.h"
+#include "ui/main_window.h"
+#include "ui/method_style.h"
+#include "ui/plot_export.h"
+#include "ui/qcustomplot_compat.h"
 
 using namespace lcs;
 using namespace lcs::ui;

@@ -9,8 +9,8 @@
 #include <QWheelEvent>
 #include <QtTest/QtTest>
 
-#include "gui_test_setup.h"
-#include "window_pages.h"
+#include "tests/gui_test_setup.h"
+#include "tests/window_pages.h"
 
 #include <QColor>
 #include <QDockWidget>
@@ -18,19 +18,19 @@
 #include <QSet>
 #include <QTabWidget>
 
-#include "camvid_views.h"
-#include "core/threads.h"
-#include "synthetic_job_runner.h"
-#include "settings_form.h"
-#include "synthetic_page.h"
-#include "experiments/page_list.h"
-#include "experiments/experiment.h"
-#include "file_dialogs.h"
-#include "io/model_io.h"
-#include "main_window.h"
-#include "plot_export.h"
-#include "qcustomplot_compat.h"
-#include "region_view.h"
+#include "engine/core/threads.h"
+#include "engine/experiments/experiment.h"
+#include "engine/io/model_io.h"
+#include "ui/experiments/camvid/camvid_views.h"
+#include "ui/experiments/page_list.h"
+#include "ui/experiments/synthetic/synthetic_job_runner.h"
+#include "ui/experiments/synthetic/synthetic_page.h"
+#include "ui/file_dialogs.h"
+#include "ui/main_window.h"
+#include "ui/plot_export.h"
+#include "ui/qcustomplot_compat.h"
+#include "ui/region_view.h"
+#include "ui/settings_form.h"
 
 using namespace lcs;
 using namespace lcs::ui;

@@ -9,11 +9,11 @@
 
 #include <QtTest/QtTest>
 
-#include "probability_rows.h"
+#include "tests/probability_rows.h"
 
-#include "decision/calibrations.h"
-#include "decision/correction_evidence.h"
-#include "decision/rule_choice.h"
+#include "engine/decision/calibrations.h"
+#include "engine/decision/correction_evidence.h"
+#include "engine/decision/rule_choice.h"
 
 using namespace lcs;
 

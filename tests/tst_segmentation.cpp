@@ -18,19 +18,19 @@
 #include <opencv2/imgcodecs.hpp>
 #include <torch/torch.h>
 
-#include "calibration/image_training.h"
-#include "core/threads.h"
-#include "camvid_data.h"
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "decision/decisions.h"
-#include "decision/metrics_accumulator.h"
-#include "experiments/camvid_experiment.h"
-#include "experiments/camvid_networks.h"
-#include "io/model_io.h"
-#include "models/architectures.h"
-#include "models/segnet.h"
-#include "tiny_camvid.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
+#include "base/models/architectures.h"
+#include "datasets/camvid_data.h"
+#include "engine/calibration/image_training.h"
+#include "engine/core/threads.h"
+#include "engine/decision/decisions.h"
+#include "engine/decision/metrics_accumulator.h"
+#include "engine/experiments/camvid/camvid_experiment.h"
+#include "engine/experiments/camvid/camvid_networks.h"
+#include "engine/io/model_io.h"
+#include "engine/models/segnet.h"
+#include "tests/tiny_camvid.h"
 
 using namespace lcs;
 

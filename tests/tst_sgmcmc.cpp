@@ -9,18 +9,18 @@
 
 #include <torch/torch.h>
 
-#include "fastpath/flat_parameters.h"
-#include "core/normal_stream.h"
-#include "core/threads.h"
-#include "fastpath/mlp_backward.h"
-#include "fastpath/mlp_distillation.h"
-#include "calibration/image_training.h"
-#include "models/classifier.h"
-#include "inference/chain.h"
-#include "inference/methods.h"
-#include "inference/sghmc.h"
-#include "models/mlp.h"
-#include "tiny_models.h"
+#include "engine/calibration/image_training.h"
+#include "engine/core/normal_stream.h"
+#include "engine/core/threads.h"
+#include "engine/fastpath/flat_parameters.h"
+#include "engine/fastpath/mlp_backward.h"
+#include "engine/fastpath/mlp_distillation.h"
+#include "engine/inference/chain.h"
+#include "engine/inference/methods.h"
+#include "engine/inference/sghmc.h"
+#include "engine/models/classifier.h"
+#include "engine/models/mlp.h"
+#include "tests/tiny_models.h"
 
 using namespace lcs;
 

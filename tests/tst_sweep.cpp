@@ -8,18 +8,18 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "core/job.h"
-#include "decision/cost_matrix.h"
-#include "experiments/corruption_experiment.h"
-#include "experiments/experiment.h"
-#include "experiments/selective_experiment.h"
-#include "experiments/synthetic_report.h"
-#include "sweep/sweep_collect.h"
-#include "sweep/sweep_plan.h"
-#include "experiments/camvid_experiment.h"
-#include "sweep_fixtures.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
+#include "base/decision/cost_matrix.h"
+#include "base/sweep/sweep_collect.h"
+#include "base/sweep/sweep_plan.h"
+#include "engine/core/job.h"
+#include "engine/experiments/camvid/camvid_experiment.h"
+#include "engine/experiments/experiment.h"
+#include "engine/experiments/image/corruption_experiment.h"
+#include "engine/experiments/image/selective_experiment.h"
+#include "engine/experiments/synthetic/synthetic_report.h"
+#include "tests/sweep_fixtures.h"
 
 namespace {
 

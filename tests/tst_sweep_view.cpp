@@ -9,19 +9,19 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "core/atomic_file.h"
-#include "decision/cost_matrix.h"
-#include "experiments/corruption_experiment.h"
-#include "experiments/experiment.h"
-#include "io/session_file.h"
-#include "core/settings.h"
-#include "gui_test_setup.h"
-#include "main_window.h"
-#include "method_style.h"
-#include "qcustomplot_compat.h"
-#include "sweep/sweep_plan.h"
-#include "sweep/sweep_view.h"
-#include "sweep_fixtures.h"
+#include "base/core/atomic_file.h"
+#include "base/core/settings.h"
+#include "base/decision/cost_matrix.h"
+#include "base/io/session_file.h"
+#include "base/sweep/sweep_plan.h"
+#include "engine/experiments/experiment.h"
+#include "engine/experiments/image/corruption_experiment.h"
+#include "tests/gui_test_setup.h"
+#include "tests/sweep_fixtures.h"
+#include "ui/main_window.h"
+#include "ui/method_style.h"
+#include "ui/qcustomplot_compat.h"
+#include "ui/sweep/sweep_view.h"
 
 namespace {
 

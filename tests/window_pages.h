@@ -1,9 +1,9 @@
 #pragma once
 
-#include "camvid/camvid_experiment_page.h"
-#include "image/image_experiment_page.h"
-#include "main_window.h"
-#include "synthetic/synthetic_page.h"
+#include "ui/experiments/camvid/camvid_experiment_page.h"
+#include "ui/experiments/image/image_experiment_page.h"
+#include "ui/experiments/synthetic/synthetic_page.h"
+#include "ui/main_window.h"
 
 /// The window tests' typed way to a page's runner, form and views: the window itself
 /// names no experiment, so the tests find the page by its type.

@@ -1,12 +1,13 @@
-#include "cost_benefit_view.h"
+#include "ui/cost_benefit_view.h"
 
 #include <map>
-#include <tuple>
+#include <utility>
+#include <vector>
 
-#include "qcustomplot_compat.h"
+#include "ui/qcustomplot_compat.h"
 
-#include "inference/method_catalog.h"
-#include "method_style.h"
+#include "base/inference/method_catalog.h"
+#include "ui/method_style.h"
 
 namespace lcs::ui {
 
@@ -19,6 +20,132 @@ QString ruleLabel(const std::string& rule)
     if (rule == "corrected")
         return QObject::tr("kept rule");
     return QString::fromStdString(rule);
+}
+
+/// The sums behind one point of a rule's curve: its mean cost and referral rate over
+/// the replicates that have them.
+struct PointSums {
+    double cost = 0, rate = 0;
+    int costs = 0, rates = 0;
+};
+
+/// The curve's rows summed by (method, rule) and swept value; `order` keeps the pairs
+/// as the rows first name them.
+struct CurveSums {
+    std::map<std::pair<std::string, std::string>, std::map<double, PointSums>> sums;
+    std::vector<std::pair<std::string, std::string>> order;
+};
+
+CurveSums sumCurveRows(const nlohmann::json& curve)
+{
+    CurveSums out;
+    for (const auto& row : curve.value("rows", nlohmann::json::array())) {
+        const auto key = std::make_pair(row.value("method", ""), row.value("rule", ""));
+        if (!out.sums.count(key))
+            out.order.push_back(key);
+        auto& cell = out.sums[key][row.value("value", 0.0)];
+        if (row.contains("cost") && row["cost"].is_number()) {
+            cell.cost += row["cost"].get<double>();
+            ++cell.costs;
+        }
+        if (row.contains("referral_rate") && row["referral_rate"].is_number()) {
+            cell.rate += row["referral_rate"].get<double>();
+            ++cell.rates;
+        }
+    }
+    return out;
+}
+
+/// How a rule's curve is drawn: P dashed with circles, the kept rule solid with squares,
+/// temperature dotted with triangles, offsets dash-dotted with diamonds.
+std::pair<QPen, QCPScatterStyle::ScatterShape> ruleStyle(const std::string& rule, const QColor& colour)
+{
+    QPen pen(colour, 1.6);
+    if (rule == "uncorrected") {
+        pen.setStyle(Qt::DashLine);
+        return {pen, QCPScatterStyle::ssCircle};
+    }
+    if (rule == "corrected")
+        return {pen, QCPScatterStyle::ssSquare};
+    pen.setStyle(rule == "temperature" ? Qt::DotLine : Qt::DashDotLine);
+    return {pen, rule == "temperature" ? QCPScatterStyle::ssTriangle : QCPScatterStyle::ssDiamond};
+}
+
+/// One rule's curves, its cost in `costRect` and its referral rate in `rateRect` (where
+/// there is one), each point a mean over the replicates, with its legend entry; widens
+/// [lo, hi] to the rule's values.
+void addRuleCurves(QCPLegend* legend, QCPAxisRect* costRect, QCPAxisRect* rateRect, const QString& name,
+                   const QString& method, const std::map<double, PointSums>& points,
+                   const std::pair<QPen, QCPScatterStyle::ScatterShape>& style, const QColor& colour, double& lo,
+                   double& hi)
+{
+    QVector<double> x, cost, xRate, rate;
+    for (const auto& [value, cell] : points) {
+        lo = std::min(lo, value);
+        hi = std::max(hi, value);
+        if (cell.costs > 0) {
+            x << value;
+            cost << cell.cost / cell.costs;
+        }
+        if (cell.rates > 0) {
+            xRate << value;
+            rate << cell.rate / cell.rates;
+        }
+    }
+    const auto draw = [&](QCPAxisRect* rect, const QVector<double>& keys, const QVector<double>& values) {
+        auto* g = new QCPGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        g->setName(name);
+        g->setPen(style.first);
+        g->setScatterStyle(QCPScatterStyle(style.second, colour, Qt::white, 7));
+        g->setData(keys, values, /*alreadySorted=*/true);
+        markMethod(g, method);
+        return g;
+    };
+    legend->addItem(new QCPPlottableLegendItem(legend, draw(costRect, x, cost)));
+    if (rateRect && !rate.isEmpty())
+        draw(rateRect, xRate, rate);
+}
+
+/// One panel's axes: the swept setting along x (a cost ratio on a log scale) over
+/// [lo, hi], y fitted to the panel's graphs, and the run's own value as a grey line.
+void fitPanel(QCustomPlot* plot, QCPAxisRect* rect, const QString& yLabel, const QString& xLabel, bool referral,
+              double lo, double hi, double current)
+{
+    auto* x = rect->axis(QCPAxis::atBottom);
+    x->setLabel(xLabel);
+    if (!referral) {
+        x->setScaleType(QCPAxis::stLogarithmic);
+        x->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        x->setRange(lo / 1.3, hi * 1.3);
+    } else {
+        const double pad = hi > lo ? 0.04 * (hi - lo) : 0.5;
+        x->setRange(lo - pad, hi + pad);
+    }
+    auto* y = rect->axis(QCPAxis::atLeft);
+    y->setLabel(yLabel);
+    bool found = false;
+    y->setRange(0, 1);
+    QCPRange values;
+    for (auto* plottable : rect->plottables())
+        if (auto* g = qobject_cast<QCPGraph*>(plottable)) {
+            bool ok = false;
+            const auto range = g->getValueRange(ok);
+            if (ok)
+                values = found ? QCPRange(std::min(values.lower, range.lower), std::max(values.upper, range.upper))
+                               : range;
+            found |= ok;
+        }
+    if (found) {
+        const double pad = values.size() > 0 ? 0.08 * values.size() : 0.01;
+        y->setRange(std::max(0.0, values.lower - pad), values.upper + pad);
+    }
+    auto* line = new QCPItemStraightLine(plot);
+    line->setClipAxisRect(rect);
+    line->point1->setAxes(x, y);
+    line->point2->setAxes(x, y);
+    line->point1->setCoords(current, 0);
+    line->point2->setCoords(current, 1);
+    line->setPen(QPen(QColor(120, 120, 120), 1, Qt::DashDotDotLine));
 }
 
 } // namespace
@@ -70,26 +197,10 @@ bool CostBenefitView::setResults(const nlohmann::json& results, const QString& e
         m_plot->plotLayout()->setRowStretchFactor(3, 0.6);
     }
     const QString xLabel = referral ? tr("referral cost") : tr("cost ratio L[0][1] / L[1][0] (log scale)");
-    // (method, rule) -> value -> (sum of cost, sum of rate, rows with a rate, rows)
-    std::map<std::pair<std::string, std::string>, std::map<double, std::tuple<double, double, int, int>>> sums;
-    std::vector<std::pair<std::string, std::string>> order;
-    for (const auto& row : curve->value("rows", nlohmann::json::array())) {
-        const auto key = std::make_pair(row.value("method", ""), row.value("rule", ""));
-        if (!sums.count(key))
-            order.push_back(key);
-        auto& cell = sums[key][row.value("value", 0.0)];
-        if (row.contains("cost") && row["cost"].is_number()) {
-            std::get<0>(cell) += row["cost"].get<double>();
-            ++std::get<3>(cell);
-        }
-        if (row.contains("referral_rate") && row["referral_rate"].is_number()) {
-            std::get<1>(cell) += row["referral_rate"].get<double>();
-            ++std::get<2>(cell);
-        }
-    }
+    auto curveSums = sumCurveRows(*curve);
     double lo = 1e300, hi = -1e300;
     bool ownPredictive = false;  // a user's P (no catalogue method): q re-trained on it, not on a posterior
-    for (const auto& key : order) {
+    for (const auto& key : curveSums.order) {
         // P, the kept rule and the two one-parameter recalibrations: every calibration of
         // every method would bury the curves (the results file and the evidence tab have them all).
         if (key.second != "uncorrected" && key.second != "corrected" && key.second != "temperature" &&
@@ -103,88 +214,15 @@ bool CostBenefitView::setResults(const nlohmann::json& results, const QString& e
         const QColor colour = catalogued                  ? methodColourOf(methodIn(method, experiment))
                               : key.second == "corrected" ? methodColourOf(QStringLiteral("ours"))
                                                           : QColor(80, 80, 80);
-        QPen pen(colour, 1.6);
-        QCPScatterStyle::ScatterShape shape = QCPScatterStyle::ssDisc;
-        if (key.second == "uncorrected") {
-            pen.setStyle(Qt::DashLine);
-            shape = QCPScatterStyle::ssCircle;
-        } else if (key.second == "corrected") {
-            shape = QCPScatterStyle::ssSquare;
-        } else {
-            pen.setStyle(key.second == "temperature" ? Qt::DotLine : Qt::DashDotLine);
-            shape = key.second == "temperature" ? QCPScatterStyle::ssTriangle : QCPScatterStyle::ssDiamond;
-        }
-        QVector<double> x, cost, xRate, rate;
-        for (const auto& [value, cell] : sums[key]) {
-            lo = std::min(lo, value);
-            hi = std::max(hi, value);
-            if (std::get<3>(cell) > 0) {
-                x << value;
-                cost << std::get<0>(cell) / std::get<3>(cell);
-            }
-            if (std::get<2>(cell) > 0) {
-                xRate << value;
-                rate << std::get<1>(cell) / std::get<2>(cell);
-            }
-        }
         const QString name = catalogued                    ? tr("%1, %2").arg(methodLabelOf(method), ruleLabel(key.second))
                              : key.second == "uncorrected" ? tr("your P")
                                                            : ruleLabel(key.second);
-        auto* g = new QCPGraph(costRect->axis(QCPAxis::atBottom), costRect->axis(QCPAxis::atLeft));
-        g->setName(name);
-        g->setPen(pen);
-        g->setScatterStyle(QCPScatterStyle(shape, colour, Qt::white, 7));
-        g->setData(x, cost, /*alreadySorted=*/true);
-        markMethod(g, method);
-        legend->addItem(new QCPPlottableLegendItem(legend, g));
-        if (rateRect && !rate.isEmpty()) {
-            auto* r = new QCPGraph(rateRect->axis(QCPAxis::atBottom), rateRect->axis(QCPAxis::atLeft));
-            r->setName(name);
-            r->setPen(pen);
-            r->setScatterStyle(QCPScatterStyle(shape, colour, Qt::white, 7));
-            r->setData(xRate, rate, true);
-            markMethod(r, method);
-        }
+        addRuleCurves(legend, costRect, rateRect, name, method, curveSums.sums[key], ruleStyle(key.second, colour),
+                      colour, lo, hi);
     }
-    for (auto* rect : {costRect, rateRect}) {
-        if (!rect)
-            continue;
-        auto* x = rect->axis(QCPAxis::atBottom);
-        x->setLabel(xLabel);
-        if (!referral) {
-            x->setScaleType(QCPAxis::stLogarithmic);
-            x->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-            x->setRange(lo / 1.3, hi * 1.3);
-        } else {
-            const double pad = hi > lo ? 0.04 * (hi - lo) : 0.5;
-            x->setRange(lo - pad, hi + pad);
-        }
-        rect->axis(QCPAxis::atLeft)->setLabel(rect == costRect ? tr("test cost") : tr("referral rate"));
-        bool found = false;
-        rect->axis(QCPAxis::atLeft)->setRange(0, 1);
-        QCPRange values;
-        for (auto* plottable : rect->plottables())
-            if (auto* g = qobject_cast<QCPGraph*>(plottable)) {
-                bool ok = false;
-                const auto range = g->getValueRange(ok);
-                if (ok)
-                    values = found ? QCPRange(std::min(values.lower, range.lower), std::max(values.upper, range.upper))
-                                   : range;
-                found |= ok;
-            }
-        if (found) {
-            const double pad = values.size() > 0 ? 0.08 * values.size() : 0.01;
-            rect->axis(QCPAxis::atLeft)->setRange(std::max(0.0, values.lower - pad), values.upper + pad);
-        }
-        // The run's own value.
-        auto* line = new QCPItemStraightLine(m_plot);
-        line->setClipAxisRect(rect);
-        line->point1->setAxes(x, rect->axis(QCPAxis::atLeft));
-        line->point2->setAxes(x, rect->axis(QCPAxis::atLeft));
-        line->point1->setCoords(current, 0);
-        line->point2->setCoords(current, 1);
-        line->setPen(QPen(QColor(120, 120, 120), 1, Qt::DashDotDotLine));
-    }
+    fitPanel(m_plot, costRect, tr("test cost"), xLabel, referral, lo, hi, current);
+    if (rateRect)
+        fitPanel(m_plot, rateRect, tr("referral rate"), xLabel, referral, lo, hi, current);
     auto* note = new QCPTextElement(m_plot,
                                     tr("grey line: this run's %1 (%2); q re-trained at every point on %3")
                                         .arg(referral ? tr("referral cost") : tr("cost ratio"))

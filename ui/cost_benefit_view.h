@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "plot_parts.h"
+#include "ui/plot_parts.h"
 
 class QCPMarginGroup;
 

@@ -1,4 +1,4 @@
-#include "cost_editor.h"
+#include "ui/cost_editor.h"
 
 #include <algorithm>
 
@@ -17,8 +17,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "cost_matrix_model.h"
-#include "file_dialogs.h"
+#include "ui/cost_matrix_model.h"
+#include "ui/file_dialogs.h"
 
 namespace lcs::ui {
 namespace {

@@ -1,4 +1,4 @@
-#include "cost_matrix_model.h"
+#include "ui/cost_matrix_model.h"
 
 #include <cmath>
 

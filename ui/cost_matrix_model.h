@@ -3,7 +3,7 @@
 #include <QAbstractTableModel>
 #include <QUndoStack>
 
-#include "decision/cost_matrix.h"
+#include "base/decision/cost_matrix.h"
 
 namespace lcs::ui {
 

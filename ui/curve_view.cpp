@@ -1,11 +1,11 @@
-#include "curve_view.h"
+#include "ui/curve_view.h"
 
 #include <QVBoxLayout>
 
-#include "qcustomplot_compat.h"
+#include "ui/qcustomplot_compat.h"
 
-#include "plot_export.h"
-#include "plot_parts.h"
+#include "ui/plot_export.h"
+#include "ui/plot_parts.h"
 
 namespace lcs::ui {
 

@@ -1,4 +1,4 @@
-#include "decisions_view.h"
+#include "ui/decisions_view.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -6,8 +6,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "experiments/image/image_types.h"
-#include "experiments/image/image_views.h"
+#include "ui/experiments/image/image_types.h"
+#include "ui/experiments/image/image_views.h"
 
 namespace lcs::ui {
 

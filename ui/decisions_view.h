@@ -2,8 +2,8 @@
 
 #include <QWidget>
 
-#include "decision/cost_matrix.h"
-#include "ui_types.h"
+#include "base/decision/cost_matrix.h"
+#include "ui/ui_types.h"
 
 class QLabel;
 class QTableWidget;

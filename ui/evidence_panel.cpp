@@ -1,4 +1,4 @@
-#include "evidence_panel.h"
+#include "ui/evidence_panel.h"
 
 #include <cmath>
 
@@ -8,10 +8,10 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "decision/evidence.h"
-#include "inference/method_catalog.h"
-#include "method_style.h"
-#include "results_table.h"
+#include "base/inference/method_catalog.h"
+#include "engine/decision/evidence.h"
+#include "ui/method_style.h"
+#include "ui/results_table.h"
 
 namespace lcs::ui {
 

@@ -5,8 +5,8 @@
 #include <QVector>
 #include <QWidget>
 
-#include "decision/correction_evidence.h"
-#include "ui_types.h"
+#include "engine/decision/correction_evidence.h"
+#include "ui/ui_types.h"
 
 class QLabel;
 class QTableWidget;

@@ -1,4 +1,4 @@
-#include "experiment_panel.h"
+#include "ui/experiment_panel.h"
 
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -8,8 +8,8 @@
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
-#include "core/input_error.h"
-#include "settings_form.h"
+#include "base/core/input_error.h"
+#include "ui/settings_form.h"
 
 namespace lcs::ui {
 

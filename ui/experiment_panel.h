@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiments/experiment.h"
+#include "engine/experiments/experiment.h"
 
 class QLabel;
 class QPushButton;

@@ -1,4 +1,4 @@
-#include "file_dialogs.h"
+#include "ui/file_dialogs.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -8,8 +8,8 @@
 
 #include <vector>
 
-#include "core/input_error.h"
-#include "core/outputs.h"
+#include "base/core/input_error.h"
+#include "base/core/outputs.h"
 
 namespace lcs::ui {
 

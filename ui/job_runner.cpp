@@ -1,10 +1,10 @@
-#include "job_runner.h"
+#include "ui/job_runner.h"
 
 #include <utility>
 
 #include <torch/cuda.h>
 
-#include "experiments/experiment.h"
+#include "engine/experiments/experiment.h"
 
 namespace lcs::ui {
 

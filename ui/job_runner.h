@@ -13,10 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/job.h"
-#include "decision/cost_matrix.h"
-#include "ui_types.h"
-#include "worker_thread.h"
+#include "base/decision/cost_matrix.h"
+#include "engine/core/job.h"
+#include "ui/ui_types.h"
+#include "ui/worker_thread.h"
 
 namespace lcs {
 class Experiment;

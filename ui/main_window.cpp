@@ -1,6 +1,6 @@
 // MainWindow: the docks, the pages behind the experiment chooser, the actions' state and
 // the log. The menus and the File menu's work are in main_window_menus.cpp.
-#include "main_window.h"
+#include "ui/main_window.h"
 
 #include <algorithm>
 
@@ -20,12 +20,12 @@
 #include <QTime>
 #include <QTimer>
 
-#include "cost_editor.h"
-#include "experiments/experiment_chooser.h"
-#include "experiments/experiment_page.h"
-#include "experiments/job_status.h"
-#include "experiments/page_list.h"
-#include "experiments/screenshot_demo.h"
+#include "ui/cost_editor.h"
+#include "ui/experiments/experiment_chooser.h"
+#include "ui/experiments/experiment_page.h"
+#include "ui/experiments/job_status.h"
+#include "ui/experiments/page_list.h"
+#include "ui/experiments/screenshot_demo.h"
 
 namespace lcs::ui {
 

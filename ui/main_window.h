@@ -1,14 +1,15 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 
 #include <QList>
 #include <QMainWindow>
 
-#include "cost_matrix_model.h"
-#include "experiments/screenshot_demo.h"
-#include "experiments/experiment_page.h"
-#include "session.h"
+#include "ui/cost_matrix_model.h"
+#include "ui/experiments/experiment_page.h"
+#include "ui/experiments/screenshot_demo.h"
+#include "ui/session.h"
 
 class QAction;
 class QDockWidget;
@@ -80,6 +81,9 @@ protected:
 
 private:
     void buildActions();
+    void buildFileMenu();
+    /// The Edit menu; returns its Undo and Redo (the toolbar shows them too).
+    std::pair<QAction*, QAction*> buildEditMenu();
     void buildDocks();
     void connectPage(ExperimentPage* page);
     bool anyBusy() const;

@@ -1,6 +1,6 @@
 // MainWindow's menus and toolbar, and what the File menu's entries do: sessions, recent
 // files, sweep folders. The window's layout and its pages' wiring are in main_window.cpp.
-#include "main_window.h"
+#include "ui/main_window.h"
 
 #include <QApplication>
 #include <QDir>
@@ -11,15 +11,15 @@
 #include <QToolBar>
 #include <QDockWidget>
 
-#include "cost_editor.h"
-#include "file_dialogs.h"
-#include "sweep/sweep_view.h"
+#include "ui/cost_editor.h"
+#include "ui/file_dialogs.h"
+#include "ui/sweep/sweep_view.h"
 
 namespace lcs::ui {
 
 // Long by design: the menus as a table, menu by menu in the order they show, so that
 // each action's text, shortcut and slot read in one place.
-void MainWindow::buildActions()
+void MainWindow::buildFileMenu()
 {
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open Session..."), QKeySequence::Open, this, [this] {
@@ -65,7 +65,10 @@ void MainWindow::buildActions()
             });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
 
+std::pair<QAction*, QAction*> MainWindow::buildEditMenu()
+{
     auto* edit = menuBar()->addMenu(tr("&Edit"));
     auto* undo = m_costs.undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setShortcut(QKeySequence::Undo);
@@ -80,6 +83,13 @@ void MainWindow::buildActions()
         presets->addAction(n, this, [this, n] { m_costs.loadPreset(n); });
     }
     edit->addAction(tr("Reset Costs to &0/1"), &m_costs, &CostMatrixModel::resetToZeroOne);
+    return {undo, redo};
+}
+
+void MainWindow::buildActions()
+{
+    buildFileMenu();
+    const auto [undo, redo] = buildEditMenu();
 
     auto* run = menuBar()->addMenu(tr("&Run"));
     m_runAction = run->addAction(tr("&Run"), QKeySequence(Qt::Key_F5), this, &MainWindow::runAll);

@@ -1,4 +1,4 @@
-#include "method_style.h"
+#include "ui/method_style.h"
 
 #include <algorithm>
 
@@ -6,7 +6,7 @@
 #include <QTableWidgetItem>
 #include <QVariant>
 
-#include "inference/method_catalog.h"
+#include "base/inference/method_catalog.h"
 
 namespace lcs::ui {
 

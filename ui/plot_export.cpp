@@ -1,4 +1,4 @@
-#include "plot_export.h"
+#include "ui/plot_export.h"
 
 #include <algorithm>
 
@@ -12,10 +12,10 @@
 #include <QPdfWriter>
 #include <QSvgGenerator>
 
-#include "core/atomic_file.h"
+#include "base/core/atomic_file.h"
 
-#include "file_dialogs.h"
-#include "qcustomplot_compat.h"
+#include "ui/file_dialogs.h"
+#include "ui/qcustomplot_compat.h"
 
 namespace lcs::ui {
 

@@ -1,4 +1,4 @@
-#include "plot_parts.h"
+#include "ui/plot_parts.h"
 
 #include <QResizeEvent>
 #include <QSplitter>
@@ -6,8 +6,8 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
-#include "plot_export.h"
-#include "qcustomplot_compat.h"
+#include "ui/plot_export.h"
+#include "ui/qcustomplot_compat.h"
 
 namespace lcs::ui {
 

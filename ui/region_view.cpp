@@ -1,4 +1,4 @@
-#include "region_view.h"
+#include "ui/region_view.h"
 
 #include <algorithm>
 #include <vector>
@@ -7,10 +7,10 @@
 
 #include <QGridLayout>
 
-#include "qcustomplot_compat.h"
+#include "ui/qcustomplot_compat.h"
 
-#include "plot_export.h"
-#include "plot_parts.h"
+#include "ui/plot_export.h"
+#include "ui/plot_parts.h"
 
 namespace lcs::ui {
 

@@ -2,7 +2,7 @@
 
 #include <QWidget>
 
-#include "ui_types.h"
+#include "ui/ui_types.h"
 
 class QCustomPlot;
 class QCPColorMap;

@@ -1,8 +1,8 @@
-#include "reliability_view.h"
+#include "ui/reliability_view.h"
 
 #include <cmath>
 
-#include "qcustomplot_compat.h"
+#include "ui/qcustomplot_compat.h"
 
 
 namespace lcs::ui {

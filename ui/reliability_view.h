@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "decision/evidence.h"
-#include "plot_parts.h"
+#include "engine/decision/evidence.h"
+#include "ui/plot_parts.h"
 
 namespace lcs::ui {
 

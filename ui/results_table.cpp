@@ -1,12 +1,12 @@
-#include "results_table.h"
+#include "ui/results_table.h"
 
 #include <QColor>
 
 #include <QHeaderView>
 
-#include "evidence_panel.h"
-#include "experiments/synthetic_experiment.h"
-#include "method_style.h"
+#include "engine/experiments/synthetic/synthetic_experiment.h"
+#include "ui/evidence_panel.h"
+#include "ui/method_style.h"
 
 namespace lcs::ui {
 

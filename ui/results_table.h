@@ -2,7 +2,7 @@
 
 #include <QTableWidget>
 
-#include "ui_types.h"
+#include "ui/ui_types.h"
 
 class QTableView;
 

@@ -1,8 +1,8 @@
-#include "session.h"
+#include "ui/session.h"
 
 #include <stdexcept>
 
-#include "experiments/experiment.h"
+#include "engine/experiments/experiment.h"
 
 namespace lcs::ui {
 

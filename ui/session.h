@@ -2,7 +2,7 @@
 
 #include <QString>
 
-#include "io/session_file.h"
+#include "base/io/session_file.h"
 
 namespace lcs::ui {
 

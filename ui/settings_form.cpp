@@ -1,4 +1,4 @@
-#include "settings_form.h"
+#include "ui/settings_form.h"
 
 #include <climits>
 
@@ -13,9 +13,9 @@
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 
-#include "core/number_format.h"
-#include "inference/method_catalog.h"
-#include "job_runner.h"
+#include "base/core/number_format.h"
+#include "base/inference/method_catalog.h"
+#include "ui/job_runner.h"
 
 namespace lcs::ui {
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/settings.h"
+#include "base/core/settings.h"
 
 class QCheckBox;
 class QFormLayout;

@@ -9,8 +9,8 @@
 #include <limits>
 #include <vector>
 
-#include "decision/correction_evidence.h"
-#include "decision/cost_matrix.h"
+#include "base/decision/cost_matrix.h"
+#include "engine/decision/correction_evidence.h"
 
 /// Plain data that crosses from the job thread to the GUI thread. No tensors, no
 /// engine objects with shared state: everything here is copied by value.

@@ -1,4 +1,4 @@
-#include "worker_thread.h"
+#include "ui/worker_thread.h"
 
 #include <QMetaObject>
 

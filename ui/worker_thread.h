@@ -9,8 +9,8 @@
 
 #include <c10/util/Exception.h>
 
-#include "core/input_error.h"
-#include "core/job.h"
+#include "base/core/input_error.h"
+#include "engine/core/job.h"
 
 /// What the window's job runners (the registry's, synthetic, image experiments, CamVid) share:
 /// the worker thread's start and stop, the emit rate of live views, and the mapping of

@@ -1,4 +1,4 @@
-#include "core/atomic_file.h"
+#include "base/core/atomic_file.h"
 
 #include <atomic>
 #include <cerrno>
@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/input_error.h"
-#include "core/number_format.h"
+#include "base/core/input_error.h"
+#include "base/core/number_format.h"
 
 namespace lcs {
 

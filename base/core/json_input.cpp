@@ -1,4 +1,4 @@
-#include "core/json_input.h"
+#include "base/core/json_input.h"
 
 #include <set>
 
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/input_error.h"
+#include "base/core/input_error.h"
 
 namespace lcs {
 

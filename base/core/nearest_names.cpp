@@ -1,4 +1,4 @@
-#include "core/nearest_names.h"
+#include "base/core/nearest_names.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,11 +1,11 @@
-#include "core/number_format.h"
+#include "base/core/number_format.h"
 
 #include <charconv>
 #include <cmath>
 #include <sstream>
 #include <system_error>
 
-#include "core/input_error.h"
+#include "base/core/input_error.h"
 
 namespace lcs {
 

@@ -1,4 +1,4 @@
-#include "core/outputs.h"
+#include "base/core/outputs.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "core/settings.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
+#include "base/core/settings.h"
 
 namespace lcs {
 

@@ -1,4 +1,4 @@
-#include "core/seeds.h"
+#include "base/core/seeds.h"
 
 #include <cstring>
 

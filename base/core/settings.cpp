@@ -1,13 +1,13 @@
-#include "core/settings.h"
+#include "base/core/settings.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
 
-#include "core/input_error.h"
-#include "core/number_format.h"
-#include "inference/method_catalog.h"
+#include "base/core/input_error.h"
+#include "base/core/number_format.h"
+#include "base/inference/method_catalog.h"
 
 namespace lcs {
 

@@ -1,4 +1,4 @@
-#include "core/version.h"
+#include "base/core/version.h"
 
 namespace lcs {
 

@@ -1,4 +1,4 @@
-#include "decision/cost_matrix.h"
+#include "base/decision/cost_matrix.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,11 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/utf8.h"
-#include "core/atomic_file.h"
-#include "core/json_input.h"
-#include "core/number_format.h"
-#include "decision/embedded_presets.h"
+#include "base/core/atomic_file.h"
+#include "base/core/json_input.h"
+#include "base/core/number_format.h"
+#include "base/core/utf8.h"
+#include "base/decision/embedded_presets.h"
 
 namespace lcs {
 
@@ -231,6 +231,48 @@ bool CostMatrix::operator==(const CostMatrix& o) const
 
 // ---------------------------------------------------------------------------- JSON
 
+namespace {
+
+/// The "costs" of a cost file: its rows' values, row by row.
+struct CostRows {
+    std::vector<double> values;
+    size_t rows = 0, columns = 0;
+};
+
+/// The "costs" rows: a non-empty array of at most kMaxCostClasses rows of numbers, all
+/// as long as the first.
+CostRows costRows(const JsonObjectReader& r, const std::string& source)
+{
+    const auto& rows = r.require("costs");
+    if (!rows.is_array() || rows.empty())
+        r.fail("costs", "must be a non-empty array of rows, got " + jsonExcerpt(rows));
+    if (rows.size() > static_cast<size_t>(kMaxCostClasses))
+        r.fail("costs", "has " + std::to_string(rows.size()) + " rows; at most "
+                            + std::to_string(kMaxCostClasses) + " classes are supported");
+    size_t cols = 0;
+    std::vector<double> values;
+    for (size_t row = 0; row < rows.size(); ++row) {
+        const auto& entries = rows[row];
+        const std::string rowName = "costs[" + std::to_string(row + 1) + "]";
+        if (!entries.is_array())
+            throw CostMatrixError(source + ": " + rowName + " is not an array: " + jsonExcerpt(entries));
+        if (row == 0)
+            cols = entries.size();
+        if (entries.size() != cols)
+            throw CostMatrixError(source + ": " + rowName + " (row " + std::to_string(row + 1) + ") has "
+                                  + std::to_string(entries.size()) + " entries, row 1 has " + std::to_string(cols));
+        for (size_t c = 0; c < entries.size(); ++c) {
+            if (!entries[c].is_number())
+                throw CostMatrixError(source + ": " + rowName + "[" + std::to_string(c + 1)
+                                      + "] = " + jsonExcerpt(entries[c]) + " is not a number");
+            values.push_back(entries[c].get<double>());
+        }
+    }
+    return {values, rows.size(), cols};
+}
+
+} // namespace
+
 CostMatrix costMatrixFromJson(const std::string& text, const std::string& source)
 {
     try {
@@ -241,32 +283,8 @@ CostMatrix costMatrixFromJson(const std::string& text, const std::string& source
             r.fail("format", "is \"" + r.string("format").substr(0, 40) + "\", expected \"" + kJsonFormat + "\"");
         if (r.has("version"))
             r.integer("version", 1, 1);
-        const auto& rows = r.require("costs");
-        if (!rows.is_array() || rows.empty())
-            r.fail("costs", "must be a non-empty array of rows, got " + jsonExcerpt(rows));
-        if (rows.size() > static_cast<size_t>(kMaxCostClasses))
-            r.fail("costs", "has " + std::to_string(rows.size()) + " rows; at most "
-                                + std::to_string(kMaxCostClasses) + " classes are supported");
-        const int classes = static_cast<int>(rows.size());
-        size_t cols = 0;
-        std::vector<double> values;
-        for (size_t row = 0; row < rows.size(); ++row) {
-            const auto& entries = rows[row];
-            const std::string rowName = "costs[" + std::to_string(row + 1) + "]";
-            if (!entries.is_array())
-                throw CostMatrixError(source + ": " + rowName + " is not an array: " + jsonExcerpt(entries));
-            if (row == 0)
-                cols = entries.size();
-            if (entries.size() != cols)
-                throw CostMatrixError(source + ": " + rowName + " (row " + std::to_string(row + 1) + ") has "
-                                      + std::to_string(entries.size()) + " entries, row 1 has " + std::to_string(cols));
-            for (size_t c = 0; c < entries.size(); ++c) {
-                if (!entries[c].is_number())
-                    throw CostMatrixError(source + ": " + rowName + "[" + std::to_string(c + 1)
-                                          + "] = " + jsonExcerpt(entries[c]) + " is not a number");
-                values.push_back(entries[c].get<double>());
-            }
-        }
+        auto [values, rowCount, cols] = costRows(r, source);
+        const int classes = static_cast<int>(rowCount);
         bool referral = false;
         if (cols == static_cast<size_t>(classes) + 1)
             referral = true;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/input_error.h"
+#include "base/core/input_error.h"
 
 /// Cost matrices: plain C++ with no LibTorch or Qt, so that the GUI's table model and
 /// the file readers can use them without heavy headers.

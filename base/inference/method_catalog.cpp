@@ -1,9 +1,9 @@
-#include "inference/method_catalog.h"
+#include "base/inference/method_catalog.h"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "core/input_error.h"
+#include "base/core/input_error.h"
 
 namespace lcs {
 

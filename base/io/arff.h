@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <string>
 
-#include "io/tabular_csv.h"
+#include "base/io/tabular_csv.h"
 
 /// A user's own data set as a Weka ARFF file, read into the TabularData the CSV reader
 /// makes, so the tabular experiment cannot tell the two apart. The header declares each

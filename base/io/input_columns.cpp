@@ -1,13 +1,13 @@
-#include "io/input_columns.h"
+#include "base/io/input_columns.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <stdexcept>
 
-#include "core/input_error.h"
-#include "core/nearest_names.h"
-#include "core/number_format.h"
+#include "base/core/input_error.h"
+#include "base/core/nearest_names.h"
+#include "base/core/number_format.h"
 
 namespace lcs {
 

@@ -1,13 +1,13 @@
-#include "io/labels_file.h"
+#include "base/io/labels_file.h"
 
 #include <cmath>
 
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "core/number_format.h"
-#include "io/input_columns.h"
-#include "io/npy.h"
-#include "io/table_csv.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
+#include "base/core/number_format.h"
+#include "base/io/input_columns.h"
+#include "base/io/npy.h"
+#include "base/io/table_csv.h"
 
 namespace lcs {
 

@@ -1,4 +1,4 @@
-#include "io/model_info.h"
+#include "base/io/model_info.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,12 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/utf8.h"
-#include "core/input_error.h"
-#include "core/json_input.h"
-#include "core/number_format.h"
-#include "core/version.h"
-#include "models/architectures.h"
+#include "base/core/input_error.h"
+#include "base/core/json_input.h"
+#include "base/core/number_format.h"
+#include "base/core/utf8.h"
+#include "base/core/version.h"
+#include "base/models/architectures.h"
 
 namespace lcs {
 

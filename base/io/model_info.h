@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "decision/cost_matrix.h"
-#include "io/input_columns.h"
+#include "base/decision/cost_matrix.h"
+#include "base/io/input_columns.h"
 
 /// The JSON sidecar written next to a saved network (`<file>.json`): what LC Studio or
 /// the CLI need to rebuild the network and decide with it, and a checksum that ties the

@@ -1,4 +1,4 @@
-#include "io/npy.h"
+#include "base/io/npy.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +10,7 @@
 #include <xtensor/xarray.hpp>
 #include <xtensor/xnpy.hpp>
 
-#include "core/input_error.h"
+#include "base/core/input_error.h"
 
 namespace lcs {
 
@@ -37,117 +37,151 @@ struct NpyHeader {
 /// Ranks above this are refused while the shape is read (the callers ask for 1 to 3).
 constexpr size_t kMaxNpyRank = 32;
 
-NpyHeader parseNpyHeader(const std::string& header, const std::string& source)
-{
-    size_t i = 0;
-    const auto fail = [&](const std::string& what) {
-        refuse(source, "the .npy header " + what + " (numpy writes {'descr': '<f8', 'fortran_order': False, "
-                                                   "'shape': (N, D), })");
-    };
-    const auto peek = [&] { return i < header.size() ? header[i] : '\0'; };
-    const auto skipSpaces = [&] {
+/// The header's bytes read left to right; every refusal names the file and what numpy
+/// writes.
+class NpyHeaderScanner {
+public:
+    NpyHeaderScanner(const std::string& header, const std::string& source) : m_header(header), m_source(source) {}
+
+    [[noreturn]] void fail(const std::string& what) const
+    {
+        refuse(m_source, "the .npy header " + what + " (numpy writes {'descr': '<f8', 'fortran_order': False, "
+                                                     "'shape': (N, D), })");
+    }
+    char peek() const { return m_at < m_header.size() ? m_header[m_at] : '\0'; }
+    size_t at() const { return m_at; }
+    void skip(size_t bytes) { m_at += bytes; }
+    void skipSpaces()
+    {
         while (peek() == ' ')
-            ++i;
-    };
-    const auto expect = [&](char c, const std::string& where) {
+            ++m_at;
+    }
+    void expect(char c, const std::string& where)
+    {
         skipSpaces();
         if (peek() != c)
             fail(std::string("lacks '") + c + "' " + where);
-        ++i;
-    };
-    const auto quoted = [&](const std::string& what) {
-        skipSpaces();
-        if (peek() != '\'')
-            fail("has " + what + " that is not a quoted string at byte " + std::to_string(i));
-        const size_t close = header.find('\'', i + 1);
-        if (close == std::string::npos || close - i - 1 > 32)
-            fail("has " + what + " without its closing quote");
-        std::string text = header.substr(i + 1, close - i - 1);
-        i = close + 1;
-        return text;
-    };
-    if (header.empty() || header.back() != '\n')
-        fail("does not end in a newline");
-    NpyHeader h;
-    bool seenDescr = false, seenOrder = false, seenShape = false;
-    expect('{', "at its start");
-    skipSpaces();
-    while (peek() != '}') {
-        if (peek() == '\n' || peek() == '\0')
-            fail("lacks its closing '}'");
-        const std::string key = quoted("a key");
-        expect(':', "after '" + key + "'");
-        skipSpaces();
-        if (key == "descr") {
-            if (seenDescr)
-                fail("gives 'descr' twice");
-            seenDescr = true;
-            h.descr = quoted("a 'descr'");
-            const bool form = h.descr.size() >= 3 && h.descr.size() <= 4 &&
-                              std::string("<>|=").find(h.descr[0]) != std::string::npos &&
-                              std::isalpha(static_cast<unsigned char>(h.descr[1])) &&
-                              std::all_of(h.descr.begin() + 2, h.descr.end(),
-                                          [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-            if (!form)
-                fail("has 'descr' '" + h.descr + "', not a byte order, a kind and a size such as '<f8'");
-        } else if (key == "fortran_order") {
-            if (seenOrder)
-                fail("gives 'fortran_order' twice");
-            seenOrder = true;
-            if (header.compare(i, 4, "True") == 0) {
-                h.fortranOrder = true;
-                i += 4;
-            } else if (header.compare(i, 5, "False") == 0) {
-                i += 5;
-            } else {
-                fail("has a 'fortran_order' that is not True or False");
-            }
-        } else if (key == "shape") {
-            if (seenShape)
-                fail("gives 'shape' twice");
-            seenShape = true;
-            expect('(', "after 'shape'");
-            skipSpaces();
-            while (peek() != ')') {
-                size_t digits = 0;
-                uint64_t d = 0;
-                while (std::isdigit(static_cast<unsigned char>(peek()))) {
-                    if (++digits > 12)
-                        fail("has a dimension of more than 12 digits");
-                    d = d * 10 + static_cast<uint64_t>(peek() - '0');
-                    ++i;
-                }
-                if (digits == 0)
-                    fail("has a 'shape' that is not a tuple of whole numbers");
-                if (h.shape.size() == kMaxNpyRank)
-                    fail("has more than " + std::to_string(kMaxNpyRank) + " dimensions");
-                h.shape.push_back(static_cast<size_t>(d));
-                skipSpaces();
-                if (peek() == ',') {
-                    ++i;
-                    skipSpaces();
-                } else if (peek() != ')') {
-                    fail("has a 'shape' that is not a tuple of whole numbers");
-                }
-            }
-            ++i;  // ')'
-        } else {
-            fail("has an unknown key '" + key + "'");
-        }
+        ++m_at;
+    }
+    /// A ',' and the spaces after it, or nothing before `close`; anything else is refused
+    /// with `what` (and the byte it found, where `atByte`).
+    void separator(char close, const std::string& what, bool atByte = false)
+    {
         skipSpaces();
         if (peek() == ',') {
-            ++i;
+            ++m_at;
             skipSpaces();
-        } else if (peek() != '}') {
-            fail("lacks ',' or '}' at byte " + std::to_string(i));
+        } else if (peek() != close) {
+            fail(atByte ? what + " at byte " + std::to_string(m_at) : what);
         }
     }
-    ++i;  // '}'
-    skipSpaces();
-    if (i != header.size() - 1)
-        fail("has bytes after its dictionary");
+    std::string quoted(const std::string& what)
+    {
+        skipSpaces();
+        if (peek() != '\'')
+            fail("has " + what + " that is not a quoted string at byte " + std::to_string(m_at));
+        const size_t close = m_header.find('\'', m_at + 1);
+        if (close == std::string::npos || close - m_at - 1 > 32)
+            fail("has " + what + " without its closing quote");
+        std::string text = m_header.substr(m_at + 1, close - m_at - 1);
+        m_at = close + 1;
+        return text;
+    }
+    /// A byte order, a kind and a size: '<f8'.
+    std::string descr()
+    {
+        std::string d = quoted("a 'descr'");
+        const bool form = d.size() >= 3 && d.size() <= 4 && std::string("<>|=").find(d[0]) != std::string::npos &&
+                          std::isalpha(static_cast<unsigned char>(d[1])) &&
+                          std::all_of(d.begin() + 2, d.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+        if (!form)
+            fail("has 'descr' '" + d + "', not a byte order, a kind and a size such as '<f8'");
+        return d;
+    }
+    bool fortranOrder()
+    {
+        if (m_header.compare(m_at, 4, "True") == 0) {
+            m_at += 4;
+            return true;
+        }
+        if (m_header.compare(m_at, 5, "False") == 0) {
+            m_at += 5;
+            return false;
+        }
+        fail("has a 'fortran_order' that is not True or False");
+    }
+    /// A tuple of whole numbers of at most 12 digits, at most kMaxNpyRank of them.
+    std::vector<size_t> shape()
+    {
+        std::vector<size_t> dims;
+        expect('(', "after 'shape'");
+        skipSpaces();
+        while (peek() != ')') {
+            size_t digits = 0;
+            uint64_t d = 0;
+            while (std::isdigit(static_cast<unsigned char>(peek()))) {
+                if (++digits > 12)
+                    fail("has a dimension of more than 12 digits");
+                d = d * 10 + static_cast<uint64_t>(peek() - '0');
+                ++m_at;
+            }
+            if (digits == 0)
+                fail("has a 'shape' that is not a tuple of whole numbers");
+            if (dims.size() == kMaxNpyRank)
+                fail("has more than " + std::to_string(kMaxNpyRank) + " dimensions");
+            dims.push_back(static_cast<size_t>(d));
+            separator(')', "has a 'shape' that is not a tuple of whole numbers");
+        }
+        ++m_at;  // ')'
+        return dims;
+    }
+
+private:
+    const std::string& m_header;
+    const std::string& m_source;
+    size_t m_at = 0;
+};
+
+NpyHeader parseNpyHeader(const std::string& header, const std::string& source)
+{
+    NpyHeaderScanner scan(header, source);
+    if (header.empty() || header.back() != '\n')
+        scan.fail("does not end in a newline");
+    NpyHeader h;
+    bool seenDescr = false, seenOrder = false, seenShape = false;
+    const auto once = [&](bool& seen, const std::string& key) {
+        if (seen)
+            scan.fail("gives '" + key + "' twice");
+        seen = true;
+    };
+    scan.expect('{', "at its start");
+    scan.skipSpaces();
+    while (scan.peek() != '}') {
+        if (scan.peek() == '\n' || scan.peek() == '\0')
+            scan.fail("lacks its closing '}'");
+        const std::string key = scan.quoted("a key");
+        scan.expect(':', "after '" + key + "'");
+        scan.skipSpaces();
+        if (key == "descr") {
+            once(seenDescr, key);
+            h.descr = scan.descr();
+        } else if (key == "fortran_order") {
+            once(seenOrder, key);
+            h.fortranOrder = scan.fortranOrder();
+        } else if (key == "shape") {
+            once(seenShape, key);
+            h.shape = scan.shape();
+        } else {
+            scan.fail("has an unknown key '" + key + "'");
+        }
+        scan.separator('}', "lacks ',' or '}'", /*atByte=*/true);
+    }
+    scan.skip(1);  // '}'
+    scan.skipSpaces();
+    if (scan.at() != header.size() - 1)
+        scan.fail("has bytes after its dictionary");
     if (!seenDescr || !seenOrder || !seenShape)
-        fail(std::string("lacks '") + (!seenDescr ? "descr" : !seenOrder ? "fortran_order" : "shape") + "'");
+        scan.fail(std::string("lacks '") + (!seenDescr ? "descr" : !seenOrder ? "fortran_order" : "shape") + "'");
     return h;
 }
 

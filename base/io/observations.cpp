@@ -1,4 +1,4 @@
-#include "io/observations.h"
+#include "base/io/observations.h"
 
 #include <cmath>
 #include <cstdio>
@@ -6,10 +6,10 @@
 #include <map>
 #include <tuple>
 
-#include "core/input_error.h"
-#include "core/json_input.h"
-#include "core/number_format.h"
-#include "io/table_csv.h"
+#include "base/core/input_error.h"
+#include "base/core/json_input.h"
+#include "base/core/number_format.h"
+#include "base/io/table_csv.h"
 
 namespace lcs {
 

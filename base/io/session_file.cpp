@@ -1,14 +1,15 @@
-#include "io/session_file.h"
+#include "base/io/session_file.h"
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "core/json_input.h"
-#include "core/number_format.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
+#include "base/core/json_input.h"
+#include "base/core/number_format.h"
 
 namespace lcs {
 
@@ -49,16 +50,16 @@ nlohmann::json version1Settings(const JsonObjectReader& o, const std::string& ex
     };
     std::vector<Field> fields;
     if (experiment == "synthetic")
-        fields = {{"replicates", "replicates", false},   {"methods", "methods", false},
+        fields = std::vector<Field>{{"replicates", "replicates", false},   {"methods", "methods", false},
                   {"seed", "seed", false},               {"threads", "threads", false},
                   {"correction_iterations", "correction_iterations", false},
                   {"grid_resolution", "grid_resolution", false}, {"device", "device", false}};
     else if (experiment == "camvid")
-        fields = {{"data", "data", true},           {"preset", "preset", false},  {"max_train", "max_train", true},
+        fields = std::vector<Field>{{"data", "data", true},           {"preset", "preset", false},  {"max_train", "max_train", true},
                   {"max_test", "max_eval", true},   {"mc_dropout", "mc_dropout", false},
                   {"seed", "seed", false},          {"device", "device", false}};
     else if (experiment == "corruption" || experiment == "selective")
-        fields = {{experiment == "corruption" ? "rates" : "referral_costs",
+        fields = std::vector<Field>{{experiment == "corruption" ? "rates" : "referral_costs",
                    experiment == "corruption" ? "rates" : "referral_costs", false},
                   {"methods", "methods", false},     {"trials", "trials", false},    {"preset", "preset", false},
                   {"epochs", "epochs", true},        {"seed", "seed", false},        {"device", "device", false},
@@ -107,6 +108,47 @@ void version2CamvidSettings(const JsonObjectReader& r, nlohmann::json& settings)
                            "results file's run record)");
 }
 
+/// The session a results file repeats: its run record's experiment, settings and cost
+/// matrix, as a session of the version the record names (records before version 3 name
+/// none: they are version 2's).
+std::string sessionOfRunRecord(const nlohmann::json& record, const std::string& source)
+{
+    const JsonObjectReader run(record, source + " (run)");
+    // An action's figures (camvid eval on a model folder) are not a run of the
+    // experiment: its settings are the action's, which a session does not hold.
+    if (run.has("action"))
+        run.fail("action", "is " + jsonExcerpt(run.require("action")) +
+                               ": the record of an action on saved models, not of a run; repeat it with "
+                               "lcstudio-cli EXPERIMENT ACTION and the settings under run.settings");
+    long long recordVersion = 2;
+    if (run.has("session_version")) {
+        const auto& v = run.require("session_version");
+        if (!v.is_number_integer() || v.get<long long>() < 2 || v.get<long long>() > kSessionVersion)
+            run.fail("session_version", "is " + jsonExcerpt(v) + "; this program reads 2 to " +
+                                            std::to_string(kSessionVersion));
+        recordVersion = v.get<long long>();
+    }
+    nlohmann::json session{{"format", kFormat}, {"version", recordVersion}};
+    for (const char* field : {"experiment", "settings", "cost_matrix"})
+        session[field] = run.require(field);
+    return session.dump();
+}
+
+/// The session's "data_paths": at most kMaxDataPaths names, each a path string.
+std::map<std::string, std::string> dataPathsOf(const JsonObjectReader& session)
+{
+    const auto paths = session.object("data_paths");
+    if (paths.json().size() > kMaxDataPaths)
+        session.fail("data_paths", "has more than " + std::to_string(kMaxDataPaths) + " entries");
+    std::map<std::string, std::string> out;
+    for (auto it = paths.json().begin(); it != paths.json().end(); ++it) {
+        if (!it.value().is_string() || it.value().get_ref<const std::string&>().size() > kMaxPathLength)
+            paths.fail(it.key().substr(0, 40), "must be a path string");
+        out[it.key()] = it.value().get<std::string>();
+    }
+    return out;
+}
+
 } // namespace
 
 std::string sessionToJson(const SessionData& s)
@@ -125,29 +167,8 @@ SessionData sessionFromJson(const std::string& text, const std::string& source, 
     const auto j = parseJsonInput(text, source, JsonLimits{kMaxSessionBytes, 16});
     // A results file (every experiment's starts with its "run" record) is the session that
     // repeats it: its experiment, declared settings and cost matrix, checked as a session's.
-    if (j.is_object() && !j.contains("format") && j.contains("run") && j["run"].is_object()) {
-        const JsonObjectReader run(j["run"], source + " (run)");
-        // An action's figures (camvid eval on a model folder) are not a run of the
-        // experiment: its settings are the action's, which a session does not hold.
-        if (run.has("action"))
-            run.fail("action", "is " + jsonExcerpt(run.require("action")) +
-                                   ": the record of an action on saved models, not of a run; repeat it with "
-                                   "lcstudio-cli EXPERIMENT ACTION and the settings under run.settings");
-        // Records name the session version their settings mean (records before version 3
-        // name none: they are version 2's).
-        long long recordVersion = 2;
-        if (run.has("session_version")) {
-            const auto& v = run.require("session_version");
-            if (!v.is_number_integer() || v.get<long long>() < 2 || v.get<long long>() > kSessionVersion)
-                run.fail("session_version", "is " + jsonExcerpt(v) + "; this program reads 2 to " +
-                                                std::to_string(kSessionVersion));
-            recordVersion = v.get<long long>();
-        }
-        nlohmann::json session{{"format", kFormat}, {"version", recordVersion}};
-        for (const char* field : {"experiment", "settings", "cost_matrix"})
-            session[field] = run.require(field);
-        return sessionFromJson(session.dump(), source + " (its run record)", experiments);
-    }
+    if (j.is_object() && !j.contains("format") && j.contains("run") && j["run"].is_object())
+        return sessionFromJson(sessionOfRunRecord(j["run"], source), source + " (its run record)", experiments);
     const JsonObjectReader r(j, source);
     r.refuseUnknown({"format", "version", "experiment", "settings", "cost_matrix", "data_paths"});
     if (r.stringOr("format", "") != kFormat)
@@ -172,16 +193,8 @@ SessionData sessionFromJson(const std::string& text, const std::string& source, 
     if (!experiment)
         r.fail("experiment", "is missing and this program has no synthetic experiment");
 
-    if (r.has("data_paths")) {
-        const auto paths = r.object("data_paths");
-        if (paths.json().size() > kMaxDataPaths)
-            r.fail("data_paths", "has more than " + std::to_string(kMaxDataPaths) + " entries");
-        for (auto it = paths.json().begin(); it != paths.json().end(); ++it) {
-            if (!it.value().is_string() || it.value().get_ref<const std::string&>().size() > kMaxPathLength)
-                paths.fail(it.key().substr(0, 40), "must be a path string");
-            s.dataPaths[it.key()] = it.value().get<std::string>();
-        }
-    }
+    if (r.has("data_paths"))
+        s.dataPaths = dataPathsOf(r);
     auto given = nlohmann::json::object();
     if (r.has("settings")) {
         const auto o = r.object("settings");

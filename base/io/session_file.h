@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/settings.h"
-#include "decision/cost_matrix.h"
+#include "base/core/settings.h"
+#include "base/decision/cost_matrix.h"
 
 /// Session files (".lcsession"): everything needed to repeat a run (experiment, its
 /// declared settings with seeds, cost matrix, data paths). The settings are the

@@ -1,12 +1,12 @@
-#include "io/table_csv.h"
+#include "base/io/table_csv.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "core/number_format.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
+#include "base/core/number_format.h"
 
 namespace lcs {
 

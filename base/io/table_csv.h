@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "io/npy.h"
+#include "base/io/npy.h"
 
 /// Comma-separated tables of numbers as spreadsheets and numpy.savetxt write them: a
 /// UTF-8 byte-order mark is skipped, a first line none of whose fields starts like a

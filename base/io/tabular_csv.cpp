@@ -1,16 +1,16 @@
-#include "io/tabular_csv.h"
+#include "base/io/tabular_csv.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "core/number_format.h"
-#include "core/utf8.h"
-#include "io/arff.h"
-#include "io/input_columns.h"
-#include "io/table_csv.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
+#include "base/core/number_format.h"
+#include "base/core/utf8.h"
+#include "base/io/arff.h"
+#include "base/io/input_columns.h"
+#include "base/io/table_csv.h"
 
 namespace lcs {
 
@@ -47,58 +47,65 @@ std::vector<std::string> orderedClasses(const std::vector<std::string>& rawLabel
     return names;
 }
 
-} // namespace
-
-TabularData parseTabularCsv(const std::string& text, const std::string& source, const std::string& labelColumn,
-                            size_t maxValues, MissingValues missing)
+/// The header's names, checked: at most kMaxTabularColumns (a model's size grows with
+/// the square of its inputs, so the width is capped before anything is built on it),
+/// each named, of at most kMaxColumnTextLength characters, none twice.
+std::vector<std::string> checkedHeader(const std::vector<std::string>& fields, const std::string& where)
 {
-    TabularData out;
-    out.source = source;
-    out.missingValues = missing;
-    out.labelName = labelColumn;
-    std::vector<std::string> header, inputNames;
-    size_t labelAt = 0;
-    // Every row's input cells first: a column's type (numbers or categories) is known
-    // only once all of its cells are.
-    std::vector<std::vector<std::string>> cells;
-    std::vector<size_t> lines;
-    std::vector<std::string> rowLabels;
-    size_t cellCount = 0;
+    if (fields.size() > kMaxTabularColumns)
+        throw InputError(where + ": the header has " + std::to_string(fields.size()) + " columns; at most " +
+                         std::to_string(kMaxTabularColumns) + " are read");
+    std::vector<std::string> header;
+    std::map<std::string, size_t> seen;
+    for (size_t c = 0; c < fields.size(); ++c) {
+        header.push_back(trimmed(fields[c]));
+        if (header.back().empty())
+            throw InputError(where + ": column " + std::to_string(c + 1) +
+                             " has no name (R's write.csv writes its row names there: write the file with "
+                             "row.names = FALSE)");
+        if (header.back().size() > kMaxColumnTextLength)
+            throw InputError(where + ": the name of column " + std::to_string(c + 1) + " has " +
+                             std::to_string(header.back().size()) + " characters; at most " +
+                             std::to_string(kMaxColumnTextLength));
+        if (const auto [it, added] = seen.emplace(header.back(), c); !added)
+            throw InputError(where + ": column " + std::to_string(c + 1) + " " + quotedForMessage(header.back()) +
+                             " repeats the name of column " + std::to_string(it->second + 1) +
+                             "; every column needs its own name");
+    }
+    return header;
+}
+
+/// Every row's cells as read, before a column's type is known (numbers or categories:
+/// only once all of its cells are).
+struct CsvCells {
+    std::vector<std::string> inputNames;      ///< the header but the label column
+    std::vector<std::vector<std::string>> cells;  ///< each row's input cells, trimmed
+    std::vector<size_t> lines;                ///< each row's line in the file
+    std::vector<std::string> rowLabels;       ///< each row's label cell ("" or a missing mark: unlabelled)
+};
+
+/// The header and every row, each cell checked as UTF-8 where the message can name it
+/// (names and labels end up in the results' JSON, whose writer would refuse them after
+/// the run), within `maxValues` cells.
+CsvCells readCells(const std::string& text, const std::string& source, const std::string& labelColumn,
+                   size_t maxValues)
+{
+    CsvCells out;
+    std::vector<std::string> header;
+    size_t labelAt = 0, cellCount = 0;
     forEachCsvRow(
         text, [&](size_t lineNo, const std::vector<std::string>& fields) {
         const std::string where = source + " line " + std::to_string(lineNo);
-        // Every cell is checked as UTF-8 here, where the message can name it: names and
-        // labels end up in the results' JSON, whose writer would refuse them after the run.
         for (size_t c = 0; c < fields.size(); ++c)
             if (const size_t bad = firstInvalidUtf8(fields[c]); bad != std::string::npos)
                 throw InputError(where + " column " + std::to_string(c + 1) + ": byte " + std::to_string(bad + 1) +
                                  " of the cell is not UTF-8 text (save the file as UTF-8)");
         if (header.empty()) {
-            // The width is capped before anything is built on it: a model's size grows
-            // with the square of its inputs.
-            if (fields.size() > kMaxTabularColumns)
-                throw InputError(where + ": the header has " + std::to_string(fields.size()) +
-                                 " columns; at most " + std::to_string(kMaxTabularColumns) + " are read");
-            std::map<std::string, size_t> seen;
-            for (size_t c = 0; c < fields.size(); ++c) {
-                header.push_back(trimmed(fields[c]));
-                if (header.back().empty())
-                    throw InputError(where + ": column " + std::to_string(c + 1) +
-                                     " has no name (R's write.csv writes its row names there: write the file "
-                                     "with row.names = FALSE)");
-                if (header.back().size() > kMaxColumnTextLength)
-                    throw InputError(where + ": the name of column " + std::to_string(c + 1) + " has " +
-                                     std::to_string(header.back().size()) + " characters; at most " +
-                                     std::to_string(kMaxColumnTextLength));
-                if (const auto [it, added] = seen.emplace(header.back(), c); !added)
-                    throw InputError(where + ": column " + std::to_string(c + 1) + " " +
-                                     quotedForMessage(header.back()) + " repeats the name of column " +
-                                     std::to_string(it->second + 1) + "; every column needs its own name");
-            }
+            header = checkedHeader(fields, where);
             labelAt = labelColumnIndex(header, labelColumn, where);
             for (size_t c = 0; c < header.size(); ++c)
                 if (c != labelAt)
-                    inputNames.push_back(header[c]);
+                    out.inputNames.push_back(header[c]);
             return;
         }
         if (fields.size() != header.size())
@@ -112,72 +119,60 @@ TabularData parseTabularCsv(const std::string& text, const std::string& source, 
         for (size_t c = 0; c < fields.size(); ++c)
             if (c != labelAt)
                 row.push_back(trimmed(fields[c]));
-        cells.push_back(std::move(row));
-        lines.push_back(lineNo);
-        rowLabels.push_back(trimmed(fields[labelAt]));
-        if (utf8Length(rowLabels.back()) > kMaxClassNameLength)
+        out.cells.push_back(std::move(row));
+        out.lines.push_back(lineNo);
+        out.rowLabels.push_back(trimmed(fields[labelAt]));
+        if (utf8Length(out.rowLabels.back()) > kMaxClassNameLength)
             throw InputError(where + " column " + std::to_string(labelAt + 1) + ": a label of " +
-                             std::to_string(utf8Length(rowLabels.back())) + " characters; at most " +
+                             std::to_string(utf8Length(out.rowLabels.back())) + " characters; at most " +
                              std::to_string(kMaxClassNameLength) + " (class names are kept whole, never cut)");
     },
         source);
     if (header.empty())
         throw InputError(source + ": empty; expected a header line naming the columns, then one row per input");
-    for (auto& label : rowLabels)
+    return out;
+}
+
+/// Missing cells counted into `out`: a missing label (R's NA, Weka's ?) makes its row
+/// unlabelled, never a class named "NA"; under MissingValues::Drop a row with a missing
+/// input cell is left out.
+void applyMissing(CsvCells& read, TabularData& out, MissingValues missing, const std::string& source)
+{
+    for (auto& label : read.rowLabels)
         if (!label.empty() && isMissingCell(label)) {
-            label.clear();  // R's NA, Weka's ?: an unlabelled row, never a class named "NA"
+            label.clear();
             ++out.missingLabels;
         }
-    {
-        size_t kept = 0;
-        for (size_t r = 0; r < cells.size(); ++r) {
-            const auto n = std::count_if(cells[r].begin(), cells[r].end(),
-                                         [](const std::string& cell) { return isMissingCell(cell); });
-            out.missingCells += n;
-            out.missingRows += n > 0;
-            if (n > 0 && missing == MissingValues::Drop)
-                continue;
-            if (kept != r) {  // a vector moved onto itself would be left empty
-                cells[kept] = std::move(cells[r]);
-                lines[kept] = lines[r];
-                rowLabels[kept] = std::move(rowLabels[r]);
-            }
-            ++kept;
+    size_t kept = 0;
+    for (size_t r = 0; r < read.cells.size(); ++r) {
+        const auto n = std::count_if(read.cells[r].begin(), read.cells[r].end(),
+                                     [](const std::string& cell) { return isMissingCell(cell); });
+        out.missingCells += n;
+        out.missingRows += n > 0;
+        if (n > 0 && missing == MissingValues::Drop)
+            continue;
+        if (kept != r) {  // a vector moved onto itself would be left empty
+            read.cells[kept] = std::move(read.cells[r]);
+            read.lines[kept] = read.lines[r];
+            read.rowLabels[kept] = std::move(read.rowLabels[r]);
         }
-        cells.resize(kept);
-        lines.resize(kept);
-        rowLabels.resize(kept);
-        if (kept == 0 && out.missingRows > 0)
-            throw InputError(source + ": every one of its " + std::to_string(out.missingRows) +
-                             " rows has a missing value, so --missing drop leaves none (use --missing impute)");
+        ++kept;
     }
-    out.columns = inferInputColumns(inputNames, cells, lines, source, missing);
-    for (size_t c = 0; c < out.columns.size(); ++c)
-        if (!out.columns[c].categorical() &&
-            std::any_of(cells.begin(), cells.end(), [&](const auto& row) { return parseGroupedNumber(row[c]).has_value(); }))
-            out.groupedNumberColumns.push_back(out.columns[c].name);
-    const size_t width = encodedWidth(out.columns);
-    if (width > kMaxTabularFeatures)
-        throw InputError(source + ": its categories one-hot encoded make " + std::to_string(width) +
-                         " features; at most " + std::to_string(kMaxTabularFeatures) +
-                         " (a column of many distinct texts is better dropped or coded as numbers)");
-    out.featureNames = encodedFeatureNames(out.columns);
-    if (width * cells.size() > maxValues)
-        throw InputError(source + ": its categories one-hot encoded make " + std::to_string(width) +
-                         " features, more than " + std::to_string(maxValues) + " numbers in all");
-    std::vector<std::string> rawLabels;
-    std::vector<double> labelledValues, unlabelledValues;
-    for (size_t r = 0; r < cells.size(); ++r) {
-        const bool unlabelled = rowLabels[r].empty();
-        appendEncodedRow(out.columns, cells[r], source + " line " + std::to_string(lines[r]),
-                         unlabelled ? unlabelledValues : labelledValues);
-        if (!unlabelled)
-            rawLabels.push_back(rowLabels[r]);
-    }
-    const auto d = static_cast<int64_t>(out.featureNames.size());
-    // Labels that are all numbers are compared as numbers: "1" and "1.0" are one class
-    // (named as first written). A numeric column of many distinct values with fractions
-    // is a measurement, not classes: refused rather than run as one class per row.
+    read.cells.resize(kept);
+    read.lines.resize(kept);
+    read.rowLabels.resize(kept);
+    if (kept == 0 && out.missingRows > 0)
+        throw InputError(source + ": every one of its " + std::to_string(out.missingRows) +
+                         " rows has a missing value, so --missing drop leaves none (use --missing impute)");
+}
+
+/// The classes of the labelled rows' labels, in order; labels that are all numbers are
+/// compared as numbers: "1" and "1.0" are one class (named as first written, which
+/// `rawLabels` then holds). A numeric column of many distinct values with fractions is a
+/// measurement, not classes: refused rather than run as one class per row.
+std::vector<std::string> classesOf(std::vector<std::string>& rawLabels, const std::string& labelColumn,
+                                   const std::string& source)
+{
     if (!rawLabels.empty() && std::all_of(rawLabels.begin(), rawLabels.end(), [](const std::string& l) {
             return parseFiniteNumber(l).has_value();
         })) {
@@ -195,18 +190,58 @@ TabularData parseTabularCsv(const std::string& text, const std::string& source, 
                              ", ...): it looks continuous (a regression target?); classes are names or whole "
                              "numbers");
     }
-    const auto names = orderedClasses(rawLabels);
+    auto names = orderedClasses(rawLabels);
     if (names.size() < 2)
         throw InputError(source + ": column \"" + labelColumn.substr(0, 40) + "\" holds " +
                          std::to_string(names.size()) + " class(es) among its labelled rows; at least 2 are needed");
     if (names.size() > kMaxTabularClasses)
         throw InputError(source + ": column \"" + labelColumn.substr(0, 40) + "\" holds more than " +
                          std::to_string(kMaxTabularClasses) + " classes");
+    return names;
+}
+
+} // namespace
+
+TabularData parseTabularCsv(const std::string& text, const std::string& source, const std::string& labelColumn,
+                            size_t maxValues, MissingValues missing)
+{
+    TabularData out;
+    out.source = source;
+    out.missingValues = missing;
+    out.labelName = labelColumn;
+    CsvCells read = readCells(text, source, labelColumn, maxValues);
+    applyMissing(read, out, missing, source);
+    out.columns = inferInputColumns(read.inputNames, read.cells, read.lines, source, missing);
+    for (size_t c = 0; c < out.columns.size(); ++c)
+        if (!out.columns[c].categorical() && std::any_of(read.cells.begin(), read.cells.end(), [&](const auto& row) {
+                return parseGroupedNumber(row[c]).has_value();
+            }))
+            out.groupedNumberColumns.push_back(out.columns[c].name);
+    const size_t width = encodedWidth(out.columns);
+    if (width > kMaxTabularFeatures)
+        throw InputError(source + ": its categories one-hot encoded make " + std::to_string(width) +
+                         " features; at most " + std::to_string(kMaxTabularFeatures) +
+                         " (a column of many distinct texts is better dropped or coded as numbers)");
+    out.featureNames = encodedFeatureNames(out.columns);
+    if (width * read.cells.size() > maxValues)
+        throw InputError(source + ": its categories one-hot encoded make " + std::to_string(width) +
+                         " features, more than " + std::to_string(maxValues) + " numbers in all");
+    std::vector<std::string> rawLabels;
+    std::vector<double> labelledValues, unlabelledValues;
+    for (size_t r = 0; r < read.cells.size(); ++r) {
+        const bool unlabelled = read.rowLabels[r].empty();
+        appendEncodedRow(out.columns, read.cells[r], source + " line " + std::to_string(read.lines[r]),
+                         unlabelled ? unlabelledValues : labelledValues);
+        if (!unlabelled)
+            rawLabels.push_back(read.rowLabels[r]);
+    }
+    const auto names = classesOf(rawLabels, labelColumn, source);
     std::map<std::string, int64_t> index;
     for (size_t k = 0; k < names.size(); ++k)
         index[names[k]] = static_cast<int64_t>(k);
     for (const auto& l : rawLabels)
         out.labels.push_back(index.at(l));
+    const auto d = static_cast<int64_t>(out.featureNames.size());
     out.classNames = names;
     out.labelled.shape = {static_cast<int64_t>(rawLabels.size()), d};
     out.labelled.values = std::move(labelledValues);

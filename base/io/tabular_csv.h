@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "io/input_columns.h"
-#include "io/npy.h"
+#include "base/io/input_columns.h"
+#include "base/io/npy.h"
 
 /// A user's own data set as one CSV table: a header line naming the columns, feature
 /// columns (numbers, or text as categories, one-hot encoded), and a label column (chosen

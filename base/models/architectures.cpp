@@ -1,4 +1,4 @@
-#include "models/architectures.h"
+#include "base/models/architectures.h"
 
 namespace lcs {
 

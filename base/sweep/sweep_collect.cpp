@@ -1,4 +1,4 @@
-#include "sweep/sweep_collect.h"
+#include "base/sweep/sweep_collect.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,12 +8,12 @@
 #include <set>
 #include <tuple>
 
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "core/json_input.h"
-#include "core/number_format.h"
-#include "io/observations.h"
-#include "io/table_csv.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
+#include "base/core/json_input.h"
+#include "base/core/number_format.h"
+#include "base/io/observations.h"
+#include "base/io/table_csv.h"
 
 namespace lcs {
 

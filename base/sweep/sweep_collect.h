@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sweep/sweep_plan.h"
+#include "base/sweep/sweep_plan.h"
 
 /// Merging a sweep's cells: every done cell's results file (the experiment's own results
 /// JSON) read into per-run observations, grouped by the swept settings (all but the seed,

@@ -1,4 +1,4 @@
-#include "sweep/sweep_plan.h"
+#include "base/sweep/sweep_plan.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,13 +7,13 @@
 
 #include <sys/stat.h>
 
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "core/cancel.h"
-#include "core/json_input.h"
-#include "core/number_format.h"
-#include "core/outputs.h"
-#include "io/table_csv.h"
+#include "base/core/atomic_file.h"
+#include "base/core/cancel.h"
+#include "base/core/input_error.h"
+#include "base/core/json_input.h"
+#include "base/core/number_format.h"
+#include "base/core/outputs.h"
+#include "base/io/table_csv.h"
 
 namespace lcs {
 

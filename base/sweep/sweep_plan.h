@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/session_file.h"
+#include "base/io/session_file.h"
 
 namespace lcs {
 class CancelToken;

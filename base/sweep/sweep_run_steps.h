@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "sweep/sweep_runner.h"
+#include "base/sweep/sweep_runner.h"
 
 /// The steps the local and the Slurm runner share (sweep_runner.cpp): which cells to run,
 /// what to say, and the report at the end. Internal to the sweep library.

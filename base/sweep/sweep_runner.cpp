@@ -1,5 +1,5 @@
-#include "sweep/sweep_runner.h"
-#include "sweep/sweep_run_steps.h"
+#include "base/sweep/sweep_runner.h"
+
 
 #include <algorithm>
 #include <cerrno>
@@ -21,10 +21,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "core/json_input.h"
-#include "core/number_format.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
+#include "base/core/json_input.h"
+#include "base/core/number_format.h"
+#include "base/sweep/sweep_run_steps.h"
 
 extern char** environ;
 

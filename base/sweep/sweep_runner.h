@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "sweep/sweep_plan.h"
+#include "base/sweep/sweep_plan.h"
 
 /// Running a sweep's cells: each cell is `lcstudio-cli run CELL.lcsession --json ...
 /// --csv ...` with its output in the cell's log. Two backends: a pool of processes on

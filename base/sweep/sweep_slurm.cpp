@@ -1,7 +1,7 @@
 // Sweeps on a Slurm cluster: the array job script, submission, and following the jobs
 // until every cell has ended (the local runner is sweep_runner.cpp).
-#include "sweep/sweep_runner.h"
-#include "sweep/sweep_run_steps.h"
+#include "base/sweep/sweep_run_steps.h"
+#include "base/sweep/sweep_runner.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -23,10 +23,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "core/json_input.h"
-#include "core/number_format.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
+#include "base/core/json_input.h"
+#include "base/core/number_format.h"
 
 
 namespace lcs {

@@ -1,4 +1,4 @@
-#include "calibration/correction.h"
+#include "engine/calibration/correction.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,10 +7,10 @@
 
 #include <torch/torch.h>
 
-#include "decision/decisions.h"
-#include "fastpath/flat_parameters.h"
-#include "fastpath/mlp_backward.h"
-#include "core/threads.h"
+#include "engine/core/threads.h"
+#include "engine/decision/decisions.h"
+#include "engine/fastpath/flat_parameters.h"
+#include "engine/fastpath/mlp_backward.h"
 
 namespace lcs {
 

@@ -9,11 +9,11 @@
 #include <ATen/core/Generator.h>
 #include <ATen/core/Tensor.h>
 
-#include "core/job.h"
-#include "decision/cost_matrix.h"
-#include "core/training_loop.h"
-#include "models/classifier.h"
-#include "models/mlp.h"
+#include "base/decision/cost_matrix.h"
+#include "engine/core/job.h"
+#include "engine/core/training_loop.h"
+#include "engine/models/classifier.h"
+#include "engine/models/mlp.h"
 
 namespace lcs {
 

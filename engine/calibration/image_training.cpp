@@ -1,4 +1,4 @@
-#include "calibration/image_training.h"
+#include "engine/calibration/image_training.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,11 +8,11 @@
 
 #include <torch/torch.h>
 
-#include "decision/decisions.h"
-#include "core/stopwatch.h"
-#include "core/threads.h"
-#include "fastpath/mlp_distillation.h"
-#include "inference/chain.h"
+#include "engine/core/stopwatch.h"
+#include "engine/core/threads.h"
+#include "engine/decision/decisions.h"
+#include "engine/fastpath/mlp_distillation.h"
+#include "engine/inference/chain.h"
 
 namespace lcs {
 

@@ -8,12 +8,12 @@
 #include <ATen/core/Generator.h>
 #include <ATen/core/Tensor.h>
 
-#include "calibration/correction.h"
-#include "core/training_loop.h"
-#include "core/job.h"
-#include "decision/cost_matrix.h"
-#include "inference/methods.h"
-#include "models/classifier.h"
+#include "base/decision/cost_matrix.h"
+#include "engine/calibration/correction.h"
+#include "engine/core/job.h"
+#include "engine/core/training_loop.h"
+#include "engine/inference/methods.h"
+#include "engine/models/classifier.h"
 
 /// Training for any Classifier with autograd: SGD and class-weighted
 /// SGD, SGLD/SGHMC with online distillation into a student S (Bayesian dark knowledge),

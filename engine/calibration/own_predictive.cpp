@@ -1,4 +1,4 @@
-#include "calibration/own_predictive.h"
+#include "engine/calibration/own_predictive.h"
 
 #include <chrono>
 #include <algorithm>
@@ -7,12 +7,12 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "core/input_error.h"
-#include "core/number_format.h"
-#include "core/seeds.h"
-#include "core/version.h"
-#include "decision/decisions.h"
-#include "io/table_csv.h"
+#include "base/core/input_error.h"
+#include "base/core/number_format.h"
+#include "base/core/seeds.h"
+#include "base/core/version.h"
+#include "base/io/table_csv.h"
+#include "engine/decision/decisions.h"
 
 namespace lcs {
 

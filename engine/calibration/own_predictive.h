@@ -8,11 +8,11 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "calibration/correction.h"
-#include "core/job.h"
-#include "decision/correction_evidence.h"
-#include "decision/cost_matrix.h"
-#include "io/npy.h"
+#include "base/decision/cost_matrix.h"
+#include "base/io/npy.h"
+#include "engine/calibration/correction.h"
+#include "engine/core/job.h"
+#include "engine/decision/correction_evidence.h"
 
 /// The correction on a predictive made anywhere (any BNN, any framework): the user gives
 /// unlabelled inputs X [N, D] and their posterior predictive, as probabilities P [N, K]

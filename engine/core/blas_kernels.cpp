@@ -1,4 +1,4 @@
-#include "core/blas_kernels.h"
+#include "engine/core/blas_kernels.h"
 
 #include <cpuid.h>
 #include <dlfcn.h>

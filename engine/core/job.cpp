@@ -1,4 +1,4 @@
-#include "core/job.h"
+#include "engine/core/job.h"
 
 #include <algorithm>
 

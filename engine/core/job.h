@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/cancel.h"
+#include "base/core/cancel.h"
 
 /// Plain job plumbing shared by every engine job: progress reports out, cancellation in.
 /// Nothing here knows about threads or Qt; the UI layer adapts these to signals.

@@ -1,4 +1,4 @@
-#include "core/normal_stream.h"
+#include "engine/core/normal_stream.h"
 
 #include <algorithm>
 #include <cstring>

@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/job.h"
+#include "engine/core/job.h"
 
 namespace lcs {
 

@@ -1,4 +1,4 @@
-#include "core/rows.h"
+#include "engine/core/rows.h"
 
 #include <cstring>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "core/thin_gemm.h"
+#include "engine/core/thin_gemm.h"
 
 #include <immintrin.h>
 

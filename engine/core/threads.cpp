@@ -1,4 +1,4 @@
-#include "core/threads.h"
+#include "engine/core/threads.h"
 
 #include <dlfcn.h>
 #include <malloc.h>
@@ -20,7 +20,7 @@
 
 #include <ATen/Parallel.h>
 
-#include "core/blas_kernels.h"
+#include "engine/core/blas_kernels.h"
 
 namespace lcs {
 

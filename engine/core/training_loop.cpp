@@ -1,4 +1,4 @@
-#include "core/training_loop.h"
+#include "engine/core/training_loop.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include <torch/torch.h>
 
-#include "core/input_error.h"
+#include "base/core/input_error.h"
 
 namespace lcs {
 

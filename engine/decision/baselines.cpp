@@ -1,4 +1,4 @@
-#include "decision/baselines.h"
+#include "engine/decision/baselines.h"
 
 #include <algorithm>
 #include <cmath>

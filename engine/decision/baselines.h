@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "decision/cost_matrix.h"
-#include "decision/evidence.h"
+#include "base/decision/cost_matrix.h"
+#include "engine/decision/evidence.h"
 
 /// The two recalibrations a reviewer asks for before a learned correction, both fitted on
 /// labelled validation rows and applied to the predictive's log-probabilities:

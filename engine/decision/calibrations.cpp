@@ -1,10 +1,10 @@
-#include "decision/calibrations.h"
+#include "engine/decision/calibrations.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-#include "decision/baselines.h"
+#include "engine/decision/baselines.h"
 
 namespace lcs {
 

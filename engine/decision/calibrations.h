@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "decision/cost_matrix.h"
-#include "decision/evidence.h"
+#include "base/decision/cost_matrix.h"
+#include "engine/decision/evidence.h"
 
 /// The recalibrations a practitioner reaches for before a learned correction, each fitted
 /// on labelled rows and applied to the predictive P: temperature scaling and vector

@@ -1,4 +1,4 @@
-#include "decision/confusion.h"
+#include "engine/decision/confusion.h"
 
 #include <limits>
 #include <stdexcept>

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "decision/cost_matrix.h"
+#include "base/decision/cost_matrix.h"
 
 /// What follows from a confusion matrix alone, in one place: every scorer (a test set in
 /// memory, frames streamed through an accumulator, a bootstrap resample of frames) counts

@@ -1,4 +1,4 @@
-#include "decision/correction_evidence.h"
+#include "engine/decision/correction_evidence.h"
 
 #include <algorithm>
 #include <cmath>

@@ -5,10 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "decision/baselines.h"
-#include "decision/calibrations.h"
-#include "decision/evidence.h"
-#include "decision/rule_choice.h"
+#include "engine/decision/baselines.h"
+#include "engine/decision/calibrations.h"
+#include "engine/decision/evidence.h"
+#include "engine/decision/rule_choice.h"
 
 /// The held-out evidence every correction run shows where labels allow: on validation
 /// rows the correction did not train on, the baselines are fitted and the run chooses

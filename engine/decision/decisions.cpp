@@ -1,6 +1,6 @@
-#include "decision/decisions.h"
+#include "engine/decision/decisions.h"
 
-#include "decision/confusion.h"
+#include "engine/decision/confusion.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 
 #include <ATen/ATen.h>
 
-#include "core/input_error.h"
+#include "base/core/input_error.h"
 
 namespace lcs {
 

@@ -6,8 +6,8 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "decision/cost_matrix.h"
-#include "decision/evidence.h"
+#include "base/decision/cost_matrix.h"
+#include "engine/decision/evidence.h"
 
 namespace lcs {
 

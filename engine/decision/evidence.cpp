@@ -1,6 +1,6 @@
-#include "decision/evidence.h"
+#include "engine/decision/evidence.h"
 
-#include "decision/confusion.h"
+#include "engine/decision/confusion.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "decision/cost_matrix.h"
+#include "base/decision/cost_matrix.h"
 
 /// Held-out evidence for a decision rule against the uncorrected one, on labelled rows
 /// neither rule was fitted on: realised cost, accuracy, confusion, referral rate, the

@@ -1,4 +1,4 @@
-#include "decision/grouped_evidence.h"
+#include "engine/decision/grouped_evidence.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "decision/confusion.h"
-#include "decision/cost_matrix.h"
-#include "decision/evidence.h"
+#include "base/decision/cost_matrix.h"
+#include "engine/decision/confusion.h"
+#include "engine/decision/evidence.h"
 
 /// Held-out evidence where the points come in groups that are not independent: the
 /// pixels of one frame share its lighting, its scene and its mistakes, so a bootstrap

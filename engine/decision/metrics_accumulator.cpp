@@ -1,6 +1,6 @@
-#include "decision/metrics_accumulator.h"
+#include "engine/decision/metrics_accumulator.h"
 
-#include "decision/confusion.h"
+#include "engine/decision/confusion.h"
 
 #include <algorithm>
 #include <cmath>

@@ -5,8 +5,8 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "decision/cost_matrix.h"
-#include "decision/decisions.h"
+#include "base/decision/cost_matrix.h"
+#include "engine/decision/decisions.h"
 
 /// Decision metrics accumulated batch by batch (frames of a segmentation split, say),
 /// so that no split's probabilities are ever held at once. Vectorised: the confusion

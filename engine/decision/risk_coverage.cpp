@@ -1,4 +1,4 @@
-#include "decision/risk_coverage.h"
+#include "engine/decision/risk_coverage.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
-#include "decision/rule_choice.h"
+#include "engine/decision/rule_choice.h"
 
-#include "core/input_error.h"
+#include "base/core/input_error.h"
 
 #include <algorithm>
 #include <cmath>

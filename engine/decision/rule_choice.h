@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "decision/calibrations.h"
-#include "decision/cost_matrix.h"
-#include "decision/evidence.h"
+#include "base/decision/cost_matrix.h"
+#include "engine/decision/calibrations.h"
+#include "engine/decision/evidence.h"
 
 /// The choice of the decision rule a run keeps, by k-fold cross-validation on the
 /// labelled rows no network trained on: P, the q variants and every calibration of P

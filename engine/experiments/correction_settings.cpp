@@ -1,4 +1,4 @@
-#include "experiments/correction_settings.h"
+#include "engine/experiments/correction_settings.h"
 
 namespace lcs {
 

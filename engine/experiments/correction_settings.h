@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "core/settings.h"
-#include "decision/correction_evidence.h"
+#include "base/core/settings.h"
+#include "engine/decision/correction_evidence.h"
 
 /// The settings every experiment with a correction declares alike, each in one place:
 /// how the run chooses between q and the uncorrected decisions, and q's form. The

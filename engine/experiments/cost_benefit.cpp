@@ -1,12 +1,12 @@
-#include "experiments/cost_benefit.h"
+#include "engine/experiments/cost_benefit.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "core/input_error.h"
-#include "core/number_format.h"
-#include "experiments/report_json.h"
+#include "base/core/input_error.h"
+#include "base/core/number_format.h"
+#include "engine/experiments/report_json.h"
 
 namespace lcs {
 

@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "decision/correction_evidence.h"
-#include "decision/cost_matrix.h"
-#include "experiments/synthetic_experiment.h"
+#include "base/decision/cost_matrix.h"
+#include "engine/decision/correction_evidence.h"
+#include "engine/experiments/synthetic/synthetic_experiment.h"
 
 /// What a decision maker gives up as one cost moves (Weka's cost/benefit panel, Orange's
 /// ROC analysis): the realised test cost and referral rate of the uncorrected predictive

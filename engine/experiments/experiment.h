@@ -8,12 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.h"
-#include "core/job.h"
-#include "core/outputs.h"
-#include "core/settings.h"
-#include "decision/cost_matrix.h"
-#include "io/session_file.h"
+#include "base/core/atomic_file.h"
+#include "base/core/outputs.h"
+#include "base/core/settings.h"
+#include "base/decision/cost_matrix.h"
+#include "base/io/session_file.h"
+#include "engine/core/job.h"
 
 /// The experiment model: each experiment declares itself once, as an Experiment, and the
 /// registry lists them. The command line (`lcstudio-cli NAME`, its flags and --help), the

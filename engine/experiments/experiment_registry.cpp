@@ -1,12 +1,12 @@
-#include "experiments/experiment.h"
+#include "engine/experiments/experiment.h"
 
 #include <algorithm>
 #include <stdexcept>
 #include <utility>
 
-#include "core/input_error.h"
-#include "core/threads.h"
-#include "inference/method_catalog.h"
+#include "base/core/input_error.h"
+#include "base/inference/method_catalog.h"
+#include "engine/core/threads.h"
 
 namespace lcs {
 

@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/number_format.h"
-#include "experiments/synthetic_experiment.h"
-#include "io/observations.h"
+#include "base/core/number_format.h"
+#include "base/io/observations.h"
+#include "engine/experiments/synthetic/synthetic_experiment.h"
 
 /// Number conventions shared by every experiment's JSON and CSV results. A metric that is
 /// NaN here is undefined for want of points (accuracy and NLL with every input referred,

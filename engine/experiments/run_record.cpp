@@ -1,7 +1,7 @@
-#include "experiments/run_record.h"
+#include "engine/experiments/run_record.h"
 
-#include "core/version.h"
-#include "io/session_file.h"
+#include "base/core/version.h"
+#include "base/io/session_file.h"
 
 namespace lcs {
 

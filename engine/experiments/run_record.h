@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "decision/cost_matrix.h"
+#include "base/decision/cost_matrix.h"
 
 /// What every results file records about its run, so that a reader can repeat it and
 /// compare it with another: the program and its version, the experiment, the cost matrix

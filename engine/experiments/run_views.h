@@ -7,8 +7,8 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "core/job.h"
-#include "decision/cost_matrix.h"
+#include "base/decision/cost_matrix.h"
+#include "engine/core/job.h"
 
 /// What a run shows while it runs, as typed events: a front end that draws (the window's
 /// pages) sets the callbacks it wants in a RunViews and hands it to the run through

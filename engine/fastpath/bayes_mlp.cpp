@@ -1,14 +1,14 @@
-#include "fastpath/bayes_mlp.h"
+#include "engine/fastpath/bayes_mlp.h"
 
 #include <cmath>
 #include <tuple>
 
 #include <torch/torch.h>
 
-#include "core/thin_gemm.h"
-#include "fastpath/flat_parameters.h"
-#include "fastpath/mlp_backward.h"
-#include "models/mlp.h"
+#include "engine/core/thin_gemm.h"
+#include "engine/fastpath/flat_parameters.h"
+#include "engine/fastpath/mlp_backward.h"
+#include "engine/models/mlp.h"
 
 namespace lcs {
 namespace {

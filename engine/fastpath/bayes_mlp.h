@@ -6,7 +6,7 @@
 #include <ATen/core/Generator.h>
 #include <torch/nn/module.h>
 
-#include "core/normal_stream.h"
+#include "engine/core/normal_stream.h"
 
 /// BBVI's network on the fast path (see mlp_backward.h): Gaussian weights trained with
 /// the local reparameterisation trick and a hand-written backward pass, tested against

@@ -1,4 +1,4 @@
-#include "fastpath/flat_parameters.h"
+#include "engine/fastpath/flat_parameters.h"
 
 #include <torch/torch.h>
 

@@ -1,12 +1,12 @@
-#include "fastpath/mlp_backward.h"
+#include "engine/fastpath/mlp_backward.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include <torch/torch.h>
 
-#include "core/thin_gemm.h"
-#include "fastpath/flat_parameters.h"
+#include "engine/core/thin_gemm.h"
+#include "engine/fastpath/flat_parameters.h"
 
 namespace lcs {
 

@@ -6,7 +6,7 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "models/mlp.h"
+#include "engine/models/mlp.h"
 
 /// The fast path of the synthetic experiment's small networks: hand-written backward
 /// passes that skip the autograd engine, whose fixed cost per call is comparable to the

@@ -1,4 +1,4 @@
-#include "fastpath/mlp_distillation.h"
+#include "engine/fastpath/mlp_distillation.h"
 
 #include <cstring>
 #include <limits>
@@ -9,9 +9,9 @@
 
 #include <torch/torch.h>
 
-#include "core/rows.h"
-#include "core/threads.h"
-#include "fastpath/mlp_backward.h"
+#include "engine/core/rows.h"
+#include "engine/core/threads.h"
+#include "engine/fastpath/mlp_backward.h"
 
 namespace lcs {
 namespace {

@@ -14,9 +14,9 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "core/normal_stream.h"
-#include "fastpath/flat_parameters.h"
-#include "models/mlp.h"
+#include "engine/core/normal_stream.h"
+#include "engine/fastpath/flat_parameters.h"
+#include "engine/models/mlp.h"
 
 /// Online distillation's student side for MLP teachers and students (the Fashion-MNIST
 /// and MNIST networks), off the autograd engine and overlapped with the teacher.

@@ -1,4 +1,4 @@
-#include "inference/chain.h"
+#include "engine/inference/chain.h"
 
 #include <chrono>
 #include <cmath>
@@ -7,12 +7,12 @@
 
 #include <torch/torch.h>
 
-#include "core/rows.h"
-#include "core/training_loop.h"
-#include "fastpath/flat_parameters.h"
-#include "fastpath/mlp_backward.h"
-#include "inference/sghmc.h"
-#include "core/threads.h"
+#include "engine/core/rows.h"
+#include "engine/core/threads.h"
+#include "engine/core/training_loop.h"
+#include "engine/fastpath/flat_parameters.h"
+#include "engine/fastpath/mlp_backward.h"
+#include "engine/inference/sghmc.h"
 
 namespace lcs {
 namespace {
@@ -68,6 +68,32 @@ private:
     std::deque<at::Tensor> m_last;    // keepLast > 0
 };
 
+/// Sampler step `step`'s minibatch (the rows `index`, or the whole set where it is
+/// undefined) on `device`: its inputs gathered ahead by the hooks where they were.
+std::pair<at::Tensor, at::Tensor> stepBatch(const TrainingSet& data, const at::Tensor& index, long long step,
+                                            const ChainHooks& hooks, const c10::Device& device)
+{
+    at::Tensor x;
+    if (index.defined() && hooks.minibatchRows)
+        x = hooks.minibatchRows(step, index);
+    if (!x.defined())
+        x = index.defined() ? gatherRows(data.x, index) : data.x;
+    const auto y = index.defined() ? data.y.index_select(0, index) : data.y;
+    return {x.to(device), y.to(device)};
+}
+
+/// The epoch's running figures for a progress report: its mean NLL so far, the hooks'
+/// mean extra figure (where there is one) and the samples kept.
+TrainingFigures epochFigures(const ChainEpoch& sums, long long inEpoch, long long extras, int kept)
+{
+    TrainingFigures f;
+    f.nll = sums.nll / static_cast<double>(inEpoch);
+    if (extras > 0)
+        f.studentLoss = sums.extra / static_cast<double>(extras);
+    f.keptSamples = kept;
+    return f;
+}
+
 } // namespace
 
 std::unique_ptr<ChainNetwork> mlpChainNetwork(Mlp model)
@@ -111,13 +137,7 @@ ChainRun runChain(ChainNetwork& network, const TrainingSet& data, const at::Tens
                 break;
             ctx.checkCancelled();
             adaptThreadsToLoad();  // fewer intra-op threads while another process holds a core
-            at::Tensor x;
-            if (index.defined() && hooks.minibatchRows)
-                x = hooks.minibatchRows(step + 1, index);
-            if (!x.defined())
-                x = index.defined() ? gatherRows(data.x, index) : data.x;
-            x = x.to(device);
-            const auto y = (index.defined() ? data.y.index_select(0, index) : data.y).to(device);
+            const auto [x, y] = stepBatch(data, index, step + 1, hooks, device);
             const double potential = network.potentialAndGradient(x, y);
             requireFiniteLoss(potential, phase.c_str(), step + 1);
             sums.nll += potential;
@@ -143,10 +163,7 @@ ChainRun runChain(ChainNetwork& network, const TrainingSet& data, const at::Tens
             if (ctx.progress && pacer.due(step)) {
                 auto p = Progress::at(phase, perEpoch > 1 ? "epoch " + std::to_string(epoch) : std::string(), step,
                                       config.steps);
-                p.training.nll = sums.nll / static_cast<double>(inEpoch);
-                if (extras > 0)
-                    p.training.studentLoss = sums.extra / static_cast<double>(extras);
-                p.training.keptSamples = samples.count();
+                p.training = epochFigures(sums, inEpoch, extras, samples.count());
                 ctx.report(p);
             }
         }

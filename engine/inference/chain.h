@@ -8,9 +8,9 @@
 #include <ATen/core/Generator.h>
 #include <ATen/core/Tensor.h>
 
-#include "core/job.h"
-#include "inference/methods.h"
-#include "models/mlp.h"
+#include "engine/core/job.h"
+#include "engine/inference/methods.h"
+#include "engine/models/mlp.h"
 
 /// The one SG-MCMC loop (SGHMC, and SGLD at momentum 0) for every network and experiment:
 /// the synthetic experiment's MLPs through the fast path, the image and segmentation

@@ -1,4 +1,4 @@
-#include "inference/methods.h"
+#include "engine/inference/methods.h"
 
 #include <chrono>
 #include <cmath>
@@ -6,12 +6,12 @@
 
 #include <torch/torch.h>
 
-#include "fastpath/flat_parameters.h"
-#include "core/input_error.h"
-#include "core/stopwatch.h"
-#include "core/training_loop.h"
-#include "fastpath/mlp_backward.h"
-#include "inference/chain.h"
+#include "base/core/input_error.h"
+#include "engine/core/stopwatch.h"
+#include "engine/core/training_loop.h"
+#include "engine/fastpath/flat_parameters.h"
+#include "engine/fastpath/mlp_backward.h"
+#include "engine/inference/chain.h"
 
 namespace lcs {
 

@@ -9,9 +9,9 @@
 #include <ATen/core/Generator.h>
 #include <torch/nn/module.h>
 
-#include "core/job.h"
-#include "fastpath/bayes_mlp.h"
-#include "models/mlp.h"
+#include "engine/core/job.h"
+#include "engine/fastpath/bayes_mlp.h"
+#include "engine/models/mlp.h"
 
 /// Posterior approximations for MLP classifiers. Each run takes a labelled training set
 /// (x [N, D] float, y [N] int64), the inputs on which the posterior predictive is needed

@@ -1,4 +1,4 @@
-#include "inference/sghmc.h"
+#include "engine/inference/sghmc.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,8 +15,8 @@
 #include <c10/util/string_utils.h>
 #include <torch/autograd.h>
 
-#include "core/normal_stream.h"
-#include "models/mlp.h"
+#include "engine/core/normal_stream.h"
+#include "engine/models/mlp.h"
 
 namespace lcs {
 namespace {

@@ -1,4 +1,4 @@
-#include "io/model_io.h"
+#include "engine/io/model_io.h"
 
 #include <algorithm>
 #include <chrono>
@@ -15,10 +15,10 @@
 #include <torch/csrc/jit/serialization/import.h>
 #include <torch/serialize.h>
 
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "core/training_loop.h"
-#include "io/torchscript.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
+#include "engine/core/training_loop.h"
+#include "engine/io/torchscript.h"
 
 namespace lcs {
 

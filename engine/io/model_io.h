@@ -2,10 +2,10 @@
 
 #include <string>
 
-#include "decision/calibrations.h"
-#include "io/model_info.h"
-#include "models/classifier.h"
-#include "models/mlp.h"
+#include "base/io/model_info.h"
+#include "engine/decision/calibrations.h"
+#include "engine/models/classifier.h"
+#include "engine/models/mlp.h"
 
 namespace lcs {
 

@@ -1,12 +1,12 @@
-#include "io/torchscript.h"
+#include "engine/io/torchscript.h"
 
 #include <cmath>
 #include <stdexcept>
 
 #include <torch/torch.h>
 
-#include "core/number_format.h"
-#include "models/segnet.h"
+#include "base/core/number_format.h"
+#include "engine/models/segnet.h"
 
 namespace lcs {
 

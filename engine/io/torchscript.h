@@ -5,10 +5,10 @@
 
 #include <torch/csrc/jit/api/module.h>
 
-#include "io/input_columns.h"
-#include "io/model_info.h"
-#include "models/classifier.h"
-#include "models/mlp.h"
+#include "base/io/input_columns.h"
+#include "base/io/model_info.h"
+#include "engine/models/classifier.h"
+#include "engine/models/mlp.h"
 
 /// Every network LC Studio saves is a TorchScript module that Python's
 /// `torch.jit.load(path)` loads and calls as `model(x)`: x holds raw inputs (points as

@@ -1,12 +1,12 @@
-#include "models/classifier.h"
+#include "engine/models/classifier.h"
 
 #include <cmath>
 #include <stdexcept>
 
 #include <torch/torch.h>
 
-#include "models/architectures.h"
-#include "models/segnet.h"
+#include "base/models/architectures.h"
+#include "engine/models/segnet.h"
 
 namespace lcs {
 

@@ -12,7 +12,7 @@
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
 
-#include "models/mlp.h"
+#include "engine/models/mlp.h"
 
 /// Image classifiers behind one interface, so that samplers, distillation and the
 /// correction train any of them with autograd. (The 2-D experiment's MLP keeps its

@@ -1,4 +1,4 @@
-#include "models/mlp.h"
+#include "engine/models/mlp.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "models/principal_plane.h"
+#include "engine/models/principal_plane.h"
 
 #include <cmath>
 #include <stdexcept>

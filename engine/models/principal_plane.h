@@ -2,7 +2,7 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "models/mlp.h"
+#include "engine/models/mlp.h"
 
 /// The plane a table of more than two features is drawn in: its first two principal
 /// components, fitted on the rows the networks learn from, each column standardised as

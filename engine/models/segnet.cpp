@@ -1,10 +1,10 @@
-#include "models/segnet.h"
+#include "engine/models/segnet.h"
 
 #include <stdexcept>
 
 #include <torch/torch.h>
 
-#include "models/architectures.h"
+#include "base/models/architectures.h"
 
 namespace lcs {
 

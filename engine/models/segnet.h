@@ -7,7 +7,7 @@
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/conv.h>
 
-#include "models/classifier.h"
+#include "engine/models/classifier.h"
 
 /// SegNet (Badrinarayanan et al. 2017): an encoder of conv-BN-ReLU stages, each ending in
 /// 2x2 max-pooling whose indices are passed to the mirrored decoder stage, which

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/input_error.h"
-#include "fuzz_support.h"
-#include "io/arff.h"
+#include "base/core/input_error.h"
+#include "base/io/arff.h"
+#include "tests/fuzz/fuzz_support.h"
 
 namespace {
 

@@ -5,12 +5,12 @@
 // shape says, and writes and reads back the same.
 #include <cmath>
 
-#include "core/input_error.h"
-#include "fuzz_support.h"
-#include "io/labels_file.h"
-#include "io/npy.h"
-#include "io/table_csv.h"
-#include "io/tabular_csv.h"
+#include "base/core/input_error.h"
+#include "base/io/labels_file.h"
+#include "base/io/npy.h"
+#include "base/io/table_csv.h"
+#include "base/io/tabular_csv.h"
+#include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size)
 {

@@ -2,9 +2,9 @@
 // list file; otherwise the next 4 bytes give the frame's PNG length, then the frame,
 // then the label image. Only InputError may come out; a decoded frame must hold labels
 // in range and sizes that agree.
-#include "camvid_reader.h"
-#include "core/input_error.h"
-#include "fuzz_support.h"
+#include "base/core/input_error.h"
+#include "datasets/camvid_reader.h"
+#include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size)
 {

@@ -1,8 +1,8 @@
 // CIFAR-10 binary batches and batches.meta.txt: only InputError may come out; a batch
 // that was read writes back to the same bytes.
-#include "cifar_reader.h"
-#include "core/input_error.h"
-#include "fuzz_support.h"
+#include "base/core/input_error.h"
+#include "datasets/cifar_reader.h"
+#include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size)
 {

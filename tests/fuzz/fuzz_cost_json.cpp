@@ -1,7 +1,7 @@
 // Cost matrices in JSON: only CostMatrixError may come out, and what is read writes
 // back and reads back equal (every number round-trips).
-#include "decision/cost_matrix.h"
-#include "fuzz_support.h"
+#include "base/decision/cost_matrix.h"
+#include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size)
 {

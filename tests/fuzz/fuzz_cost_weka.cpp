@@ -1,6 +1,6 @@
 // Weka .cost files: only CostMatrixError may come out; what is read round-trips.
-#include "decision/cost_matrix.h"
-#include "fuzz_support.h"
+#include "base/decision/cost_matrix.h"
+#include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size)
 {

@@ -1,8 +1,8 @@
 // IDX files (MNIST-like), gzip-compressed or not: only InputError may come out, and what
 // is read writes back to IDX bytes that read back equal.
-#include "core/input_error.h"
-#include "fuzz_support.h"
-#include "idx_reader.h"
+#include "base/core/input_error.h"
+#include "datasets/idx_reader.h"
+#include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size)
 {

@@ -1,9 +1,9 @@
 // Model sidecars: only InputError may come out, nothing large is allocated for a small
 // input (the architecture must fit the recorded weights size), and what is read
 // round-trips.
-#include "core/input_error.h"
-#include "fuzz_support.h"
-#include "io/model_info.h"
+#include "base/core/input_error.h"
+#include "base/io/model_info.h"
+#include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size)
 {

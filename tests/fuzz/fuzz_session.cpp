@@ -2,10 +2,10 @@
 // reads back with the same settings, cost matrix and data paths. The experiments are
 // stand-ins declaring every kind of setting (the real declarations need LibTorch),
 // under the paper's names so that version 1 files are converted too.
-#include "core/input_error.h"
-#include "core/settings.h"
-#include "fuzz_support.h"
-#include "io/session_file.h"
+#include "base/core/input_error.h"
+#include "base/core/settings.h"
+#include "base/io/session_file.h"
+#include "tests/fuzz/fuzz_support.h"
 
 namespace {
 

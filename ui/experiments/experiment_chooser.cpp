@@ -1,4 +1,4 @@
-#include "experiment_chooser.h"
+#include "ui/experiments/experiment_chooser.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -6,7 +6,7 @@
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
-#include "experiment_page.h"
+#include "ui/experiments/experiment_page.h"
 
 namespace lcs::ui {
 

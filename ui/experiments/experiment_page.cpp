@@ -1,17 +1,17 @@
-#include "experiment_page.h"
+#include "ui/experiments/experiment_page.h"
 
-#include "experiments/experiment.h"
+#include "engine/experiments/experiment.h"
 
 #include <QUndoStack>
 
-#include "core/atomic_file.h"
-#include "core/nearest_names.h"
+#include "base/core/atomic_file.h"
+#include "base/core/nearest_names.h"
 
-#include "cost_editor.h"
-#include "cost_matrix_model.h"
-#include "file_dialogs.h"
-#include "plot_export.h"
-#include "qcustomplot_compat.h"
+#include "ui/cost_editor.h"
+#include "ui/cost_matrix_model.h"
+#include "ui/file_dialogs.h"
+#include "ui/plot_export.h"
+#include "ui/qcustomplot_compat.h"
 
 namespace lcs::ui {
 

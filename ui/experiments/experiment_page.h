@@ -13,9 +13,9 @@
 #include <QStringList>
 #include <QTimer>
 
-#include "session.h"
-#include "decision/cost_matrix.h"
-#include "ui_types.h"
+#include "base/decision/cost_matrix.h"
+#include "ui/session.h"
+#include "ui/ui_types.h"
 
 class QCustomPlot;
 class QPainter;

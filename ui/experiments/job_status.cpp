@@ -1,11 +1,11 @@
-#include "job_status.h"
+#include "ui/experiments/job_status.h"
 
 #include <QLabel>
 #include <QProgressBar>
 #include <QStatusBar>
 
-#include "core/job.h"
-#include "experiment_page.h"
+#include "engine/core/job.h"
+#include "ui/experiments/experiment_page.h"
 
 namespace lcs::ui {
 

@@ -1,20 +1,34 @@
-#include "page_list.h"
+#include "ui/experiments/page_list.h"
 
 #include <algorithm>
 
-#include "camvid/camvid_experiment_page.h"
-#include "experiments/experiment.h"
-#include "image/image_experiment_page.h"
-#include "registry/registry_page.h"
-#include "synthetic/synthetic_page.h"
+#include "engine/experiments/experiment.h"
+#include "ui/experiments/camvid/camvid_experiment_page.h"
+#include "ui/experiments/image/image_experiment_page.h"
+#include "ui/experiments/registry/registry_page.h"
+#include "ui/experiments/synthetic/synthetic_page.h"
 
 namespace lcs::ui {
 
+PageRegistry& PageRegistry::global()
+{
+    static PageRegistry registry = [] {
+        // The built-in pages, one line each; their experiments' entries are in
+        // engine/experiments/builtin_experiments.cpp.
+        PageRegistry r;
+        r.add([](CostMatrixModel* c, CostEditor* e, QObject* p) { return new SyntheticPage(c, e, p); });
+        r.add([](CostMatrixModel* c, CostEditor* e, QObject* p) { return new ImageExperimentPage(c, e, p); });
+        r.add([](CostMatrixModel* c, CostEditor* e, QObject* p) { return new CamvidExperimentPage(c, e, p); });
+        return r;
+    }();
+    return registry;
+}
+
 QList<ExperimentPage*> makeExperimentPages(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent)
 {
-    QList<ExperimentPage*> pages{new SyntheticPage(costs, costEditor, parent),
-                                 new ImageExperimentPage(costs, costEditor, parent),
-                                 new CamvidExperimentPage(costs, costEditor, parent)};
+    QList<ExperimentPage*> pages;
+    for (const auto& factory : PageRegistry::global().factories())
+        pages << factory(costs, costEditor, parent);
     // Every registered experiment without a page of its own gets the page derived from
     // its declaration.
     for (const auto* experiment : ExperimentRegistry::global().all())

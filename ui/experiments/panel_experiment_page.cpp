@@ -1,12 +1,12 @@
-#include "panel_experiment_page.h"
+#include "ui/experiments/panel_experiment_page.h"
 
 #include <QUndoStack>
 
-#include "core/input_error.h"
-#include "cost_editor.h"
-#include "cost_matrix_model.h"
-#include "file_dialogs.h"
-#include "experiments/experiment.h"
+#include "base/core/input_error.h"
+#include "engine/experiments/experiment.h"
+#include "ui/cost_editor.h"
+#include "ui/cost_matrix_model.h"
+#include "ui/file_dialogs.h"
 
 namespace lcs::ui {
 

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiment_page.h"
-#include "experiment_panel.h"
+#include "ui/experiment_panel.h"
+#include "ui/experiments/experiment_page.h"
 
 namespace lcs::ui {
 

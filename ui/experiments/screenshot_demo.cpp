@@ -1,4 +1,4 @@
-#include "screenshot_demo.h"
+#include "ui/experiments/screenshot_demo.h"
 
 #include <cstdio>
 #include <memory>
@@ -9,15 +9,15 @@
 #include <QTimer>
 #include <QWidget>
 
-#include "qcustomplot_compat.h"
+#include "ui/qcustomplot_compat.h"
 
-#include "core/input_error.h"
-#include "experiment_page.h"
-#include "experiments/experiment.h"
-#include "file_dialogs.h"
-#include "main_window.h"
-#include "page_list.h"
-#include "plot_export.h"
+#include "base/core/input_error.h"
+#include "engine/experiments/experiment.h"
+#include "ui/experiments/experiment_page.h"
+#include "ui/experiments/page_list.h"
+#include "ui/file_dialogs.h"
+#include "ui/main_window.h"
+#include "ui/plot_export.h"
 
 namespace lcs::ui {
 

@@ -1,4 +1,4 @@
-#include "sweep_view.h"
+#include "ui/sweep/sweep_view.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,13 +14,13 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-#include "core/input_error.h"
-#include "experiments/experiment.h"
-#include "method_style.h"
-#include "plot_parts.h"
-#include "qcustomplot_compat.h"
-#include "sweep/sweep_collect.h"
-#include "sweep/sweep_runner.h"
+#include "base/core/input_error.h"
+#include "base/sweep/sweep_collect.h"
+#include "base/sweep/sweep_runner.h"
+#include "engine/experiments/experiment.h"
+#include "ui/method_style.h"
+#include "ui/plot_parts.h"
+#include "ui/qcustomplot_compat.h"
 
 namespace lcs::ui {
 

@@ -1,12 +1,12 @@
-#include "camvid_views.h"
+#include "ui/experiments/camvid/camvid_views.h"
 
 #include <algorithm>
 
-#include "qcustomplot_compat.h"
+#include "ui/qcustomplot_compat.h"
 
-#include "image_types.h"
-#include "method_style.h"
-#include "plot_parts.h"
+#include "ui/experiments/image/image_types.h"
+#include "ui/method_style.h"
+#include "ui/plot_parts.h"
 
 /// The CamVid experiment's live curves: validation mIoU and decision cost per epoch of
 /// every network.

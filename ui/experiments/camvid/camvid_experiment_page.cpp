@@ -1,21 +1,21 @@
-#include "camvid_experiment_page.h"
+#include "ui/experiments/camvid/camvid_experiment_page.h"
 
 #include <QFileInfo>
 #include <QUndoStack>
 
-#include "qcustomplot_compat.h"
+#include "ui/qcustomplot_compat.h"
 
-#include "experiments/camvid_experiment.h"
+#include "engine/experiments/camvid/camvid_experiment.h"
 
-#include "camvid_page.h"
-#include "experiment_panel.h"
-#include "camvid_views.h"
-#include "cost_editor.h"
-#include "cost_matrix_model.h"
-#include "core/input_error.h"
-#include "file_dialogs.h"
-#include "experiments/experiment.h"
-#include "session.h"
+#include "base/core/input_error.h"
+#include "engine/experiments/experiment.h"
+#include "ui/cost_editor.h"
+#include "ui/cost_matrix_model.h"
+#include "ui/experiment_panel.h"
+#include "ui/experiments/camvid/camvid_page.h"
+#include "ui/experiments/camvid/camvid_views.h"
+#include "ui/file_dialogs.h"
+#include "ui/session.h"
 
 namespace lcs::ui {
 

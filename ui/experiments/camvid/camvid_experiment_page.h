@@ -2,8 +2,8 @@
 
 #include <memory>
 
-#include "camvid_job_runner.h"
-#include "panel_experiment_page.h"
+#include "ui/experiments/camvid/camvid_job_runner.h"
+#include "ui/experiments/panel_experiment_page.h"
 
 namespace lcs {
 class Experiment;

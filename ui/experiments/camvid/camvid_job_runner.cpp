@@ -1,5 +1,5 @@
-#include "camvid_job_runner.h"
-#include "experiments/experiment.h"
+#include "ui/experiments/camvid/camvid_job_runner.h"
+
 
 #include <algorithm>
 #include <chrono>
@@ -14,12 +14,13 @@
 
 #include <QFileInfo>
 
-#include "camvid_reader.h"
-#include "core/input_error.h"
-#include "experiments/camvid_entry.h"
-#include "experiments/run_views.h"
+#include "base/core/input_error.h"
+#include "datasets/camvid_reader.h"
+#include "engine/experiments/camvid/camvid_entry.h"
+#include "engine/experiments/experiment.h"
+#include "engine/experiments/run_views.h"
 
-#include "worker_thread.h"
+#include "ui/worker_thread.h"
 
 namespace lcs::ui {
 

@@ -2,8 +2,8 @@
 
 #include <memory>
 
-#include "camvid_types.h"
-#include "job_runner.h"
+#include "ui/experiments/camvid/camvid_types.h"
+#include "ui/job_runner.h"
 
 namespace lcs::ui {
 

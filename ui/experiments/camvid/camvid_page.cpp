@@ -1,4 +1,4 @@
-#include "camvid_page.h"
+#include "ui/experiments/camvid/camvid_page.h"
 
 #include <cmath>
 
@@ -6,12 +6,12 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
-#include "qcustomplot_compat.h"
+#include "ui/qcustomplot_compat.h"
 
-#include "camvid_views.h"
-#include "method_style.h"
-#include "results_table.h"
-#include "plot_parts.h"
+#include "ui/experiments/camvid/camvid_views.h"
+#include "ui/method_style.h"
+#include "ui/plot_parts.h"
+#include "ui/results_table.h"
 
 namespace lcs::ui {
 

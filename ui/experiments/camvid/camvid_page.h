@@ -3,7 +3,7 @@
 #include <QTableWidget>
 #include <QWidget>
 
-#include "camvid_types.h"
+#include "ui/experiments/camvid/camvid_types.h"
 
 class QCustomPlot;
 

@@ -1,17 +1,17 @@
 // The CamVid page's plots: per-class IoU of each method, frames per second against the
 // ensemble size (the overlay viewer is camvid_views.cpp).
-#include "camvid_views.h"
+#include "ui/experiments/camvid/camvid_views.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "qcustomplot_compat.h"
+#include "ui/qcustomplot_compat.h"
 
-#include "camvid_reader.h"
-#include "image_types.h"
-#include "method_style.h"
-#include "plot_export.h"
-#include "plot_parts.h"
+#include "datasets/camvid_reader.h"
+#include "ui/experiments/image/image_types.h"
+#include "ui/method_style.h"
+#include "ui/plot_export.h"
+#include "ui/plot_parts.h"
 
 namespace lcs::ui {
 

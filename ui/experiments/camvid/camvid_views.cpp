@@ -1,4 +1,4 @@
-#include "camvid_views.h"
+#include "ui/experiments/camvid/camvid_views.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,13 +12,13 @@
 #include <QSlider>
 #include <QVBoxLayout>
 
-#include "qcustomplot_compat.h"
+#include "ui/qcustomplot_compat.h"
 
-#include "camvid_reader.h"
-#include "image_types.h"
-#include "method_style.h"
-#include "plot_export.h"
-#include "plot_parts.h"
+#include "datasets/camvid_reader.h"
+#include "ui/experiments/image/image_types.h"
+#include "ui/method_style.h"
+#include "ui/plot_export.h"
+#include "ui/plot_parts.h"
 
 namespace lcs::ui {
 

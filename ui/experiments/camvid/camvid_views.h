@@ -4,8 +4,8 @@
 #include <QMap>
 #include <QWidget>
 
-#include "camvid_types.h"
-#include "plot_parts.h"
+#include "ui/experiments/camvid/camvid_types.h"
+#include "ui/plot_parts.h"
 
 class QCPAxisRect;
 class QCPBars;

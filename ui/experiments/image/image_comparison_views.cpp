@@ -1,4 +1,4 @@
-#include "image_views.h"
+#include "ui/experiments/image/image_views.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,11 +9,11 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
-#include "qcustomplot_compat.h"
+#include "ui/qcustomplot_compat.h"
 
-#include "method_style.h"
-#include "plot_export.h"
-#include "plot_parts.h"
+#include "ui/method_style.h"
+#include "ui/plot_export.h"
+#include "ui/plot_parts.h"
 
 /// The image experiments' views of one comparison of S and q on the test set: the
 /// confusion matrices (S, q and their difference) and the gallery of changed decisions.

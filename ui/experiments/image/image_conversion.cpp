@@ -1,4 +1,4 @@
-#include "image_conversion.h"
+#include "ui/experiments/image/image_conversion.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include <QObject>
 
-#include "inference/method_catalog.h"
+#include "base/inference/method_catalog.h"
 
 namespace lcs::ui {
 

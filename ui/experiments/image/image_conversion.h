@@ -5,9 +5,9 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "experiments/corruption_experiment.h"
-#include "experiments/selective_experiment.h"
-#include "image_types.h"
+#include "engine/experiments/image/corruption_experiment.h"
+#include "engine/experiments/image/selective_experiment.h"
+#include "ui/experiments/image/image_types.h"
 
 /// Engine results -> the plain data the image views draw. Runs on the job's thread (it
 /// reads tensors); never included by a moc'd header.

@@ -1,19 +1,19 @@
-#include "image_experiment_page.h"
+#include "ui/experiments/image/image_experiment_page.h"
 
 #include <QFileInfo>
 #include <QUndoStack>
 
-#include "qcustomplot_compat.h"
+#include "ui/qcustomplot_compat.h"
 
-#include "cost_editor.h"
-#include "cost_matrix_model.h"
-#include "file_dialogs.h"
-#include "image_page.h"
-#include "experiment_panel.h"
-#include "image_views.h"
-#include "core/input_error.h"
-#include "experiments/experiment.h"
-#include "session.h"
+#include "base/core/input_error.h"
+#include "engine/experiments/experiment.h"
+#include "ui/cost_editor.h"
+#include "ui/cost_matrix_model.h"
+#include "ui/experiment_panel.h"
+#include "ui/experiments/image/image_page.h"
+#include "ui/experiments/image/image_views.h"
+#include "ui/file_dialogs.h"
+#include "ui/session.h"
 
 namespace lcs::ui {
 

@@ -2,8 +2,8 @@
 
 #include <memory>
 
-#include "panel_experiment_page.h"
-#include "image_job_runner.h"
+#include "ui/experiments/image/image_job_runner.h"
+#include "ui/experiments/panel_experiment_page.h"
 
 namespace lcs::ui {
 

@@ -1,4 +1,4 @@
-#include "image_job_runner.h"
+#include "ui/experiments/image/image_job_runner.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -10,17 +10,17 @@
 #include <QDir>
 #include <QTemporaryDir>
 
-#include "core/atomic_file.h"
-#include "core/input_error.h"
-#include "experiments/corruption_experiment.h"
-#include "experiments/image_experiments.h"
-#include "experiments/run_views.h"
-#include "experiments/selective_experiment.h"
-#include "image_data.h"
+#include "base/core/atomic_file.h"
+#include "base/core/input_error.h"
+#include "datasets/image_data.h"
+#include "engine/experiments/image/corruption_experiment.h"
+#include "engine/experiments/image/image_experiments.h"
+#include "engine/experiments/image/selective_experiment.h"
+#include "engine/experiments/run_views.h"
 
-#include "image_conversion.h"
-#include "method_style.h"
-#include "worker_thread.h"
+#include "ui/experiments/image/image_conversion.h"
+#include "ui/method_style.h"
+#include "ui/worker_thread.h"
 
 namespace lcs::ui {
 

@@ -2,8 +2,8 @@
 
 #include <memory>
 
-#include "image_types.h"
-#include "job_runner.h"
+#include "ui/experiments/image/image_types.h"
+#include "ui/job_runner.h"
 
 namespace lcs::ui {
 

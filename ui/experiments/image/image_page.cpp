@@ -1,4 +1,4 @@
-#include "image_page.h"
+#include "ui/experiments/image/image_page.h"
 
 #include <cmath>
 
@@ -10,14 +10,14 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
-#include "qcustomplot_compat.h"
+#include "ui/qcustomplot_compat.h"
 
-#include "evidence_panel.h"
-#include "image_views.h"
-#include "method_style.h"
-#include "results_table.h"
-#include "plot_parts.h"
-#include "reliability_view.h"
+#include "ui/evidence_panel.h"
+#include "ui/experiments/image/image_views.h"
+#include "ui/method_style.h"
+#include "ui/plot_parts.h"
+#include "ui/reliability_view.h"
+#include "ui/results_table.h"
 
 namespace lcs::ui {
 

@@ -3,7 +3,7 @@
 #include <QTableWidget>
 #include <QWidget>
 
-#include "image_types.h"
+#include "ui/experiments/image/image_types.h"
 
 class QComboBox;
 class QCustomPlot;

@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "decision/correction_evidence.h"
-#include "decision/cost_matrix.h"
-#include "experiments/experiment_names.h"
+#include "base/decision/cost_matrix.h"
+#include "engine/decision/correction_evidence.h"
+#include "engine/experiments/experiment_names.h"
 
 /// Plain data of the image experiments (label corruption, selective classification)
 /// that crosses from the job thread to the GUI thread: copied by value, no tensors, and

@@ -1,4 +1,4 @@
-#include "image_views.h"
+#include "ui/experiments/image/image_views.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,12 +11,12 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
-#include "qcustomplot_compat.h"
+#include "ui/qcustomplot_compat.h"
 
-#include "inference/method_catalog.h"
-#include "method_style.h"
-#include "plot_export.h"
-#include "plot_parts.h"
+#include "base/inference/method_catalog.h"
+#include "ui/method_style.h"
+#include "ui/plot_export.h"
+#include "ui/plot_parts.h"
 
 namespace lcs::ui {
 

@@ -5,8 +5,8 @@
 #include <QSharedPointer>
 #include <QWidget>
 
-#include "image_types.h"
-#include "plot_parts.h"
+#include "ui/experiments/image/image_types.h"
+#include "ui/plot_parts.h"
 
 class QCustomPlot;
 class QCPAxisRect;

@@ -1,6 +1,6 @@
-#include "registry_page.h"
+#include "ui/experiments/registry/registry_page.h"
 
-#include "cost_editor.h"
+#include "ui/cost_editor.h"
 
 #include <QFontDatabase>
 #include <QHeaderView>
@@ -10,11 +10,11 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "core/input_error.h"
-#include "cost_matrix_model.h"
-#include "experiments/experiment.h"
-#include "results_table.h"
-#include "settings_form.h"
+#include "base/core/input_error.h"
+#include "engine/experiments/experiment.h"
+#include "ui/cost_matrix_model.h"
+#include "ui/results_table.h"
+#include "ui/settings_form.h"
 
 namespace lcs::ui {
 

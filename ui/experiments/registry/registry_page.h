@@ -1,7 +1,7 @@
 #pragma once
 
-#include "panel_experiment_page.h"
-#include "job_runner.h"
+#include "ui/experiments/panel_experiment_page.h"
+#include "ui/job_runner.h"
 
 class QLabel;
 class QPlainTextEdit;

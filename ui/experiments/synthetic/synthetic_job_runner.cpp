@@ -1,4 +1,4 @@
-#include "synthetic_job_runner.h"
+#include "ui/experiments/synthetic/synthetic_job_runner.h"
 
 #include <chrono>
 #include <map>
@@ -7,17 +7,17 @@
 
 #include <torch/torch.h>
 
-#include "decision/decisions.h"
-#include "core/input_error.h"
-#include "experiments/own_predictive_experiment.h"
-#include "experiments/synthetic_experiment.h"
-#include "experiments/synthetic_report.h"
-#include "experiments/synthetic_settings.h"
-#include "experiments/synthetic_state.h"
-#include "experiments/run_views.h"
-#include "io/model_io.h"
-#include "models/principal_plane.h"
-#include "worker_thread.h"
+#include "base/core/input_error.h"
+#include "engine/decision/decisions.h"
+#include "engine/experiments/own_predictive/own_predictive_experiment.h"
+#include "engine/experiments/run_views.h"
+#include "engine/experiments/synthetic/synthetic_experiment.h"
+#include "engine/experiments/synthetic/synthetic_report.h"
+#include "engine/experiments/synthetic/synthetic_settings.h"
+#include "engine/experiments/synthetic/synthetic_state.h"
+#include "engine/io/model_io.h"
+#include "engine/models/principal_plane.h"
+#include "ui/worker_thread.h"
 
 namespace lcs::ui {
 

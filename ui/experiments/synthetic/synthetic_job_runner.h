@@ -1,8 +1,8 @@
 #pragma once
 
-#include "experiments/experiment_names.h"
-#include "job_runner.h"
-#include "ui_types.h"
+#include "engine/experiments/experiment_names.h"
+#include "ui/job_runner.h"
+#include "ui/ui_types.h"
 
 namespace lcs::ui {
 

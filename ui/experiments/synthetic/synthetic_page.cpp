@@ -1,4 +1,4 @@
-#include "synthetic_page.h"
+#include "ui/experiments/synthetic/synthetic_page.h"
 
 #include <algorithm>
 
@@ -20,28 +20,28 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
-#include "qcustomplot_compat.h"
+#include "ui/qcustomplot_compat.h"
 
-#include "inference/method_catalog.h"
+#include "base/inference/method_catalog.h"
 
-#include "cost_matrix_model.h"
-#include "curve_view.h"
-#include "method_style.h"
-#include "reliability_view.h"
-#include "decisions_view.h"
-#include "experiments/image/image_views.h"
-#include "cost_benefit_view.h"
-#include "file_dialogs.h"
-#include "region_view.h"
-#include "evidence_panel.h"
-#include "results_table.h"
-#include "core/input_error.h"
-#include "experiments/experiment.h"
-#include "experiments/experiment_names.h"
-#include "experiments/own_predictive_experiment.h"
-#include "experiments/synthetic_settings.h"
-#include "session.h"
-#include "settings_form.h"
+#include "base/core/input_error.h"
+#include "engine/experiments/experiment.h"
+#include "engine/experiments/experiment_names.h"
+#include "engine/experiments/own_predictive/own_predictive_experiment.h"
+#include "engine/experiments/synthetic/synthetic_settings.h"
+#include "ui/cost_benefit_view.h"
+#include "ui/cost_matrix_model.h"
+#include "ui/curve_view.h"
+#include "ui/decisions_view.h"
+#include "ui/evidence_panel.h"
+#include "ui/experiments/image/image_views.h"
+#include "ui/file_dialogs.h"
+#include "ui/method_style.h"
+#include "ui/region_view.h"
+#include "ui/reliability_view.h"
+#include "ui/results_table.h"
+#include "ui/session.h"
+#include "ui/settings_form.h"
 
 namespace lcs::ui {
 

@@ -3,8 +3,8 @@
 #include <QElapsedTimer>
 #include <QHash>
 
-#include "experiments/experiment_page.h"
-#include "synthetic_job_runner.h"
+#include "ui/experiments/experiment_page.h"
+#include "ui/experiments/synthetic/synthetic_job_runner.h"
 
 class QCheckBox;
 class QComboBox;
