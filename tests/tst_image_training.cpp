@@ -132,7 +132,13 @@ private Q_SLOTS:
         const auto spec = mlpSpec({1, 1, 1}, 2, {});
         for (double w1 : {1.0, 1.4}) {
             auto model = spec.build(g);
-            SgdConfig config{300, 200, 0.2, LrSchedule::Constant, 0.9, 0.0, {1.0, w1}};  // full batch: exact gradients
+            SgdConfig config;  // full batch: exact gradients
+            config.epochs = 300;
+            config.batchSize = 200;
+            config.learningRate = 0.2;
+            config.schedule = LrSchedule::Constant;
+            config.weightDecay = 0.0;
+            config.classWeights = {1.0, w1};
             trainSgd(*model, data, config, g, {});
             const double p1 = predictClassProbabilities(*model, data.x.slice(0, 0, 1))[0][1].item<double>();
             QVERIFY2(std::abs(p1 - w1 / (1.0 + w1)) < 0.005, qPrintable(QString::number(p1)));
@@ -184,7 +190,11 @@ private Q_SLOTS:
         }
         auto config = distillationSchedule(500, 30, 1e-12, 0, 1);
         config.temperature = 0.0;
-        config.student = {0, 30, 0.1, LrSchedule::OneCycle, 0.9, 0.0, {}};
+        config.student = SgdConfig();
+        config.student.epochs = 0;
+        config.student.batchSize = 30;
+        config.student.learningRate = 0.1;
+        config.student.weightDecay = 0.0;
         TrainingSet train{data.train.images, data.train.labels};
         const auto result = runSgldDistillation(spec, *teacher, train, train.x, data.test.images, config, g, {});
         const auto target = predictClassProbabilities(*teacher, train.x);
@@ -212,7 +222,13 @@ private Q_SLOTS:
         const auto spec = mlpSpec(data.inputShape, 3, {16});
         auto initial = spec.build(g);
         auto config = distillationSchedule(2, 20, SgldDistillationConfig().learningRate, 0, 1);
-        config.student = {0, 20, 0.0, LrSchedule::Constant, 0.0, 0.0, {}};
+        config.student = SgdConfig();
+        config.student.epochs = 0;
+        config.student.batchSize = 20;
+        config.student.learningRate = 0.0;
+        config.student.schedule = LrSchedule::Constant;
+        config.student.momentum = 0.0;
+        config.student.weightDecay = 0.0;
         config.studentFromInitial = fromInitial;
         TrainingSet train{data.train.images, data.train.labels};
         const auto result = runSgldDistillation(spec, *initial, train, train.x, data.test.images, config, g, {});

@@ -12,6 +12,7 @@
 
 #include "base/decision/cost_matrix.h"
 #include "base/inference/method_catalog.h"
+#include "base/io/observations.h"
 #include "datasets/image_data.h"
 #include "engine/calibration/image_training.h"
 #include "engine/core/job.h"
@@ -19,7 +20,6 @@
 #include "engine/decision/decisions.h"
 #include "engine/experiments/image/image_run_choices.h"
 #include "engine/experiments/run_record.h"
-#include "engine/experiments/synthetic/synthetic_experiment.h"
 #include "engine/models/classifier.h"
 
 /// The paper's label-corruption experiment (section "Decision-making under label

@@ -13,7 +13,6 @@
 #include "engine/core/job.h"
 #include "engine/decision/decisions.h"
 #include "engine/experiments/report_json.h"
-#include "engine/experiments/synthetic/synthetic_experiment.h"
 
 /// What the label-corruption and selective-classification experiments share: method
 /// selection, Bayes decisions scored against labels, progress contexts that name the

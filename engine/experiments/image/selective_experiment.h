@@ -10,13 +10,13 @@
 
 #include "base/decision/cost_matrix.h"
 #include "base/inference/method_catalog.h"
+#include "base/io/observations.h"
 #include "datasets/image_data.h"
 #include "engine/calibration/image_training.h"
 #include "engine/core/job.h"
 #include "engine/decision/decisions.h"
 #include "engine/decision/risk_coverage.h"
 #include "engine/experiments/image/corruption_experiment.h"
-#include "engine/experiments/synthetic/synthetic_experiment.h"
 #include "engine/models/classifier.h"
 
 /// The paper's selective-classification experiment (Fig. 3): every image rotated by an
