@@ -270,7 +270,8 @@ int benchDistill(int argc, char** argv)
         config.learningRate = 2e-3;
         config.burnInSteps = 1LL << 40;  // time the steps, not the test-set predictions
         config.batchSize = batch;  // the shapes the products above were timed at
-        config.student = {0, batch, 0.05, lcs::LrSchedule::OneCycle, 0.9, 1e-4, {}, -1, {}};
+        config.student =
+            lcs::SgdConfig().withEpochs(0).withBatchSize(static_cast<int>(batch)).withLearningRate(0.05).withWeightDecay(1e-4);
         config.calibrationNoiseStd = 0.05;
         return lcs::runSgldDistillation(model, *init, train, train.x, data.test.images.slice(0, 0, 10), config,
                                         generator, {})

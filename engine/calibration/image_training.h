@@ -72,6 +72,14 @@ struct SgdConfig {
     std::vector<double> classWeights;  ///< empty: plain cross-entropy; else CW-SGD
     int64_t ignoreLabel = -1;          ///< segmentation: the void label
     ImageAugmentation augmentation;    ///< of each training batch (images)
+
+    /// Named setters, so that a preset reads field by field on one line:
+    /// SgdConfig().withEpochs(100).withLearningRate(0.05).withWeightDecay(5e-4).
+    SgdConfig& withEpochs(int v) { epochs = v; return *this; }
+    SgdConfig& withBatchSize(int v) { batchSize = v; return *this; }
+    SgdConfig& withLearningRate(double v) { learningRate = v; return *this; }
+    SgdConfig& withSchedule(LrSchedule v) { schedule = v; return *this; }
+    SgdConfig& withWeightDecay(double v) { weightDecay = v; return *this; }
 };
 
 /// Minibatch SGD on (weighted) cross-entropy; trains `model` in place.

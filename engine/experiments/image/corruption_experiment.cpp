@@ -266,22 +266,32 @@ CorruptionConfig CorruptionConfig::preset(const std::string& name, const ImageDa
         // MNIST-like: MLP 784-200-10 with ReLU (appendix, "MNIST-MLP200").
         c.model.architecture = "mlp";
         c.model.hidden = {200};
-        c.map = {cpu ? 3 : 100, 64, cpu ? 0.05 : 0.01, cpu ? LrSchedule::OneCycle : LrSchedule::Cosine, 0.9, 1e-4, {}, -1, {}};
+        c.map = SgdConfig()
+                    .withEpochs(cpu ? 3 : 100)
+                    .withBatchSize(64)
+                    .withLearningRate(cpu ? 0.05 : 0.01)
+                    .withSchedule(cpu ? LrSchedule::OneCycle : LrSchedule::Cosine)
+                    .withWeightDecay(1e-4);
         c.sgld.learningRate = cpu ? 2e-3 : 1e-4;
         c.sgld.priorPrecision = 6.0;
         c.sgld.epochs = cpu ? 4 : 100;
-        c.sgld.student = {0, 64, cpu ? 0.05 : 1e-3, cpu ? LrSchedule::OneCycle : LrSchedule::Constant, 0.9, 1e-4, {}, -1, {}};
+        c.sgld.student = SgdConfig()
+                             .withEpochs(0)
+                             .withBatchSize(64)
+                             .withLearningRate(cpu ? 0.05 : 1e-3)
+                             .withSchedule(cpu ? LrSchedule::OneCycle : LrSchedule::Constant)
+                             .withWeightDecay(1e-4);
         c.correction = sgdCorrectionConfig(cpu ? 2 : 100, 64, cpu ? 0.01 : 1e-3,
                                            cpu ? LrSchedule::OneCycle : LrSchedule::Constant, 0.01);
     } else {
         // CIFAR-10: ResNet-18 (width 64 in the paper; 16 keeps a CPU epoch short).
         c.model.architecture = "resnet18";
         c.model.width = cpu ? 8 : 64;
-        c.map = {cpu ? 3 : 100, 64, 0.05, LrSchedule::OneCycle, 0.9, 5e-4, {}, -1, {}};
+        c.map = SgdConfig().withEpochs(cpu ? 3 : 100).withBatchSize(64).withLearningRate(0.05).withWeightDecay(5e-4);
         c.sgld.learningRate = cpu ? 1e-3 : 2e-5;
         c.sgld.priorPrecision = 50.0;
         c.sgld.epochs = cpu ? 3 : 50;
-        c.sgld.student = {0, 64, 0.05, LrSchedule::OneCycle, 0.9, 1e-4, {}, -1, {}};
+        c.sgld.student = SgdConfig().withEpochs(0).withBatchSize(64).withLearningRate(0.05).withWeightDecay(1e-4);
         c.correction = sgdCorrectionConfig(cpu ? 1 : 50, 64, 0.05, LrSchedule::OneCycle, 0.01);
     }
     c.sgld.momentum = 0.0;  // SGLD

@@ -163,24 +163,24 @@ ImageRunChoices imageChoices(const std::string& experiment, const std::vector<Bo
 template <class Config, class Result>
 struct ImageExperimentParts {
     std::string name, title, description;
-    const std::vector<BoundSetting<ImageRunChoices>>& (*settings)();
-    Config (*configFor)(const ImageRunChoices&, const ImageDataset&);
-    CostMatrix Config::*costs;  ///< the matrix a user's costs replace
-    TaskPlan (*plan)(const Config&);
-    Result (*run)(const ImageDataset&, const Config&, const JobContext&);
-    std::string (*json)(const Result&);
-    std::string (*csv)(const Result&);
-    std::string (*table)(const Result&);
+    const std::vector<BoundSetting<ImageRunChoices>>& (*settings)() = nullptr;
+    Config (*configFor)(const ImageRunChoices&, const ImageDataset&) = nullptr;
+    CostMatrix Config::*costs = nullptr;  ///< the matrix a user's costs replace
+    TaskPlan (*plan)(const Config&) = nullptr;
+    Result (*run)(const ImageDataset&, const Config&, const JobContext&) = nullptr;
+    std::string (*json)(const Result&) = nullptr;
+    std::string (*csv)(const Result&) = nullptr;
+    std::string (*table)(const Result&) = nullptr;
     /// The matrix the run's q for a swept value was trained for (the cached one's, the
     /// live comparisons').
-    CostMatrix (*costsAt)(const Config&, double sweptValue);
+    CostMatrix (*costsAt)(const Config&, double sweptValue) = nullptr;
     /// Whether a referral column in a user's matrix is dropped (the referral costs are a
     /// swept setting) or refused (the experiment decides classes only).
-    bool sweepsReferral;
+    bool sweepsReferral = false;
     /// What the run sweeps, for the line it tells before the work: "3 rate(s) x 1 trial(s)".
-    std::string (*sweepSummary)(const Config&);
+    std::string (*sweepSummary)(const Config&) = nullptr;
     /// The line after the table for a (method, value) where q collapsed in some trials.
-    std::string (*collapseLine)(const std::string& methodLabel, double value, int trials);
+    std::string (*collapseLine)(const std::string& methodLabel, double value, int trials) = nullptr;
     ImageRuleNames rules;
     /// The view of the finished result, and the provider's last word on the config.
     std::function<void(const Result&)> RunViews::*finishedView;
@@ -373,81 +373,85 @@ ExperimentRun ImageExperimentEntry<Config, Result>::run(const nlohmann::json& se
 
 ImageExperimentParts<CorruptionConfig, CorruptionResult> corruptionParts()
 {
-    return {kCorruptionExperiment,
-            "label corruption (paper Fig. 4)",
-            "For each corruption rate and trial: replace that fraction of training labels by uniform\n"
-            "random ones (seeded), then train and compare on the clean test set\n"
-            "  sgld_s   SGLD from a MAP network with a student S distilled online (decisions from S)\n"
-            "  sgld     the same chain's Monte Carlo predictive (no S)\n"
-            "  lc_sgld  loss-calibrated SGLD (utility-scaled posterior)\n"
-            "  cw_sgd   SGD with class weights 1.4 on the classes the cost matrix favours\n"
-            "  ours     the correction q, warm-started from S and trained on D' against S\n"
-            "Prints decision cost, accuracy and NLL per method and rate, mean ± std over trials.\n",
-            &corruptionSettings,
-            &corruptionConfigFor,
-            &CorruptionConfig::costs,
-            &corruptionPlan,
-            &runCorruptionExperiment,
-            &corruptionJson,
-            &corruptionCsv,
-            &corruptionTable,
-            [](const CorruptionConfig& c, double) { return c.costs; },
-            /*sweepsReferral=*/false,
-            [](const CorruptionConfig& c) {
-                return std::to_string(c.rates.size()) + " rate(s) x " + std::to_string(c.trials) + " trial(s)";
-            },
-            [](const std::string& method, double rate, int trials) {
-                return "warning: " + method + " at rate " + formatNumber(rate) + ": q collapsed to one class in " +
-                       std::to_string(trials) + " trial(s)\n";
-            },
-            {"rate", "sgld_s", "sgld_s"},
-            &RunViews::corruptionFinished,
-            &ImageExperimentProviders::tuneCorruption,
-            {},
-            nullptr,
-            [](const CorruptionResult& r) { return runRowsReliabilityCsv(r.rows, "rate"); }};
+    ImageExperimentParts<CorruptionConfig, CorruptionResult> p;
+    p.name = kCorruptionExperiment;
+    p.title = "label corruption (paper Fig. 4)";
+    p.description =
+        "For each corruption rate and trial: replace that fraction of training labels by uniform\n"
+        "random ones (seeded), then train and compare on the clean test set\n"
+        "  sgld_s   SGLD from a MAP network with a student S distilled online (decisions from S)\n"
+        "  sgld     the same chain's Monte Carlo predictive (no S)\n"
+        "  lc_sgld  loss-calibrated SGLD (utility-scaled posterior)\n"
+        "  cw_sgd   SGD with class weights 1.4 on the classes the cost matrix favours\n"
+        "  ours     the correction q, warm-started from S and trained on D' against S\n"
+        "Prints decision cost, accuracy and NLL per method and rate, mean ± std over trials.\n";
+    p.settings = &corruptionSettings;
+    p.configFor = &corruptionConfigFor;
+    p.costs = &CorruptionConfig::costs;
+    p.plan = &corruptionPlan;
+    p.run = &runCorruptionExperiment;
+    p.json = &corruptionJson;
+    p.csv = &corruptionCsv;
+    p.table = &corruptionTable;
+    p.costsAt = [](const CorruptionConfig& c, double) { return c.costs; };
+    p.sweepsReferral = false;
+    p.sweepSummary = [](const CorruptionConfig& c) {
+        return std::to_string(c.rates.size()) + " rate(s) x " + std::to_string(c.trials) + " trial(s)";
+    };
+    p.collapseLine = [](const std::string& method, double rate, int trials) {
+        return "warning: " + method + " at rate " + formatNumber(rate) + ": q collapsed to one class in " +
+               std::to_string(trials) + " trial(s)\n";
+    };
+    p.rules = {"rate", "sgld_s", "sgld_s"};
+    p.finishedView = &RunViews::corruptionFinished;
+    p.tune = &ImageExperimentProviders::tuneCorruption;
+    p.reliability = [](const CorruptionResult& r) { return runRowsReliabilityCsv(r.rows, "rate"); };
+    return p;
 }
 
 ImageExperimentParts<SelectiveConfig, SelectiveResult> selectiveParts()
 {
-    return {kSelectiveExperiment,
-            "selective classification (paper Fig. 3)",
-            "Every image is rotated by an angle uniform in [-30, 30] degrees; the decisions are the\n"
-            "classes plus \"refer\" at cost r. For each referral cost r:\n"
-            "  sghmc      Bayes decisions under SGHMC's Monte Carlo predictive\n"
-            "  lc_sghmc   loss-calibrated SGHMC (a new chain for every r)\n"
-            "  ours       the correction q on the student S (S distilled once, q per r)\n"
-            "  ours_no_s  the correction q on the stored Monte Carlo predictive (no S)\n"
-            "Prints decision cost, accuracy on non-referred points and referral rate per method and\n"
-            "r, mean ± std over trials, and the training time vs the number of cost functions.\n",
-            &selectiveSettings,
-            &selectiveConfigFor,
-            &SelectiveConfig::baseCosts,
-            &selectivePlan,
-            &runSelectiveExperiment,
-            &selectiveJson,
-            &selectiveCsv,
-            &selectiveTable,
-            [](const SelectiveConfig& c, double r) { return selectiveCosts(c.baseCosts, r); },
-            /*sweepsReferral=*/true,
-            [](const SelectiveConfig& c) {
-                return std::to_string(c.referralCosts.size()) + " referral cost(s) x " + std::to_string(c.trials) +
-                       " trial(s)";
-            },
-            [](const std::string& method, double r, int trials) {
-                return "warning: " + method + " at r = " + formatNumber(r) + ": q collapsed to one class in " +
-                       std::to_string(trials) + " trial(s)\n";
-            },
-            {"r", "sghmc", "sghmc_s"},
-            &RunViews::selectiveFinished,
-            &ImageExperimentProviders::tuneSelective,
-            {{"risk_coverage", "FILE", PathKind::File,
-              "write every run's risk-coverage curve as CSV (referral cost, trial, method, AURC, coverage, risk; "
-              "atomically)"}},
-            [](const SelectiveResult& result, const OutputPaths& outputs) {
-                writeOutputFile(outputs, "risk_coverage", riskCoverageCsv(result));
-            },
-            [](const SelectiveResult& r) { return runRowsReliabilityCsv(r.rows, "referral_cost"); }};
+    ImageExperimentParts<SelectiveConfig, SelectiveResult> p;
+    p.name = kSelectiveExperiment;
+    p.title = "selective classification (paper Fig. 3)";
+    p.description =
+        "Every image is rotated by an angle uniform in [-30, 30] degrees; the decisions are the\n"
+        "classes plus \"refer\" at cost r. For each referral cost r:\n"
+        "  sghmc      Bayes decisions under SGHMC's Monte Carlo predictive\n"
+        "  lc_sghmc   loss-calibrated SGHMC (a new chain for every r)\n"
+        "  ours       the correction q on the student S (S distilled once, q per r)\n"
+        "  ours_no_s  the correction q on the stored Monte Carlo predictive (no S)\n"
+        "Prints decision cost, accuracy on non-referred points and referral rate per method and\n"
+        "r, mean ± std over trials, and the training time vs the number of cost functions.\n";
+    p.settings = &selectiveSettings;
+    p.configFor = &selectiveConfigFor;
+    p.costs = &SelectiveConfig::baseCosts;
+    p.plan = &selectivePlan;
+    p.run = &runSelectiveExperiment;
+    p.json = &selectiveJson;
+    p.csv = &selectiveCsv;
+    p.table = &selectiveTable;
+    p.costsAt = [](const SelectiveConfig& c, double r) { return selectiveCosts(c.baseCosts, r); };
+    p.sweepsReferral = true;
+    p.sweepSummary = [](const SelectiveConfig& c) {
+        return std::to_string(c.referralCosts.size()) + " referral cost(s) x " + std::to_string(c.trials) +
+               " trial(s)";
+    };
+    p.collapseLine = [](const std::string& method, double r, int trials) {
+        return "warning: " + method + " at r = " + formatNumber(r) + ": q collapsed to one class in " +
+               std::to_string(trials) + " trial(s)\n";
+    };
+    p.rules = {"r", "sghmc", "sghmc_s"};
+    p.finishedView = &RunViews::selectiveFinished;
+    p.tune = &ImageExperimentProviders::tuneSelective;
+    p.ownOutputs = {{"risk_coverage", "FILE", PathKind::File,
+                     "write every run's risk-coverage curve as CSV (referral cost, trial, method, AURC, coverage, "
+                     "risk; atomically)"}};
+    p.writeOwnOutputs = [](const SelectiveResult& result, const OutputPaths& outputs) {
+        writeOutputFile(outputs, "risk_coverage", riskCoverageCsv(result));
+    };
+    p.reliability = [](const SelectiveResult& r) { return runRowsReliabilityCsv(r.rows, "referral_cost"); };
+    return p;
 }
 
 } // namespace

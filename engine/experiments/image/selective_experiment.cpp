@@ -57,7 +57,7 @@ SelectiveConfig SelectiveConfig::preset(const std::string& name, const ImageData
     // momentum 0.7, lr 1e-3, prior precision 5, 1000 burn-in steps, 100 epochs, one
     // sample at the end of each of the last 30; student SGD one-cycle peak 0.1, wd 5e-4;
     // q from S with SGD lr 1e-3 for 100 epochs; without S, one-cycle peak 0.1.
-    c.map = {cpu ? 3 : 100, 64, 0.05, LrSchedule::OneCycle, 0.9, 5e-4, {}, -1, {}};
+    c.map = SgdConfig().withEpochs(cpu ? 3 : 100).withBatchSize(64).withLearningRate(0.05).withWeightDecay(5e-4);
     c.sghmc.momentum = 0.7;
     c.sghmc.learningRate = 1e-3;
     c.sghmc.priorPrecision = 5.0;
@@ -66,7 +66,7 @@ SelectiveConfig SelectiveConfig::preset(const std::string& name, const ImageData
     c.sghmc.burnInSteps = cpu ? perEpoch : 1000;
     c.sghmc.thinning = cpu ? std::max<long long>(1, perEpoch / 3) : perEpoch;
     c.sghmc.keepSamples = cpu ? 6 : 30;
-    c.sghmc.student = {0, 64, 0.1, LrSchedule::OneCycle, 0.9, 5e-4, {}, -1, {}};
+    c.sghmc.student = SgdConfig().withEpochs(0).withBatchSize(64).withLearningRate(0.1).withWeightDecay(5e-4);
     c.correction = sgdCorrectionConfig(cpu ? 1 : 100, 64, cpu ? 0.01 : 1e-3,
                                        cpu ? LrSchedule::OneCycle : LrSchedule::Constant, 0.01);
     c.correctionNoS = sgdCorrectionConfig(cpu ? 1 : 100, 64, cpu ? 0.01 : 0.1, LrSchedule::OneCycle, 0.01);
