@@ -20,7 +20,8 @@ namespace lcs {
 /// The most rows a kernel takes: above it the product is no longer thin (a whole
 /// training or evaluation set's forward, which LibTorch spreads over the intra-op threads
 /// while these kernels keep to the caller's one, and which each column panel would read
-/// again). A caller with more rows can call them in blocks of this many.
+/// again). A product over more rows keeps them as columns instead: thinProduct with the
+/// layer's units as rows (BBVI's step, FullBatchGradients).
 inline constexpr int64_t kThinMaximumRows = 256;
 
 /// The fewest multiply-adds (rows x n x k) a call must hold: below it a call's fixed
