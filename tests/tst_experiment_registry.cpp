@@ -683,9 +683,10 @@ private Q_SLOTS:
         QVERIFY(a.contains("runs") || a.contains("methods") || a.contains("rows"));  // numbers to compare
     }
 
-    // The synthetic run publishes what its page draws: each task's predictive once, q's
-    // steps in order while it trains, and each finished task's scores, the same numbers
-    // the results file gives that replicate (the table is made of these outcomes).
+    // The synthetic run publishes what its page draws, as plain views: each task's
+    // predictive once (no curve yet), q's curve while it trains (each live view a prefix
+    // of the finished one), and each finished task's view and scores, the same numbers the
+    // results file gives that replicate (the table is made of these outcomes).
     void syntheticRunPublishesItsViews()
     {
         const auto& entry = ExperimentRegistry::global().get("synthetic");
@@ -694,30 +695,45 @@ private Q_SLOTS:
                                                {"correction_iterations", 40}, {"warm_start_steps", 10}},
                                               "test");
         std::mutex lock;  // the correction views come from one thread per task
-        std::map<int, int> sampled, lastStep, corrected;
+        std::map<int, int> sampled, corrected, liveViews;
+        std::map<int, std::vector<CurvePoint>> finalCurve, longestLiveCurve;
         std::map<int, double> correctedCost;
-        bool stepsInOrder = true;
         RunViews views;
-        views.syntheticSampled = [&](const SyntheticSampled& e) { ++sampled[e.predictive.replicate]; };
-        views.syntheticCorrecting = [&](const SyntheticCorrecting& e) {
+        views.task = [&](const TaskView& v) {
             std::lock_guard guard(lock);
-            stepsInOrder = stepsInOrder && e.step.step > lastStep[e.predictive.replicate];
-            lastStep[e.predictive.replicate] = e.step.step;
+            QCOMPARE(v.method, std::string("sghmc"));
+            QCOMPARE(v.testDecisionsUncorrected.size(), v.test.size());
+            if (v.correctionDone) {
+                ++corrected[v.replicate];
+                finalCurve[v.replicate] = v.curve;
+                QCOMPARE(v.testDecisionsCorrected.size(), v.test.size());
+            } else if (v.curve.empty()) {
+                ++sampled[v.replicate];
+            } else {
+                ++liveViews[v.replicate];
+                if (v.curve.size() > longestLiveCurve[v.replicate].size())
+                    longestLiveCurve[v.replicate] = v.curve;
+            }
         };
-        views.syntheticCorrected = [&](const SyntheticCorrected& e) {
+        views.taskScored = [&](const ResultRow& row) {
             std::lock_guard guard(lock);
-            ++corrected[e.outcome.replicate];
-            correctedCost[e.outcome.replicate] = e.outcome.corrected.averageCost;
+            correctedCost[row.replicate] = row.correctedCost;
         };
         JobContext ctx;
         ctx.views = &views;
         const auto run = runExperiment(entry, settings, std::nullopt, ctx, {});
         QCOMPARE(sampled, (std::map<int, int>{{0, 1}, {1, 1}}));
         QCOMPARE(corrected, (std::map<int, int>{{0, 1}, {1, 1}}));
-        QVERIFY(stepsInOrder);
-        QCOMPARE(lastStep.size(), size_t(2));
-        for (const auto& [replicate, step] : lastStep)
-            QVERIFY2(step >= 40, qPrintable(QString("replicate %1 ended at step %2").arg(replicate).arg(step)));
+        QCOMPARE(liveViews.size(), size_t(2));  // the first step of each task is always shown
+        for (const auto& [replicate, curve] : finalCurve) {
+            QVERIFY2(curve.size() >= 40, qPrintable(QString("replicate %1: %2 steps").arg(replicate).arg(curve.size())));
+            for (size_t i = 1; i < curve.size(); ++i)
+                QVERIFY(curve[i].step > curve[i - 1].step);
+            const auto& live = longestLiveCurve[replicate];
+            QVERIFY(live.size() <= curve.size());
+            for (size_t i = 0; i < live.size(); ++i)
+                QCOMPARE(live[i].step, curve[i].step);
+        }
         const auto json = nlohmann::json::parse(run.output.json);
         for (const auto& r : json.at("methods").at("sghmc").at("replicates"))
             QCOMPARE(r.at("corrected").at("cost").get<double>(), correctedCost.at(r.at("replicate").get<int>()));

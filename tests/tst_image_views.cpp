@@ -93,7 +93,7 @@ private Q_SLOTS:
     // mean cost 5 / 4 = 1.25, q's 1 / 4 = 0.25; per true class a: 0 -> 0.5, b: 2.5 -> 0.
     void decisionsViewByHand()
     {
-        lcs::ui::TaskView view;
+        lcs::TaskView view;
         view.numClasses = 2;
         view.testLabels = {0, 1, 1, 0};
         view.testDecisionsUncorrected = {0, 0, 1, 0};
@@ -261,7 +261,7 @@ private Q_SLOTS:
     // the points' fill colours, and the difference panel lists no region colours.
     void regionLegendsFitAndNameOnlyWhatIsDrawn()
     {
-        lcs::ui::TaskView view;
+        lcs::TaskView view;
         view.numClasses = 3;
         view.test = {{0, 0}, {1, 1}, {2, 0.5}};
         view.testLabels = {0, 1, 2};

@@ -185,7 +185,7 @@ private Q_SLOTS:
         QSignalSpy saved(&runner, &SyntheticJobRunner::modelSaved);
         bool cancelOnCorrection = false;
         connect(&runner, &SyntheticJobRunner::taskUpdated, this, [&](const TaskView& v) {
-            if (cancelOnCorrection && !v.curve.isEmpty() && !v.correctionDone) {
+            if (cancelOnCorrection && !v.curve.empty() && !v.correctionDone) {
                 cancelOnCorrection = false;
                 runner.cancel();
             }

@@ -37,7 +37,7 @@ CurveView::CurveView(QWidget* parent) : QWidget(parent)
     installExportMenu(m_plot, this);
 }
 
-void CurveView::setCurve(const QVector<CurvePoint>& curve, const QString& title)
+void CurveView::setCurve(const std::vector<CurvePoint>& curve, const QString& title)
 {
     QVector<double> steps, loss, kl, cost;
     steps.reserve(curve.size());

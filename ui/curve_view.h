@@ -13,7 +13,7 @@ class CurveView : public QWidget {
     Q_OBJECT
 public:
     explicit CurveView(QWidget* parent = nullptr);
-    void setCurve(const QVector<CurvePoint>& curve, const QString& title);
+    void setCurve(const std::vector<CurvePoint>& curve, const QString& title);
     void clear();
     QCustomPlot* plot() const { return m_plot; }
 

@@ -13,7 +13,7 @@ namespace lcs::ui {
 
 namespace {
 
-QString probabilities(const QVector<double>& p)
+QString probabilities(const std::vector<double>& p)
 {
     QStringList parts;
     for (double v : p)
@@ -62,9 +62,9 @@ void DecisionsView::clear()
 void DecisionsView::setTask(const TaskView& view, const QString& methodLabel, const QStringList& decisionNames,
                             const CostMatrix& costs)
 {
-    const int n = view.testLabels.size();
+    const int n = static_cast<int>(view.testLabels.size());
     const int classes = view.numClasses, decisions = static_cast<int>(decisionNames.size());
-    if (n == 0 || view.testDecisionsUncorrected.size() != n || view.testDecisionsCorrected.size() != n ||
+    if (n == 0 || view.testDecisionsUncorrected.size() != size_t(n) || view.testDecisionsCorrected.size() != size_t(n) ||
         decisions < classes || costs.numClasses() != classes || costs.numDecisions() != decisions) {
         clear();
         return;
@@ -119,13 +119,14 @@ void DecisionsView::setTask(const TaskView& view, const QString& methodLabel, co
                                 .arg(perClass.join(QStringLiteral("; ")))
                                 .arg(view.changedCount)
                                 .arg(n)
-                                .arg(view.changedCount > view.changedRows.size()
+                                .arg(view.changedCount > static_cast<int>(view.changedRows.size())
                                          ? tr(" (the first %1 listed)").arg(view.changedRows.size())
                                          : QString()));
 
     QStringList headers{tr("test row"), tr("truth"), tr("P decides"), tr("q decides"), tr("P's probabilities"),
                         tr("q's probabilities")};
-    headers << view.featureNames;
+    for (const auto& name : view.featureNames)
+        headers << QString::fromStdString(name);
     m_changed->clear();
     m_changed->setColumnCount(static_cast<int>(headers.size()));
     m_changed->setHorizontalHeaderLabels(headers);
@@ -143,7 +144,7 @@ void DecisionsView::setTask(const TaskView& view, const QString& methodLabel, co
                                 probabilities(row.before), probabilities(row.after)};
         for (int c = 0; c < cells.size(); ++c)
             m_changed->setItem(r, c, new QTableWidgetItem(cells[c]));
-        for (int j = 0; j < row.features.size(); ++j)
+        for (int j = 0; j < static_cast<int>(row.features.size()); ++j)
             m_changed->setItem(r, static_cast<int>(cells.size()) + j,
                                new QTableWidgetItem(QString::number(row.features[j], 'g', 6)));
         // q's decision cheaper than P's for this row: green; dearer: red.

@@ -255,7 +255,7 @@ void EvidencePanel::showReplicates(const QVector<ResultRow>& rows, const QString
     for (int i = 0; i < methods.size(); ++i) {
         std::vector<double> uncorrected, corrected;
         for (const auto& r : rows)
-            if (r.method == methods[i]) {
+            if (QString::fromStdString(r.method) == methods[i]) {
                 uncorrected.push_back(r.uncorrectedCost);
                 corrected.push_back(r.correctedCost);
             }

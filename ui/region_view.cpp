@@ -249,7 +249,7 @@ void RegionView::drawRegions(Panel& panel, const RegionGrid& grid, const RegionG
     showBox(panel.plot, grid.xMin, grid.xMax, grid.yMin, grid.yMax);
 }
 
-void RegionView::drawPoints(Panel& panel, const TaskView& view, const QVector<int>& decisions, int numDecisions,
+void RegionView::drawPoints(Panel& panel, const TaskView& view, const std::vector<int>& decisions, int numDecisions,
                             const QStringList& decisionNames)
 {
     auto* plot = panel.plot;
@@ -262,8 +262,8 @@ void RegionView::drawPoints(Panel& panel, const TaskView& view, const QVector<in
     cal->setAdaptiveSampling(false);
     QVector<double> cx, cy;
     for (const auto& p : view.calibration) {
-        cx << p.x();
-        cy << p.y();
+        cx << p.x;
+        cy << p.y;
     }
     cal->setData(cx, cy);
     const int classes = view.numClasses;
@@ -275,10 +275,10 @@ void RegionView::drawPoints(Panel& panel, const TaskView& view, const QVector<in
         g->setLineStyle(QCPGraph::lsNone);
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, decisionColor(y, classes, false), 5));
         QVector<double> xs, ys;
-        for (int i = 0; i < view.train.size(); ++i)
+        for (size_t i = 0; i < view.train.size(); ++i)
             if (view.trainLabels[i] == y) {
-                xs << view.train[i].x();
-                ys << view.train[i].y();
+                xs << view.train[i].x;
+                ys << view.train[i].y;
             }
         g->setData(xs, ys);
     }
@@ -286,10 +286,10 @@ void RegionView::drawPoints(Panel& panel, const TaskView& view, const QVector<in
     if (decisions.size() == view.test.size() && view.testLabels.size() != view.test.size()) {
         for (int d = 0; d < numDecisions; ++d) {
             QVector<double> xs, ys;
-            for (int i = 0; i < view.test.size(); ++i)
+            for (size_t i = 0; i < view.test.size(); ++i)
                 if (decisions[i] == d) {
-                    xs << view.test[i].x();
-                    ys << view.test[i].y();
+                    xs << view.test[i].x;
+                    ys << view.test[i].y;
                 }
             if (xs.isEmpty())
                 continue;
@@ -306,10 +306,10 @@ void RegionView::drawPoints(Panel& panel, const TaskView& view, const QVector<in
         for (int y = 0; y < classes; ++y)
             for (int d = 0; d < numDecisions; ++d) {
                 QVector<double> xs, ys;
-                for (int i = 0; i < view.test.size(); ++i)
+                for (size_t i = 0; i < view.test.size(); ++i)
                     if (view.testLabels[i] == y && decisions[i] == d) {
-                        xs << view.test[i].x();
-                        ys << view.test[i].y();
+                        xs << view.test[i].x;
+                        ys << view.test[i].y;
                     }
                 if (xs.isEmpty())
                     continue;
@@ -332,12 +332,12 @@ void RegionView::setTask(const TaskView& view, const QStringList& decisionNames)
     const bool sameBase = m_shown.valid && m_shown.replicate == view.replicate && m_shown.method == view.method
                           && m_shown.uncorrected == view.uncorrected.decisions && m_shown.decisionNames == decisionNames
                           && m_shown.testUncorrected == view.testDecisionsUncorrected;
-    setAxisNames(view.xName, view.yName);
+    setAxisNames(QString::fromStdString(view.xName), QString::fromStdString(view.yName));
     for (auto* p : {&m_uncorrected, &m_corrected, &m_difference})
         p->placeholder->setVisible(false);
     if (!sameBase) {
-        const bool training = !view.train.isEmpty(), test = !view.test.isEmpty(),
-                   unlabelled = !view.calibration.isEmpty();
+        const bool training = !view.train.empty(), test = !view.test.empty(),
+                   unlabelled = !view.calibration.empty();
         const bool regions = view.uncorrected.isValid() || view.corrected.isValid();
         updateLegend(m_uncorrected, false, regions, view.numClasses, d, decisionNames, training, test, unlabelled);
         updateLegend(m_corrected, false, regions, view.numClasses, d, decisionNames, training, test, unlabelled);
@@ -351,7 +351,7 @@ void RegionView::setTask(const TaskView& view, const QStringList& decisionNames)
     drawRegions(m_difference, view.corrected, &view.uncorrected, view.numClasses);
     if (!sameBase || m_shown.testCorrected != view.testDecisionsCorrected)
         drawPoints(m_corrected, view, view.testDecisionsCorrected, d, decisionNames);
-    const bool pointsOnly = !view.uncorrected.isValid() && !view.corrected.isValid() && !view.test.isEmpty() &&
+    const bool pointsOnly = !view.uncorrected.isValid() && !view.corrected.isValid() && !view.test.empty() &&
                             view.testDecisionsUncorrected.size() == view.test.size();
     if ((!view.uncorrected.isValid() && view.corrected.isValid()) || pointsOnly) {
         // A predictive known at its points only: no regions before q (and none after, for
@@ -359,22 +359,22 @@ void RegionView::setTask(const TaskView& view, const QStringList& decisionNames)
         // the difference.
         TaskView changed;
         changed.numClasses = view.numClasses;
-        QVector<int> after;
+        std::vector<int> after;
         if (view.testDecisionsCorrected.size() == view.test.size() &&
             view.testDecisionsUncorrected.size() == view.test.size())
-            for (int i = 0; i < view.test.size(); ++i)
+            for (size_t i = 0; i < view.test.size(); ++i)
                 if (view.testDecisionsCorrected[i] != view.testDecisionsUncorrected[i]) {
-                    changed.test << view.test[i];
-                    after << view.testDecisionsCorrected[i];
+                    changed.test.push_back(view.test[i]);
+                    after.push_back(view.testDecisionsCorrected[i]);
                 }
         drawPoints(m_difference, changed, after, d, decisionNames);
         QRectF box(QPointF(view.corrected.xMin, view.corrected.yMin), QPointF(view.corrected.xMax, view.corrected.yMax));
         if (pointsOnly) {
             // The points' own square box, padded by a tenth, as the plane of regions is.
-            double lo = view.test.front().x(), hi = lo;
+            double lo = view.test.front().x, hi = lo;
             for (const auto& pt : view.test) {
-                lo = std::min({lo, pt.x(), pt.y()});
-                hi = std::max({hi, pt.x(), pt.y()});
+                lo = std::min({lo, pt.x, pt.y});
+                hi = std::max({hi, pt.x, pt.y});
             }
             const double pad = std::max(1e-6, (hi - lo) * 0.1);
             box = QRectF(QPointF(lo - pad, lo - pad), QPointF(hi + pad, hi + pad));

@@ -62,7 +62,7 @@ private:
     Panel makePanel(const QString& title, const QString& objectName);
     /// Shows [xMin, xMax] x [yMin, yMax] at equal scales (the longer side's axis widened).
     static void showBox(QCustomPlot* plot, double xMin, double xMax, double yMin, double yMax);
-    void drawPoints(Panel& panel, const TaskView& view, const QVector<int>& decisions, int numDecisions,
+    void drawPoints(Panel& panel, const TaskView& view, const std::vector<int>& decisions, int numDecisions,
                     const QStringList& decisionNames);
     void drawRegions(Panel& panel, const RegionGrid& grid, const RegionGrid* other, int numClasses);
 
@@ -72,8 +72,8 @@ private:
     struct Shown {
         bool valid = false;
         int replicate = -1;
-        QString method;
-        QVector<int> uncorrected, testUncorrected, testCorrected;
+        std::string method;
+        std::vector<int> uncorrected, testUncorrected, testCorrected;
         QStringList decisionNames;
     } m_shown;
 };

@@ -68,11 +68,11 @@ void ResultsTable::refresh()
         int collapsed = 0, worse = 0;
         QStringList verdicts;
         for (const auto& r : m_rows)
-            if (r.method == m_methods[i]) {
+            if (QString::fromStdString(r.method) == m_methods[i]) {
                 collapsed += r.collapsed ? 1 : 0;
                 worse += r.worse ? 1 : 0;
-                if (!r.verdict.isEmpty())
-                    verdicts << r.verdict;
+                if (!r.verdict.empty())
+                    verdicts << QString::fromStdString(r.verdict);
                 u.push_back(r.uncorrectedCost);
                 c.push_back(r.correctedCost);
                 d.push_back(r.uncorrectedCost - r.correctedCost);

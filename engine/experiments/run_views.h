@@ -9,6 +9,7 @@
 
 #include "base/decision/cost_matrix.h"
 #include "engine/core/job.h"
+#include "engine/experiments/plane_views.h"
 
 /// What a run shows while it runs, as typed events: a front end that draws (the window's
 /// pages) sets the callbacks it wants in a RunViews and hands it to the run through
@@ -22,19 +23,11 @@ struct CamvidFpsResult;
 struct CamvidPreview;
 struct CamvidVisitedFrame;
 struct CamvidWindowConfig;
-struct CorrectionStep;
 class RecorrectionState;
 struct CorruptionResult;
 struct DecisionComparison;
 struct ImageDataset;
-struct MlpImpl;
-struct OwnCorrectionResult;
-struct OwnPredictive;
-struct ReplicateOutcome;
 struct SelectiveResult;
-struct SyntheticConfig;
-struct SyntheticCorrection;
-struct SyntheticPredictive;
 
 /// An image run has loaded its data and fixed its network and matrix, before any training.
 struct ImageRunStarted {
@@ -57,47 +50,6 @@ struct ComparisonShown {
     bool recorrected = false;          ///< q re-trained for new costs on the cached S
     double seconds = 0;                ///< a re-correction's training time
     bool collapsed = false;            ///< q collapsed to one decision
-};
-
-/// A synthetic or tabular task (replicate, method) has its posterior predictive: the
-/// data, the predictive on test points and, on the plane, on the region grid.
-struct SyntheticSampled {
-    const SyntheticConfig& config;
-    const SyntheticPredictive& predictive;
-};
-
-/// A step of a task's correction, with q as it stands (for live decision regions): q is
-/// the training thread's, read it there and only during the call.
-struct SyntheticCorrecting {
-    const SyntheticConfig& config;
-    const SyntheticPredictive& predictive;
-    const CorrectionStep& step;
-    MlpImpl& q;
-};
-
-/// A task's correction finished, scored on its test points.
-struct SyntheticCorrected {
-    const SyntheticConfig& config;
-    const SyntheticPredictive& predictive;
-    const SyntheticCorrection& correction;
-    const ReplicateOutcome& outcome;
-};
-
-/// A step of the correction of a user's own predictive (the "correct" experiment), with q
-/// as it stands: q is the training thread's, read it there and only during the call.
-struct OwnCorrecting {
-    const OwnPredictive& own;
-    const CorrectionStep& step;
-    MlpImpl& q;
-    bool residual = false;  ///< q is residual on P: it decides only where P is known
-};
-
-/// The correction of a user's own predictive finished (decisions before and after, the
-/// held-out evidence where X came with labels).
-struct OwnCorrected {
-    const OwnPredictive& own;
-    const OwnCorrectionResult& result;
-    const CostMatrix& costs;
 };
 
 /// A CamVid run has checked its data and fixed its networks, before any training.
@@ -133,18 +85,19 @@ struct CamvidFpsMeasured {
     bool mcDropout = false;
 };
 
-/// The views a front end draws; an unset callback is not called. The synthetic ones may
-/// come from several training threads at once (one per task).
+/// The views a front end draws; an unset callback is not called. The plane views (task,
+/// taskScored) may come from several training threads at once (one per task).
 struct RunViews {
     std::function<void(const ImageRunStarted&)> imageRunStarted;
     std::function<void(const ComparisonShown&)> comparison;
     std::function<void(const CorruptionResult&)> corruptionFinished;
     std::function<void(const SelectiveResult&)> selectiveFinished;
-    std::function<void(const SyntheticSampled&)> syntheticSampled;
-    std::function<void(const SyntheticCorrecting&)> syntheticCorrecting;
-    std::function<void(const SyntheticCorrected&)> syntheticCorrected;
-    std::function<void(const OwnCorrecting&)> ownCorrecting;
-    std::function<void(const OwnCorrected&)> ownCorrected;
+    /// A synthetic, tabular or own-predictive task as it stands (sampled, correcting,
+    /// corrected); built by PlaneViewBuilder.
+    std::function<void(const TaskView&)> task;
+    std::function<void(const ResultRow&)> taskScored;  ///< a task finished and scored
+    std::function<void(const EvidenceShown&)> evidence;  ///< a user's predictive's held-out evidence
+    std::function<void(const std::string&)> log;  ///< a warning for the front end's log
     std::function<void(const CamvidRunStarted&)> camvidStarted;
     std::function<void(const CamvidPreview&)> camvidPreview;  ///< after each epoch of S and q
     std::function<void(const CamvidEvaluating&)> camvidEvaluating;

@@ -15,6 +15,7 @@
 #include "engine/experiments/experiment.h"
 #include "engine/experiments/report_json.h"
 #include "engine/experiments/run_record.h"
+#include "engine/experiments/plane_view_builder.h"
 #include "engine/experiments/run_views.h"
 #include "engine/experiments/synthetic/synthetic_settings.h"
 #include "engine/io/model_io.h"
@@ -226,10 +227,11 @@ ExperimentOutput OwnPredictiveState::correctWith(OwnPredictiveChoices choices, C
                                                  OwnEvidenceInputs evidence, const JobContext& ctx)
 {
     const auto& correction = choices.correction.correction;
+    PlaneViewBuilder views(ctx);
     CorrectionObserver observer;
-    if (ctx.views && ctx.views->ownCorrecting)
+    if (views.active())
         observer = [&](const CorrectionStep& step, MlpImpl& q) {
-            showView(ctx, &RunViews::ownCorrecting, OwnCorrecting{m_own, step, q, correction.residual});
+            views.ownCorrecting(m_own, costs, step, q, correction.residual);
         };
     auto result = correctOwnPredictive(m_own, costs, correction, choices.correction.seed, ctx, observer, evidence);
     // Only a finished correction replaces the last one: its q, costs and settings go together.
@@ -237,7 +239,7 @@ ExperimentOutput OwnPredictiveState::correctWith(OwnPredictiveChoices choices, C
     m_costs = std::move(costs);
     m_evidence = std::move(evidence);
     m_last = std::move(result);
-    showView(ctx, &RunViews::ownCorrected, OwnCorrected{m_own, *m_last, m_costs});
+    views.ownCorrected(m_own, *m_last, m_costs);
     return {ownPredictiveResultsJson(*m_last, m_costs, m_choices), ownCorrectionCsv(*m_last, m_costs),
             ownPredictiveTable(*m_last, m_costs, m_own, m_evidence.test.readingNotes), ownReliabilityCsv(*m_last), {}};
 }

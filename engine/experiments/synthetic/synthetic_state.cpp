@@ -5,6 +5,7 @@
 #include "base/inference/method_catalog.h"
 #include <cmath>
 #include <limits>
+#include "engine/experiments/plane_view_builder.h"
 #include "engine/experiments/run_views.h"
 #include "engine/experiments/synthetic/synthetic_report.h"
 #include "engine/io/model_io.h"
@@ -123,17 +124,16 @@ ExperimentOutput SyntheticState::correctWith(SyntheticConfig next, const CostMat
     // Each task is scored as it finishes (on its own thread), so that a view of it need
     // not wait for the others.
     std::vector<ReplicateOutcome> outcomes(m_predictives.size());
+    PlaneViewBuilder views(ctx);
     ObserverFactory observers;
-    if (ctx.views && ctx.views->syntheticCorrecting)
-        observers = [&next, &ctx](const SyntheticPredictive& p) -> CorrectionObserver {
-            return [&next, &ctx, &p](const CorrectionStep& step, MlpImpl& q) {
-                showView(ctx, &RunViews::syntheticCorrecting, SyntheticCorrecting{next, p, step, q});
-            };
+    if (views.active())
+        observers = [&next, &views](const SyntheticPredictive& p) -> CorrectionObserver {
+            return [&next, &views, &p](const CorrectionStep& step, MlpImpl& q) { views.correcting(next, p, step, q); };
         };
     auto corrections = correctAll(
         next, m_predictives, costs, ctx, observers, [&](size_t i, const SyntheticCorrection& c) {
             outcomes[i] = evaluateSynthetic(m_predictives[i], c, costs, next.selection, next.seed, next.folds);
-            showView(ctx, &RunViews::syntheticCorrected, SyntheticCorrected{next, m_predictives[i], c, outcomes[i]});
+            views.corrected(next, m_predictives[i], c, outcomes[i]);
         });
     if (!modelDir.empty())
         for (size_t i = 0; i < corrections.size(); ++i) {
@@ -201,8 +201,9 @@ ExperimentRun runSyntheticConfig(const SyntheticConfig& config, const JobContext
     OutputFolder models(outputs, "save_models");
     ctx.declarePlan(syntheticPlan(config), PlanProgress::Order::Parallel);
     auto predictives = sampleAll(config, ctx);
+    PlaneViewBuilder views(ctx);
     for (const auto& p : predictives)
-        showView(ctx, &RunViews::syntheticSampled, SyntheticSampled{config, p});
+        views.sampled(config, p);
     auto state = std::make_shared<SyntheticState>(config, std::move(predictives), bindings);
     showView(ctx, &RunViews::stateCached, std::shared_ptr<RecorrectionState>(state));
     ExperimentRun out;
@@ -231,8 +232,9 @@ std::shared_ptr<SyntheticState> sampleSyntheticConfig(const SyntheticConfig& con
             plan.push_back(t);
     ctx.declarePlan(plan, PlanProgress::Order::Parallel);
     auto predictives = sampleAll(config, ctx);
+    PlaneViewBuilder views(ctx);
     for (const auto& p : predictives)
-        showView(ctx, &RunViews::syntheticSampled, SyntheticSampled{config, p});
+        views.sampled(config, p);
     return std::make_shared<SyntheticState>(config, std::move(predictives), bindings);
 }
 

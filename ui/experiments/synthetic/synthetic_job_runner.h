@@ -8,9 +8,6 @@ namespace lcs::ui {
 
 class SyntheticWorker;
 
-/// The series name of the user's own predictive (the "correct" experiment) in the views.
-inline constexpr const char* kOwnPredictiveSeries = "own";
-
 /// A job of the synthetic page: which experiment (the generated plane or a user's table,
 /// both on SyntheticConfig) with its declared settings, checked.
 struct SyntheticRequest {
@@ -47,12 +44,12 @@ public:
     bool loadModel(const QString& path, const CostMatrix& costs, int gridResolution);
 
 Q_SIGNALS:
-    void taskUpdated(const lcs::ui::TaskView& view);
-    void resultRow(const lcs::ui::ResultRow& row);
+    void taskUpdated(const lcs::TaskView& view);
+    void resultRow(const lcs::ResultRow& row);
     /// A user's predictive corrected with labels: the held-out evidence, under `costs`.
     void correctionEvidence(const lcs::CorrectionEvidence& evidence, const lcs::CostMatrix& costs);
     void modelSaved(const QString& paths, const QString& error);
-    void modelLoaded(const lcs::ui::TaskView& view, const QString& error);
+    void modelLoaded(const lcs::TaskView& view, const QString& error);
     /// A sampling run finished with these settings (posteriorSettings()).
     void posteriorReady(const nlohmann::json& settings);
 

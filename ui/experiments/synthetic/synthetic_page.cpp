@@ -332,7 +332,7 @@ void SyntheticPage::connectRunner()
     connect(&m_runner, &SyntheticJobRunner::cacheReady, m_posteriorState, &QLabel::setText);
     connect(&m_runner, &SyntheticJobRunner::resultRow, this, [this](const ResultRow& row) {
         m_results->addRow(row);
-        if (row.method != QLatin1String(kOwnPredictiveSeries)) {  // a user's predictive has its own evidence
+        if (row.method != kOwnPredictiveSeries) {  // a user's predictive has its own evidence
             m_evidence->showReplicates(m_results->rows(), m_results->methods(), m_results->labels());
             showEvidenceTitle();
         }
@@ -391,7 +391,7 @@ void SyntheticPage::connectRunner()
         m_followTraining->setChecked(false);
         m_regions->setTask(view, decisionNames());
         Q_EMIT logLine(tr("Loaded model (%1, replicate %2): decisions under the current cost matrix shown as \"corrected\"")
-                           .arg(view.method).arg(view.replicate));
+                           .arg(QString::fromStdString(view.method)).arg(view.replicate));
     });
 }
 
@@ -483,7 +483,7 @@ void SyntheticPage::startJob(SyntheticJobRunner::Job job)
 
 void SyntheticPage::onTaskUpdated(const TaskView& view)
 {
-    const QString key = taskKey(view.replicate, view.method);
+    const QString key = taskKey(view.replicate, QString::fromStdString(view.method));
     m_tasks.insert(key, view);
     // Follow one task until its correction is done, rather than hopping between the
     // tasks that train in parallel (each hop would redraw everything).
@@ -494,7 +494,7 @@ void SyntheticPage::onTaskUpdated(const TaskView& view)
         && !view.correctionDone) {
         m_followedTask = key;
         const QSignalBlocker b1(m_viewMethod), b2(m_viewReplicate);
-        m_viewMethod->setCurrentIndex(m_viewMethod->findData(view.method));
+        m_viewMethod->setCurrentIndex(m_viewMethod->findData(QString::fromStdString(view.method)));
         m_viewReplicate->setValue(view.replicate);
     }
     if (taskKey(m_viewReplicate->value(), m_viewMethod->currentData().toString()) == key)
@@ -506,7 +506,7 @@ void SyntheticPage::showSelectedTask()
     const auto it = m_tasks.constFind(taskKey(m_viewReplicate->value(), m_viewMethod->currentData().toString()));
     if (it == m_tasks.constEnd())
         return;
-    m_regions->setPlaneShown(!it->test.isEmpty() || it->uncorrected.isValid() || it->corrected.isValid());
+    m_regions->setPlaneShown(!it->test.empty() || it->uncorrected.isValid() || it->corrected.isValid());
     m_regions->setTask(*it, decisionNames());
     m_curves->setCurve(it->curve, tr("Correction: %1, replicate %2").arg(m_viewMethod->currentText()).arg(it->replicate));
     if (it->correctionDone)
@@ -517,7 +517,7 @@ void SyntheticPage::showSelectedTask()
         m_reliability->clear();
     else
         m_reliability->setDiagrams(it->reliabilityUncorrected, it->eceUncorrected, it->reliabilityCorrected,
-                                   it->eceCorrected, methodColourOf(it->method),
+                                   it->eceCorrected, methodColourOf(QString::fromStdString(it->method)),
                                    tr("Reliability on the test rows: %1, replicate %2")
                                        .arg(m_viewMethod->currentText())
                                        .arg(it->replicate));
