@@ -51,6 +51,12 @@ hits=$(grep -rlE '#include <opencv' --include='*.h' "$src/engine" "$src/datasets
 hits=$(grep -rlE '#include "engine/fastpath/' "$src/engine" "$src/datasets" "$src/app" "$src/ui" \
        | grep -vE '/engine/(fastpath|inference)/|/engine/calibration/(correction\.(h|cpp)|image_training\.cpp)$' || true)
 [ -z "$hits" ] || fail "fastpath used outside the synthetic experiment's methods: $hits"
+# The window draws, the engine computes: ui/ handles no tensor or network and calls no
+# engine computation (decisions, regions, projections, predictions); the engine hands it
+# plain views (engine/experiments/plane_views.h, run_views.h).
+hits=$(grep -rnE '(#include <(torch|ATen|c10)/|\b(at|torch|c10)::|\bMlpImpl\b|\b(bayesDecisions|fitPrincipalPlane|projectOntoPlane|predictProbabilities|correctedProbabilities|syntheticGrid)\()' \
+       "$src/ui" || true)
+[ -z "$hits" ] || fail "tensors, networks or engine computations in ui/: $hits"
 command -v readelf >/dev/null || { echo "readelf missing: source check only"; exit 0; }
 needed=$(readelf -d "$cli" | grep NEEDED | grep -iE 'libQt' || true)
 [ -z "$needed" ] || fail "lcstudio-cli links Qt directly: $needed"

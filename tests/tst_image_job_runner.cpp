@@ -90,7 +90,9 @@ private Q_SLOTS:
         RunViews views;
         views.imageRunStarted = [&](const ImageRunStarted& e) {
             ++started;
-            QCOMPARE(e.data.classes(), 3);
+            QCOMPARE(e.classNames.size(), size_t(3));
+            QCOMPARE(e.inputShape.size(), size_t(3));
+            QVERIFY(e.trainImages > 0 && e.testImages > 0);
             QVERIFY(!e.costs.hasReferral());  // the base the referral costs are added to
         };
         views.comparison = [&](const ComparisonShown& e) {
@@ -98,7 +100,10 @@ private Q_SLOTS:
             recorrected.push_back(e.recorrected);
             firstCost.push_back(e.comparison.costs.at(0, 1));
             QCOMPARE(e.uncorrectedMethod, std::string(e.recorrected ? "sghmc_s" : "sghmc"));
-            QVERIFY(e.testImages.size(0) > 0);
+            // One picture per changed decision, each the shape of the data's images.
+            QCOMPARE(e.changedImages.size(), e.comparison.changed.size());
+            for (const auto& image : e.changedImages)
+                QVERIFY(!image.empty() && image.bytes.size() == size_t(image.width * image.height * image.channels));
         };
         size_t comparisonsInResult = 0;
         views.selectiveFinished = [&](const SelectiveResult& r) {

@@ -18,6 +18,7 @@
 
 #include "engine/core/threads.h"
 #include "engine/experiments/experiment.h"
+#include "engine/experiments/image/image_experiment_support.h"
 #include "ui/cost_matrix_model.h"
 #include "ui/decisions_view.h"
 #include "ui/evidence_panel.h"
@@ -147,7 +148,7 @@ private Q_SLOTS:
     {
         QFETCH(bool, referral);
         const auto c = knownComparison(referral);
-        const auto view = comparisonView(c, {"cat", "dog", "fox"}, tinyCosts(referral), {}, {}, {});
+        const auto view = comparisonView(c, {"cat", "dog", "fox"}, tinyCosts(referral), {});
         const int d = referral ? 4 : 3;
         QCOMPARE(view.classes(), 3);
         QCOMPARE(view.decisions(), d);
@@ -207,7 +208,7 @@ private Q_SLOTS:
         const auto worse = compareDecisions(right, wrong, labels, costs, 3);
         QCOMPARE(worse.evidence.comparisons.at(0).verdict, Verdict::Worse);
         QCOMPARE(worse.evidence.kept, std::string("P"));
-        page.addComparison(comparisonView(worse, {"cat", "dog", "fox"}, costs, {}, {}, {}));
+        page.addComparison(comparisonView(worse, {"cat", "dog", "fox"}, costs));
         QVERIFY(page.evidence()->worse());
         auto* tabs = tabOf(page.evidence());
         QVERIFY(tabs);
@@ -218,7 +219,7 @@ private Q_SLOTS:
         auto better = compareDecisions(wrong, right, labels, costs, 3);
         better.trial = 1;
         QCOMPARE(better.evidence.comparisons.at(0).verdict, Verdict::Better);
-        page.addComparison(comparisonView(better, {"cat", "dog", "fox"}, costs, {}, {}, {}));
+        page.addComparison(comparisonView(better, {"cat", "dog", "fox"}, costs));
         QVERIFY(!page.evidence()->worse());
         tabs = tabOf(page.evidence());
         QCOMPARE(tabs->tabText(tabs->indexOf(page.evidence())), evidenceTabTitle(false));
@@ -238,7 +239,7 @@ private Q_SLOTS:
         page.startRun(QString::fromLatin1(kCorruptionExperiment));
         QVERIFY(page.reliability()->plot()->graph(1)->data()->isEmpty());
         page.addComparison(comparisonView(compareDecisions(right, wrong, labels, tinyCosts(false), 3),
-                                          {"cat", "dog", "fox"}, tinyCosts(false), {}, {}, {}));
+                                          {"cat", "dog", "fox"}, tinyCosts(false)));
         QCOMPARE(page.reliability()->graphNames(),
                  (QStringList{"calibrated (accuracy = confidence)", "P, uncorrected (ECE 0.100)",
                               "q, corrected (ECE 0.900)"}));
@@ -412,7 +413,7 @@ private Q_SLOTS:
         for (int i = 0; i < changed; ++i)
             c.changed.push_back({i + 7 > n - 1 ? i : i + 7, i % 3, i % 3, (i + 1) % 3, {0.6f, 0.3f, 0.1f}, {0.1f, 0.6f, 0.3f}});
         c.changedCount = changed + (changed == int(kMaxChangedDecisions) ? 10 : 0);
-        auto view = comparisonView(c, {"cat", "dog", "fox"}, tinyCosts(false), images, {0.5}, {0.25});
+        auto view = comparisonView(c, {"cat", "dog", "fox"}, tinyCosts(false), changedImages(c, images, {0.5}, {0.25}));
         view.experiment = "corruption";
         view.uncorrectedLabel = "SGLD + S";
         view.uncorrectedMethod = "sgld_s";
@@ -430,7 +431,7 @@ private Q_SLOTS:
             QCOMPARE(item.after, int(source.after));
             QCOMPARE(item.probsAfter, QVector<float>({0.1f, 0.6f, 0.3f}));
             // The tile's image is that test row, un-standardised.
-            QCOMPARE(item.image, imageFromStandardized(images[source.index], {0.5}, {0.25}));
+            QCOMPARE(item.image, imageOf(pixelsFromStandardized(images[source.index], {0.5}, {0.25})));
             QCOMPARE(gallery.caption(i), QString("#%1 true %2: SGLD + S %3 -> Ours %4")
                                              .arg(source.index)
                                              .arg(names[int(source.label)], names[int(source.before)],
@@ -496,7 +497,13 @@ private Q_SLOTS:
         for (int c = 0; c < channels; ++c)
             for (int i = 0; i < 6; ++i)
                 t[c][i / 3][i % 3] = x[c][i];
-        const QImage image = imageFromStandardized(t, mean, std);
+        // The engine's pixels (interleaved bytes), then the window's image of them.
+        const Pixels pixels = pixelsFromStandardized(t, mean, std);
+        QCOMPARE(pixels.channels, channels);
+        for (int i = 0; i < 6; ++i)
+            for (int c = 0; c < channels; ++c)
+                QCOMPARE(int(pixels.bytes[size_t(i * channels + c)]), expected[c][i]);
+        const QImage image = imageOf(pixels);
         QCOMPARE(image.width(), 3);
         QCOMPARE(image.height(), 2);
         QCOMPARE(image.format(), channels == 1 ? QImage::Format_Grayscale8 : QImage::Format_RGB888);
@@ -517,8 +524,10 @@ private Q_SLOTS:
         t = at::Tensor();
         QCOMPARE(image, copy);
         // Shapes it cannot show give a null image.
-        QVERIFY(imageFromStandardized(at::zeros({2, 2, 2}), mean, std).isNull());
-        QVERIFY(imageFromStandardized(at::zeros({4, 4}), mean, std).isNull());
+        QVERIFY(pixelsFromStandardized(at::zeros({2, 2, 2}), mean, std).empty());
+        QVERIFY(pixelsFromStandardized(at::zeros({4, 4}), mean, std).empty());
+        QVERIFY(imageOf(Pixels{}).isNull());
+        QVERIFY(imageOf(Pixels{2, 2, 3, std::vector<uint8_t>(5)}).isNull());  // bytes short of its shape
     }
 
     void progressDetailsSplitIntoRunAndSeries_data()

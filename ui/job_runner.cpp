@@ -2,8 +2,7 @@
 
 #include <utility>
 
-#include <torch/cuda.h>
-
+#include "engine/core/threads.h"
 #include "engine/experiments/experiment.h"
 
 namespace lcs::ui {
@@ -158,7 +157,7 @@ QString JobRunner::jobName(Job job) const
 
 bool JobRunner::cudaAvailable()
 {
-    return torch::cuda::is_available();
+    return lcs::cudaAvailable();
 }
 
 bool JobRunner::start(Job job, const QVariant& settings, const CostMatrix& costs)

@@ -7,8 +7,6 @@
 #include <QString>
 #include <QThread>
 
-#include <c10/util/Exception.h>
-
 #include "base/core/input_error.h"
 #include "engine/core/job.h"
 
@@ -50,10 +48,8 @@ JobEnding runGuarded(Body&& body)
     } catch (const DataError& e) {  // the data a job needs cannot be read (the screenshot mode exits 2)
         ending.dataUnavailable = true;
         ending.error = QString::fromStdString(e.what());
-    } catch (const c10::Error& e) {
-        ending.error = QString::fromStdString(e.what_without_backtrace());
     } catch (const std::exception& e) {
-        ending.error = QString::fromStdString(e.what());
+        ending.error = QString::fromStdString(errorMessage(e));
     }
     return ending;
 }

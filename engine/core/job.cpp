@@ -2,7 +2,17 @@
 
 #include <algorithm>
 
+#include <c10/util/Exception.h>
+
 namespace lcs {
+
+std::string errorMessage(const std::exception& e)
+{
+    if (const auto* torchError = dynamic_cast<const c10::Error*>(&e))
+        return torchError->what_without_backtrace();
+    return e.what();
+}
+
 
 PlanProgress::PlanProgress(TaskPlan plan, Order order) : m_plan(std::move(plan)), m_order(order)
 {

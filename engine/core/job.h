@@ -15,6 +15,10 @@
 /// Nothing here knows about threads or Qt; the UI layer adapts these to signals.
 namespace lcs {
 
+/// What went wrong, for a person: the exception's message, without the C++ backtrace
+/// LibTorch appends to its own errors (c10::Error).
+std::string errorMessage(const std::exception& e);
+
 /// Figures of the optimisation a phase is running: running means over the current epoch
 /// for the image trainers, the latest step for the 2-D ones. A field a phase does not
 /// optimise stays empty, so readers never guess from names.

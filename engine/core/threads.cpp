@@ -19,6 +19,7 @@
 #include <utility>
 
 #include <ATen/Parallel.h>
+#include <torch/cuda.h>
 
 #include "engine/core/blas_kernels.h"
 
@@ -222,6 +223,11 @@ ScopedIntraOpThreads::~ScopedIntraOpThreads()
 {
     at::set_num_threads(m_restore);
     t_follow = m_restoreFollow;
+}
+
+bool cudaAvailable()
+{
+    return torch::cuda::is_available();
 }
 
 } // namespace lcs

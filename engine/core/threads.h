@@ -52,6 +52,9 @@ int physicalCores();
 /// The intra-op threads configured last (what configureThreads set, the ceiling).
 int configuredThreads();
 
+/// Whether this LibTorch build has CUDA and a device to run it on here.
+bool cudaAvailable();
+
 
 /// Within its scope, the calling thread's tensor work runs on `threads` intra-op threads
 /// (its own setting under OpenMP); the configured count is restored after. For code that

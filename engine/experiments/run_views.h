@@ -1,11 +1,10 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <ATen/core/Tensor.h>
 
 #include "base/decision/cost_matrix.h"
 #include "engine/core/job.h"
@@ -26,15 +25,24 @@ struct CamvidWindowConfig;
 class RecorrectionState;
 struct CorruptionResult;
 struct DecisionComparison;
-struct ImageDataset;
 struct SelectiveResult;
+
+/// An image as 8-bit pixels, row-major, channels interleaved (1: grey, 3: RGB).
+struct Pixels {
+    int width = 0, height = 0, channels = 0;
+    std::vector<uint8_t> bytes;  ///< height * width * channels
+    bool empty() const { return bytes.empty(); }
+};
 
 /// An image run has loaded its data and fixed its network and matrix, before any training.
 struct ImageRunStarted {
-    const std::string& experiment;
-    const ImageDataset& data;
-    std::string model;        ///< the network, described ("MLP 784-200-10")
-    const CostMatrix& costs;  ///< the matrix the run decides under (selective: without referral)
+    std::string experiment;
+    std::string dataset;                  ///< the data's name
+    std::vector<std::string> classNames;
+    std::vector<int64_t> inputShape;      ///< {C, H, W}
+    int64_t trainImages = 0, testImages = 0;
+    std::string model;                    ///< the network, described ("MLP 784-200-10")
+    CostMatrix costs;                     ///< the matrix the run decides under (selective: without referral), classes named
 };
 
 /// q compared with the rule it corrects on the test images both decided: live after each
@@ -42,10 +50,10 @@ struct ImageRunStarted {
 struct ComparisonShown {
     const std::string& experiment;
     const DecisionComparison& comparison;
-    const at::Tensor& testImages;      ///< the images the comparison's indices refer to, standardised
+    /// The test image of each of comparison.changed, in its order, as the data shows it
+    /// (the standardisation undone); empty where the run kept no images.
+    std::vector<Pixels> changedImages;
     const std::vector<std::string>& classNames;
-    const std::vector<double>& channelMean;  ///< to undo the standardisation for display
-    const std::vector<double>& channelStd;
     std::string uncorrectedMethod;     ///< catalogue id of the rule q is compared with ("sgld_s")
     bool recorrected = false;          ///< q re-trained for new costs on the cached S
     double seconds = 0;                ///< a re-correction's training time

@@ -119,8 +119,9 @@ public:
             m_writer->write(n, m_savedFolder);
         }
         showView(ctx, &RunViews::comparison,
-                 ComparisonShown{m_experiment, r.comparison, m_cache->testImages, m_classNames, m_mean, m_std,
-                                 m_names.cachedUncorrected, /*recorrected=*/true, r.seconds, r.collapsed});
+                 ComparisonShown{m_experiment, r.comparison, changedImages(r.comparison, m_cache->testImages, m_mean, m_std),
+                                 m_classNames, m_names.cachedUncorrected, /*recorrected=*/true, r.seconds,
+                                 r.collapsed});
         m_costs = named;
         m_record.costs = named;
         return recorrectionOutput(m_record, r);
@@ -334,8 +335,15 @@ ExperimentRun ImageExperimentEntry<Config, Result>::run(const nlohmann::json& se
     ctx.tell(NoteKind::Info, data.name + ": " + std::to_string(data.train.size()) + " training, " +
                                  std::to_string(data.test.size()) + " test images; " + config.model.describe() + "; " +
                                  m_parts.sweepSummary(config));
-    showView(ctx, &RunViews::imageRunStarted,
-             ImageRunStarted{experiment, data, config.model.describe(), config.*m_parts.costs});
+    if (ctx.views && ctx.views->imageRunStarted) {
+        CostMatrix named = config.*m_parts.costs;
+        if (named.numClasses() == data.classes())
+            named.setClassNames(data.classNames);
+        showView(ctx, &RunViews::imageRunStarted,
+                 ImageRunStarted{experiment, data.name, data.classNames, data.inputShape,
+                                 static_cast<int64_t>(data.train.size()), static_cast<int64_t>(data.test.size()),
+                                 config.model.describe(), named});
+    }
     // Every network the run trains, saved into a staging folder that is moved into
     // place once the run has finished: all of them, or none.
     OutputFolder staged(outputs, "save_models");
@@ -347,8 +355,8 @@ ExperimentRun ImageExperimentEntry<Config, Result>::run(const nlohmann::json& se
     if (ctx.views && ctx.views->comparison)
         config.onComparison = [&](const DecisionComparison& c, const at::Tensor& testImages) {
             showView(ctx, &RunViews::comparison,
-                     ComparisonShown{experiment, c, testImages, data.classNames, data.channelMean, data.channelStd,
-                                     m_parts.rules.liveUncorrected});
+                     ComparisonShown{experiment, c, changedImages(c, testImages, data.channelMean, data.channelStd),
+                                     data.classNames, m_parts.rules.liveUncorrected});
         };
     ctx.declarePlan(m_parts.plan(config));
     auto result = m_parts.run(data, config, ctx);

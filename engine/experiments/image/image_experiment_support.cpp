@@ -3,6 +3,7 @@
 #include <limits>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include <torch/torch.h>
@@ -271,6 +272,40 @@ std::string settingText(double value)
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3g", value);
     return buf;
+}
+
+Pixels pixelsFromStandardized(const at::Tensor& chw, const std::vector<double>& mean, const std::vector<double>& std)
+{
+    Pixels out;
+    if (!chw.defined() || chw.dim() != 3 || (chw.size(0) != 1 && chw.size(0) != 3))
+        return out;
+    const auto t = chw.detach().to(at::kCPU, at::kDouble).contiguous();
+    out.channels = static_cast<int>(t.size(0));
+    out.height = static_cast<int>(t.size(1));
+    out.width = static_cast<int>(t.size(2));
+    const double* p = t.data_ptr<double>();
+    const size_t plane = static_cast<size_t>(out.height) * static_cast<size_t>(out.width);
+    out.bytes.resize(plane * static_cast<size_t>(out.channels));
+    for (int k = 0; k < out.channels; ++k) {
+        const double m = k < static_cast<int>(mean.size()) ? mean[static_cast<size_t>(k)] : 0.0;
+        const double s = k < static_cast<int>(std.size()) ? std[static_cast<size_t>(k)] : 1.0;
+        for (size_t i = 0; i < plane; ++i)
+            out.bytes[i * static_cast<size_t>(out.channels) + static_cast<size_t>(k)] = static_cast<uint8_t>(
+                std::lround(255.0 * std::clamp(p[static_cast<size_t>(k) * plane + i] * s + m, 0.0, 1.0)));
+    }
+    return out;
+}
+
+std::vector<Pixels> changedImages(const DecisionComparison& comparison, const at::Tensor& testImages,
+                                  const std::vector<double>& mean, const std::vector<double>& std)
+{
+    std::vector<Pixels> out;
+    if (!testImages.defined())
+        return out;
+    for (const auto& c : comparison.changed)
+        out.push_back(c.index >= 0 && c.index < testImages.size(0) ? pixelsFromStandardized(testImages[c.index], mean, std)
+                                                                    : Pixels{});
+    return out;
 }
 
 } // namespace lcs

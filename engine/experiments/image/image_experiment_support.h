@@ -13,6 +13,7 @@
 #include "engine/core/job.h"
 #include "engine/decision/decisions.h"
 #include "engine/experiments/report_json.h"
+#include "engine/experiments/run_views.h"
 
 /// What the label-corruption and selective-classification experiments share: method
 /// selection, Bayes decisions scored against labels, progress contexts that name the
@@ -183,6 +184,16 @@ std::string imageModelEvaluationCsv(const ImageModelEvaluation& e);
 /// One line of figures for a log: cost, expected cost, accuracy, NLL, referral rate.
 std::string imageModelEvaluationText(const ImageModelEvaluation& e);
 
+
+/// One standardised image [C, H, W] (C = 1 or 3) back to 8-bit pixels for display:
+/// round(255 * clamp(x * std[c] + mean[c], 0, 1)). Missing statistics count as mean 0,
+/// std 1; an undefined tensor or another shape gives empty pixels.
+Pixels pixelsFromStandardized(const at::Tensor& chw, const std::vector<double>& mean, const std::vector<double>& std);
+
+/// The test image of each of `comparison.changed`, in its order (empty pixels for an
+/// index outside `testImages`; no images where `testImages` is undefined).
+std::vector<Pixels> changedImages(const DecisionComparison& comparison, const at::Tensor& testImages,
+                                  const std::vector<double>& mean, const std::vector<double>& std);
 
 /// A setting (rate or referral cost) as a short label, "%.3g".
 std::string settingText(double value);

@@ -8,9 +8,6 @@
 #include <map>
 #include <utility>
 
-#include <ATen/Parallel.h>
-#include <torch/utils.h>
-#include <c10/util/Exception.h>
 
 #include <QFileInfo>
 

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include <torch/torch.h>
-
 #include <QObject>
 
 #include "base/inference/method_catalog.h"
@@ -12,11 +10,6 @@
 namespace lcs::ui {
 
 namespace {
-
-uchar toByte(double v)
-{
-    return static_cast<uchar>(std::lround(255.0 * std::clamp(v, 0.0, 1.0)));
-}
 
 QVector<float> floats(const std::vector<float>& v)
 {
@@ -30,36 +23,20 @@ QVector<qint64> counts(const std::vector<int64_t>& v)
 
 } // namespace
 
-QImage imageFromStandardized(const at::Tensor& chw, const std::vector<double>& mean, const std::vector<double>& std)
+QImage imageOf(const Pixels& pixels)
 {
-    if (!chw.defined() || chw.dim() != 3 || (chw.size(0) != 1 && chw.size(0) != 3))
+    if (pixels.empty() || (pixels.channels != 1 && pixels.channels != 3)
+        || pixels.bytes.size() != static_cast<size_t>(pixels.width) * pixels.height * pixels.channels)
         return {};
-    const auto t = chw.detach().to(at::kCPU, at::kDouble).contiguous();
-    const int c = static_cast<int>(t.size(0)), h = static_cast<int>(t.size(1)), w = static_cast<int>(t.size(2));
-    const double* p = t.data_ptr<double>();
-    auto channel = [&](int k, int y, int x) {
-        const double m = k < static_cast<int>(mean.size()) ? mean[static_cast<size_t>(k)] : 0.0;
-        const double s = k < static_cast<int>(std.size()) ? std[static_cast<size_t>(k)] : 1.0;
-        return toByte(p[(static_cast<size_t>(k) * h + y) * w + x] * s + m);
-    };
-    QImage image(w, h, c == 1 ? QImage::Format_Grayscale8 : QImage::Format_RGB888);
-    for (int y = 0; y < h; ++y) {
-        uchar* line = image.scanLine(y);
-        for (int x = 0; x < w; ++x) {
-            if (c == 1) {
-                line[x] = channel(0, y, x);
-            } else {
-                for (int k = 0; k < 3; ++k)
-                    line[3 * x + k] = channel(k, y, x);
-            }
-        }
-    }
+    QImage image(pixels.width, pixels.height, pixels.channels == 1 ? QImage::Format_Grayscale8 : QImage::Format_RGB888);
+    const size_t line = static_cast<size_t>(pixels.width) * static_cast<size_t>(pixels.channels);
+    for (int y = 0; y < pixels.height; ++y)
+        std::copy_n(pixels.bytes.data() + static_cast<size_t>(y) * line, line, image.scanLine(y));
     return image;
 }
 
 ComparisonView comparisonView(const DecisionComparison& comparison, const std::vector<std::string>& classNames,
-                              const CostMatrix& costs, const at::Tensor& testImages,
-                              const std::vector<double>& mean, const std::vector<double>& std)
+                              const CostMatrix& costs, const std::vector<Pixels>& images)
 {
     ComparisonView v;
     v.value = comparison.rate;
@@ -93,8 +70,8 @@ ComparisonView comparisonView(const DecisionComparison& comparison, const std::v
         item.after = static_cast<int>(c.after);
         item.probsBefore = floats(c.probsBefore);
         item.probsAfter = floats(c.probsAfter);
-        if (testImages.defined() && c.index >= 0 && c.index < testImages.size(0))
-            item.image = imageFromStandardized(testImages[c.index], mean, std);
+        if (v.changed.size() < static_cast<qsizetype>(images.size()))
+            item.image = imageOf(images[static_cast<size_t>(v.changed.size())]);
         v.changed.push_back(std::move(item));
     }
     return v;

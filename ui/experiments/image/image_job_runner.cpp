@@ -5,7 +5,6 @@
 #include <optional>
 #include <utility>
 
-#include <ATen/core/Tensor.h>
 
 #include <QDir>
 #include <QTemporaryDir>
@@ -172,21 +171,19 @@ private:
         v.imageRunStarted = [this](const ImageRunStarted& e) {
             ImageDataInfo i;
             i.experiment = QString::fromStdString(e.experiment);
-            i.name = QString::fromStdString(e.data.name);
-            for (const auto& n : e.data.classNames)
+            i.name = QString::fromStdString(e.dataset);
+            for (const auto& n : e.classNames)
                 i.classNames << QString::fromStdString(n);
-            i.inputShape = describeShape(e.data.inputShape);
-            i.trainCount = e.data.train.size();
-            i.testCount = e.data.test.size();
+            i.inputShape = describeShape(e.inputShape);
+            i.trainCount = e.trainImages;
+            i.testCount = e.testImages;
             i.model = QString::fromStdString(e.model);
             i.costs = e.costs;
-            if (i.costs.numClasses() == e.data.classes())
-                i.costs.setClassNames(e.data.classNames);
             emitView(&ImageJobRunner::dataReady, i);
         };
         v.comparison = [this, &reporter](const ComparisonShown& e) {
             reporter.flush();  // the curves that led to this q first
-            auto view = comparisonView(e.comparison, e.classNames, e.comparison.costs, e.testImages, e.channelMean, e.channelStd);
+            auto view = comparisonView(e.comparison, e.classNames, e.comparison.costs, e.changedImages);
             const QString experiment = QString::fromStdString(e.experiment);
             const QString uncorrected = QString::fromStdString(e.uncorrectedMethod);
             view.experiment = experiment;
