@@ -219,7 +219,7 @@ std::string groupHelp(const lcs::Experiment& experiment)
     std::string out = "lcstudio-cli " + experiment.name() + " - " + experiment.title() + "\n\nUsage:\n";
     out += lcs::helpEntry("  lcstudio-cli " + experiment.command() + " [options]",
                           "train, decide and score in memory (what the window runs)");
-    for (const auto& action : experiment.actions())
+    for (const auto& action : lcs::commandLineActions(experiment))
         out += lcs::helpEntry("  lcstudio-cli " + experiment.name() + " " + action.name + " [options]", action.summary);
     return out + "\nRun \"lcstudio-cli " + experiment.name() + " ACTION --help\" for an action's options.\n";
 }
@@ -251,10 +251,10 @@ int runExperimentGroupCommand(const lcs::Experiment& experiment, int argc, char*
     }
     if (sub == "run")
         return runExperimentCommand(experiment, argc, argv, 3);
-    if (const auto action = lcs::findAction(experiment, sub))
+    if (const auto action = lcs::findAction(experiment, sub); action && action->onCommandLine)
         return runActionCommand(experiment, *action, argc, argv, 3);
     std::string names = "run";
-    for (const auto& action : experiment.actions())
+    for (const auto& action : lcs::commandLineActions(experiment))
         names += ", " + action.name;
     throw UsageError(experiment.name() + ": unknown action \"" + sub.substr(0, 40) + "\" (" + names + ")");
 }

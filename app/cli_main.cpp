@@ -87,7 +87,7 @@ std::string topHelp()
     for (const auto* e : lcs::ExperimentRegistry::global().all()) {
         line(e->command() + " [options]", e->title());
         std::string actions;
-        for (const auto& action : e->actions())
+        for (const auto& action : lcs::commandLineActions(*e))
             actions += (actions.empty() ? "" : "|") + action.name;
         if (!actions.empty())
             line(e->name() + " " + actions, "its actions (see lcstudio-cli " + e->name() + " --help)");
@@ -483,7 +483,7 @@ int cli::runCli(int argc, char** argv)
         if (command == "presets")
             return runPresetsCommand(argc, argv);
         if (const auto* experiment = lcs::ExperimentRegistry::global().find(command))
-            return experiment->actions().empty() ? runExperimentCommand(*experiment, argc, argv)
+            return lcs::commandLineActions(*experiment).empty() ? runExperimentCommand(*experiment, argc, argv)
                                                  : runExperimentGroupCommand(*experiment, argc, argv);
         throw UsageError("unknown command \"" + command + "\" (see lcstudio-cli --help)");
     } catch (const lcs::InputError& e) {  // UsageError included

@@ -26,17 +26,7 @@ is_png "$tmp/window.png" || fail "not a PNG"
 
 # A user's steps after the run, in the window: edit a cost (the page re-corrects), then
 # File > Export Model (on a user's predictive, the kept rule); the PNG shows the result.
-python3 - "$tmp" <<'PY'
-import math, random, sys
-random.seed(5)
-d = sys.argv[1]
-with open(d + "/ox.csv", "w") as x, open(d + "/op.csv", "w") as p, open(d + "/oy.csv", "w") as y:
-    for i in range(300):
-        a = random.uniform(-2, 2)
-        p1 = 1 / (1 + math.exp(-3 * a))
-        x.write(f"{a},{random.uniform(-1, 1)}\n"); p.write(f"{1 - p1},{p1}\n")
-        y.write("positive\n" if random.random() < 1 / (1 + math.exp(-1.5 * a)) else "negative\n")
-PY
+python3 "$(dirname "$0")/own_predictive_fixture.py" "$tmp" 5 300 negative positive || fail "the own-predictive fixture"
 own=(--demo correct --set "features=$tmp/ox.csv" --set "predictive=$tmp/op.csv" --set "labels=$tmp/oy.csv" --set correction_iterations=60)
 "$app" "${own[@]}" --edit-cost 1,0=2 --export-model "$tmp/kept.pt" --screenshot "$tmp/edited.png" > "$tmp/edited.txt" 2>&1 || { cat "$tmp/edited.txt"; fail "--edit-cost with --export-model failed"; }
 grep -q "re-corrected after the cost edit(s)" "$tmp/edited.txt" || { cat "$tmp/edited.txt"; fail "no re-correction after the edit"; }

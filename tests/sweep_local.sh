@@ -96,18 +96,7 @@ grep -q "not merged: cell 1 failed (exit status 2)" "$tmp/bc.out" || fail "colle
 
 # A sweep of correct (a user's own predictive with labels) plans, runs and collects like
 # any other: its results carry the long table, every rule under its name.
-python3 - "$tmp" <<'PY'
-import math, random, sys
-random.seed(2)
-d = sys.argv[1]
-with open(d + "/ox.csv", "w") as x, open(d + "/op.csv", "w") as p, open(d + "/oy.csv", "w") as y:
-    for i in range(200):
-        a = random.uniform(-2, 2)
-        p1 = 1 / (1 + math.exp(-3 * a))
-        x.write(f"{a},{random.uniform(-1, 1)}\n")
-        p.write(f"{1 - p1},{p1}\n")
-        y.write("1\n" if random.random() < 1 / (1 + math.exp(-1.5 * a)) else "0\n")
-PY
+python3 "$(dirname "$0")/own_predictive_fixture.py" "$tmp" 2 200 0 1 || fail "the own-predictive fixture"
 "$cli" correct --features "$tmp/ox.csv" --predictive "$tmp/op.csv" --labels "$tmp/oy.csv" --preset synthetic \
   --correction-iterations 60 --warm-start-steps 20 --write-session "$tmp/own.lcsession" > /dev/null 2>&1 || fail "correct --write-session"
 "$cli" sweep plan "$tmp/own.lcsession" --over seed=0..1 --out "$tmp/own_sweep" > /dev/null 2>&1 || fail "plan of correct"

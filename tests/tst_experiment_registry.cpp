@@ -739,6 +739,60 @@ private Q_SLOTS:
             QCOMPARE(r.at("corrected").at("cost").get<double>(), correctedCost.at(r.at("replicate").get<int>()));
     }
 
+    // What the window does besides a run (sampling alone, a saved model on the page's
+    // data) is declared as actions of the experiments, run through runExperimentAction;
+    // they are the window's only: the command line's commands and groups stay as they were.
+    void theWindowsActionsAreDeclaredButNotOnTheCommandLine()
+    {
+        const auto& registry = ExperimentRegistry::global();
+        for (const char* name : {"synthetic", "tabular", "corruption", "selective", "camvid"}) {
+            const auto evaluate = findAction(registry.get(name), kEvaluateAction);
+            QVERIFY2(evaluate && !evaluate->onCommandLine, name);
+            bool model = false;
+            for (const auto& spec : evaluate->settings)
+                model = model || (spec.name == kSavedModelSetting && spec.required);
+            QVERIFY2(model, name);
+        }
+        for (const char* name : {"synthetic", "tabular"}) {
+            const auto sample = findAction(registry.get(name), kSampleAction);
+            QVERIFY2(sample && !sample->onCommandLine, name);
+            QVERIFY2(commandLineActions(registry.get(name)).empty(), name);
+        }
+        std::vector<std::string> camvid;
+        for (const auto& action : commandLineActions(registry.get("camvid")))
+            camvid.push_back(action.name);
+        QCOMPARE(camvid, (std::vector<std::string>{"train", "correct", "eval", "fps"}));
+
+        // Sampling alone: every task's predictive published, the state kept, no q, no results.
+        const auto& synthetic = registry.get("synthetic");
+        const auto settings = checkedSettings(synthetic.settings(),
+                                              {{"replicates", 1}, {"methods", {"sghmc"}}, {"grid_resolution", 8}},
+                                              "test");
+        int views = 0;
+        RunViews shown;
+        shown.task = [&](const TaskView& v) {
+            ++views;
+            QVERIFY(v.curve.empty() && !v.correctionDone && v.uncorrected.isValid());
+        };
+        JobContext ctx;
+        ctx.views = &shown;
+        const auto sampled = runExperimentAction(synthetic, kSampleAction, settings, std::nullopt, ctx);
+        QVERIFY(sampled.cache);
+        QCOMPARE(sampled.cache->predictiveCount(), 1);
+        QCOMPARE(views, 1);
+        QVERIFY(sampled.output.json.empty());
+        // A saved model that is not there: refused, naming the file.
+        auto asked = settings;
+        asked[kSavedModelSetting] = "/nonexistent/q.pt";
+        QString error;
+        try {
+            runExperimentAction(synthetic, kEvaluateAction, asked, std::nullopt, {});
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        QVERIFY2(error.contains("/nonexistent/q.pt"), qPrintable(error));
+    }
+
     void badSettingsFailTheJobNamingTheSetting()
     {
         ExperimentJobRunner runner(ExperimentRegistry::global().get("three_gaussians"));

@@ -542,7 +542,7 @@ private Q_SLOTS:
         QCOMPARE(finished.last().at(0).value<ImageJobRunner::Job>(), ImageJobRunner::kOpenModel);
         QCOMPARE(page->resultsName(), QString("cw_sgd_rate0.2_trial0_evaluation"));
         QCOMPARE(page->resultsJson(), finished.last().at(2).toString());
-        QVERIFY(logged(model + " (cw_sgd, mlp) on the 60 test images of tiny under the window's cost matrix: cost "));
+        QVERIFY(logged(model + " (cw_sgd, mlp) on the 60 test images of tiny under the cost matrix given: cost "));
         QVERIFY(page->canSaveModel());
     }
 

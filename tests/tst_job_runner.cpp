@@ -228,7 +228,7 @@ private Q_SLOTS:
         QVERIFY(saved.wait(10000));
         QVERIFY2(saved.first().at(1).toString().isEmpty(), qPrintable(saved.first().at(1).toString()));
         QVERIFY(QFile::exists(path) && QFile::exists(path + ".json") && QFile::exists(dir.path() + "/q_map.pt"));
-        QVERIFY(runner.loadModel(path, costPreset("synthetic"), 24));
+        QVERIFY(runner.loadModel("synthetic", smallSettings(), path, costPreset("synthetic")));
         QVERIFY(loaded.wait(10000));
         const auto view = loaded.first().at(0).value<TaskView>();
         QVERIFY(loaded.first().at(1).toString().isEmpty());

@@ -57,6 +57,9 @@ public:
     virtual std::vector<std::string> saveModel(int replicate, const std::string& series, const std::string& path) const;
     /// The posterior predictives the state holds (0 where it holds none).
     virtual int predictiveCount() const { return 0; }
+    /// Writes every network of the last run into the model folder `folder`; returns the
+    /// files written. InputError where the state saves no folder (the default).
+    virtual std::vector<std::string> saveModels(const std::string& folder) const;
 };
 
 /// Where a run writes the outputs it declared beyond the results files (outputs() names
@@ -114,7 +117,21 @@ struct ExperimentAction {
     std::vector<OutputSpec> outputs;
     bool takesCosts = true;    ///< whether it decides under a cost matrix (--costs)
     std::string costsHelp;     ///< the help of --costs; empty: the experiment's
+    /// Offered as `lcstudio-cli COMMAND ACTION`; false: one of the window's actions only
+    /// (kSampleAction, kEvaluateAction), run through runExperimentAction like every other.
+    bool onCommandLine = true;
 };
+
+/// The window's actions, by the names an experiment declares them under: sampling alone
+/// (the run's state to re-correct, no q trained), and a saved model deciding the data the
+/// settings name (its path the setting kSavedModelSetting).
+inline constexpr const char* kSampleAction = "sample";
+inline constexpr const char* kEvaluateAction = "evaluate";
+inline constexpr const char* kSavedModelSetting = "model";
+
+/// The setting kEvaluateAction reads its model from: a file (or, for `folder`, a
+/// folder) that must be given.
+SettingSpec savedModelSetting(const std::string& help, bool folder = false);
 
 /// One experiment, declared once.
 class Experiment {
@@ -189,6 +206,9 @@ public:
 
 /// The action of `experiment` called `name`, or nothing.
 std::optional<ExperimentAction> findAction(const Experiment& experiment, const std::string& name);
+/// The actions `lcstudio-cli COMMAND ACTION` offers (ExperimentAction::onCommandLine): an
+/// experiment with none is a command of its own, not a group.
+std::vector<ExperimentAction> commandLineActions(const Experiment& experiment);
 
 /// Who else needs the cores while a run works: the window keeps one for its GUI thread.
 enum class CoreShare { AllCores, LeaveOneForGui };

@@ -123,6 +123,32 @@ ExperimentRun Experiment::act(const std::string& action, const nlohmann::json&, 
     throw InputError(name() + ": no action \"" + action.substr(0, 40) + "\"");
 }
 
+SettingSpec savedModelSetting(const std::string& help, bool folder)
+{
+    SettingSpec s;
+    s.name = kSavedModelSetting;
+    s.kind = SettingKind::Text;
+    s.valueName = folder ? "DIR" : "FILE";
+    s.help = help;
+    s.browse = folder ? SettingBrowse::Folder : SettingBrowse::File;
+    s.required = true;
+    return s;
+}
+
+std::vector<std::string> RecorrectionState::saveModels(const std::string&) const
+{
+    throw InputError("this run keeps no networks to save as a model folder");
+}
+
+std::vector<ExperimentAction> commandLineActions(const Experiment& experiment)
+{
+    std::vector<ExperimentAction> out;
+    for (auto& action : experiment.actions())
+        if (action.onCommandLine)
+            out.push_back(std::move(action));
+    return out;
+}
+
 std::optional<ExperimentAction> findAction(const Experiment& experiment, const std::string& name)
 {
     for (auto& action : experiment.actions())

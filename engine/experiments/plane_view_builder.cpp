@@ -11,7 +11,6 @@
 #include "engine/experiments/run_views.h"
 #include "engine/experiments/synthetic/synthetic_experiment.h"
 #include "engine/experiments/synthetic/synthetic_settings.h"
-#include "engine/experiments/synthetic/synthetic_state.h"
 #include "engine/io/model_io.h"
 #include "engine/models/principal_plane.h"
 
@@ -319,20 +318,14 @@ void PlaneViewBuilder::ownCorrected(const OwnPredictive& own, const OwnCorrectio
         m_views->evidence({r.evidence, costs});
 }
 
-TaskView savedModelRegions(const std::string& path, const CostMatrix& costs, int gridResolution,
-                           const RecorrectionState* lastRun)
+TaskView savedModelRegions(const std::string& path, const CostMatrix& costs, const SyntheticConfig& plane)
 {
     auto loaded = loadMlp(path);
     if (loaded.info.residualOnPredictive)
         throw std::runtime_error(path + " is a residual q: it corrects a predictive and needs P at every point, "
                                         "which a plane of points does not have");
-    // The plane of the last run (a 2-feature table's range), else the synthetic one.
-    SyntheticConfig config;
-    if (const auto* state = dynamic_cast<const SyntheticState*>(lastRun)) {
-        config.data = state->config().data;
-        config.table = state->config().table;
-    }
-    config.gridResolution = gridResolution;
+    const SyntheticConfig& config = plane;
+    const int gridResolution = plane.gridResolution;
     if (loaded.info.inputs != 2 || featureCount(config) != 2)
         throw std::runtime_error(path + ": the model takes " + std::to_string(loaded.info.inputs)
                                  + " inputs; decision regions are drawn for networks of 2 inputs on 2-D data"

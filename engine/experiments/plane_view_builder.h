@@ -73,13 +73,10 @@ private:
     std::optional<LiveTask> m_own;
 };
 
-class RecorrectionState;
-
-/// The decision regions of a saved q (an MLP on two inputs) under `costs` at
-/// `gridResolution` points a side, for a window's Load Model: on the plane of `lastRun`
-/// where it is a synthetic or 2-feature table's run, else the synthetic plane. Refused,
-/// naming `path`, for a residual q or a network that does not take two inputs.
-TaskView savedModelRegions(const std::string& path, const CostMatrix& costs, int gridResolution,
-                           const RecorrectionState* lastRun);
+/// The decision regions of a saved q (an MLP on two inputs) under `costs` on `plane`'s
+/// grid (its box, or a 2-feature table's, at its gridResolution). Refused, naming
+/// `path`, for a residual q, a network that does not take two inputs or a plane of
+/// other than two features.
+TaskView savedModelRegions(const std::string& path, const CostMatrix& costs, const SyntheticConfig& plane);
 
 } // namespace lcs

@@ -18,6 +18,7 @@
 namespace lcs {
 
 struct CamvidComparison;
+struct CamvidEvalResult;
 struct CamvidFpsResult;
 struct CamvidPreview;
 struct CamvidVisitedFrame;
@@ -112,6 +113,8 @@ struct RunViews {
     std::function<void(const CamvidVisitedFrame&)> camvidFrame;  ///< each evaluated frame
     std::function<void(const CamvidEvaluated&)> camvidEvaluated;
     std::function<void(const CamvidModelsOpened&)> camvidModelsOpened;
+    /// A model folder evaluated on the validation frames (the window's Open Model).
+    std::function<void(const CamvidEvalResult&)> camvidModelsEvaluated;
     std::function<void(const CamvidFpsMeasured&)> camvidFps;
     /// The run's state for re-correction exists (the posteriors sampled, S trained, X and
     /// P read), before the run's remaining work: a front end that keeps it can re-correct

@@ -127,6 +127,11 @@ std::vector<ExperimentAction> camvidActions()
                        camvidActionSettings("eval"), evalOutputs, true,
                        "cost matrix (.json or .cost; 12 classes with void last, or the 11 real ones); default: "
                        "the matrix the folder's q was trained for"});
+    auto openSettings = camvidActionSettings("run");
+    openSettings.push_back(savedModelSetting("a CamVid model folder, as camvid train writes it", /*folder=*/true));
+    actions.push_back({kEvaluateAction, "a model folder evaluated on the run's validation frames",
+                       "The window's File > Open Model: the eval action on the frames the run's settings name.\n",
+                       openSettings, {}, true, "", /*onCommandLine=*/false});
     actions.push_back({"fps", "frames per second of MC-dropout ensembles against q",
                        "Times the folder's MC-dropout predictive (or S's dropout passes) at each ensemble size,\n"
                        "one pass of q with its Bayes decision, and the raw network's forward pass, on random\n"
@@ -167,7 +172,7 @@ std::string runHeading(const CamvidChoices& choices, const CamvidWindowConfig& c
     return heading;
 }
 
-class CamvidExperiment : public CamvidEntry {
+class CamvidExperiment : public Experiment {
 public:
     explicit CamvidExperiment(CamvidProviders providers) : m_providers(std::move(providers)) {}
 
@@ -251,13 +256,36 @@ public:
             out.output = camvidOutput(evaluateFolder(settings, costs, ctx, outputs), "");
         else if (action == "fps")
             out.output = measureFolder(settings, ctx);
+        else if (action == kEvaluateAction)
+            out.output = openFolder(settings, costs, ctx);
         else
             return Experiment::act(action, settings, costs, ctx, outputs);
         return out;
     }
 
+private:
+    /// The window's kEvaluateAction (File > Open Model): the model folder at the setting
+    /// kSavedModelSetting evaluated on the validation frames the run's other settings
+    /// name, as `camvid eval` does; the result goes to RunViews::camvidModelsEvaluated.
+    ExperimentOutput openFolder(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
+                                const JobContext& ctx) const
+    {
+        if (!settings.contains(kSavedModelSetting) || !settings.at(kSavedModelSetting).is_string())
+            throw InputError(std::string(kEvaluateAction) + ": no model folder given (" + kSavedModelSetting + ")");
+        auto runSettings = settings;
+        runSettings.erase(kSavedModelSetting);
+        const auto result = evaluateModels(settings.at(kSavedModelSetting).get<std::string>(), runSettings,
+                                           costs ? *costs : costPreset("camvid"), ctx);
+        showView(ctx, &RunViews::camvidModelsEvaluated, result);
+        return camvidOutput(result, "");
+    }
+
+    /// Checks the model folder `dir` and evaluates it on the validation frames `settings`
+    /// (the run's) name under `costs`. Publishes CamvidModelsOpened once the folder checks
+    /// out, then CamvidEvaluating and every frame where it holds S and q. Throws DataError
+    /// when the data cannot be read, InputError for a bad folder.
     CamvidEvalResult evaluateModels(const std::string& dir, const nlohmann::json& settings, const CostMatrix& costs,
-                                    const JobContext& ctx) const override
+                                    const JobContext& ctx) const
     {
         // The run's form names the data, preset and frames; the eval action's settings
         // record them with the folder, so `camvid eval` repeats this evaluation.
@@ -273,7 +301,6 @@ public:
         return evaluateFolder(evalSettings, costs, ctx, {});
     }
 
-private:
     /// train: the networks into a new model folder, all files or none.
     ExperimentOutput trainModels(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
                                  const JobContext& ctx, const OutputPaths& outputs) const

@@ -21,17 +21,6 @@ struct CamvidProviders {
     std::function<void(CamvidWindowConfig&)> tune;
 };
 
-/// The entry's typed side, for the window's File > Open Model.
-class CamvidEntry : public Experiment {
-public:
-    /// Checks the model folder `dir` and evaluates it on the validation frames `settings`
-    /// name under `costs`, as `camvid eval` does. Publishes CamvidModelsOpened once the
-    /// folder checks out, then CamvidEvaluating and every frame where it holds S and q.
-    /// Throws DataError when the data cannot be read, InputError for a bad folder.
-    virtual CamvidEvalResult evaluateModels(const std::string& dir, const nlohmann::json& settings,
-                                            const CostMatrix& costs, const JobContext& ctx) const = 0;
-};
-
 /// S, q and the unlabelled frames of the last run: a cost edit re-trains only q. Each
 /// re-correction publishes q's previews, the frames and the comparison as the run did.
 class CamvidState : public RecorrectionState {
@@ -44,7 +33,7 @@ public:
     ExperimentOutput recorrect(const CostMatrix& costs, const JobContext& ctx) override;
     /// Writes S, the latest q (and the MC-dropout network where trained) as a CamVid model
     /// folder (saveCamvidWindowModels); returns the files written.
-    std::vector<std::string> saveModels(const std::string& dir) const;
+    std::vector<std::string> saveModels(const std::string& dir) const override;
 
 private:
     CamvidWindowConfig m_config;

@@ -472,6 +472,45 @@ ImageModelEvaluation ImageExperiment::evaluateModel(const std::string& path, con
     return evaluateImageModel(path, data, costs, ctx);
 }
 
+std::vector<ExperimentAction> ImageExperiment::actions() const
+{
+    auto specs = settings();
+    specs.push_back(savedModelSetting("an exported classifier (.pt with its JSON sidecar)"));
+    return {{kEvaluateAction, "a saved classifier decides the test images",
+             "Decides the test images the settings name with a saved classifier, under the cost matrix or, "
+             "where it has another number of classes, the classifier's own.",
+             specs, {}, true, {}, /*onCommandLine=*/false}};
+}
+
+ExperimentRun ImageExperiment::act(const std::string& action, const nlohmann::json& settings,
+                                   const std::optional<CostMatrix>& costs, const JobContext& ctx,
+                                   const OutputPaths& outputs) const
+{
+    if (action != kEvaluateAction)
+        return Experiment::act(action, settings, costs, ctx, outputs);
+    if (!settings.contains(kSavedModelSetting) || !settings.at(kSavedModelSetting).is_string())
+        throw InputError(std::string(kEvaluateAction) + ": no saved model given (" + kSavedModelSetting + ")");
+    const std::string path = settings.at(kSavedModelSetting).get<std::string>();
+    auto dataSettings = settings;
+    dataSettings.erase(kSavedModelSetting);
+    const CostMatrix asked = costs ? *costs : defaultCosts(dataSettings);
+    ctx.declarePlan({{TaskIdentity{"evaluate", std::nullopt, 0}, 1.0}});
+    const auto e = evaluateModel(path, dataSettings, asked, ctx);
+    const std::string matrix = e.sidecarCosts ? "its sidecar's cost matrix (the one given has " +
+                                                    std::to_string(asked.numClasses()) + " classes)"
+                                              : "the cost matrix given";
+    // The selective experiment rotates its test images per trial; these are as loaded.
+    const std::string images =
+        name() == kSelectiveExperiment ? "test images (as loaded, not rotated)" : "test images";
+    ExperimentOutput output;
+    output.json = imageModelEvaluationJson(e);
+    output.csv = imageModelEvaluationCsv(e);
+    output.table = path + " (" + (e.info.method.empty() ? "?" : e.info.method) + ", " + e.info.architecture +
+                   ") on the " + std::to_string(e.metrics.count) + " " + images + " of " + e.dataset + " under " +
+                   matrix + ": " + imageModelEvaluationText(e) + "\n";
+    return {output, nullptr};
+}
+
 std::shared_ptr<const Experiment> makeCorruptionExperiment(ImageExperimentProviders providers)
 {
     return std::make_shared<ImageExperimentEntry<CorruptionConfig, CorruptionResult>>(corruptionParts(),

@@ -38,6 +38,13 @@ public:
     /// (evaluateImageModel: under `costs`, or its sidecar's matrix where they do not fit).
     ImageModelEvaluation evaluateModel(const std::string& path, const nlohmann::json& settings,
                                        const CostMatrix& costs, const JobContext& ctx) const;
+    /// The window's kEvaluateAction (File > Open Model): the classifier at the setting
+    /// kSavedModelSetting decides the test images the other settings name
+    /// (evaluateModel); results: imageModelEvaluationJson / Csv, and one line saying what
+    /// decided what under which matrix.
+    std::vector<ExperimentAction> actions() const override;
+    ExperimentRun act(const std::string& action, const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
+                      const JobContext& ctx, const OutputPaths& outputs) const override;
 };
 
 std::shared_ptr<const Experiment> makeCorruptionExperiment(ImageExperimentProviders providers = {});

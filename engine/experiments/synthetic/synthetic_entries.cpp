@@ -39,16 +39,11 @@ public:
         checkedCurvePoints(configFor(settings, costs), {});
         return {};
     }
-    ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
-                      const OutputPaths& outputs) const override
+    SyntheticConfig configOf(const nlohmann::json& settings, const std::optional<CostMatrix>& costs) const override
     {
-        return runSyntheticConfig(configFor(settings, costs), ctx, outputs, syntheticSettings());
+        return configFor(settings, costs);
     }
-    std::shared_ptr<SyntheticState> sample(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
-                                           const JobContext& ctx) const override
-    {
-        return sampleSyntheticConfig(configFor(settings, costs), ctx, syntheticSettings());
-    }
+    const std::vector<BoundSetting<SyntheticConfig>>& bindings() const override { return syntheticSettings(); }
 
 private:
     static SyntheticConfig configFor(const nlohmann::json& settings, const std::optional<CostMatrix>& costs)
@@ -94,16 +89,11 @@ public:
         checkedCurvePoints(config, {});
         return "table " + config.table->source + ": " + describeTable(*config.table);
     }
-    ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
-                      const OutputPaths& outputs) const override
+    SyntheticConfig configOf(const nlohmann::json& settings, const std::optional<CostMatrix>& costs) const override
     {
-        return runSyntheticConfig(tabularConfigFrom(settings, costs), ctx, outputs, tabularSettings());
+        return tabularConfigFrom(settings, costs);
     }
-    std::shared_ptr<SyntheticState> sample(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
-                                           const JobContext& ctx) const override
-    {
-        return sampleSyntheticConfig(tabularConfigFrom(settings, costs), ctx, tabularSettings());
-    }
+    const std::vector<BoundSetting<SyntheticConfig>>& bindings() const override { return tabularSettings(); }
 };
 
 } // namespace

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <limits>
 #include "engine/experiments/plane_view_builder.h"
+#include "engine/experiments/run_record.h"
 #include "engine/experiments/run_views.h"
+#include "engine/experiments/synthetic/synthetic_settings.h"
 #include "engine/experiments/synthetic/synthetic_report.h"
 #include "engine/io/model_io.h"
 
@@ -238,12 +240,66 @@ std::shared_ptr<SyntheticState> sampleSyntheticConfig(const SyntheticConfig& con
     return std::make_shared<SyntheticState>(config, std::move(predictives), bindings);
 }
 
-std::shared_ptr<SyntheticState> samplePosterior(const PosteriorExperiment& experiment, const nlohmann::json& settings,
-                                                const std::optional<CostMatrix>& costs, const JobContext& ctx,
-                                                CoreShare share)
+ExperimentRun PosteriorExperiment::run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
+                                       const JobContext& ctx, const OutputPaths& outputs) const
 {
-    configureRunThreads(experiment, settings, share);  // as runExperiment: the one policy
-    return experiment.sample(settings, costs, ctx);
+    return runSyntheticConfig(configOf(settings, costs), ctx, outputs, bindings());
+}
+
+std::vector<ExperimentAction> PosteriorExperiment::actions() const
+{
+    ExperimentAction sample{kSampleAction, "the posterior sampled for every replicate and method, no q trained",
+                            "Samples every (replicate, method) and keeps the predictives, so that a correction "
+                            "(a cost edit) trains only q.",
+                            settings(), {}, true, {}, /*onCommandLine=*/false};
+    auto specs = settings();
+    specs.push_back(savedModelSetting("a saved q (.pt with its sidecar, as --save-models writes it) on two inputs"));
+    ExperimentAction evaluate{kEvaluateAction, "a saved q's decision regions on the plane",
+                              "Decides the plane's grid with a saved q under the cost matrix.", specs, {}, true, {},
+                              /*onCommandLine=*/false};
+    return {sample, evaluate};
+}
+
+ExperimentRun PosteriorExperiment::act(const std::string& action, const nlohmann::json& settings,
+                                       const std::optional<CostMatrix>& costs, const JobContext& ctx,
+                                       const OutputPaths& outputs) const
+{
+    if (action == kSampleAction) {
+        ExperimentRun out;
+        out.cache = sampleSyntheticConfig(configOf(settings, costs), ctx, bindings());
+        return out;
+    }
+    if (action != kEvaluateAction)
+        return Experiment::act(action, settings, costs, ctx, outputs);
+    if (!settings.contains(kSavedModelSetting) || !settings.at(kSavedModelSetting).is_string())
+        throw InputError(std::string(kEvaluateAction) + ": no saved model given (" + kSavedModelSetting + ")");
+    const std::string path = settings.at(kSavedModelSetting).get<std::string>();
+    auto runSettings = settings;
+    runSettings.erase(kSavedModelSetting);
+    auto plane = configOf(runSettings, costs);
+    plane.gridResolution = windowRegionGrid(plane.gridResolution);
+    const auto view = savedModelRegions(path, plane.costs, plane);
+    if (ctx.views && ctx.views->task)
+        ctx.views->task(view);
+    RunRecord record;
+    record.experiment = name();
+    record.action = kEvaluateAction;
+    record.costs = plane.costs;
+    record.settings = settings;
+    record.seed = plane.seed;
+    const nlohmann::json json{{"experiment", name()},
+                              {"run", runRecordJson(record)},
+                              {"model", path},
+                              {"method", view.method},
+                              {"replicate", view.replicate},
+                              {"classes", view.numClasses},
+                              {"grid_resolution", plane.gridResolution}};
+    ExperimentOutput output;
+    output.json = json.dump(2) + "\n";
+    output.table = path + ": q of " + view.method + ", replicate " + std::to_string(view.replicate) +
+                   ", decides the plane's " + std::to_string(plane.gridResolution) + " x " +
+                   std::to_string(plane.gridResolution) + " grid\n";
+    return {output, nullptr};
 }
 
 } // namespace lcs

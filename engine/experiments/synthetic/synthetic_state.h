@@ -93,20 +93,27 @@ int checkedCurvePoints(const SyntheticConfig& config, const OutputPaths& outputs
 std::shared_ptr<SyntheticState> sampleSyntheticConfig(const SyntheticConfig& config, const JobContext& ctx,
                                                       const std::vector<BoundSetting<SyntheticConfig>>& bindings);
 
-/// The experiments that sample a posterior first (synthetic, tabular): they can also
-/// stop there, leaving the predictives to correct (SyntheticState::recorrect).
+/// The experiments that sample a posterior first (synthetic, tabular): one configuration
+/// from the settings for every route, and the window's two actions on it (declared, not
+/// on the command line): kSampleAction stops after sampling, leaving the predictives to
+/// correct (SyntheticState::recorrect); kEvaluateAction draws a saved q's decision
+/// regions on the plane the settings name.
 class PosteriorExperiment : public Experiment {
 public:
-    /// Samples every (replicate, method) of `settings`, publishing each predictive
-    /// (RunViews::syntheticSampled); trains no q. Costs as run's.
-    virtual std::shared_ptr<SyntheticState> sample(const nlohmann::json& settings,
-                                                   const std::optional<CostMatrix>& costs,
-                                                   const JobContext& ctx) const = 0;
-};
+    /// The configuration a run of `settings` (checked) under `costs` uses, its data read.
+    virtual SyntheticConfig configOf(const nlohmann::json& settings, const std::optional<CostMatrix>& costs) const = 0;
+    /// The declaration that binds its settings to the configuration.
+    virtual const std::vector<BoundSetting<SyntheticConfig>>& bindings() const = 0;
 
-/// sample() with the calling thread's intra-op threads configured as runExperiment does.
-std::shared_ptr<SyntheticState> samplePosterior(const PosteriorExperiment& experiment, const nlohmann::json& settings,
-                                                const std::optional<CostMatrix>& costs, const JobContext& ctx,
-                                                CoreShare share = CoreShare::AllCores);
+    ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
+                      const OutputPaths& outputs) const override;
+    std::vector<ExperimentAction> actions() const override;
+    /// kSampleAction: every (replicate, method) sampled and published (RunViews::task),
+    /// no q trained; the state in ExperimentRun::cache, no results. kEvaluateAction: the
+    /// q saved at the setting kSavedModelSetting decides the plane's grid under the
+    /// costs (published as one RunViews::task); a results file naming the model.
+    ExperimentRun act(const std::string& action, const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
+                      const JobContext& ctx, const OutputPaths& outputs) const override;
+};
 
 } // namespace lcs

@@ -89,10 +89,9 @@ public:
         QStringList written;
         QString error;
         const JobEnding ending = runGuarded([&] {
-            const auto* state = dynamic_cast<const CamvidState*>(m_state.get());
-            if (!state)
+            if (!m_state)
                 throw std::runtime_error("no networks to save: train CamVid first");
-            for (const auto& f : state->saveModels(dir.toStdString()))
+            for (const auto& f : m_state->saveModels(dir.toStdString()))
                 written << QString::fromStdString(f);
         });
         if (!ending.succeeded())
@@ -304,28 +303,31 @@ private:
     /// the IoU views show them as after a run.
     void evaluateFolder(const CamvidModelRequest& r, const CostMatrix& costs, QString& json, QString& csv)
     {
-        const auto& entry = dynamic_cast<const CamvidEntry&>(ExperimentRegistry::global().get(kCamvidExperiment));
-        // The CamVid run's threads by the policy of every route (one core stays with the GUI).
-        configureRunThreads(entry, r.settings, CoreShare::LeaveOneForGui);
         Reporter reporter(this, tr("model evaluation"));
-        const RunViews shown = views(reporter);
+        RunViews shown = views(reporter);
+        shown.camvidModelsEvaluated = [this](const CamvidEvalResult& result) {
+            const CamvidMethodMetrics *student = nullptr, *q = nullptr, *optimum = nullptr;
+            for (const auto& row : result.rows) {
+                if (row.method == "sghmc_s")
+                    (row.rule == "correction_optimum" ? optimum : student) = &row;
+                else if (row.method == "ours")
+                    q = &row;
+            }
+            if (student && q && optimum && result.studentToCorrected)
+                sendComparison(iouView(result.classNames, student->metrics, q->metrics, optimum->metrics.averageCost,
+                                       *result.studentToCorrected, result.frames, result.keptRule));
+        };
         JobContext ctx = reporter.context(cancelToken());
         ctx.views = &shown;
-        const auto result = entry.evaluateModels(r.dir.toStdString(), r.settings, costs, ctx);
+        auto settings = r.settings;
+        settings[kSavedModelSetting] = r.dir.toStdString();
+        // The experiment's declared action, under the thread policy of every run.
+        const auto run = runExperimentAction(ExperimentRegistry::global().get(kCamvidExperiment), kEvaluateAction,
+                                             settings, costs, ctx, {}, CoreShare::LeaveOneForGui);
         reporter.flush();
-        const CamvidMethodMetrics *student = nullptr, *q = nullptr, *optimum = nullptr;
-        for (const auto& row : result.rows) {
-            if (row.method == "sghmc_s")
-                (row.rule == "correction_optimum" ? optimum : student) = &row;
-            else if (row.method == "ours")
-                q = &row;
-        }
-        if (student && q && optimum && result.studentToCorrected)
-            sendComparison(iouView(result.classNames, student->metrics, q->metrics, optimum->metrics.averageCost,
-                                   *result.studentToCorrected, result.frames, result.keptRule));
-        Q_EMIT logMessage(QString::fromStdString(camvidEvalTable(result)).trimmed());
-        json = QString::fromStdString(camvidEvalJson(result));
-        csv = QString::fromStdString(camvidEvalCsv(result));
+        Q_EMIT logMessage(QString::fromStdString(run.output.table).trimmed());
+        json = QString::fromStdString(run.output.json);
+        csv = QString::fromStdString(run.output.csv);
     }
 
     /// What the last run left (a CamvidState: S, q, the unlabelled frames).

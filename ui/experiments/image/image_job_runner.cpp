@@ -33,16 +33,6 @@ QString describeShape(const std::vector<int64_t>& shape)
     return parts.join(QStringLiteral(" x "));
 }
 
-/// The registry's entry for `experiment` as an image experiment (the registry is where
-/// tests inject their data).
-const ImageExperiment& imageEntry(const QString& experiment)
-{
-    const auto* entry = dynamic_cast<const ImageExperiment*>(&ExperimentRegistry::global().get(experiment.toStdString()));
-    if (!entry)
-        throw std::logic_error(experiment.toStdString() + " is not an image experiment");
-    return *entry;
-}
-
 /// The curve name of a cached run ("rate 0.5, trial 1"; selective: "trial 1"), as the
 /// engine's progress details name it, so that a re-correction's curve joins it.
 QString cachedRunName(const TaskPlan& plan, bool selective)
@@ -230,7 +220,7 @@ private:
     {
         dropLastRun();
         ++runs;
-        const ImageExperiment& entry = imageEntry(s.experiment);
+        const Experiment& entry = ExperimentRegistry::global().get(s.experiment.toStdString());
         // Every network the run trains, saved by the run (all of them once it ends).
         OutputPaths outputs;
         m_networks = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/lcs-networks-XXXXXX"));
@@ -290,27 +280,20 @@ private:
         csv = QString::fromStdString(output.csv);
     }
 
-    /// Decides the test images of the request's data with an exported classifier.
+    /// Decides the test images of the request's data with an exported classifier: the
+    /// experiment's declared kEvaluateAction, under the thread policy of every run.
     void evaluateModel(const ImageModelRequest& r, const CostMatrix& costs, QString& json, QString& csv)
     {
         ProgressChannel channel(this, tr("model evaluation"));
-        channel.setPlan({{TaskIdentity{"evaluate", std::nullopt, 0}, 1.0}});
-        const auto e = imageEntry(r.data.experiment)
-                           .evaluateModel(r.path.toStdString(), r.data.settings, costs, channel.context(cancelToken()));
+        auto settings = r.data.settings;
+        settings[kSavedModelSetting] = r.path.toStdString();
+        const auto run = runExperimentAction(ExperimentRegistry::global().get(r.data.experiment.toStdString()),
+                                             kEvaluateAction, settings, costs, channel.context(cancelToken()), {},
+                                             CoreShare::LeaveOneForGui);
         channel.flush();
-        const QString matrix = e.sidecarCosts ? tr("its sidecar's cost matrix (the window's has %1 classes)")
-                                                    .arg(costs.numClasses())
-                                              : tr("the window's cost matrix");
-        // The selective experiment rotates its test images per trial; these are as loaded.
-        const QString images = r.data.isSelective() ? tr("test images (as loaded, not rotated)") : tr("test images");
-        Q_EMIT logMessage(tr("%1 (%2, %3) on the %4 %5 of %6 under %7: %8")
-                              .arg(r.path, QString::fromStdString(e.info.method.empty() ? "?" : e.info.method),
-                                   QString::fromStdString(e.info.architecture))
-                              .arg(e.metrics.count)
-                              .arg(images, QString::fromStdString(e.dataset), matrix,
-                                   QString::fromStdString(imageModelEvaluationText(e))));
-        json = QString::fromStdString(imageModelEvaluationJson(e));
-        csv = QString::fromStdString(imageModelEvaluationCsv(e));
+        Q_EMIT logMessage(QString::fromStdString(run.output.table).trimmed());
+        json = QString::fromStdString(run.output.json);
+        csv = QString::fromStdString(run.output.csv);
     }
 
     std::shared_ptr<RecorrectionState> m_cache;

@@ -7,7 +7,6 @@
 
 #include "base/core/input_error.h"
 #include "engine/experiments/own_predictive/own_predictive_experiment.h"
-#include "engine/experiments/plane_view_builder.h"
 #include "engine/experiments/run_views.h"
 #include "engine/experiments/synthetic/synthetic_experiment.h"
 #include "engine/experiments/synthetic/synthetic_settings.h"
@@ -74,16 +73,12 @@ private:
         if (const auto grid = settings.find("grid_resolution"); grid != settings.end() && grid->is_number_integer())
             *grid = windowRegionGrid(grid->get<int>());
         ++runs;
-        ExperimentOutput output;
-        const auto* posterior = dynamic_cast<const PosteriorExperiment*>(&entry);
-        std::shared_ptr<RecorrectionState> state;
-        if (job == JobKind::Sample && posterior) {
-            state = samplePosterior(*posterior, settings, costs, ctx, CoreShare::LeaveOneForGui);
-        } else {
-            auto run = lcs::runExperiment(entry, settings, costs, ctx, {}, CoreShare::LeaveOneForGui);
-            output = std::move(run.output);
-            state = std::move(run.cache);
-        }
+        // Sampling alone is the experiment's declared action, run as every run is.
+        auto run = job == JobKind::Sample && findAction(entry, kSampleAction)
+                       ? runExperimentAction(entry, kSampleAction, settings, costs, ctx, {}, CoreShare::LeaveOneForGui)
+                       : lcs::runExperiment(entry, settings, costs, ctx, {}, CoreShare::LeaveOneForGui);
+        ExperimentOutput output = std::move(run.output);
+        std::shared_ptr<RecorrectionState> state = std::move(run.cache);
         if (state != m_state)  // a run that did not publish its state as it made it
             keepState(state, request.settings);
         return output;
@@ -129,15 +124,23 @@ public:
         }
     }
 
-    /// Loads a saved correction network and decides with it over the plane under `costs`.
-    void loadModel(const QString& path, const lcs::CostMatrix& costs, int gridResolution)
+    /// A saved q's decision regions on the plane `settings` name: the experiment's
+    /// kEvaluateAction, under the run's thread policy; answers with modelLoaded.
+    void loadModel(const QString& experiment, const nlohmann::json& settings, const QString& path,
+                   const lcs::CostMatrix& costs)
     {
-        try {
-            emitView(&SyntheticJobRunner::modelLoaded,
-                     savedModelRegions(path.toStdString(), costs, gridResolution, m_state.get()), QString());
-        } catch (const std::exception& e) {
-            emitView(&SyntheticJobRunner::modelLoaded, TaskView{}, QString::fromStdString(e.what()));
-        }
+        TaskView shown;
+        const JobEnding ending = runGuarded([&] {
+            auto asked = settings;
+            asked[kSavedModelSetting] = path.toStdString();
+            RunViews views;
+            views.task = [&](const TaskView& v) { shown = v; };
+            JobContext ctx;
+            ctx.views = &views;
+            runExperimentAction(ExperimentRegistry::global().get(experiment.toStdString()), kEvaluateAction, asked,
+                                costs, ctx, {}, CoreShare::LeaveOneForGui);
+        });
+        emitView(&SyntheticJobRunner::modelLoaded, ending.succeeded() ? shown : TaskView{}, ending.error);
     }
 
 private:
@@ -177,12 +180,14 @@ bool SyntheticJobRunner::saveModel(int replicate, const QString& method, const Q
     return true;
 }
 
-bool SyntheticJobRunner::loadModel(const QString& path, const CostMatrix& costs, int gridResolution)
+bool SyntheticJobRunner::loadModel(const QString& experiment, const nlohmann::json& settings, const QString& path,
+                                   const CostMatrix& costs)
 {
     if (isBusy())
         return false;
     auto* worker = workerAs<SyntheticWorker>();
-    QMetaObject::invokeMethod(worker, [=] { worker->loadModel(path, costs, gridResolution); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(worker, [=] { worker->loadModel(experiment, settings, path, costs); },
+                              Qt::QueuedConnection);
     return true;
 }
 

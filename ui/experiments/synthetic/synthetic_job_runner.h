@@ -39,9 +39,11 @@ public:
     /// Saves q of (replicate, method) from the last correction (plus MAP / last sample)
     /// with JSON sidecars; answers with modelSaved. False while a job runs.
     bool saveModel(int replicate, const QString& method, const QString& path);
-    /// Loads a saved q and decides with it over the plane (the cached table's range when
-    /// one is cached); answers with modelLoaded.
-    bool loadModel(const QString& path, const CostMatrix& costs, int gridResolution);
+    /// Loads the q saved at `path` and decides with it over the plane `experiment`'s
+    /// `settings` (checked) name, at their grid: the experiment's kEvaluateAction.
+    /// Answers with modelLoaded. False while a job runs.
+    bool loadModel(const QString& experiment, const nlohmann::json& settings, const QString& path,
+                   const CostMatrix& costs);
 
 Q_SIGNALS:
     void taskUpdated(const lcs::TaskView& view);

@@ -578,13 +578,15 @@ void SyntheticPage::openModel()
     const QString path = askOpenPath(m_central, tr("Open correction model"), "modelDir", tr("LibTorch model (*.pt)"));
     if (path.isEmpty())
         return;
-    // The form's grid, or the window's where it asks for none.
-    int grid = windowRegionGrid(0);
+    // On the plane the form names (a table's range), at its grid or the window's.
+    nlohmann::json asked;
     try {
-        grid = windowRegionGrid(settings().at(kGridResolution).get<int>());
-    } catch (const InputError&) {
+        asked = settings();
+    } catch (const InputError& e) {
+        Q_EMIT errorRaised(tr("Open model"), QString::fromStdString(e.what()));
+        return;
     }
-    if (!m_runner.loadModel(path, costs()->matrix(), grid))
+    if (!m_runner.loadModel(experiment(), asked, path, costs()->matrix()))
         Q_EMIT logLine(tr("Busy: open the model when the job has finished"));
 }
 
