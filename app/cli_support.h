@@ -1,20 +1,19 @@
 #pragma once
 
-#include <csignal>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
-#include <thread>
-#include <stdexcept>
+#include <csignal>
 #include <cstdio>
 #include <map>
+#include <mutex>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
-
-#include <unistd.h>
 
 #include "base/core/input_error.h"
 #include "base/core/outputs.h"
@@ -24,10 +23,9 @@
 /// handler sets, strict flag parsing, output-path checks and the progress printer.
 namespace cli {
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitCancelled = 130;
+/// The exit status of every command: 0 done, 1 failed, 2 bad input or use (a bad file,
+/// flag or value), 130 cancelled (a signal's own is 128 + its number).
+enum ExitStatus : int { kExitOk = 0, kExitFailure = 1, kExitUsage = 2, kExitCancelled = 130 };
 
 /// Set by SIGINT/SIGTERM; every job polls it.
 extern lcs::CancelToken g_cancel;

@@ -25,8 +25,11 @@
 #include "engine/core/threads.h"
 #include "engine/decision/decisions.h"
 #include "engine/decision/evidence.h"
+#include "engine/io/model_io.h"
+#include "engine/models/mlp.h"
 #include "engine/experiments/experiment.h"
 #include "engine/experiments/run_record.h"
+#include "engine/experiments/plane_view_builder.h"
 #include "engine/experiments/run_views.h"
 #include "engine/experiments/synthetic/synthetic_experiment.h"
 #include "tests/gui_test_setup.h"
@@ -791,6 +794,63 @@ private Q_SLOTS:
             error = QString::fromStdString(e.what());
         }
         QVERIFY2(error.contains("/nonexistent/q.pt"), qPrintable(error));
+    }
+
+    // A saved q's regions on the plane are its Bayes decisions, cell by cell: a network
+    // whose positive log-odds are x1 by construction (hidden ReLU(x1), ReLU(-x1)) decides
+    // "positive" under the paper's matrix (a miss costs 1, a false alarm 0.1) exactly
+    // where P(positive) > 0.1 / 1.1, i.e. x1 > log 0.1, and the grid covers the plane's box.
+    void savedModelRegionsAreTheModelsBayesDecisions()
+    {
+        Mlp q(2, std::vector<int64_t>{2}, 2);
+        {
+            torch::NoGradGuard noGrad;
+            for (auto& p : q->parameters())
+                p.zero_();
+            auto layers = q->linearLayers();
+            layers[0]->weight[0][0] = 1.0f;   // h0 = ReLU(x1)
+            layers[0]->weight[1][0] = -1.0f;  // h1 = ReLU(-x1)
+            layers[1]->weight[1][0] = 1.0f;   // logit(positive) = h0 - h1 = x1
+            layers[1]->weight[1][1] = -1.0f;
+        }
+        QTemporaryDir tmp;
+        const std::string path = tmp.filePath("q.pt").toStdString();
+        ModelInfo info;
+        info.role = "q";
+        info.method = "sghmc";
+        info.replicate = 3;
+        info.inputs = 2;
+        info.hidden = {2};
+        info.classes = 2;
+        saveModel(q, info, path);
+        SyntheticConfig plane;
+        plane.gridResolution = 9;
+        const auto costs = costPreset("synthetic");
+        const auto view = savedModelRegions(path, costs, plane);
+        QCOMPARE(view.method, std::string("sghmc"));
+        QCOMPARE(view.replicate, 3);
+        QVERIFY(view.corrected.isValid());
+        QCOMPARE(view.corrected.xMin, plane.data.boxMin);
+        QCOMPARE(view.corrected.xMax, plane.data.boxMax);
+        const auto grid = syntheticGrid(plane.data, 9).contiguous();
+        int positives = 0;
+        for (int k = 0; k < 81; ++k) {
+            const double x1 = grid[k][0].item<double>();
+            QCOMPARE(view.corrected.decisions[size_t(k)], x1 > std::log(0.1) ? 1 : 0);
+            positives += view.corrected.decisions[size_t(k)];
+        }
+        QVERIFY(positives > 0 && positives < 81);  // both decisions on the plane
+        // Two inputs only, on a plane of two features.
+        Mlp wide(3, std::vector<int64_t>{2}, 2);
+        info.inputs = 3;
+        saveModel(wide, info, path);
+        QString error;
+        try {
+            savedModelRegions(path, costs, plane);
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+        QVERIFY2(error.contains("takes 3 inputs"), qPrintable(error));
     }
 
     void badSettingsFailTheJobNamingTheSetting()
