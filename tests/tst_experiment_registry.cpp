@@ -702,7 +702,7 @@ private Q_SLOTS:
         std::map<int, std::vector<CurvePoint>> finalCurve, longestLiveCurve;
         std::map<int, double> correctedCost;
         RunViews views;
-        views.task = [&](const TaskView& v) {
+        views.show = viewHandlers([&](const TaskView& v) {
             std::lock_guard guard(lock);
             QCOMPARE(v.method, std::string("sghmc"));
             QCOMPARE(v.testDecisionsUncorrected.size(), v.test.size());
@@ -717,11 +717,10 @@ private Q_SLOTS:
                 if (v.curve.size() > longestLiveCurve[v.replicate].size())
                     longestLiveCurve[v.replicate] = v.curve;
             }
-        };
-        views.taskScored = [&](const ResultRow& row) {
+        }, [&](const ResultRow& row) {
             std::lock_guard guard(lock);
             correctedCost[row.replicate] = row.correctedCost;
-        };
+        });
         JobContext ctx;
         ctx.views = &views;
         const auto run = runExperiment(entry, settings, std::nullopt, ctx, {});
@@ -773,10 +772,10 @@ private Q_SLOTS:
                                               "test");
         int views = 0;
         RunViews shown;
-        shown.task = [&](const TaskView& v) {
+        shown.show = viewHandlers([&](const TaskView& v) {
             ++views;
             QVERIFY(v.curve.empty() && !v.correctionDone && v.uncorrected.isValid());
-        };
+        });
         JobContext ctx;
         ctx.views = &shown;
         const auto sampled = runExperimentAction(synthetic, kSampleAction, settings, std::nullopt, ctx);

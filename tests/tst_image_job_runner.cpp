@@ -87,15 +87,15 @@ private Q_SLOTS:
         std::vector<std::pair<double, double>> rateAndReferral;  // per comparison: the run's r, the matrix's
         std::vector<bool> recorrected;
         std::vector<double> firstCost;  // per comparison: the matrix's cost of deciding 1 for class 0
+        size_t comparisonsInResult = 0;
         RunViews views;
-        views.imageRunStarted = [&](const ImageRunStarted& e) {
+        views.show = viewHandlers([&](const ImageRunStarted& e) {
             ++started;
             QCOMPARE(e.classNames.size(), size_t(3));
             QCOMPARE(e.inputShape.size(), size_t(3));
             QVERIFY(e.trainImages > 0 && e.testImages > 0);
             QVERIFY(!e.costs.hasReferral());  // the base the referral costs are added to
-        };
-        views.comparison = [&](const ComparisonShown& e) {
+        }, [&](const ComparisonShown& e) {
             rateAndReferral.emplace_back(e.comparison.rate, e.comparison.costs.referralCost().value_or(-1));
             recorrected.push_back(e.recorrected);
             firstCost.push_back(e.comparison.costs.at(0, 1));
@@ -104,12 +104,10 @@ private Q_SLOTS:
             QCOMPARE(e.changedImages.size(), e.comparison.changed.size());
             for (const auto& image : e.changedImages)
                 QVERIFY(!image.empty() && image.bytes.size() == size_t(image.width * image.height * image.channels));
-        };
-        size_t comparisonsInResult = 0;
-        views.selectiveFinished = [&](const SelectiveResult& r) {
+        }, [&](const SelectiveResult& r) {
             ++finished;
             comparisonsInResult = r.comparisons.size();
-        };
+        });
         JobContext ctx;
         ctx.views = &views;
         QTemporaryDir tmp;

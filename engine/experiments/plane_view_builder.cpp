@@ -163,16 +163,17 @@ void showHeldOutRows(TaskView& view, const OwnPredictive& own, const OwnCorrecti
     view.eceCorrected = r.eceAfter;
 }
 
-void show(const RunViews* views, const TaskView& v)
+template <class Event>
+void show(const RunViews* views, const Event& event)
 {
     if (views)
-        views->task(v);
+        views->show(ViewEvent{&event});
 }
 
 } // namespace
 
 PlaneViewBuilder::PlaneViewBuilder(const JobContext& ctx)
-    : m_views(ctx.views && ctx.views->task ? ctx.views : nullptr)
+    : m_views(showsViews(ctx) ? ctx.views : nullptr)
 {
 }
 
@@ -247,13 +248,12 @@ void PlaneViewBuilder::corrected(const SyntheticConfig& config, const SyntheticP
     row.collapsed = c.collapsed;
     std::lock_guard lock(m_mutex);
     m_live.erase({p.replicate, static_cast<int>(p.method)});
-    if (c.collapsed && m_views->log)
-        m_views->log("Warning: replicate " + std::to_string(p.replicate) + ", " + v.method
+    if (c.collapsed)
+        show(m_views, ViewLog{"Warning: replicate " + std::to_string(p.replicate) + ", " + v.method
                      + ": q collapsed to one class everywhere (its corrected decisions are shown but should not be "
-                       "trusted)");
-    m_views->task(v);
-    if (m_views->taskScored)
-        m_views->taskScored(row);
+                       "trusted)"});
+    show(m_views, v);
+    show(m_views, row);
 }
 
 void PlaneViewBuilder::ownCorrecting(const OwnPredictive& own, const CostMatrix& costs, const CorrectionStep& step,
@@ -298,7 +298,7 @@ void PlaneViewBuilder::ownCorrected(const OwnPredictive& own, const OwnCorrectio
     view.correctionDone = true;
     if (r.hasEvidence && r.testFeatures.defined())
         showHeldOutRows(view, own, r, L);
-    m_views->task(view);
+    show(m_views, view);
     ResultRow row;
     row.method = view.method;
     row.collapsed = r.correction.collapsed;
@@ -312,10 +312,9 @@ void PlaneViewBuilder::ownCorrected(const OwnPredictive& own, const OwnCorrectio
         row.uncorrectedCost = r.expectedCostBefore.mean().item<double>();
         row.correctedCost = r.expectedCostAfter.mean().item<double>();
     }
-    if (m_views->taskScored)
-        m_views->taskScored(row);
-    if (r.hasEvidence && m_views->evidence)
-        m_views->evidence({r.evidence, costs});
+    show(m_views, row);
+    if (r.hasEvidence)
+        show(m_views, EvidenceShown{r.evidence, costs});
 }
 
 TaskView savedModelRegions(const std::string& path, const CostMatrix& costs, const SyntheticConfig& plane)

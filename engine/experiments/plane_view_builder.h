@@ -15,7 +15,7 @@
 /// Builds the plain views of a synthetic, tabular or own-predictive run (TaskView,
 /// ResultRow, EvidenceShown) from the run's tensors and networks, on the run's threads,
 /// and hands them to the context's RunViews. A run makes one for each of its phases; with
-/// no RunViews::task set it does nothing and costs nothing.
+/// no RunViews::show set it does nothing and costs nothing.
 namespace lcs {
 
 struct CorrectionStep;
@@ -41,7 +41,7 @@ class PlaneViewBuilder {
 public:
     explicit PlaneViewBuilder(const JobContext& ctx);
 
-    /// Whether anyone draws these views (RunViews::task set).
+    /// Whether anyone draws these views (RunViews::show set).
     bool active() const { return m_views != nullptr; }
 
     /// A task has its posterior predictive: its data and P's decisions.

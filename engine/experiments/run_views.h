@@ -4,17 +4,17 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "base/decision/cost_matrix.h"
 #include "engine/core/job.h"
 #include "engine/experiments/plane_views.h"
 
-/// What a run shows while it runs, as typed events: a front end that draws (the window's
-/// pages) sets the callbacks it wants in a RunViews and hands it to the run through
-/// JobContext::views; the command line sets none. Each event is valid during the call
-/// only and arrives on the job's thread, so a receiver copies what it keeps into its own
-/// plain data before the call returns.
+/// What a run shows while it runs, as events of plain data: a front end that draws (the
+/// window's pages) sets RunViews::show and hands it to the run through JobContext::views;
+/// the command line sets none. Each event is valid during the call only and arrives on
+/// the job's thread, so a receiver copies what it keeps before the call returns.
 namespace lcs {
 
 struct CamvidComparison;
@@ -22,7 +22,6 @@ struct CamvidEvalResult;
 struct CamvidFpsResult;
 struct CamvidPreview;
 struct CamvidVisitedFrame;
-struct CamvidWindowConfig;
 class RecorrectionState;
 struct CorruptionResult;
 struct DecisionComparison;
@@ -63,7 +62,12 @@ struct ComparisonShown {
 
 /// A CamVid run has checked its data and fixed its networks, before any training.
 struct CamvidRunStarted {
-    const CamvidWindowConfig& config;
+    std::string data;                       ///< the CamVid folder
+    int64_t maxFrames = 0;                  ///< training frames at most (0: every one)
+    int width = 0, height = 0;              ///< the networks' frame size
+    std::string architecture;               ///< the SegNet of the preset
+    int sgdEpochs = 0, sghmcEpochs = 0, correctionEpochs = 0;
+    bool mcDropout = false;                 ///< an MC-dropout network trained too
 };
 
 /// The validation frames are about to be decided by S and q (after a run, a
@@ -94,40 +98,68 @@ struct CamvidFpsMeasured {
     bool mcDropout = false;
 };
 
-/// The views a front end draws; an unset callback is not called. The plane views (task,
-/// taskScored) may come from several training threads at once (one per task).
+/// A warning for a front end's log, said while the run works.
+struct ViewLog {
+    std::string line;
+};
+
+/// Every view a run shows, one type: a pointer to the event, valid during the call.
+/// The plane views (TaskView, ResultRow) may come from several training threads at once
+/// (one per task).
+using ViewEvent =
+    std::variant<const ImageRunStarted*, const ComparisonShown*, const CorruptionResult*, const SelectiveResult*,
+                 const TaskView*, const ResultRow*, const EvidenceShown*, const ViewLog*, const CamvidRunStarted*,
+                 const CamvidPreview*, const CamvidEvaluating*, const CamvidVisitedFrame*, const CamvidEvaluated*,
+                 const CamvidModelsOpened*, const CamvidEvalResult*, const CamvidFpsMeasured*>;
+
+/// What a front end observes of a run: every view through one callback (unset: none is
+/// built), and the state it may keep.
 struct RunViews {
-    std::function<void(const ImageRunStarted&)> imageRunStarted;
-    std::function<void(const ComparisonShown&)> comparison;
-    std::function<void(const CorruptionResult&)> corruptionFinished;
-    std::function<void(const SelectiveResult&)> selectiveFinished;
-    /// A synthetic, tabular or own-predictive task as it stands (sampled, correcting,
-    /// corrected); built by PlaneViewBuilder.
-    std::function<void(const TaskView&)> task;
-    std::function<void(const ResultRow&)> taskScored;  ///< a task finished and scored
-    std::function<void(const EvidenceShown&)> evidence;  ///< a user's predictive's held-out evidence
-    std::function<void(const std::string&)> log;  ///< a warning for the front end's log
-    std::function<void(const CamvidRunStarted&)> camvidStarted;
-    std::function<void(const CamvidPreview&)> camvidPreview;  ///< after each epoch of S and q
-    std::function<void(const CamvidEvaluating&)> camvidEvaluating;
-    std::function<void(const CamvidVisitedFrame&)> camvidFrame;  ///< each evaluated frame
-    std::function<void(const CamvidEvaluated&)> camvidEvaluated;
-    std::function<void(const CamvidModelsOpened&)> camvidModelsOpened;
-    /// A model folder evaluated on the validation frames (the window's Open Model).
-    std::function<void(const CamvidEvalResult&)> camvidModelsEvaluated;
-    std::function<void(const CamvidFpsMeasured&)> camvidFps;
+    std::function<void(const ViewEvent&)> show;
     /// The run's state for re-correction exists (the posteriors sampled, S trained, X and
     /// P read), before the run's remaining work: a front end that keeps it can re-correct
     /// even when that work fails or is cancelled. The run still returns the same state.
     std::function<void(const std::shared_ptr<RecorrectionState>&)> stateCached;
 };
 
-/// Calls `member` of the context's views with `event`, where both are set.
-template <class Event>
-void showView(const JobContext& ctx, std::function<void(const Event&)> RunViews::*member, const Event& event)
+/// Whether anyone observes the run's views (work done only for them can be skipped).
+inline bool showsViews(const JobContext& ctx)
 {
-    if (ctx.views && ctx.views->*member)
-        (ctx.views->*member)(event);
+    return ctx.views && ctx.views->show;
+}
+
+/// Shows `event` to the context's views, where there are any.
+template <class Event>
+void showView(const JobContext& ctx, const Event& event)
+{
+    if (showsViews(ctx))
+        ctx.views->show(ViewEvent{&event});
+}
+
+/// Hands the run's state to the context's views, where they keep it.
+inline void showState(const JobContext& ctx, const std::shared_ptr<RecorrectionState>& state)
+{
+    if (ctx.views && ctx.views->stateCached)
+        ctx.views->stateCached(state);
+}
+
+namespace detail {
+template <class... Handlers>
+struct Overloaded : Handlers... {
+    using Handlers::operator()...;
+};
+template <class... Handlers>
+Overloaded(Handlers...) -> Overloaded<Handlers...>;
+} // namespace detail
+
+/// One callback from a handler per event type a front end draws (each taking `const
+/// Event&`); the events it has no handler for are passed over.
+template <class... Handlers>
+std::function<void(const ViewEvent&)> viewHandlers(Handlers... handlers)
+{
+    return [handle = detail::Overloaded{std::move(handlers)..., [](const auto&) {}}](const ViewEvent& event) {
+        std::visit([&handle](const auto* e) { handle(*e); }, event);
+    };
 }
 
 } // namespace lcs

@@ -60,14 +60,13 @@ int evaluatedFrames(const std::string& data, const std::string& split, int64_t c
 CamvidComparison evaluateAndShow(const CamvidWindowCache& cache, const JobContext& ctx, bool recorrected,
                                  double correctionSeconds)
 {
-    if (ctx.views && ctx.views->camvidEvaluating)
-        showView(ctx, &RunViews::camvidEvaluating,
-                 CamvidEvaluating{evaluatedFrames(cache.train.data, cache.evalSplit, cache.maxEvalFrames)});
     CamvidFrameVisitor visit;
-    if (ctx.views && ctx.views->camvidFrame)
-        visit = ctx.views->camvidFrame;
+    if (showsViews(ctx)) {
+        showView(ctx, CamvidEvaluating{evaluatedFrames(cache.train.data, cache.evalSplit, cache.maxEvalFrames)});
+        visit = [&ctx](const CamvidVisitedFrame& frame) { showView(ctx, frame); };
+    }
     const auto comparison = evaluateCamvidWindow(cache, visit, ctx);
-    showView(ctx, &RunViews::camvidEvaluated, CamvidEvaluated{comparison, recorrected, correctionSeconds});
+    showView(ctx, CamvidEvaluated{comparison, recorrected, correctionSeconds});
     return comparison;
 }
 
@@ -85,7 +84,7 @@ CamvidFpsResult measureFps(const CamvidWindowCache& cache, const JobContext& ctx
                                      camvidFpsEnsembles(), kCamvidRunFpsFrames, cache.train.device, ctx);
     p.step = 1;
     ctx.report(p);
-    showView(ctx, &RunViews::camvidFps, CamvidFpsMeasured{fps, static_cast<bool>(cache.mcDropout)});
+    showView(ctx, CamvidFpsMeasured{fps, static_cast<bool>(cache.mcDropout)});
     return fps;
 }
 
@@ -219,16 +218,19 @@ public:
         const CostMatrix table = costs ? *costs : costPreset("camvid");
         keepFrameBuffers();  // frames' activations stay in the heap between frames
         ctx.declarePlan(camvidWindowPlan(config, config.measureFps));
-        showView(ctx, &RunViews::camvidStarted, CamvidRunStarted{config});
+        const auto& t = config.train;
+        showView(ctx, CamvidRunStarted{t.data, t.maxFrames, static_cast<int>(t.width), static_cast<int>(t.height),
+                                       t.model.architecture, t.sgd.epochs, t.sghmc.epochs, t.correction.epochs,
+                                       config.trainMcDropout});
         // SegNet's dropout draws from LibTorch's global generator, not the job's: seeded
         // so that the same settings give the same run.
         torch::manual_seed(choices.seed);
         CamvidWindowConfig training = config;
-        if (ctx.views && ctx.views->camvidPreview)
-            training.preview = ctx.views->camvidPreview;
+        if (showsViews(ctx))
+            training.preview = [&ctx](const CamvidPreview& preview) { showView(ctx, preview); };
         const auto run = trainCamvidWindow(training, ctx);
         auto state = std::make_shared<CamvidState>(config, run.cache, table);
-        showView(ctx, &RunViews::stateCached, std::shared_ptr<RecorrectionState>(state));
+        showState(ctx, state);
         const auto comparison = evaluateAndShow(*run.cache, ctx, false, run.seconds.back().second);
         std::optional<CamvidFpsResult> fps;
         if (config.measureFps) {
@@ -276,7 +278,7 @@ private:
         runSettings.erase(kSavedModelSetting);
         const auto result = evaluateModels(settings.at(kSavedModelSetting).get<std::string>(), runSettings,
                                            costs ? *costs : costPreset("camvid"), ctx);
-        showView(ctx, &RunViews::camvidModelsEvaluated, result);
+        showView(ctx, result);
         return camvidOutput(result, "");
     }
 
@@ -373,7 +375,7 @@ private:
         const auto config = configFor(choices);
         const auto description = checkCamvidModelFolder(choices.model);  // the folder first: no frame is read for a bad one
         checkCamvidData(config, /*training=*/false);
-        showView(ctx, &RunViews::camvidModelsOpened, CamvidModelsOpened{choices.model, description});
+        showView(ctx, CamvidModelsOpened{choices.model, description});
         CamvidEvalConfig ec;
         ec.data = config.train.data;
         ec.split = config.evalSplit;
@@ -391,9 +393,9 @@ private:
         bool started = false;
         auto result = evaluateCamvid(ec, ctx, [&](const CamvidVisitedFrame& f) {
             if (!std::exchange(started, true))
-                showView(ctx, &RunViews::camvidEvaluating,
+                showView(ctx,
                          CamvidEvaluating{evaluatedFrames(ec.data, ec.split, ec.maxFrames)});
-            showView(ctx, &RunViews::camvidFrame, f);
+            showView(ctx, f);
         });
         staged.commit();
         result.record.settings = settings;
@@ -457,8 +459,8 @@ ExperimentOutput CamvidState::recorrect(const CostMatrix& costs, const JobContex
     ctx.declarePlan({{TaskIdentity{"correction", std::nullopt, 0}, 1.6 * m_config.train.correction.epochs},
                      {TaskIdentity{"eval", std::nullopt, 0}, 0.5}});
     CamvidPreviewSink preview;
-    if (ctx.views && ctx.views->camvidPreview)
-        preview = ctx.views->camvidPreview;
+    if (showsViews(ctx))
+        preview = [&ctx](const CamvidPreview& p) { showView(ctx, p); };
     const auto r = recorrectCamvid(*m_cache, costs, ctx, preview);
     m_table = costs;
     const auto comparison = evaluateAndShow(*m_cache, ctx, true, r.seconds);

@@ -118,8 +118,7 @@ public:
             n.collapsed = r.collapsed;
             m_writer->write(n, m_savedFolder);
         }
-        showView(ctx, &RunViews::comparison,
-                 ComparisonShown{m_experiment, r.comparison, changedImages(r.comparison, m_cache->testImages, m_mean, m_std),
+        showView(ctx, ComparisonShown{m_experiment, r.comparison, changedImages(r.comparison, m_cache->testImages, m_mean, m_std),
                                  m_classNames, m_names.cachedUncorrected, /*recorrected=*/true, r.seconds,
                                  r.collapsed});
         m_costs = named;
@@ -183,8 +182,7 @@ struct ImageExperimentParts {
     /// The line after the table for a (method, value) where q collapsed in some trials.
     std::string (*collapseLine)(const std::string& methodLabel, double value, int trials) = nullptr;
     ImageRuleNames rules;
-    /// The view of the finished result, and the provider's last word on the config.
-    std::function<void(const Result&)> RunViews::*finishedView;
+    /// The provider's last word on the config.
     std::function<void(Config&)> ImageExperimentProviders::*tune;
     /// Outputs of this experiment alone (selective: the risk-coverage curves) and their
     /// writer; none by default.
@@ -335,12 +333,11 @@ ExperimentRun ImageExperimentEntry<Config, Result>::run(const nlohmann::json& se
     ctx.tell(NoteKind::Info, data.name + ": " + std::to_string(data.train.size()) + " training, " +
                                  std::to_string(data.test.size()) + " test images; " + config.model.describe() + "; " +
                                  m_parts.sweepSummary(config));
-    if (ctx.views && ctx.views->imageRunStarted) {
+    if (showsViews(ctx)) {
         CostMatrix named = config.*m_parts.costs;
         if (named.numClasses() == data.classes())
             named.setClassNames(data.classNames);
-        showView(ctx, &RunViews::imageRunStarted,
-                 ImageRunStarted{experiment, data.name, data.classNames, data.inputShape,
+        showView(ctx, ImageRunStarted{experiment, data.name, data.classNames, data.inputShape,
                                  static_cast<int64_t>(data.train.size()), static_cast<int64_t>(data.test.size()),
                                  config.model.describe(), named});
     }
@@ -352,10 +349,9 @@ ExperimentRun ImageExperimentEntry<Config, Result>::run(const nlohmann::json& se
     if (staged.asked())
         config.onNetwork = [&](const TrainedNetwork& n) { writer.write(n, staged.path()); };
     // Heat maps and the gallery fill in as each run's q is trained, not at the end.
-    if (ctx.views && ctx.views->comparison)
+    if (showsViews(ctx))
         config.onComparison = [&](const DecisionComparison& c, const at::Tensor& testImages) {
-            showView(ctx, &RunViews::comparison,
-                     ComparisonShown{experiment, c, changedImages(c, testImages, data.channelMean, data.channelStd),
+            showView(ctx, ComparisonShown{experiment, c, changedImages(c, testImages, data.channelMean, data.channelStd),
                                      data.classNames, m_parts.rules.liveUncorrected});
         };
     ctx.declarePlan(m_parts.plan(config));
@@ -368,7 +364,7 @@ ExperimentRun ImageExperimentEntry<Config, Result>::run(const nlohmann::json& se
             warnings += m_parts.collapseLine(imageMethodLabel(summary.method), sweptValue(summary), summary.collapsed);
     if (m_parts.writeOwnOutputs)
         m_parts.writeOwnOutputs(result, outputs);
-    showView(ctx, m_parts.finishedView, result);
+    showView(ctx, result);
     ExperimentRun out;
     out.output = {m_parts.json(result), m_parts.csv(result), m_parts.table(result) + preview + warnings,
                   m_parts.reliability ? m_parts.reliability(result) : std::string(), {}};
@@ -411,7 +407,6 @@ ImageExperimentParts<CorruptionConfig, CorruptionResult> corruptionParts()
                std::to_string(trials) + " trial(s)\n";
     };
     p.rules = {"rate", "sgld_s", "sgld_s"};
-    p.finishedView = &RunViews::corruptionFinished;
     p.tune = &ImageExperimentProviders::tuneCorruption;
     p.reliability = [](const CorruptionResult& r) { return runRowsReliabilityCsv(r.rows, "rate"); };
     return p;
@@ -450,7 +445,6 @@ ImageExperimentParts<SelectiveConfig, SelectiveResult> selectiveParts()
                std::to_string(trials) + " trial(s)\n";
     };
     p.rules = {"r", "sghmc", "sghmc_s"};
-    p.finishedView = &RunViews::selectiveFinished;
     p.tune = &ImageExperimentProviders::tuneSelective;
     p.ownOutputs = {{"risk_coverage", "FILE", PathKind::File,
                      "write every run's risk-coverage curve as CSV (referral cost, trial, method, AURC, coverage, "

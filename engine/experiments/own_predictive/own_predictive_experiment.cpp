@@ -101,7 +101,7 @@ public:
         auto in = readRunInputs(settings, costs, outputs);
         auto state = std::make_shared<OwnPredictiveState>(std::move(in.choices), std::move(in.own), in.matrix,
                                                           std::move(in.evidence));
-        showView(ctx, &RunViews::stateCached, std::shared_ptr<RecorrectionState>(state));
+        showState(ctx, state);
         ExperimentRun out;
         out.output = state->correct(ctx);
         if (in.curvePoints > 0) {

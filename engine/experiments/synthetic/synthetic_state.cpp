@@ -207,7 +207,7 @@ ExperimentRun runSyntheticConfig(const SyntheticConfig& config, const JobContext
     for (const auto& p : predictives)
         views.sampled(config, p);
     auto state = std::make_shared<SyntheticState>(config, std::move(predictives), bindings);
-    showView(ctx, &RunViews::stateCached, std::shared_ptr<RecorrectionState>(state));
+    showState(ctx, state);
     ExperimentRun out;
     // The correction's plan would replace the run's: keep reporting into the run's.
     JobContext correcting = ctx;
@@ -279,8 +279,7 @@ ExperimentRun PosteriorExperiment::act(const std::string& action, const nlohmann
     auto plane = configOf(runSettings, costs);
     plane.gridResolution = windowRegionGrid(plane.gridResolution);
     const auto view = savedModelRegions(path, plane.costs, plane);
-    if (ctx.views && ctx.views->task)
-        ctx.views->task(view);
+    showView(ctx, view);
     RunRecord record;
     record.experiment = name();
     record.action = kEvaluateAction;

@@ -108,10 +108,10 @@ public:
     ExperimentRun run(const nlohmann::json& settings, const std::optional<CostMatrix>& costs, const JobContext& ctx,
                       const OutputPaths& outputs) const override;
     std::vector<ExperimentAction> actions() const override;
-    /// kSampleAction: every (replicate, method) sampled and published (RunViews::task),
+    /// kSampleAction: every (replicate, method) sampled and published (a TaskView each),
     /// no q trained; the state in ExperimentRun::cache, no results. kEvaluateAction: the
     /// q saved at the setting kSavedModelSetting decides the plane's grid under the
-    /// costs (published as one RunViews::task); a results file naming the model.
+    /// costs (published as one TaskView); a results file naming the model.
     ExperimentRun act(const std::string& action, const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
                       const JobContext& ctx, const OutputPaths& outputs) const override;
 };

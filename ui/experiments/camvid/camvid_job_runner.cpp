@@ -206,29 +206,26 @@ private:
     RunViews views(Reporter& reporter)
     {
         RunViews v;
-        v.camvidStarted = [this](const CamvidRunStarted& e) {
+        v.show = viewHandlers([this](const CamvidRunStarted& e) {
             // The data checked out: from here on the previous run is replaced.
             m_state.reset();
             Q_EMIT cacheDropped();
             ++runs;
             emitView(&CamvidJobRunner::trainingStarted);
-            const auto& t = e.config.train;
             Q_EMIT logMessage(tr("CamVid from %1: %2 training frames at %3x%4, %5; CW-SGD %6 epochs, SGHMC + S "
                                  "%7 epochs, q %8 epochs%9")
-                                  .arg(QString::fromStdString(t.data))
-                                  .arg(t.maxFrames > 0 ? tr("up to %1").arg(t.maxFrames) : tr("every"))
-                                  .arg(t.width).arg(t.height)
-                                  .arg(QString::fromStdString(t.model.architecture)).arg(t.sgd.epochs)
-                                  .arg(t.sghmc.epochs).arg(t.correction.epochs)
-                                  .arg(e.config.trainMcDropout ? tr(", MC dropout too") : QString()));
-        };
-        v.camvidPreview = [&reporter](const CamvidPreview& p) { reporter.setPreview(previewView(p)); };
-        v.camvidEvaluating = [this, &reporter](const CamvidEvaluating& e) {
+                                  .arg(QString::fromStdString(e.data))
+                                  .arg(e.maxFrames > 0 ? tr("up to %1").arg(e.maxFrames) : tr("every"))
+                                  .arg(e.width).arg(e.height)
+                                  .arg(QString::fromStdString(e.architecture)).arg(e.sgdEpochs)
+                                  .arg(e.sghmcEpochs).arg(e.correctionEpochs)
+                                  .arg(e.mcDropout ? tr(", MC dropout too") : QString()));
+        }, [&reporter](const CamvidPreview& p) { reporter.setPreview(previewView(p)); },
+        [this, &reporter](const CamvidEvaluating& e) {
             reporter.flush();  // the last previews before the evaluated frames replace them
             emitView(&CamvidJobRunner::evaluationStarted, e.frames);
-        };
-        v.camvidFrame = [&reporter](const CamvidVisitedFrame& f) { reporter.addFrame(frameView(f)); };
-        v.camvidEvaluated = [this, &reporter](const CamvidEvaluated& e) {
+        }, [&reporter](const CamvidVisitedFrame& f) { reporter.addFrame(frameView(f)); },
+        [this, &reporter](const CamvidEvaluated& e) {
             reporter.flush();  // every frame before the figures
             const auto& c = e.comparison;
             CamvidIouView view =
@@ -237,13 +234,23 @@ private:
             view.recorrected = e.recorrected;
             view.correctionSeconds = e.correctionSeconds;
             sendComparison(view);
-        };
-        v.camvidModelsOpened = [this](const CamvidModelsOpened& e) {
+        }, [this](const CamvidModelsOpened& e) {
             const QString description = QString::fromStdString(e.description);
             Q_EMIT logMessage(description);
             emitView(&CamvidJobRunner::modelEvaluationStarted, QString::fromStdString(e.folder), description);
-        };
-        v.camvidFps = [this](const CamvidFpsMeasured& e) {
+        }, [this](const CamvidEvalResult& result) {
+            // A model folder evaluated (Open Model): where it holds S and q, the IoU views as after a run.
+            const CamvidMethodMetrics *student = nullptr, *q = nullptr, *optimum = nullptr;
+            for (const auto& row : result.rows) {
+                if (row.method == "sghmc_s")
+                    (row.rule == "correction_optimum" ? optimum : student) = &row;
+                else if (row.method == "ours")
+                    q = &row;
+            }
+            if (student && q && optimum && result.studentToCorrected)
+                sendComparison(iouView(result.classNames, student->metrics, q->metrics, optimum->metrics.averageCost,
+                                       *result.studentToCorrected, result.frames, result.keptRule));
+        }, [this](const CamvidFpsMeasured& e) {
             CamvidFpsView f;
             for (const auto& p : e.fps.points) {
                 f.ensembles << p.ensemble;
@@ -257,7 +264,7 @@ private:
             f.ensembleMethod = e.mcDropout ? QStringLiteral("mc_dropout") : QStringLiteral("sghmc_s");
             emitView(&CamvidJobRunner::framesPerSecond, f);
             Q_EMIT logMessage(QString::fromStdString(camvidFpsTable(e.fps)).trimmed());
-        };
+        });
         return v;
     }
 
@@ -304,19 +311,7 @@ private:
     void evaluateFolder(const CamvidModelRequest& r, const CostMatrix& costs, QString& json, QString& csv)
     {
         Reporter reporter(this, tr("model evaluation"));
-        RunViews shown = views(reporter);
-        shown.camvidModelsEvaluated = [this](const CamvidEvalResult& result) {
-            const CamvidMethodMetrics *student = nullptr, *q = nullptr, *optimum = nullptr;
-            for (const auto& row : result.rows) {
-                if (row.method == "sghmc_s")
-                    (row.rule == "correction_optimum" ? optimum : student) = &row;
-                else if (row.method == "ours")
-                    q = &row;
-            }
-            if (student && q && optimum && result.studentToCorrected)
-                sendComparison(iouView(result.classNames, student->metrics, q->metrics, optimum->metrics.averageCost,
-                                       *result.studentToCorrected, result.frames, result.keptRule));
-        };
+        const RunViews shown = views(reporter);
         JobContext ctx = reporter.context(cancelToken());
         ctx.views = &shown;
         auto settings = r.settings;

@@ -158,7 +158,7 @@ private:
     RunViews views(Reporter& reporter)
     {
         RunViews v;
-        v.imageRunStarted = [this](const ImageRunStarted& e) {
+        v.show = viewHandlers([this](const ImageRunStarted& e) {
             ImageDataInfo i;
             i.experiment = QString::fromStdString(e.experiment);
             i.name = QString::fromStdString(e.dataset);
@@ -170,8 +170,7 @@ private:
             i.model = QString::fromStdString(e.model);
             i.costs = e.costs;
             emitView(&ImageJobRunner::dataReady, i);
-        };
-        v.comparison = [this, &reporter](const ComparisonShown& e) {
+        }, [this, &reporter](const ComparisonShown& e) {
             reporter.flush();  // the curves that led to this q first
             auto view = comparisonView(e.comparison, e.classNames, e.comparison.costs, e.changedImages);
             const QString experiment = QString::fromStdString(e.experiment);
@@ -185,16 +184,14 @@ private:
             view.uncorrectedMethod = methodIn(uncorrected, experiment);
             view.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
             emitView(&ImageJobRunner::comparison, view);
-        };
-        v.corruptionFinished = [this](const CorruptionResult& r) {
+        }, [this](const CorruptionResult& r) {
             emitView(&ImageJobRunner::summary, summaryView(r));
             emitView(&ImageJobRunner::trainingTime, TrainingTimeView{});
-        };
-        v.selectiveFinished = [this](const SelectiveResult& r) {
+        }, [this](const SelectiveResult& r) {
             emitView(&ImageJobRunner::summary, summaryView(r));
             emitView(&ImageJobRunner::trainingTime, trainingTimeView(r));
             emitView(&ImageJobRunner::riskCoverage, riskCoverageView(r));
-        };
+        });
         return v;
     }
 

@@ -33,12 +33,11 @@ protected:
     {
         const auto request = settingsValue.value<SyntheticRequest>();
         RunViews shown;
-        shown.task = [this](const TaskView& v) { emitView(&SyntheticJobRunner::taskUpdated, v); };
-        shown.taskScored = [this](const ResultRow& r) { emitView(&SyntheticJobRunner::resultRow, r); };
-        shown.evidence = [this](const EvidenceShown& e) {
-            emitView(&SyntheticJobRunner::correctionEvidence, e.evidence, e.costs);
-        };
-        shown.log = [this](const std::string& line) { Q_EMIT logMessage(QString::fromStdString(line)); };
+        shown.show = viewHandlers(
+            [this](const TaskView& v) { emitView(&SyntheticJobRunner::taskUpdated, v); },
+            [this](const ResultRow& r) { emitView(&SyntheticJobRunner::resultRow, r); },
+            [this](const EvidenceShown& e) { emitView(&SyntheticJobRunner::correctionEvidence, e.evidence, e.costs); },
+            [this](const ViewLog& log) { Q_EMIT logMessage(QString::fromStdString(log.line)); });
         // Kept as soon as it exists: a correction cancelled after sampling keeps the posteriors.
         shown.stateCached = [&](const std::shared_ptr<RecorrectionState>& state) { keepState(state, request.settings); };
         const bool sampling = job != JobKind::Recorrect;
@@ -134,7 +133,7 @@ public:
             auto asked = settings;
             asked[kSavedModelSetting] = path.toStdString();
             RunViews views;
-            views.task = [&](const TaskView& v) { shown = v; };
+            views.show = viewHandlers([&](const TaskView& v) { shown = v; });
             JobContext ctx;
             ctx.views = &views;
             runExperimentAction(ExperimentRegistry::global().get(experiment.toStdString()), kEvaluateAction, asked,
