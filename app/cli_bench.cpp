@@ -217,6 +217,22 @@ double timeProductsAlone(const std::vector<int64_t>& layers, int64_t batch, int6
     return productsOneCore;
 }
 
+/// The distillation the bench times: SGLD with its student, `batch` rows a step (the
+/// shapes the products were timed at), no burn-in end (the steps, not the test-set
+/// predictions, are timed).
+lcs::SgldDistillationConfig benchDistillationConfig(int epochs, int64_t batch)
+{
+    lcs::SgldDistillationConfig config;
+    config.epochs = epochs;
+    config.learningRate = 2e-3;
+    config.burnInSteps = 1LL << 40;
+    config.batchSize = batch;
+    config.student =
+        lcs::SgdConfig().withEpochs(0).withBatchSize(static_cast<int>(batch)).withLearningRate(0.05).withWeightDecay(1e-4);
+    config.calibrationNoiseStd = 0.05;
+    return config;
+}
+
 int benchDistill(int argc, char** argv)
 {
     const auto parsed =
@@ -265,16 +281,8 @@ int benchDistill(int argc, char** argv)
         lcs::TrainingSet train{data.train.images,
                                lcs::corruptLabels(data.train.labels, 0.5, data.classes(), generator)};
         auto init = model.build(generator);
-        lcs::SgldDistillationConfig config;
-        config.epochs = epochs;
-        config.learningRate = 2e-3;
-        config.burnInSteps = 1LL << 40;  // time the steps, not the test-set predictions
-        config.batchSize = batch;  // the shapes the products above were timed at
-        config.student =
-            lcs::SgdConfig().withEpochs(0).withBatchSize(static_cast<int>(batch)).withLearningRate(0.05).withWeightDecay(1e-4);
-        config.calibrationNoiseStd = 0.05;
-        return lcs::runSgldDistillation(model, *init, train, train.x, data.test.images.slice(0, 0, 10), config,
-                                        generator, {})
+        return lcs::runSgldDistillation(model, *init, train, train.x, data.test.images.slice(0, 0, 10),
+                                        benchDistillationConfig(epochs, batch), generator, {})
             .secondsPerEpoch;
     };
     const double asFound = epochSeconds();

@@ -123,6 +123,15 @@ void DecisionsView::setTask(const TaskView& view, const QString& methodLabel, co
                                          ? tr(" (the first %1 listed)").arg(view.changedRows.size())
                                          : QString()));
 
+    showChangedRows(view, decisionNames, costs);
+}
+
+/// The rows q decided differently: each with its truth, both decisions, both probability
+/// vectors and its features; q's decision green where it is cheaper for that row, red
+/// where it is dearer.
+void DecisionsView::showChangedRows(const TaskView& view, const QStringList& decisionNames, const CostMatrix& costs)
+{
+    const int n = static_cast<int>(view.testLabels.size());
     QStringList headers{tr("test row"), tr("truth"), tr("P decides"), tr("q decides"), tr("P's probabilities"),
                         tr("q's probabilities")};
     for (const auto& name : view.featureNames)

@@ -31,6 +31,8 @@ public:
     QLabel* costPerClass() const { return m_costPerClass; }
 
 private:
+    void showChangedRows(const TaskView& view, const QStringList& decisionNames, const CostMatrix& costs);
+
     ConfusionPlot* m_confusion = nullptr;
     QLabel* m_costPerClass = nullptr;
     QTableWidget* m_changed = nullptr;
