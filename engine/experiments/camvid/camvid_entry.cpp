@@ -268,7 +268,7 @@ public:
 private:
     /// The window's kEvaluateAction (File > Open Model): the model folder at the setting
     /// kSavedModelSetting evaluated on the validation frames the run's other settings
-    /// name, as `camvid eval` does; the result goes to RunViews::camvidModelsEvaluated.
+    /// name, as `camvid eval` does; the result is shown as a view too.
     ExperimentOutput openFolder(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
                                 const JobContext& ctx) const
     {

@@ -101,7 +101,7 @@ inline constexpr const char* kKeptRuleFile = "kept_rule.pt";
 
 /// What a run of the "correct" experiment leaves: X and P as read, and q as last trained
 /// on them, so that a cost edit (or new settings for q) re-trains only q. Publishes the
-/// correction's views (RunViews::ownCorrecting, ownCorrected) through the context.
+/// correction's views (a TaskView as q trains, its ResultRow and evidence when done).
 class OwnPredictiveState : public RecorrectionState {
 public:
     /// `evidence` is what loadEvidenceInputs read for `choices` and `costs` (the run read it

@@ -73,8 +73,8 @@ namespace lcs::ui {
 
 /// Lives on the runner's thread. A view adapter over the one run path: a run is the
 /// registry's CamVid experiment (runExperiment), a re-correction the state it left, Open
-/// Model the entry's evaluateModels; the CamVid views they publish become this runner's
-/// signals with plain data. Save Models writes the state's networks.
+/// Model its declared kEvaluateAction (runExperimentAction); the CamVid views they
+/// publish become this runner's signals. Save Models writes the state's networks.
 class CamvidWorker : public ExperimentWorker {
     Q_OBJECT
 public:
@@ -306,8 +306,8 @@ private:
     }
 
     /// Evaluates a model folder as `camvid eval` does, on the validation frames the
-    /// settings name (the entry's evaluateModels); where it holds S and q, the viewer and
-    /// the IoU views show them as after a run.
+    /// settings name (the experiment's kEvaluateAction); where it holds S and q, the viewer
+    /// and the IoU views show them as after a run.
     void evaluateFolder(const CamvidModelRequest& r, const CostMatrix& costs, QString& json, QString& csv)
     {
         Reporter reporter(this, tr("model evaluation"));

@@ -16,10 +16,10 @@
 namespace lcs::ui {
 
 /// Lives on the runner's thread. A view adapter over the one run path: a run is the
-/// registry's experiment (runExperiment), "Sample Posterior Only" its sampling half
-/// (samplePosterior), a re-correction the state the last job left; the typed views they
-/// publish become this runner's signals with plain data. Saving and loading q go through
-/// that state too.
+/// registry's experiment (runExperiment), "Sample Posterior Only" and Load Model its
+/// declared actions (kSampleAction, kEvaluateAction, through runExperimentAction), a
+/// re-correction the state the last job left; the views they publish become this
+/// runner's signals. Saving q goes through that state too.
 class SyntheticWorker : public ExperimentWorker {
     Q_OBJECT
 public:
