@@ -793,6 +793,16 @@ private Q_SLOTS:
             error = QString::fromStdString(e.what());
         }
         QVERIFY2(error.contains("/nonexistent/q.pt"), qPrintable(error));
+        // No model at all: refused, naming the setting, for every experiment that declares the action.
+        for (const char* name : {"synthetic", "tabular", "corruption", "selective", "camvid"}) {
+            error.clear();
+            try {
+                runExperimentAction(registry.get(name), kEvaluateAction, nlohmann::json::object(), std::nullopt, {});
+            } catch (const std::exception& e) {
+                error = QString::fromStdString(e.what());
+            }
+            QVERIFY2(error.contains("no saved model given (model)"), qPrintable(QString(name) + ": " + error));
+        }
     }
 
     // A saved q's regions on the plane are its Bayes decisions, cell by cell: a network

@@ -1,4 +1,5 @@
 #include "engine/experiments/experiment.h"
+#include "engine/experiments/saved_model_request.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -133,6 +134,16 @@ SettingSpec savedModelSetting(const std::string& help, bool folder)
     s.browse = folder ? SettingBrowse::Folder : SettingBrowse::File;
     s.required = true;
     return s;
+}
+
+SavedModelRequest savedModelRequest(const nlohmann::json& settings)
+{
+    if (!settings.is_object() || !settings.contains(kSavedModelSetting) || !settings.at(kSavedModelSetting).is_string()
+        || settings.at(kSavedModelSetting).get<std::string>().empty())
+        throw InputError(std::string(kEvaluateAction) + ": no saved model given (" + kSavedModelSetting + ")");
+    SavedModelRequest request{settings.at(kSavedModelSetting).get<std::string>(), settings};
+    request.runSettings.erase(kSavedModelSetting);
+    return request;
 }
 
 std::vector<std::string> RecorrectionState::saveModels(const std::string&) const

@@ -17,6 +17,7 @@
 #include "datasets/camvid_reader.h"
 #include "engine/core/threads.h"
 #include "engine/experiments/run_views.h"
+#include "engine/experiments/saved_model_request.h"
 
 namespace lcs {
 
@@ -272,11 +273,8 @@ private:
     ExperimentOutput openFolder(const nlohmann::json& settings, const std::optional<CostMatrix>& costs,
                                 const JobContext& ctx) const
     {
-        if (!settings.contains(kSavedModelSetting) || !settings.at(kSavedModelSetting).is_string())
-            throw InputError(std::string(kEvaluateAction) + ": no model folder given (" + kSavedModelSetting + ")");
-        auto runSettings = settings;
-        runSettings.erase(kSavedModelSetting);
-        const auto result = evaluateModels(settings.at(kSavedModelSetting).get<std::string>(), runSettings,
+        const auto [folder, runSettings] = savedModelRequest(settings);
+        const auto result = evaluateModels(folder, runSettings,
                                            costs ? *costs : costPreset("camvid"), ctx);
         showView(ctx, result);
         return camvidOutput(result, "");

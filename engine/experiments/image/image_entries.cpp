@@ -18,6 +18,7 @@
 #include "engine/experiments/image/selective_experiment.h"
 #include "engine/experiments/report_json.h"
 #include "engine/experiments/run_views.h"
+#include "engine/experiments/saved_model_request.h"
 #include "engine/io/model_io.h"
 
 namespace lcs {
@@ -482,11 +483,7 @@ ExperimentRun ImageExperiment::act(const std::string& action, const nlohmann::js
 {
     if (action != kEvaluateAction)
         return Experiment::act(action, settings, costs, ctx, outputs);
-    if (!settings.contains(kSavedModelSetting) || !settings.at(kSavedModelSetting).is_string())
-        throw InputError(std::string(kEvaluateAction) + ": no saved model given (" + kSavedModelSetting + ")");
-    const std::string path = settings.at(kSavedModelSetting).get<std::string>();
-    auto dataSettings = settings;
-    dataSettings.erase(kSavedModelSetting);
+    const auto [path, dataSettings] = savedModelRequest(settings);
     const CostMatrix asked = costs ? *costs : defaultCosts(dataSettings);
     ctx.declarePlan({{TaskIdentity{"evaluate", std::nullopt, 0}, 1.0}});
     const auto e = evaluateModel(path, dataSettings, asked, ctx);

@@ -8,6 +8,7 @@
 #include "engine/experiments/plane_view_builder.h"
 #include "engine/experiments/run_record.h"
 #include "engine/experiments/run_views.h"
+#include "engine/experiments/saved_model_request.h"
 #include "engine/experiments/synthetic/synthetic_settings.h"
 #include "engine/experiments/synthetic/synthetic_report.h"
 #include "engine/io/model_io.h"
@@ -271,11 +272,7 @@ ExperimentRun PosteriorExperiment::act(const std::string& action, const nlohmann
     }
     if (action != kEvaluateAction)
         return Experiment::act(action, settings, costs, ctx, outputs);
-    if (!settings.contains(kSavedModelSetting) || !settings.at(kSavedModelSetting).is_string())
-        throw InputError(std::string(kEvaluateAction) + ": no saved model given (" + kSavedModelSetting + ")");
-    const std::string path = settings.at(kSavedModelSetting).get<std::string>();
-    auto runSettings = settings;
-    runSettings.erase(kSavedModelSetting);
+    const auto [path, runSettings] = savedModelRequest(settings);
     auto plane = configOf(runSettings, costs);
     plane.gridResolution = windowRegionGrid(plane.gridResolution);
     const auto view = savedModelRegions(path, plane.costs, plane);
