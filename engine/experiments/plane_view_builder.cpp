@@ -262,10 +262,9 @@ void PlaneViewBuilder::ownCorrecting(const OwnPredictive& own, const CostMatrix&
     if (!active())
         return;
     // One task on one thread: no lock needed for its view.
-    const auto L = costTensor(costs);
     if (!m_own) {
         m_own.emplace();
-        m_own->view = ownView(own, L);
+        m_own->view = ownView(own, costTensor(costs));
     }
     auto& live = *m_own;
     live.view.curve.push_back(curvePoint(step));
@@ -276,7 +275,8 @@ void PlaneViewBuilder::ownCorrecting(const OwnPredictive& own, const CostMatrix&
     // A residual q is P x exp(f(x)): off X's points there is no P, so no regions.
     if (own.features.size(1) == 2 && !residual) {
         const auto plane = ownPlane(own);
-        live.view.corrected = regionGrid(plane, predictProbabilities(q, grid(plane.data, plane.gridResolution)), L);
+        live.view.corrected = regionGrid(plane, predictProbabilities(q, grid(plane.data, plane.gridResolution)),
+                                         costTensor(costs));
     }
     show(m_views, live.view);
 }

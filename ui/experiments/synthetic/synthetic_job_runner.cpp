@@ -1,16 +1,8 @@
 #include "ui/experiments/synthetic/synthetic_job_runner.h"
 
-#include <chrono>
-#include <map>
-#include <mutex>
-#include <optional>
-
-#include "base/core/input_error.h"
-#include "engine/experiments/own_predictive/own_predictive_experiment.h"
+#include "engine/experiments/experiment.h"
 #include "engine/experiments/run_views.h"
-#include "engine/experiments/synthetic/synthetic_experiment.h"
 #include "engine/experiments/synthetic/synthetic_settings.h"
-#include "engine/experiments/synthetic/synthetic_state.h"
 #include "ui/worker_thread.h"
 
 namespace lcs::ui {
