@@ -290,11 +290,11 @@ int executeExperiment(const lcs::Experiment& experiment, const nlohmann::json& s
     lines.finish();
     std::fputs(run.output.table.c_str(), stdout);
     std::fflush(stdout);
-    for (const auto& [name, contents] : {std::pair{"json", &run.output.json}, {"csv", &run.output.csv},
-                                         {"reliability", &run.output.reliability},
-                                         {"cost_benefit", &run.output.costBenefit}})
+    for (const auto& [name, contents] :
+         {std::pair{"json", lcs::resultsJson(run.output)}, {"csv", lcs::resultsCsv(run.output)},
+          {"reliability", run.output.reliability}, {"cost_benefit", lcs::costBenefitCsv(run.output)}})
         if (const std::string path = outputs.path(name); !path.empty())
-            together.stageFile(path, *contents);
+            together.stageFile(path, contents);
     g_cancel.throwIfCancelled();  // a signal during the run's last moments: nothing is committed
     together.commit();
     return kExitOk;

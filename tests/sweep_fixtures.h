@@ -10,7 +10,7 @@
 #include "engine/experiments/image/corruption_experiment.h"
 
 /// Sweep folders for tests: a corruption session and results files written by the
-/// experiment's own writer (corruptionJson), so the sweep reads what runs write.
+/// experiment's own writer (corruptionOutput), so the sweep reads what runs write.
 namespace sweep_fixtures {
 
 inline const lcs::SessionExperiment& experimentNamed(const std::string& name)
@@ -57,7 +57,7 @@ inline std::string corruptionResults(double rate, const std::vector<lcs::Corrupt
         s.method = method;
         r.summary.push_back(s);
     }
-    return lcs::corruptionJson(r);
+    return lcs::resultsJson(lcs::corruptionOutput(r));
 }
 
 } // namespace sweep_fixtures

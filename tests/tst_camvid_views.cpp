@@ -663,7 +663,7 @@ private Q_SLOTS:
                      trained = runExperimentAction(entry, "train", train, std::nullopt, {}, {{"out", dir.toStdString()}});
                  }),
                  QString());
-        recordChecksAgain("train", trained.output.json);
+        recordChecksAgain("train", lcs::resultsJson(trained.output));
         QVERIFY2(trained.output.table.find("saved ours: " + dir.toStdString() + "/ours.pt") != std::string::npos,
                  trained.output.table.c_str());
         QCOMPARE(QDir(dir).entryList({"*.pt"}, QDir::Files, QDir::Name),
@@ -678,7 +678,7 @@ private Q_SLOTS:
         ExperimentRun corrected;
         const auto correct = settingsFor("correct", {{"data", m_data.toStdString()}, {"model", dir.toStdString()}});
         QCOMPARE(thrown([&] { corrected = runExperimentAction(entry, "correct", correct, edited, {}); }), QString());
-        recordChecksAgain("correct", corrected.output.json);
+        recordChecksAgain("correct", lcs::resultsJson(corrected.output));
         QCOMPARE(loadClassifier((dir + "/ours.pt").toStdString()).info.costs, camvidDecisionCosts(edited));
 
         // eval: the figures evaluateCamvid gives for the folder, recorded as the action's,
@@ -689,7 +689,7 @@ private Q_SLOTS:
         const auto eval = settingsFor("eval", {{"data", m_data.toStdString()}, {"model", dir.toStdString()}, {"passes", 3},
                                                {"seed", 7}});
         QCOMPARE(thrown([&] { evaluated = runExperimentAction(entry, "eval", eval, scored, {}); }), QString());
-        recordChecksAgain("eval", evaluated.output.json);
+        recordChecksAgain("eval", lcs::resultsJson(evaluated.output));
         CamvidEvalConfig direct;
         direct.data = m_data.toStdString();
         direct.modelDir = dir.toStdString();
@@ -699,16 +699,16 @@ private Q_SLOTS:
         // seed, whatever the process drew before (training, correcting, this eval).
         direct.seed = eval.at("seed").get<uint64_t>();
         const auto expected = evaluateCamvid(direct, {});
-        QCOMPARE(evaluated.output.csv, camvidEvalCsv(expected));
+        QCOMPARE(lcs::resultsCsv(evaluated.output), lcs::resultsCsv(lcs::camvidEvalOutput(expected)));
         // Its results are no session of the run: refused, naming the action.
-        QVERIFY(thrown([&] { sessionFromJson(evaluated.output.json, "eval.json", sessionCatalogue()); })
+        QVERIFY(thrown([&] { sessionFromJson(lcs::resultsJson(evaluated.output), "eval.json", sessionCatalogue()); })
                     .contains("the record of an action"));
 
         // fps: the folder's MC-dropout net at each ensemble size against one pass of q.
         ExperimentRun timed;
         const auto fps = settingsFor("fps", {{"model", dir.toStdString()}, {"ensemble", {1, 2}}, {"fps_frames", 2}});
         QCOMPARE(thrown([&] { timed = runExperimentAction(entry, "fps", fps, std::nullopt, {}); }), QString());
-        const auto figures = nlohmann::json::parse(timed.output.json);
+        const auto figures = nlohmann::json::parse(lcs::resultsJson(timed.output));
         QCOMPARE(figures.at("ensemble").size(), size_t(2));
         QVERIFY(figures.at("q_fps").get<double>() > 0);
         QVERIFY(thrown([&] { runExperimentAction(entry, "fps", settingsFor("fps", {{"model", dir.toStdString()},

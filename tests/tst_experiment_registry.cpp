@@ -115,16 +115,12 @@ ExperimentOutput correctGaussians(const GaussianRun& run, const CostMatrix& cost
     record.costs = costs;
     record.settings = run.settings;
     record.seed = run.settings.at("seed").get<uint64_t>();
-    nlohmann::json j;
-    j["run"] = runRecordJson(record);
-    j["uncorrected"] = metricsJson(before);
-    j["corrected"] = metricsJson(after);
-    const std::string csv = "rule,cost,accuracy\nuncorrected," + formatNumber(before.averageCost) + "," +
-                            formatNumber(before.accuracy) + "\ncorrected," + formatNumber(after.averageCost) + "," +
-                            formatNumber(after.accuracy) + "\n";
     ExperimentOutput output;
-    output.json = j.dump(2) + "\n";
-    output.csv = csv;
+    output.record = record;
+    output.fields = {{"uncorrected", metricsJson(before)}, {"corrected", metricsJson(after)}};
+    output.csvText = "rule,cost,accuracy\nuncorrected," + formatNumber(before.averageCost) + "," +
+                     formatNumber(before.accuracy) + "\ncorrected," + formatNumber(after.averageCost) + "," +
+                     formatNumber(after.accuracy) + "\n";
     output.table = "three Gaussians: cost " + formatNumber(before.averageCost) + " -> " +
                    formatNumber(after.averageCost) + "\n";
     return output;
@@ -605,7 +601,7 @@ private Q_SLOTS:
                 gap += n * std::abs(cells[9].toDouble() - cells[8].toDouble());
         }
         QCOMPARE(bins.size(), size_t{2});
-        const auto json = nlohmann::json::parse(run.output.json);
+        const auto json = nlohmann::json::parse(lcs::resultsJson(run.output));
         int found = 0;
         for (const auto& o : json.at("observations"))
             if (o.at("metric") == "ece") {
@@ -736,7 +732,7 @@ private Q_SLOTS:
             for (size_t i = 0; i < live.size(); ++i)
                 QCOMPARE(live[i].step, curve[i].step);
         }
-        const auto json = nlohmann::json::parse(run.output.json);
+        const auto json = nlohmann::json::parse(lcs::resultsJson(run.output));
         for (const auto& r : json.at("methods").at("sghmc").at("replicates"))
             QCOMPARE(r.at("corrected").at("cost").get<double>(), correctedCost.at(r.at("replicate").get<int>()));
     }
@@ -782,7 +778,7 @@ private Q_SLOTS:
         QVERIFY(sampled.cache);
         QCOMPARE(sampled.cache->predictiveCount(), 1);
         QCOMPARE(views, 1);
-        QVERIFY(sampled.output.json.empty());
+        QVERIFY(lcs::resultsJson(sampled.output).empty());
         // A saved model that is not there: refused, naming the file.
         auto asked = settings;
         asked[kSavedModelSetting] = "/nonexistent/q.pt";

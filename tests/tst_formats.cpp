@@ -517,7 +517,7 @@ private Q_SLOTS:
         o.collapsed = true;
         m.replicates.push_back(o);
         r.methods.push_back(m);
-        const auto lines = QString::fromStdString(syntheticCsv(r)).split('\n');
+        const auto lines = QString::fromStdString(lcs::resultsCsv(lcs::syntheticOutput(r))).split('\n');
         QVERIFY2(lines[0].startsWith("method,replicate,uncorrected_cost,corrected_cost,paired_diff,uncorrected_accuracy,"),
                  qPrintable(lines[0]));
         QVERIFY2(lines[1].startsWith("bbvi,1,0.5,0.125,0.375,0.75,0.75,"), qPrintable(lines[1]));
@@ -530,7 +530,7 @@ private Q_SLOTS:
         r.record.costs.setReferral(0.2);
         r.methods[0].replicates[0].uncorrected.referralRate = 0.25;
         r.methods[0].replicates[0].corrected.referralRate = 0.5;
-        const auto withReferral = QString::fromStdString(syntheticCsv(r)).split('\n');
+        const auto withReferral = QString::fromStdString(lcs::resultsCsv(lcs::syntheticOutput(r))).split('\n');
         const auto h = withReferral[0].split(','), c = withReferral[1].split(',');
         QCOMPARE(c[h.indexOf("uncorrected_referral_rate")], QString("0.25"));
         QCOMPARE(c[h.indexOf("corrected_referral_rate")], QString("0.5"));
@@ -572,7 +572,7 @@ private Q_SLOTS:
                                          at::tensor({0, 1}, at::kLong), costs);
         const std::vector<ImageRunRow> rows{{0.5, 0, ImageMethod::Ours, m, 1.5, false}};
         const auto observations = runRowsObservations(rows, "referral_cost", true);
-        const auto csv = runRowsCsv(observations, "referral_cost", true);
+        const auto csv = wideCsv(observations, runRowsLayout("referral_cost", true));
         QCOMPARE(QString::fromStdString(csv),
                  QString("referral_cost,trial,method,cost,accuracy,referral_rate,nll,seconds,collapsed\n"
                          "0.5,0,ours,0.25,,1,,1.5,0\n"));

@@ -324,7 +324,7 @@ private Q_SLOTS:
             if (row.setting == 0.0)
                 QVERIFY2(row.metrics.accuracy > 0.9, imageMethodName(row.method).c_str());
         }
-        const auto json = nlohmann::json::parse(corruptionJson(result));
+        const auto json = nlohmann::json::parse(lcs::resultsJson(lcs::corruptionOutput(result)));
         QCOMPARE(json["experiment"].get<std::string>(), std::string("corruption"));
         QCOMPARE(costsOfResults(json, "results"), config.costs);
         QCOMPARE(json["run"]["resolved"]["rates"], nlohmann::json({0.0, 0.5}));
@@ -352,7 +352,7 @@ private Q_SLOTS:
             QVERIFY(e.kept == "q" || e.kept == "P");
         }
         QVERIFY(corruptionTable(result).find("Held-out evidence") != std::string::npos);
-        const auto csv = QString::fromStdString(corruptionCsv(result));
+        const auto csv = QString::fromStdString(lcs::resultsCsv(lcs::corruptionOutput(result)));
         QCOMPARE(csv.count('\n'), 21);
         // Seeded: the same configuration gives the same numbers.
         config.rates = {0.5};
@@ -426,7 +426,7 @@ private Q_SLOTS:
         QVERIFY(result.trainingTime[1].ours >= result.trainingTime[0].ours);
         QVERIFY(result.trainingTime[1].lcSghmc > 1.5 * result.trainingTime[0].lcSghmc);
         QVERIFY(result.trainingTime[0].ours >= result.samplingSeconds);
-        const auto json = nlohmann::json::parse(selectiveJson(result));
+        const auto json = nlohmann::json::parse(lcs::resultsJson(lcs::selectiveOutput(result)));
         QCOMPARE(json["training_time"].size(), size_t(2));
         QCOMPARE(costsOfResults(json, "results"), config.baseCosts);
         QCOMPARE(json["run"]["referral_costs"], nlohmann::json({0.02, 0.4}));

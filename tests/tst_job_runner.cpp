@@ -134,7 +134,7 @@ private Q_SLOTS:
         QVERIFY(finished.wait(120000));
         const auto direct = lcs::runExperiment(ExperimentRegistry::global().get("synthetic"), smallSettings(),
                                                costPreset("synthetic"), JobContext{});
-        QCOMPARE(untimedRows(finished.first().at(3).toString()), untimedRows(QString::fromStdString(direct.output.csv)));
+        QCOMPARE(untimedRows(finished.first().at(3).toString()), untimedRows(QString::fromStdString(lcs::resultsCsv(direct.output))));
     }
 
     void sampleThenCorrectIsTheRun()

@@ -225,7 +225,7 @@ private Q_SLOTS:
         CamvidEvalResult report;
         report.classNames = {"a", "b"};
         report.rows = {{"cw_sgd", "uncorrected", counted}};
-        const auto json = nlohmann::json::parse(camvidEvalJson(report));
+        const auto json = nlohmann::json::parse(lcs::resultsJson(lcs::camvidEvalOutput(report)));
         const auto expected = nlohmann::json::parse("[[5, 1, 2], [0, 7, 3]]");
         const auto& confusion = json["methods"][0]["confusion"];
         QVERIFY2(confusion == expected, confusion.dump().c_str());
@@ -568,7 +568,7 @@ private Q_SLOTS:
         for (const auto& row : result.rows)
             if (row.method == "cw_sgd")
                 QVERIFY2(row.metrics.accuracy > 0.9, qPrintable(QString::number(row.metrics.accuracy)));
-        const auto json = QString::fromStdString(camvidEvalJson(result));
+        const auto json = QString::fromStdString(lcs::resultsJson(lcs::camvidEvalOutput(result)));
         QVERIFY(json.contains("\"per_class_iou\""));
         // The S -> q change table adds up to the difference of the two rows' costs.
         QVERIFY(result.studentToCorrected.has_value());

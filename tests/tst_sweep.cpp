@@ -252,7 +252,7 @@ private Q_SLOTS:
             m.replicates.push_back(o);
         }
         r.methods.push_back(m);
-        const auto observations = lcs::runObservations(nlohmann::json::parse(lcs::syntheticJson(r)), "test");
+        const auto observations = lcs::runObservations(nlohmann::json::parse(lcs::resultsJson(lcs::syntheticOutput(r))), "test");
         // 2 replicates x {uncorrected, corrected, paired_diff, the replicate's own figures}
         QCOMPARE(observations.size(), size_t{8});
         int uncorrected = 0;
@@ -299,7 +299,7 @@ private Q_SLOTS:
             summary.method = lcs::ImageMethod::Ours;
             r.summary.push_back(summary);
         }
-        const auto observations = lcs::runObservations(nlohmann::json::parse(lcs::selectiveJson(r)), "test");
+        const auto observations = lcs::runObservations(nlohmann::json::parse(lcs::resultsJson(lcs::selectiveOutput(r))), "test");
         QCOMPARE(observations.size(), size_t{2});
         QCOMPARE(observations[1].setting, std::string("referral_cost"));
         QCOMPARE(observations[1].settingValue, 0.2);
@@ -339,7 +339,7 @@ private Q_SLOTS:
                 m.metrics.meanIoU = 0.4 + 0.02 * cell;
                 r.rows.push_back(m);
             }
-            lcs::writeFileAtomically(lcs::sweep_paths::resultsJson(dir, cell), lcs::camvidEvalJson(r));
+            lcs::writeFileAtomically(lcs::sweep_paths::resultsJson(dir, cell), lcs::resultsJson(lcs::camvidEvalOutput(r)));
         }
         const auto table = lcs::collectSweep(dir, manifest);
         QVERIFY(table.incomplete.empty());

@@ -60,7 +60,7 @@ private Q_SLOTS:
             auto settings = values;
             settings["correction_lr"] = rates[cell];
             const auto run = lcs::runExperiment(experiment, settings, session.costs, {});
-            lcs::writeFileAtomically(lcs::sweep_paths::resultsJson(dir, cell), run.output.json);
+            lcs::writeFileAtomically(lcs::sweep_paths::resultsJson(dir, cell), lcs::resultsJson(run.output));
         }
         lcs::ui::MainWindow window;
         QVERIFY2(window.openSweepFolder(QString::fromStdString(dir)), qPrintable(window.lastError()));

@@ -409,7 +409,7 @@ private Q_SLOTS:
                                          {"correction_iterations", 20}, {"warm_start_steps", 10},
                                          {"cost_benefit_points", 3}, {"threads", 1}};
         const auto run = lcs::runExperiment(experiment, checkedSettings(experiment.settings(), settings, "test"), costs, {});
-        const auto json = nlohmann::json::parse(run.output.json);
+        const auto json = nlohmann::json::parse(lcs::resultsJson(run.output));
         const auto& curve = json.at("cost_benefit");
         QCOMPARE(curve.at("setting").get<std::string>(), std::string("referral_cost"));
         QCOMPARE(curve.at("current").get<double>(), 0.05);
@@ -432,7 +432,7 @@ private Q_SLOTS:
         for (int replicate = 0; replicate < 2; ++replicate)
             for (size_t k = 1; k < values.size(); ++k)
                 QVERIFY(referred.at({replicate, values[k]}) <= referred.at({replicate, values[k - 1]}));
-        const auto lines = QString::fromStdString(run.output.costBenefit).split('\n', Qt::SkipEmptyParts);
+        const auto lines = QString::fromStdString(lcs::costBenefitCsv(run.output)).split('\n', Qt::SkipEmptyParts);
         QCOMPARE(lines.front(), QString("setting,value,current,method,replicate,rule,cost,referral_rate"));
         QCOMPARE(lines.size(), 1 + rows);
     }
@@ -716,7 +716,7 @@ private Q_SLOTS:
         QVERIFY(!torch::equal(syntheticDataFor(config, 0).testY, data.testY) ||
                 !torch::equal(syntheticDataFor(config, 0).testX, data.testX));  // replicates split differently
         const auto run = lcs::runExperiment(experiment, settings, std::nullopt, {});
-        const auto json = nlohmann::json::parse(run.output.json);
+        const auto json = nlohmann::json::parse(lcs::resultsJson(run.output));
         QCOMPARE(json.at("run").at("experiment").get<std::string>(), std::string("tabular"));
         QCOMPARE(json.at("run").at("settings").at("label").get<std::string>(), std::string("kind"));
         for (const auto& r : json.at("methods").at("kfac_laplace").at("replicates"))
@@ -849,7 +849,7 @@ private Q_SLOTS:
         };
         std::vector<int> test, kept;
         int changed = 0;
-        for (const auto& line : QString::fromStdString(run.output.csv).split('\n', Qt::SkipEmptyParts).mid(1)) {
+        for (const auto& line : QString::fromStdString(lcs::resultsCsv(run.output)).split('\n', Qt::SkipEmptyParts).mid(1)) {
             const auto cells = line.split(',');
             if (cells[1] != "test")
                 continue;
@@ -860,7 +860,7 @@ private Q_SLOTS:
         }
         QCOMPARE(test.size(), size_t{40});  // the default test share 0.25 of 160
         QVERIFY2(changed > 0, "q decides as P on every test row: the curve's rules could not be told apart");
-        const auto json = nlohmann::json::parse(run.output.json);
+        const auto json = nlohmann::json::parse(lcs::resultsJson(run.output));
         const auto& curve = json.at("cost_benefit");
         QCOMPARE(curve.at("setting").get<std::string>(), std::string("referral_cost"));
         QCOMPARE(curve.at("values").get<std::vector<double>>(), (std::vector<double>{0.3, 5.0 / 3, 10.0 / 3, 5}));
@@ -892,7 +892,7 @@ private Q_SLOTS:
             ++checked;
         }
         QCOMPARE(checked, 5);
-        QVERIFY(run.output.costBenefit.rfind("setting,value,current,method,replicate,rule,cost,referral_rate\n", 0) == 0);
+        QVERIFY(lcs::costBenefitCsv(run.output).rfind("setting,value,current,method,replicate,rule,cost,referral_rate\n", 0) == 0);
         // P's reliability bins by hand: confidence max(p0, p1) in (b/15, (b+1)/15], a hit
         // where the larger (class 0 on a tie) is the label.
         std::vector<int> count(kReliabilityBins, 0), hits(kReliabilityBins, 0);
@@ -1039,7 +1039,7 @@ private Q_SLOTS:
         // An asymmetric matrix with a referral column, so a transposed or dropped record shows.
         config.costs = CostMatrix(2, {0.0, 0.3, 0.05, 0.7, 0.0, 0.05}, true, {"neg", "pos"});
         const auto r = runSynthetic(config, {});
-        const auto j = nlohmann::json::parse(syntheticJson(r));
+        const auto j = nlohmann::json::parse(lcs::resultsJson(lcs::syntheticOutput(r)));
         QCOMPARE(j["experiment"].get<std::string>(), std::string("synthetic"));
         // The run record: the cost matrix reads back, with the referral cost, seed and version.
         QCOMPARE(costsOfResults(j, "results"), config.costs);
@@ -1053,7 +1053,7 @@ private Q_SLOTS:
         for (const char* k : {"uncorrected", "corrected", "paired_diff"})
             QVERIFY(m[k]["mean"].is_number() && m[k]["std"].is_number());
         QCOMPARE(m["uncorrected"]["mean"].get<double>(), r.methods[0].uncorrected.mean);
-        const auto csv = QString::fromStdString(syntheticCsv(r));
+        const auto csv = QString::fromStdString(lcs::resultsCsv(lcs::syntheticOutput(r)));
         QCOMPARE(csv.count('\n'), 2);
         // One replicate has no spread: the table shows the means alone, aligned under
         // their headings (the JSON keeps std 0 for readers that expect it).

@@ -231,8 +231,8 @@ void RegistryWorker::execute(JobKind job, const QVariant& settings, const CostMa
     channel.flush();
     Q_EMIT logMessage(QString::fromStdString(output.table).trimmed());
     emitView(&ExperimentJobRunner::table, QString::fromStdString(output.table));
-    json = QString::fromStdString(output.json);
-    csv = QString::fromStdString(output.csv);
+    json = QString::fromStdString(lcs::resultsJson(output));
+    csv = QString::fromStdString(lcs::resultsCsv(output));
 }
 
 } // namespace

@@ -10,7 +10,6 @@
 #include "base/core/input_error.h"
 #include "base/core/number_format.h"
 #include "base/core/seeds.h"
-#include "base/core/version.h"
 #include "base/io/table_csv.h"
 #include "engine/decision/decisions.h"
 
@@ -300,20 +299,17 @@ OwnCorrectionResult correctOwnPredictive(const OwnPredictive& own, const CostMat
     return r;
 }
 
-std::string ownCorrectionJson(const OwnCorrectionResult& r, const CostMatrix& costs, uint64_t seed)
+nlohmann::json ownCorrectionSummary(const OwnCorrectionResult& r, const CostMatrix& costs)
 {
     nlohmann::json curve = nlohmann::json::array();
     for (const auto& s : r.correction.curve)
         curve.push_back({{"step", s.step}, {"loss", s.loss}, {"kl", s.kl}, {"expected_cost", s.expectedCost}});
     const int64_t n = r.decisionsBefore.size(0);
     nlohmann::json j;
-    j["program"] = std::string(programName()) + " " + programVersion();
     j["command"] = "correct";
     j["rows"] = n;
     j["features"] = r.correction.q->inputs;
     j["classes"] = costs.numClasses();
-    j["seed"] = seed;
-    j["cost_matrix"] = nlohmann::json::parse(costMatrixToJson(costs));
     j["changed_decisions"] = r.changed;
     j["mean_expected_cost_before"] = r.expectedCostBefore.mean().item<double>();
     j["mean_expected_cost_after"] = r.expectedCostAfter.mean().item<double>();
@@ -329,11 +325,10 @@ std::string ownCorrectionJson(const OwnCorrectionResult& r, const CostMatrix& co
         j["held_out_unlabelled"] = {{"rows", r.correction.heldOutInputs},
                                     {"kept_epoch", r.correction.keptEpoch},
                                     {"objective", r.correction.heldOutObjective}};
-    j["evidence"] = r.hasEvidence ? correctionEvidenceJson(r.evidence, costs) : nlohmann::json(nullptr);
     j["kept"] = r.hasEvidence ? r.evidence.kept : std::string("q");
     j["seconds"] = r.correction.seconds;
     j["curve"] = curve;
-    return j.dump(2) + "\n";
+    return j;
 }
 
 std::string ownCorrectionCsv(const OwnCorrectionResult& r, const CostMatrix& costs)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <ATen/core/Tensor.h>
+#include <nlohmann/json.hpp>
 
 #include "base/decision/cost_matrix.h"
 #include "base/io/npy.h"
@@ -115,9 +116,11 @@ OwnCorrectionResult correctOwnPredictive(const OwnPredictive& own, const CostMat
                                          const CorrectionObserver& observer = {},
                                          const OwnEvidenceInputs& evidence = {});
 
-/// Results as JSON (summary, per-row decisions and the curve) and the per-row CSV: X's
-/// rows, then a separate labelled test set's (role "test set", numbered from 1).
-std::string ownCorrectionJson(const OwnCorrectionResult& r, const CostMatrix& costs, uint64_t seed);
+/// The correction's summary for the results file (rows, classes, changed decisions, q's
+/// form and base, the kept rule, the training curve); the held-out evidence is the
+/// caller's. And the per-row CSV: X's rows, then a separate labelled test set's (role
+/// "test set", numbered from 1).
+nlohmann::json ownCorrectionSummary(const OwnCorrectionResult& r, const CostMatrix& costs);
 std::string ownCorrectionCsv(const OwnCorrectionResult& r, const CostMatrix& costs);
 
 } // namespace lcs

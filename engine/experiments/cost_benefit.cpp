@@ -67,37 +67,6 @@ CostMatrix costsAt(const CostMatrix& base, const std::string& setting, double va
     return out;
 }
 
-std::string costBenefitCsv(const CostBenefit& curve)
-{
-    std::string out = "setting,value,current,method,replicate,rule,cost,referral_rate\n";
-    for (const auto& r : curve.rows)
-        out += curve.axis.setting + "," + formatNumber(r.value) + "," + (r.value == curve.axis.current ? "1" : "0") +
-               "," + r.method + "," + std::to_string(r.replicate) + "," + r.rule + "," + reportCell(r.cost) + "," +
-               reportCell(r.referralRate) + "\n";
-    return out;
-}
-
-nlohmann::json costBenefitJson(const CostBenefit& curve)
-{
-    auto rows = nlohmann::json::array();
-    for (const auto& r : curve.rows)
-        rows.push_back({{"value", r.value},
-                        {"method", r.method},
-                        {"replicate", r.replicate},
-                        {"rule", r.rule},
-                        {"cost", reportNumber(r.cost)},
-                        {"referral_rate", reportNumber(r.referralRate)}});
-    return {{"setting", curve.axis.setting}, {"current", curve.axis.current}, {"values", curve.axis.values},
-            {"rows", rows}};
-}
-
-std::string withCostBenefit(const std::string& resultsJson, const CostBenefit& curve)
-{
-    auto json = nlohmann::json::parse(resultsJson);
-    json["cost_benefit"] = costBenefitJson(curve);
-    return json.dump(2) + "\n";
-}
-
 void addEvidenceRows(CostBenefit& curve, double value, const std::string& method, int replicate,
                      const CorrectionEvidence& evidence)
 {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/decision/cost_matrix.h"
+#include "engine/experiments/cost_benefit_curve.h"
 #include "engine/decision/correction_evidence.h"
 #include "engine/experiments/synthetic/synthetic_experiment.h"
 
@@ -15,17 +16,6 @@
 /// the referral cost moves (a matrix with a referral decision) or, for two classes, the
 /// ratio of the two errors' costs.
 namespace lcs {
-
-/// The setting a curve moves and the matrices it passes through.
-struct CostBenefitAxis {
-    std::string setting;          ///< kReferralCostAxis or kCostRatioAxis
-    double current = 0;           ///< the run's own value, always among `values`
-    std::vector<double> values;   ///< ascending
-};
-inline constexpr const char* kReferralCostAxis = "referral_cost";
-/// L[0][1] / L[1][0]: the cost of deciding class 1 for a class-0 row over that of
-/// deciding class 0 for a class-1 row (Weka's cost/benefit axis for two classes).
-inline constexpr const char* kCostRatioAxis = "cost_ratio";
 
 /// The axis for `costs` with `points` values (2 to 50) besides the current one: with a
 /// referral decision, referral costs evenly from largest/points to the largest class
@@ -39,27 +29,6 @@ CostBenefitAxis costBenefitAxis(const CostMatrix& costs, int points);
 /// (M = the largest cost).
 CostMatrix costsAt(const CostMatrix& base, const std::string& setting, double value);
 
-struct CostBenefitRow {
-    double value = 0;          ///< along the axis
-    std::string method;        ///< the method catalogue's id
-    int replicate = 0;
-    std::string rule;          ///< "uncorrected", "corrected", "temperature", "offsets"
-    double cost = 0;           ///< realised mean cost on the test rows
-    double referralRate = 0;   ///< NaN for the baselines (their cost only is kept)
-};
-
-struct CostBenefit {
-    CostBenefitAxis axis;
-    std::vector<CostBenefitRow> rows;  ///< by value, then as the run lists its tasks
-};
-
-/// [setting, value, method, replicate, rule, cost, referral_rate] rows, the current value
-/// marked in a column "current" (1 on its rows).
-std::string costBenefitCsv(const CostBenefit& curve);
-nlohmann::json costBenefitJson(const CostBenefit& curve);
-/// A run's results JSON with the curve added under "cost_benefit" (after the run: the
-/// curve re-trains q at every point once the run's own q is scored).
-std::string withCostBenefit(const std::string& resultsJson, const CostBenefit& curve);
 
 /// The curve's rows of one re-trained q from its held-out evidence, for `method` and
 /// `replicate`: P ("uncorrected"), the decisions the run keeps ("corrected": q's, or P's

@@ -14,6 +14,7 @@
 #include "base/decision/cost_matrix.h"
 #include "base/io/session_file.h"
 #include "engine/core/job.h"
+#include "engine/experiments/results_document.h"
 
 /// The experiment model: each experiment declares itself once, as an Experiment, and the
 /// registry lists them. The command line (`lcstudio-cli NAME`, its flags and --help), the
@@ -21,19 +22,6 @@
 /// experiment added to the registry runs everywhere without a change to another file.
 /// Plain C++: no Qt.
 namespace lcs {
-
-/// A finished run or re-correction in the experiment's one results format: the results
-/// file (JSON, starting with the "run" record), its rows as CSV and the text table the
-/// CLI prints and the window logs.
-struct ExperimentOutput {
-    std::string json;
-    std::string csv;
-    std::string table;
-    /// The reliability diagrams (reliabilityCsv), where the experiment draws them.
-    std::string reliability;
-    /// The cost-benefit curve (costBenefitCsv), where the run made one.
-    std::string costBenefit;
-};
 
 /// What a run leaves for re-correcting under new costs (a cached posterior predictive or
 /// student S): held by the caller between jobs, used on one thread at a time.

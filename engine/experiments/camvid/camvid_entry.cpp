@@ -25,7 +25,9 @@ namespace {
 
 ExperimentOutput camvidOutput(const CamvidEvalResult& result, const std::string& heading)
 {
-    return {camvidEvalJson(result), camvidEvalCsv(result), heading + camvidEvalTable(result), {}, {}};
+    auto out = camvidEvalOutput(result);
+    out.table = heading + out.table;
+    return out;
 }
 
 /// Refuses a missing folder, or one without the train (where `training`) and evaluation
@@ -328,15 +330,17 @@ private:
             saved[method] = std::filesystem::path(path).filename().string();
         for (const auto& [method, s] : result.seconds)
             seconds[method] = s;
-        const nlohmann::json json{{"experiment", kCamvidExperiment},
-                                  {"run", runRecordJson(actionRecord("train", settings, table, config.train.seed))},
-                                  {"model", dir},
-                                  {"frames", result.frames},
-                                  {"saved", saved},
-                                  {"seconds", seconds},
-                                  {"total_seconds", result.totalSeconds},
-                                  {"held_out", heldOutJson(result.heldOut)}};
-        return {json.dump(2) + "\n", {}, text, {}, {}};
+        ExperimentOutput out;
+        out.experiment = kCamvidExperiment;
+        out.record = actionRecord("train", settings, table, config.train.seed);
+        out.fields = {{"model", dir},
+                      {"frames", result.frames},
+                      {"saved", saved},
+                      {"seconds", seconds},
+                      {"total_seconds", result.totalSeconds},
+                      {"held_out", heldOutJson(result.heldOut)}};
+        out.table = text;
+        return out;
     }
 
     /// correct: q re-trained on the folder's S, replacing its ours.pt.
@@ -353,15 +357,17 @@ private:
                       static_cast<long long>(result.frames), result.seconds,
                       result.collapsed ? " (its decisions collapsed to one class)" : "");
         const std::string line = head + result.path + "\n";
-        const nlohmann::json json{{"experiment", kCamvidExperiment},
-                                  {"run", runRecordJson(actionRecord("correct", settings, table, config.train.seed))},
-                                  {"model", choices.model},
-                                  {"q", result.path},
-                                  {"frames", result.frames},
-                                  {"collapsed", result.collapsed},
-                                  {"seconds", result.seconds},
-                                  {"held_out", heldOutJson(result.heldOut)}};
-        return {json.dump(2) + "\n", {}, line + camvidHeldOutText(result.heldOut), {}, {}};
+        ExperimentOutput out;
+        out.experiment = kCamvidExperiment;
+        out.record = actionRecord("correct", settings, table, config.train.seed);
+        out.fields = {{"model", choices.model},
+                      {"q", result.path},
+                      {"frames", result.frames},
+                      {"collapsed", result.collapsed},
+                      {"seconds", result.seconds},
+                      {"held_out", heldOutJson(result.heldOut)}};
+        out.table = line + camvidHeldOutText(result.heldOut);
+        return out;
     }
 
     /// eval: every network of the folder on the evaluation split, streaming; the frames
@@ -407,7 +413,7 @@ private:
         const auto fps = camvidFramesPerSecond(
             choices.model, choices.ensembles.empty() ? camvidFpsEnsembles() : choices.ensembles, choices.fpsFrames,
             choices.device, ctx);
-        return {camvidFpsJson(fps), {}, camvidFpsTable(fps), {}, {}};
+        return camvidFpsOutput(fps);
     }
 
     /// A run's configuration: the table checked first, then the folder's splits.

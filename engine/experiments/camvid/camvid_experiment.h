@@ -19,6 +19,7 @@
 #include "engine/decision/grouped_evidence.h"
 #include "engine/decision/metrics_accumulator.h"
 #include "engine/experiments/camvid/camvid_kept_rule.h"
+#include "engine/experiments/results_document.h"
 #include "engine/experiments/run_record.h"
 #include "engine/models/classifier.h"
 
@@ -415,15 +416,17 @@ std::string camvidTrainText(const CamvidTrainResult& r);
 /// alike), or "" when q was trained without held-out frames.
 std::string camvidHeldOutText(const CamvidHeldOutCheck& check);
 std::string camvidEvalTable(const CamvidEvalResult& r);
-std::string camvidEvalJson(const CamvidEvalResult& r);
-/// One row per (method, decision rule) with the per-class IoU; reads back as numbers.
-std::string camvidEvalCsv(const CamvidEvalResult& r);
+/// The evaluation's results: the run record, the long table (CSV: one row per (method,
+/// decision rule) with the per-class IoU), "frames", "methods" (each row's figures and
+/// confusion), "changes_s_to_q", the evidence, "kept_rule", "fps" where measured, the table.
+ExperimentOutput camvidEvalOutput(const CamvidEvalResult& r);
 /// The window's job (and a camvid session's replay) in the results format: S's rows
 /// (uncorrected, and decided at the correction's optimum), q's row, the changes between
 /// them, the run record of `config` and `cache`, and the frames per second when measured.
 CamvidEvalResult camvidWindowResults(const CamvidComparison& comparison, const CamvidWindowConfig& config,
                                      const CamvidWindowCache& cache, const std::optional<CamvidFpsResult>& fps = {});
 std::string camvidFpsTable(const CamvidFpsResult& r);
-std::string camvidFpsJson(const CamvidFpsResult& r);
+/// The measurement as results ("experiment": "camvid_fps", no run record) and its table.
+ExperimentOutput camvidFpsOutput(const CamvidFpsResult& r);
 
 } // namespace lcs

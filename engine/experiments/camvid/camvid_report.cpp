@@ -225,7 +225,25 @@ std::string camvidEvalTable(const CamvidEvalResult& r)
     return s.str();
 }
 
-std::string camvidEvalJson(const CamvidEvalResult& r)
+namespace {
+
+WideLayout camvidEvalLayout(const CamvidEvalResult& r)
+{
+    // One line per (method, decision rule); per-class IoU in the classes' order.
+    WideLayout layout;
+    layout.trial.clear();
+    layout.rule = "decisions";
+    layout.columns = {{"cost", "", "cost"},       {"expected_cost", "", "expected_cost"},
+                      {"mean_iou", "", "mean_iou"}, {"pixel_accuracy", "", "accuracy"},
+                      {"nll", "", "nll"},         {"pixels", "", "pixels", true}};
+    for (const auto& name : r.classNames)
+        layout.columns.push_back({"iou_" + name, "", "iou_" + name});
+    return layout;
+}
+
+} // namespace
+
+ExperimentOutput camvidEvalOutput(const CamvidEvalResult& r)
 {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& row : r.rows) {
@@ -252,8 +270,14 @@ std::string camvidEvalJson(const CamvidEvalResult& r)
                         {"pixels", row.metrics.count},
                         {"confusion", confusion}});
     }
-    nlohmann::json out{{"experiment", kCamvidExperiment}, {"run", runRecordJson(r.record)}, {"frames", r.frames},
-                       {"seconds", r.seconds}, {"methods", rows}, {"observations", observationsJson(camvidObservations(r))}};
+    ExperimentOutput doc;
+    doc.experiment = kCamvidExperiment;
+    doc.record = r.record;
+    doc.observations = camvidObservations(r);
+    doc.csvLayout = camvidEvalLayout(r);
+    doc.table = camvidEvalTable(r);
+    auto& out = doc.fields;
+    out = {{"frames", r.frames}, {"seconds", r.seconds}, {"methods", rows}};
     if (r.studentToCorrected) {
         const auto& c = *r.studentToCorrected;
         nlohmann::json kinds = nlohmann::json::array();
@@ -268,27 +292,14 @@ std::string camvidEvalJson(const CamvidEvalResult& r)
                                  {"kinds", kinds}};
     }
     if (r.evidence)
-        out["evidence"] = groupedComparisonJson(*r.evidence);
+        doc.evidence = groupedComparisonJson(*r.evidence);
     if (r.keptRule)
         out["kept_rule"] = keptRuleJson(*r.keptRule);
     if (r.fps)
         out["fps"] = fpsJson(*r.fps);
-    return out.dump(2) + "\n";
+    return doc;
 }
 
-std::string camvidEvalCsv(const CamvidEvalResult& r)
-{
-    // One line per (method, decision rule); per-class IoU in the classes' order.
-    WideLayout layout;
-    layout.trial.clear();
-    layout.rule = "decisions";
-    layout.columns = {{"cost", "", "cost"},       {"expected_cost", "", "expected_cost"},
-                      {"mean_iou", "", "mean_iou"}, {"pixel_accuracy", "", "accuracy"},
-                      {"nll", "", "nll"},         {"pixels", "", "pixels", true}};
-    for (const auto& name : r.classNames)
-        layout.columns.push_back({"iou_" + name, "", "iou_" + name});
-    return wideCsv(camvidObservations(r), layout);
-}
 
 CamvidEvalResult camvidWindowResults(const CamvidComparison& c, const CamvidWindowConfig& config,
                                      const CamvidWindowCache& cache, const std::optional<CamvidFpsResult>& fps)
@@ -346,11 +357,13 @@ std::string camvidFpsTable(const CamvidFpsResult& r)
     return s.str();
 }
 
-std::string camvidFpsJson(const CamvidFpsResult& r)
+ExperimentOutput camvidFpsOutput(const CamvidFpsResult& r)
 {
-    auto j = fpsJson(r);
-    j["experiment"] = "camvid_fps";
-    return j.dump(2) + "\n";
+    ExperimentOutput out;
+    out.experiment = "camvid_fps";
+    out.fields = fpsJson(r);
+    out.table = camvidFpsTable(r);
+    return out;
 }
 
 } // namespace lcs

@@ -544,7 +544,7 @@ std::string corruptionTable(const CorruptionResult& r)
 }
 
 
-std::string corruptionJson(const CorruptionResult& r)
+ExperimentOutput corruptionOutput(const CorruptionResult& r)
 {
     nlohmann::json rates = nlohmann::json::array();
     for (const auto& m : r.summary)
@@ -555,24 +555,23 @@ std::string corruptionJson(const CorruptionResult& r)
                          {"nll", reportMeanStd(m.nll)},
                          {"collapsed_trials", m.collapsed}});
     const auto trials = runRowsJson(r.rows, "rate", false);
-    nlohmann::json j = {{"experiment", kCorruptionExperiment},
-                        {"run", runRecordJson(r.record)},
-                        {"dataset", r.dataset},
-                        {"model", r.model},
-                        {"trials", r.trials},
-                        {"seed", r.seed},
-                        {"seconds", r.seconds},
-                        {"distillation_seconds_per_epoch", r.distillationSecondsPerEpoch},
-                        {"summary", rates},
-                        {"runs", trials},
-                        {"evidence", imageEvidenceJson(r.comparisons, "rate")},
-                        {"observations", observationsJson(corruptionObservations(r))}};
-    return j.dump(2) + "\n";
-}
-
-std::string corruptionCsv(const CorruptionResult& r)
-{
-    return runRowsCsv(corruptionObservations(r), "rate", false);
+    ExperimentOutput out;
+    out.experiment = kCorruptionExperiment;
+    out.record = r.record;
+    out.observations = corruptionObservations(r);
+    out.csvLayout = runRowsLayout("rate", false);
+    out.evidence = imageEvidenceJson(r.comparisons, "rate");
+    out.fields = {{"dataset", r.dataset},
+                  {"model", r.model},
+                  {"trials", r.trials},
+                  {"seed", r.seed},
+                  {"seconds", r.seconds},
+                  {"distillation_seconds_per_epoch", r.distillationSecondsPerEpoch},
+                  {"summary", rates},
+                  {"runs", trials}};
+    out.table = corruptionTable(r);
+    out.reliability = runRowsReliabilityCsv(r.rows, "rate");
+    return out;
 }
 
 } // namespace lcs

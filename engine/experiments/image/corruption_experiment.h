@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/decision/cost_matrix.h"
+#include "engine/experiments/results_document.h"
 #include "base/inference/method_catalog.h"
 #include "base/io/observations.h"
 #include "datasets/image_data.h"
@@ -198,7 +199,9 @@ CorruptionResult runCorruptionExperiment(const ImageDataset& data, const Corrupt
                                          const JobContext& ctx);
 
 std::string corruptionTable(const CorruptionResult& result);
-std::string corruptionJson(const CorruptionResult& result);
-std::string corruptionCsv(const CorruptionResult& result);
+/// The results: the run record, the long table (CSV: one row per (rate, trial, method)),
+/// "dataset", "model", "trials", "seed", "summary" (mean ± std per rate and method),
+/// "runs", the held-out evidence, the table and every run's reliability diagram.
+ExperimentOutput corruptionOutput(const CorruptionResult& result);
 
 } // namespace lcs

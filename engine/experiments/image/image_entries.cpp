@@ -36,9 +36,9 @@ ExperimentOutput recorrectionOutput(const RunRecord& record, const Recorrection&
                               {"referral_rate", reportNumber(m.referralRate)}};
     };
     const auto& c = r.comparison;
-    nlohmann::json j;
-    j["run"] = runRecordJson(record);
-    j["recorrection"] = {{"setting", reportNumber(c.rate)},     {"trial", c.trial},
+    ExperimentOutput out;
+    out.record = record;
+    out.fields["recorrection"] = {{"setting", reportNumber(c.rate)},     {"trial", c.trial},
                          {"uncorrected", metrics(c.uncorrected)}, {"corrected", metrics(c.corrected)},
                          {"changed_decisions", c.changedCount},  {"collapsed", r.collapsed},
                          {"seconds", reportNumber(r.seconds)}};
@@ -58,18 +58,18 @@ ExperimentOutput recorrectionOutput(const RunRecord& record, const Recorrection&
         key.rule = rule;
         appendObservations(observations, key, *m, ObservedMetrics{referral, {}});
     }
-    j["observations"] = observationsJson(observations);
     WideLayout layout;
     layout.setting = setting;
     layout.rule = "rule";
     layout.columns = {{"cost", "", "cost"}, {"accuracy", "", "accuracy"}};
     if (referral)
         layout.columns.push_back({"referral_rate", "", "referral_rate"});
-    const std::string csv = wideCsv(observations, layout);
-    const std::string table = "Re-correction: test cost " + formatNumber(c.uncorrected.averageCost) + " (S) -> " +
+    out.observations = std::move(observations);
+    out.csvLayout = std::move(layout);
+    out.table = "Re-correction: test cost " + formatNumber(c.uncorrected.averageCost) + " (S) -> " +
                               formatNumber(c.corrected.averageCost) + " (q), " + std::to_string(c.changedCount) +
                               " decision(s) changed" + (r.collapsed ? " (q collapsed to one class)" : "") + "\n";
-    return {j.dump(2) + "\n", csv, table, {}, {}};
+    return out;
 }
 
 /// How an image experiment names its swept setting and its rules, for a cached run.
@@ -169,9 +169,8 @@ struct ImageExperimentParts {
     CostMatrix Config::*costs = nullptr;  ///< the matrix a user's costs replace
     TaskPlan (*plan)(const Config&) = nullptr;
     Result (*run)(const ImageDataset&, const Config&, const JobContext&) = nullptr;
-    std::string (*json)(const Result&) = nullptr;
-    std::string (*csv)(const Result&) = nullptr;
-    std::string (*table)(const Result&) = nullptr;
+    /// The results document (its table, reliability diagrams and all).
+    ExperimentOutput (*output)(const Result&) = nullptr;
     /// The matrix the run's q for a swept value was trained for (the cached one's, the
     /// live comparisons').
     CostMatrix (*costsAt)(const Config&, double sweptValue) = nullptr;
@@ -189,8 +188,6 @@ struct ImageExperimentParts {
     /// writer; none by default.
     std::vector<OutputSpec> ownOutputs = {};
     void (*writeOwnOutputs)(const Result&, const OutputPaths&) = nullptr;
-    /// Every run's reliability diagrams as CSV (runRowsReliabilityCsv with the rows' setting).
-    std::string (*reliability)(const Result&) = nullptr;
 };
 
 template <class Config, class Result>
@@ -367,8 +364,8 @@ ExperimentRun ImageExperimentEntry<Config, Result>::run(const nlohmann::json& se
         m_parts.writeOwnOutputs(result, outputs);
     showView(ctx, result);
     ExperimentRun out;
-    out.output = {m_parts.json(result), m_parts.csv(result), m_parts.table(result) + preview + warnings,
-                  m_parts.reliability ? m_parts.reliability(result) : std::string(), {}};
+    out.output = m_parts.output(result);
+    out.output.table += preview + warnings;
     if (result.cache)
         out.cache = std::make_shared<ImageState>(experiment, m_parts.rules, result.cache,
                                                  m_parts.costsAt(config, result.cache->rate), result.record, data,
@@ -395,9 +392,7 @@ ImageExperimentParts<CorruptionConfig, CorruptionResult> corruptionParts()
     p.costs = &CorruptionConfig::costs;
     p.plan = &corruptionPlan;
     p.run = &runCorruptionExperiment;
-    p.json = &corruptionJson;
-    p.csv = &corruptionCsv;
-    p.table = &corruptionTable;
+    p.output = &corruptionOutput;
     p.costsAt = [](const CorruptionConfig& c, double) { return c.costs; };
     p.sweepsReferral = false;
     p.sweepSummary = [](const CorruptionConfig& c) {
@@ -409,7 +404,6 @@ ImageExperimentParts<CorruptionConfig, CorruptionResult> corruptionParts()
     };
     p.rules = {"rate", "sgld_s", "sgld_s"};
     p.tune = &ImageExperimentProviders::tuneCorruption;
-    p.reliability = [](const CorruptionResult& r) { return runRowsReliabilityCsv(r.rows, "rate"); };
     return p;
 }
 
@@ -432,9 +426,7 @@ ImageExperimentParts<SelectiveConfig, SelectiveResult> selectiveParts()
     p.costs = &SelectiveConfig::baseCosts;
     p.plan = &selectivePlan;
     p.run = &runSelectiveExperiment;
-    p.json = &selectiveJson;
-    p.csv = &selectiveCsv;
-    p.table = &selectiveTable;
+    p.output = &selectiveOutput;
     p.costsAt = [](const SelectiveConfig& c, double r) { return selectiveCosts(c.baseCosts, r); };
     p.sweepsReferral = true;
     p.sweepSummary = [](const SelectiveConfig& c) {
@@ -453,7 +445,6 @@ ImageExperimentParts<SelectiveConfig, SelectiveResult> selectiveParts()
     p.writeOwnOutputs = [](const SelectiveResult& result, const OutputPaths& outputs) {
         writeOutputFile(outputs, "risk_coverage", riskCoverageCsv(result));
     };
-    p.reliability = [](const SelectiveResult& r) { return runRowsReliabilityCsv(r.rows, "referral_cost"); };
     return p;
 }
 
@@ -493,9 +484,7 @@ ExperimentRun ImageExperiment::act(const std::string& action, const nlohmann::js
     // The selective experiment rotates its test images per trial; these are as loaded.
     const std::string images =
         name() == kSelectiveExperiment ? "test images (as loaded, not rotated)" : "test images";
-    ExperimentOutput output;
-    output.json = imageModelEvaluationJson(e);
-    output.csv = imageModelEvaluationCsv(e);
+    ExperimentOutput output = imageModelEvaluationOutput(e);
     output.table = path + " (" + (e.info.method.empty() ? "?" : e.info.method) + ", " + e.info.architecture +
                    ") on the " + std::to_string(e.metrics.count) + " " + images + " of " + e.dataset + " under " +
                    matrix + ": " + imageModelEvaluationText(e) + "\n";

@@ -103,8 +103,7 @@ nlohmann::json runRowJson(const char* setting, double value, int trial, ImageMet
     return j;
 }
 
-std::string runRowsCsv(const std::vector<Observation>& observations, const char* setting, bool withReferral,
-                       const std::vector<WideColumn>& extra)
+WideLayout runRowsLayout(const char* setting, bool withReferral, const std::vector<WideColumn>& extra)
 {
     WideLayout layout;
     layout.setting = setting;
@@ -115,7 +114,7 @@ std::string runRowsCsv(const std::vector<Observation>& observations, const char*
     layout.columns.push_back({"seconds", "", "seconds"});
     layout.columns.push_back({"collapsed", "", "collapsed", true});
     layout.columns.insert(layout.columns.end(), extra.begin(), extra.end());
-    return wideCsv(observations, layout);
+    return layout;
 }
 
 ImageNetworkWriter::ImageNetworkWriter(const std::string& experiment, const ImageDataset& data, uint64_t seed)
@@ -215,32 +214,7 @@ ImageModelEvaluation evaluateImageModel(const std::string& path, const ImageData
     return out;
 }
 
-std::string imageModelEvaluationJson(const ImageModelEvaluation& e)
-{
-    const auto& m = e.metrics;
-    nlohmann::json metrics{{"cost", reportNumber(m.averageCost)},
-                           {"expected_cost", reportNumber(m.expectedCost)},
-                           {"accuracy", reportNumber(m.accuracy)},
-                           {"nll", reportNumber(m.nll)}};
-    if (e.costs.hasReferral())
-        metrics["referral_rate"] = reportNumber(m.referralRate);
-    const RunRecord record{e.info.experiment, e.costs, {}, {{"model", e.path}, {"data", e.dataset}}, e.info.seed, nlohmann::json::object(), ""};
-    const nlohmann::json j{{"evaluation", "model"},
-                           {"run", runRecordJson(record)},
-                           {"model",
-                            {{"path", e.path},
-                             {"experiment", e.info.experiment},
-                             {"method", e.info.method},
-                             {"role", e.info.role},
-                             {"trial", e.info.replicate},
-                             {"architecture", e.info.architecture}}},
-                           {"dataset", e.dataset},
-                           {"test_images", m.count},
-                           {"costs_from", e.sidecarCosts ? "sidecar" : "given"},
-                           {"metrics", metrics},
-                           {"seconds", e.seconds}};
-    return j.dump(2) + "\n";
-}
+namespace {
 
 std::string imageModelEvaluationCsv(const ImageModelEvaluation& e)
 {
@@ -251,6 +225,36 @@ std::string imageModelEvaluationCsv(const ImageModelEvaluation& e)
            csvText(e.dataset) + ',' + std::to_string(m.count) + ',' + reportCell(m.averageCost) + ',' +
            reportCell(m.expectedCost) + ',' + reportCell(m.accuracy) + ',' +
            (referral ? reportCell(m.referralRate) + ',' : std::string()) + reportCell(m.nll) + '\n';
+}
+
+} // namespace
+
+ExperimentOutput imageModelEvaluationOutput(const ImageModelEvaluation& e)
+{
+    const auto& m = e.metrics;
+    nlohmann::json metrics{{"cost", reportNumber(m.averageCost)},
+                           {"expected_cost", reportNumber(m.expectedCost)},
+                           {"accuracy", reportNumber(m.accuracy)},
+                           {"nll", reportNumber(m.nll)}};
+    if (e.costs.hasReferral())
+        metrics["referral_rate"] = reportNumber(m.referralRate);
+    ExperimentOutput out;
+    out.record = RunRecord{e.info.experiment, e.costs, {}, {{"model", e.path}, {"data", e.dataset}}, e.info.seed, nlohmann::json::object(), ""};
+    out.fields = {{"evaluation", "model"},
+                  {"model",
+                   {{"path", e.path},
+                    {"experiment", e.info.experiment},
+                    {"method", e.info.method},
+                    {"role", e.info.role},
+                    {"trial", e.info.replicate},
+                    {"architecture", e.info.architecture}}},
+                  {"dataset", e.dataset},
+                  {"test_images", m.count},
+                  {"costs_from", e.sidecarCosts ? "sidecar" : "given"},
+                  {"metrics", metrics},
+                  {"seconds", e.seconds}};
+    out.csvText = imageModelEvaluationCsv(e);
+    return out;
 }
 
 std::string imageModelEvaluationText(const ImageModelEvaluation& e)

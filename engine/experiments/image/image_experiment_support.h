@@ -13,6 +13,7 @@
 #include "engine/core/job.h"
 #include "engine/decision/decisions.h"
 #include "engine/experiments/report_json.h"
+#include "engine/experiments/results_document.h"
 #include "engine/experiments/run_views.h"
 
 /// What the label-corruption and selective-classification experiments share: method
@@ -136,9 +137,9 @@ std::string runRowsReliabilityCsv(const std::vector<Row>& rows, const char* sett
     return reliabilityCsv(diagrams);
 }
 
-/// The rows as CSV: a view of their long table; `extra` columns after the common ones.
-std::string runRowsCsv(const std::vector<Observation>& observations, const char* setting, bool withReferral,
-                       const std::vector<WideColumn>& extra = {});
+/// The rows' CSV as a view of their long table: key columns, then cost, accuracy, the
+/// referral rate (`withReferral`), NLL, seconds and collapse, then `extra`.
+WideLayout runRowsLayout(const char* setting, bool withReferral, const std::vector<WideColumn>& extra = {});
 
 /// The model files of the networks an image run trains, as `--save-models` and the
 /// window's Save Model write them: `<stem>.pt` (TorchScript) and its sidecar
@@ -178,9 +179,8 @@ struct ImageModelEvaluation {
 ImageModelEvaluation evaluateImageModel(const std::string& path, const ImageDataset& data, const CostMatrix& costs,
                                         const JobContext& ctx);
 /// The evaluation as a results file: the model, the data, the run record (the matrix
-/// scored under) and the figures; CSV: one row.
-std::string imageModelEvaluationJson(const ImageModelEvaluation& e);
-std::string imageModelEvaluationCsv(const ImageModelEvaluation& e);
+/// scored under) and the figures; CSV: one row. The text table is the caller's.
+ExperimentOutput imageModelEvaluationOutput(const ImageModelEvaluation& e);
 /// One line of figures for a log: cost, expected cost, accuracy, NLL, referral rate.
 std::string imageModelEvaluationText(const ImageModelEvaluation& e);
 

@@ -40,7 +40,7 @@ public:
                                        const CostMatrix& costs, const JobContext& ctx) const;
     /// The window's kEvaluateAction (File > Open Model): the classifier at the setting
     /// kSavedModelSetting decides the test images the other settings name
-    /// (evaluateModel); results: imageModelEvaluationJson / Csv, and one line saying what
+    /// (evaluateModel); results: imageModelEvaluationOutput, and one line saying what
     /// decided what under which matrix.
     std::vector<ExperimentAction> actions() const override;
     ExperimentRun act(const std::string& action, const nlohmann::json& settings, const std::optional<CostMatrix>& costs,

@@ -417,7 +417,7 @@ std::string selectiveTable(const SelectiveResult& r)
 }
 
 
-std::string selectiveJson(const SelectiveResult& r)
+ExperimentOutput selectiveOutput(const SelectiveResult& r)
 {
     nlohmann::json summary = nlohmann::json::array();
     for (const auto& m : r.summary)
@@ -444,14 +444,25 @@ std::string selectiveJson(const SelectiveResult& r)
                           {"ours_seconds", t.ours},
                           {"ours_no_s_seconds", t.oursNoS},
                           {"lc_sghmc_seconds", t.lcSghmc}});
-    nlohmann::json j = {{"experiment", kSelectiveExperiment}, {"run", runRecordJson(r.record)}, {"dataset", r.dataset}, {"model", r.model},
-                        {"trials", r.trials},       {"seed", r.seed},       {"seconds", r.seconds},
-                        {"sampling_seconds", r.samplingSeconds},          {"summary", summary},
-                        {"runs", runs},             {"training_time", timing},
-                        {"risk_coverage", curves},
-                        {"evidence", imageEvidenceJson(r.comparisons, "referral_cost")},
-                        {"observations", observationsJson(selectiveObservations(r))}};
-    return j.dump(2) + "\n";
+    ExperimentOutput out;
+    out.experiment = kSelectiveExperiment;
+    out.record = r.record;
+    out.observations = selectiveObservations(r);
+    out.csvLayout = runRowsLayout("referral_cost", true, {{"aurc", "", "aurc"}});
+    out.evidence = imageEvidenceJson(r.comparisons, "referral_cost");
+    out.fields = {{"dataset", r.dataset},
+                  {"model", r.model},
+                  {"trials", r.trials},
+                  {"seed", r.seed},
+                  {"seconds", r.seconds},
+                  {"sampling_seconds", r.samplingSeconds},
+                  {"summary", summary},
+                  {"runs", runs},
+                  {"training_time", timing},
+                  {"risk_coverage", curves}};
+    out.table = selectiveTable(r);
+    out.reliability = runRowsReliabilityCsv(r.rows, "referral_cost");
+    return out;
 }
 
 std::string riskCoverageCsv(const SelectiveResult& r)
@@ -467,9 +478,5 @@ std::string riskCoverageCsv(const SelectiveResult& r)
     return s;
 }
 
-std::string selectiveCsv(const SelectiveResult& r)
-{
-    return runRowsCsv(selectiveObservations(r), "referral_cost", true, {{"aurc", "", "aurc"}});
-}
 
 } // namespace lcs

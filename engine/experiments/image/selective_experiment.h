@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/decision/cost_matrix.h"
+#include "engine/experiments/results_document.h"
 #include "base/inference/method_catalog.h"
 #include "base/io/observations.h"
 #include "datasets/image_data.h"
@@ -91,8 +92,10 @@ SelectiveConfig selectiveConfigFor(const ImageRunChoices& choices, const ImageDa
 /// progress fraction over the whole run.
 TaskPlan selectivePlan(const SelectiveConfig& config);
 
-std::string selectiveJson(const SelectiveResult& result);
-std::string selectiveCsv(const SelectiveResult& result);
+/// The results: the run record, the long table (CSV: one row per (referral cost, trial,
+/// method) with AURC), "summary", "runs", "training_time", "risk_coverage", the held-out
+/// evidence, the table and every run's reliability diagram.
+ExperimentOutput selectiveOutput(const SelectiveResult& result);
 /// Every run's risk-coverage curve: one row per (referral cost, trial, method, coverage).
 std::string riskCoverageCsv(const SelectiveResult& result);
 

@@ -106,8 +106,7 @@ public:
         out.output = state->correct(ctx);
         if (in.curvePoints > 0) {
             const auto curve = state->costBenefit(in.curvePoints, ctx);
-            out.output.costBenefit = costBenefitCsv(curve);
-            out.output.json = withCostBenefit(out.output.json, curve);
+            out.output.costBenefit = curve;
         }
         if (OutputFolder folder(outputs, "out"); folder.asked()) {
             state->writeFiles(folder.path());  // every file, or none
@@ -240,8 +239,14 @@ ExperimentOutput OwnPredictiveState::correctWith(OwnPredictiveChoices choices, C
     m_evidence = std::move(evidence);
     m_last = std::move(result);
     views.ownCorrected(m_own, *m_last, m_costs);
-    return {ownPredictiveResultsJson(*m_last, m_costs, m_choices), ownCorrectionCsv(*m_last, m_costs),
-            ownPredictiveTable(*m_last, m_costs, m_own, m_evidence.test.readingNotes), ownReliabilityCsv(*m_last), {}};
+    return lastOutput();
+}
+
+ExperimentOutput OwnPredictiveState::lastOutput() const
+{
+    auto out = ownPredictiveOutput(*m_last, m_costs, m_choices);
+    out.table = ownPredictiveTable(*m_last, m_costs, m_own, m_evidence.test.readingNotes);
+    return out;
 }
 
 CostBenefit OwnPredictiveState::costBenefit(int points, const JobContext& ctx) const
@@ -303,8 +308,9 @@ void OwnPredictiveState::writeFiles(const std::string& folder) const
 {
     if (!m_last)
         throw InputError("no corrected model yet: run the correction first");
-    writeFileAtomically(folder + "/results.json", ownPredictiveResultsJson(*m_last, m_costs, m_choices));
-    writeFileAtomically(folder + "/decisions.csv", ownCorrectionCsv(*m_last, m_costs));
+    const auto output = lastOutput();
+    writeFileAtomically(folder + "/results.json", resultsJson(output));
+    writeFileAtomically(folder + "/decisions.csv", resultsCsv(output));
     std::string curve = "step,loss,kl,expected_cost\n";
     for (const auto& s : m_last->correction.curve)
         curve += std::to_string(s.step) + "," + formatNumber(s.loss) + "," + formatNumber(s.kl) + "," +
@@ -531,24 +537,23 @@ std::vector<Observation> ownObservations(const OwnCorrectionResult& result)
     return rows;
 }
 
-std::string ownPredictiveResultsJson(const OwnCorrectionResult& result, const CostMatrix& costs,
+ExperimentOutput ownPredictiveOutput(const OwnCorrectionResult& result, const CostMatrix& costs,
                                      const OwnPredictiveChoices& choices)
 {
+    ExperimentOutput out;
+    out.experiment = kOwnPredictiveExperiment;
     RunRecord record;
     record.experiment = kOwnPredictiveExperiment;
     record.costs = costs;
     record.settings = settingValues(ownPredictiveSettings(), choices);
     record.seed = choices.correction.seed;
-    nlohmann::ordered_json out;
-    out["run"] = runRecordJson(record);
-    // Named: a temporary's items() would outlive it in the range-for. The run record
-    // already holds the program, the costs and the seed.
-    const auto summary = nlohmann::json::parse(ownCorrectionJson(result, costs, choices.correction.seed));
-    for (const auto& [key, value] : summary.items())
-        if (key != "program" && key != "cost_matrix" && key != "seed")
-            out[key] = value;
-    out["observations"] = observationsJson(ownObservations(result));
-    return out.dump(2) + "\n";
+    out.record = record;
+    out.observations = ownObservations(result);
+    out.csvText = ownCorrectionCsv(result, costs);
+    out.fields = ownCorrectionSummary(result, costs);
+    out.evidence = result.hasEvidence ? correctionEvidenceJson(result.evidence, costs) : nlohmann::json(nullptr);
+    out.reliability = ownReliabilityCsv(result);
+    return out;
 }
 
 std::string ownPredictiveTable(const OwnCorrectionResult& result, const CostMatrix& costs, const OwnPredictive& own,

@@ -71,9 +71,10 @@ const std::vector<BoundSetting<OwnPredictiveChoices>>& ownPredictiveSettings();
 /// name the files as the settings do ("--features X.npy").
 OwnPredictive loadOwnPredictive(const OwnPredictiveChoices& choices);
 
-/// The results: the "run" record (experiment, costs, settings, seed) followed by
-/// ownCorrectionJson's summary, per-row decisions and curve.
-std::string ownPredictiveResultsJson(const OwnCorrectionResult& result, const CostMatrix& costs,
+/// The results: the run record (experiment, costs, settings, seed), the long table,
+/// ownCorrectionSummary's fields, the held-out evidence (null without labels), the
+/// per-row decisions as CSV and the reliability diagrams; the text table is the caller's.
+ExperimentOutput ownPredictiveOutput(const OwnCorrectionResult& result, const CostMatrix& costs,
                                      const OwnPredictiveChoices& choices);
 /// The run's long table (results' "observations", what `sweep collect` merges): method
 /// "own", trial 0; P as "uncorrected" and q as "corrected" (their mean expected cost under
@@ -143,6 +144,8 @@ private:
     /// q, once q is trained.
     ExperimentOutput correctWith(OwnPredictiveChoices choices, CostMatrix costs, OwnEvidenceInputs evidence,
                                  const JobContext& ctx);
+    /// The last correction's results document (ownPredictiveOutput and the text table).
+    ExperimentOutput lastOutput() const;
 
     OwnPredictiveChoices m_choices;
     OwnPredictive m_own;

@@ -306,7 +306,9 @@ std::string syntheticTable(const SyntheticResult& r)
     return s.str();
 }
 
-std::string syntheticJson(const SyntheticResult& r)
+namespace {
+
+nlohmann::json methodsJson(const SyntheticResult& r)
 {
     nlohmann::json methods = nlohmann::json::object();
     for (const auto& m : r.methods) {
@@ -355,11 +357,10 @@ std::string syntheticJson(const SyntheticResult& r)
                 {"verdict", verdictName(q.verdict)}};
         }
     }
-    nlohmann::json j = {{"experiment", r.record.experiment}, {"run", runRecordJson(r.record)}, {"replicates", r.replicates}, {"seconds", r.seconds},
-                        {"seed", r.seed}, {"bbvi_prior", BbviPrior::name(r.bbviPrior)}, {"methods", methods},
-                        {"observations", observationsJson(syntheticObservations(r))}};
-    return j.dump(2) + "\n";
+    return methods;
 }
+
+} // namespace
 
 std::vector<Observation> syntheticObservations(const SyntheticResult& r)
 {
@@ -398,7 +399,9 @@ std::vector<Observation> syntheticObservations(const SyntheticResult& r)
     return out;
 }
 
-std::string syntheticCsv(const SyntheticResult& r)
+namespace {
+
+WideLayout syntheticCsvLayout(const SyntheticResult& r)
 {
     WideLayout layout;
     layout.trial = "replicate";
@@ -424,7 +427,26 @@ std::string syntheticCsv(const SyntheticResult& r)
     if (r.record.costs.hasReferral())  // the long table has referral rates only then
         layout.columns.insert(layout.columns.end(), {{"uncorrected_referral_rate", "uncorrected", "referral_rate"},
                                                      {"corrected_referral_rate", "corrected", "referral_rate"}});
-    return wideCsv(syntheticObservations(r), layout);
+    return layout;
+}
+
+} // namespace
+
+ExperimentOutput syntheticOutput(const SyntheticResult& r)
+{
+    ExperimentOutput out;
+    out.experiment = r.record.experiment;
+    out.record = r.record;
+    out.observations = syntheticObservations(r);
+    out.csvLayout = syntheticCsvLayout(r);
+    out.fields = {{"replicates", r.replicates},
+                  {"seconds", r.seconds},
+                  {"seed", r.seed},
+                  {"bbvi_prior", BbviPrior::name(r.bbviPrior)},
+                  {"methods", methodsJson(r)}};
+    out.table = syntheticTable(r);
+    out.reliability = syntheticReliabilityCsv(r);
+    return out;
 }
 
 std::string syntheticReliabilityCsv(const SyntheticResult& r)

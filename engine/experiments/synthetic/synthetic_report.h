@@ -3,6 +3,7 @@
 #include <string>
 
 #include "base/io/observations.h"
+#include "engine/experiments/results_document.h"
 #include "engine/experiments/synthetic/synthetic_experiment.h"
 
 namespace lcs {
@@ -11,17 +12,16 @@ namespace lcs {
 /// difference and its std, one row per method.
 std::string syntheticTable(const SyntheticResult& result);
 
-/// {"experiment": "synthetic", "replicates": N, "seconds": s, "seed": S, "bbvi_prior": "fan_in"|"isotropic",
-///  "methods": {name: {"uncorrected": {"mean","std"}, "corrected": {...},
-///                     "paired_diff": {...}, "replicates": [...]}}}
-std::string syntheticJson(const SyntheticResult& result);
+/// The run's results: beside the run record and the long table, "replicates", "seconds",
+/// "seed", "bbvi_prior" ("fan_in" | "isotropic") and "methods": {name: {"uncorrected":
+/// {"mean","std"}, "corrected", "paired_diff", "replicates": [...], ...}}; the CSV one row
+/// per (method, replicate) with both rules' figures; Table 2 as text; the reliability diagrams.
+ExperimentOutput syntheticOutput(const SyntheticResult& result);
 
 /// The results' long table: per replicate, both decision rules' figures, the paired
 /// difference, the baselines (rules "temperature", "offsets"), seconds and collapse.
 std::vector<Observation> syntheticObservations(const SyntheticResult& result);
 
-/// One row per (method, replicate) with both decision rules' metrics: a view of the long table.
-std::string syntheticCsv(const SyntheticResult& result);
 /// Each replicate's reliability diagrams, uncorrected and corrected (reliabilityCsv).
 std::string syntheticReliabilityCsv(const SyntheticResult& r);
 

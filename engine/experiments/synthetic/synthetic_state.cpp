@@ -155,7 +155,7 @@ ExperimentOutput SyntheticState::lastOutput(double seconds) const
 {
     auto result = m_lastResult;
     result.seconds = seconds;
-    return {syntheticJson(result), syntheticCsv(result), syntheticTable(result), syntheticReliabilityCsv(result), {}};
+    return syntheticOutput(result);
 }
 
 std::vector<std::string> SyntheticState::saveModel(int replicate, const std::string& series,
@@ -218,8 +218,7 @@ ExperimentRun runSyntheticConfig(const SyntheticConfig& config, const JobContext
     if (curvePoints > 0) {
         const auto curve = state->costBenefit(curvePoints, correcting);
         out.output = state->lastOutput(secondsSince(start));  // the wall time the whole run took
-        out.output.costBenefit = costBenefitCsv(curve);
-        out.output.json = withCostBenefit(out.output.json, curve);
+        out.output.costBenefit = curve;
     }
     models.commit();
     out.cache = std::move(state);
@@ -283,15 +282,14 @@ ExperimentRun PosteriorExperiment::act(const std::string& action, const nlohmann
     record.costs = plane.costs;
     record.settings = settings;
     record.seed = plane.seed;
-    const nlohmann::json json{{"experiment", name()},
-                              {"run", runRecordJson(record)},
-                              {"model", path},
-                              {"method", view.method},
-                              {"replicate", view.replicate},
-                              {"classes", view.numClasses},
-                              {"grid_resolution", plane.gridResolution}};
     ExperimentOutput output;
-    output.json = json.dump(2) + "\n";
+    output.experiment = name();
+    output.record = record;
+    output.fields = {{"model", path},
+                     {"method", view.method},
+                     {"replicate", view.replicate},
+                     {"classes", view.numClasses},
+                     {"grid_resolution", plane.gridResolution}};
     output.table = path + ": q of " + view.method + ", replicate " + std::to_string(view.replicate) +
                    ", decides the plane's " + std::to_string(plane.gridResolution) + " x " +
                    std::to_string(plane.gridResolution) + " grid\n";

@@ -135,8 +135,8 @@ protected:
         }
         reporter.flush();
         Q_EMIT logMessage(QString::fromStdString(output.table).trimmed());
-        json = QString::fromStdString(output.json);
-        csv = QString::fromStdString(output.csv);
+        json = QString::fromStdString(lcs::resultsJson(output));
+        csv = QString::fromStdString(lcs::resultsCsv(output));
     }
 
 private:
@@ -321,8 +321,8 @@ private:
                                              settings, costs, ctx, {}, CoreShare::LeaveOneForGui);
         reporter.flush();
         Q_EMIT logMessage(QString::fromStdString(run.output.table).trimmed());
-        json = QString::fromStdString(run.output.json);
-        csv = QString::fromStdString(run.output.csv);
+        json = QString::fromStdString(lcs::resultsJson(run.output));
+        csv = QString::fromStdString(lcs::resultsCsv(run.output));
     }
 
     /// What the last run left (a CamvidState: S, q, the unlabelled frames).

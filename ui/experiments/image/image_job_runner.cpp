@@ -238,8 +238,8 @@ private:
                                       outputs, CoreShare::LeaveOneForGui);
         reporter.flush();
         Q_EMIT logMessage(QString::fromStdString(run.output.table).trimmed());
-        json = QString::fromStdString(run.output.json);
-        csv = QString::fromStdString(run.output.csv);
+        json = QString::fromStdString(lcs::resultsJson(run.output));
+        csv = QString::fromStdString(lcs::resultsCsv(run.output));
         m_cache = std::move(run.cache);
         m_cacheExperiment = s.experiment;
         if (m_cache) {
@@ -273,8 +273,8 @@ private:
         reporter.flush();
         ++recorrections;
         Q_EMIT logMessage(QString::fromStdString(output.table).trimmed());
-        json = QString::fromStdString(output.json);
-        csv = QString::fromStdString(output.csv);
+        json = QString::fromStdString(lcs::resultsJson(output));
+        csv = QString::fromStdString(lcs::resultsCsv(output));
     }
 
     /// Decides the test images of the request's data with an exported classifier: the
@@ -289,8 +289,8 @@ private:
                                              CoreShare::LeaveOneForGui);
         channel.flush();
         Q_EMIT logMessage(QString::fromStdString(run.output.table).trimmed());
-        json = QString::fromStdString(run.output.json);
-        csv = QString::fromStdString(run.output.csv);
+        json = QString::fromStdString(lcs::resultsJson(run.output));
+        csv = QString::fromStdString(lcs::resultsCsv(run.output));
     }
 
     std::shared_ptr<RecorrectionState> m_cache;

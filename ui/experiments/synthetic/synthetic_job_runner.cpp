@@ -42,8 +42,8 @@ protected:
         else
             output = recorrectCached(request, costs, ctx);
         channel.flush();
-        json = QString::fromStdString(output.json);
-        csv = QString::fromStdString(output.csv);
+        json = QString::fromStdString(lcs::resultsJson(output));
+        csv = QString::fromStdString(lcs::resultsCsv(output));
         if (!output.table.empty())
             Q_EMIT logMessage(QString::fromStdString(output.table).trimmed());
     }
