@@ -57,6 +57,12 @@ hits=$(grep -rlE '#include "engine/fastpath/' "$src/engine" "$src/datasets" "$sr
 hits=$(grep -rnE '(#include <(torch|ATen|c10)/|\b(at|torch|c10)::|\bMlpImpl\b|\b(bayesDecisions|fitPrincipalPlane|projectOntoPlane|predictProbabilities|correctedProbabilities|syntheticGrid)\()' \
        "$src/ui" || true)
 [ -z "$hits" ] || fail "tensors, networks or engine computations in ui/: $hits"
+# One results document: an experiment fills ExperimentOutput and one file writes every
+# results file from it; nothing else in engine/experiments dumps JSON (a CamVid model
+# folder's manifest is a model file, not results).
+hits=$(grep -rlE '\.dump\(' "$src/engine/experiments" \
+       | grep -vE '/engine/experiments/(results_document\.cpp|camvid/camvid_model_folder\.cpp|run_record\.cpp)$' || true)
+[ -z "$hits" ] || fail "results JSON assembled outside results_document.cpp: $hits"
 command -v readelf >/dev/null || { echo "readelf missing: source check only"; exit 0; }
 needed=$(readelf -d "$cli" | grep NEEDED | grep -iE 'libQt' || true)
 [ -z "$needed" ] || fail "lcstudio-cli links Qt directly: $needed"
