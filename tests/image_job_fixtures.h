@@ -9,7 +9,8 @@
 #include "engine/experiments/image/image_experiments.h"
 #include "engine/experiments/image/selective_experiment.h"
 #include "tests/tiny_images.h"
-#include "ui/experiments/image/image_job_runner.h"
+#include "ui/experiments/image/image_conversion.h"
+#include "ui/job_runner.h"
 
 /// The image job runner's test fixtures: presets shrunk to seconds on the tiny images.
 namespace lcs::ui {
@@ -41,7 +42,7 @@ inline void useImageProviders(const ImageExperimentProviders& providers = tinyPr
 }
 
 /// A small run of `experiment` on the tiny images, its settings checked as the window's.
-inline ImageRunRequest tinySettings(const QString& experiment, nlohmann::json changes = nlohmann::json::object())
+inline JobRequest tinySettings(const QString& experiment, nlohmann::json changes = nlohmann::json::object())
 {
     nlohmann::json s = {{"data", "tiny"}, {"trials", 1}};
     if (experiment == "selective") {
@@ -53,14 +54,27 @@ inline ImageRunRequest tinySettings(const QString& experiment, nlohmann::json ch
     }
     s.update(changes);
     const auto& entry = ExperimentRegistry::global().get(experiment.toStdString());
-    return {experiment, checkedSettings(entry.settings(), s, "test")};
+    return {experiment, checkedSettings(entry.settings(), s, "test"), {"save_models"}};
 }
 
-/// Starts `request` on `runner`.
-inline bool startImageJob(ImageJobRunner& runner, JobRunner::Job job, const ImageRunRequest& request,
-                          const CostMatrix& costs)
+/// The image page's runner: its jobs, with the image views converted as the page's are.
+class ImageRunner : public JobRunner {
+public:
+    ImageRunner() : JobRunner(JobNames{"Image experiment"}, std::make_unique<ImageViewAdapter>()) {}
+};
+
+/// Starts `request` on `runner` (its networks kept for export, as the page asks).
+inline bool startImageJob(JobRunner& runner, JobRunner::Job job, const JobRequest& request, const CostMatrix& costs)
 {
-    return runner.start(job, request.experiment, request.settings, costs);
+    return runner.start(job, request, costs);
+}
+
+/// File > Open Model: the classifier at `path` decides the test images `request` names.
+inline bool openImageModel(JobRunner& runner, const QString& path, JobRequest request, const CostMatrix& costs)
+{
+    request.settings[kSavedModelSetting] = path.toStdString();
+    request.keptOutputs.clear();
+    return runner.start(JobRunner::kOpenModel, request, costs);
 }
 
 } // namespace lcs::ui

@@ -33,7 +33,8 @@
 #include "tests/window_pages.h"
 #include "ui/experiment_panel.h"
 #include "ui/experiments/camvid/camvid_experiment_page.h"
-#include "ui/experiments/camvid/camvid_job_runner.h"
+#include "tests/view_spy.h"
+#include "ui/job_runner.h"
 #include "ui/experiments/camvid/camvid_page.h"
 #include "ui/experiments/camvid/camvid_views.h"
 #include "ui/experiments/experiment_page.h"
@@ -347,18 +348,18 @@ private Q_SLOTS:
     void trainingFillsViewerBarsAndCurves()
     {
         auto& r = *camvidRunner(*m_window);
-        QSignalSpy finished(&r, &CamvidJobRunner::finished);
-        QSignalSpy comparisons(&r, &CamvidJobRunner::comparison);
-        QSignalSpy frames(&r, &CamvidJobRunner::frames);
+        QSignalSpy finished(&r, &JobRunner::finished);
+        ViewSpy<CamvidIouView> comparisons(&r);
+        ViewSpy<QVector<CamvidFrameView>> frames(&r);
         // Live overlays: every preview that reaches the window is on the viewer's panels
         // (checked as it arrives, after the window's own handler), before the job finishes.
         auto* viewer = camvidPage(*m_window)->viewer();
         viewer->setCurrentFrame(0);
         viewer->setOpacity(1.0);
-        QSignalSpy previews(&r, &CamvidJobRunner::preview);
+        ViewSpy<CamvidPreviewView> previews(&r);
         int previewsBeforeFinish = -1, checkedS = 0, checkedQ = 0, busyChecks = 0;
         QString mismatch;
-        const auto onPreview = connect(&r, &CamvidJobRunner::preview, this, [&](const CamvidPreviewView& p) {
+        const auto onPreview = onView<CamvidPreviewView>(&r, this, [&](const CamvidPreviewView& p) {
             busyChecks += r.isBusy();
             const CamvidFrameView* f = nullptr;
             for (const auto& candidate : p.frames)
@@ -400,7 +401,7 @@ private Q_SLOTS:
             }
             ++(p.network == "ours" ? checkedQ : checkedS);
         });
-        const auto onFinish = connect(&r, &CamvidJobRunner::finished, this, [&] { previewsBeforeFinish = int(previews.size()); });
+        const auto onFinish = connect(&r, &JobRunner::finished, this, [&] { previewsBeforeFinish = int(previews.size()); });
         camvidPanel(*m_window)->applySettings({{"data", m_data.toStdString()}, {"measure_fps", true}});
         m_window->runAll();
         QVERIFY(r.isBusy());
@@ -420,7 +421,7 @@ private Q_SLOTS:
         QCOMPARE(last.frames[1].name, QString("v1.png"));
         // After the evaluation the viewer shows the evaluated frames, no preview.
         QVERIFY(!viewer->showingPreview());
-        QCOMPARE(finished.first().at(0).value<CamvidJobRunner::Job>(), CamvidJobRunner::Job::Run);
+        QCOMPARE(finished.first().at(0).value<JobRunner::Job>(), JobRunner::Job::Run);
         // The results, in the format `camvid eval` writes: JSON with the run's cost matrix,
         // and a CSV (once an empty file) whose rows read back as the comparison's figures.
         const auto json = nlohmann::json::parse(finished.first().at(2).toString().toStdString());
@@ -509,17 +510,17 @@ private Q_SLOTS:
         viewer->setCurrentFrame(2);
         const int refreshesBefore = viewer->refreshes();
         const auto beforeFrame = *viewer->frame(2);
-        QSignalSpy started(&r, &CamvidJobRunner::started);
-        QSignalSpy finished(&r, &CamvidJobRunner::finished);
-        QSignalSpy comparisons(&r, &CamvidJobRunner::comparison);
-        QSignalSpy previews(&r, &CamvidJobRunner::preview);
+        QSignalSpy started(&r, &JobRunner::started);
+        QSignalSpy finished(&r, &JobRunner::finished);
+        ViewSpy<CamvidIouView> comparisons(&r);
+        ViewSpy<CamvidPreviewView> previews(&r);
         // Missing a car becomes very expensive: L[Car, Road] = 5.
         auto* model = m_window->costModel();
         QVERIFY(model->setData(model->index(8, 3), 5.0));
         QVERIFY(finished.wait(60000));
         QCOMPARE(started.size(), 1);
-        QCOMPARE(started.first().at(0).value<CamvidJobRunner::Job>(), CamvidJobRunner::Job::Recorrect);
-        QCOMPARE(finished.first().at(0).value<CamvidJobRunner::Job>(), CamvidJobRunner::Job::Recorrect);
+        QCOMPARE(started.first().at(0).value<JobRunner::Job>(), JobRunner::Job::Recorrect);
+        QCOMPARE(finished.first().at(0).value<JobRunner::Job>(), JobRunner::Job::Recorrect);
         QCOMPARE(r.runs(), 1);  // nothing but q retrained
         QCOMPARE(r.recorrections(), 1);
         QVERIFY(m_window->lastRecorrectionSeconds() > 0);
@@ -565,7 +566,7 @@ private Q_SLOTS:
         auto& r = *camvidRunner(*m_window);
         auto* page = qobject_cast<CamvidExperimentPage*>(m_window->currentPage());
         QVERIFY(page && r.hasCache() && page->canSaveModel() && page->hasModels());
-        QSignalSpy saved(&r, &CamvidJobRunner::modelsSaved);
+        QSignalSpy saved(&r, &JobRunner::modelsSaved);
         const QString dir = m_tmp.path() + "/models";
         page->saveModelTo(dir);
         QVERIFY(saved.wait(60000));
@@ -608,14 +609,14 @@ private Q_SLOTS:
         QCOMPARE(QDir(dir).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).size(), 5);
 
         // Open Model: the folder evaluated on the form's validation frames, in the views.
-        QSignalSpy finished(&r, &CamvidJobRunner::finished);
-        QSignalSpy failed(&r, &CamvidJobRunner::failed);
-        QSignalSpy comparisons(&r, &CamvidJobRunner::comparison);
+        QSignalSpy finished(&r, &JobRunner::finished);
+        QSignalSpy failed(&r, &JobRunner::failed);
+        ViewSpy<CamvidIouView> comparisons(&r);
         camvidPanel(*m_window)->applySettings({{"data", m_data.toStdString()}});
         page->openModelFrom(dir + "/camvid.json");
         QVERIFY(r.isBusy() && !page->canSaveModel());
         QVERIFY(finished.wait(60000));
-        QCOMPARE(finished.first().at(0).value<CamvidJobRunner::Job>(), CamvidJobRunner::kOpenModel);
+        QCOMPARE(finished.first().at(0).value<JobRunner::Job>(), JobRunner::kOpenModel);
         QCOMPARE(r.runs(), 1);  // nothing trained
         QCOMPARE(comparisons.size(), 1);
         const auto view = comparisons.first().at(0).value<CamvidIouView>();
@@ -724,7 +725,7 @@ private Q_SLOTS:
         auto* viewer = camvidPage(*m_window)->viewer();
         const int shownFrames = viewer->frameCount();
         QVERIFY(shownFrames > 0);
-        QSignalSpy failed(&r, &CamvidJobRunner::failed);
+        QSignalSpy failed(&r, &JobRunner::failed);
         const QString notCamvid = m_tmp.path() + "/not-camvid";  // a folder, but no train/ or val/
         camvidPanel(*m_window)->applySettings({{"data", notCamvid.toStdString()}});
         m_window->runAll();
@@ -736,7 +737,7 @@ private Q_SLOTS:
         QCOMPARE(viewer->frameCount(), shownFrames);
         QVERIFY(!r.isBusy());
         // A missing folder is refused before any job starts.
-        QSignalSpy started(&r, &CamvidJobRunner::started);
+        QSignalSpy started(&r, &JobRunner::started);
         camvidPanel(*m_window)->applySettings({{"data", (m_tmp.path() + "/missing").toStdString()}});
         m_window->runAll();
         QCOMPARE(started.size(), 0);
@@ -747,8 +748,8 @@ private Q_SLOTS:
     {
         auto& r = *camvidRunner(*m_window);
         camvidPanel(*m_window)->applySettings({{"data", m_data.toStdString()}});
-        QSignalSpy cancelled(&r, &CamvidJobRunner::cancelled);
-        QSignalSpy progress(&r, &CamvidJobRunner::progress);
+        QSignalSpy cancelled(&r, &JobRunner::cancelled);
+        QSignalSpy progress(&r, &JobRunner::progress);
         m_window->runAll();
         QVERIFY(r.isBusy());
         QVERIFY(progress.wait(30000));
@@ -762,7 +763,7 @@ private Q_SLOTS:
         QVERIFY(cancel && !cancel->isEnabled());
         QVERIFY(m_window->findChild<QComboBox*>("experimentSelector")->isEnabled());
         // And it can run again to the end.
-        QSignalSpy finished(&r, &CamvidJobRunner::finished);
+        QSignalSpy finished(&r, &JobRunner::finished);
         m_window->runAll();
         QVERIFY(finished.wait(120000));
         QVERIFY(r.hasCache());
@@ -775,11 +776,11 @@ private Q_SLOTS:
         auto& r = *camvidRunner(*m_window);
         auto* page = qobject_cast<CamvidExperimentPage*>(m_window->currentPage());
         camvidPanel(*m_window)->applySettings({{"data", m_data.toStdString()}, {"mc_dropout", true}});
-        QSignalSpy finished(&r, &CamvidJobRunner::finished);
+        QSignalSpy finished(&r, &JobRunner::finished);
         m_window->runAll();
         QVERIFY(r.isBusy() && !page->canSaveModel());
         QVERIFY(finished.wait(120000));
-        QSignalSpy saved(&r, &CamvidJobRunner::modelsSaved);
+        QSignalSpy saved(&r, &JobRunner::modelsSaved);
         const QString dir = m_tmp.path() + "/models-mc";
         page->saveModelTo(dir);
         QVERIFY(saved.wait(60000));

@@ -387,12 +387,12 @@ private Q_SLOTS:
         QVERIFY(csvFile.open(QIODevice::ReadOnly));
         QVERIFY(csvFile.readAll().startsWith("rule,cost,accuracy\nuncorrected,"));
 
-        ExperimentJobRunner runner(ExperimentRegistry::global().get("three_gaussians"));
+        JobRunner runner(ExperimentRegistry::global().get("three_gaussians"));
         QSignalSpy finished(&runner, &JobRunner::finished);
         QSignalSpy progress(&runner, &JobRunner::progress);
         QSignalSpy cached(&runner, &JobRunner::cacheReady);
         const nlohmann::json settings{{"points", 300}, {"iterations", 60}, {"seed", 4}};
-        QVERIFY(runner.start(JobRunner::Job::Run, QVariant::fromValue(settings), costs));
+        QVERIFY(runner.start(JobRunner::Job::Run, settings, costs));
         QVERIFY(finished.wait(60000));
         const auto fromRunner = nlohmann::json::parse(finished.first().at(2).toString().toStdString());
         QCOMPARE(fromRunner.at("uncorrected"), fromCli.at("uncorrected"));
@@ -408,7 +408,7 @@ private Q_SLOTS:
         // decisions are those of a fresh run under the same costs and seed, and the
         // record holds the new matrix.
         const CostMatrix zeroOne = CostMatrix::zeroOne(3);
-        QVERIFY(runner.start(JobRunner::Job::Recorrect, {}, zeroOne));
+        QVERIFY(runner.start(JobRunner::Job::Recorrect, nlohmann::json::object(), zeroOne));
         QVERIFY(finished.wait(60000));
         const auto again = nlohmann::json::parse(finished.last().at(2).toString().toStdString());
         QVERIFY(costsOfResults(again, "recorrected").values() == zeroOne.values());
@@ -549,10 +549,10 @@ private Q_SLOTS:
         writeIdxFolder(dir.filePath("idx"), 40, 20);
         auto values = nlohmann::json::parse(settings.toStdString());
         values["data"] = dir.filePath("idx").toStdString();
-        ExperimentJobRunner runner(ExperimentRegistry::global().get(experiment.toStdString()));
+        JobRunner runner(ExperimentRegistry::global().get(experiment.toStdString()));
         QSignalSpy finished(&runner, &JobRunner::finished);
         QSignalSpy failed(&runner, &JobRunner::failed);
-        QVERIFY(runner.start(JobRunner::Job::Run, QVariant::fromValue(values), CostMatrix()));
+        QVERIFY(runner.start(JobRunner::Job::Run, values, CostMatrix()));
         QVERIFY(finished.wait(120000) || !failed.isEmpty());
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
         const auto run = nlohmann::json::parse(finished.first().at(2).toString().toStdString());
@@ -562,7 +562,7 @@ private Q_SLOTS:
         CostMatrix edited = CostMatrix::zeroOne(10);
         edited.set(3, 8, 4.0);
         QSignalSpy progress(&runner, &JobRunner::progress);
-        QVERIFY(runner.start(JobRunner::Job::Recorrect, {}, edited));
+        QVERIFY(runner.start(JobRunner::Job::Recorrect, nlohmann::json::object(), edited));
         QVERIFY(finished.wait(120000));
         // The engine's re-correction reports carry no identity: the one-task plan names them.
         QVERIFY(!progress.isEmpty());
@@ -860,12 +860,12 @@ private Q_SLOTS:
 
     void badSettingsFailTheJobNamingTheSetting()
     {
-        ExperimentJobRunner runner(ExperimentRegistry::global().get("three_gaussians"));
+        JobRunner runner(ExperimentRegistry::global().get("three_gaussians"));
         QSignalSpy failed(&runner, &JobRunner::failed);
-        QVERIFY(runner.start(JobRunner::Job::Run, QVariant::fromValue(nlohmann::json{{"points", "many"}}), {}));
+        QVERIFY(runner.start(JobRunner::Job::Run, nlohmann::json{{"points", "many"}}, {}));
         QVERIFY(failed.wait(10000));
         QVERIFY2(failed.first().at(1).toString().contains("points"), qPrintable(failed.first().at(1).toString()));
-        QVERIFY(runner.start(JobRunner::Job::Recorrect, {}, CostMatrix::zeroOne(3)));
+        QVERIFY(runner.start(JobRunner::Job::Recorrect, nlohmann::json::object(), CostMatrix::zeroOne(3)));
         QVERIFY(failed.wait(10000));
         QVERIFY(failed.last().at(1).toString().contains("run three_gaussians first"));
     }

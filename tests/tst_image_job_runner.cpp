@@ -17,9 +17,10 @@
 #include "engine/io/model_io.h"
 #include "tests/gui_test_setup.h"
 #include "tests/image_job_fixtures.h"
+#include "tests/view_spy.h"
+#include "ui/method_style.h"
 #include "tests/window_pages.h"
 #include "ui/experiments/image/image_experiment_page.h"
-#include "ui/experiments/image/image_job_runner.h"
 #include "ui/experiments/image/image_views.h"
 #include "ui/main_window.h"
 
@@ -147,31 +148,31 @@ private Q_SLOTS:
     {
         QFETCH(QString, experiment);
         const bool selective = experiment == "selective";
-        ImageJobRunner runner;
-        QSignalSpy started(&runner, &ImageJobRunner::started);
-        QSignalSpy progress(&runner, &ImageJobRunner::progress);
-        QSignalSpy epochs(&runner, &ImageJobRunner::epochPoints);
-        QSignalSpy training(&runner, &ImageJobRunner::trainingPoints);
-        QSignalSpy comparisons(&runner, &ImageJobRunner::comparison);
-        QSignalSpy summaries(&runner, &ImageJobRunner::summary);
-        QSignalSpy times(&runner, &ImageJobRunner::trainingTime);
-        QSignalSpy caches(&runner, &ImageJobRunner::cacheReady);
-        QSignalSpy finished(&runner, &ImageJobRunner::finished);
-        QSignalSpy failed(&runner, &ImageJobRunner::failed);
+        ImageRunner runner;
+        QSignalSpy started(&runner, &JobRunner::started);
+        QSignalSpy progress(&runner, &JobRunner::progress);
+        ViewSpy<QVector<EpochPoint>> epochs(&runner);
+        ViewSpy<QVector<TrainingPoint>> training(&runner);
+        ViewSpy<ComparisonView> comparisons(&runner);
+        ViewSpy<SummaryView> summaries(&runner);
+        ViewSpy<TrainingTimeView> times(&runner);
+        QSignalSpy caches(&runner, &JobRunner::cacheReady);
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        QSignalSpy failed(&runner, &JobRunner::failed);
         // The order in which views hear of things: a comparison must arrive while the run
         // goes on, before the networks trained after that q report their curves.
         QStringList events;
-        connect(&runner, &ImageJobRunner::comparison, this, [&](const ComparisonView& v) {
+        onView<ComparisonView>(&runner, this, [&](const ComparisonView& v) {
             events << QString("comparison %1").arg(v.value);
         });
-        connect(&runner, &ImageJobRunner::epochPoints, this, [&](const QVector<EpochPoint>& points) {
+        onView<QVector<EpochPoint>>(&runner, this, [&](const QVector<EpochPoint>& points) {
             for (const auto& p : points)
                 events << "curve " + p.series;
         });
         const CostMatrix costs = CostMatrix::zeroOne(3);
-        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Run, tinySettings(experiment), costs));
+        QVERIFY(startImageJob(runner, JobRunner::Job::Run, tinySettings(experiment), costs));
         QVERIFY(runner.isBusy());
-        QVERIFY(!startImageJob(runner, ImageJobRunner::Job::Run, tinySettings(experiment), costs));  // one at a time
+        QVERIFY(!startImageJob(runner, JobRunner::Job::Run, tinySettings(experiment), costs));  // one at a time
         QVERIFY(finished.wait(120000));
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
         QCOMPARE(started.count(), 1);
@@ -252,9 +253,9 @@ private Q_SLOTS:
         edited.set(0, 1, 4.0);
         edited.set(2, 0, 3.0);
         training.clear();
-        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Recorrect, tinySettings(experiment), edited));
+        QVERIFY(startImageJob(runner, JobRunner::Job::Recorrect, tinySettings(experiment), edited));
         QVERIFY(finished.wait(60000));
-        QCOMPARE(finished.last().at(0).value<ImageJobRunner::Job>(), ImageJobRunner::Job::Recorrect);
+        QCOMPARE(finished.last().at(0).value<JobRunner::Job>(), JobRunner::Job::Recorrect);
         QCOMPARE(runner.runs(), 1);
         QCOMPARE(runner.recorrections(), 1);
         QVERIFY(runner.hasCache());
@@ -278,7 +279,7 @@ private Q_SLOTS:
         QVERIFY(recorrectedCurve);
 
         // A cost matrix of another class count is refused with a message; the cache stays.
-        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Recorrect, tinySettings(experiment), CostMatrix::zeroOne(4)));
+        QVERIFY(startImageJob(runner, JobRunner::Job::Recorrect, tinySettings(experiment), CostMatrix::zeroOne(4)));
         QVERIFY(failed.wait(30000));
         QVERIFY(failed.last().at(1).toString().contains("classes"));
         QVERIFY(runner.hasCache());
@@ -305,25 +306,25 @@ private Q_SLOTS:
         const bool selective = experiment == "selective";
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
-        ImageJobRunner runner;
-        QSignalSpy finished(&runner, &ImageJobRunner::finished);
-        QSignalSpy failed(&runner, &ImageJobRunner::failed);
-        QSignalSpy comparisons(&runner, &ImageJobRunner::comparison);
-        QSignalSpy saved(&runner, &ImageJobRunner::networksSaved);
+        ImageRunner runner;
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        QSignalSpy failed(&runner, &JobRunner::failed);
+        ViewSpy<ComparisonView> comparisons(&runner);
+        QSignalSpy saved(&runner, &JobRunner::modelsSaved);
         const CostMatrix costs = CostMatrix::zeroOne(3);
-        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Run, tinySettings(experiment), costs));
-        QVERIFY(!runner.hasNetworks());
-        QVERIFY(!runner.saveNetworks(tmp.path() + "/busy"));  // refused while a job runs
-        QVERIFY(!runner.openModel(tmp.path() + "/x.pt", tinySettings(experiment), costs));
+        QVERIFY(startImageJob(runner, JobRunner::Job::Run, tinySettings(experiment), costs));
+        QVERIFY(runner.keptFiles().isEmpty());
+        QVERIFY(!runner.exportKept(tmp.path() + "/busy"));  // refused while a job runs
+        QVERIFY(!openImageModel(runner, tmp.path() + "/x.pt", tinySettings(experiment), costs));
         QVERIFY(finished.wait(120000));
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
-        QCOMPARE(runner.networksExperiment(), experiment);
-        auto files = runner.networkFiles();
+        QCOMPARE(runner.keptExperiment(), experiment);
+        auto files = runner.keptFiles();
         files.sort();
         QCOMPARE(files, expected);
 
         const QString dir = tmp.path() + "/networks";
-        QVERIFY(runner.saveNetworks(dir));
+        QVERIFY(runner.exportKept(dir));
         QVERIFY(saved.wait(30000));
         QCOMPARE(saved.first().at(2).toString(), QString());
         QStringList withSidecars;
@@ -366,26 +367,26 @@ private Q_SLOTS:
         }
 
         // File > Open Model on that file: the figures are the file's own on the test images.
-        QVERIFY(runner.openModel(dir + "/ours_rate0.2_trial0.pt", tinySettings(experiment), costs));
+        QVERIFY(openImageModel(runner, dir + "/ours_rate0.2_trial0.pt", tinySettings(experiment), costs));
         QVERIFY(finished.wait(30000));
-        QCOMPARE(finished.last().at(0).value<ImageJobRunner::Job>(), ImageJobRunner::kOpenModel);
+        QCOMPARE(finished.last().at(0).value<JobRunner::Job>(), JobRunner::kOpenModel);
         const auto json = nlohmann::json::parse(finished.last().at(2).toString().toStdString());
         const double accuracy = (probs.argmax(1) == labels).to(at::kDouble).mean().item<double>();
         QCOMPARE(json["metrics"]["accuracy"].get<double>(), accuracy);
         QCOMPARE(json["test_images"].get<int64_t>(), labels.size(0));
         QCOMPARE(json["costs_from"].get<std::string>(), std::string("given"));
         QVERIFY(finished.last().at(3).toString().startsWith("model,method,dataset,test_images,cost"));
-        QVERIFY(runner.hasNetworks());  // opening a model leaves the run's networks as they were
+        QVERIFY(!runner.keptFiles().isEmpty());  // opening a model leaves the run's networks as they were
         QCOMPARE(runner.runs(), 1);
 
         // After a re-correction Save Model saves the new q: its sidecar has the new costs
         // and it decides as the re-correction's comparison says.
         CostMatrix edited = costs;
         edited.set(0, 1, 4.0);
-        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Recorrect, tinySettings(experiment), edited));
+        QVERIFY(startImageJob(runner, JobRunner::Job::Recorrect, tinySettings(experiment), edited));
         QVERIFY(finished.wait(60000));
         const QString again = tmp.path() + "/recorrected";
-        QVERIFY(runner.saveNetworks(again));
+        QVERIFY(runner.exportKept(again));
         QVERIFY(saved.wait(30000));
         const auto q2 = loadClassifier((again + "/ours_rate0.2_trial0.pt").toStdString());
         QCOMPARE(q2.info.costs.at(0, 1), 4.0);
@@ -412,14 +413,14 @@ private Q_SLOTS:
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write("keep");
         file.close();
-        ImageJobRunner runner;
-        QSignalSpy finished(&runner, &ImageJobRunner::finished);
-        QSignalSpy saved(&runner, &ImageJobRunner::networksSaved);
-        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Run,
+        ImageRunner runner;
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        QSignalSpy saved(&runner, &JobRunner::modelsSaved);
+        QVERIFY(startImageJob(runner, JobRunner::Job::Run,
                               tinySettings("corruption", {{"methods", {"cw_sgd"}}}), CostMatrix::zeroOne(3)));
         QVERIFY(finished.wait(120000));
-        QCOMPARE(runner.networkFiles(), QStringList{"cw_sgd_rate0.2_trial0.pt"});
-        QVERIFY(runner.saveNetworks(tmp.path() + "/" + target));
+        QCOMPARE(runner.keptFiles(), QStringList{"cw_sgd_rate0.2_trial0.pt"});
+        QVERIFY(runner.exportKept(tmp.path() + "/" + target));
         QVERIFY(saved.wait(30000));
         const QString error = saved.first().at(2).toString();
         QVERIFY2(error.contains(tmp.path() + "/afile"), qPrintable(error));
@@ -457,9 +458,9 @@ private Q_SLOTS:
         for (const auto& d : inputShape.split(','))
             shape.push_back(d.toLongLong());
         const QString path = writeMlpModel(tmp.path() + "/model.pt", shape, architecture.toStdString());
-        ImageJobRunner runner;
-        QSignalSpy finished(&runner, &ImageJobRunner::finished);
-        QSignalSpy failed(&runner, &ImageJobRunner::failed);
+        ImageRunner runner;
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        QSignalSpy failed(&runner, &JobRunner::failed);
         CostMatrix costs = CostMatrix::zeroOne(windowClasses);
         at::Tensor probs;
         double referral = -1;
@@ -471,7 +472,7 @@ private Q_SLOTS:
         }
         if (referral >= 0)
             costs.setReferral(referral);
-        QVERIFY(runner.openModel(path, tinySettings("selective"), costs));
+        QVERIFY(openImageModel(runner, path, tinySettings("selective"), costs));
         QVERIFY(runner.isBusy());
         QTRY_VERIFY_WITH_TIMEOUT(finished.size() + failed.size() == 1, 30000);
         if (!expected.isEmpty()) {
@@ -513,8 +514,8 @@ private Q_SLOTS:
         auto* page = qobject_cast<ImageExperimentPage*>(window.currentPage());
         QVERIFY(page && page->hasModels() && !page->canSaveModel());
         auto& r = *imageRunner(window);
-        QSignalSpy finished(&r, &ImageJobRunner::finished);
-        QSignalSpy saved(&r, &ImageJobRunner::networksSaved);
+        QSignalSpy finished(&r, &JobRunner::finished);
+        QSignalSpy saved(&r, &JobRunner::modelsSaved);
         QSignalSpy log(page, &ExperimentPage::logLine);
         imagePanel(window)->applySettings(tinySettings("corruption", {{"methods", {"cw_sgd"}}}).settings);
         window.runAll();
@@ -537,7 +538,7 @@ private Q_SLOTS:
         page->openModelFrom(model);  // refused politely while the first one runs
         QVERIFY(logged("Busy: open the model when the job has finished"));
         QVERIFY(finished.wait(30000));
-        QCOMPARE(finished.last().at(0).value<ImageJobRunner::Job>(), ImageJobRunner::kOpenModel);
+        QCOMPARE(finished.last().at(0).value<JobRunner::Job>(), JobRunner::kOpenModel);
         QCOMPARE(page->resultsName(), QString("cw_sgd_rate0.2_trial0_evaluation"));
         QCOMPARE(page->resultsJson(), finished.last().at(2).toString());
         QVERIFY(logged(model + " (cw_sgd, mlp) on the 60 test images of tiny under the cost matrix given: cost "));
@@ -563,7 +564,7 @@ private Q_SLOTS:
         auto* page = qobject_cast<ImageExperimentPage*>(window.currentPage());
         auto* preview = imagePanel(window)->findChild<QPushButton*>("imagePreview");
         QVERIFY(page && preview && preview->isVisibleTo(imagePanel(window)));
-        QSignalSpy finished(imageRunner(window), &ImageJobRunner::finished);
+        QSignalSpy finished(imageRunner(window), &JobRunner::finished);
         QSignalSpy ended(page, &ExperimentPage::jobEnded);
         QSignalSpy log(page, &ExperimentPage::logLine);
         imagePanel(window)->applySettings(tinySettings("selective", {{"methods", {"sghmc"}}}).settings);
@@ -603,11 +604,11 @@ private Q_SLOTS:
     void progressReachesTheEndForEveryRate()
     {
         QFETCH(double, rate);
-        ImageJobRunner runner;
-        QSignalSpy progress(&runner, &ImageJobRunner::progress);
-        QSignalSpy finished(&runner, &ImageJobRunner::finished);
+        ImageRunner runner;
+        QSignalSpy progress(&runner, &JobRunner::progress);
+        QSignalSpy finished(&runner, &JobRunner::finished);
         const auto settings = tinySettings("corruption", {{"rates", {rate}}, {"methods", {"cw_sgd"}}});
-        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Run, settings, CostMatrix::zeroOne(3)));
+        QVERIFY(startImageJob(runner, JobRunner::Job::Run, settings, CostMatrix::zeroOne(3)));
         QVERIFY(finished.wait(120000));
         QVERIFY(!progress.isEmpty());
         const double last = progress.last().at(0).value<JobProgress>().fraction;
@@ -616,21 +617,21 @@ private Q_SLOTS:
 
     void cancelStopsAnImageRun()
     {
-        ImageJobRunner runner;
-        QSignalSpy cancelled(&runner, &ImageJobRunner::cancelled);
-        QSignalSpy finished(&runner, &ImageJobRunner::finished);
-        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Run, tinySettings("corruption"), CostMatrix::zeroOne(3)));
+        ImageRunner runner;
+        QSignalSpy cancelled(&runner, &JobRunner::cancelled);
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        QVERIFY(startImageJob(runner, JobRunner::Job::Run, tinySettings("corruption"), CostMatrix::zeroOne(3)));
         runner.cancel();  // before the worker gets to the first minibatch
         QVERIFY(cancelled.wait(30000));
         QCOMPARE(finished.count(), 0);
         QVERIFY(!runner.isBusy());
         QVERIFY(!runner.hasCache());
-        QVERIFY(!runner.hasNetworks());  // a cancelled run leaves no networks to save
+        QVERIFY(runner.keptFiles().isEmpty());  // a cancelled run leaves no networks to save
         // Nothing cached, so nothing to re-correct.
-        QSignalSpy failed(&runner, &ImageJobRunner::failed);
-        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Recorrect, tinySettings("corruption"), CostMatrix::zeroOne(3)));
+        QSignalSpy failed(&runner, &JobRunner::failed);
+        QVERIFY(startImageJob(runner, JobRunner::Job::Recorrect, tinySettings("corruption"), CostMatrix::zeroOne(3)));
         QVERIFY(failed.wait(30000));
-        QVERIFY(failed.last().at(1).toString().contains("no student S cached"));
+        QVERIFY(failed.last().at(1).toString().contains("nothing cached to re-correct"));
     }
 
     void runnerReportsMissingData()
@@ -640,10 +641,10 @@ private Q_SLOTS:
         struct Restore {
             ~Restore() { useImageProviders(); }
         } restore;
-        ImageJobRunner runner;
-        QSignalSpy failed(&runner, &ImageJobRunner::failed);
+        ImageRunner runner;
+        QSignalSpy failed(&runner, &JobRunner::failed);
         const auto s = tinySettings("corruption", {{"data", (QDir::tempPath() + "/lcs-no-such-image-folder").toStdString()}});
-        QVERIFY(startImageJob(runner, ImageJobRunner::Job::Run, s, CostMatrix::zeroOne(3)));
+        QVERIFY(startImageJob(runner, JobRunner::Job::Run, s, CostMatrix::zeroOne(3)));
         QVERIFY(failed.wait(30000));
         QVERIFY(failed.first().at(2).toBool());  // data unavailable: the demo exits 2 for this
         QVERIFY(!runner.hasCache());

@@ -24,10 +24,8 @@
 #include "ui/evidence_panel.h"
 #include "ui/experiment_panel.h"
 #include "ui/experiments/image/image_conversion.h"
-#include "ui/experiments/image/image_job_runner.h"
 #include "ui/experiments/image/image_page.h"
 #include "ui/experiments/image/image_views.h"
-#include "ui/experiments/synthetic/synthetic_job_runner.h"
 #include "ui/region_view.h"
 #include "ui/reliability_view.h"
 #include "ui/settings_form.h"
@@ -725,7 +723,7 @@ private Q_SLOTS:
         window.show();
         window.setExperiment("corruption");
         imagePanel(window)->applySettings(tinySettings("corruption").settings);
-        QSignalSpy finished(imageRunner(window), &ImageJobRunner::finished);
+        QSignalSpy finished(imageRunner(window), &JobRunner::finished);
         window.runAll();
         QVERIFY(finished.wait(120000));
         QCOMPARE(imageRunner(window)->runs(), 1);
@@ -737,7 +735,7 @@ private Q_SLOTS:
         auto* model = window.costModel();
         QVERIFY(model->setData(model->index(1, 0), 3.0));
         QVERIFY(finished.wait(60000));  // the re-correction the edit started
-        QCOMPARE(finished.last().at(0).value<ImageJobRunner::Job>(), ImageJobRunner::Job::Recorrect);
+        QCOMPARE(finished.last().at(0).value<JobRunner::Job>(), JobRunner::Job::Recorrect);
         QCOMPARE(imageRunner(window)->runs(), 1);
         QCOMPARE(imageRunner(window)->recorrections(), 1);
         QVERIFY(window.lastRecorrectionSeconds() > 0);

@@ -7,7 +7,8 @@
 #include "engine/core/threads.h"
 #include "engine/experiments/experiment.h"
 #include "engine/io/model_io.h"
-#include "ui/experiments/synthetic/synthetic_job_runner.h"
+#include "tests/view_spy.h"
+#include "ui/job_runner.h"
 
 using namespace lcs;
 using namespace lcs::ui;
@@ -39,6 +40,16 @@ QStringList untimedRows(const QString& csv)
     return rows;
 }
 
+/// The synthetic page's runner: its jobs, with the plane's views as they are.
+class SyntheticRunner : public JobRunner {
+public:
+    SyntheticRunner()
+        : JobRunner(JobNames{"Run"}, std::make_unique<ForwardingAdapter<TaskView, ResultRow, EvidenceShown>>(),
+                    "synthetic")
+    {
+    }
+};
+
 } // namespace
 
 class TestJobRunner : public QObject {
@@ -48,19 +59,19 @@ private Q_SLOTS:
 
     void runReportsProgressAndResults()
     {
-        SyntheticJobRunner runner;
-        QSignalSpy started(&runner, &SyntheticJobRunner::started);
-        QSignalSpy progress(&runner, &SyntheticJobRunner::progress);
-        QSignalSpy tasks(&runner, &SyntheticJobRunner::taskUpdated);
-        QSignalSpy rows(&runner, &SyntheticJobRunner::resultRow);
-        QSignalSpy finished(&runner, &SyntheticJobRunner::finished);
+        SyntheticRunner runner;
+        QSignalSpy started(&runner, &JobRunner::started);
+        QSignalSpy progress(&runner, &JobRunner::progress);
+        ViewSpy<TaskView> tasks(&runner);
+        ViewSpy<ResultRow> rows(&runner);
+        QSignalSpy finished(&runner, &JobRunner::finished);
         QVERIFY(runner.start(JobRunner::Job::Run, smallSettings(), costPreset("synthetic")));
         QVERIFY(runner.isBusy());
         QVERIFY(!runner.start(JobRunner::Job::Sample, smallSettings(), costPreset("synthetic")));  // one at a time
         QVERIFY(finished.wait(120000));
         QCOMPARE(started.count(), 1);
         QVERIFY(!runner.isBusy());
-        QVERIFY(runner.hasPosterior());
+        QVERIFY(runner.hasCache());
         QVERIFY(progress.count() > 0);
         double lastFraction = 0;
         for (const auto& args : progress) {
@@ -70,7 +81,7 @@ private Q_SLOTS:
         }
         QVERIFY(lastFraction > 0.9);
         QCOMPARE(rows.count(), 2);
-        QCOMPARE(runner.inferenceRuns(), 2);
+        QCOMPARE(runner.predictivesSampled(), 2);
         // The last view of each task has both decision rules over the whole grid.
         TaskView last = tasks.last().at(0).value<TaskView>();
         QVERIFY(last.correctionDone);
@@ -84,12 +95,12 @@ private Q_SLOTS:
 
     void recorrectionDoesNotResample()
     {
-        SyntheticJobRunner runner;
-        QSignalSpy finished(&runner, &SyntheticJobRunner::finished);
-        QSignalSpy rows(&runner, &SyntheticJobRunner::resultRow);
+        SyntheticRunner runner;
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        ViewSpy<ResultRow> rows(&runner);
         QVERIFY(runner.start(JobRunner::Job::Run, smallSettings(), costPreset("synthetic")));
         QVERIFY(finished.wait(120000));
-        QCOMPARE(runner.inferenceRuns(), 2);
+        QCOMPARE(runner.predictivesSampled(), 2);
         const QList<QList<QVariant>> firstRows = rows;
         rows.clear();
 
@@ -97,7 +108,7 @@ private Q_SLOTS:
         // exactly the first run's numbers.
         QVERIFY(runner.start(JobRunner::Job::Recorrect, smallSettings(), costPreset("synthetic")));
         QVERIFY(finished.wait(60000));
-        QCOMPARE(runner.inferenceRuns(), 2);
+        QCOMPARE(runner.predictivesSampled(), 2);
         QCOMPARE(rows.count(), 2);
         for (const auto& before : firstRows) {
             const auto b = before.at(0).value<ResultRow>();
@@ -119,7 +130,7 @@ private Q_SLOTS:
         harsher.set(1, 0, 10.0);  // missing a positive now costs 10
         QVERIFY(runner.start(JobRunner::Job::Recorrect, smallSettings(), harsher));
         QVERIFY(finished.wait(60000));
-        QCOMPARE(runner.inferenceRuns(), 2);  // the posterior was reused, not re-sampled
+        QCOMPARE(runner.predictivesSampled(), 2);  // the posterior was reused, not re-sampled
         QCOMPARE(rows.count(), 2);
         QVERIFY(finished.last().at(2).toString().contains("\"corrected\""));
     }
@@ -128,8 +139,8 @@ private Q_SLOTS:
     {
         // The window's run is the registry's: its rows are those of runExperiment, as the
         // command line runs it, to the last digit.
-        SyntheticJobRunner runner;
-        QSignalSpy finished(&runner, &SyntheticJobRunner::finished);
+        SyntheticRunner runner;
+        QSignalSpy finished(&runner, &JobRunner::finished);
         QVERIFY(runner.start(JobRunner::Job::Run, smallSettings(), costPreset("synthetic")));
         QVERIFY(finished.wait(120000));
         const auto direct = lcs::runExperiment(ExperimentRegistry::global().get("synthetic"), smallSettings(),
@@ -139,19 +150,19 @@ private Q_SLOTS:
 
     void sampleThenCorrectIsTheRun()
     {
-        SyntheticJobRunner whole, halves;
-        QSignalSpy wholeDone(&whole, &SyntheticJobRunner::finished);
+        SyntheticRunner whole, halves;
+        QSignalSpy wholeDone(&whole, &JobRunner::finished);
         QVERIFY(whole.start(JobRunner::Job::Run, smallSettings(), costPreset("synthetic")));
         QVERIFY(wholeDone.wait(120000));
 
         // Sampling alone: the predictives cached, no q trained, no results yet.
-        QSignalSpy done(&halves, &SyntheticJobRunner::finished);
-        QSignalSpy rows(&halves, &SyntheticJobRunner::resultRow);
-        QSignalSpy tasks(&halves, &SyntheticJobRunner::taskUpdated);
+        QSignalSpy done(&halves, &JobRunner::finished);
+        ViewSpy<ResultRow> rows(&halves);
+        ViewSpy<TaskView> tasks(&halves);
         QVERIFY(halves.start(JobRunner::Job::Sample, smallSettings(), costPreset("synthetic")));
         QVERIFY(done.wait(120000));
-        QVERIFY(halves.hasPosterior());
-        QCOMPARE(halves.inferenceRuns(), 2);
+        QVERIFY(halves.hasCache());
+        QCOMPARE(halves.predictivesSampled(), 2);
         QCOMPARE(rows.count(), 0);
         QCOMPARE(tasks.count(), 2);  // each task's predictive, drawn uncorrected
         QVERIFY(!tasks.first().at(0).value<TaskView>().correctionDone);
@@ -160,7 +171,7 @@ private Q_SLOTS:
         // The correction on that cache gives the whole run's rows.
         QVERIFY(halves.start(JobRunner::Job::Recorrect, smallSettings(), costPreset("synthetic")));
         QVERIFY(done.wait(60000));
-        QCOMPARE(halves.inferenceRuns(), 2);
+        QCOMPARE(halves.predictivesSampled(), 2);
         QCOMPARE(untimedRows(done.last().at(3).toString()), untimedRows(wholeDone.first().at(3).toString()));
 
         // New settings for q reach the re-correction (and its record); the cache stays.
@@ -168,7 +179,7 @@ private Q_SLOTS:
         QVERIFY(halves.start(JobRunner::Job::Recorrect, smallSettings({{"correction_iterations", 40}}),
                              costPreset("synthetic")));
         QVERIFY(done.wait(60000));
-        QCOMPARE(halves.inferenceRuns(), 2);
+        QCOMPARE(halves.predictivesSampled(), 2);
         QCOMPARE(tasks.last().at(0).value<TaskView>().curve.size(), 40);
         const auto record = nlohmann::json::parse(done.last().at(2).toString().toStdString());
         QCOMPARE(record["run"]["settings"]["correction_iterations"].get<int>(), 40);
@@ -179,12 +190,12 @@ private Q_SLOTS:
     // re-correction cancelled, Save Model writes the last finished q with its own costs.
     void cancelledCorrectionKeepsWhatItHad()
     {
-        SyntheticJobRunner runner;
-        QSignalSpy finished(&runner, &SyntheticJobRunner::finished);
-        QSignalSpy cancelled(&runner, &SyntheticJobRunner::cancelled);
-        QSignalSpy saved(&runner, &SyntheticJobRunner::modelSaved);
+        SyntheticRunner runner;
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        QSignalSpy cancelled(&runner, &JobRunner::cancelled);
+        QSignalSpy saved(&runner, &JobRunner::modelsSaved);
         bool cancelOnCorrection = false;
-        connect(&runner, &SyntheticJobRunner::taskUpdated, this, [&](const TaskView& v) {
+        onView<TaskView>(&runner, this, [&](const TaskView& v) {
             if (cancelOnCorrection && !v.curve.empty() && !v.correctionDone) {
                 cancelOnCorrection = false;
                 runner.cancel();
@@ -194,11 +205,11 @@ private Q_SLOTS:
         cancelOnCorrection = true;
         QVERIFY(runner.start(JobRunner::Job::Run, slow, costPreset("synthetic")));
         QVERIFY(cancelled.wait(120000));
-        QVERIFY(runner.hasPosterior());
-        QCOMPARE(runner.inferenceRuns(), 2);
+        QVERIFY(runner.hasCache());
+        QCOMPARE(runner.predictivesSampled(), 2);
         QVERIFY(runner.start(JobRunner::Job::Recorrect, smallSettings(), costPreset("synthetic")));
         QVERIFY(finished.wait(60000));
-        QCOMPARE(runner.inferenceRuns(), 2);  // the cancelled run's posteriors, not new ones
+        QCOMPARE(runner.predictivesSampled(), 2);  // the cancelled run's posteriors, not new ones
 
         auto harsher = costPreset("synthetic");
         harsher.set(1, 0, 10.0);
@@ -208,30 +219,33 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QVERIFY(runner.saveModel(0, "kfac_laplace", dir.filePath("q.pt")));
         QVERIFY(saved.wait(10000));
-        QVERIFY2(saved.last().at(1).toString().isEmpty(), qPrintable(saved.last().at(1).toString()));
+        QVERIFY2(saved.last().at(2).toString().isEmpty(), qPrintable(saved.last().at(2).toString()));
         const auto q = loadMlp(dir.filePath("q.pt").toStdString());
         QCOMPARE(q.info.costs.at(1, 0), costPreset("synthetic").at(1, 0));  // the q saved is the one trained for it
     }
 
     void savedModelLoadsBackAndDecides()
     {
-        SyntheticJobRunner runner;
-        QSignalSpy finished(&runner, &SyntheticJobRunner::finished);
-        QSignalSpy tasks(&runner, &SyntheticJobRunner::taskUpdated);
-        QSignalSpy saved(&runner, &SyntheticJobRunner::modelSaved);
-        QSignalSpy loaded(&runner, &SyntheticJobRunner::modelLoaded);
+        SyntheticRunner runner;
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        ViewSpy<TaskView> tasks(&runner);
+        QSignalSpy saved(&runner, &JobRunner::modelsSaved);
         QVERIFY(runner.start(JobRunner::Job::Run, smallSettings(), costPreset("synthetic")));
         QVERIFY(finished.wait(120000));
         QTemporaryDir dir;
         const QString path = dir.path() + "/q.pt";
         QVERIFY(runner.saveModel(0, "kfac_laplace", path));
         QVERIFY(saved.wait(10000));
-        QVERIFY2(saved.first().at(1).toString().isEmpty(), qPrintable(saved.first().at(1).toString()));
+        QVERIFY2(saved.first().at(2).toString().isEmpty(), qPrintable(saved.first().at(2).toString()));
         QVERIFY(QFile::exists(path) && QFile::exists(path + ".json") && QFile::exists(dir.path() + "/q_map.pt"));
-        QVERIFY(runner.loadModel("synthetic", smallSettings(), path, costPreset("synthetic")));
-        QVERIFY(loaded.wait(10000));
-        const auto view = loaded.first().at(0).value<TaskView>();
-        QVERIFY(loaded.first().at(1).toString().isEmpty());
+        const int runViews = tasks.count();
+        auto opened = smallSettings();
+        opened["model"] = path.toStdString();
+        QVERIFY(runner.start(JobKind::Evaluate, JobRequest{"synthetic", opened, {}}, costPreset("synthetic")));
+        QVERIFY(finished.wait(10000));
+        QCOMPARE(tasks.count(), runViews + 1);  // the opened model's regions
+        const auto view = tasks.last().at(0).value<TaskView>();
+        tasks.removeLast();
         // The reloaded q decides exactly as the q of the run did.
         TaskView original;
         for (const auto& args : tasks) {
@@ -244,25 +258,25 @@ private Q_SLOTS:
         saved.clear();
         QVERIFY(runner.saveModel(5, "bbvi", dir.path() + "/none.pt"));
         QVERIFY(saved.wait(10000));
-        QVERIFY(!saved.first().at(1).toString().isEmpty());
+        QVERIFY(!saved.first().at(2).toString().isEmpty());
     }
 
     void correctionWithoutPosteriorFails()
     {
-        SyntheticJobRunner runner;
-        QSignalSpy failed(&runner, &SyntheticJobRunner::failed);
+        SyntheticRunner runner;
+        QSignalSpy failed(&runner, &JobRunner::failed);
         QVERIFY(runner.start(JobRunner::Job::Recorrect, smallSettings(), costPreset("synthetic")));
         QVERIFY(failed.wait(10000));
-        QVERIFY(failed.first().at(1).toString().contains("no posterior"));
+        QVERIFY(failed.first().at(1).toString().contains("nothing cached"));
         QVERIFY(!runner.isBusy());
     }
 
     void cancelIsPromptAndLeavesRunnerUsable()
     {
-        SyntheticJobRunner runner;
-        QSignalSpy cancelled(&runner, &SyntheticJobRunner::cancelled);
-        QSignalSpy progress(&runner, &SyntheticJobRunner::progress);
-        QSignalSpy finished(&runner, &SyntheticJobRunner::finished);
+        SyntheticRunner runner;
+        QSignalSpy cancelled(&runner, &JobRunner::cancelled);
+        QSignalSpy progress(&runner, &JobRunner::progress);
+        QSignalSpy finished(&runner, &JobRunner::finished);
         const auto big = smallSettings({{"replicates", 10}, {"methods", {"bbvi", "sghmc", "kfac_laplace"}}});
         QVERIFY(runner.start(JobRunner::Job::Run, big, costPreset("synthetic")));
         QVERIFY(progress.wait(20000));
@@ -275,10 +289,10 @@ private Q_SLOTS:
         QVERIFY2(ms < 1000, qPrintable(QString("cancel took %1 ms").arg(ms)));
         QCOMPARE(finished.count(), 0);
         QVERIFY(!runner.isBusy());
-        QVERIFY(!runner.hasPosterior());  // nothing half-sampled was cached
+        QVERIFY(!runner.hasCache());  // nothing half-sampled was cached
         QVERIFY(runner.start(JobRunner::Job::Run, smallSettings(), costPreset("synthetic")));
         QVERIFY(finished.wait(120000));
-        QVERIFY(runner.hasPosterior());
+        QVERIFY(runner.hasCache());
     }
 
     void guiThreadStaysResponsive()
@@ -286,8 +300,8 @@ private Q_SLOTS:
         // Timers every 5 ms on this (GUI) thread while the pipeline runs; the largest
         // lateness is reported. Were the job run on this thread, the lateness would be the
         // job's whole duration (seconds); the bound only catches that kind of blocking.
-        SyntheticJobRunner runner;
-        QSignalSpy finished(&runner, &SyntheticJobRunner::finished);
+        SyntheticRunner runner;
+        QSignalSpy finished(&runner, &JobRunner::finished);
         QElapsedTimer clock;
         qint64 last = 0, worst = 0;
         int ticks = 0;

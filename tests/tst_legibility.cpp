@@ -26,7 +26,6 @@
 #include "ui/experiments/camvid/camvid_views.h"
 #include "ui/experiments/image/image_page.h"
 #include "ui/experiments/image/image_views.h"
-#include "ui/experiments/synthetic/synthetic_job_runner.h"
 #include "ui/main_window.h"
 #include "ui/method_style.h"
 #include "ui/plot_export.h"
@@ -49,7 +48,7 @@ bool fillSynthetic(MainWindow& window)
                   {"grid_resolution", 30}, {"threads", 2}};
     s.costs = costPreset("synthetic");
     window.applySession(s);
-    QSignalSpy finished(syntheticRunner(window), &SyntheticJobRunner::finished);
+    QSignalSpy finished(syntheticRunner(window), &JobRunner::finished);
     window.runAll();
     return finished.wait(120000);
 }
@@ -538,7 +537,7 @@ private Q_SLOTS:
                       {"methods", {"kfac_laplace"}}, {"correction_iterations", 40}, {"threads", 2}};
         s.costs = CostMatrix::zeroOne(7);
         window.applySession(s);
-        QSignalSpy finished(syntheticRunner(window), &SyntheticJobRunner::finished);
+        QSignalSpy finished(syntheticRunner(window), &JobRunner::finished);
         window.runAll();
         QVERIFY(finished.wait(120000));
         const QString plotsDir = dir.filePath("plots");

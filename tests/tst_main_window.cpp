@@ -23,7 +23,6 @@
 #include "engine/io/model_io.h"
 #include "ui/experiments/camvid/camvid_views.h"
 #include "ui/experiments/page_list.h"
-#include "ui/experiments/synthetic/synthetic_job_runner.h"
 #include "ui/experiments/synthetic/synthetic_page.h"
 #include "ui/file_dialogs.h"
 #include "ui/main_window.h"
@@ -62,7 +61,7 @@ bool showAndRun(MainWindow& window)
     window.applySession(smallSession());
     window.resize(1400, 900);
     window.show();
-    QSignalSpy finished(syntheticRunner(window), &SyntheticJobRunner::finished);
+    QSignalSpy finished(syntheticRunner(window), &JobRunner::finished);
     window.runAll();
     return finished.wait(120000);
 }
@@ -222,21 +221,21 @@ private Q_SLOTS:
     {
         MainWindow window;
         window.applySession(smallSession());
-        QSignalSpy finished(syntheticRunner(window), &SyntheticJobRunner::finished);
+        QSignalSpy finished(syntheticRunner(window), &JobRunner::finished);
         window.runAll();
         QVERIFY(finished.wait(120000));
-        const int sampled = syntheticRunner(window)->inferenceRuns();
+        const int sampled = syntheticRunner(window)->predictivesSampled();
         QCOMPARE(sampled, 1);
         auto* model = window.costModel();
         QVERIFY(model->setData(model->index(1, 0), 3.0));
         QVERIFY(finished.wait(60000));  // the re-correction, started by the edit
         QCOMPARE(finished.last().at(0).value<JobRunner::Job>(), JobRunner::Job::Recorrect);
-        QCOMPARE(syntheticRunner(window)->inferenceRuns(), sampled);
+        QCOMPARE(syntheticRunner(window)->predictivesSampled(), sampled);
         QVERIFY(window.lastRecorrectionSeconds() > 0);
         // Undo is another edit: another correction, still no sampling.
         model->undoStack()->undo();
         QVERIFY(finished.wait(60000));
-        QCOMPARE(syntheticRunner(window)->inferenceRuns(), sampled);
+        QCOMPARE(syntheticRunner(window)->predictivesSampled(), sampled);
     }
 
     void fitsSmallScreen_data()
@@ -349,7 +348,7 @@ private Q_SLOTS:
         page->form()->setValues({{"data", plane.toStdString()}, {"label", "kind"}, {"replicates", 1},
                                  {"methods", {"kfac_laplace"}}, {"correction_iterations", 60},
                                  {"grid_resolution", 30}, {"threads", 1}});
-        QSignalSpy finished(syntheticRunner(window), &SyntheticJobRunner::finished);
+        QSignalSpy finished(syntheticRunner(window), &JobRunner::finished);
         window.runAll();
         QVERIFY(finished.wait(120000));
         QCOMPARE(window.costModel()->matrix().classNames(), (std::vector<std::string>{"cat", "dog", "emu"}));
@@ -509,8 +508,8 @@ private Q_SLOTS:
         CostMatrix costs = CostMatrix::zeroOne(2);
         costs.set(1, 0, 5.0);
         window.costModel()->setMatrixDirect(costs);
-        QSignalSpy finished(syntheticRunner(window), &SyntheticJobRunner::finished);
-        QSignalSpy failed(syntheticRunner(window), &SyntheticJobRunner::failed);
+        QSignalSpy finished(syntheticRunner(window), &JobRunner::finished);
+        QSignalSpy failed(syntheticRunner(window), &JobRunner::failed);
         window.runAll();
         QVERIFY2(finished.wait(120000), failed.isEmpty() ? "" : qPrintable(failed.first().at(1).toString()));
         const auto results = nlohmann::json::parse(page->resultsJson().toStdString());
@@ -535,11 +534,11 @@ private Q_SLOTS:
         QCOMPARE(syntheticRunner(window)->runs(), runs);  // X and P not read again
         QVERIFY(page->resultsJson().contains("\"experiment\": \"correct\""));
         // Save Model writes the q behind the decisions shown: the re-corrected one.
-        QSignalSpy saved(syntheticRunner(window), &SyntheticJobRunner::modelSaved);
+        QSignalSpy saved(syntheticRunner(window), &JobRunner::modelsSaved);
         const QString qPath = dir.filePath("q.pt");
         QVERIFY(syntheticRunner(window)->saveModel(0, kOwnPredictiveSeries, qPath));
         QVERIFY(saved.wait(10000));
-        QVERIFY2(saved.first().at(1).toString().isEmpty(), qPrintable(saved.first().at(1).toString()));
+        QVERIFY2(saved.first().at(2).toString().isEmpty(), qPrintable(saved.first().at(2).toString()));
         const auto q = loadMlp(qPath.toStdString());
         QCOMPARE(q.info.experiment, std::string("correct"));
         QCOMPARE(q.info.decisionRule, std::string("q"));  // Export Model saves the kept rule: q without labels

@@ -18,11 +18,11 @@ Page* pageOf(const MainWindow& window)
     return nullptr;
 }
 
-inline SyntheticJobRunner* syntheticRunner(const MainWindow& w) { return pageOf<SyntheticPage>(w)->runner(); }
-inline ImageJobRunner* imageRunner(const MainWindow& w) { return pageOf<ImageExperimentPage>(w)->runner(); }
+inline JobRunner* syntheticRunner(const MainWindow& w) { return pageOf<SyntheticPage>(w)->runner(); }
+inline JobRunner* imageRunner(const MainWindow& w) { return pageOf<ImageExperimentPage>(w)->runner(); }
 inline ExperimentPanel* imagePanel(const MainWindow& w) { return pageOf<ImageExperimentPage>(w)->panel(); }
 inline ImageResultsPage* imagePage(const MainWindow& w) { return pageOf<ImageExperimentPage>(w)->page(); }
-inline CamvidJobRunner* camvidRunner(const MainWindow& w) { return pageOf<CamvidExperimentPage>(w)->runner(); }
+inline JobRunner* camvidRunner(const MainWindow& w) { return pageOf<CamvidExperimentPage>(w)->runner(); }
 inline ExperimentPanel* camvidPanel(const MainWindow& w) { return pageOf<CamvidExperimentPage>(w)->panel(); }
 inline CamvidResultsPage* camvidPage(const MainWindow& w) { return pageOf<CamvidExperimentPage>(w)->page(); }
 

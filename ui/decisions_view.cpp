@@ -6,8 +6,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "ui/experiments/image/image_types.h"
-#include "ui/experiments/image/image_views.h"
+#include "ui/comparison_view.h"
+#include "ui/confusion_plot.h"
 
 namespace lcs::ui {
 

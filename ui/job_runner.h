@@ -4,10 +4,10 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <tuple>
-#include <type_traits>
+#include <string>
 
 #include <QObject>
+#include <QStringList>
 #include <QThread>
 #include <QVariant>
 
@@ -15,6 +15,7 @@
 
 #include "base/decision/cost_matrix.h"
 #include "engine/core/job.h"
+#include "engine/experiments/run_views.h"
 #include "ui/ui_types.h"
 #include "ui/worker_thread.h"
 
@@ -22,129 +23,83 @@ namespace lcs {
 class Experiment;
 }
 
-/// The window's one job runner: an owned worker thread, cancel, progress with the
-/// job's fraction and ETA, and the job's ending (finished with the results JSON/CSV,
-/// cancelled, failed). What a job does is its ExperimentWorker's: the registry's generic
-/// worker runs any lcs::Experiment; an experiment whose page shows more than the results
-/// (decision regions, overlays) gives a worker subclass that also sends those views.
+/// The window's one job runner: every page runs its experiments through it. A job is a
+/// registry experiment's run, one of its declared actions (sampling alone, evaluating a
+/// saved model) or a re-correction on the state the last run left, all under the one
+/// thread policy on an owned worker thread, with cancel, progress (fraction and ETA from
+/// the run's plan) and the job's ending (finished with the results JSON/CSV, cancelled,
+/// failed). The run's views arrive as plain values through one signal, view(): a page
+/// gives a ViewAdapter that turns the engine's plain view events into what it draws,
+/// on the job's thread, and draws what arrives.
 namespace lcs::ui {
 
-/// Evaluate: a saved model decides the page's data (File > Open Model), nothing trained.
+/// Run: the experiment's run. Sample: its kSampleAction (the posterior alone). Recorrect:
+/// q re-trained on the cached state for new costs. Evaluate: its kEvaluateAction (a saved
+/// model decides the page's data: File > Open Model), nothing trained.
 enum class JobKind { Run, Sample, Recorrect, Evaluate };
 
-/// Lives on the runner's thread and runs one job at a time. Everything it sends out is
-/// plain data.
-class ExperimentWorker : public QObject {
-    Q_OBJECT
-public:
-    /// The names of its jobs for the log and the status bar ("Image experiment",
-    /// "Re-correction"; sampling only where the experiment samples on its own).
-    explicit ExperimentWorker(QString runName, QString recorrectName = tr("Re-correction"),
-                              QString sampleName = tr("Sampling"), QString evaluateName = tr("Model evaluation"));
-
-    /// Full runs started (sampling included): a re-correction must leave it unchanged.
-    std::atomic<int> runs{0};
-    /// Re-corrections finished.
-    std::atomic<int> recorrections{0};
-
-    QString jobName(JobKind job) const;
-    /// Set by the JobRunner that owns this worker: where stop requests come from and
-    /// where views go.
-    void attach(const CancelToken* cancel, QObject* runner)
-    {
-        m_cancel = cancel;
-        m_runner = runner;
-    }
-
-public Q_SLOTS:
-    /// Runs `job` (a JobKind) and answers with done(); nothing it throws escapes.
-    void run(int job, const QVariant& settings, const lcs::CostMatrix& costs);
-
-Q_SIGNALS:
-    void progress(const lcs::ui::JobProgress& progress);
-    void logMessage(const QString& line);
-    /// A run left state to re-correct; `costs` is the matrix q was trained for (the one a
-    /// cost editor should show, so that an edit starts from it).
-    void cacheReady(const QString& description, const lcs::CostMatrix& costs);
-    /// The previous run's state is gone (a new run replaces it).
-    void cacheDropped();
-    void done(int job, double seconds, const QString& json, const QString& csv, const QString& error, bool cancelled,
-              bool dataUnavailable);
-
-protected:
-    /// The job's work, on this thread: fill `json` / `csv` with the results (empty for a
-    /// job that has none) or throw (DataError, InputError, Cancelled, ...).
-    virtual void execute(JobKind job, const QVariant& settings, const CostMatrix& costs, QString& json,
-                         QString& csv) = 0;
-    const CancelToken* cancelToken() const { return m_cancel; }
-    /// Emits a view signal of the runner (a JobRunner subclass) on the GUI thread with
-    /// `values` copied now, queued behind what this worker sent before: the view signals
-    /// are declared once, on the runner.
-    template <class Runner, class... Args, class... Values>
-    void emitView(void (Runner::*signal)(Args...), Values&&... values)
-    {
-        auto* runner = static_cast<Runner*>(m_runner);
-        QMetaObject::invokeMethod(
-            runner,
-            [runner, signal, copies = std::make_tuple(std::decay_t<Values>(std::forward<Values>(values))...)] {
-                std::apply([&](const auto&... v) { (runner->*signal)(v...); }, copies);
-            },
-            Qt::QueuedConnection);
-    }
-    void throwIfCancelled() const
-    {
-        if (m_cancel)
-            m_cancel->throwIfCancelled();
-    }
-
-private:
-    QString m_runName, m_recorrectName, m_sampleName, m_evaluateName;
-    const CancelToken* m_cancel = nullptr;
-    QObject* m_runner = nullptr;
+/// What a job runs: a registry experiment and its declared settings (name -> value,
+/// checked before anything is dropped), or a re-correction's settings for q.
+struct JobRequest {
+    QString experiment;
+    nlohmann::json settings = nlohmann::json::object();
+    /// Folder outputs of the run (OutputSpec names, such as "save_models") written into a
+    /// temporary folder the runner keeps until the next run, so the page can export
+    /// them (keptFiles(), exportKept()).
+    QStringList keptOutputs;
 };
 
-/// Engine progress -> JobProgress signals at most every kEmitInterval (and once more by
-/// flush()), the fraction of the whole job from the run's plan. Subclasses collect their
-/// own views (curves, frames) in collect() and send them in flushViews(). Reports may
-/// come from several engine threads at once: the channel serialises them.
-class ProgressChannel {
-public:
-    /// `phasePrefix` heads the phase shown ("corruption (sgld)").
-    ProgressChannel(ExperimentWorker* worker, QString phasePrefix);
-    virtual ~ProgressChannel() = default;
-
-    /// A plan of one task also names every report that carries no identity (a
-    /// re-correction's).
-    void setPlan(const TaskPlan& plan, PlanProgress::Order order = PlanProgress::Order::Sequential);
-    /// Reports without an identity are matched on their phase name (CamVid's plan).
-    void identifyByPhase() { m_plan.identifyByPhase(); }
-
-    void operator()(const Progress& p);
-    void flush();
-    /// The engine context that reports here, cancelled by `cancel` (declared plans
-    /// replace this channel's).
-    JobContext context(const CancelToken* cancel);
-
-protected:
-    /// A report's views (curve points, frames): called under the channel's lock.
-    virtual void collect(const Progress&) {}
-    /// Sends what collect() gathered: called under the channel's lock.
-    virtual void flushViews() {}
-    /// Flushes when the last emission is kEmitInterval old; call with the lock held.
-    void maybeFlushLocked();
-    std::recursive_mutex m_mutex;
-
-private:
-    void flushLocked();
-    ExperimentWorker* m_worker;
-    QString m_prefix;
-    PlanTracker m_plan;
-    Progress m_last;
-    bool m_hasLast = false;
-    WorkerClock::time_point m_lastEmit{};
+/// How the log and the status bar name a page's jobs.
+struct JobNames {
+    QString run, recorrect = QObject::tr("Re-correction"), sample = QObject::tr("Sampling"),
+                  evaluate = QObject::tr("Model evaluation");
 };
 
-/// Runs an experiment's jobs on an owned worker thread; only plain data crosses threads.
+class ProgressChannel;
+
+/// Where a ViewAdapter sends what the page draws, from the job's thread: each value
+/// arrives on the GUI thread through JobRunner::view, in the order sent.
+class ViewSink {
+public:
+    explicit ViewSink(ProgressChannel& channel) : m_channel(channel) {}
+    /// A plain value (a registered metatype) for the page.
+    template <class T>
+    void send(const T& value) const
+    {
+        sendVariant(QVariant::fromValue(value));
+    }
+    void sendVariant(const QVariant& value) const;
+    void log(const QString& line) const;
+    /// Sends the progress and everything the adapter holds back now (before a view that
+    /// must follow them).
+    void flush() const;
+    /// The same when the last sending is kEmitInterval old (after an adapter gathered more).
+    void maybeFlush() const;
+
+private:
+    ProgressChannel& m_channel;
+};
+
+/// A page's conversion of the run's views into what it draws, called on the job's
+/// thread one call at a time. Values it holds back (curve points, frames) go out in
+/// flush(), at most about 10 times a second and once at the job's end.
+class ViewAdapter {
+public:
+    virtual ~ViewAdapter() = default;
+    /// A job starts (before any view of it).
+    virtual void begin(JobKind /*job*/, const JobRequest& /*request*/) {}
+    virtual void show(const ViewEvent& event, const ViewSink& sink) = 0;
+    /// Every progress report (curves are read off them).
+    virtual void collect(const Progress& /*report*/) {}
+    /// The run declared its tasks.
+    virtual void planned(const TaskPlan& /*plan*/) {}
+    virtual void flush(const ViewSink& /*sink*/) {}
+};
+
+/// Lives on the runner's thread and runs one job at a time; what it sends out is plain data.
+class JobWorker;
+
+/// Runs a page's jobs on an owned worker thread; only plain data crosses threads.
 class JobRunner : public QObject {
     Q_OBJECT
 public:
@@ -152,30 +107,57 @@ public:
     /// The job that decides a page's data with an opened model (File > Open Model).
     static constexpr Job kOpenModel = Job::Evaluate;
 
-    /// Takes `worker` (no parent) and moves it to a new thread called `threadName`.
-    JobRunner(ExperimentWorker* worker, const QString& threadName, QObject* parent = nullptr);
+    /// `adapter` (may be null: the job's results and log only) turns the run's views
+    /// into the page's values; `experiment` is the one start(job, settings, costs) runs.
+    JobRunner(JobNames names, std::unique_ptr<ViewAdapter> adapter, QString experiment = {},
+              QObject* parent = nullptr);
+    /// The registry's page of `experiment`: its results and table, no views.
+    explicit JobRunner(const Experiment& experiment, QObject* parent = nullptr);
     ~JobRunner() override;  ///< cancels a running job and joins the thread
 
     bool isBusy() const { return m_busy; }
     /// True once a run has left state to re-correct (cleared when a new run drops it).
     bool hasCache() const { return m_hasCache; }
-    /// Full runs started on the worker (ExperimentWorker::runs).
-    int runs() const { return m_worker ? m_worker->runs.load() : 0; }
-    /// Re-corrections finished (ExperimentWorker::recorrections).
-    int recorrections() const { return m_worker ? m_worker->recorrections.load() : 0; }
+    /// The experiment and settings of the run whose state is cached (empty without one).
+    QString cacheExperiment() const { return m_cacheExperiment; }
+    const nlohmann::json& cacheSettings() const { return m_cacheSettings; }
+    /// Runs started (sampling included): a re-correction must leave it unchanged.
+    int runs() const;
+    /// Re-corrections finished.
+    int recorrections() const;
+    /// Posterior predictives sampled so far (a re-correction samples none).
+    int predictivesSampled() const;
     QString jobName(Job job) const;
     /// Whether this LibTorch build can run jobs on CUDA here.
     static bool cudaAvailable();
 
     /// Returns false (and does nothing) while another job runs. A re-correction with
     /// nothing cached fails with a message saying what to run first.
-    bool start(Job job, const QVariant& settings, const CostMatrix& costs);
+    bool start(Job job, const JobRequest& request, const CostMatrix& costs);
+    /// The same for this runner's experiment with `settings`.
+    bool start(Job job, const nlohmann::json& settings, const CostMatrix& costs);
     /// Takes effect at the engine's next step (well under a second).
     void cancel();
+
+    /// Saves the model of (replicate, series) of the cached state at `path`
+    /// (RecorrectionState::saveModel); answers with modelsSaved. False while a job runs.
+    bool saveModel(int replicate, const QString& series, const QString& path);
+    /// Writes the cached state's networks as a model folder `dir` (RecorrectionState::
+    /// saveModels); answers with modelsSaved. False while a job runs or with nothing cached.
+    bool saveModels(const QString& dir);
+    /// The files the last finished run wrote into its kept outputs ("<stem>.pt"; each
+    /// has its sidecar "<stem>.pt.json" beside it) and that run's experiment.
+    QStringList keptFiles() const { return m_keptFiles; }
+    QString keptExperiment() const { return m_keptExperiment; }
+    /// Copies those files with their sidecars into `dir`, all or none; answers with
+    /// modelsSaved. False while a job runs or with none kept.
+    bool exportKept(const QString& dir);
 
 Q_SIGNALS:
     void started(lcs::ui::JobKind job);
     void progress(const lcs::ui::JobProgress& progress);
+    /// A run left state to re-correct; `costs` is the matrix q was trained for (the one a
+    /// cost editor should show, so that an edit starts from it).
     void cacheReady(const QString& description, const lcs::CostMatrix& costs);
     /// JSON and CSV of the finished job in the CLI's formats (empty when it has none).
     void finished(lcs::ui::JobKind job, double seconds, const QString& resultsJson, const QString& resultsCsv);
@@ -183,37 +165,57 @@ Q_SIGNALS:
     /// `dataUnavailable`: the data could not be read (missing folder, bad files).
     void failed(lcs::ui::JobKind job, const QString& message, bool dataUnavailable);
     void logMessage(const QString& line);
-
-protected:
-    template <class Worker>
-    Worker* workerAs() const
-    {
-        return static_cast<Worker*>(m_worker);
-    }
+    /// The finished job's text table (what the CLI prints), before finished().
+    void table(const QString& text);
+    /// One value of what the page draws, from its ViewAdapter.
+    void view(const QVariant& value);
+    /// saveModel / saveModels / exportKept ended: the files written (at `target`), or the
+    /// error (nothing written).
+    void modelsSaved(const QString& target, const QStringList& files, const QString& error);
+    /// The kept outputs of a finished run (keptFiles()); empty when a run starts.
+    void keptChanged(const QString& experiment, const QStringList& files);
 
 private:
     QThread m_thread;
-    ExperimentWorker* m_worker = nullptr;
+    JobWorker* m_worker = nullptr;
     CancelToken m_cancel;
+    QString m_experiment;
     bool m_busy = false;
     bool m_hasCache = false;
+    QString m_cacheExperiment;
+    nlohmann::json m_cacheSettings;
+    QString m_keptExperiment;
+    QStringList m_keptFiles;
 };
 
-/// Runs any registered experiment through its declaration: start() takes the settings
-/// object (name -> value) as QVariant::fromValue(json), checked by checkedSettings before
-/// anything is dropped; results come in the experiment's one format; a re-correction
-/// runs on the state the last run left.
-class ExperimentJobRunner : public JobRunner {
-    Q_OBJECT
-public:
-    explicit ExperimentJobRunner(const Experiment& experiment, QObject* parent = nullptr);
+/// Connects `handler` (taking `const T&`) to the runner's views of type T, in `context`.
+template <class T, class Handler>
+QMetaObject::Connection onView(JobRunner* runner, QObject* context, Handler handler)
+{
+    return QObject::connect(runner, &JobRunner::view, context, [handler](const QVariant& value) {
+        if (value.metaType() == QMetaType::fromType<T>())
+            handler(value.value<T>());
+    });
+}
 
-Q_SIGNALS:
-    /// The finished job's text table (what the CLI prints), before finished().
-    void table(const QString& text);
+/// An adapter that forwards the engine's plain views of types Views... as they are.
+template <class... Views>
+class ForwardingAdapter : public ViewAdapter {
+public:
+    void show(const ViewEvent& event, const ViewSink& sink) override
+    {
+        std::visit(
+            [&](const auto* e) {
+                using E = std::decay_t<decltype(*e)>;
+                if constexpr ((std::is_same_v<E, Views> || ...))
+                    sink.send(*e);
+            },
+            event);
+    }
 };
 
 } // namespace lcs::ui
 
 Q_DECLARE_METATYPE(lcs::ui::JobKind)
+Q_DECLARE_METATYPE(lcs::ui::JobRequest)
 Q_DECLARE_METATYPE(nlohmann::json)

@@ -10,6 +10,10 @@ class QTableWidgetItem;
 /// method catalogue, so every plot, legend and table of every experiment agrees.
 namespace lcs::ui {
 
+/// Curve name of the q that a re-correction trains, on every page (it joins the cached
+/// run's curves, drawn dashed).
+inline constexpr const char* kRecorrectedSeries = "ours, re-corrected";
+
 /// The catalogue label of `id` ("sgld_s" -> "SGLD + S"); `id` itself when not a method.
 QString methodLabelOf(const QString& id);
 /// The catalogue colour of `id`; dark grey when not a method.

@@ -11,10 +11,18 @@
 namespace lcs::ui {
 
 PanelExperimentPage::PanelExperimentPage(const QList<const Experiment*>& experiments,
-                                         const ExperimentPanelOptions& options, CostMatrixModel* costs,
-                                         CostEditor* costEditor, QObject* parent)
-    : ExperimentPage(costs, costEditor, parent), m_served(experiments)
+                                         const ExperimentPanelOptions& options, JobNames names,
+                                         std::unique_ptr<ViewAdapter> adapter, const QString& experiment,
+                                         CostMatrixModel* costs, CostEditor* costEditor, QObject* parent)
+    : ExperimentPage(costs, costEditor, parent), m_runner(std::move(names), std::move(adapter), experiment),
+      m_served(experiments)
 {
+    connect(&m_runner, &JobRunner::started, this, [this](JobKind job) {
+        m_currentJob = job;
+        Q_EMIT jobStarted(m_runner.jobName(job));
+    });
+    connect(&m_runner, &JobRunner::progress, this, &PanelExperimentPage::progress);
+    connect(&m_runner, &JobRunner::logMessage, this, &PanelExperimentPage::logLine);
     m_panel = new ExperimentPanel(experiments, options);
     connect(m_panel, &ExperimentPanel::runRequested, this, [this] { run(); });
     connect(m_panel, &ExperimentPanel::previewRequested, this, [this] {
@@ -24,6 +32,37 @@ PanelExperimentPage::PanelExperimentPage(const QList<const Experiment*>& experim
     });
     connect(m_panel, &ExperimentPanel::recorrectRequested, this, [this] { recorrect(); });
     connect(m_panel, &ExperimentPanel::cancelRequested, this, &PanelExperimentPage::cancel);
+}
+
+void PanelExperimentPage::ended(const QString& status)
+{
+    Q_EMIT jobEnded(status, true);
+    Q_EMIT stateChanged();
+    if (isActive() && canRecorrect() && takePendingRecorrection())
+        startJob(JobKind::Recorrect);
+}
+
+bool PanelExperimentPage::refusedWhileBusy(const QString& what)
+{
+    if (!m_runner.isBusy())
+        return false;
+    Q_EMIT logLine(tr("Busy: %1 when the job has finished").arg(what));
+    return true;
+}
+
+void PanelExperimentPage::connectJobEndings(const QString& dataName, const QString& dataHint)
+{
+    connect(&m_runner, &JobRunner::cancelled, this, [this](JobKind job) {
+        ended(tr("%1 cancelled").arg(m_runner.jobName(job)));
+        reportDemoCancelled();
+    });
+    connect(&m_runner, &JobRunner::failed, this,
+            [this, dataName, dataHint](JobKind job, const QString& message, bool noData) {
+                ended(tr("%1 failed").arg(m_runner.jobName(job)));
+                if (!demoMode())
+                    Q_EMIT errorRaised(job == JobRunner::kOpenModel ? tr("Open Model") : tr("Job failed"), message);
+                reportDemoFailure(dataName, dataHint, message, noData);
+            });
 }
 
 QList<ExperimentEntry> PanelExperimentPage::experiments() const

@@ -4,7 +4,6 @@
 
 #include "ui/qcustomplot_compat.h"
 
-#include "ui/experiments/image/image_types.h"
 #include "ui/method_style.h"
 #include "ui/plot_parts.h"
 

@@ -10,6 +10,7 @@
 #include "base/core/input_error.h"
 #include "engine/experiments/experiment.h"
 #include "ui/cost_editor.h"
+#include "ui/experiments/camvid/camvid_conversion.h"
 #include "ui/cost_matrix_model.h"
 #include "ui/experiment_panel.h"
 #include "ui/experiments/camvid/camvid_page.h"
@@ -36,7 +37,11 @@ ExperimentPanelOptions camvidPanelOptions()
 } // namespace
 
 CamvidExperimentPage::CamvidExperimentPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent)
-    : PanelExperimentPage({&experiment()}, camvidPanelOptions(), costs, costEditor, parent)
+    : PanelExperimentPage({&experiment()}, camvidPanelOptions(),
+                          JobNames{tr("CamVid training"), tr("CamVid re-correction"), tr("Sampling"),
+                                   tr("CamVid model evaluation")},
+                          std::make_unique<CamvidViewAdapter>(), QString::fromLatin1(kCamvidExperiment), costs,
+                          costEditor, parent)
 {
     m_page = new CamvidResultsPage;
     m_table = new CamvidIouTable;
@@ -95,17 +100,14 @@ void CamvidExperimentPage::saveModel()
 
 void CamvidExperimentPage::saveModelTo(const QString& dir)
 {
-    if (!m_runner.saveModels(dir))
-        Q_EMIT logLine(m_runner.isBusy() ? tr("Busy: save the networks when the job has finished")
-                                         : tr("No CamVid networks to save: run it first"));
+    if (!refusedWhileBusy(tr("save the networks")) && !m_runner.saveModels(dir))
+        Q_EMIT logLine(tr("No CamVid networks to save: run it first"));
 }
 
 void CamvidExperimentPage::openModel()
 {
-    if (m_runner.isBusy()) {
-        Q_EMIT logLine(tr("Busy: open the model when the job has finished"));
+    if (refusedWhileBusy(tr("open the model")))
         return;
-    }
     const QString manifest = askOpenPath(m_page, tr("Open a CamVid model folder (its camvid.json)"),
                                          QStringLiteral("camvidModelDir"),
                                          tr("CamVid model folder (camvid.json);;All files (*)"));
@@ -115,10 +117,8 @@ void CamvidExperimentPage::openModel()
 
 void CamvidExperimentPage::openModelFrom(const QString& path)
 {
-    if (m_runner.isBusy()) {
-        Q_EMIT logLine(tr("Busy: open the model when the job has finished"));
+    if (refusedWhileBusy(tr("open the model")))
         return;
-    }
     const QFileInfo info(path);
     const QString dir = info.isDir() ? info.absoluteFilePath() : info.absolutePath();
     noteWindowInput(tr("the opened CamVid model folder"), dir, true);  // no output of the window replaces it
@@ -129,10 +129,13 @@ void CamvidExperimentPage::openModelFrom(const QString& path)
     if (!settings)
         return;
     m_openedFolder = dir;
-    m_runner.openModels(dir, *settings, *matrix);
+    // The experiment's declared action, under the thread policy of every run.
+    auto asked = *settings;
+    asked[kSavedModelSetting] = dir.toStdString();
+    m_runner.start(JobRunner::kOpenModel, asked, *matrix);
 }
 
-void CamvidExperimentPage::startJob(CamvidJobRunner::Job job)
+void CamvidExperimentPage::startJob(JobKind job)
 {
     if (m_runner.isBusy())
         return;
@@ -140,10 +143,10 @@ void CamvidExperimentPage::startJob(CamvidJobRunner::Job job)
     if (!checked)
         return;
     const CostMatrix matrix = *checked;
-    const auto settings = settingsForJob(job == CamvidJobRunner::Job::Run);
+    const auto settings = settingsForJob(job == JobKind::Run);
     if (!settings)
         return;
-    if (job == CamvidJobRunner::Job::Recorrect) {
+    if (job == JobKind::Recorrect) {
         if (!m_runner.hasCache()) {
             Q_EMIT logLine(tr("No cached S for CamVid: run it first."));
             return;
@@ -158,53 +161,52 @@ void CamvidExperimentPage::startJob(CamvidJobRunner::Job job)
 void CamvidExperimentPage::connectRunner()
 {
     auto& r = m_runner;
-    connect(&r, &CamvidJobRunner::started, this, [this](CamvidJobRunner::Job job) {
-        m_currentJob = job;
-        m_runCosts = costs()->matrix();
-        Q_EMIT jobStarted(m_runner.jobName(job));
-    });
-    connect(&r, &CamvidJobRunner::trainingStarted, this, [this] {
+    connect(&r, &JobRunner::started, this, [this] { m_runCosts = costs()->matrix(); });
+    onView<CamvidStage>(&r, this, [this](const CamvidStage& stage) {
+        if (stage.kind == CamvidStage::Evaluation) {
+            m_page->startEvaluation(stage.frames);
+            return;
+        }
+        // A run's data checked out, or an opened folder: the views show it, not the last run.
         m_page->startRun();
         m_table->clearRows();
+        if (stage.kind == CamvidStage::ModelsOpened) {
+            Q_EMIT logLine(tr("Evaluating %1 on the validation frames ...").arg(stage.dir));
+            return;
+        }
         panel()->setState(tr("Training..."));
         Q_EMIT stateChanged();
     });
-    connect(&r, &CamvidJobRunner::progress, this, &CamvidExperimentPage::progress);
-    connect(&r, &CamvidJobRunner::logMessage, this, &CamvidExperimentPage::logLine);
-    connect(&r, &CamvidJobRunner::epochPoints, m_page, &CamvidResultsPage::addEpochPoints);
-    connect(&r, &CamvidJobRunner::evaluationStarted, m_page, &CamvidResultsPage::startEvaluation);
-    connect(&r, &CamvidJobRunner::frames, m_page, &CamvidResultsPage::addFrames);
-    connect(&r, &CamvidJobRunner::preview, m_page, &CamvidResultsPage::setPreview);
-    connect(&r, &CamvidJobRunner::comparison, m_page, &CamvidResultsPage::setComparison);
-    connect(&r, &CamvidJobRunner::comparison, m_table, &CamvidIouTable::setComparison);
-    connect(&r, &CamvidJobRunner::framesPerSecond, m_page, &CamvidResultsPage::setFps);
-    connect(&r, &CamvidJobRunner::cacheReady, this, [this](const QString& description, const CostMatrix&) {
+    auto* page = m_page;
+    onView<QVector<CamvidEpochPoint>>(&r, page, [page](const QVector<CamvidEpochPoint>& p) { page->addEpochPoints(p); });
+    onView<QVector<CamvidFrameView>>(&r, page, [page](const QVector<CamvidFrameView>& f) { page->addFrames(f); });
+    onView<CamvidPreviewView>(&r, page, [page](const CamvidPreviewView& p) { page->setPreview(p); });
+    onView<CamvidIouView>(&r, page, [page, table = m_table](const CamvidIouView& v) {
+        page->setComparison(v);
+        table->setComparison(v);
+    });
+    onView<CamvidFpsView>(&r, page, [page](const CamvidFpsView& f) { page->setFps(f); });
+    connect(&r, &JobRunner::cacheReady, this, [this](const QString& description, const CostMatrix&) {
         panel()->setState(description);
         // Edited while the run trained: re-correct for the edit once the run is done.
         if (isActive() && !(costs()->matrix() == m_runCosts))
             setRecorrectionPending();
         Q_EMIT stateChanged();
     });
-    connect(&r, &CamvidJobRunner::modelEvaluationStarted, this, [this](const QString& dir, const QString&) {
-        // The views show the opened folder's evaluation, not the cached run's.
-        m_page->startRun();
-        m_table->clearRows();
-        Q_EMIT logLine(tr("Evaluating %1 on the validation frames ...").arg(dir));
-    });
-    connect(&r, &CamvidJobRunner::modelsSaved, this,
+    connect(&r, &JobRunner::modelsSaved, this,
             [this](const QString& dir, const QStringList& files, const QString& error) {
                 if (!error.isEmpty())
                     Q_EMIT errorRaised(tr("Export Model"), tr("Nothing was written to %1:\n%2").arg(dir, error));
                 else
                     Q_EMIT logLine(tr("Saved the CamVid model folder %1: %2").arg(dir, files.join(QStringLiteral(", "))));
             });
-    connect(&r, &CamvidJobRunner::finished, this,
-            [this](CamvidJobRunner::Job job, double seconds, const QString& json, const QString& csv) {
+    connect(&r, &JobRunner::finished, this,
+            [this](JobKind job, double seconds, const QString& json, const QString& csv) {
         if (!json.isEmpty())
             setResults(json, csv,
-                       job == CamvidJobRunner::kOpenModel ? QFileInfo(m_openedFolder).fileName() + QStringLiteral("_evaluation")
+                       job == JobRunner::kOpenModel ? QFileInfo(m_openedFolder).fileName() + QStringLiteral("_evaluation")
                                                           : QString::fromLatin1(kCamvidExperiment));
-        if (job == CamvidJobRunner::Job::Recorrect) {
+        if (job == JobKind::Recorrect) {
             setLastRecorrectionSeconds(seconds);
             Q_EMIT timingChanged(tr("re-correction on the cached S: %1 s (q, then the validation frames)")
                                      .arg(seconds, 0, 'f', 2));
@@ -212,31 +214,15 @@ void CamvidExperimentPage::connectRunner()
             Q_EMIT timingChanged(tr("%1: %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 1));
         }
         ended(tr("%1 finished in %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 2));
-        if (job == CamvidJobRunner::Job::Run && demoMode())
+        if (job == JobKind::Run && demoMode())
             Q_EMIT demoDone();
     });
-    connect(&r, &CamvidJobRunner::cancelled, this, [this](CamvidJobRunner::Job job) {
-        if (job == CamvidJobRunner::Job::Run && !m_runner.hasCache())
+    connect(&r, &JobRunner::cancelled, this, [this](JobKind job) {
+        if (job == JobKind::Run && !m_runner.hasCache())
             panel()->setState(tr("Training cancelled: nothing cached."));
-        ended(tr("%1 cancelled").arg(m_runner.jobName(job)));
-        reportDemoCancelled();
     });
-    connect(&r, &CamvidJobRunner::failed, this, [this](CamvidJobRunner::Job job, const QString& message, bool noData) {
-        ended(tr("%1 failed").arg(m_runner.jobName(job)));
-        if (!demoMode())
-            Q_EMIT errorRaised(job == CamvidJobRunner::kOpenModel ? tr("Open Model") : tr("Job failed"), message);
-        reportDemoFailure(tr("CamVid"),
-                          tr("pass --data DIR (a folder with train/, trainannot/, val/, valannot/) or set LCS_CAMVID_DIR"),
-                          message, noData);
-    });
-}
-
-void CamvidExperimentPage::ended(const QString& status)
-{
-    Q_EMIT jobEnded(status, true);
-    Q_EMIT stateChanged();
-    if (isActive() && m_runner.hasCache() && takePendingRecorrection())
-        startJob(CamvidJobRunner::Job::Recorrect);
+    connectJobEndings(tr("CamVid"),
+                      tr("pass --data DIR (a folder with train/, trainannot/, val/, valannot/) or set LCS_CAMVID_DIR"));
 }
 
 QList<QCustomPlot*> CamvidExperimentPage::plots() const

@@ -2,7 +2,8 @@
 
 #include <memory>
 
-#include "ui/experiments/camvid/camvid_job_runner.h"
+#include "ui/experiments/camvid/camvid_types.h"
+#include "ui/job_runner.h"
 #include "ui/experiments/panel_experiment_page.h"
 
 namespace lcs {
@@ -26,17 +27,13 @@ public:
     CamvidExperimentPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent = nullptr);
     ~CamvidExperimentPage() override;
 
-    CamvidJobRunner* runner() { return &m_runner; }
     CamvidResultsPage* page() const { return m_page; }
 
     QString resultsTitle() const override;
     CostMatrix defaultCosts(const QString& experiment) const override;
     std::optional<std::vector<std::string>> presetClassNames() const override;
 
-    bool isBusy() const override { return m_runner.isBusy(); }
-    void run() override { startJob(CamvidJobRunner::Job::Run); }
     bool canRecorrect() const override { return m_runner.hasCache(); }
-    void recorrect() override { startJob(CamvidJobRunner::Job::Recorrect); }
 
     /// Export Model: the cached run's networks as a model folder of `lcstudio-cli camvid
     /// train`'s layout. Open Model: a model folder evaluated on the form's validation
@@ -55,19 +52,14 @@ public:
 
 protected:
     QList<QCustomPlot*> plots() const override;
-    void cancelJob() override { m_runner.cancel(); }
-    bool recorrecting() const override { return m_currentJob == CamvidJobRunner::Job::Recorrect; }
+    void startJob(JobKind job) override;
 
 private:
     static const Experiment& experiment();
     void connectRunner();
-    void startJob(CamvidJobRunner::Job job);
     /// The window's matrix, or nothing after saying why it cannot decide CamVid.
     std::optional<CostMatrix> checkedCosts();
-    void ended(const QString& status);
 
-    CamvidJobRunner m_runner;
-    CamvidJobRunner::Job m_currentJob = CamvidJobRunner::Job::Run;
     CamvidResultsPage* m_page = nullptr;
     CamvidIouTable* m_table = nullptr;
     CostMatrix m_runCosts;  ///< the matrix the running job started with, to tell edits made meanwhile

@@ -93,10 +93,21 @@ struct CamvidFpsView {
     QString ensembleMethod = QStringLiteral("sghmc_s");  ///< the network sampled: "mc_dropout" or "sghmc_s"
 };
 
+/// A stage of a CamVid job that the views follow.
+struct CamvidStage {
+    enum Kind {
+        Training,      ///< a run's data checked out: the last run is replaced (the views clear)
+        Evaluation,    ///< `frames` validation frames follow (the viewer drops the old ones)
+        ModelsOpened,  ///< the model folder `dir` checked out (`description`: what it holds); its evaluation follows
+    };
+    Kind kind = Training;
+    int frames = 0;
+    QString dir, description;
+};
+
 } // namespace lcs::ui
 
-Q_DECLARE_METATYPE(lcs::ui::CamvidEpochPoint)
-Q_DECLARE_METATYPE(lcs::ui::CamvidFrameView)
+Q_DECLARE_METATYPE(lcs::ui::CamvidStage)
 Q_DECLARE_METATYPE(lcs::ui::CamvidPreviewView)
 Q_DECLARE_METATYPE(lcs::ui::CamvidIouView)
 Q_DECLARE_METATYPE(lcs::ui::CamvidFpsView)

@@ -15,7 +15,6 @@
 #include "ui/qcustomplot_compat.h"
 
 #include "datasets/camvid_reader.h"
-#include "ui/experiments/image/image_types.h"
 #include "ui/method_style.h"
 #include "ui/plot_export.h"
 #include "ui/plot_parts.h"

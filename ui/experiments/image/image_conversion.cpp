@@ -6,6 +6,9 @@
 #include <QObject>
 
 #include "base/inference/method_catalog.h"
+#include "engine/experiments/experiment_names.h"
+#include "engine/experiments/image/image_experiment_support.h"
+#include "ui/method_style.h"
 
 namespace lcs::ui {
 
@@ -19,6 +22,14 @@ QVector<float> floats(const std::vector<float>& v)
 QVector<qint64> counts(const std::vector<int64_t>& v)
 {
     return QVector<qint64>(v.begin(), v.end());
+}
+
+QString describeShape(const std::vector<int64_t>& shape)
+{
+    QStringList parts;
+    for (auto s : shape)
+        parts << QString::number(s);
+    return parts.join(QStringLiteral(" x "));
 }
 
 } // namespace
@@ -160,6 +171,108 @@ void splitProgressDetail(const std::string& detail, QString& run, QString& serie
     }
     run = runParts.join(QStringLiteral(", "));
     series = seriesParts.join(QStringLiteral(", "));
+}
+
+// ---------------------------------------------------------------------------------------
+// ImageViewAdapter
+
+void ImageViewAdapter::begin(JobKind job, const JobRequest& request)
+{
+    m_job = job;
+    m_selective = request.experiment == QLatin1String(kSelectiveExperiment);
+    m_run.clear();
+    m_series = job == JobKind::Recorrect ? QString::fromLatin1(kRecorrectedSeries) : QString();
+    m_epochs.clear();
+    m_training.clear();
+}
+
+void ImageViewAdapter::planned(const TaskPlan& plan)
+{
+    // A re-correction declares the one task it trains: its curve joins that run's, named
+    // as the engine's progress details name it ("rate 0.5, trial 1"; selective: "trial 1").
+    if (m_job != JobKind::Recorrect || plan.size() != 1 || !plan.front().task.setting)
+        return;
+    const auto& task = plan.front().task;
+    const QString trial = QStringLiteral("trial %1").arg(task.trial);
+    m_run = m_selective ? trial
+                        : QStringLiteral("rate %1, %2").arg(QString::fromStdString(settingText(*task.setting)), trial);
+}
+
+void ImageViewAdapter::collect(const Progress& p)
+{
+    QString run, series;
+    splitProgressDetail(p.detail, run, series);
+    if (!m_run.isEmpty())
+        run = m_run;
+    if (!m_series.isEmpty())
+        series = m_series;
+    if (p.test) {
+        EpochPoint e;
+        e.run = run;
+        e.series = series;
+        e.epoch = p.test->epoch;
+        e.cost = p.test->cost;
+        e.accuracy = p.test->accuracy;
+        e.nll = p.test->nll;
+        m_epochs.push_back(e);
+        return;
+    }
+    for (const auto& [name, value] : p.training.named()) {
+        if (name == "samples")  // a count of kept networks, not a curve
+            continue;
+        m_training.push_back({run, series, QString::fromStdString(name), p.step, value});
+    }
+}
+
+void ImageViewAdapter::flush(const ViewSink& sink)
+{
+    if (!m_epochs.isEmpty())
+        sink.send(std::exchange(m_epochs, {}));
+    if (!m_training.isEmpty())
+        sink.send(std::exchange(m_training, {}));
+}
+
+void ImageViewAdapter::show(const ViewEvent& event, const ViewSink& sink)
+{
+    const auto handle = viewHandlers(
+        [&](const ImageRunStarted& e) {
+            ImageDataInfo i;
+            i.experiment = QString::fromStdString(e.experiment);
+            i.name = QString::fromStdString(e.dataset);
+            for (const auto& n : e.classNames)
+                i.classNames << QString::fromStdString(n);
+            i.inputShape = describeShape(e.inputShape);
+            i.trainCount = e.trainImages;
+            i.testCount = e.testImages;
+            i.model = QString::fromStdString(e.model);
+            i.costs = e.costs;
+            sink.send(i);
+        },
+        [&](const ComparisonShown& e) {
+            sink.flush();  // the curves that led to this q first
+            auto view = comparisonView(e.comparison, e.classNames, e.comparison.costs, e.changedImages);
+            const QString experiment = QString::fromStdString(e.experiment);
+            const QString uncorrected = QString::fromStdString(e.uncorrectedMethod);
+            view.experiment = experiment;
+            view.recorrected = e.recorrected;
+            view.seconds = e.seconds;
+            view.collapsed = e.collapsed;
+            view.uncorrectedLabel = uncorrected == QLatin1String("sghmc_s") ? QObject::tr("S (SGHMC student)")
+                                                                            : imageSeriesLabel(uncorrected);
+            view.uncorrectedMethod = methodIn(uncorrected, experiment);
+            view.correctedLabel = imageSeriesLabel(QStringLiteral("ours"));
+            sink.send(view);
+        },
+        [&](const CorruptionResult& r) {
+            sink.send(summaryView(r));
+            sink.send(TrainingTimeView{});
+        },
+        [&](const SelectiveResult& r) {
+            sink.send(summaryView(r));
+            sink.send(trainingTimeView(r));
+            sink.send(riskCoverageView(r));
+        });
+    handle(event);
 }
 
 } // namespace lcs::ui

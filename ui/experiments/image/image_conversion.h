@@ -7,6 +7,7 @@
 #include "engine/experiments/image/selective_experiment.h"
 #include "engine/experiments/run_views.h"
 #include "ui/experiments/image/image_types.h"
+#include "ui/job_runner.h"
 
 /// Engine results (plain data) -> the Qt types the image views draw. Never included by
 /// a moc'd header.
@@ -33,5 +34,25 @@ RiskCoverageView riskCoverageView(const SelectiveResult& result);
 /// "sgld_s, rate 0.5, trial 1", "trial 1, ours, r 0.1, epoch 1") into the run (the
 /// "rate ..." and "trial ..." parts) and the series (the rest, without "epoch N").
 void splitProgressDetail(const std::string& detail, QString& run, QString& series);
+
+/// The image page's side of the job runner: the run's views (data loaded, q against the
+/// rule it corrects, the finished result) and its progress (epoch and training curves)
+/// as the values the image views draw, converted on the job's thread; curve points go out
+/// in batches. A re-correction's curve is named after the cached run it re-trains.
+class ImageViewAdapter : public ViewAdapter {
+public:
+    void begin(JobKind job, const JobRequest& request) override;
+    void show(const ViewEvent& event, const ViewSink& sink) override;
+    void collect(const Progress& report) override;
+    void planned(const TaskPlan& plan) override;
+    void flush(const ViewSink& sink) override;
+
+private:
+    JobKind m_job = JobKind::Run;
+    bool m_selective = false;
+    QString m_run, m_series;  ///< set for every point of a re-correction (its progress names neither)
+    QVector<EpochPoint> m_epochs;
+    QVector<TrainingPoint> m_training;
+};
 
 } // namespace lcs::ui

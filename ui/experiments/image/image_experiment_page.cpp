@@ -10,6 +10,7 @@
 #include "ui/cost_editor.h"
 #include "ui/cost_matrix_model.h"
 #include "ui/experiment_panel.h"
+#include "ui/experiments/image/image_conversion.h"
 #include "ui/experiments/image/image_page.h"
 #include "ui/experiments/image/image_views.h"
 #include "ui/file_dialogs.h"
@@ -59,7 +60,8 @@ ExperimentPanelOptions imagePanelOptions()
 } // namespace
 
 ImageExperimentPage::ImageExperimentPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent)
-    : PanelExperimentPage(imageExperiments(), imagePanelOptions(), costs, costEditor, parent)
+    : PanelExperimentPage(imageExperiments(), imagePanelOptions(), JobNames{tr("Image experiment")},
+                          std::make_unique<ImageViewAdapter>(), QString(), costs, costEditor, parent)
 {
     m_page = new ImageResultsPage;
     m_table = new ImageSummaryTable;
@@ -106,7 +108,7 @@ bool ImageExperimentPage::canRecorrect() const
 
 bool ImageExperimentPage::canSaveModel() const
 {
-    return !m_runner.isBusy() && m_runner.hasNetworks() && m_runner.networksExperiment() == experiment();
+    return !m_runner.isBusy() && !m_runner.keptFiles().isEmpty() && m_runner.keptExperiment() == experiment();
 }
 
 void ImageExperimentPage::saveModel()
@@ -120,17 +122,14 @@ void ImageExperimentPage::saveModel()
 
 void ImageExperimentPage::saveModelTo(const QString& dir)
 {
-    if (!m_runner.saveNetworks(dir))
-        Q_EMIT logLine(m_runner.isBusy() ? tr("Busy: save the networks when the job has finished")
-                                         : tr("No networks to save: run the experiment first"));
+    if (!refusedWhileBusy(tr("save the networks")) && !m_runner.exportKept(dir))
+        Q_EMIT logLine(tr("No networks to save: run the experiment first"));
 }
 
 void ImageExperimentPage::openModel()
 {
-    if (m_runner.isBusy()) {
-        Q_EMIT logLine(tr("Busy: open the model when the job has finished"));
+    if (refusedWhileBusy(tr("open the model")))
         return;
-    }
     const QString path = askOpenPath(m_page, tr("Open an image classifier"), QStringLiteral("modelDir"),
                                      tr("LibTorch model (*.pt)"));
     if (!path.isEmpty())
@@ -139,10 +138,8 @@ void ImageExperimentPage::openModel()
 
 void ImageExperimentPage::openModelFrom(const QString& path)
 {
-    if (m_runner.isBusy()) {
-        Q_EMIT logLine(tr("Busy: open the model when the job has finished"));
+    if (refusedWhileBusy(tr("open the model")))
         return;
-    }
     if (!costsUsable())
         return;
     // The data the form names, loaded as a run would load it.
@@ -150,7 +147,10 @@ void ImageExperimentPage::openModelFrom(const QString& path)
     if (!settings)
         return;
     m_openedModel = path;
-    m_runner.openModel(path, {experiment(), *settings}, costs()->matrix());
+    // The experiment's declared action, under the thread policy of every run.
+    auto asked = *settings;
+    asked[kSavedModelSetting] = path.toStdString();
+    m_runner.start(JobRunner::kOpenModel, JobRequest{experiment(), asked, {}}, costs()->matrix());
 }
 
 nlohmann::json ImageExperimentPage::demoSettings(const QString& experiment) const
@@ -165,16 +165,16 @@ nlohmann::json ImageExperimentPage::demoSettings(const QString& experiment) cons
     return s;
 }
 
-void ImageExperimentPage::startJob(ImageJobRunner::Job job)
+void ImageExperimentPage::startJob(JobKind job)
 {
     if (m_runner.isBusy())
         return;
     if (!costsUsable())
         return;
-    const auto settings = settingsForJob(job == ImageJobRunner::Job::Run);
+    const auto settings = settingsForJob(job == JobKind::Run);
     if (!settings)
         return;
-    if (job == ImageJobRunner::Job::Run) {
+    if (job == JobKind::Run) {
         m_page->startRun(experiment());
         m_table->clearRows();
     } else {
@@ -188,33 +188,32 @@ void ImageExperimentPage::startJob(ImageJobRunner::Job job)
     // data it loads (a folder of other classes included), as the command line does
     // without --costs. An edited one must fit the data, or the run says why not.
     CostMatrix matrix = costs()->matrix();
-    const bool untouched = job == ImageJobRunner::Job::Run && matrix == defaultCosts(experiment());
+    const bool untouched = job == JobKind::Run && matrix == defaultCosts(experiment());
     // The referral column the selective page shows is the cached q's r, for a
     // re-correction; a run decides under each of its referral costs setting instead.
-    if (job == ImageJobRunner::Job::Run && experiment() == QLatin1String(kSelective))
+    if (job == JobKind::Run && experiment() == QLatin1String(kSelective))
         matrix.setReferral(std::nullopt);
-    m_runner.start(job, experiment(), *settings, untouched ? CostMatrix() : matrix);
+    // Every network the run trains is saved into a folder the runner keeps, for Export Model.
+    m_runner.start(job, JobRequest{experiment(), *settings, {QStringLiteral("save_models")}},
+                   untouched ? CostMatrix() : matrix);
 }
 
 void ImageExperimentPage::connectRunner()
 {
     auto& r = m_runner;
-    connect(&r, &ImageJobRunner::started, this, [this](ImageJobRunner::Job job) {
-        m_currentJob = job;
-        Q_EMIT jobStarted(m_runner.jobName(job));
+    onView<QVector<EpochPoint>>(&r, m_page, [page = m_page](const QVector<EpochPoint>& p) { page->addEpochPoints(p); });
+    onView<QVector<TrainingPoint>>(&r, m_page,
+                                   [page = m_page](const QVector<TrainingPoint>& p) { page->addTrainingPoints(p); });
+    onView<ComparisonView>(&r, m_page, [page = m_page](const ComparisonView& v) { page->addComparison(v); });
+    onView<SummaryView>(&r, m_page, [page = m_page, table = m_table](const SummaryView& v) {
+        page->setSummary(v);
+        table->setSummary(v);
     });
-    connect(&r, &ImageJobRunner::progress, this, &ImageExperimentPage::progress);
-    connect(&r, &ImageJobRunner::logMessage, this, &ImageExperimentPage::logLine);
-    connect(&r, &ImageJobRunner::epochPoints, m_page, &ImageResultsPage::addEpochPoints);
-    connect(&r, &ImageJobRunner::trainingPoints, m_page, &ImageResultsPage::addTrainingPoints);
-    connect(&r, &ImageJobRunner::comparison, m_page, &ImageResultsPage::addComparison);
-    connect(&r, &ImageJobRunner::summary, m_page, &ImageResultsPage::setSummary);
-    connect(&r, &ImageJobRunner::summary, m_table, &ImageSummaryTable::setSummary);
-    connect(&r, &ImageJobRunner::trainingTime, m_page, &ImageResultsPage::setTrainingTime);
-    connect(&r, &ImageJobRunner::riskCoverage, m_page, &ImageResultsPage::setRiskCoverage);
+    onView<TrainingTimeView>(&r, m_page, [page = m_page](const TrainingTimeView& v) { page->setTrainingTime(v); });
+    onView<RiskCoverageView>(&r, m_page, [page = m_page](const RiskCoverageView& v) { page->setRiskCoverage(v); });
     // The data decide the class names; the run's matrix (the preset's where the window's
     // was untouched) becomes the editor's.
-    connect(&r, &ImageJobRunner::dataReady, this, [this](const ImageDataInfo& info) {
+    onView<ImageDataInfo>(&r, this, [this](const ImageDataInfo& info) {
         std::vector<std::string> names;
         for (const auto& n : info.classNames)
             names.push_back(n.toStdString());
@@ -226,7 +225,7 @@ void ImageExperimentPage::connectRunner()
         setCostsQuietly(shown);
         m_runCosts = costs()->matrix();  // the run's own line says what it loaded (its note)
     });
-    connect(&r, &ImageJobRunner::cacheReady, this, [this](const QString& description, const CostMatrix& trained) {
+    connect(&r, &JobRunner::cacheReady, this, [this](const QString& description, const CostMatrix& trained) {
         panel()->setState(description);
         if (costs()->matrix() == m_runCosts) {
             // Show the matrix q was trained for, so that the next edit starts from it.
@@ -237,9 +236,9 @@ void ImageExperimentPage::connectRunner()
         }
         Q_EMIT stateChanged();
     });
-    connect(&r, &ImageJobRunner::finished, this, &ImageExperimentPage::jobFinished);
-    connect(&r, &ImageJobRunner::networksChanged, this, &ImageExperimentPage::stateChanged);
-    connect(&r, &ImageJobRunner::networksSaved, this,
+    connect(&r, &JobRunner::finished, this, &ImageExperimentPage::jobFinished);
+    connect(&r, &JobRunner::keptChanged, this, &ImageExperimentPage::stateChanged);
+    connect(&r, &JobRunner::modelsSaved, this,
             [this](const QString& dir, const QStringList& files, const QString& error) {
                 if (!error.isEmpty()) {
                     Q_EMIT errorRaised(tr("Export Model"), tr("Nothing was written to %1:\n%2").arg(dir, error));
@@ -252,48 +251,29 @@ void ImageExperimentPage::connectRunner()
                 Q_EMIT logLine(tr("Saved %1 network(s), each with its sidecar, to %2: %3")
                                    .arg(networks.size()).arg(dir, networks.join(QStringLiteral(", "))));
             });
-    connect(&r, &ImageJobRunner::cancelled, this, [this](ImageJobRunner::Job job) {
-        ended(tr("%1 cancelled").arg(m_runner.jobName(job)));
-        reportDemoCancelled();
-    });
-    connect(&r, &ImageJobRunner::failed, this, [this](ImageJobRunner::Job job, const QString& message, bool noData) {
-        ended(tr("%1 failed").arg(m_runner.jobName(job)));
-        if (!demoMode())
-            Q_EMIT errorRaised(job == ImageJobRunner::kOpenModel ? tr("Open Model") : tr("Job failed"), message);
-        reportDemoFailure(tr("image"),
-                          tr("pass --data DIR (an MNIST-like IDX folder or a CIFAR-10 binary folder) or install "
-                             "Debian's dataset-fashion-mnist"),
-                          message, noData);
-    });
+    connectJobEndings(tr("image"), tr("pass --data DIR (an MNIST-like IDX folder or a CIFAR-10 binary folder) or "
+                                      "install Debian's dataset-fashion-mnist"));
 }
 
-void ImageExperimentPage::jobFinished(ImageJobRunner::Job job, double seconds, const QString& json,
+void ImageExperimentPage::jobFinished(JobKind job, double seconds, const QString& json,
                                       const QString& csv)
 {
     if (!json.isEmpty())
         setResults(json, csv,
-                   job == ImageJobRunner::kOpenModel
+                   job == JobRunner::kOpenModel
                        ? QFileInfo(m_openedModel).completeBaseName() + QStringLiteral("_evaluation")
                        : experiment());
-    if (job == ImageJobRunner::Job::Recorrect) {
+    if (job == JobKind::Recorrect) {
         setLastRecorrectionSeconds(seconds);
         Q_EMIT timingChanged(tr("re-correction on the cached S: %1 s").arg(seconds, 0, 'f', 2));
     } else {
         Q_EMIT timingChanged(tr("%1: %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 1));
     }
-    const QString preview = job == ImageJobRunner::Job::Run ? wholeRunNote(json) : QString();
+    const QString preview = job == JobKind::Run ? wholeRunNote(json) : QString();
     ended(preview.isEmpty() ? tr("%1 finished in %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 2)
                             : tr("Preview finished in %1 s%2").arg(seconds, 0, 'f', 1).arg(preview));
-    if (job == ImageJobRunner::Job::Run && demoMode())
+    if (job == JobKind::Run && demoMode())
         Q_EMIT demoDone();
-}
-
-void ImageExperimentPage::ended(const QString& status)
-{
-    Q_EMIT jobEnded(status, true);
-    Q_EMIT stateChanged();
-    if (canRecorrect() && takePendingRecorrection())
-        startJob(ImageJobRunner::Job::Recorrect);
 }
 
 QList<QCustomPlot*> ImageExperimentPage::plots() const

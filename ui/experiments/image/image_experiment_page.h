@@ -2,7 +2,8 @@
 
 #include <memory>
 
-#include "ui/experiments/image/image_job_runner.h"
+#include "ui/experiments/image/image_types.h"
+#include "ui/job_runner.h"
 #include "ui/experiments/panel_experiment_page.h"
 
 namespace lcs::ui {
@@ -22,17 +23,13 @@ public:
     ImageExperimentPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent = nullptr);
     ~ImageExperimentPage() override;
 
-    ImageJobRunner* runner() { return &m_runner; }
     ImageResultsPage* page() const { return m_page; }
 
     QString resultsTitle() const override;
     void activate(const QString& experiment) override;
     CostMatrix defaultCosts(const QString& experiment) const override;
 
-    bool isBusy() const override { return m_runner.isBusy(); }
-    void run() override { startJob(ImageJobRunner::Job::Run); }
     bool canRecorrect() const override;
-    void recorrect() override { startJob(ImageJobRunner::Job::Recorrect); }
 
     /// Export Model: every network the last finished run of the shown experiment trained,
     /// as `--save-models` writes them. Open Model: an exported image classifier decides
@@ -50,17 +47,12 @@ public:
 
 protected:
     QList<QCustomPlot*> plots() const override;
-    void cancelJob() override { m_runner.cancel(); }
-    bool recorrecting() const override { return m_currentJob == ImageJobRunner::Job::Recorrect; }
+    void startJob(JobKind job) override;
 
 private:
     void connectRunner();
-    void startJob(ImageJobRunner::Job job);
-    void jobFinished(ImageJobRunner::Job job, double seconds, const QString& json, const QString& csv);
-    void ended(const QString& status);
+    void jobFinished(JobKind job, double seconds, const QString& json, const QString& csv);
 
-    ImageJobRunner m_runner;
-    ImageJobRunner::Job m_currentJob = ImageJobRunner::Job::Run;
     ImageResultsPage* m_page = nullptr;
     ImageSummaryTable* m_table = nullptr;
     CostMatrix m_runCosts;  ///< the matrix the running job's data set up, to tell edits made meanwhile

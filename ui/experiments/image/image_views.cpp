@@ -75,15 +75,6 @@ QString imageSeriesLabel(const QString& series)
     return methodLabelOf(series);
 }
 
-QString ComparisonView::title() const
-{
-    // The synthetic and tabular experiments have replicates, not an in-run setting.
-    if (experiment != QLatin1String(kSelectiveExperiment) && experiment != QLatin1String(kCorruptionExperiment))
-        return QObject::tr("replicate %1").arg(trial);
-    const QString at = experiment == QLatin1String(kSelectiveExperiment) ? QObject::tr("r %1").arg(value)
-                                                                : QObject::tr("rate %1").arg(value);
-    return QObject::tr("%1, trial %2%3").arg(at).arg(trial).arg(recorrected ? QObject::tr(", re-corrected") : QString());
-}
 
 // ---------------------------------------------------------------------------------------
 // Curves

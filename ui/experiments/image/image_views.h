@@ -5,6 +5,7 @@
 #include <QSharedPointer>
 #include <QWidget>
 
+#include "ui/confusion_plot.h"
 #include "ui/experiments/image/image_types.h"
 #include "ui/plot_parts.h"
 
@@ -75,39 +76,6 @@ private:
     QString m_chosenRun;  ///< empty: follow the latest
     QMap<QString, RunData> m_data[4];  ///< per panel: run -> series -> points
     QMap<QString, QCPGraph*> m_graphs[4];
-};
-
-/// Confusion-matrix cells as the heat maps show them: rows = true class, columns =
-/// decision, row-major; `difference` = corrected - uncorrected.
-struct ConfusionCells {
-    int rows = 0, columns = 0;
-    QVector<double> uncorrected, corrected, difference;
-};
-/// Throws nothing; a view whose counts do not fill rows x columns gives empty cells.
-ConfusionCells confusionCells(const ComparisonView& view);
-
-/// Confusion matrices uncorrected | corrected | difference as heat maps with the class
-/// names on the axes and each cell's count written in it.
-class ConfusionPlot : public PlotView {
-    Q_OBJECT
-public:
-    explicit ConfusionPlot(QWidget* parent = nullptr);
-    void setComparison(const ComparisonView& view);
-    void clear();
-
-    QCPColorMap* map(int panel) const { return m_maps[panel]; }
-    /// The value drawn at (true class, decision) of panel 0 (uncorrected), 1
-    /// (corrected) or 2 (difference), read back from the colour map.
-    double shownCell(int panel, int trueClass, int decision) const;
-    /// Tick labels of a panel's x axis (decisions) and of the first panel's y axis (classes).
-    QStringList decisionLabels(int panel) const;
-    QStringList classLabels() const;
-
-private:
-    QCPAxisRect* m_rects[3] = {};
-    QCPColorMap* m_maps[3] = {};
-    QCPTextElement* m_titles[3] = {};
-    QCPTextElement* m_header = nullptr;
 };
 
 /// Test images whose decision the correction changed: the image, its true class, both

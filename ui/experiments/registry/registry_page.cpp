@@ -20,9 +20,10 @@ namespace lcs::ui {
 
 RegistryExperimentPage::RegistryExperimentPage(const Experiment& experiment, CostMatrixModel* costs,
                                                CostEditor* costEditor, QObject* parent)
-    : PanelExperimentPage({&experiment}, {QString::fromStdString(experiment.name()), {}, {}, {}}, costs,
-                          costEditor, parent),
-      m_experiment(experiment), m_runner(experiment)
+    : PanelExperimentPage({&experiment}, {QString::fromStdString(experiment.name()), {}, {}, {}},
+                          JobNames{QString::fromStdString(experiment.name())}, nullptr,
+                          QString::fromStdString(experiment.name()), costs, costEditor, parent),
+      m_experiment(experiment)
 {
     m_central = new QPlainTextEdit;
     m_central->setReadOnly(true);
@@ -34,13 +35,7 @@ RegistryExperimentPage::RegistryExperimentPage(const Experiment& experiment, Cos
     setViews(m_central, m_rows);
 
     auto& r = m_runner;
-    connect(&r, &JobRunner::started, this, [this](JobKind job) {
-        m_currentJob = job;
-        Q_EMIT jobStarted(m_runner.jobName(job));
-    });
-    connect(&r, &JobRunner::progress, this, &RegistryExperimentPage::progress);
-    connect(&r, &ExperimentJobRunner::table, m_central, &QPlainTextEdit::setPlainText);
-    connect(&r, &JobRunner::logMessage, this, &RegistryExperimentPage::logLine);
+    connect(&r, &JobRunner::table, m_central, &QPlainTextEdit::setPlainText);
     connect(&r, &JobRunner::cacheReady, this, [this](const QString& description, const CostMatrix&) {
         panel()->setState(description);
         Q_EMIT stateChanged();
@@ -51,25 +46,11 @@ RegistryExperimentPage::RegistryExperimentPage(const Experiment& experiment, Cos
         if (job == JobKind::Recorrect)
             setLastRecorrectionSeconds(seconds);
         Q_EMIT timingChanged(tr("%1: %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 1));
-        Q_EMIT jobEnded(tr("%1 finished in %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 2), true);
-        Q_EMIT stateChanged();
         if (job == JobKind::Run && demoMode())
             Q_EMIT demoDone();
-        if (isActive() && m_runner.hasCache() && takePendingRecorrection())
-            startJob(JobKind::Recorrect);
+        ended(tr("%1 finished in %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 2));
     });
-    connect(&r, &JobRunner::cancelled, this, [this](JobKind job) {
-        Q_EMIT jobEnded(tr("%1 cancelled").arg(m_runner.jobName(job)), true);
-        Q_EMIT stateChanged();
-        reportDemoCancelled();
-    });
-    connect(&r, &JobRunner::failed, this, [this](JobKind job, const QString& message, bool noData) {
-        Q_EMIT jobEnded(tr("%1 failed").arg(m_runner.jobName(job)), true);
-        Q_EMIT stateChanged();
-        if (!demoMode())
-            Q_EMIT errorRaised(tr("Job failed"), message);
-        reportDemoFailure(QString::fromStdString(m_experiment.name()), QString(), message, noData);
-    });
+    connectJobEndings(QString::fromStdString(m_experiment.name()), QString());
 }
 
 RegistryExperimentPage::~RegistryExperimentPage() = default;
@@ -103,7 +84,7 @@ void RegistryExperimentPage::startJob(JobKind job)
         return;
     if (job == JobKind::Run && !adoptDataClasses(m_experiment, *settings))
         return;  // the window asks whether to reset the matrix
-    m_runner.start(job, QVariant::fromValue(*settings), costs()->matrix());
+    m_runner.start(job, *settings, costs()->matrix());
 }
 
 void RegistryExperimentPage::showRows(const QString& csv)

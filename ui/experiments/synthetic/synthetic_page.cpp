@@ -10,13 +10,9 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QRegularExpressionValidator>
 #include <QSpinBox>
 #include <QStackedWidget>
-#include <QTabBar>
 #include <QTabWidget>
-#include <QStandardItemModel>
-#include <QThread>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
@@ -32,9 +28,9 @@
 #include "ui/cost_benefit_view.h"
 #include "ui/cost_matrix_model.h"
 #include "ui/curve_view.h"
+#include "ui/confusion_plot.h"
 #include "ui/decisions_view.h"
 #include "ui/evidence_panel.h"
-#include "ui/experiments/image/image_views.h"
 #include "ui/file_dialogs.h"
 #include "ui/method_style.h"
 #include "ui/region_view.h"
@@ -49,6 +45,15 @@ namespace {
 
 constexpr const char* kGridResolution = "grid_resolution";
 
+/// The settings a job runs with: the window draws the decision regions on its own grid
+/// whatever grid a session asks for.
+nlohmann::json windowSettings(nlohmann::json settings)
+{
+    if (const auto grid = settings.find(kGridResolution); grid != settings.end() && grid->is_number_integer())
+        *grid = windowRegionGrid(grid->get<int>());
+    return settings;
+}
+
 /// The experiments this page serves, in the chooser's order.
 const char* const kServed[] = {kSyntheticExperiment, kTabularExperiment, kOwnPredictiveExperiment};
 
@@ -60,7 +65,9 @@ const Experiment& registered(const QString& experiment)
 } // namespace
 
 SyntheticPage::SyntheticPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent)
-    : ExperimentPage(costs, costEditor, parent)
+    : ExperimentPage(costs, costEditor, parent),
+      m_runner(JobNames{tr("Run (sample + correct)"), tr("Correction")},
+               std::make_unique<ForwardingAdapter<TaskView, ResultRow, EvidenceShown>>())
 {
     m_panel = buildPanel();
     m_central = buildCentral();
@@ -127,7 +134,7 @@ SettingsForm* SyntheticPage::form() const
 
 bool SyntheticPage::hasOwnPosterior() const
 {
-    return m_runner.hasPosterior() && m_posteriorExperiment == experiment();
+    return m_runner.hasCache() && m_runner.cacheExperiment() == experiment();
 }
 
 QList<ExperimentPage::OpenAction> SyntheticPage::openActions()
@@ -321,34 +328,32 @@ QWidget* SyntheticPage::buildCentral()
 
 void SyntheticPage::connectRunner()
 {
-    connect(&m_runner, &SyntheticJobRunner::started, this, [this](SyntheticJobRunner::Job job) {
+    connect(&m_runner, &JobRunner::started, this, [this](JobKind job) {
         m_currentJob = job;
         m_followedTask.clear();
         Q_EMIT jobStarted(m_runner.jobName(job));
     });
-    connect(&m_runner, &SyntheticJobRunner::progress, this, &SyntheticPage::progress);
-    connect(&m_runner, &SyntheticJobRunner::taskUpdated, this, &SyntheticPage::onTaskUpdated);
-    connect(&m_runner, &SyntheticJobRunner::posteriorReady, this, [this] { m_posteriorExperiment = m_jobExperiment; });
-    connect(&m_runner, &SyntheticJobRunner::cacheReady, m_posteriorState, &QLabel::setText);
-    connect(&m_runner, &SyntheticJobRunner::resultRow, this, [this](const ResultRow& row) {
+    connect(&m_runner, &JobRunner::progress, this, &SyntheticPage::progress);
+    onView<TaskView>(&m_runner, this, [this](const TaskView& view) { onTaskUpdated(view); });
+    connect(&m_runner, &JobRunner::cacheReady, m_posteriorState, &QLabel::setText);
+    onView<ResultRow>(&m_runner, this, [this](const ResultRow& row) {
         m_results->addRow(row);
         if (row.method != kOwnPredictiveSeries) {  // a user's predictive has its own evidence
             m_evidence->showReplicates(m_results->rows(), m_results->methods(), m_results->labels());
             showEvidenceTitle();
         }
     });
-    connect(&m_runner, &SyntheticJobRunner::correctionEvidence, this,
-            [this](const CorrectionEvidence& evidence, const CostMatrix& costs) {
+    onView<EvidenceShown>(&m_runner, this, [this](const EvidenceShown& shown) {
                 // The run's answer is the evidence: it comes to the front; the plots are a click away.
-                m_evidence->showCorrection(evidence, costs);
+                m_evidence->showCorrection(shown.evidence, shown.costs);
                 showEvidenceTitle();
                 m_centralTabs->setCurrentWidget(m_evidence);
             });
-    connect(&m_runner, &SyntheticJobRunner::logMessage, this, &SyntheticPage::logLine);
-    connect(&m_runner, &SyntheticJobRunner::finished, this,
-            [this](SyntheticJobRunner::Job job, double seconds, const QString& json, const QString& csv) {
+    connect(&m_runner, &JobRunner::logMessage, this, &SyntheticPage::logLine);
+    connect(&m_runner, &JobRunner::finished, this,
+            [this](JobKind job, double seconds, const QString& json, const QString& csv) {
                 if (!json.isEmpty()) {
-                    setResults(json, csv, m_posteriorExperiment);
+                    setResults(json, csv, experiment());
                     try {
                         m_costBenefit->setResults(nlohmann::json::parse(json.toStdString()), experiment());
                     } catch (const nlohmann::json::exception&) {
@@ -356,42 +361,34 @@ void SyntheticPage::connectRunner()
                     }
                     m_centralTabs->setTabVisible(m_centralTabs->indexOf(m_costBenefit), m_costBenefit->hasCurve());
                 }
-                if (job == SyntheticJobRunner::Job::Recorrect) {
+                if (job == JobKind::Recorrect) {
                     setLastRecorrectionSeconds(seconds);
                     Q_EMIT timingChanged(tr("re-correction on the cached posterior: %1 s").arg(seconds, 0, 'f', 2));
                 } else {
                     Q_EMIT timingChanged(tr("%1: %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 1));
                 }
                 onJobEnded(job, tr("%1 finished in %2 s").arg(m_runner.jobName(job)).arg(seconds, 0, 'f', 2));
-                if (job == SyntheticJobRunner::Job::Run && demoMode())
+                if (job == JobKind::Run && demoMode())
                     Q_EMIT demoDone();
             });
-    connect(&m_runner, &SyntheticJobRunner::cancelled, this, [this](SyntheticJobRunner::Job job) {
+    connect(&m_runner, &JobRunner::cancelled, this, [this](JobKind job) {
         onJobEnded(job, tr("%1 cancelled").arg(m_runner.jobName(job)));
         reportDemoCancelled();
     });
-    connect(&m_runner, &SyntheticJobRunner::failed, this, [this](SyntheticJobRunner::Job job, const QString& message) {
+    connect(&m_runner, &JobRunner::failed, this, [this](JobKind job, const QString& message) {
         onJobEnded(job, tr("%1 failed").arg(m_runner.jobName(job)));
         if (!demoMode())
-            Q_EMIT errorRaised(tr("Job failed"), message);
+            Q_EMIT errorRaised(job == JobKind::Evaluate ? tr("Open model") : tr("Job failed"), message);
         reportDemoFailure(QString(), QString(), message, false);
     });
-    connect(&m_runner, &SyntheticJobRunner::modelSaved, this, [this](const QString& paths, const QString& error) {
+    connect(&m_runner, &JobRunner::modelsSaved, this, [this](const QString&, const QStringList& files,
+                                                             const QString& error) {
+        const QString paths = files.join(QStringLiteral(", "));
         if (!error.isEmpty() && !demoMode())
             Q_EMIT errorRaised(tr("Export model"), error);
         else if (error.isEmpty())
             Q_EMIT logLine(tr("Saved %1").arg(paths));
         Q_EMIT modelSaved(paths, error);
-    });
-    connect(&m_runner, &SyntheticJobRunner::modelLoaded, this, [this](const TaskView& view, const QString& error) {
-        if (!error.isEmpty()) {
-            Q_EMIT errorRaised(tr("Open model"), error);
-            return;
-        }
-        m_followTraining->setChecked(false);
-        m_regions->setTask(view, decisionNames());
-        Q_EMIT logLine(tr("Loaded model (%1, replicate %2): decisions under the current cost matrix shown as \"corrected\"")
-                           .arg(QString::fromStdString(view.method)).arg(view.replicate));
     });
 }
 
@@ -430,7 +427,8 @@ void SyntheticPage::markStale()
     } catch (const InputError&) {
         return;  // said when the user runs
     }
-    auto sampled = m_runner.posteriorSettings();
+    auto sampled = m_runner.cacheSettings();
+    now = windowSettings(now);
     for (const char* free : {"correction_iterations", "correction_lr", "warm_start_steps", "threads"}) {
         sampled.erase(free);
         now.erase(free);
@@ -452,7 +450,7 @@ QStringList SyntheticPage::decisionNames() const
     return names;
 }
 
-void SyntheticPage::startJob(SyntheticJobRunner::Job job)
+void SyntheticPage::startJob(JobKind job)
 {
     nlohmann::json s;
     try {
@@ -461,35 +459,41 @@ void SyntheticPage::startJob(SyntheticJobRunner::Job job)
         Q_EMIT errorRaised(tr("Settings"), QString::fromStdString(e.what()));
         return;
     }
-    if (job == SyntheticJobRunner::Job::Recorrect && !hasOwnPosterior()) {
+    if (job == JobKind::Recorrect && !hasOwnPosterior()) {
         Q_EMIT logLine(tr("No posterior of this experiment yet: Run or Sample first."));
         return;
     }
     const bool ownData = experiment() != QLatin1String(kSyntheticExperiment);
-    if (ownData && job != SyntheticJobRunner::Job::Recorrect && !adoptDataClasses(declared(), s))
+    if (ownData && job != JobKind::Recorrect && !adoptDataClasses(declared(), s))
         return;  // the window asks whether to reset the matrix
     // A table's or a predictive's classes are checked against the matrix when it is read.
     if (!costsUsable(ownData ? 0 : 2))
         return;
-    if (job != SyntheticJobRunner::Job::Recorrect) {
+    if (job != JobKind::Recorrect) {
         m_tasks.clear();
         m_regions->clear();
         m_curves->clear();
     }
-    resetResults(job == SyntheticJobRunner::Job::Recorrect ? m_runner.posteriorSettings() : s);
-    if (m_runner.start(job, s, costs()->matrix(), experiment()) && job != SyntheticJobRunner::Job::Recorrect)
-        m_jobExperiment = experiment();
+    resetResults(job == JobKind::Recorrect ? m_runner.cacheSettings() : s);
+    m_runner.start(job, JobRequest{experiment(), windowSettings(s), {}}, costs()->matrix());
 }
 
 void SyntheticPage::onTaskUpdated(const TaskView& view)
 {
+    if (m_currentJob == JobKind::Evaluate) {  // an opened model's regions, not a task of the run
+        m_followTraining->setChecked(false);
+        m_regions->setTask(view, decisionNames());
+        Q_EMIT logLine(tr("Loaded model (%1, replicate %2): decisions under the current cost matrix shown as "
+                          "\"corrected\"").arg(QString::fromStdString(view.method)).arg(view.replicate));
+        return;
+    }
     const QString key = taskKey(view.replicate, QString::fromStdString(view.method));
     m_tasks.insert(key, view);
     // Follow one task until its correction is done, rather than hopping between the
     // tasks that train in parallel (each hop would redraw everything).
     const auto followed = m_tasks.constFind(m_followedTask);
     const bool followedDone = followed == m_tasks.constEnd() || followed->correctionDone
-                              || m_currentJob == SyntheticJobRunner::Job::Sample;
+                              || m_currentJob == JobKind::Sample;
     if (m_followTraining->isChecked() && m_runner.isBusy() && key != m_followedTask && followedDone
         && !view.correctionDone) {
         m_followedTask = key;
@@ -523,13 +527,14 @@ void SyntheticPage::showSelectedTask()
                                        .arg(it->replicate));
 }
 
-void SyntheticPage::onJobEnded(SyntheticJobRunner::Job job, const QString& status)
+void SyntheticPage::onJobEnded(JobKind job, const QString& status)
 {
-    Q_EMIT jobEnded(status, job != SyntheticJobRunner::Job::Recorrect || m_runner.hasPosterior());
+    Q_EMIT jobEnded(status, job != JobKind::Recorrect || m_runner.hasCache());
     Q_EMIT stateChanged();
-    showSelectedTask();
+    if (job != JobKind::Evaluate)  // an opened model's regions stay until the user picks a task
+        showSelectedTask();
     if (hasOwnPosterior() && takePendingRecorrection())
-        startJob(SyntheticJobRunner::Job::Recorrect);
+        startJob(JobKind::Recorrect);
 }
 
 QList<QCustomPlot*> SyntheticPage::plots() const
@@ -586,7 +591,9 @@ void SyntheticPage::openModel()
         Q_EMIT errorRaised(tr("Open model"), QString::fromStdString(e.what()));
         return;
     }
-    if (!m_runner.loadModel(experiment(), asked, path, costs()->matrix()))
+    // The experiment's declared action, run as every job is.
+    asked[kSavedModelSetting] = path.toStdString();
+    if (!m_runner.start(JobKind::Evaluate, JobRequest{experiment(), asked, {}}, costs()->matrix()))
         Q_EMIT logLine(tr("Busy: open the model when the job has finished"));
 }
 

@@ -4,7 +4,7 @@
 #include <QHash>
 
 #include "ui/experiments/experiment_page.h"
-#include "ui/experiments/synthetic/synthetic_job_runner.h"
+#include "ui/job_runner.h"
 
 class QCheckBox;
 class QComboBox;
@@ -43,7 +43,7 @@ public:
     SyntheticPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent = nullptr);
     ~SyntheticPage() override;
 
-    SyntheticJobRunner* runner() { return &m_runner; }
+    JobRunner* runner() { return &m_runner; }
     /// The settings the current experiment's form shows, checked (name -> value; throws
     /// InputError naming a setting it cannot parse).
     nlohmann::json settings() const;
@@ -65,12 +65,12 @@ public:
     std::optional<std::vector<std::string>> presetClassNames() const override;
 
     bool isBusy() const override { return m_runner.isBusy(); }
-    void run() override { startJob(SyntheticJobRunner::Job::Run); }
+    void run() override { startJob(JobKind::Run); }
     /// A user's predictive has nothing to sample.
     bool canSample() const override;
-    void sample() override { startJob(SyntheticJobRunner::Job::Sample); }
+    void sample() override { startJob(JobKind::Sample); }
     bool canRecorrect() const override { return hasOwnPosterior(); }
-    void recorrect() override { startJob(SyntheticJobRunner::Job::Recorrect); }
+    void recorrect() override { startJob(JobKind::Recorrect); }
 
     QList<OpenAction> openActions() override;
 
@@ -87,18 +87,18 @@ protected:
     QList<QCustomPlot*> plots() const override;
     QString plotFileContext() const override;
     void cancelJob() override { m_runner.cancel(); }
-    bool recorrecting() const override { return m_currentJob == SyntheticJobRunner::Job::Recorrect; }
+    bool recorrecting() const override { return m_currentJob == JobKind::Recorrect; }
 
 private:
     QWidget* buildPanel();
     QWidget* buildCentral();
     void connectRunner();
-    void startJob(SyntheticJobRunner::Job job);
+    void startJob(JobKind job);
     /// Sets file settings (name -> path) in `experiment`'s form, keeping its other values.
     void setFiles(const QString& experiment, const nlohmann::json& files);
     void onTaskUpdated(const TaskView& view);
     void showSelectedTask();
-    void onJobEnded(SyntheticJobRunner::Job job, const QString& status);
+    void onJobEnded(JobKind job, const QString& status);
     void markStale();
     void resetResults(const nlohmann::json& settings);
     /// The evidence tab's title says when q is worse (in red).
@@ -110,14 +110,12 @@ private:
     QString taskKey(int replicate, const QString& method) const;
     QStringList decisionNames() const;
 
-    SyntheticJobRunner m_runner;
-    SyntheticJobRunner::Job m_currentJob = SyntheticJobRunner::Job::Run;
+    JobRunner m_runner;
+    JobKind m_currentJob = JobKind::Run;
 
     QWidget* m_panel = nullptr;
     QHash<QString, SettingsForm*> m_forms;  ///< by experiment
     QStackedWidget* m_formStack = nullptr;
-    QString m_posteriorExperiment;          ///< the experiment the cached posterior is of
-    QString m_jobExperiment;                ///< the experiment the running sampling job is of
     QLabel* m_posteriorState = nullptr;
 
     QWidget* m_central = nullptr;
