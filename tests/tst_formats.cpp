@@ -11,6 +11,7 @@
 
 #include <sys/resource.h>
 
+#include <QDirIterator>
 #include <QtTest/QtTest>
 
 #include <torch/torch.h>
@@ -78,6 +79,21 @@ QString entries(const std::string& folder)
         QDir(QString::fromStdString(folder)).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot | QDir::System);
     names.sort();
     return names.join(",");
+}
+
+/// Every file below `folder` (hidden ones included) with its contents, "path=contents",
+/// sorted, joined by "; ": a folder's whole state in one comparison, leftovers included.
+QString folderState(const std::string& folder)
+{
+    const QDir root(QString::fromStdString(folder));
+    QStringList files;
+    QDirIterator it(root.path(), QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        files << root.relativeFilePath(path) + "=" + QString::fromStdString(readFile(path.toStdString()));
+    }
+    files.sort();
+    return files.join("; ");
 }
 
 } // namespace
@@ -183,7 +199,6 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const std::string base = dir.path().toStdString();
-        const auto text = [&](const std::string& path) { return QString::fromStdString(readFile(path)); };
         writeFileAtomically(base + "/r.json", "old json");
         writeFileAtomically(base + "/r.csv", "old csv");
         QVERIFY(QDir().mkpath(QString::fromStdString(base + "/models")));
@@ -207,11 +222,7 @@ private Q_SLOTS:
                          e.what());
             }
         }
-        QCOMPARE(text(base + "/r.json"), QString("old json"));
-        QCOMPARE(text(base + "/r.csv"), QString("old csv"));
-        QCOMPARE(text(base + "/models/q.pt"), QString("old q"));
-        QCOMPARE(entries(base), QString("models,r.csv,r.json"));
-        QCOMPARE(entries(base + "/models"), QString("q.pt"));
+        QCOMPARE(folderState(base), QString("models/q.pt=old q; r.csv=old csv; r.json=old json"));
         // Committed: every one new, a new folder made whole, nothing else left.
         {
             OutputSet set;
@@ -220,19 +231,15 @@ private Q_SLOTS:
             writeFileAtomically(set.stageFolder(base + "/fresh") + "/a.pt", "A");
             set.commit();
         }
-        QCOMPARE(text(base + "/r.json"), QString("new json"));
-        QCOMPARE(text(base + "/models/s.pt"), QString("new s"));
-        QCOMPARE(text(base + "/models/q.pt"), QString("old q"));
-        QCOMPARE(entries(base), QString("fresh,models,r.csv,r.json"));
-        QCOMPARE(entries(base + "/fresh"), QString("a.pt"));
+        const QString committed = "fresh/a.pt=A; models/q.pt=old q; models/s.pt=new s; r.csv=old csv; r.json=new json";
+        QCOMPARE(folderState(base), committed);
         // Never committed (an error or a signal before the end): nothing changes.
         {
             OutputSet set;
             set.stageFile(base + "/r.csv", "newer csv");
             writeFileAtomically(set.stageFolder(base + "/other") + "/a.pt", "A");
         }
-        QCOMPARE(entries(base), QString("fresh,models,r.csv,r.json"));
-        QCOMPARE(text(base + "/r.csv"), QString("old csv"));
+        QCOMPARE(folderState(base), committed);
     }
 
     // `--save-models DIR --json DIR/r.json` with a new DIR: the file is staged into the

@@ -401,43 +401,45 @@ QCPErrorBars* SummaryPlot::errorBars(int panel, const QString& method) const
 // ---------------------------------------------------------------------------------------
 // Training time vs number of cost functions
 
-TrainingTimePlot::TrainingTimePlot(QWidget* parent) : PlotView(QStringLiteral("training_time"), 200, parent)
+NotedPlot::NotedPlot(const QString& name, const QString& title, int legendColumns, QWidget* parent)
+    : PlotView(name, 200, parent)
 {
-    m_plot->plotLayout()->addElement(0, 0, new QCPTextElement(m_plot, tr("Training time vs number of cost functions"),
-                                                              plotTitleFont()));
-    auto* rect = makeRect(m_plot);
-    m_plot->plotLayout()->addElement(1, 0, rect);
+    m_title = new QCPTextElement(m_plot, title, plotTitleFont());
+    m_plot->plotLayout()->addElement(0, 0, m_title);
+    auto* axes = makeRect(m_plot);
+    m_plot->plotLayout()->addElement(1, 0, axes);
     m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
-    m_legend = makeLegend(m_plot, 1);
+    m_legend = makeLegend(m_plot, 1, legendColumns);
+    m_note = new QCPTextElement(m_plot, QString(), QFont("sans", 8));
+    m_note->setTextColor(QColor(110, 110, 110));
+    axes->insetLayout()->addElement(m_note, Qt::AlignCenter);
+}
+
+QCPAxisRect* NotedPlot::rect() const
+{
+    return m_plot->axisRect(0);
+}
+
+void NotedPlot::clear(const QString& note)
+{
+    m_legend->clearItems();
+    m_plot->clearPlottables();
+    m_note->setText(note);
+    m_note->setVisible(!note.isEmpty());
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+TrainingTimePlot::TrainingTimePlot(QWidget* parent)
+    : NotedPlot(QStringLiteral("training_time"), tr("Training time vs number of cost functions"), 3, parent)
+{
+    auto* rect = this->rect();
     rect->axis(QCPAxis::atBottom)->setLabel(tr("number of cost functions"));
     rect->axis(QCPAxis::atLeft)->setLabel(tr("cumulative training time (s)"));
     QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
     ticker->setTickStep(1);
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     rect->axis(QCPAxis::atBottom)->setTicker(ticker);
-    m_note = new QCPTextElement(m_plot, QString(), QFont("sans", 8));
-    m_note->setTextColor(QColor(110, 110, 110));
-    rect->insetLayout()->addElement(m_note, Qt::AlignCenter);
     clear(tr("selective classification only"));
-}
-
-namespace {
-
-/// Empties a plot and its legend, and shows `note` in place of the data (hidden when empty).
-void clearWithNote(QCustomPlot* plot, QCPLegend* legend, QCPTextElement* noteElement, const QString& note)
-{
-    legend->clearItems();
-    plot->clearPlottables();
-    noteElement->setText(note);
-    noteElement->setVisible(!note.isEmpty());
-    plot->replot(QCustomPlot::rpQueuedReplot);
-}
-
-} // namespace
-
-void TrainingTimePlot::clear(const QString& note)
-{
-    clearWithNote(m_plot, m_legend, m_note, note);
 }
 
 void TrainingTimePlot::setTimes(const TrainingTimeView& view)
@@ -481,27 +483,20 @@ void TrainingTimePlot::setTimes(const TrainingTimeView& view)
 // ---------------------------------------------------------------------------------------
 // Risk against coverage (selective classification)
 
-RiskCoveragePlot::RiskCoveragePlot(QWidget* parent) : PlotView(QStringLiteral("risk_coverage"), 200, parent)
+RiskCoveragePlot::RiskCoveragePlot(QWidget* parent)
+    : NotedPlot(QStringLiteral("risk_coverage"), tr("Risk vs coverage"), 2, parent)  // AURCs make long legend entries
 {
-    m_title = new QCPTextElement(m_plot, tr("Risk vs coverage"), plotTitleFont());
-    m_plot->plotLayout()->addElement(0, 0, m_title);
-    auto* rect = makeRect(m_plot);
-    m_plot->plotLayout()->addElement(1, 0, rect);
-    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
-    m_legend = makeLegend(m_plot, 1, 2);  // AURCs make long entries
+    auto* rect = this->rect();
     rect->axis(QCPAxis::atBottom)->setLabel(tr("coverage (share of test inputs decided, most confident first)"));
     rect->axis(QCPAxis::atLeft)->setLabel(tr("selective risk (error rate)"));
     rect->axis(QCPAxis::atBottom)->setRange(0, 1);
-    m_note = new QCPTextElement(m_plot, QString(), QFont("sans", 8));
-    m_note->setTextColor(QColor(110, 110, 110));
-    rect->insetLayout()->addElement(m_note, Qt::AlignCenter);
     clear(tr("selective classification only"));
 }
 
 void RiskCoveragePlot::clear(const QString& note)
 {
     m_title->setText(tr("Risk vs coverage"));
-    clearWithNote(m_plot, m_legend, m_note, note);
+    NotedPlot::clear(note);
 }
 
 void RiskCoveragePlot::setCurves(const RiskCoverageView& view)

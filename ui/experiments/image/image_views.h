@@ -132,33 +132,40 @@ private:
     QMap<QString, QCPErrorBars*> m_bars[2];
 };
 
-/// Cumulative training time against the number of cost functions: ours (S once, q per
-/// cost), ours without S, and LC-SGHMC (a new chain per cost).
-class TrainingTimePlot : public PlotView {
+/// A plot of one axis rect with a legend that says in the rect's middle why it is empty
+/// (the view belongs to the other experiment; nothing has run yet).
+class NotedPlot : public PlotView {
     Q_OBJECT
 public:
-    explicit TrainingTimePlot(QWidget* parent = nullptr);
-    void setTimes(const TrainingTimeView& view);
-    void clear(const QString& note = QString());
+    /// Empties the plot and its legend and shows `note` (none when empty).
+    virtual void clear(const QString& note = QString());
 
-private:
+protected:
+    /// `title` above the rect, the legend below it (`legendColumns` wide), the note inside.
+    NotedPlot(const QString& name, const QString& title, int legendColumns, QWidget* parent);
+    QCPAxisRect* rect() const;
+    QCPTextElement* m_title = nullptr;
     QCPLegend* m_legend = nullptr;
     QCPTextElement* m_note = nullptr;
 };
 
+/// Cumulative training time against the number of cost functions: ours (S once, q per
+/// cost), ours without S, and LC-SGHMC (a new chain per cost).
+class TrainingTimePlot : public NotedPlot {
+    Q_OBJECT
+public:
+    explicit TrainingTimePlot(QWidget* parent = nullptr);
+    void setTimes(const TrainingTimeView& view);
+};
+
 /// Risk against coverage (selective classification): each method's error rate on its
 /// most confident inputs, as coverage grows; the legend gives each curve's area (AURC).
-class RiskCoveragePlot : public PlotView {
+class RiskCoveragePlot : public NotedPlot {
     Q_OBJECT
 public:
     explicit RiskCoveragePlot(QWidget* parent = nullptr);
     void setCurves(const RiskCoverageView& view);
-    void clear(const QString& note = QString());
-
-private:
-    QCPTextElement* m_title = nullptr;
-    QCPLegend* m_legend = nullptr;
-    QCPTextElement* m_note = nullptr;
+    void clear(const QString& note = QString()) override;
 };
 
 } // namespace lcs::ui
