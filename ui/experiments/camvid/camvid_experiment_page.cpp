@@ -153,7 +153,7 @@ void CamvidExperimentPage::startJob(JobKind job)
         }
         m_page->startRecorrection();
     }
-    // (A run's views clear when the worker has checked the data, trainingStarted: a bad
+    // (A run's views clear when the run has checked the data, CamvidStage::Training: a bad
     // folder leaves the last run on screen.)
     m_runner.start(job, *settings, matrix);
 }
