@@ -9,7 +9,7 @@
 #include "engine/experiments/image/image_experiments.h"
 #include "engine/experiments/image/selective_experiment.h"
 #include "tests/tiny_images.h"
-#include "ui/experiments/image/image_conversion.h"
+#include "ui/experiments/image/image_experiment_page.h"
 #include "ui/job_runner.h"
 
 /// The image job runner's test fixtures: presets shrunk to seconds on the tiny images.
@@ -60,7 +60,7 @@ inline JobRequest tinySettings(const QString& experiment, nlohmann::json changes
 /// The image page's runner: its jobs, with the image views converted as the page's are.
 class ImageRunner : public JobRunner {
 public:
-    ImageRunner() : JobRunner(JobNames{"Image experiment"}, std::make_unique<ImageViewAdapter>()) {}
+    ImageRunner() : JobRunner(ImageExperimentPage::jobNames(), ImageExperimentPage::viewAdapter()) {}
 };
 
 /// Starts `request` on `runner` (its networks kept for export, as the page asks).

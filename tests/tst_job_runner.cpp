@@ -8,6 +8,7 @@
 #include "engine/experiments/experiment.h"
 #include "engine/io/model_io.h"
 #include "tests/view_spy.h"
+#include "ui/experiments/synthetic/synthetic_page.h"
 #include "ui/job_runner.h"
 
 using namespace lcs;
@@ -44,8 +45,7 @@ QStringList untimedRows(const QString& csv)
 class SyntheticRunner : public JobRunner {
 public:
     SyntheticRunner()
-        : JobRunner(JobNames{"Run"}, std::make_unique<ForwardingAdapter<TaskView, ResultRow, EvidenceShown>>(),
-                    "synthetic")
+        : JobRunner(SyntheticPage::jobNames(), SyntheticPage::viewAdapter(), "synthetic")
     {
     }
 };

@@ -10,8 +10,7 @@
 #include "base/core/input_error.h"
 #include "engine/core/job.h"
 
-/// What the window's job runners (the registry's, synthetic, image experiments, CamVid) share:
-/// the worker thread's start and stop, the emit rate of live views, and the mapping of
+/// What the window's job runner uses beside its worker: the worker thread's start and stop, the emit rate of live views, and the mapping of
 /// a job's way of ending (done, cancelled, failed, no data) to plain data for a signal.
 namespace lcs::ui {
 

@@ -59,9 +59,19 @@ ExperimentPanelOptions imagePanelOptions()
 
 } // namespace
 
+JobNames ImageExperimentPage::jobNames()
+{
+    return {tr("Image experiment")};
+}
+
+std::unique_ptr<ViewAdapter> ImageExperimentPage::viewAdapter()
+{
+    return std::make_unique<ImageViewAdapter>();
+}
+
 ImageExperimentPage::ImageExperimentPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent)
-    : PanelExperimentPage(imageExperiments(), imagePanelOptions(), JobNames{tr("Image experiment")},
-                          std::make_unique<ImageViewAdapter>(), QString(), costs, costEditor, parent)
+    : PanelExperimentPage(imageExperiments(), imagePanelOptions(), jobNames(), viewAdapter(), QString(), costs,
+                          costEditor, parent)
 {
     m_page = new ImageResultsPage;
     m_table = new ImageSummaryTable;

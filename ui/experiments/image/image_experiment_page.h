@@ -22,6 +22,9 @@ public:
     /// registry's entries (where tests inject tiny data).
     ImageExperimentPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent = nullptr);
     ~ImageExperimentPage() override;
+    /// The page's job names and view adapter (tests build the same runner).
+    static JobNames jobNames();
+    static std::unique_ptr<ViewAdapter> viewAdapter();
 
     ImageResultsPage* page() const { return m_page; }
 

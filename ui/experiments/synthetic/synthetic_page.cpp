@@ -64,10 +64,19 @@ const Experiment& registered(const QString& experiment)
 
 } // namespace
 
+JobNames SyntheticPage::jobNames()
+{
+    return {tr("Run (sample + correct)"), tr("Correction")};
+}
+
+std::unique_ptr<ViewAdapter> SyntheticPage::viewAdapter()
+{
+    return std::make_unique<ForwardingAdapter<TaskView, ResultRow, EvidenceShown>>();
+}
+
 SyntheticPage::SyntheticPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent)
     : ExperimentPage(costs, costEditor, parent),
-      m_runner(JobNames{tr("Run (sample + correct)"), tr("Correction")},
-               std::make_unique<ForwardingAdapter<TaskView, ResultRow, EvidenceShown>>())
+      m_runner(jobNames(), viewAdapter())
 {
     m_panel = buildPanel();
     m_central = buildCentral();

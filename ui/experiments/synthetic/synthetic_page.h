@@ -1,5 +1,7 @@
 #pragma once
 
+#include <memory>
+
 #include <QElapsedTimer>
 #include <QHash>
 
@@ -42,6 +44,9 @@ class SyntheticPage : public ExperimentPage {
 public:
     SyntheticPage(CostMatrixModel* costs, CostEditor* costEditor, QObject* parent = nullptr);
     ~SyntheticPage() override;
+    /// The page's job names and the views its runner passes on (tests build the same runner).
+    static JobNames jobNames();
+    static std::unique_ptr<ViewAdapter> viewAdapter();
 
     JobRunner* runner() { return &m_runner; }
     /// The settings the current experiment's form shows, checked (name -> value; throws
